@@ -1,0 +1,167 @@
+# provenance: which source was running when it crashed, and is the fix in it.
+#
+# Targets:
+#   make            build ./provenance (installs missing Debian -dev packages first)
+#   make check      build and run every test (unit + end-to-end)
+#   make demo       crash a bundled program and resolve its core (offline)
+#   make bench      time provenance against eu-stack and gdb (not a test)
+#   make fuzz       build the libFuzzer targets (clang); make check-fuzz runs them briefly
+#   make install    install to $(DESTDIR)$(PREFIX)
+#   make deps       install the Debian packages the build and tests need (root)
+#
+# Knobs:
+#   V=1                         show the commands
+#   DEVELOPER=1                 warnings are errors
+#   SANITIZE=address,undefined  build with sanitizers (tests too)
+#   PREFIX=/usr/local DESTDIR=  install location
+#   CC=gcc CFLAGS=-O2 -g        compiler and optimisation
+#   NO_DEPS=1                   never run apt-get (make deps only checks)
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+CC ?= cc
+CFLAGS ?= -O2 -g
+PKG_CONFIG ?= pkg-config
+VERSION := 0.1.0
+
+bindir = $(PREFIX)/bin
+datadir = $(PREFIX)/share/provenance
+mandir = $(PREFIX)/share/man
+
+PKGS = libdw libelf libgit2 libarchive sqlite3 libcurl libdebuginfod
+TEST_PKGS = cmocka
+
+# Debian packages: libraries, the tools the tests compare against, and the
+# tools the tests use to build fixtures (rpm databases, compressed cores).
+DEB_PACKAGES = pkg-config libdw-dev libelf-dev libasm-dev libdebuginfod-dev \
+	elfutils debuginfod libgit2-dev libarchive-dev libsqlite3-dev \
+	libcurl4-openssl-dev libcmocka-dev gdb git rpm zstd lz4 xz-utils gzip \
+	python3 file
+DEB_COMMANDS = pkg-config eu-stack eu-unstrip gdb git rpm rpmbuild zstd lz4 xz \
+	gzip python3
+
+ifeq ($(V),1)
+Q =
+QUIET_CC =
+QUIET_LINK =
+else
+Q = @
+QUIET_CC = @echo '   ' CC $@;
+QUIET_LINK = @echo '   ' LINK $@;
+endif
+
+WARNINGS = -Wall -Wextra -Wformat=2 -Wshadow -Wpointer-arith -Wstrict-prototypes \
+	-Wmissing-prototypes -Wno-unused-parameter -Wno-missing-field-initializers \
+	-Wvla -Wwrite-strings
+ifeq ($(DEVELOPER),1)
+WARNINGS += -Werror
+endif
+
+SAN_FLAGS =
+ifneq ($(SANITIZE),)
+SAN_FLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+TEST_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS) 2>/dev/null)
+TEST_LIBS = $(shell $(PKG_CONFIG) --libs $(TEST_PKGS) 2>/dev/null)
+
+ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(WARNINGS) $(SAN_FLAGS) -D_GNU_SOURCE \
+	-DPROV_VERSION='"$(VERSION)"' -DPROV_DATADIR='"$(datadir)"' \
+	-I. -Isrc $(PKG_CFLAGS) -MMD -MP
+ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
+LIBS = $(PKG_LIBS) -lasm -lpthread
+
+PROGRAM = provenance
+
+# Utilities and the crash model (used by every layer).
+LIB_OBJS += src/buf.o
+LIB_OBJS += src/error.o
+LIB_OBJS += src/util.o
+LIB_OBJS += src/json.o
+LIB_OBJS += src/model.o
+LIB_OBJS += src/config.o
+
+# Core analyzer (libdwfl) and input detection.
+
+# Text backtrace parsers.
+
+# Resolvers (one file each) and the cache.
+
+# Mappings, path rewriting, sources (libgit2), fixcheck.
+
+# Reports and the pipeline.
+
+# Commands (one file each) and main.
+CMD_OBJS += src/main.o
+CMD_OBJS += src/cmd-analyze.o
+CMD_OBJS += src/cmd-resolve.o
+CMD_OBJS += src/cmd-env.o
+CMD_OBJS += src/cmd-fixcheck.o
+CMD_OBJS += src/cmd-cache.o
+
+LIB = libprovenance.a
+
+UNIT_TESTS = $(patsubst %.c,%,$(wildcard tests/unit/test-*.c))
+
+all:: deps $(PROGRAM)
+
+$(PROGRAM): $(CMD_OBJS) $(LIB)
+	$(QUIET_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJS) $(LIB) $(LIBS)
+
+$(LIB): $(LIB_OBJS)
+	$(Q)rm -f $@ && $(AR) rcs $@ $(LIB_OBJS)
+
+%.o: %.c
+	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+tests/unit/test-%: tests/unit/test-%.c $(LIB)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LIBS) $(TEST_LIBS)
+
+# A build with different flags must not reuse objects from another.
+BUILD_FLAGS = $(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS)
+.build-flags: FORCE
+	$(Q)echo '$(BUILD_FLAGS)' | cmp -s - $@ || echo '$(BUILD_FLAGS)' > $@
+$(LIB_OBJS) $(CMD_OBJS): .build-flags
+
+# Install what is missing, once: the build and the tests depend on this.
+deps:
+	$(Q)missing=""; \
+	$(PKG_CONFIG) --exists $(PKGS) $(TEST_PKGS) 2>/dev/null || missing=libs; \
+	test -f /usr/include/elfutils/libasm.h || missing="$$missing libasm"; \
+	for c in $(DEB_COMMANDS); do command -v $$c >/dev/null 2>&1 || missing="$$missing $$c"; done; \
+	if [ -n "$$missing" ]; then \
+		if [ "$(NO_DEPS)" = 1 ]; then echo "missing: $$missing (NO_DEPS=1 set)" >&2; exit 1; fi; \
+		echo "installing Debian packages (missing:$$missing)" >&2; \
+		if [ "$$(id -u)" != 0 ]; then SUDO=sudo; else SUDO=; fi; \
+		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(DEB_PACKAGES) >/dev/null || exit 1; \
+	fi
+
+check: all $(UNIT_TESTS)
+	$(Q)SANITIZE='$(SANITIZE)' CC='$(CC)' ./tests/run-tests.sh
+
+check-unit: all $(UNIT_TESTS)
+	$(Q)./tests/run-tests.sh --unit
+
+demo: all
+	$(Q)./fixtures/demo/run-demo.sh
+
+bench: all
+	$(Q)./bench/run-bench.sh
+
+install: all
+	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(datadir)/mappings $(DESTDIR)$(mandir)/man1
+	install -m 755 $(PROGRAM) $(DESTDIR)$(bindir)/$(PROGRAM)
+	install -m 644 mappings/*.map $(DESTDIR)$(datadir)/mappings/
+	install -m 644 docs/provenance.1 $(DESTDIR)$(mandir)/man1/provenance.1
+
+clean:
+	rm -f $(PROGRAM) $(LIB) $(LIB_OBJS) $(CMD_OBJS) $(UNIT_TESTS) .build-flags
+	rm -f $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(UNIT_TESTS:=.d)
+	rm -rf tests/out
+
+.PHONY: all deps check check-unit demo bench install clean FORCE
+
+-include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d)

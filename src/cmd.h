@@ -1,0 +1,55 @@
+#ifndef PROV_CMD_H
+#define PROV_CMD_H
+
+#include <stdio.h>
+
+#include "config.h"
+
+/* Exit codes (design contract). */
+enum prov_exit {
+	PROV_EXIT_OK = 0,
+	PROV_EXIT_PARTIAL = 1,	/* done but incomplete; fixcheck: not an ancestor */
+	PROV_EXIT_INPUT = 2,	/* bad input */
+	PROV_EXIT_USAGE = 64,
+};
+
+/* What main sets up for every command. */
+struct prov_global {
+	struct prov_config *config;	/* config file + -c overrides */
+	const char *cache_opt;	/* --cache DIR, or NULL */
+	char *cache_dir;	/* resolved: --cache, $PROVENANCE_CACHE, $XDG_CACHE_HOME/provenance */
+	int verbose;
+};
+
+/*
+ * A command: parses its own options from argv (argv[0] is the command name),
+ * writes results to stdout and everything else to stderr, returns the exit
+ * code. Common options (-c, --cache) were already removed from argv by main.
+ */
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv, struct prov_global *g);
+	const char *usage;	/* one line after "provenance " */
+	const char *desc;
+};
+
+int cmd_analyze(int argc, char **argv, struct prov_global *g);
+int cmd_resolve(int argc, char **argv, struct prov_global *g);
+int cmd_env(int argc, char **argv, struct prov_global *g);
+int cmd_fixcheck(int argc, char **argv, struct prov_global *g);
+int cmd_cache(int argc, char **argv, struct prov_global *g);
+
+/* Print "provenance: <msg>" for the stored error; returns its exit code. */
+int prov_cmd_fail(int code);
+/* Print "provenance <cmd>: <msg>" plus the usage line; returns 64. */
+int prov_cmd_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Print a command's help (its usage line from the table, then `body`) to stdout; returns 0. */
+int prov_cmd_help(const char *cmd, const char *body);
+/* Write a buffer to stdout; 0 or -1 (message set). */
+int prov_cmd_write(const char *data, size_t len);
+
+/* Parse --format; 0 or PROV_EUSAGE. `allowed` is e.g. "text|json". */
+int prov_cmd_parse_format(const char **out, const char *value, const char *allowed);
+
+#endif

@@ -1,0 +1,270 @@
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <git2.h>
+
+#include "cmd.h"
+#include "error.h"
+#include "util.h"
+#include "version.h"
+#include "banned.h"
+
+static const struct cmd commands[] = {
+	{ "analyze", cmd_analyze,
+	  "analyze CORE [--exe PATH] [--sysroot DIR] [--format text|json]",
+	  "threads, frames, registers and modules of a core file" },
+	{ "resolve", cmd_resolve,
+	  "resolve INPUT... [--exe PATH] [--sysroot DIR] [--format text|markdown|json]\n"
+	  "                  [--mapping FILE]... [--offline] [--context N] [--fix COMMIT]...",
+	  "a core or pasted backtrace to packages, upstream commits and source lines" },
+	{ "env", cmd_env,
+	  "env [--sysroot DIR] [--format text|markdown|json]",
+	  "the components installed on a system, with versions and commits" },
+	{ "fixcheck", cmd_fixcheck,
+	  "fixcheck COMMIT... (--repo URL|PATH --at REV | INPUT --component NAME)\n"
+	  "                  [--sysroot DIR] [--mapping FILE]... [--format text|json]",
+	  "is a fix an ancestor of what was deployed, and which release has it" },
+	{ "cache", cmd_cache, "cache stats|clear",
+	  "show or clear the cache of indexes, resolutions and mirrors" },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const struct cmd *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+static void print_overview(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: provenance [-c KEY=VALUE]... [--cache DIR] COMMAND [ARGS]\n"
+		   "       provenance --help | --version\n\n"
+		   "Tell exactly which source was running when a program crashed,\n"
+		   "and whether a fix is already in it.\n\ncommands:\n");
+	for (i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "   %-10s %s\n", commands[i].name, commands[i].desc);
+	fprintf(f, "\ncommon options (before or after the command):\n"
+		   "   -c KEY=VALUE   set a config value (repeatable), e.g.\n"
+		   "                  -c url.file:///srv/mirrors/.insteadOf=https://github.com/\n"
+		   "   --cache DIR    cache directory (default: $PROVENANCE_CACHE,\n"
+		   "                  else $XDG_CACHE_HOME/provenance, else ~/.cache/provenance)\n"
+		   "   --help         this text; 'provenance COMMAND --help' for a command\n"
+		   "   --version      print the version\n"
+		   "\nexit codes: 0 done, 1 done but incomplete (fixcheck: not included),\n"
+		   "            2 bad input, 64 usage error\n"
+		   "\nSee provenance(1).\n");
+}
+
+int prov_cmd_fail(int code)
+{
+	const char *msg = prov_error_last();
+
+	if (code == PROV_OK)
+		return 0;
+	fprintf(stderr, "provenance: %s\n", *msg ? msg : "unknown error");
+	return prov_error_exit_code(code);
+}
+
+int prov_cmd_usage_error(const char *cmd, const char *fmt, ...)
+{
+	const struct cmd *c = find_command(cmd);
+	va_list ap;
+
+	fprintf(stderr, "provenance %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (c)
+		fprintf(stderr, "usage: provenance %s\n", c->usage);
+	return PROV_EXIT_USAGE;
+}
+
+int prov_cmd_help(const char *cmd, const char *body)
+{
+	const struct cmd *c = find_command(cmd);
+
+	if (c)
+		printf("usage: provenance %s\n\n%s\n", c->usage, c->desc);
+	if (body && *body)
+		printf("\n%s", body);
+	printf("\ncommon options: -c KEY=VALUE, --cache DIR (see 'provenance --help')\n");
+	return 0;
+}
+
+int prov_cmd_write(const char *data, size_t len)
+{
+	if (len && fwrite(data, 1, len, stdout) != len)
+		return prov_error_set(PROV_ERROR, "cannot write to standard output: %s",
+				      strerror(errno));
+	return 0;
+}
+
+int prov_cmd_parse_format(const char **out, const char *value, const char *allowed)
+{
+	const char *p = allowed;
+	size_t n = strlen(value);
+
+	while (*p) {
+		const char *bar = strchr(p, '|');
+		size_t l = bar ? (size_t)(bar - p) : strlen(p);
+
+		if (l == n && strncmp(p, value, n) == 0) {
+			*out = value;
+			return 0;
+		}
+		p += l;
+		if (*p == '|')
+			p++;
+	}
+	return prov_error_set(PROV_EUSAGE, "unknown format '%s' (expected %s)", value,
+			      allowed);
+}
+
+static void warn_to_stderr(const char *msg, void *data)
+{
+	(void)data;
+	fprintf(stderr, "provenance: warning: %s\n", msg);
+}
+
+static char *resolve_cache_dir(const char *opt)
+{
+	const char *env = getenv("PROVENANCE_CACHE");
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+
+	if (opt && *opt)
+		return prov_xstrdup(opt);
+	if (env && *env)
+		return prov_xstrdup(env);
+	if (xdg && *xdg)
+		return prov_xasprintf("%s/provenance", xdg);
+	if (home && *home)
+		return prov_xasprintf("%s/.cache/provenance", home);
+	return prov_xstrdup(".provenance-cache");
+}
+
+/*
+ * Take the common options out of argv wherever they are (before `--`):
+ * -c KEY=VALUE, -cKEY=VALUE, --cache DIR, --cache=DIR. Returns the new argc,
+ * or -1 after printing a usage error.
+ */
+static int take_common_options(int argc, char **argv, struct prov_global *g)
+{
+	int i, w = 1;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+
+		if (strcmp(a, "--") == 0) {
+			while (i < argc)
+				argv[w++] = argv[i++];
+			break;
+		}
+		if (strcmp(a, "-c") == 0 || strcmp(a, "--cache") == 0) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "provenance: option '%s' needs a value\n", a);
+				return -1;
+			}
+			v = argv[++i];
+		} else if (prov_starts_with(a, "-c") && a[2]) {
+			v = a + 2;
+			a = "-c";
+		} else if ((v = prov_skip_prefix(a, "--cache="))) {
+			a = "--cache";
+		} else {
+			argv[w++] = argv[i];
+			continue;
+		}
+		if (a[1] == 'c' && a[2] == '\0') {
+			if (prov_config_add_arg(g->config, v) < 0) {
+				fprintf(stderr, "provenance: %s\n", prov_error_last());
+				return -1;
+			}
+		} else {
+			g->cache_opt = v;
+		}
+	}
+	argv[w] = NULL;
+	return w;
+}
+
+int main(int argc, char **argv)
+{
+	struct prov_global g = { 0 };
+	const struct cmd *c;
+	char *cfgpath = NULL;
+	int code, error;
+
+	/* A fetch over git:// can die on a closed socket; errors are reported instead. */
+	signal(SIGPIPE, SIG_IGN);
+	prov_warn_set_sink(warn_to_stderr, NULL);
+	git_libgit2_init();
+
+	g.config = prov_config_new();
+	if ((cfgpath = prov_config_default_path()) &&
+	    (error = prov_config_read_file(g.config, cfgpath)) < 0) {
+		code = prov_cmd_fail(error);
+		goto cleanup;
+	}
+	if ((argc = take_common_options(argc, argv, &g)) < 0) {
+		code = PROV_EXIT_USAGE;
+		goto cleanup;
+	}
+	g.cache_dir = resolve_cache_dir(g.cache_opt);
+
+	if (argc < 2) {
+		print_overview(stderr);
+		code = PROV_EXIT_USAGE;
+		goto cleanup;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		if (argc > 2 && (c = find_command(argv[2]))) {
+			char *hargv[] = { argv[2], (char *)"--help", NULL };
+
+			code = c->fn(2, hargv, &g);
+		} else {
+			print_overview(stdout);
+			code = 0;
+		}
+		goto flush;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("provenance %s\n", PROV_VERSION);
+		code = 0;
+		goto flush;
+	}
+	if (!(c = find_command(argv[1]))) {
+		fprintf(stderr, "provenance: '%s' is not a command; see 'provenance --help'\n",
+			argv[1]);
+		code = PROV_EXIT_USAGE;
+		goto cleanup;
+	}
+	code = c->fn(argc - 1, argv + 1, &g);
+flush:
+	/* as git does: a full disk or closed pipe must not pass silently */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "provenance: cannot write to standard output: %s\n",
+			strerror(errno));
+		if (code == 0)
+			code = 1;
+	}
+cleanup:
+	free(cfgpath);
+	free(g.cache_dir);
+	prov_config_free(g.config);
+	git_libgit2_shutdown();
+	return code;
+}

@@ -1,0 +1,425 @@
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "util.h"
+#include "banned.h"
+
+struct prov_crash *prov_crash_new(enum prov_input_kind kind, const char *input_path)
+{
+	struct prov_crash *c = prov_xcalloc(1, sizeof(*c));
+
+	c->kind = kind;
+	c->input_path = prov_xstrdup_or_null(input_path);
+	c->context = PROV_CONTEXT_UNKNOWN;
+	return c;
+}
+
+void prov_origin_free(struct prov_origin *o)
+{
+	if (!o)
+		return;
+	free(o->kind);
+	free(o->name);
+	free(o->version);
+	free(o->source);
+	free(o->source_version);
+	free(o->arch);
+	free(o->vcs_url);
+	free(o->commit);
+	free(o->branch);
+	free(o->found_by);
+	free(o->evidence);
+	free(o);
+}
+
+struct prov_origin *prov_origin_dup(const struct prov_origin *o)
+{
+	struct prov_origin *d;
+
+	if (!o)
+		return NULL;
+	d = prov_xcalloc(1, sizeof(*d));
+	d->kind = prov_xstrdup_or_null(o->kind);
+	d->name = prov_xstrdup_or_null(o->name);
+	d->version = prov_xstrdup_or_null(o->version);
+	d->source = prov_xstrdup_or_null(o->source);
+	d->source_version = prov_xstrdup_or_null(o->source_version);
+	d->arch = prov_xstrdup_or_null(o->arch);
+	d->vcs_url = prov_xstrdup_or_null(o->vcs_url);
+	d->commit = prov_xstrdup_or_null(o->commit);
+	d->branch = prov_xstrdup_or_null(o->branch);
+	d->found_by = prov_xstrdup_or_null(o->found_by);
+	d->evidence = prov_xstrdup_or_null(o->evidence);
+	d->guess = o->guess;
+	return d;
+}
+
+void prov_component_release(struct prov_component *c)
+{
+	free(c->name);
+	free(c->version);
+	free(c->commit);
+	free(c->repo);
+	free(c->ref);
+	free(c->subdir);
+	free(c->found_by);
+	free(c->note);
+	memset(c, 0, sizeof(*c));
+}
+
+static void frame_release(struct prov_frame *f)
+{
+	free(f->function);
+	free(f->module);
+	free(f->file);
+	free(f->repo_path);
+	free(f->path_rule);
+	free(f->component);
+}
+
+void prov_crash_free(struct prov_crash *c)
+{
+	size_t i, j;
+
+	if (!c)
+		return;
+	free(c->input_path);
+	free(c->format);
+	free(c->process.executable);
+	free(c->process.cmdline);
+	free(c->signal.name);
+	free(c->signal.code_name);
+	for (i = 0; i < c->nthreads; i++) {
+		struct prov_thread *t = &c->threads[i];
+
+		for (j = 0; j < t->nframes; j++)
+			frame_release(&t->frames[j]);
+		free(t->frames);
+		free(t->regs);
+		free(t->name);
+		free(t->unwind_error);
+	}
+	free(c->threads);
+	for (i = 0; i < c->nmodules; i++) {
+		struct prov_module *m = &c->modules[i];
+
+		free(m->path);
+		free(m->build_id);
+		free(m->file);
+		free(m->debug_file);
+		free(m->note);
+		free(m->component);
+		prov_origin_free(m->origin);
+	}
+	free(c->modules);
+	for (i = 0; i < c->npatterns; i++) {
+		free(c->patterns[i].id);
+		free(c->patterns[i].evidence);
+	}
+	free(c->patterns);
+	for (i = 0; i < c->ncomponents; i++)
+		prov_component_release(&c->components[i]);
+	free(c->components);
+	for (i = 0; i < c->nsources; i++) {
+		struct prov_source *s = &c->sources[i];
+
+		for (j = 0; j < s->nlines; j++)
+			free(s->lines[j].text);
+		free(s->lines);
+		free(s->component);
+		free(s->commit);
+		free(s->path);
+	}
+	free(c->sources);
+	free(c);
+}
+
+struct prov_thread *prov_crash_add_thread(struct prov_crash *c)
+{
+	struct prov_thread *t;
+
+	PROV_ALLOC_GROW(c->threads, c->nthreads + 1, c->threads_alloc);
+	t = &c->threads[c->nthreads++];
+	memset(t, 0, sizeof(*t));
+	return t;
+}
+
+struct prov_module *prov_crash_add_module(struct prov_crash *c)
+{
+	struct prov_module *m;
+
+	PROV_ALLOC_GROW(c->modules, c->nmodules + 1, c->modules_alloc);
+	m = &c->modules[c->nmodules++];
+	memset(m, 0, sizeof(*m));
+	return m;
+}
+
+struct prov_frame *prov_thread_add_frame(struct prov_thread *t)
+{
+	struct prov_frame *f;
+
+	if (t->nframes >= PROV_MAX_FRAMES) {
+		t->truncated = 1;
+		return NULL;
+	}
+	PROV_ALLOC_GROW(t->frames, t->nframes + 1, t->frames_alloc);
+	f = &t->frames[t->nframes];
+	memset(f, 0, sizeof(*f));
+	f->index = (int)t->nframes;
+	t->nframes++;
+	return f;
+}
+
+void prov_crash_add_pattern(struct prov_crash *c, const char *id, const char *evidence)
+{
+	struct prov_pattern *p;
+
+	PROV_ALLOC_GROW(c->patterns, c->npatterns + 1, c->patterns_alloc);
+	p = &c->patterns[c->npatterns++];
+	p->id = prov_xstrdup(id);
+	p->evidence = prov_xstrdup(evidence ? evidence : "");
+}
+
+struct prov_component *prov_crash_add_component(struct prov_crash *c)
+{
+	struct prov_component *p;
+
+	PROV_ALLOC_GROW(c->components, c->ncomponents + 1, c->components_alloc);
+	p = &c->components[c->ncomponents++];
+	memset(p, 0, sizeof(*p));
+	return p;
+}
+
+struct prov_source *prov_crash_add_source(struct prov_crash *c)
+{
+	struct prov_source *s;
+
+	PROV_ALLOC_GROW(c->sources, c->nsources + 1, c->sources_alloc);
+	s = &c->sources[c->nsources++];
+	memset(s, 0, sizeof(*s));
+	return s;
+}
+
+struct prov_thread *prov_crash_crashed_thread(const struct prov_crash *c)
+{
+	if (!c->has_crashed_thread || c->crashed_thread >= c->nthreads)
+		return NULL;
+	return &c->threads[c->crashed_thread];
+}
+
+struct prov_module *prov_crash_module_at(const struct prov_crash *c, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < c->nmodules; i++) {
+		struct prov_module *m = &c->modules[i];
+
+		if (m->has_range && addr >= m->start && addr < m->end)
+			return m;
+	}
+	return NULL;
+}
+
+struct prov_module *prov_crash_module_by_path(const struct prov_crash *c, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < c->nmodules; i++)
+		if (c->modules[i].path && strcmp(c->modules[i].path, path) == 0)
+			return &c->modules[i];
+	return NULL;
+}
+
+struct prov_component *prov_crash_component(const struct prov_crash *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->ncomponents; i++)
+		if (c->components[i].name && strcmp(c->components[i].name, name) == 0)
+			return &c->components[i];
+	return NULL;
+}
+
+static int name_is(const char *fn, const char *const *names)
+{
+	size_t n;
+
+	for (; *names; names++) {
+		n = strlen(*names);
+		/* "exit" matches "exit" and "exit@GLIBC_2.2.5", not "exit_group_x" */
+		if (strncmp(fn, *names, n) == 0 && (fn[n] == '\0' || fn[n] == '@' || fn[n] == '('))
+			return 1;
+	}
+	return 0;
+}
+
+void prov_crash_classify_context(struct prov_crash *c)
+{
+	static const char *const exit_fns[] = {
+		"__run_exit_handlers", "__cxa_finalize", "_dl_fini", "exit",
+		"__libc_csu_fini", "_fini", "__do_global_dtors_aux",
+		"__call_tls_dtors", "Py_FinalizeEx", "_Py_Finalize", NULL
+	};
+	static const char *const load_fns[] = {
+		"_dl_start", "_dl_start_user", "_dl_init", "_dl_open", "dl_open_worker",
+		"dl_open_worker_begin", "_dl_map_object", "_dl_relocate_object",
+		"_dl_catch_exception", "dlopen", "__dlopen", "dlopen_doit",
+		"_dl_catch_error", "dlmopen", "_dl_runtime_resolve",
+		"_dl_runtime_resolve_xsave", "_dl_runtime_resolve_xsavec",
+		"_dl_fixup", NULL
+	};
+	struct prov_thread *t = prov_crash_crashed_thread(c);
+	size_t i;
+
+	if (!t && c->nthreads == 1)
+		t = &c->threads[0];
+	if (!t || !t->nframes) {
+		c->context = PROV_CONTEXT_UNKNOWN;
+		return;
+	}
+	for (i = 0; i < t->nframes; i++) {
+		const char *fn = t->frames[i].function;
+
+		if (!fn)
+			continue;
+		if (name_is(fn, exit_fns) || strstr(fn, "__static_initialization_and_destruction") ||
+		    strstr(fn, "::~")) {
+			/* A destructor alone is not exit time; one under exit() is. */
+			size_t k;
+
+			if (name_is(fn, exit_fns)) {
+				c->context = PROV_CONTEXT_EXIT;
+				return;
+			}
+			for (k = i + 1; k < t->nframes; k++)
+				if (t->frames[k].function &&
+				    name_is(t->frames[k].function, exit_fns)) {
+					c->context = PROV_CONTEXT_EXIT;
+					return;
+				}
+		}
+		if (name_is(fn, load_fns)) {
+			c->context = PROV_CONTEXT_MODULE_LOAD;
+			return;
+		}
+	}
+	c->context = PROV_CONTEXT_RUNTIME;
+}
+
+static const struct {
+	int number;
+	const char *name;
+} signals[] = {
+	{ SIGHUP, "SIGHUP" },	{ SIGINT, "SIGINT" },	{ SIGQUIT, "SIGQUIT" },
+	{ SIGILL, "SIGILL" },	{ SIGTRAP, "SIGTRAP" },	{ SIGABRT, "SIGABRT" },
+	{ SIGBUS, "SIGBUS" },	{ SIGFPE, "SIGFPE" },	{ SIGKILL, "SIGKILL" },
+	{ SIGUSR1, "SIGUSR1" },	{ SIGSEGV, "SIGSEGV" },	{ SIGUSR2, "SIGUSR2" },
+	{ SIGPIPE, "SIGPIPE" },	{ SIGALRM, "SIGALRM" },	{ SIGTERM, "SIGTERM" },
+	{ SIGSTKFLT, "SIGSTKFLT" }, { SIGCHLD, "SIGCHLD" }, { SIGCONT, "SIGCONT" },
+	{ SIGSTOP, "SIGSTOP" },	{ SIGTSTP, "SIGTSTP" },	{ SIGTTIN, "SIGTTIN" },
+	{ SIGTTOU, "SIGTTOU" },	{ SIGURG, "SIGURG" },	{ SIGXCPU, "SIGXCPU" },
+	{ SIGXFSZ, "SIGXFSZ" },	{ SIGVTALRM, "SIGVTALRM" }, { SIGPROF, "SIGPROF" },
+	{ SIGWINCH, "SIGWINCH" }, { SIGIO, "SIGIO" },	{ SIGPWR, "SIGPWR" },
+	{ SIGSYS, "SIGSYS" },
+};
+
+const char *prov_signal_name(int signo)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
+		if (signals[i].number == signo)
+			return signals[i].name;
+	return NULL;
+}
+
+int prov_signal_number(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
+		if (strcmp(signals[i].name, name) == 0 ||
+		    strcmp(signals[i].name + 3, name) == 0)
+			return signals[i].number;
+	if (strcmp(name, "SIGIOT") == 0)
+		return SIGABRT;
+	return -1;
+}
+
+const char *prov_signal_code_name(int signo, int code)
+{
+	static const char *const segv[] = { NULL, "SEGV_MAPERR", "SEGV_ACCERR",
+		"SEGV_BNDERR", "SEGV_PKUERR", "SEGV_ACCADI", "SEGV_ADIDERR",
+		"SEGV_ADIPERR", "SEGV_MTEAERR", "SEGV_MTESERR" };
+	static const char *const bus[] = { NULL, "BUS_ADRALN", "BUS_ADRERR",
+		"BUS_OBJERR", "BUS_MCEERR_AR", "BUS_MCEERR_AO" };
+	static const char *const ill[] = { NULL, "ILL_ILLOPC", "ILL_ILLOPN",
+		"ILL_ILLADR", "ILL_ILLTRP", "ILL_PRVOPC", "ILL_PRVREG",
+		"ILL_COPROC", "ILL_BADSTK" };
+	static const char *const fpe[] = { NULL, "FPE_INTDIV", "FPE_INTOVF",
+		"FPE_FLTDIV", "FPE_FLTOVF", "FPE_FLTUND", "FPE_FLTRES",
+		"FPE_FLTINV", "FPE_FLTSUB" };
+	static const char *const trap[] = { NULL, "TRAP_BRKPT", "TRAP_TRACE",
+		"TRAP_BRANCH", "TRAP_HWBKPT" };
+
+	/* codes <= 0 are the same for every signal */
+	switch (code) {
+	case 0x80:
+		return "SI_KERNEL";
+	case 0:
+		return "SI_USER";
+	case -1:
+		return "SI_QUEUE";
+	case -2:
+		return "SI_TIMER";
+	case -3:
+		return "SI_MESGQ";
+	case -4:
+		return "SI_ASYNCIO";
+	case -5:
+		return "SI_SIGIO";
+	case -6:
+		return "SI_TKILL";
+	}
+	if (code < 0)
+		return NULL;
+#define PICK(tab) ((size_t)code < sizeof(tab) / sizeof(tab[0]) ? tab[code] : NULL)
+	switch (signo) {
+	case SIGSEGV:
+		return PICK(segv);
+	case SIGBUS:
+		return PICK(bus);
+	case SIGILL:
+		return PICK(ill);
+	case SIGFPE:
+		return PICK(fpe);
+	case SIGTRAP:
+		return PICK(trap);
+	}
+#undef PICK
+	return NULL;
+}
+
+int prov_signal_has_fault_addr(int signo, int code)
+{
+	if (code <= 0 || code == 0x80)
+		return 0;
+	return signo == SIGSEGV || signo == SIGBUS || signo == SIGILL ||
+	       signo == SIGFPE || signo == SIGTRAP;
+}
+
+const char *prov_context_name(enum prov_context ctx)
+{
+	switch (ctx) {
+	case PROV_CONTEXT_RUNTIME:
+		return "runtime";
+	case PROV_CONTEXT_EXIT:
+		return "exit";
+	case PROV_CONTEXT_MODULE_LOAD:
+		return "module-load";
+	default:
+		return "unknown";
+	}
+}

@@ -1,0 +1,216 @@
+#ifndef PROV_MODEL_H
+#define PROV_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The one crash model. Analyzers (core, text) fill it, resolvers annotate its
+ * modules, mappings and sources add components and source excerpts, report
+ * writers read it. All strings are owned by the model (heap, NUL-terminated)
+ * and NULL means "unknown". Numbers that may be unknown carry a has_* flag.
+ */
+
+/* Where a module's file came from: the package that installed it. */
+struct prov_origin {
+	char *kind;	/* "dpkg" "rpm" "pip" "conda" "rocm" "elf-note" "git" "path" */
+	char *name;	/* package / distribution name */
+	char *version;	/* as installed (epoch and revision included) */
+	char *source;	/* source package, when the database says */
+	char *source_version;
+	char *arch;
+	char *vcs_url;	/* upstream URL the system itself recorded, if any */
+	char *commit;	/* full hex commit the system recorded, if any */
+	char *branch;
+	char *found_by;	/* resolver name */
+	char *evidence;	/* the file that said so, relative to the sysroot */
+	int guess;	/* 1: inferred from the path only, unverified */
+};
+
+struct prov_frame {
+	int index;	/* as printed (text) or position (core) */
+	int has_pc;
+	uint64_t pc;
+	char *function;	/* demangled */
+	int has_offset;
+	uint64_t offset;	/* pc - symbol start */
+	char *module;	/* module path as the crash recorded it */
+	char *file;	/* source path as recorded (comp_dir joined) */
+	int line;	/* 0: unknown */
+	int column;	/* 0: unknown */
+	int inlined;
+	int python;	/* a Python-level frame (faulthandler, pystack) */
+	char *repo_path;	/* file rewritten relative to the component's repo */
+	char *path_rule;	/* the rewriting rule that produced repo_path */
+	char *component;
+};
+
+struct prov_reg {
+	char name[8];	/* "rip", "r15", "fs_base" ... */
+	uint64_t value;
+};
+
+struct prov_thread {
+	int has_tid;
+	int64_t tid;
+	char *name;
+	int crashed;
+	struct prov_reg *regs;	/* NULL: unknown */
+	size_t nregs;
+	struct prov_frame *frames;
+	size_t nframes, frames_alloc;
+	int truncated;	/* the frame cap was hit */
+	char *unwind_error;	/* why unwinding stopped early, if it did */
+};
+
+struct prov_module {
+	char *path;	/* as the core recorded it (NT_FILE) or the text wrote it */
+	int has_range;
+	uint64_t start, end;
+	char *build_id;	/* lower-case hex */
+	char *file;	/* the file actually used (host path), or NULL */
+	char *debug_file;	/* where debug info came from, or NULL */
+	char *note;	/* e.g. "build-id mismatch: /x has …" */
+	struct prov_origin *origin;	/* package, NULL when unresolved */
+	char *component;
+};
+
+struct prov_signal {
+	int number;
+	char *name;	/* "SIGSEGV" */
+	int has_code;
+	int code;
+	char *code_name;	/* "SEGV_MAPERR" */
+	int has_addr;
+	uint64_t addr;
+	int has_sender;	/* for SI_USER / SI_TKILL: the sending pid */
+	int64_t sender_pid;
+};
+
+struct prov_process {
+	int has_pid;
+	int64_t pid;
+	char *executable;
+	char *cmdline;
+};
+
+enum prov_input_kind {
+	PROV_INPUT_CORE,
+	PROV_INPUT_TEXT,
+};
+
+enum prov_context {
+	PROV_CONTEXT_UNKNOWN,
+	PROV_CONTEXT_RUNTIME,
+	PROV_CONTEXT_EXIT,
+	PROV_CONTEXT_MODULE_LOAD,
+};
+
+struct prov_pattern {
+	char *id;	/* "null-deref", "abort", ... */
+	char *evidence;
+};
+
+/* An upstream component: what a mapping made of one or more origins. */
+struct prov_component {
+	char *name;
+	char *version;
+	char *commit;	/* full hex, resolved */
+	char *repo;	/* URL */
+	char *ref;	/* ref asked for (tag, branch) */
+	char *subdir;
+	char *found_by;	/* how the commit was found: "mapping:ref", "pip:direct_url.json" ... */
+	char *note;	/* why something is missing, for the report */
+};
+
+struct prov_source_line {
+	int number;
+	char *text;
+};
+
+struct prov_source {
+	char *component;
+	char *commit;
+	char *path;	/* repository-relative */
+	int line;	/* the frame's line */
+	int frame_index;
+	struct prov_source_line *lines;
+	size_t nlines;
+};
+
+struct prov_crash {
+	char *input_path;
+	enum prov_input_kind kind;
+	char *format;	/* text input: "gdb", "eu-stack", ...; core: "core" */
+
+	int has_process;
+	struct prov_process process;
+	int has_signal;
+	struct prov_signal signal;
+
+	struct prov_thread *threads;
+	size_t nthreads, threads_alloc;
+	int has_crashed_thread;
+	size_t crashed_thread;	/* index into threads */
+
+	struct prov_module *modules;
+	size_t nmodules, modules_alloc;
+
+	enum prov_context context;
+	struct prov_pattern *patterns;
+	size_t npatterns, patterns_alloc;
+
+	struct prov_component *components;
+	size_t ncomponents, components_alloc;
+
+	struct prov_source *sources;
+	size_t nsources, sources_alloc;
+};
+
+/* Hard caps on what untrusted input may make the model hold. */
+#define PROV_MAX_FRAMES 4096	/* per thread */
+#define PROV_MAX_THREADS 16384
+#define PROV_MAX_MODULES 65536
+
+struct prov_crash *prov_crash_new(enum prov_input_kind kind, const char *input_path);
+void prov_crash_free(struct prov_crash *c);	/* NULL-safe */
+
+/* Append zeroed elements; the returned pointer is valid until the next add. */
+struct prov_thread *prov_crash_add_thread(struct prov_crash *c);
+struct prov_module *prov_crash_add_module(struct prov_crash *c);
+struct prov_frame *prov_thread_add_frame(struct prov_thread *t);	/* NULL past PROV_MAX_FRAMES (sets truncated) */
+void prov_crash_add_pattern(struct prov_crash *c, const char *id, const char *evidence);
+struct prov_component *prov_crash_add_component(struct prov_crash *c);
+struct prov_source *prov_crash_add_source(struct prov_crash *c);
+
+/* The crashing thread, or NULL. */
+struct prov_thread *prov_crash_crashed_thread(const struct prov_crash *c);
+
+/* The module whose [start, end) holds addr, or NULL. */
+struct prov_module *prov_crash_module_at(const struct prov_crash *c, uint64_t addr);
+/* The module whose recorded path equals `path`, or NULL. */
+struct prov_module *prov_crash_module_by_path(const struct prov_crash *c, const char *path);
+/* The component named `name`, or NULL. */
+struct prov_component *prov_crash_component(const struct prov_crash *c, const char *name);
+
+void prov_origin_free(struct prov_origin *o);	/* NULL-safe */
+struct prov_origin *prov_origin_dup(const struct prov_origin *o);
+void prov_component_release(struct prov_component *c);
+
+/*
+ * Classify crash.context from the crashing thread's function names:
+ * exit handlers / static destructors -> EXIT, dynamic loader / dlopen ->
+ * MODULE_LOAD, any frame -> RUNTIME, no frame -> UNKNOWN.
+ */
+void prov_crash_classify_context(struct prov_crash *c);
+
+/* Names: "SIGSEGV" for 11 (NULL when unknown); "SEGV_MAPERR" for (11, 1). */
+const char *prov_signal_name(int signo);
+int prov_signal_number(const char *name);	/* -1 when unknown; accepts "SEGV" too */
+const char *prov_signal_code_name(int signo, int code);
+/* 1 when the signal carries a fault address in si_addr. */
+int prov_signal_has_fault_addr(int signo, int code);
+
+const char *prov_context_name(enum prov_context ctx);
+
+#endif

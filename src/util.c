@@ -1,0 +1,345 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "util.h"
+
+static void die_oom(size_t n)
+{
+	fprintf(stderr, "provenance: out of memory allocating %zu bytes\n", n);
+	abort();
+}
+
+void *prov_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		die_oom(n);
+	return p;
+}
+
+void *prov_xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+
+	if (!p)
+		die_oom(nmemb * size);
+	return p;
+}
+
+void *prov_xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (!q)
+		die_oom(n);
+	return q;
+}
+
+char *prov_xstrdup(const char *s)
+{
+	return prov_xstrndup(s, strlen(s));
+}
+
+char *prov_xstrndup(const char *s, size_t n)
+{
+	size_t len = strnlen(s, n);
+	char *p = prov_xmalloc(len + 1);
+
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+char *prov_xstrdup_or_null(const char *s)
+{
+	return s ? prov_xstrdup(s) : NULL;
+}
+
+char *prov_xasprintf(const char *fmt, ...)
+{
+	va_list ap, cp;
+	int n;
+	char *p;
+
+	va_start(ap, fmt);
+	va_copy(cp, ap);
+	n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		n = 0;
+	p = prov_xmalloc((size_t)n + 1);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+int prov_starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+int prov_ends_with(const char *s, const char *suffix)
+{
+	size_t ls = strlen(s), lx = strlen(suffix);
+
+	return ls >= lx && memcmp(s + ls - lx, suffix, lx) == 0;
+}
+
+const char *prov_skip_prefix(const char *s, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return strncmp(s, prefix, n) == 0 ? s + n : NULL;
+}
+
+static int digit_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return 99;
+}
+
+int prov_parse_u64(uint64_t *out, const char *s, size_t len, int base)
+{
+	uint64_t v = 0;
+	size_t i = 0;
+
+	if (len == (size_t)-1)
+		len = strlen(s);
+	if (base == 16 && len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		i = 2;
+	if (i >= len)
+		return PROV_ERROR;
+	for (; i < len; i++) {
+		int d = digit_value(s[i]);
+
+		if (d >= base)
+			return PROV_ERROR;
+		if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
+			return PROV_ERROR;
+		v = v * (uint64_t)base + (uint64_t)d;
+	}
+	*out = v;
+	return 0;
+}
+
+int prov_parse_i64(int64_t *out, const char *s, size_t len)
+{
+	uint64_t v;
+	int neg = 0;
+
+	if (len == (size_t)-1)
+		len = strlen(s);
+	if (len && (s[0] == '-' || s[0] == '+')) {
+		neg = s[0] == '-';
+		s++;
+		len--;
+	}
+	if (prov_parse_u64(&v, s, len, 10) < 0)
+		return PROV_ERROR;
+	if (v > (uint64_t)INT64_MAX + (uint64_t)neg)
+		return PROV_ERROR;
+	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return 0;
+}
+
+int prov_parse_int(int *out, const char *s, size_t len)
+{
+	int64_t v;
+
+	if (prov_parse_i64(&v, s, len) < 0 || v < INT_MIN || v > INT_MAX)
+		return PROV_ERROR;
+	*out = (int)v;
+	return 0;
+}
+
+char *prov_hex(const unsigned char *bytes, size_t len)
+{
+	static const char digits[] = "0123456789abcdef";
+	char *s = prov_xmalloc(len * 2 + 1);
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		s[2 * i] = digits[bytes[i] >> 4];
+		s[2 * i + 1] = digits[bytes[i] & 15];
+	}
+	s[2 * len] = '\0';
+	return s;
+}
+
+int prov_read_fd(struct prov_buf *out, int fd, const char *name, size_t cap)
+{
+	char chunk[65536];
+	ssize_t n;
+
+	prov_buf_reset(out);
+	for (;;) {
+		n = read(fd, chunk, sizeof(chunk));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return prov_error_set(PROV_EINPUT, "cannot read '%s': %s",
+					      name, strerror(errno));
+		}
+		if (n == 0)
+			break;
+		if (out->len + (size_t)n > cap)
+			return prov_error_set(PROV_ELIMIT,
+					      "'%s' is larger than the limit of %zu bytes",
+					      name, cap);
+		if (prov_buf_add(out, chunk, (size_t)n) < 0)
+			return PROV_ELIMIT;
+	}
+	return 0;
+}
+
+int prov_read_file(struct prov_buf *out, const char *path, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int error;
+
+	if (fd < 0)
+		return prov_error_set(PROV_EINPUT, "cannot open '%s': %s", path,
+				      strerror(errno));
+	error = prov_read_fd(out, fd, path, cap);
+	close(fd);
+	return error;
+}
+
+int prov_root_open(const char *root, const char *path, int flags)
+{
+	struct open_how how;
+	int dirfd, fd, saved;
+	const char *rel = path;
+
+	if (!root || !*root || strcmp(root, "/") == 0)
+		return open(path, flags | O_CLOEXEC);
+
+	dirfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return -1;
+	while (*rel == '/')
+		rel++;
+	if (!*rel)
+		rel = ".";
+	memset(&how, 0, sizeof(how));
+	how.flags = (uint64_t)(flags | O_CLOEXEC);
+	how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+	fd = (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+	saved = errno;
+	close(dirfd);
+	errno = saved;
+	return fd;
+}
+
+char *prov_root_join(const char *root, const char *path)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	const char *p;
+	char prev = 0;
+
+	if (root && *root && strcmp(root, "/") != 0) {
+		prov_buf_puts(&b, root);
+		prov_buf_putc(&b, '/');
+	}
+	prov_buf_puts(&b, path);
+	/* squeeze duplicate slashes in place */
+	{
+		char *w = b.buf;
+		for (p = b.buf; *p; p++) {
+			if (*p == '/' && prev == '/')
+				continue;
+			prev = *p;
+			*w++ = *p;
+		}
+		*w = '\0';
+		b.len = (size_t)(w - b.buf);
+	}
+	return prov_buf_detach(&b);
+}
+
+char *prov_path_normalize(const char *path)
+{
+	size_t n = strlen(path), ncomp = 0, i;
+	const char **comp = prov_xcalloc(n / 2 + 2, sizeof(*comp));
+	size_t *clen = prov_xcalloc(n / 2 + 2, sizeof(*clen));
+	int absolute = path[0] == '/';
+	const char *p = path;
+	struct prov_buf b = PROV_BUF_INIT;
+
+	while (*p) {
+		const char *s;
+		size_t l;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		s = p;
+		while (*p && *p != '/')
+			p++;
+		l = (size_t)(p - s);
+		if (l == 1 && s[0] == '.')
+			continue;
+		if (l == 2 && s[0] == '.' && s[1] == '.') {
+			if (ncomp && !(clen[ncomp - 1] == 2 &&
+				       comp[ncomp - 1][0] == '.' &&
+				       comp[ncomp - 1][1] == '.')) {
+				ncomp--;
+				continue;
+			}
+			if (absolute)
+				continue;
+		}
+		comp[ncomp] = s;
+		clen[ncomp] = l;
+		ncomp++;
+	}
+	if (absolute)
+		prov_buf_putc(&b, '/');
+	for (i = 0; i < ncomp; i++) {
+		if (i)
+			prov_buf_putc(&b, '/');
+		prov_buf_add(&b, comp[i], clen[i]);
+	}
+	if (!b.len)
+		prov_buf_putc(&b, '.');
+	free(comp);
+	free(clen);
+	return prov_buf_detach(&b);
+}
+
+const char *prov_basename(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+int prov_isatty(int fd)
+{
+	return isatty(fd);
+}
+
+uint64_t prov_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}

@@ -1,0 +1,88 @@
+#ifndef PROV_UTIL_H
+#define PROV_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "buf.h"
+
+/* Allocation that aborts with a message on failure (git's xmalloc). */
+void *prov_xmalloc(size_t n);
+void *prov_xcalloc(size_t nmemb, size_t size);
+void *prov_xrealloc(void *p, size_t n);
+char *prov_xstrdup(const char *s);
+char *prov_xstrndup(const char *s, size_t n);
+/* NULL stays NULL. */
+char *prov_xstrdup_or_null(const char *s);
+char *prov_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Grow an array of `nmemb` elements of `size` to hold at least `want`. */
+#define PROV_ALLOC_GROW(arr, want, alloc)                                     \
+	do {                                                                  \
+		if ((size_t)(want) > (alloc)) {                               \
+			size_t prov__n = (alloc) ? (alloc) * 2 : 8;           \
+			if (prov__n < (size_t)(want))                          \
+				prov__n = (size_t)(want);                      \
+			(arr) = prov_xrealloc((arr), prov__n * sizeof(*(arr))); \
+			(alloc) = prov__n;                                     \
+		}                                                             \
+	} while (0)
+
+int prov_starts_with(const char *s, const char *prefix);
+int prov_ends_with(const char *s, const char *suffix);
+/* If s starts with prefix, return the rest, else NULL. */
+const char *prov_skip_prefix(const char *s, const char *prefix);
+
+/*
+ * Strict number parsing (atoi/sscanf are banned): the whole of [s, s+len)
+ * must be digits in `base` (16 accepts an optional 0x). 0 on success,
+ * PROV_ERROR on empty, junk or overflow. len = (size_t)-1 means strlen(s).
+ */
+int prov_parse_u64(uint64_t *out, const char *s, size_t len, int base);
+int prov_parse_i64(int64_t *out, const char *s, size_t len);
+int prov_parse_int(int *out, const char *s, size_t len);
+
+/* Lower-case hex of `len` bytes; caller frees. */
+char *prov_hex(const unsigned char *bytes, size_t len);
+
+/*
+ * Read a whole file into `out` (cleared first), at most `cap` bytes:
+ * PROV_ELIMIT when larger, PROV_EINPUT when it cannot be opened or read
+ * (message names the path), 0 on success.
+ */
+int prov_read_file(struct prov_buf *out, const char *path, size_t cap);
+/* The same for an already open descriptor; `name` is for messages. */
+int prov_read_fd(struct prov_buf *out, int fd, const char *name, size_t cap);
+
+/*
+ * Open `path` (absolute or relative, as a crash or a package database named
+ * it) as seen inside `root`: "..", absolute symlinks and magic links cannot
+ * leave `root` (openat2 RESOLVE_IN_ROOT, as chroot would resolve it). root
+ * NULL or "/" opens the path on the host. Returns an fd or -1 with errno set.
+ * Only O_RDONLY-style flags are meaningful; O_CLOEXEC is always added.
+ */
+int prov_root_open(const char *root, const char *path, int flags);
+
+/*
+ * The host path of `path` under `root` for display and for libraries that
+ * want a name: root + "/" + path with duplicate slashes squeezed. Use only
+ * for files already checked with prov_root_open or for messages. Caller frees.
+ */
+char *prov_root_join(const char *root, const char *path);
+
+/* Normalise a path lexically: squeeze "//", drop "./", resolve "a/../".
+ * A leading "/" is kept; ".." that would climb above the start is kept for
+ * relative paths and dropped for absolute ones. Caller frees. */
+char *prov_path_normalize(const char *path);
+
+/* The last component of a path (pointer into `path`). */
+const char *prov_basename(const char *path);
+
+/* 1 when fd refers to a terminal. */
+int prov_isatty(int fd);
+
+/* Milliseconds from a monotonic clock. */
+uint64_t prov_now_ms(void);
+
+#endif

@@ -1,0 +1,83 @@
+# Shared helpers for end-to-end tests: source it first.
+#   . "$(dirname "$0")/lib.sh"
+set -u
+TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+PROVENANCE=${PROVENANCE:-$TOP/provenance}
+T=$(mktemp -d "${TMPDIR:-/tmp}/prov-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+# Tests never touch the user's cache or config.
+export PROVENANCE_CACHE="$T/cache"
+export XDG_CONFIG_HOME="$T/config"
+export XDG_CACHE_HOME="$T/xdg-cache"
+unset DEBUGINFOD_URLS
+CFLAGS_FIXTURE="-g -O0 -fno-omit-frame-pointer"
+
+skip() { echo "skip: $*"; exit 77; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+note() { echo "# $*"; }
+
+# check_eq ACTUAL EXPECTED WHAT
+check_eq() {
+	if [ "$1" != "$2" ]; then
+		fail "$3: expected '$2', got '$1'"
+	fi
+	echo "ok: $3 = '$1'"
+}
+# check_match STRING ERE WHAT
+check_match() {
+	if ! printf '%s' "$1" | grep -Eq -- "$2"; then
+		fail "$3: '$1' does not match /$2/"
+	fi
+	echo "ok: $3 matches /$2/"
+}
+# check_exit EXPECTED WHAT -- CMD...: run CMD, compare its exit code
+check_exit() {
+	local want=$1 what=$2; shift 2
+	[ "$1" = "--" ] && shift
+	"$@" >"$T/last.out" 2>"$T/last.err"
+	local rc=$?
+	if [ "$rc" != "$want" ]; then
+		echo "stdout:"; head -20 "$T/last.out"; echo "stderr:"; head -20 "$T/last.err"
+		fail "$what: exit $rc, expected $want"
+	fi
+	echo "ok: $what exits $rc"
+}
+
+# jq-like accessor: json_get FILE PYTHON-EXPR (the document is `d`)
+json_get() {
+	python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+v=eval(sys.argv[2])
+print("null" if v is None else (json.dumps(v) if isinstance(v,(dict,list,bool)) else v))' "$1" "$2"
+}
+
+# build_fixture SRC OUT [extra cc args]: compile a fixture program
+build_fixture() {
+	local src=$1 out=$2; shift 2
+	${CC:-cc} $CFLAGS_FIXTURE -o "$out" "$src" "$@" || fail "cannot build $src"
+}
+
+# can_dump_core: skip unless a crashing process leaves a core in its cwd
+can_dump_core() {
+	local pat
+	pat=$(cat /proc/sys/kernel/core_pattern 2>/dev/null)
+	case "$pat" in
+	"|"*) skip "core_pattern pipes cores to '$pat'; cannot make cores here" ;;
+	/*) skip "core_pattern writes cores to '$pat'; expected a relative pattern" ;;
+	esac
+}
+
+# make_core DIR CMD...: run CMD in DIR with cores enabled; prints the core's path.
+# The command is expected to die by a signal.
+make_core() {
+	local dir=$1; shift
+	can_dump_core >/dev/null
+	rm -f "$dir"/core "$dir"/core.*
+	( cd "$dir" && ulimit -c unlimited && exec "$@" ) >/dev/null 2>&1
+	local rc=$?
+	[ $rc -ge 128 ] || fail "'$*' did not crash (exit $rc)"
+	local c
+	c=$(ls -t "$dir"/core "$dir"/core.* 2>/dev/null | head -1)
+	[ -n "$c" ] || fail "'$*' crashed (exit $rc) but left no core in $dir"
+	echo "$c"
+}
