@@ -151,6 +151,23 @@ demo: all
 bench: all
 	$(Q)./bench/run-bench.sh
 
+# libFuzzer targets: fuzz/fuzz-*.c, each linked with the library sources
+# rebuilt by clang with -fsanitize=fuzzer,address,undefined.
+FUZZ_CC = clang
+FUZZ_SRCS = $(wildcard fuzz/fuzz-*.c)
+FUZZ_TARGETS = $(FUZZ_SRCS:.c=)
+FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -DPROV_FUZZING \
+	-DPROV_VERSION='"$(VERSION)"' -DPROV_DATADIR='"$(datadir)"' -I. -Isrc $(PKG_CFLAGS)
+FUZZ_SECONDS ?= 60
+
+fuzz: deps $(FUZZ_TARGETS)
+
+fuzz/fuzz-%: fuzz/fuzz-%.c $(LIB_OBJS:.o=.c)
+	$(QUIET_LINK)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(LIB_OBJS:.o=.c) $(LIBS)
+
+check-fuzz: fuzz
+	$(Q)./fuzz/run-fuzz.sh $(FUZZ_SECONDS)
+
 install: all
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(datadir)/mappings $(DESTDIR)$(mandir)/man1
 	install -m 755 $(PROGRAM) $(DESTDIR)$(bindir)/$(PROGRAM)
@@ -160,8 +177,8 @@ install: all
 clean:
 	rm -f $(PROGRAM) $(LIB) $(LIB_OBJS) $(CMD_OBJS) $(UNIT_TESTS) .build-flags
 	rm -f $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(UNIT_TESTS:=.d)
-	rm -rf tests/out
+	rm -rf tests/out $(FUZZ_TARGETS)
 
-.PHONY: all deps check check-unit demo bench install clean FORCE
+.PHONY: all deps check check-unit demo bench fuzz check-fuzz install clean FORCE
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d)

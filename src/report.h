@@ -1,0 +1,23 @@
+#ifndef PROV_REPORT_H
+#define PROV_REPORT_H
+
+#include "buf.h"
+#include "model.h"
+
+/*
+ * Report writers: read the crash model, write into a buffer. They never
+ * print; the command layer writes the buffer to stdout.
+ */
+enum prov_report_flags {
+	PROV_REPORT_ALL_THREADS = 1 << 0,	/* text/markdown: every thread, not only the crashing one */
+	PROV_REPORT_REGISTERS = 1 << 1,	/* text: registers of the crashing thread */
+	PROV_REPORT_MODULES = 1 << 2,	/* text: the module table */
+	PROV_REPORT_RESOLVE = 1 << 3,	/* packages, components, sources sections */
+};
+
+/* The design's JSON report ("schema": "provenance/1"); keys always present. */
+int prov_report_json(struct prov_buf *out, const struct prov_crash *c);
+int prov_report_text(struct prov_buf *out, const struct prov_crash *c, unsigned int flags);
+int prov_report_markdown(struct prov_buf *out, const struct prov_crash *c, unsigned int flags);
+
+#endif
