@@ -1,0 +1,32 @@
+#ifndef PROV_PIPELINE_H
+#define PROV_PIPELINE_H
+
+#include "cmd.h"
+#include "model.h"
+
+/*
+ * The whole pipeline behind `provenance resolve` (and `fixcheck INPUT`):
+ * input detection (core, compressed core, text, stdin) → core analyzer or
+ * text parsers → resolvers (packages) → components (mappings, mirrors,
+ * commits, path rewriting, source lines) → crash patterns.
+ */
+struct prov_pipeline_opts {
+	const char *exe;	/* --exe */
+	const char *sysroot;	/* --sysroot, NULL = "/" */
+	const char *const *mappings;	/* --mapping FILE..., NULL-terminated, may be NULL */
+	int offline;	/* --offline */
+	int context;	/* --context N: source lines around each frame's line */
+	int no_sources;	/* stop after packages (no mappings/mirrors) */
+	struct prov_global *global;	/* config, cache dir */
+};
+
+/*
+ * Run the pipeline on one input path ("-" = stdin). *out gets the model
+ * (caller frees) even when some stage was incomplete; `*partial` (may be
+ * NULL) is set to 1 when a module stayed unresolved or a source was not
+ * found. Errors: PROV_EINPUT for unusable input, others propagated.
+ */
+int prov_pipeline_run(struct prov_crash **out, int *partial, const char *input,
+		      const struct prov_pipeline_opts *opts);
+
+#endif
