@@ -92,6 +92,8 @@ LIB_OBJS += src/config.o
 # Mappings, path rewriting, sources (libgit2), fixcheck.
 
 # Reports and the pipeline.
+LIB_OBJS += src/report-json.o
+LIB_OBJS += src/report-text.o
 
 # Commands (one file each) and main.
 CMD_OBJS += src/main.o

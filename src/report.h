@@ -17,6 +17,15 @@ enum prov_report_flags {
 
 /* The design's JSON report ("schema": "provenance/1"); keys always present. */
 int prov_report_json(struct prov_buf *out, const struct prov_crash *c);
+struct prov_json;
+/* Pieces for other JSON documents (env, fixcheck): one component object; the
+ * crash report's keys without the enclosing braces. */
+void prov_report_json_component(struct prov_json *j, const struct prov_component *p);
+void prov_report_json_body(struct prov_json *j, const struct prov_crash *c);
+
+/* "SIGSEGV (11), SEGV_MAPERR, fault address 0x0" */
+void prov_report_signal_summary(struct prov_buf *b, const struct prov_crash *c);
+
 int prov_report_text(struct prov_buf *out, const struct prov_crash *c, unsigned int flags);
 int prov_report_markdown(struct prov_buf *out, const struct prov_crash *c, unsigned int flags);
 

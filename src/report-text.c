@@ -1,0 +1,210 @@
+#include <inttypes.h>
+#include <string.h>
+
+#include "report.h"
+#include "util.h"
+#include "banned.h"
+
+/* Plain text, readable at a glance: summary, crashing thread first. */
+
+static void frame_line(struct prov_buf *b, const struct prov_frame *f, unsigned int flags)
+{
+	prov_buf_printf(b, "  #%-3d ", f->index);
+	if (f->has_pc)
+		prov_buf_printf(b, "0x%016" PRIx64 " ", f->pc);
+	else if (f->inlined)
+		prov_buf_puts(b, "[inlined]          ");
+	else
+		prov_buf_puts(b, "                   ");
+	prov_buf_puts(b, f->function ? f->function : "??");
+	if (f->has_offset && !f->inlined)
+		prov_buf_printf(b, "+0x%" PRIx64, f->offset);
+	if (f->file) {
+		prov_buf_printf(b, " at %s", f->file);
+		if (f->line > 0)
+			prov_buf_printf(b, ":%d", f->line);
+	}
+	if (f->module)
+		prov_buf_printf(b, " [%s]", prov_basename(f->module));
+	if ((flags & PROV_REPORT_RESOLVE) && f->repo_path) {
+		prov_buf_printf(b, "\n         -> %s%s%s", f->component ? f->component : "",
+				f->component ? ":" : "", f->repo_path);
+		if (f->line > 0)
+			prov_buf_printf(b, ":%d", f->line);
+		if (f->path_rule)
+			prov_buf_printf(b, " (%s)", f->path_rule);
+	}
+	prov_buf_putc(b, '\n');
+}
+
+static void thread_block(struct prov_buf *b, const struct prov_thread *t, unsigned int flags)
+{
+	size_t i;
+
+	prov_buf_puts(b, "Thread");
+	if (t->has_tid)
+		prov_buf_printf(b, " %" PRId64, t->tid);
+	if (t->name)
+		prov_buf_printf(b, " \"%s\"", t->name);
+	if (t->crashed)
+		prov_buf_puts(b, " (crashed)");
+	prov_buf_puts(b, ":\n");
+	for (i = 0; i < t->nframes; i++)
+		frame_line(b, &t->frames[i], flags);
+	if (!t->nframes)
+		prov_buf_puts(b, "  (no frames)\n");
+	if (t->truncated)
+		prov_buf_printf(b, "  ... stopped after %zu frames\n", t->nframes);
+	if (t->unwind_error)
+		prov_buf_printf(b, "  (unwinding stopped: %s)\n", t->unwind_error);
+}
+
+static void registers_block(struct prov_buf *b, const struct prov_thread *t)
+{
+	size_t i;
+
+	if (!t->regs || !t->nregs)
+		return;
+	prov_buf_puts(b, "Registers:\n");
+	for (i = 0; i < t->nregs; i++) {
+		prov_buf_printf(b, "  %-8s 0x%016" PRIx64, t->regs[i].name, t->regs[i].value);
+		prov_buf_puts(b, (i % 3 == 2 || i + 1 == t->nregs) ? "\n" : "");
+	}
+}
+
+void prov_report_signal_summary(struct prov_buf *b, const struct prov_crash *c)
+{
+	const struct prov_signal *s = &c->signal;
+	const char *name = s->name ? s->name : prov_signal_name(s->number);
+
+	prov_buf_printf(b, "%s (%d)", name ? name : "signal", s->number);
+	if (s->has_code)
+		prov_buf_printf(b, ", %s", s->code_name ? s->code_name : "code");
+	if (s->has_code && !s->code_name)
+		prov_buf_printf(b, " %d", s->code);
+	if (s->has_addr)
+		prov_buf_printf(b, ", fault address 0x%" PRIx64, s->addr);
+	if (s->has_sender)
+		prov_buf_printf(b, ", sent by pid %" PRId64, s->sender_pid);
+}
+
+int prov_report_text(struct prov_buf *b, const struct prov_crash *c, unsigned int flags)
+{
+	const struct prov_thread *crashed = prov_crash_crashed_thread(c);
+	size_t i;
+
+	prov_buf_printf(b, "%s: %s", c->kind == PROV_INPUT_CORE ? "core" : "backtrace",
+			c->input_path ? c->input_path : "-");
+	if (c->kind == PROV_INPUT_TEXT && c->format)
+		prov_buf_printf(b, " (%s)", c->format);
+	prov_buf_putc(b, '\n');
+	if (c->has_process) {
+		prov_buf_puts(b, "process:");
+		if (c->process.has_pid)
+			prov_buf_printf(b, " pid %" PRId64, c->process.pid);
+		if (c->process.executable)
+			prov_buf_printf(b, " %s", c->process.executable);
+		prov_buf_putc(b, '\n');
+		if (c->process.cmdline)
+			prov_buf_printf(b, "command: %s\n", c->process.cmdline);
+	}
+	if (c->has_signal) {
+		prov_buf_puts(b, "signal: ");
+		prov_report_signal_summary(b, c);
+		prov_buf_putc(b, '\n');
+	}
+	if (crashed) {
+		prov_buf_puts(b, "crashing thread:");
+		if (crashed->has_tid)
+			prov_buf_printf(b, " %" PRId64, crashed->tid);
+		if (crashed->name)
+			prov_buf_printf(b, " \"%s\"", crashed->name);
+		prov_buf_putc(b, '\n');
+	}
+	prov_buf_printf(b, "context: %s\n", prov_context_name(c->context));
+	for (i = 0; i < c->npatterns; i++)
+		prov_buf_printf(b, "pattern: %s (%s)\n", c->patterns[i].id,
+				c->patterns[i].evidence);
+	prov_buf_printf(b, "threads: %zu, modules: %zu\n\n", c->nthreads, c->nmodules);
+
+	if (crashed) {
+		thread_block(b, crashed, flags);
+		if (flags & PROV_REPORT_REGISTERS)
+			registers_block(b, crashed);
+		prov_buf_putc(b, '\n');
+	}
+	for (i = 0; i < c->nthreads; i++) {
+		if (&c->threads[i] == crashed)
+			continue;
+		if (!(flags & PROV_REPORT_ALL_THREADS) && crashed)
+			continue;
+		thread_block(b, &c->threads[i], flags);
+		prov_buf_putc(b, '\n');
+	}
+	if (!(flags & PROV_REPORT_ALL_THREADS) && crashed && c->nthreads > 1)
+		prov_buf_printf(b, "(%zu other threads not shown)\n\n", c->nthreads - 1);
+
+	if ((flags & PROV_REPORT_MODULES) && c->nmodules) {
+		prov_buf_puts(b, "Modules:\n");
+		for (i = 0; i < c->nmodules; i++) {
+			const struct prov_module *m = &c->modules[i];
+
+			if (m->has_range)
+				prov_buf_printf(b, "  0x%012" PRIx64 "-0x%012" PRIx64 " ", m->start, m->end);
+			else
+				prov_buf_puts(b, "  ");
+			prov_buf_puts(b, m->path ? m->path : "?");
+			if (m->build_id)
+				prov_buf_printf(b, "  build-id %s", m->build_id);
+			if (m->origin)
+				prov_buf_printf(b, "  [%s %s %s%s]", m->origin->kind,
+						m->origin->name ? m->origin->name : "?",
+						m->origin->version ? m->origin->version : "?",
+						m->origin->guess ? ", guessed from the path" : "");
+			if (!m->file && c->kind == PROV_INPUT_CORE)
+				prov_buf_puts(b, "  (file not found)");
+			if (m->note)
+				prov_buf_printf(b, "\n      note: %s", m->note);
+			prov_buf_putc(b, '\n');
+		}
+		prov_buf_putc(b, '\n');
+	}
+
+	if (flags & PROV_REPORT_RESOLVE) {
+		if (c->ncomponents) {
+			prov_buf_puts(b, "Components:\n");
+			for (i = 0; i < c->ncomponents; i++) {
+				const struct prov_component *p = &c->components[i];
+
+				prov_buf_printf(b, "  %-24s %-20s %s", p->name ? p->name : "?",
+						p->version ? p->version : "-",
+						p->commit ? p->commit : "-");
+				if (p->repo)
+					prov_buf_printf(b, "  %s", p->repo);
+				if (p->ref)
+					prov_buf_printf(b, " @ %s", p->ref);
+				if (p->found_by)
+					prov_buf_printf(b, "  (%s)", p->found_by);
+				if (p->note)
+					prov_buf_printf(b, "\n      note: %s", p->note);
+				prov_buf_putc(b, '\n');
+			}
+			prov_buf_putc(b, '\n');
+		}
+		for (i = 0; i < c->nsources; i++) {
+			const struct prov_source *s = &c->sources[i];
+			size_t k;
+
+			prov_buf_printf(b, "Source of frame #%d: %s:%s:%d at %.12s\n",
+					s->frame_index, s->component ? s->component : "?",
+					s->path, s->line, s->commit ? s->commit : "?");
+			for (k = 0; k < s->nlines; k++)
+				prov_buf_printf(b, "%s %5d  %s\n",
+						s->lines[k].number == s->line ? ">" : " ",
+						s->lines[k].number, s->lines[k].text);
+			prov_buf_putc(b, '\n');
+		}
+	}
+	prov_buf_rtrim(b);
+	return prov_buf_putc(b, '\n');
+}
