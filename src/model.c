@@ -133,6 +133,22 @@ void prov_crash_free(struct prov_crash *c)
 		free(s->path);
 	}
 	free(c->sources);
+	for (i = 0; i < c->ninsns; i++)
+		free(c->insns[i].text);
+	free(c->insns);
+	free(c->insns_note);
+	free(c->determinism);
+	for (i = 0; i < c->nfixes; i++) {
+		struct prov_fix_status *x = &c->fixes[i];
+
+		free(x->fix);
+		free(x->fix_commit);
+		free(x->component);
+		free(x->deployed);
+		free(x->first_tag);
+		free(x->note);
+	}
+	free(c->fixes);
 	free(c);
 }
 
@@ -200,6 +216,26 @@ struct prov_source *prov_crash_add_source(struct prov_crash *c)
 	s = &c->sources[c->nsources++];
 	memset(s, 0, sizeof(*s));
 	return s;
+}
+
+struct prov_insn *prov_crash_add_insn(struct prov_crash *c)
+{
+	struct prov_insn *x;
+
+	PROV_ALLOC_GROW(c->insns, c->ninsns + 1, c->insns_alloc);
+	x = &c->insns[c->ninsns++];
+	memset(x, 0, sizeof(*x));
+	return x;
+}
+
+struct prov_fix_status *prov_crash_add_fix(struct prov_crash *c)
+{
+	struct prov_fix_status *x;
+
+	PROV_ALLOC_GROW(c->fixes, c->nfixes + 1, c->fixes_alloc);
+	x = &c->fixes[c->nfixes++];
+	memset(x, 0, sizeof(*x));
+	return x;
 }
 
 struct prov_thread *prov_crash_crashed_thread(const struct prov_crash *c)

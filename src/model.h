@@ -138,6 +138,25 @@ struct prov_source {
 	size_t nlines;
 };
 
+/* `--fix COMMIT`: is it in what was deployed? (same facts as fixcheck) */
+struct prov_fix_status {
+	char *fix;	/* as given */
+	char *fix_commit;	/* full hex, or NULL when unknown */
+	char *component;
+	char *deployed;	/* full hex */
+	int known;	/* 0: could not be checked (see note) */
+	int included;
+	char *first_tag;
+	char *note;
+};
+
+/* One disassembled instruction around the crashing pc. */
+struct prov_insn {
+	uint64_t addr;
+	char *text;
+	int current;	/* the faulting instruction */
+};
+
 struct prov_crash {
 	char *input_path;
 	enum prov_input_kind kind;
@@ -165,6 +184,14 @@ struct prov_crash {
 
 	struct prov_source *sources;
 	size_t nsources, sources_alloc;
+
+	struct prov_insn *insns;	/* disassembly around the crashing pc */
+	size_t ninsns, insns_alloc;
+	char *insns_note;	/* why there is none */
+
+	char *determinism;	/* set when several inputs were compared */
+	struct prov_fix_status *fixes;
+	size_t nfixes, fixes_alloc;
 };
 
 /* Hard caps on what untrusted input may make the model hold. */
@@ -182,6 +209,9 @@ struct prov_frame *prov_thread_add_frame(struct prov_thread *t);	/* NULL past PR
 void prov_crash_add_pattern(struct prov_crash *c, const char *id, const char *evidence);
 struct prov_component *prov_crash_add_component(struct prov_crash *c);
 struct prov_source *prov_crash_add_source(struct prov_crash *c);
+
+struct prov_insn *prov_crash_add_insn(struct prov_crash *c);
+struct prov_fix_status *prov_crash_add_fix(struct prov_crash *c);
 
 /* The crashing thread, or NULL. */
 struct prov_thread *prov_crash_crashed_thread(const struct prov_crash *c);
