@@ -123,6 +123,21 @@ void prov_report_json_component(struct prov_json *j, const struct prov_component
 	prov_json_end_object(j);
 }
 
+void prov_report_json_fix(struct prov_json *j, const struct prov_fix_status *x)
+{
+	prov_json_begin_object(j);
+	prov_json_kv_string(j, "fix", x->fix_commit ? x->fix_commit : x->fix);
+	prov_json_kv_string(j, "deployed", x->deployed);
+	if (x->known)
+		prov_json_kv_bool(j, "included", x->included);
+	else
+		prov_json_kv_null(j, "included");
+	prov_json_kv_string(j, "first_tag", x->first_tag);
+	prov_json_kv_string(j, "component", x->component);
+	prov_json_kv_string(j, "note", x->note);
+	prov_json_end_object(j);
+}
+
 static void write_source(struct prov_json *j, const struct prov_source *s)
 {
 	size_t i;
@@ -237,6 +252,25 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 	prov_json_begin_array(j);
 	for (i = 0; i < c->nsources; i++)
 		write_source(j, &c->sources[i]);
+	prov_json_end_array(j);
+
+	prov_json_kv_string(j, "determinism", c->determinism);
+
+	prov_json_key(j, "instructions");
+	prov_json_begin_array(j);
+	for (i = 0; i < c->ninsns; i++) {
+		prov_json_begin_object(j);
+		prov_json_kv_hex(j, "address", c->insns[i].addr);
+		prov_json_kv_string(j, "text", c->insns[i].text);
+		prov_json_kv_bool(j, "current", c->insns[i].current);
+		prov_json_end_object(j);
+	}
+	prov_json_end_array(j);
+
+	prov_json_key(j, "fixes");
+	prov_json_begin_array(j);
+	for (i = 0; i < c->nfixes; i++)
+		prov_report_json_fix(j, &c->fixes[i]);
 	prov_json_end_array(j);
 }
 

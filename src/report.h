@@ -21,6 +21,8 @@ struct prov_json;
 /* Pieces for other JSON documents (env, fixcheck): one component object; the
  * crash report's keys without the enclosing braces. */
 void prov_report_json_component(struct prov_json *j, const struct prov_component *p);
+/* {"fix", "deployed", "included", "first_tag", "component", "note"} (fixcheck's contract) */
+void prov_report_json_fix(struct prov_json *j, const struct prov_fix_status *x);
 void prov_report_json_body(struct prov_json *j, const struct prov_crash *c);
 
 /* "SIGSEGV (11), SEGV_MAPERR, fault address 0x0" */

@@ -1,0 +1,27 @@
+#ifndef PROV_FIXSTATUS_H
+#define PROV_FIXSTATUS_H
+
+#include <stddef.h>
+
+#include "cmd.h"
+#include "model.h"
+
+/*
+ * `--fix COMMIT`: for each candidate fix, is it an ancestor of (or equal
+ * to) the commit the crash's component was built from, and which release
+ * first contains it. Adds one c->fixes[] entry per fix; a fix that cannot be
+ * checked (no component with a known commit, the commit unknown in the
+ * repository, offline without a mirror) gets known = 0 and a note.
+ *
+ * `component` names the component (NULL: the component of the innermost
+ * frame of the crashing thread that has one with a commit, else the only
+ * component with a commit). Returns 0; errors only for real failures.
+ */
+int prov_fix_status_check(struct prov_crash *c, const char *const *fixes, size_t nfixes,
+			  const char *component, struct prov_global *g, int offline);
+
+/* The component chosen as above, or NULL. */
+const struct prov_component *prov_fix_status_component(const struct prov_crash *c,
+						       const char *component);
+
+#endif

@@ -1,0 +1,417 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <elf.h>
+
+#include "error.h"
+#include "input.h"
+#include "util.h"
+#include "banned.h"
+
+#define HEAD_SIZE 4096
+
+static const char *compression_of(const unsigned char *h, size_t n)
+{
+	if (n >= 4 && h[0] == 0x28 && h[1] == 0xb5 && h[2] == 0x2f && h[3] == 0xfd)
+		return "zstd";
+	if (n >= 6 && !memcmp(h, "\xfd" "7zXZ\0", 6))
+		return "xz";
+	if (n >= 4 && h[0] == 0x04 && h[1] == 0x22 && h[2] == 0x4d && h[3] == 0x18)
+		return "lz4";
+	if (n >= 2 && h[0] == 0x1f && h[1] == 0x8b)
+		return "gzip";
+	return NULL;
+}
+
+/* 0: not ELF; 1: ELF core; -1: ELF but not a core (type in *type) */
+static int elf_kind(const unsigned char *h, size_t n, unsigned int *type)
+{
+	if (n < 4 || memcmp(h, ELFMAG, SELFMAG) != 0)
+		return 0;
+	if (n < sizeof(Elf32_Ehdr) || (h[EI_CLASS] != ELFCLASS64 && h[EI_CLASS] != ELFCLASS32))
+		return -1;
+	/* e_type sits right after e_ident in both classes */
+	*type = h[EI_DATA] == ELFDATA2MSB ? (unsigned)(h[16] << 8 | h[17])
+					  : (unsigned)(h[17] << 8 | h[16]);
+	return *type == ET_CORE ? 1 : -1;
+}
+
+static int looks_binary(const unsigned char *h, size_t n)
+{
+	return memchr(h, '\0', n) != NULL;
+}
+
+static ssize_t read_head(int fd, unsigned char *buf, size_t size)
+{
+	size_t got = 0;
+
+	while (got < size) {
+		ssize_t r = read(fd, buf + got, size - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+static int make_tmp(char **out, int *fd_out, const char *tmpdir)
+{
+	char *path;
+	int fd;
+
+	if (mkdir(tmpdir, 0700) < 0 && errno != EEXIST) {
+		/* the parent (the cache directory) may be missing too */
+		char *parent = prov_xstrdup(tmpdir);
+		char *slash = strrchr(parent, '/');
+
+		if (slash && slash != parent) {
+			*slash = '\0';
+			mkdir(parent, 0700);
+		}
+		free(parent);
+		if (mkdir(tmpdir, 0700) < 0 && errno != EEXIST)
+			return prov_error_set(PROV_ERROR, "cannot create '%s': %s", tmpdir,
+					      strerror(errno));
+	}
+	path = prov_xasprintf("%s/input-%ld-XXXXXX", tmpdir, (long)getpid());
+	fd = mkstemp(path);
+	if (fd < 0) {
+		int e = errno;
+
+		free(path);
+		return prov_error_set(PROV_ERROR, "cannot create a temporary file in '%s': %s",
+				      tmpdir, strerror(e));
+	}
+	*out = path;
+	*fd_out = fd;
+	return 0;
+}
+
+/* Write a block, leaving a hole for runs of zeros (cores are mostly zeros). */
+static int write_sparse(int fd, const char *data, size_t len, const char *name)
+{
+	static const char zeros[4096];
+	size_t off = 0;
+
+	while (off < len) {
+		size_t n = len - off < 4096 ? len - off : 4096;
+
+		if (n == 4096 && memcmp(data + off, zeros, 4096) == 0) {
+			if (lseek(fd, 4096, SEEK_CUR) < 0)
+				return prov_error_set(PROV_ERROR, "cannot seek in '%s': %s",
+						      name, strerror(errno));
+		} else {
+			size_t w = 0;
+
+			while (w < n) {
+				ssize_t r = write(fd, data + off + w, n - w);
+
+				if (r < 0 && errno == EINTR)
+					continue;
+				if (r < 0)
+					return prov_error_set(PROV_ERROR, "cannot write '%s': %s",
+							      name, strerror(errno));
+				w += (size_t)r;
+			}
+		}
+		off += n;
+	}
+	return 0;
+}
+
+static int decompress(struct prov_input *in, const char *src, const char *tmpdir,
+		      uint64_t max)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *entry;
+	char *tmp = NULL;
+	int fd = -1, error;
+	uint64_t total = 0;
+	char *chunk = prov_xmalloc(1 << 20);
+
+	archive_read_support_filter_all(a);
+	archive_read_support_format_raw(a);
+	if (archive_read_open_filename(a, src, 1 << 16) != ARCHIVE_OK ||
+	    archive_read_next_header(a, &entry) != ARCHIVE_OK) {
+		error = prov_error_set(PROV_EINPUT, "cannot decompress '%s' (%s): %s",
+				       in->name, in->compression,
+				       archive_error_string(a) ? archive_error_string(a) : "unknown error");
+		goto cleanup;
+	}
+	if ((error = make_tmp(&tmp, &fd, tmpdir)) < 0)
+		goto cleanup;
+	for (;;) {
+		la_ssize_t n = archive_read_data(a, chunk, 1 << 20);
+
+		if (n == 0)
+			break;
+		if (n < 0) {
+			error = prov_error_set(PROV_EINPUT, "'%s' is truncated or corrupt (%s): %s",
+					       in->name, in->compression,
+					       archive_error_string(a) ? archive_error_string(a) : "read error");
+			goto cleanup;
+		}
+		total += (uint64_t)n;
+		if (total > max) {
+			error = prov_error_set(PROV_ELIMIT,
+					       "'%s' decompresses to more than %llu bytes; raise -c core.maxSize=BYTES",
+					       in->name, (unsigned long long)max);
+			goto cleanup;
+		}
+		if ((error = write_sparse(fd, chunk, (size_t)n, tmp)) < 0)
+			goto cleanup;
+	}
+	if (ftruncate(fd, (off_t)total) < 0) {
+		error = prov_error_set(PROV_ERROR, "cannot size '%s': %s", tmp, strerror(errno));
+		goto cleanup;
+	}
+	in->tmpfile = tmp;
+	tmp = NULL;
+	error = 0;
+cleanup:
+	if (fd >= 0)
+		close(fd);
+	if (tmp) {
+		unlink(tmp);
+		free(tmp);
+	}
+	free(chunk);
+	archive_read_free(a);
+	return error;
+}
+
+/* Copy standard input to a temporary file (a core piped in). */
+static int spool_stdin(struct prov_input *in, const unsigned char *head, size_t hlen,
+		       const char *tmpdir, uint64_t max)
+{
+	char *chunk = NULL, *tmp = NULL;
+	uint64_t total = hlen;
+	int fd = -1, error;
+
+	if ((error = make_tmp(&tmp, &fd, tmpdir)) < 0)
+		goto cleanup;
+	if ((error = write_sparse(fd, (const char *)head, hlen, tmp)) < 0)
+		goto cleanup;
+	chunk = prov_xmalloc(1 << 20);
+	for (;;) {
+		ssize_t n = read(0, chunk, 1 << 20);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			error = prov_error_set(PROV_EINPUT, "cannot read standard input: %s",
+					       strerror(errno));
+			goto cleanup;
+		}
+		if (n == 0)
+			break;
+		total += (uint64_t)n;
+		if (total > max) {
+			error = prov_error_set(PROV_ELIMIT, "standard input is larger than %llu bytes",
+					       (unsigned long long)max);
+			goto cleanup;
+		}
+		if ((error = write_sparse(fd, chunk, (size_t)n, tmp)) < 0)
+			goto cleanup;
+	}
+	if (ftruncate(fd, (off_t)total) < 0) {
+		error = prov_error_set(PROV_ERROR, "cannot size '%s': %s", tmp, strerror(errno));
+		goto cleanup;
+	}
+	in->tmpfile = tmp;
+	tmp = NULL;
+	error = 0;
+cleanup:
+	if (fd >= 0)
+		close(fd);
+	if (tmp) {
+		unlink(tmp);
+		free(tmp);
+	}
+	free(chunk);
+	return error;
+}
+
+/* Decide what the (possibly decompressed) file at `path` holds. */
+static int classify_file(struct prov_input *in, const char *path, int allow_text)
+{
+	unsigned char head[HEAD_SIZE];
+	unsigned int type = 0;
+	ssize_t n;
+	int fd, kind, error = 0;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return prov_error_set(PROV_EINPUT, "cannot open '%s': %s", in->name,
+				      strerror(errno));
+	if ((n = read_head(fd, head, sizeof(head))) < 0) {
+		error = prov_error_set(PROV_EINPUT, "cannot read '%s': %s", in->name,
+				       strerror(errno));
+		goto cleanup;
+	}
+	if (n == 0) {
+		error = prov_error_set(PROV_EINPUT, "'%s' is empty", in->name);
+		goto cleanup;
+	}
+	kind = elf_kind(head, (size_t)n, &type);
+	if (kind == 1) {
+		in->type = PROV_INPUT_TYPE_CORE;
+		in->path = prov_xstrdup(path);
+		goto cleanup;
+	}
+	if (kind < 0) {
+		error = prov_error_set(PROV_EINPUT,
+				       "'%s' is an ELF file but not a core (e_type %u)%s",
+				       in->name, type,
+				       type == ET_EXEC || type == ET_DYN ? "; pass it with --exe" : "");
+		goto cleanup;
+	}
+	if (!allow_text || looks_binary(head, (size_t)n)) {
+		error = prov_error_set(PROV_EINPUT, "'%s' is neither a core file nor a text backtrace",
+				       in->name);
+		goto cleanup;
+	}
+	if (lseek(fd, 0, SEEK_SET) < 0) {
+		error = prov_error_set(PROV_EINPUT, "cannot seek in '%s'", in->name);
+		goto cleanup;
+	}
+	in->type = PROV_INPUT_TYPE_TEXT;
+	error = prov_read_fd(&in->text, fd, in->name, PROV_INPUT_MAX_TEXT);
+	if (error == PROV_ELIMIT)
+		error = prov_error_set(PROV_ELIMIT, "'%s' is larger than %zu bytes of text",
+				       in->name, PROV_INPUT_MAX_TEXT);
+cleanup:
+	close(fd);
+	return error;
+}
+
+int prov_input_open(struct prov_input *out, const char *name, const char *tmpdir,
+		    uint64_t max_core)
+{
+	struct prov_input in;
+	unsigned char head[HEAD_SIZE];
+	const char *comp;
+	ssize_t n;
+	int fd = -1, error;
+	struct stat st;
+
+	memset(&in, 0, sizeof(in));
+	prov_buf_init(&in.text, 0);
+	in.name = prov_xstrdup(name);
+	if (!max_core)
+		max_core = PROV_INPUT_DEFAULT_MAX_CORE;
+
+	if (strcmp(name, "-") == 0) {
+		unsigned int type;
+
+		if ((n = read_head(0, head, sizeof(head))) < 0) {
+			error = prov_error_set(PROV_EINPUT, "cannot read standard input: %s",
+					       strerror(errno));
+			goto cleanup;
+		}
+		if (n == 0) {
+			error = prov_error_set(PROV_EINPUT, "standard input is empty");
+			goto cleanup;
+		}
+		if (elf_kind(head, (size_t)n, &type) != 0 || compression_of(head, (size_t)n)) {
+			if ((error = spool_stdin(&in, head, (size_t)n, tmpdir, max_core)) < 0)
+				goto cleanup;
+			error = 0;
+		} else {
+			/* text: keep it in memory */
+			char chunk[65536];
+
+			if ((error = prov_buf_add(&in.text, head, (size_t)n)) < 0)
+				goto cleanup;
+			for (;;) {
+				ssize_t r = read(0, chunk, sizeof(chunk));
+
+				if (r < 0 && errno == EINTR)
+					continue;
+				if (r <= 0)
+					break;
+				if (in.text.len + (size_t)r > PROV_INPUT_MAX_TEXT) {
+					error = prov_error_set(PROV_ELIMIT,
+							       "standard input is larger than %zu bytes of text",
+							       PROV_INPUT_MAX_TEXT);
+					goto cleanup;
+				}
+				prov_buf_add(&in.text, chunk, (size_t)r);
+			}
+			in.type = PROV_INPUT_TYPE_TEXT;
+			goto done;
+		}
+		name = in.tmpfile;
+	}
+
+	if (stat(name, &st) < 0) {
+		error = prov_error_set(PROV_EINPUT, "cannot open '%s': %s", in.name,
+				       strerror(errno));
+		goto cleanup;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		error = prov_error_set(PROV_EINPUT, "'%s' is a directory", in.name);
+		goto cleanup;
+	}
+	if ((fd = open(name, O_RDONLY | O_CLOEXEC)) < 0) {
+		error = prov_error_set(PROV_EINPUT, "cannot open '%s': %s", in.name,
+				       strerror(errno));
+		goto cleanup;
+	}
+	n = read_head(fd, head, 8);
+	close(fd);
+	fd = -1;
+	if (n < 0) {
+		error = prov_error_set(PROV_EINPUT, "cannot read '%s': %s", in.name,
+				       strerror(errno));
+		goto cleanup;
+	}
+	if ((comp = compression_of(head, (size_t)n))) {
+		char *spooled = in.tmpfile;
+
+		in.compression = prov_xstrdup(comp);
+		in.tmpfile = NULL;
+		error = decompress(&in, name, tmpdir, max_core);
+		if (spooled) {
+			unlink(spooled);
+			free(spooled);
+		}
+		if (error < 0)
+			goto cleanup;
+		error = classify_file(&in, in.tmpfile, 1);
+	} else {
+		error = classify_file(&in, name, 1);
+	}
+	if (error < 0)
+		goto cleanup;
+done:
+	*out = in;
+	return 0;
+cleanup:
+	if (fd >= 0)
+		close(fd);
+	prov_input_release(&in);
+	return error;
+}
+
+void prov_input_release(struct prov_input *in)
+{
+	if (in->tmpfile) {
+		unlink(in->tmpfile);
+		free(in->tmpfile);
+	}
+	free(in->name);
+	free(in->path);
+	free(in->compression);
+	prov_buf_release(&in->text);
+	memset(in, 0, sizeof(*in));
+}

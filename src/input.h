@@ -1,0 +1,42 @@
+#ifndef PROV_INPUT_H
+#define PROV_INPUT_H
+
+#include <stdint.h>
+
+#include "buf.h"
+
+/*
+ * Input detection by content, not by name: an ELF core, a core compressed
+ * with zstd, xz, lz4 or gzip (systemd-coredump's storage), or text. "-" reads
+ * standard input. Compressed cores are decompressed (libarchive, sparse-aware:
+ * runs of zeros become holes) into a temporary file in `tmpdir`, removed by
+ * prov_input_release().
+ */
+enum prov_input_type {
+	PROV_INPUT_TYPE_CORE,
+	PROV_INPUT_TYPE_TEXT,
+};
+
+struct prov_input {
+	enum prov_input_type type;
+	char *name;	/* as the user gave it ("-" for stdin) */
+	char *path;	/* core: the file to analyze (the temporary one when decompressed) */
+	char *compression;	/* "zstd", "xz", "lz4", "gzip" or NULL */
+	char *tmpfile;	/* to remove, or NULL */
+	struct prov_buf text;	/* text input */
+};
+
+#define PROV_INPUT_MAX_TEXT ((size_t)64 << 20)
+#define PROV_INPUT_DEFAULT_MAX_CORE ((uint64_t)64 << 30)
+
+/*
+ * Open `name`. `tmpdir` receives decompressed cores (created 0700 if
+ * missing). `max_core` caps the decompressed size (PROV_ELIMIT beyond it).
+ * PROV_EINPUT: missing, unreadable, empty, an ELF file that is not a core,
+ * a compressed file that does not decompress, binary data that is not a core.
+ */
+int prov_input_open(struct prov_input *out, const char *name, const char *tmpdir,
+		    uint64_t max_core);
+void prov_input_release(struct prov_input *in);
+
+#endif

@@ -1,0 +1,27 @@
+#ifndef PROV_PATTERNS_H
+#define PROV_PATTERNS_H
+
+#include "model.h"
+
+/*
+ * Crash patterns (the runbook's table), each added to c->patterns with the
+ * facts that triggered it. A pattern is only claimed when the model holds
+ * its evidence; the evidence text says what was seen, never more.
+ *
+ *   null-deref        SIGSEGV/SIGBUS with a fault address in the first 64 KiB
+ *   bad-call          frame #0's pc is 0 or outside every mapped module (core)
+ *   non-canonical     SIGSEGV with SI_KERNEL (x86-64 general protection: a
+ *                     non-canonical address), or a non-canonical fault address
+ *   misaligned        SIGBUS BUS_ADRALN
+ *   stack-overflow    fault address within 64 KiB below the crashing thread's
+ *                     stack pointer, or one function repeated 200+ times
+ *   abort             SIGABRT, or abort/__assert_fail/std::terminate frames
+ *   exit-time         crash.context is exit (exit handlers, static destructors)
+ *   heap-corruption   malloc_printerr / _int_free / free-checking frames
+ */
+void prov_patterns_detect(struct prov_crash *c);
+
+/* Stable description of a pattern id for reports ("NULL dereference"). */
+const char *prov_pattern_title(const char *id);
+
+#endif

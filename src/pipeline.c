@@ -1,0 +1,139 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/cache.h"
+#include "components.h"
+#include "core.h"
+#include "error.h"
+#include "input.h"
+#include "patterns.h"
+#include "pipeline.h"
+#include "resolvers/resolver.h"
+#include "textparse.h"
+#include "util.h"
+#include "banned.h"
+
+/* Modules no resolver is expected to claim: the kernel's, anonymous maps. */
+static int module_is_special(const char *path)
+{
+	return !path || path[0] == '[' || prov_starts_with(path, "linux-vdso") ||
+	       prov_starts_with(path, "linux-gate") || strstr(path, "(deleted)") ||
+	       prov_starts_with(path, "/dev/") || prov_starts_with(path, "/memfd:") ||
+	       prov_starts_with(path, "/SYSV");
+}
+
+/*
+ * Partial: a module named by a frame of the crashing thread (or, without
+ * one, of any thread) was not resolved to a package.
+ */
+static int modules_incomplete(const struct prov_crash *c)
+{
+	const struct prov_thread *t = prov_crash_crashed_thread(c);
+	size_t i, k, first = 0, last = c->nthreads;
+
+	if (t) {
+		first = (size_t)(t - c->threads);
+		last = first + 1;
+	}
+	for (k = first; k < last; k++) {
+		const struct prov_thread *th = &c->threads[k];
+
+		for (i = 0; i < th->nframes; i++) {
+			const struct prov_frame *f = &th->frames[i];
+			const struct prov_module *m;
+
+			if (!f->module || module_is_special(f->module) || f->python)
+				continue;
+			m = prov_crash_module_by_path(c, f->module);
+			if (m && !m->origin)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static uint64_t max_core_size(const struct prov_global *g)
+{
+	const char *v = g ? prov_config_get(g->config, "core.maxsize") : NULL;
+	uint64_t n;
+
+	if (v && prov_parse_u64(&n, v, (size_t)-1, 10) == 0 && n)
+		return n;
+	return 0;
+}
+
+int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
+		      const struct prov_pipeline_opts *opts)
+{
+	struct prov_input in;
+	struct prov_crash *c = NULL;
+	struct prov_cache *cache = NULL;
+	char *tmpdir = NULL;
+	int error, incomplete = 0;
+	const char *cache_dir = opts->global ? opts->global->cache_dir : NULL;
+
+	memset(&in, 0, sizeof(in));
+	tmpdir = prov_xasprintf("%s/tmp", cache_dir ? cache_dir : ".");
+	if ((error = prov_input_open(&in, name, tmpdir, max_core_size(opts->global))) < 0)
+		goto cleanup;
+
+	if (in.type == PROV_INPUT_TYPE_CORE) {
+		struct prov_core_opts copts = { 0 };
+
+		copts.exe = opts->exe;
+		copts.sysroot = opts->sysroot;
+		if ((error = prov_core_analyze(&c, in.path, &copts)) < 0) {
+			/* the analyzer names the temporary file; name the user's */
+			if (in.tmpfile && error == PROV_EINPUT)
+				error = prov_error_set(PROV_EINPUT, "'%s' (%s-compressed): %s",
+						       in.name, in.compression, prov_error_last());
+			goto cleanup;
+		}
+		free(c->input_path);
+		c->input_path = prov_xstrdup(in.name);
+		prov_crash_classify_context(c);
+	} else {
+		if ((error = prov_text_parse(&c, in.name, in.text.buf, in.text.len)) < 0)
+			goto cleanup;
+	}
+
+	if (cache_dir && prov_cache_open(&cache, cache_dir) < 0) {
+		prov_warn("cache unavailable, continuing without it: %s", prov_error_last());
+		cache = NULL;
+	}
+	{
+		struct prov_resolve_ctx rctx = { 0 };
+
+		rctx.sysroot = opts->sysroot;
+		rctx.cache = cache;
+		if ((error = prov_resolve_modules(c, &rctx)) < 0)
+			goto cleanup;
+	}
+	incomplete |= modules_incomplete(c);
+
+	if (!opts->no_sources) {
+		struct prov_components_ctx cctx = { 0 };
+
+		cctx.config = opts->global ? opts->global->config : NULL;
+		cctx.cache_dir = cache_dir;
+		cctx.mapping_files = opts->mappings;
+		cctx.offline = opts->offline;
+		cctx.context = opts->context;
+		cctx.max_source_frames = 5;
+		if ((error = prov_components_resolve(c, &incomplete, &cctx)) < 0)
+			goto cleanup;
+	}
+
+	prov_patterns_detect(c);
+	if (partial)
+		*partial = incomplete;
+	*out = c;
+	c = NULL;
+	error = 0;
+cleanup:
+	prov_cache_free(cache);
+	prov_crash_free(c);
+	prov_input_release(&in);
+	free(tmpdir);
+	return error;
+}

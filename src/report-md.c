@@ -1,0 +1,412 @@
+#include <inttypes.h>
+#include <signal.h>
+#include <string.h>
+
+#include "patterns.h"
+#include "report.h"
+#include "util.h"
+#include "banned.h"
+
+/*
+ * The crash report in the structure of the coredump-analysis runbook
+ * (shared/seeds/003): signal, crashing thread, context, determinism, call
+ * chain, crashing instruction, container environment, source, fix status,
+ * next steps. GitHub-flavoured Markdown: table cells escape '|' and never
+ * hold a newline.
+ */
+
+static void cell(struct prov_buf *b, const char *s)
+{
+	if (!s || !*s) {
+		prov_buf_puts(b, "—");
+		return;
+	}
+	for (; *s; s++) {
+		if (*s == '|')
+			prov_buf_puts(b, "\\|");
+		else if (*s == '\n' || *s == '\r')
+			prov_buf_putc(b, ' ');
+		else if (*s == '`')
+			prov_buf_putc(b, '\'');
+		else
+			prov_buf_putc(b, *s);
+	}
+}
+
+static void code_cell(struct prov_buf *b, const char *s)
+{
+	if (!s || !*s) {
+		prov_buf_puts(b, "—");
+		return;
+	}
+	prov_buf_putc(b, '`');
+	cell(b, s);
+	prov_buf_putc(b, '`');
+}
+
+static const char *thread_role(const struct prov_crash *c, const struct prov_thread *t)
+{
+	if (c->context == PROV_CONTEXT_EXIT)
+		return "exit handler";
+	if (c->context == PROV_CONTEXT_MODULE_LOAD)
+		return "module load";
+	if (c->has_process && c->process.has_pid && t->has_tid && t->tid == c->process.pid)
+		return "main thread";
+	if (t->nframes) {
+		const char *last = t->frames[t->nframes - 1].function;
+
+		if (last && (strstr(last, "clone") || strstr(last, "start_thread")))
+			return "worker thread";
+		if (last && (strcmp(last, "_start") == 0 || strstr(last, "__libc_start_main")))
+			return "main thread";
+	}
+	return NULL;
+}
+
+static const char *context_text(enum prov_context ctx)
+{
+	switch (ctx) {
+	case PROV_CONTEXT_RUNTIME:
+		return "runtime";
+	case PROV_CONTEXT_EXIT:
+		return "exit-time cleanup";
+	case PROV_CONTEXT_MODULE_LOAD:
+		return "module load";
+	default:
+		return "unknown";
+	}
+}
+
+static void call_chain(struct prov_buf *b, const struct prov_crash *c, const struct prov_thread *t)
+{
+	size_t i;
+
+	prov_buf_puts(b, "### Crash call chain\n\n");
+	if (!t || !t->nframes) {
+		prov_buf_puts(b, "No frames.\n\n");
+		return;
+	}
+	prov_buf_puts(b, "| Frame | Function | Library / Source | Component |\n"
+			 "|-------|----------|------------------|-----------|\n");
+	for (i = 0; i < t->nframes; i++) {
+		const struct prov_frame *f = &t->frames[i];
+		struct prov_buf where = PROV_BUF_INIT;
+		const struct prov_module *m = f->module ? prov_crash_module_by_path(c, f->module) : NULL;
+
+		prov_buf_printf(b, "| #%d%s | ", f->index, f->inlined ? " (inlined)" : "");
+		code_cell(b, f->function ? f->function : "??");
+		prov_buf_puts(b, " | ");
+		if (f->module)
+			prov_buf_puts(&where, prov_basename(f->module));
+		if (f->repo_path || f->file) {
+			if (where.len)
+				prov_buf_puts(&where, " — ");
+			prov_buf_puts(&where, f->repo_path ? f->repo_path : f->file);
+			if (f->line > 0)
+				prov_buf_printf(&where, ":%d", f->line);
+		}
+		cell(b, where.buf);
+		prov_buf_puts(b, " | ");
+		if (f->component)
+			cell(b, f->component);
+		else if (m && m->origin)
+			prov_buf_printf(b, "%s (%s)", m->origin->name ? m->origin->name : "?",
+					m->origin->kind);
+		else
+			prov_buf_puts(b, "—");
+		prov_buf_puts(b, " |\n");
+		prov_buf_release(&where);
+	}
+	if (t->truncated)
+		prov_buf_printf(b, "\n*(stopped after %zu frames)*\n", t->nframes);
+	prov_buf_putc(b, '\n');
+}
+
+static void crashing_instruction(struct prov_buf *b, const struct prov_crash *c,
+				 const struct prov_thread *t)
+{
+	static const char *const key_regs[] = { "rip", "rsp", "rbp", "rax", "rbx", "rcx",
+		"rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", NULL };
+	size_t i, k;
+
+	prov_buf_puts(b, "### Crashing instruction\n\n");
+	if ((!t || !t->regs) && !c->ninsns) {
+		prov_buf_puts(b, c->kind == PROV_INPUT_TEXT
+			      ? "Not available from a text backtrace (registers and code bytes need a core).\n\n"
+			      : "No registers were recorded for the crashing thread.\n\n");
+		return;
+	}
+	if (c->ninsns) {
+		prov_buf_puts(b, "```\n");
+		for (i = 0; i < c->ninsns; i++)
+			prov_buf_printf(b, "%s 0x%016" PRIx64 ":  %s\n",
+					c->insns[i].current ? "=>" : "  ", c->insns[i].addr,
+					c->insns[i].text);
+		prov_buf_puts(b, "```\n\n");
+	} else if (c->insns_note) {
+		prov_buf_printf(b, "No disassembly: %s.\n\n", c->insns_note);
+	}
+	if (t && t->regs) {
+		int col = 0;
+
+		prov_buf_puts(b, "```\n");
+		for (k = 0; key_regs[k]; k++)
+			for (i = 0; i < t->nregs; i++)
+				if (strcmp(t->regs[i].name, key_regs[k]) == 0) {
+					prov_buf_printf(b, "%-4s 0x%016" PRIx64 "%s", t->regs[i].name,
+							t->regs[i].value, ++col % 3 ? "   " : "\n");
+					break;
+				}
+		if (col % 3)
+			prov_buf_putc(b, '\n');
+		prov_buf_puts(b, "```\n\n");
+		for (k = 0; key_regs[k]; k++)
+			for (i = 0; i < t->nregs; i++)
+				if (strcmp(t->regs[i].name, key_regs[k]) == 0 && t->regs[i].value == 0 &&
+				    strcmp(key_regs[k], "rax") != 0 && k >= 3)
+					prov_buf_printf(b, "- `%s` is 0\n", t->regs[i].name);
+		if (c->has_signal && c->signal.has_addr) {
+			prov_buf_printf(b, "- fault address `0x%" PRIx64 "`", c->signal.addr);
+			if (c->signal.addr % 8)
+				prov_buf_puts(b, " is not 8-byte aligned");
+			prov_buf_putc(b, '\n');
+		}
+		prov_buf_putc(b, '\n');
+	}
+}
+
+/* Components in the crash, plus packages of modules in frames without one. */
+static void environment(struct prov_buf *b, const struct prov_crash *c)
+{
+	size_t i, j, rows = 0;
+
+	prov_buf_puts(b, "### Container environment\n\n"
+			 "| Component | Version | Git Hash |\n"
+			 "|-----------|---------|----------|\n");
+	for (i = 0; i < c->ncomponents; i++) {
+		const struct prov_component *p = &c->components[i];
+
+		prov_buf_puts(b, "| ");
+		cell(b, p->name);
+		prov_buf_puts(b, " | ");
+		cell(b, p->version);
+		prov_buf_puts(b, " | ");
+		code_cell(b, p->commit);
+		prov_buf_puts(b, " |\n");
+		rows++;
+	}
+	for (i = 0; i < c->nmodules; i++) {
+		const struct prov_module *m = &c->modules[i];
+		int dup = 0, used = 0;
+		size_t t, f;
+
+		if (!m->origin || m->component)
+			continue;
+		for (j = 0; j < i && !dup; j++)
+			dup = c->modules[j].origin && !c->modules[j].component &&
+			      c->modules[j].origin->name && m->origin->name &&
+			      strcmp(c->modules[j].origin->name, m->origin->name) == 0;
+		/* only packages whose modules appear in some frame */
+		for (t = 0; t < c->nthreads && !used; t++)
+			for (f = 0; f < c->threads[t].nframes && !used; f++)
+				used = c->threads[t].frames[f].module && m->path &&
+				       strcmp(c->threads[t].frames[f].module, m->path) == 0;
+		if (dup || !used)
+			continue;
+		prov_buf_puts(b, "| ");
+		cell(b, m->origin->name);
+		prov_buf_printf(b, " (%s) | ", m->origin->kind);
+		cell(b, m->origin->version);
+		prov_buf_puts(b, " | ");
+		code_cell(b, m->origin->commit);
+		prov_buf_puts(b, " |\n");
+		rows++;
+	}
+	if (!rows)
+		prov_buf_puts(b, "| — | — | — |\n");
+	prov_buf_putc(b, '\n');
+	for (i = 0; i < c->ncomponents; i++) {
+		const struct prov_component *p = &c->components[i];
+
+		if (p->repo || p->note) {
+			prov_buf_printf(b, "- **%s**: ", p->name ? p->name : "?");
+			if (p->repo)
+				prov_buf_printf(b, "`%s`", p->repo);
+			if (p->ref)
+				prov_buf_printf(b, " at `%s`", p->ref);
+			if (p->found_by)
+				prov_buf_printf(b, " (commit found by %s)", p->found_by);
+			if (p->note)
+				prov_buf_printf(b, "%s%s", p->repo ? "; " : "", p->note);
+			prov_buf_putc(b, '\n');
+		}
+	}
+	if (c->ncomponents)
+		prov_buf_putc(b, '\n');
+}
+
+static void sources(struct prov_buf *b, const struct prov_crash *c)
+{
+	size_t i, k;
+
+	if (!c->nsources)
+		return;
+	prov_buf_puts(b, "### Source at the crash\n\n");
+	for (i = 0; i < c->nsources; i++) {
+		const struct prov_source *s = &c->sources[i];
+
+		prov_buf_printf(b, "Frame #%d — `%s:%d` in %s at `%.12s`:\n\n```\n",
+				s->frame_index, s->path, s->line, s->component ? s->component : "?",
+				s->commit ? s->commit : "?");
+		for (k = 0; k < s->nlines; k++)
+			prov_buf_printf(b, "%s%5d  %s\n", s->lines[k].number == s->line ? ">" : " ",
+					s->lines[k].number, s->lines[k].text);
+		prov_buf_puts(b, "```\n\n");
+	}
+}
+
+static void fix_status(struct prov_buf *b, const struct prov_crash *c)
+{
+	size_t i;
+
+	prov_buf_puts(b, "### Upstream fix status\n\n");
+	if (!c->nfixes) {
+		prov_buf_puts(b, "Not checked (give `--fix COMMIT`, or run `provenance fixcheck`).\n\n");
+		return;
+	}
+	for (i = 0; i < c->nfixes; i++) {
+		const struct prov_fix_status *x = &c->fixes[i];
+
+		if (!x->known)
+			prov_buf_printf(b, "- `%s`: not checked: %s\n", x->fix,
+					x->note ? x->note : "unknown");
+		else if (x->included)
+			prov_buf_printf(b, "- `%.12s` **is included** in the deployed %s (`%.12s`)%s%s%s\n",
+					x->fix_commit ? x->fix_commit : x->fix,
+					x->component ? x->component : "build",
+					x->deployed ? x->deployed : "?", x->first_tag ? "; first released in `" : "",
+					x->first_tag ? x->first_tag : "", x->first_tag ? "`" : "");
+		else
+			prov_buf_printf(b, "- `%.12s` is **NOT included** in the deployed %s (`%.12s`)%s%s%s\n",
+					x->fix_commit ? x->fix_commit : x->fix,
+					x->component ? x->component : "build",
+					x->deployed ? x->deployed : "?",
+					x->first_tag ? "; first released in `" : "",
+					x->first_tag ? x->first_tag : "", x->first_tag ? "`: upgrade or cherry-pick" : "");
+	}
+	prov_buf_putc(b, '\n');
+}
+
+static int has_pattern(const struct prov_crash *c, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < c->npatterns; i++)
+		if (strcmp(c->patterns[i].id, id) == 0)
+			return 1;
+	return 0;
+}
+
+static void next_steps(struct prov_buf *b, const struct prov_crash *c, const struct prov_thread *t)
+{
+	int n = 0;
+	size_t i;
+
+	prov_buf_puts(b, "### Recommended next steps\n\n");
+	for (i = 0; i < c->nfixes; i++)
+		if (c->fixes[i].known && !c->fixes[i].included)
+			prov_buf_printf(b, "%d. The candidate fix `%.12s` is not in the deployed build: %s.\n", ++n,
+					c->fixes[i].fix_commit ? c->fixes[i].fix_commit : c->fixes[i].fix,
+					c->fixes[i].first_tag ? "upgrade to a release that contains it" :
+					"cherry-pick it (no release contains it yet)");
+	for (i = 0; i < c->nfixes; i++)
+		if (c->fixes[i].known && c->fixes[i].included)
+			prov_buf_printf(b, "%d. The candidate fix `%.12s` is already deployed and the crash still happened: it does not fix this crash.\n",
+					++n, c->fixes[i].fix_commit ? c->fixes[i].fix_commit : c->fixes[i].fix);
+	if (has_pattern(c, "null-deref"))
+		prov_buf_printf(b, "%d. Find where the NULL pointer came from: check the callers in the call chain for an unchecked return or an uninitialised member.\n", ++n);
+	if (has_pattern(c, "bad-call"))
+		prov_buf_printf(b, "%d. A function pointer or vtable was NULL or corrupted: look at the caller (frame #1) and the object it called through.\n", ++n);
+	if (has_pattern(c, "exit-time"))
+		prov_buf_printf(b, "%d. The crash is in exit-time cleanup: check destruction order of globals and whether other threads still run at exit; build with ThreadSanitizer to look for the earlier race.\n", ++n);
+	if (has_pattern(c, "heap-corruption"))
+		prov_buf_printf(b, "%d. Heap corruption is detected later than it happens: rebuild with AddressSanitizer (`-fsanitize=address`) to catch the first bad write or free.\n", ++n);
+	if (has_pattern(c, "stack-overflow"))
+		prov_buf_printf(b, "%d. Stack overflow: look for unbounded recursion in the repeated frames, or raise the thread's stack size if the depth is legitimate.\n", ++n);
+	if (has_pattern(c, "abort"))
+		prov_buf_printf(b, "%d. The program aborted itself: read the assertion or error message printed just before the abort (stderr, journal).\n", ++n);
+	if (has_pattern(c, "non-canonical") || has_pattern(c, "misaligned"))
+		prov_buf_printf(b, "%d. A corrupted pointer was dereferenced: this is often a use after free or a data race; rebuild with AddressSanitizer or ThreadSanitizer.\n", ++n);
+	for (i = 0; i < c->ncomponents; i++)
+		if (!c->components[i].commit) {
+			prov_buf_printf(b, "%d. The commit of %s is unknown%s%s: add a mapping (`--mapping FILE`) or check the repository and ref.\n",
+					++n, c->components[i].name ? c->components[i].name : "a component",
+					c->components[i].note ? " — " : "",
+					c->components[i].note ? c->components[i].note : "");
+			break;
+		}
+	if (t && !c->nsources && c->ncomponents)
+		prov_buf_printf(b, "%d. No source lines were shown: check that the component's debug info is available (debuginfod, -dbg packages) and its mapping's path rules.\n", ++n);
+	if (!c->determinism)
+		prov_buf_printf(b, "%d. Reproduce to learn whether the crash is deterministic; give several cores together (`provenance resolve core.1 core.2 …`) to compare them.\n", ++n);
+	if (!n)
+		prov_buf_puts(b, "Nothing specific was found to recommend.\n");
+	prov_buf_putc(b, '\n');
+}
+
+int prov_report_markdown(struct prov_buf *b, const struct prov_crash *c, unsigned int flags)
+{
+	const struct prov_thread *t = prov_crash_crashed_thread(c);
+	const char *role;
+	size_t i;
+
+	if (!t && c->nthreads)
+		t = &c->threads[0];
+	prov_buf_printf(b, "## %s: `%s`\n\n", c->kind == PROV_INPUT_CORE ? "Coredump Analysis" : "Crash Analysis",
+			c->input_path ? c->input_path : "-");
+	if (c->has_process && (c->process.executable || c->process.cmdline)) {
+		prov_buf_puts(b, "**Process:** ");
+		if (c->process.has_pid)
+			prov_buf_printf(b, "pid %" PRId64 ", ", c->process.pid);
+		code_cell(b, c->process.cmdline ? c->process.cmdline : c->process.executable);
+		prov_buf_puts(b, "  \n");
+	}
+	prov_buf_puts(b, "**Crash signal:** ");
+	if (c->has_signal)
+		prov_report_signal_summary(b, c);
+	else
+		prov_buf_puts(b, "unknown");
+	prov_buf_puts(b, "  \n**Crashing thread:** ");
+	if (t) {
+		prov_buf_puts(b, "Thread");
+		if (t->has_tid)
+			prov_buf_printf(b, " %" PRId64, t->tid);
+		if (t->name)
+			prov_buf_printf(b, " \"%s\"", t->name);
+		role = thread_role(c, t);
+		if (role)
+			prov_buf_printf(b, " (%s)", role);
+	} else {
+		prov_buf_puts(b, "unknown");
+	}
+	prov_buf_printf(b, "  \n**Crash context:** %s  \n", context_text(c->context));
+	prov_buf_printf(b, "**Determinism:** %s\n\n",
+			c->determinism ? c->determinism : "unknown (single occurrence)");
+
+	if (c->npatterns) {
+		prov_buf_puts(b, "### Crash pattern\n\n");
+		for (i = 0; i < c->npatterns; i++)
+			prov_buf_printf(b, "- **%s**: %s\n", prov_pattern_title(c->patterns[i].id),
+					c->patterns[i].evidence);
+		prov_buf_putc(b, '\n');
+	}
+	call_chain(b, c, t);
+	crashing_instruction(b, c, t);
+	environment(b, c);
+	sources(b, c);
+	fix_status(b, c);
+	next_steps(b, c, t);
+	(void)flags;
+	prov_buf_rtrim(b);
+	return prov_buf_putc(b, '\n');
+}
