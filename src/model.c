@@ -133,6 +133,7 @@ void prov_crash_free(struct prov_crash *c)
 		free(s->path);
 	}
 	free(c->sources);
+	free(c->code);
 	for (i = 0; i < c->ninsns; i++)
 		free(c->insns[i].text);
 	free(c->insns);

@@ -185,6 +185,13 @@ struct prov_crash {
 	struct prov_source *sources;
 	size_t nsources, sources_alloc;
 
+	/* Code bytes around the crashing pc, captured by the core analyzer
+	 * (from the module's file or the core's memory): [code_addr,
+	 * code_addr + code_len), with code_pc the faulting instruction. */
+	unsigned char *code;
+	size_t code_len;
+	uint64_t code_addr, code_pc;
+
 	struct prov_insn *insns;	/* disassembly around the crashing pc */
 	size_t ninsns, insns_alloc;
 	char *insns_note;	/* why there is none */
