@@ -90,6 +90,10 @@ LIB_OBJS += src/config.o
 # Resolvers (one file each) and the cache.
 
 # Mappings, path rewriting, sources (libgit2), fixcheck.
+LIB_OBJS += src/mapping.o
+LIB_OBJS += src/pathrw.o
+LIB_OBJS += src/sources.o
+LIB_OBJS += src/components.o
 
 # Reports and the pipeline.
 LIB_OBJS += src/report-json.o

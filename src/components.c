@@ -1,0 +1,310 @@
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "components.h"
+#include "error.h"
+#include "mapping.h"
+#include "pathrw.h"
+#include "sources.h"
+#include "util.h"
+#include "banned.h"
+
+#define DEFAULT_SOURCE_FRAMES 5
+
+struct comp_state {
+	const struct prov_mapping *mapping;
+	const struct prov_origin *origin;	/* first origin that matched */
+	struct prov_repo *repo;
+};
+
+static int is_full_hex(const char *s)
+{
+	size_t i;
+
+	if (!s || strlen(s) != 40)
+		return 0;
+	for (i = 0; i < 40; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+static void set_note(struct prov_component *comp, const char *msg)
+{
+	if (comp->note) {
+		char *n = prov_xasprintf("%s; %s", comp->note, msg);
+
+		free(comp->note);
+		comp->note = n;
+	} else {
+		comp->note = prov_xstrdup(msg);
+	}
+}
+
+/* Same repository, ignoring a trailing ".git" and "/". */
+static int same_repo(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	while (la && a[la - 1] == '/')
+		la--;
+	while (lb && b[lb - 1] == '/')
+		lb--;
+	if (la >= 4 && !strncmp(a + la - 4, ".git", 4))
+		la -= 4;
+	if (lb >= 4 && !strncmp(b + lb - 4, ".git", 4))
+		lb -= 4;
+	return la == lb && !strncasecmp(a, b, la);
+}
+
+static void resolve_one(struct prov_component *comp, struct comp_state *cs, int *partial,
+			const struct prov_components_ctx *ctx)
+{
+	const struct prov_mapping *mp = cs->mapping;
+	const struct prov_origin *o = cs->origin;
+	struct prov_sources_opts so = { ctx->config, ctx->cache_dir, ctx->offline };
+	struct prov_buf ref = PROV_BUF_INIT;
+	char **wants = NULL;
+	size_t nwants = 0, i;
+	const char *url = mp->repo;
+	char *commit = NULL;
+
+	if (o && o->vcs_url) {
+		if (!url && prov_config_get_bool(ctx->config, "fetch.trustsystemurls", 0) == 1)
+			url = o->vcs_url;
+		else if (!url)
+			set_note(comp, "the system names a repository but fetch.trustSystemUrls is not set");
+	}
+	if (!url) {
+		set_note(comp, "no repository for this component");
+		*partial = 1;
+		goto cleanup;
+	}
+	free(comp->repo);
+	comp->repo = prov_xstrdup(url);
+	/* a commit the installed system recorded wins over templates, when it is for this repo */
+	if (o && is_full_hex(o->commit) && (!o->vcs_url || url == o->vcs_url || same_repo(url, o->vcs_url))) {
+		wants = prov_xcalloc(1, sizeof(*wants));
+		wants[nwants++] = prov_xstrdup(o->commit);
+	} else {
+		wants = prov_xcalloc(mp->nrefs + 1, sizeof(*wants));
+		for (i = 0; i < mp->nrefs; i++) {
+			if (prov_mapping_expand_ref(&ref, mp->refs[i], comp->version) < 0) {
+				set_note(comp, prov_error_last());
+				continue;
+			}
+			wants[nwants++] = prov_xstrdup(ref.buf);
+		}
+		if (!nwants) {
+			if (!mp->nrefs)
+				set_note(comp, "the mapping gives no ref");
+			*partial = 1;
+			goto cleanup;
+		}
+	}
+	if (prov_sources_open(&cs->repo, url, (const char *const *)wants, nwants, 0, &so) < 0) {
+		set_note(comp, prov_error_last());
+		*partial = 1;
+		goto cleanup;
+	}
+	if (o && is_full_hex(o->commit) && nwants == 1 && !strcmp(wants[0], o->commit)) {
+		free(comp->commit);
+		comp->commit = prov_xstrdup(o->commit);
+		free(comp->found_by);
+		comp->found_by = o->evidence ?
+			prov_xasprintf("%s:%s", o->kind ? o->kind : "system", prov_basename(o->evidence)) :
+			prov_xasprintf("%s", o->found_by ? o->found_by : (o->kind ? o->kind : "system"));
+		if (prov_repo_resolve(&commit, cs->repo, o->commit) < 0) {
+			char *msg = prov_xasprintf("commit %.12s is not in '%s'", o->commit, url);
+
+			set_note(comp, msg);
+			free(msg);
+			*partial = 1;
+		}
+		goto cleanup;
+	}
+	for (i = 0; i < nwants; i++) {
+		if (prov_repo_resolve(&commit, cs->repo, wants[i]) == 0) {
+			free(comp->commit);
+			comp->commit = commit;
+			commit = NULL;
+			free(comp->ref);
+			comp->ref = prov_xstrdup(wants[i]);
+			free(comp->found_by);
+			comp->found_by = prov_xstrdup("mapping:ref");
+			goto cleanup;
+		}
+	}
+	{
+		struct prov_buf msg = PROV_BUF_INIT;
+
+		prov_buf_puts(&msg, "no ref ");
+		for (i = 0; i < nwants; i++)
+			prov_buf_printf(&msg, "%s'%s'", i ? ", " : "", wants[i]);
+		prov_buf_printf(&msg, " in '%s'", url);
+		set_note(comp, msg.buf);
+		prov_buf_release(&msg);
+		*partial = 1;
+	}
+cleanup:
+	for (i = 0; i < nwants; i++)
+		free(wants[i]);
+	free(wants);
+	free(commit);
+	prov_buf_release(&ref);
+}
+
+static struct prov_module *frame_module(struct prov_crash *c, const struct prov_frame *f)
+{
+	struct prov_module *m = NULL;
+
+	if (f->module)
+		m = prov_crash_module_by_path(c, f->module);
+	if (!m && f->has_pc)
+		m = prov_crash_module_at(c, f->pc);
+	return m;
+}
+
+static size_t component_index(const struct prov_crash *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->ncomponents; i++)
+		if (!strcmp(c->components[i].name, name))
+			return i;
+	return (size_t)-1;
+}
+
+static void rewrite_frame(struct prov_frame *f, const struct comp_state *cs,
+			  const struct prov_component *comp, const struct prov_components_ctx *ctx)
+{
+	struct prov_pathrw_ctx pc = { 0 };
+	char *rp = NULL, *rule = NULL, *name;
+
+	if (!f->file || f->repo_path)
+		return;
+	name = prov_pathrw_repo_name(comp->repo);
+	pc.config = ctx->config;
+	pc.path_prefixes = cs->mapping->path_prefixes;
+	pc.npath_prefixes = cs->mapping->npath_prefixes;
+	pc.subdir = cs->mapping->subdir;
+	pc.subdir_paths = cs->mapping->subdir_paths;
+	pc.repo_name = name;
+	if (prov_pathrw_rewrite(&rp, &rule, f->file, NULL, &pc) == 0) {
+		f->repo_path = rp;
+		f->path_rule = rule;
+	}
+	free(name);
+}
+
+int prov_components_resolve(struct prov_crash *c, int *partial,
+			    const struct prov_components_ctx *ctx)
+{
+	struct prov_mappings maps;
+	struct comp_state *cs = NULL;
+	size_t cs_alloc = 0, first = c->ncomponents, i, j;
+	int dummy = 0, error, max_frames, nsrc = 0;
+	struct prov_thread *t;
+
+	if (!partial)
+		partial = &dummy;
+	prov_mappings_init(&maps);
+	if ((error = prov_mappings_load_all(&maps, ctx->mapping_files)) < 0)
+		goto cleanup;
+
+	/* modules -> components */
+	for (i = 0; i < c->nmodules; i++) {
+		struct prov_module *m = &c->modules[i];
+		const struct prov_mapping *mp = prov_mappings_match(&maps, m->path, m->origin);
+		struct prov_component *comp;
+		size_t k;
+
+		if (!mp)
+			continue;
+		k = component_index(c, mp->name);
+		if (k == (size_t)-1) {
+			comp = prov_crash_add_component(c);
+			comp->name = prov_xstrdup(mp->name);
+			comp->version = prov_xstrdup_or_null(m->origin ? m->origin->version : NULL);
+			comp->subdir = prov_xstrdup_or_null(mp->subdir);
+			comp->repo = prov_xstrdup_or_null(mp->repo);
+			comp->found_by = prov_xstrdup("mapping");
+			k = c->ncomponents - 1;
+			PROV_ALLOC_GROW(cs, k + 1, cs_alloc);
+			memset(&cs[k], 0, sizeof(cs[k]));
+			cs[k].mapping = mp;
+			cs[k].origin = m->origin;
+		} else if (k >= first && !cs[k].origin && m->origin) {
+			cs[k].origin = m->origin;
+			if (!c->components[k].version)
+				c->components[k].version = prov_xstrdup_or_null(m->origin->version);
+		}
+		free(m->component);
+		m->component = prov_xstrdup(mp->name);
+	}
+	/* components -> commits */
+	for (i = first; i < c->ncomponents; i++)
+		resolve_one(&c->components[i], &cs[i], partial, ctx);
+
+	/* frames -> components and repository paths */
+	for (i = 0; i < c->nthreads; i++) {
+		for (j = 0; j < c->threads[i].nframes; j++) {
+			struct prov_frame *f = &c->threads[i].frames[j];
+			struct prov_module *m = frame_module(c, f);
+			size_t k;
+
+			if (!m || !m->component)
+				continue;
+			k = component_index(c, m->component);
+			if (k == (size_t)-1 || k < first)
+				continue;
+			free(f->component);
+			f->component = prov_xstrdup(m->component);
+			rewrite_frame(f, &cs[k], &c->components[k], ctx);
+		}
+	}
+	/* source excerpts for the top frames of the crashing thread */
+	max_frames = ctx->max_source_frames > 0 ? ctx->max_source_frames : DEFAULT_SOURCE_FRAMES;
+	t = prov_crash_crashed_thread(c);
+	if (!t && c->nthreads == 1)
+		t = &c->threads[0];
+	for (j = 0; t && j < t->nframes && nsrc < max_frames; j++) {
+		struct prov_frame *f = &t->frames[j];
+		struct prov_source_line *lines = NULL;
+		struct prov_source *s;
+		struct prov_component *comp;
+		size_t k, nl = 0;
+
+		if (!f->component || !f->repo_path || f->line < 1)
+			continue;
+		k = component_index(c, f->component);
+		if (k == (size_t)-1 || k < first)
+			continue;
+		comp = &c->components[k];
+		if (!cs[k].repo || !comp->commit)
+			continue;
+		if (prov_repo_read_lines(&lines, &nl, cs[k].repo, comp->commit, f->repo_path,
+					 f->line, ctx->context) < 0) {
+			*partial = 1;
+			prov_warn("frame #%d: %s", f->index, prov_error_last());
+			continue;
+		}
+		s = prov_crash_add_source(c);
+		s->component = prov_xstrdup(comp->name);
+		s->commit = prov_xstrdup(comp->commit);
+		s->path = prov_xstrdup(f->repo_path);
+		s->line = f->line;
+		s->frame_index = f->index;
+		s->lines = lines;
+		s->nlines = nl;
+		nsrc++;
+	}
+	error = 0;
+cleanup:
+	for (i = first; cs && i < c->ncomponents; i++)
+		prov_repo_free(cs[i].repo);
+	free(cs);
+	prov_mappings_release(&maps);
+	return error;
+}

@@ -1,0 +1,117 @@
+#ifndef PROV_MAPPING_H
+#define PROV_MAPPING_H
+
+#include <stddef.h>
+
+#include "buf.h"
+#include "config.h"
+#include "model.h"
+
+/*
+ * Mapping files (docs/mappings.md): which libraries and packages come from
+ * which upstream repository, and how an installed version becomes a ref.
+ * Git-config syntax, one [component "NAME"] section each, read with
+ * libgit2's config parser.
+ */
+struct prov_mapping {
+	char *name;	/* the section's subsection */
+	char **libraries;	/* fnmatch globs on a module's file name */
+	size_t nlibraries;
+	char **packages;	/* origin->name or origin->source */
+	size_t npackages;
+	char *repo;	/* URL or local path, NULL when the file gave none */
+	char *subdir;	/* repo-relative, never contains ".." */
+	char **refs;	/* templates, tried in order */
+	size_t nrefs;
+	char **path_prefixes;	/* globs: strip through the first match */
+	size_t npath_prefixes;
+	int subdir_paths;	/* frame paths are relative to subdir, not the repo */
+	char *file;	/* the file it came from, for messages */
+};
+
+struct prov_mappings {
+	struct prov_mapping *items;
+	size_t n, alloc;
+};
+
+/* Caps on what a mapping file may hold. */
+#define PROV_MAPPING_MAX_FILE ((size_t)1 << 20)
+#define PROV_MAPPING_MAX_VALUE 4096
+#define PROV_MAPPING_MAX_ITEMS 10000
+#define PROV_MAPPING_MAX_VALUES 256	/* per key per component */
+
+void prov_mappings_init(struct prov_mappings *m);
+void prov_mappings_release(struct prov_mappings *m);
+
+/*
+ * Read one mapping file and append its components. A component whose name
+ * is already known (from an earlier, higher-precedence file) is skipped.
+ * PROV_EINPUT naming the file for: unreadable file, broken syntax, include
+ * sections, a component without a name, a subdir with "..", or an absolute
+ * subdir, a repo URL of a scheme other than https/http/ssh/git/file, a
+ * file:// or local repo that is not a git repository; PROV_ELIMIT for
+ * over-long values or too many entries. Unknown keys and sections are
+ * warnings (prov_warn). On error nothing from the file is kept.
+ */
+int prov_mappings_load_file(struct prov_mappings *m, const char *path);
+
+/*
+ * Load in precedence order: every file in `files` (NULL-terminated, may be
+ * NULL; errors are fatal), then *.map in the user dir
+ * (prov_config_mapping_dir(); missing dir is fine), then the shipped
+ * directory (prov_mappings_shipped_dir()). Files of a directory are read in
+ * name order.
+ */
+int prov_mappings_load_all(struct prov_mappings *m, const char *const *files);
+
+/* Load every *.map of a directory in name order; a missing dir is not an error. */
+int prov_mappings_load_dir(struct prov_mappings *m, const char *dir);
+
+/*
+ * The shipped mappings directory: "<dir of /proc/self/exe>/mappings" when
+ * that exists (an uninstalled build), else PROV_DATADIR "/mappings".
+ * Caller frees.
+ */
+char *prov_mappings_shipped_dir(void);
+
+/*
+ * The first mapping matching a module: `library` glob against the file
+ * name (basename) of module_path, or `package` equal to origin->name or
+ * origin->source. Either argument may be NULL. NULL when none.
+ */
+const struct prov_mapping *prov_mappings_match(const struct prov_mappings *m,
+					       const char *module_path,
+					       const struct prov_origin *origin);
+
+const struct prov_mapping *prov_mappings_find(const struct prov_mappings *m,
+					      const char *name);
+
+/*
+ * Version pieces. upstream: epoch ("1:") and distribution revision (from the
+ * last '-', and "+dfsg"-style suffixes are kept) removed:
+ * "1:2.0.0-43~24.04" -> "2.0.0". major/minor/patch: the leading numeric
+ * dot-separated parts of upstream ("6.4.3" -> 6, 4, 3); missing parts are
+ * empty strings. Each out string is caller-freed.
+ */
+struct prov_version_parts {
+	char *upstream;
+	char *major;
+	char *minor;
+	char *patch;
+};
+void prov_version_split(struct prov_version_parts *out, const char *version);
+void prov_version_parts_release(struct prov_version_parts *p);
+
+/*
+ * Expand a ref template: {version} {upstream_version} {major} {minor}
+ * {patch}. PROV_EINPUT for an unknown placeholder or a placeholder whose
+ * value is empty (e.g. {patch} of "6.4"), or a NULL version with any
+ * placeholder. `out` is reset first.
+ */
+int prov_mapping_expand_ref(struct prov_buf *out, const char *tmpl, const char *version);
+
+/* 1 when url is acceptable as a repository URL by scheme (https, http,
+ * ssh, git, file) or is a local path; 0 otherwise. Does not touch disk. */
+int prov_mapping_url_scheme_ok(const char *url);
+
+#endif

@@ -1,0 +1,44 @@
+#ifndef PROV_PATHRW_H
+#define PROV_PATHRW_H
+
+#include <stddef.h>
+
+#include "config.h"
+
+/*
+ * Path rewriting (docs/mappings.md, "Path rewriting"): a source path as the
+ * build recorded it becomes a path relative to the component's repository.
+ */
+struct prov_pathrw_ctx {
+	const struct prov_config *config;	/* substitute-path.FROM=TO; may be NULL */
+	char *const *path_prefixes;	/* the component's path-prefix globs */
+	size_t npath_prefixes;
+	const char *subdir;	/* the component's subdir in a monorepo, or NULL */
+	int subdir_paths;	/* 1: rewritten paths are relative to subdir: prefix it */
+	const char *repo_name;	/* last part of the repo URL without .git, or NULL */
+};
+
+/*
+ * Rewrite `file` (joined to comp_dir first when it is relative and comp_dir
+ * is given). Rules in order, first match wins: substitute-path (user),
+ * path-prefix (component), rpm-longer-pathname, rpm-usr-src-debug,
+ * debian-build, bazel-proc-self-cwd, bazel-external, conda-build,
+ * pip-build, tmp-build-dir, repo-name (".../<repo>/"), relative (already
+ * relative). Then ".", ".." and "//" are normalised and, with
+ * ctx->subdir_paths, the subdir is prefixed unless already there.
+ *
+ * On success *out is the repo-relative path and *out_rule the rule's name
+ * (static string, or "substitute-path"/"path-prefix"; "+subdir" is
+ * appended as ":subdir" in the returned name when the subdir was added, the
+ * name is then heap-allocated: always free *out_rule). PROV_ENOTFOUND
+ * when no rule applies (an absolute path nothing recognises) or the
+ * result would leave the repository (a leading ".."); nothing is written
+ * to the outs then.
+ */
+int prov_pathrw_rewrite(char **out, char **out_rule, const char *file,
+			const char *comp_dir, const struct prov_pathrw_ctx *ctx);
+
+/* The repository name of a URL: ".../ROCm/clr.git" -> "clr". Caller frees; NULL when none. */
+char *prov_pathrw_repo_name(const char *url);
+
+#endif

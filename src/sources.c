@@ -1,0 +1,682 @@
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <git2.h>
+
+#include "error.h"
+#include "mapping.h"
+#include "sources.h"
+#include "util.h"
+#include "banned.h"
+
+struct tag_entry {
+	char *name;
+	git_oid commit;
+	int64_t time;
+};
+
+struct prov_repo {
+	git_repository *repo;
+	char *path;
+	char *url;
+	struct tag_entry *tags;
+	size_t ntags;
+	int tags_loaded;
+};
+
+static int git_fail(int code, const char *what)
+{
+	const git_error *ge = git_error_last();
+
+	return prov_error_set(code, "%s: %s", what, ge && ge->message ? ge->message : "unknown libgit2 error");
+}
+
+void prov_repo_free(struct prov_repo *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->ntags; i++)
+		free(r->tags[i].name);
+	free(r->tags);
+	git_repository_free(r->repo);
+	free(r->path);
+	free(r->url);
+	free(r);
+}
+
+const char *prov_repo_path(const struct prov_repo *r)
+{
+	return r->path;
+}
+
+static int is_hex(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (n < 4 || n > 40)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+char *prov_sources_mirror_path(const char *cache_dir, const char *url)
+{
+	struct prov_buf name = PROV_BUF_INIT;
+	const char *p = strstr(url, "://");
+	git_oid oid;
+	char hex[GIT_OID_HEXSZ + 1];
+	char *out;
+
+	p = p ? p + 3 : url;
+	for (; *p && name.len < 80; p++) {
+		char c = *p;
+
+		if (!isalnum((unsigned char)c) && c != '.' && c != '_' && c != '-')
+			c = '-';
+		if (c == '-' && name.len && name.buf[name.len - 1] == '-')
+			continue;
+		prov_buf_putc(&name, c);
+	}
+	if (prov_ends_with(name.buf, ".git"))
+		prov_buf_setlen(&name, name.len - 4);
+	while (name.len && (name.buf[name.len - 1] == '-' || name.buf[name.len - 1] == '.'))
+		prov_buf_setlen(&name, name.len - 1);
+	while (name.len && name.buf[0] == '.')
+		memmove(name.buf, name.buf + 1, name.len--);
+	git_odb_hash(&oid, url, strlen(url), GIT_OBJECT_BLOB);
+	git_oid_tostr(hex, sizeof(hex), &oid);
+	out = prov_xasprintf("%s/mirrors/%s%s%.12s.git", cache_dir, name.buf, name.len ? "-" : "", hex);
+	prov_buf_release(&name);
+	return out;
+}
+
+static int rm_cb(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	if (type == FTW_DP)
+		return rmdir(path) < 0 && errno != ENOENT ? -1 : 0;
+	return unlink(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+static int remove_tree(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -1;
+	return nftw(path, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int mkdir_p(const char *dir)
+{
+	char *d = prov_xstrdup(dir), *p;
+	int error = 0;
+
+	for (p = d + 1; ; p++) {
+		if (*p == '/' || !*p) {
+			char c = *p;
+
+			*p = '\0';
+			if (mkdir(d, 0755) < 0 && errno != EEXIST) {
+				error = prov_error_set(PROV_ERROR, "cannot create '%s': %s", d, strerror(errno));
+				break;
+			}
+			*p = c;
+			if (!c)
+				break;
+		}
+	}
+	free(d);
+	return error;
+}
+
+struct progress {
+	const char *url;
+	int shown;
+	uint64_t last_ms;
+};
+
+static int progress_cb(const git_indexer_progress *s, void *payload)
+{
+	struct progress *p = payload;
+	uint64_t now = prov_now_ms();
+
+	if (now - p->last_ms < 100 && s->received_objects != s->total_objects)
+		return 0;
+	p->last_ms = now;
+	p->shown = 1;
+	fprintf(stderr, "\rfetching %s: %u/%u objects, %u/%u deltas, %zu KiB   ",
+		p->url, s->received_objects, s->total_objects, s->indexed_deltas,
+		s->total_deltas, s->received_bytes >> 10);
+	return 0;
+}
+
+static int add_spec(char ***specs, size_t *n, char *spec)
+{
+	*specs = prov_xrealloc(*specs, (*n + 1) * sizeof(**specs));
+	(*specs)[(*n)++] = spec;
+	return 0;
+}
+
+/* Is the ref name safe to put in a refspec? */
+static int ref_name_ok(const char *w)
+{
+	int valid = 0;
+	char *full = prov_xasprintf("refs/heads/%s", w);
+
+	if (git_reference_name_is_valid(&valid, full) < 0)
+		valid = 0;
+	free(full);
+	return valid && !strchr(w, '*') && !strchr(w, ':');
+}
+
+static int do_fetch(git_repository *repo, const char *fetch_url, const char *display_url,
+		    const char *const *wants, size_t nwants, int all_heads)
+{
+	git_fetch_options fo = GIT_FETCH_OPTIONS_INIT;
+	git_remote *remote = NULL;
+	git_strarray arr = { NULL, 0 };
+	char **specs = NULL;
+	size_t n = 0, i;
+	struct progress prog = { display_url, 0, 0 };
+	int error;
+
+	for (i = 0; i < nwants; i++)
+		if (is_hex(wants[i]))
+			all_heads = 1;
+	add_spec(&specs, &n, prov_xstrdup("+refs/tags/*:refs/tags/*"));
+	if (all_heads)
+		add_spec(&specs, &n, prov_xstrdup("+refs/heads/*:refs/heads/*"));
+	else
+		for (i = 0; i < nwants; i++)
+			if (!is_hex(wants[i]) && ref_name_ok(wants[i]))
+				add_spec(&specs, &n, prov_xasprintf("+refs/heads/%s:refs/heads/%s",
+								   wants[i], wants[i]));
+	arr.strings = specs;
+	arr.count = n;
+	if (prov_isatty(2)) {
+		fo.callbacks.transfer_progress = progress_cb;
+		fo.callbacks.payload = &prog;
+	}
+	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+	if (git_remote_create_anonymous(&remote, repo, fetch_url) < 0) {
+		error = git_fail(PROV_ERROR, "cannot set up a fetch");
+		goto cleanup;
+	}
+	if (git_remote_fetch(remote, &arr, &fo, NULL) < 0) {
+		const git_error *ge = git_error_last();
+
+		error = prov_error_set(PROV_ERROR, "cannot fetch '%s': %s", display_url,
+				       ge && ge->message ? ge->message : "unknown libgit2 error");
+		goto cleanup;
+	}
+	error = 0;
+cleanup:
+	if (prog.shown)
+		fputc('\n', stderr);
+	for (i = 0; i < n; i++)
+		free(specs[i]);
+	free(specs);
+	git_remote_free(remote);
+	return error;
+}
+
+/* Does every want resolve in the repo as a tag or a commit by hex? */
+static int wants_satisfied(git_repository *repo, const char *const *wants, size_t nwants)
+{
+	size_t i;
+
+	for (i = 0; i < nwants; i++) {
+		git_object *obj = NULL;
+		git_reference *ref = NULL;
+		char *full = prov_xasprintf("refs/tags/%s", wants[i]);
+		int ok = 0;
+
+		if (git_reference_lookup(&ref, repo, full) == 0)
+			ok = 1;
+		else if (is_hex(wants[i]) && git_revparse_single(&obj, repo, wants[i]) == 0)
+			ok = 1;
+		git_reference_free(ref);
+		git_object_free(obj);
+		free(full);
+		if (!ok)
+			return 0;
+	}
+	return 1;
+}
+
+static const char *local_path(const char *url)
+{
+	if (!strncasecmp(url, "file://", 7))
+		return url + 7;
+	if (strstr(url, "://"))
+		return NULL;
+	return url;
+}
+
+static int open_repo_at(git_repository **out, const char *path, const char *what)
+{
+	if (git_repository_open_ext(out, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+		return prov_error_set(PROV_EINPUT, "'%s' is not a git repository", what);
+	return 0;
+}
+
+int prov_sources_open(struct prov_repo **out, const char *url, const char *const *wants,
+		      size_t nwants, int all_heads, const struct prov_sources_opts *opts)
+{
+	struct prov_repo *r = NULL;
+	git_repository *repo = NULL;
+	char *fetch_url = NULL, *mirror = NULL, *tmp = NULL, *lockpath = NULL, *dir = NULL;
+	const char *lp;
+	struct stat st;
+	int lockfd = -1, error;
+
+	if (!url || !*url || !prov_mapping_url_scheme_ok(url)) {
+		error = prov_error_set(PROV_EINPUT, "'%s' is not an https, http, ssh, git or file URL or a local path",
+				       url ? url : "");
+		goto cleanup;
+	}
+	fetch_url = opts && opts->config ? prov_config_rewrite_url(opts->config, url) : prov_xstrdup(url);
+	if (!prov_mapping_url_scheme_ok(fetch_url)) {
+		error = prov_error_set(PROV_EINPUT, "'%s' (from '%s' by url.insteadOf) is not an https, http, ssh, git or file URL or a local path",
+				       fetch_url, url);
+		goto cleanup;
+	}
+	r = prov_xcalloc(1, sizeof(*r));
+	r->url = prov_xstrdup(url);
+	lp = local_path(fetch_url);
+	if (lp && !strstr(fetch_url, "://")) {
+		/* a local repository: use it in place */
+		if ((error = open_repo_at(&repo, lp, lp)) < 0)
+			goto cleanup;
+		r->repo = repo;
+		repo = NULL;
+		r->path = prov_xstrdup(git_repository_path(r->repo));
+		goto done;
+	}
+	if (lp && (!*lp || git_repository_open_ext(&repo, lp, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)) {
+		error = prov_error_set(PROV_EINPUT, "'%s' is not a git repository", fetch_url);
+		goto cleanup;
+	}
+	git_repository_free(repo);
+	repo = NULL;
+
+	if (!opts || !opts->cache_dir) {
+		error = prov_error_set(PROV_ERROR, "no cache directory for a mirror of '%s'", url);
+		goto cleanup;
+	}
+	mirror = prov_sources_mirror_path(opts->cache_dir, url);
+	r->path = prov_xstrdup(mirror);
+	if (opts->offline) {
+		if (stat(mirror, &st) < 0 || git_repository_open_bare(&repo, mirror) < 0) {
+			error = prov_error_set(PROV_ENOTFOUND, "no mirror of '%s' in the cache (offline)", url);
+			goto cleanup;
+		}
+		r->repo = repo;
+		repo = NULL;
+		goto done;
+	}
+	dir = prov_xasprintf("%s/mirrors", opts->cache_dir);
+	if ((error = mkdir_p(dir)) < 0)
+		goto cleanup;
+	lockpath = prov_xasprintf("%s.lock", mirror);
+	if ((lockfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0) {
+		error = prov_error_set(PROV_ERROR, "cannot create lock '%s': %s", lockpath, strerror(errno));
+		goto cleanup;
+	}
+	while (flock(lockfd, LOCK_EX) < 0) {
+		if (errno != EINTR) {
+			error = prov_error_set(PROV_ERROR, "cannot lock '%s': %s", lockpath, strerror(errno));
+			goto cleanup;
+		}
+	}
+	if (stat(mirror, &st) == 0) {
+		if (git_repository_open_bare(&repo, mirror) < 0) {
+			error = git_fail(PROV_ERROR, "cannot open mirror");
+			goto cleanup;
+		}
+		if (!all_heads && wants_satisfied(repo, wants, nwants))
+			goto have;
+		if ((error = do_fetch(repo, fetch_url, url, wants, nwants, all_heads)) < 0)
+			goto cleanup;
+		goto have;
+	}
+	/* a new mirror: build it aside, rename it into place when complete */
+	tmp = prov_xasprintf("%s.tmp", mirror);
+	if (remove_tree(tmp) < 0) {
+		error = prov_error_set(PROV_ERROR, "cannot remove '%s': %s", tmp, strerror(errno));
+		goto cleanup;
+	}
+	if (git_repository_init(&repo, tmp, 1) < 0) {
+		error = git_fail(PROV_ERROR, "cannot create a mirror");
+		goto cleanup;
+	}
+	if ((error = do_fetch(repo, fetch_url, url, wants, nwants, all_heads)) < 0)
+		goto cleanup;
+	git_repository_free(repo);
+	repo = NULL;
+	if (rename(tmp, mirror) < 0) {
+		error = prov_error_set(PROV_ERROR, "cannot rename '%s': %s", tmp, strerror(errno));
+		goto cleanup;
+	}
+	if (git_repository_open_bare(&repo, mirror) < 0) {
+		error = git_fail(PROV_ERROR, "cannot open mirror");
+		goto cleanup;
+	}
+have:
+	r->repo = repo;
+	repo = NULL;
+done:
+	*out = r;
+	r = NULL;
+	error = 0;
+cleanup:
+	if (error < 0 && tmp)
+		remove_tree(tmp);
+	if (lockfd >= 0)
+		close(lockfd);	/* releases the flock */
+	git_repository_free(repo);
+	prov_repo_free(r);
+	free(fetch_url);
+	free(mirror);
+	free(tmp);
+	free(lockpath);
+	free(dir);
+	return error;
+}
+
+static int peel_to_commit(git_oid *out, git_object *obj)
+{
+	git_object *c = NULL;
+
+	if (git_object_peel(&c, obj, GIT_OBJECT_COMMIT) < 0)
+		return -1;
+	git_oid_cpy(out, git_object_id(c));
+	git_object_free(c);
+	return 0;
+}
+
+static int resolve_oid(git_oid *out, struct prov_repo *r, const char *rev)
+{
+	static const char *const prefixes[] = { "refs/tags/", "refs/heads/", NULL };
+	git_object *obj = NULL;
+	size_t i;
+	int error = PROV_ENOTFOUND;
+
+	if (!rev || !*rev || strlen(rev) > 1024)
+		goto done;
+	for (i = 0; prefixes[i]; i++) {
+		char *full = prov_xasprintf("%s%s", prefixes[i], rev);
+		int ok = git_revparse_single(&obj, r->repo, full) == 0;
+
+		free(full);
+		if (ok)
+			break;
+		obj = NULL;
+	}
+	if (!obj && git_revparse_single(&obj, r->repo, rev) < 0)
+		obj = NULL;
+	if (obj && peel_to_commit(out, obj) == 0)
+		error = 0;
+done:
+	git_object_free(obj);
+	if (error)
+		prov_error_set(PROV_ENOTFOUND, "unknown revision '%s' in '%s'", rev ? rev : "",
+			       r->url);
+	return error;
+}
+
+int prov_repo_resolve(char **out, struct prov_repo *r, const char *rev)
+{
+	git_oid oid;
+	char hex[GIT_OID_HEXSZ + 1];
+	int error;
+
+	if ((error = resolve_oid(&oid, r, rev)) < 0)
+		return error;
+	git_oid_tostr(hex, sizeof(hex), &oid);
+	*out = prov_xstrdup(hex);
+	return 0;
+}
+
+int prov_repo_is_branch(struct prov_repo *r, const char *ref)
+{
+	git_reference *ref_obj = NULL;
+	char *full = prov_xasprintf("refs/heads/%s", ref);
+	int ok = git_reference_lookup(&ref_obj, r->repo, full) == 0;
+
+	git_reference_free(ref_obj);
+	free(full);
+	return ok;
+}
+
+static int parse_oid(git_oid *out, const char *hex)
+{
+	if (!hex || strlen(hex) != GIT_OID_HEXSZ || git_oid_fromstr(out, hex) < 0)
+		return prov_error_set(PROV_EINPUT, "'%s' is not a full commit id", hex ? hex : "");
+	return 0;
+}
+
+static int descends(int *out, git_repository *repo, const git_oid *desc, const git_oid *anc)
+{
+	int r;
+
+	if (git_oid_equal(desc, anc)) {
+		*out = 1;
+		return 0;
+	}
+	r = git_graph_descendant_of(repo, desc, anc);
+	if (r < 0)
+		return git_fail(PROV_ERROR, "cannot compute ancestry");
+	*out = r;
+	return 0;
+}
+
+int prov_repo_is_ancestor(int *out, struct prov_repo *r, const char *ancestor_hex,
+			  const char *descendant_hex)
+{
+	git_oid a, d;
+	int error;
+
+	if ((error = parse_oid(&a, ancestor_hex)) < 0 ||
+	    (error = parse_oid(&d, descendant_hex)) < 0)
+		return error;
+	return descends(out, r->repo, &d, &a);
+}
+
+struct tag_list {
+	struct prov_repo *r;
+	size_t alloc;
+};
+
+static int tag_cb(const char *name, git_oid *oid, void *payload)
+{
+	struct tag_list *tl = payload;
+	struct prov_repo *r = tl->r;
+	git_object *obj = NULL;
+	git_commit *commit = NULL;
+	git_oid c;
+
+	if (r->ntags >= 1000000)
+		return 1;
+	if (git_object_lookup(&obj, r->repo, oid, GIT_OBJECT_ANY) < 0 ||
+	    peel_to_commit(&c, obj) < 0 || git_commit_lookup(&commit, r->repo, &c) < 0)
+		goto done;	/* tags of trees or blobs contain no commit */
+	PROV_ALLOC_GROW(r->tags, r->ntags + 1, tl->alloc);
+	r->tags[r->ntags].name = prov_xstrdup(prov_skip_prefix(name, "refs/tags/") ?
+					       prov_skip_prefix(name, "refs/tags/") : name);
+	git_oid_cpy(&r->tags[r->ntags].commit, &c);
+	r->tags[r->ntags].time = (int64_t)git_commit_time(commit);
+	r->ntags++;
+done:
+	git_commit_free(commit);
+	git_object_free(obj);
+	return 0;
+}
+
+static int tag_cmp(const void *a, const void *b)
+{
+	const struct tag_entry *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+#define CLOCK_SKEW (24 * 3600)
+
+int prov_repo_first_tag(char **out, struct prov_repo *r, const char *commit_hex)
+{
+	git_commit *commit = NULL;
+	git_oid target;
+	int64_t t;
+	size_t i;
+	int error;
+
+	if ((error = parse_oid(&target, commit_hex)) < 0)
+		return error;
+	if (!r->tags_loaded) {
+		struct tag_list tl = { r, 0 };
+
+		if (git_tag_foreach(r->repo, tag_cb, &tl) < 0 && r->ntags < 1000000)
+			return git_fail(PROV_ERROR, "cannot list tags");
+		if (r->ntags)
+			qsort(r->tags, r->ntags, sizeof(*r->tags), tag_cmp);
+		r->tags_loaded = 1;
+	}
+	if (git_commit_lookup(&commit, r->repo, &target) < 0)
+		return prov_error_set(PROV_ENOTFOUND, "unknown commit '%s' in '%s'", commit_hex, r->url);
+	t = (int64_t)git_commit_time(commit);
+	git_commit_free(commit);
+	*out = NULL;
+	for (i = 0; i < r->ntags; i++) {
+		int yes = 0;
+
+		if (r->tags[i].time < t - CLOCK_SKEW)
+			continue;
+		if ((error = descends(&yes, r->repo, &r->tags[i].commit, &target)) < 0)
+			return error;
+		if (yes) {
+			*out = prov_xstrdup(r->tags[i].name);
+			break;
+		}
+	}
+	return 0;
+}
+
+void prov_source_lines_free(struct prov_source_line *lines, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(lines[i].text);
+	free(lines);
+}
+
+int prov_repo_read_lines(struct prov_source_line **out, size_t *nout, struct prov_repo *r,
+			 const char *commit_hex, const char *path, int line, int context)
+{
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	git_tree_entry *entry = NULL;
+	git_blob *blob = NULL;
+	struct prov_source_line *lines = NULL;
+	size_t n = 0, alloc = 0, size;
+	const char *data, *p, *end;
+	int64_t from, to, no = 1;
+	git_oid oid;
+	int error;
+
+	if ((error = parse_oid(&oid, commit_hex)) < 0)
+		return error;
+	if (line < 1)
+		return prov_error_set(PROV_ENOTFOUND, "no line number for '%s'", path);
+	if (context < 0)
+		context = 0;
+	if (context > PROV_SOURCES_MAX_CONTEXT)
+		context = PROV_SOURCES_MAX_CONTEXT;
+	if (git_commit_lookup(&commit, r->repo, &oid) < 0) {
+		error = prov_error_set(PROV_ENOTFOUND, "unknown commit '%s' in '%s'", commit_hex, r->url);
+		goto cleanup;
+	}
+	if (git_commit_tree(&tree, commit) < 0) {
+		error = git_fail(PROV_ERROR, "cannot read tree");
+		goto cleanup;
+	}
+	if (git_tree_entry_bypath(&entry, tree, path) < 0 ||
+	    git_tree_entry_type(entry) != GIT_OBJECT_BLOB) {
+		error = prov_error_set(PROV_ENOTFOUND, "no file '%s' at commit %.12s of '%s'", path,
+				       commit_hex, r->url);
+		goto cleanup;
+	}
+	if (git_blob_lookup(&blob, r->repo, git_tree_entry_id(entry)) < 0) {
+		error = git_fail(PROV_ERROR, "cannot read blob");
+		goto cleanup;
+	}
+	size = (size_t)git_blob_rawsize(blob);
+	if (size > PROV_SOURCES_MAX_BLOB) {
+		error = prov_error_set(PROV_ELIMIT, "'%s' at %.12s is larger than %zu bytes", path,
+				       commit_hex, PROV_SOURCES_MAX_BLOB);
+		goto cleanup;
+	}
+	data = git_blob_rawcontent(blob);
+	if (memchr(data, '\0', size)) {
+		error = prov_error_set(PROV_ELIMIT, "'%s' at %.12s is a binary file", path, commit_hex);
+		goto cleanup;
+	}
+	from = (int64_t)line - context;
+	to = (int64_t)line + context;
+	if (from < 1)
+		from = 1;
+	p = data;
+	end = data + size;
+	while (p < end && no <= to) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (no >= from) {
+			size_t keep = l;
+
+			if (keep && p[keep - 1] == '\r')
+				keep--;
+			if (keep > PROV_SOURCES_MAX_LINE)
+				keep = PROV_SOURCES_MAX_LINE;
+			PROV_ALLOC_GROW(lines, n + 1, alloc);
+			lines[n].number = (int)no;
+			lines[n].text = prov_xstrndup(p, keep);
+			n++;
+		}
+		no++;
+		p = nl ? nl + 1 : end;
+	}
+	if (no <= line) {
+		error = prov_error_set(PROV_ENOTFOUND, "'%s' at %.12s has no line %d", path,
+				       commit_hex, line);
+		goto cleanup;
+	}
+	*out = lines;
+	*nout = n;
+	lines = NULL;
+	n = 0;
+	error = 0;
+cleanup:
+	prov_source_lines_free(lines, n);
+	git_blob_free(blob);
+	git_tree_entry_free(entry);
+	git_tree_free(tree);
+	git_commit_free(commit);
+	return error;
+}

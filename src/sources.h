@@ -1,0 +1,98 @@
+#ifndef PROV_SOURCES_H
+#define PROV_SOURCES_H
+
+#include <stddef.h>
+
+#include "config.h"
+#include "model.h"
+
+/*
+ * Upstream sources with libgit2 (docs/sources.md): one bare mirror per
+ * upstream URL in <cache_dir>/mirrors/, commits, blobs and ancestry. This
+ * is the only module besides config.c and main.c that includes git2.h.
+ */
+struct prov_repo;
+
+struct prov_sources_opts {
+	const struct prov_config *config;	/* insteadOf, fetch.* */
+	const char *cache_dir;	/* mirrors go in <cache_dir>/mirrors */
+	int offline;	/* never fetch; a missing mirror is PROV_ENOTFOUND */
+};
+
+/* Hard caps. */
+#define PROV_SOURCES_MAX_BLOB ((size_t)16 << 20)
+#define PROV_SOURCES_MAX_LINE 4096	/* longer lines are cut */
+#define PROV_SOURCES_MAX_CONTEXT 1000
+
+/*
+ * The mirror directory for a URL (as named, before insteadOf):
+ * <cache_dir>/mirrors/<host-and-path with [^A-Za-z0-9._-] as '-'>-<12 hex
+ * of the URL's hash>.git. Caller frees.
+ */
+char *prov_sources_mirror_path(const char *cache_dir, const char *url);
+
+/*
+ * Open the repository for `url`:
+ * - a plain local path (no scheme) is opened in place (bare or not; no
+ *   mirror, nothing written);
+ * - anything else (https, http, ssh, git, file URL after
+ *   url.<base>.insteadOf from opts->config) goes through the mirror in the
+ *   cache. Unless offline, the mirror is fetched when it does not exist yet
+ *   or when some of `wants` (tags, branch names, hex commits; may be NULL
+ *   with nwants 0) does not resolve in it as a tag or a commit. The fetch
+ *   takes every tag, every branch named in `wants`, and every branch when
+ *   all_heads is set or a want is hex. A new mirror is built in a temporary
+ *   directory and renamed into place only when the fetch succeeded; an
+ *   flock(2) on <mirror>.lock serialises runs on one mirror. Progress goes
+ *   to stderr only when stderr is a terminal.
+ * Errors: PROV_EINPUT for a URL of another scheme or a file/local path that
+ * is not a git repository; PROV_ENOTFOUND when offline and no mirror exists;
+ * PROV_ERROR when the fetch failed (message has libgit2's reason).
+ */
+int prov_sources_open(struct prov_repo **out, const char *url, const char *const *wants,
+		      size_t nwants, int all_heads, const struct prov_sources_opts *opts);
+
+void prov_repo_free(struct prov_repo *r);	/* NULL-safe */
+
+/* The directory of the repository (mirror or local path). */
+const char *prov_repo_path(const struct prov_repo *r);
+
+/*
+ * Resolve a revision to a full hex commit: tried as refs/tags/REV,
+ * refs/heads/REV, then git_revparse_single(REV) (abbreviated SHAs, ~, ^),
+ * peeled to a commit. PROV_ENOTFOUND (message names rev and repository)
+ * when unknown or not a commit. *out is caller-freed.
+ */
+int prov_repo_resolve(char **out, struct prov_repo *r, const char *rev);
+
+/* 1 when `ref` exists as refs/heads/<ref> (a moving branch), else 0. */
+int prov_repo_is_branch(struct prov_repo *r, const char *ref);
+
+/*
+ * *out = 1 when ancestor_hex is descendant_hex or one of its ancestors,
+ * else 0. Both are full hex commits (from prov_repo_resolve).
+ */
+int prov_repo_is_ancestor(int *out, struct prov_repo *r, const char *ancestor_hex,
+			  const char *descendant_hex);
+
+/*
+ * The first tag (earliest by the commit time of the tagged commit, ties
+ * by name) whose commit is commit_hex or a descendant of it. *out NULL
+ * (return 0) when no tag contains it. Tags are listed and peeled once per
+ * prov_repo.
+ */
+int prov_repo_first_tag(char **out, struct prov_repo *r, const char *commit_hex);
+
+/*
+ * Lines [line - context, line + context] (clamped) of the blob at
+ * commit_hex:path, read from the object database. *out is an array of
+ * *nout lines (free with prov_source_lines_free). PROV_ENOTFOUND when the
+ * path does not exist at that commit or the line is past the end;
+ * PROV_ELIMIT when the blob is larger than PROV_SOURCES_MAX_BLOB or binary.
+ */
+int prov_repo_read_lines(struct prov_source_line **out, size_t *nout, struct prov_repo *r,
+			 const char *commit_hex, const char *path, int line, int context);
+
+void prov_source_lines_free(struct prov_source_line *lines, size_t n);
+
+#endif
