@@ -46,7 +46,7 @@ struct prov_frame {
 };
 
 struct prov_reg {
-	char name[8];	/* "rip", "r15", "fs_base" ... */
+	char name[16];	/* "rip", "r15", "fs_base", "orig_rax" ... (NUL-terminated) */
 	uint64_t value;
 };
 
