@@ -84,6 +84,8 @@ LIB_OBJS += src/model.o
 LIB_OBJS += src/config.o
 
 # Core analyzer (libdwfl) and input detection.
+LIB_OBJS += src/core.o
+LIBS += -lstdc++
 
 # Text backtrace parsers.
 

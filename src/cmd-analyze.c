@@ -1,14 +1,85 @@
+#include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd.h"
+#include "core.h"
 #include "error.h"
+#include "report.h"
 #include "banned.h"
+
+static const char analyze_help[] =
+	"Read an ELF core file (ET_CORE) and print its process, signal, threads,\n"
+	"frames (function, file:line, inlined frames) and modules (build IDs).\n"
+	"\n"
+	"   --exe PATH      the crashed executable, when it is not where the core says\n"
+	"   --sysroot DIR   the crashed system's root: files and debug info are looked\n"
+	"                   up under DIR only (by path and by build ID)\n"
+	"   --format FMT    text (default) or json\n"
+	"\n"
+	"exit codes: 0 done, 2 bad input (missing, not a core, truncated), 64 usage\n";
 
 int cmd_analyze(int argc, char **argv, struct prov_global *g)
 {
-	(void)argc;
-	(void)argv;
+	static const struct option longopts[] = {
+		{ "exe", required_argument, NULL, 'e' },
+		{ "sysroot", required_argument, NULL, 's' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct prov_core_opts opts;
+	struct prov_crash *crash = NULL;
+	struct prov_buf out = PROV_BUF_INIT;
+	const char *format = "text", *core = NULL;
+	int opt, error, rc;
+
 	(void)g;
-	fprintf(stderr, "provenance analyze: not built yet\n");
-	return 1;
+	memset(&opts, 0, sizeof(opts));
+	optind = 0;	/* full re-initialisation: main may have used getopt */
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'e':
+			opts.exe = optarg;
+			break;
+		case 's':
+			opts.sysroot = optarg;
+			break;
+		case 'f':
+			if (prov_cmd_parse_format(&format, optarg, "text|json") < 0)
+				return prov_cmd_usage_error("analyze", "unknown format '%s'", optarg);
+			break;
+		case 'h':
+			return prov_cmd_help("analyze", analyze_help);
+		case ':':
+			return prov_cmd_usage_error("analyze", "option '%s' needs a value",
+						    argv[optind - 1]);
+		default:
+			return prov_cmd_usage_error("analyze", "unknown option '%s'",
+						    argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return prov_cmd_usage_error("analyze", "no core file given");
+	if (argc - optind > 1)
+		return prov_cmd_usage_error("analyze", "one core file at a time ('%s' is extra)",
+					    argv[optind + 1]);
+	core = argv[optind];
+
+	error = prov_core_analyze(&crash, core, &opts);
+	if (error < 0)
+		return prov_cmd_fail(error);
+	prov_crash_classify_context(crash);
+	if (strcmp(format, "json") == 0)
+		error = prov_report_json(&out, crash);
+	else
+		error = prov_report_text(&out, crash, PROV_REPORT_ALL_THREADS |
+					 PROV_REPORT_REGISTERS | PROV_REPORT_MODULES);
+	if (error >= 0)
+		error = prov_cmd_write(out.buf, out.len);
+	rc = error < 0 ? prov_cmd_fail(error) : PROV_EXIT_OK;
+	prov_buf_release(&out);
+	prov_crash_free(crash);
+	return rc;
 }

@@ -1,0 +1,1229 @@
+/*
+ * The core analyzer: notes parsed by hand from PT_NOTE, modules, threads and
+ * frames from libdwfl. The only code that uses libdwfl (see core.h).
+ *
+ * Everything in a core is untrusted: every size and offset is checked
+ * against the file and the note it sits in, every count is capped, the
+ * unwinder is capped and guarded against loops.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core.h"
+#include "error.h"
+#include "util.h"
+#include "banned.h"
+
+/* C++ demangling from libstdc++, as eu-stack does. */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+#ifndef NT_FILE
+#define NT_FILE 0x46494c45
+#endif
+#ifndef NT_SIGINFO
+#define NT_SIGINFO 0x53494749
+#endif
+
+#define MAX_NOTES ((size_t)PROV_MAX_THREADS * 64)
+#define MAX_FILE_ENTRIES ((size_t)1 << 20)
+#define MAX_PHDRS ((size_t)1 << 20)
+#define MAX_NAME 4096
+
+/* x86-64 user_regs_struct order, as pr_reg holds them. */
+static const char *const x86_64_regs[] = {
+	"r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8",
+	"rax", "rcx", "rdx", "rsi", "rdi", "orig_rax", "rip", "cs", "eflags",
+	"rsp", "ss", "fs_base", "gs_base", "ds", "es", "fs", "gs",
+};
+/* i386 user_regs_struct order. */
+static const char *const i386_regs[] = {
+	"ebx", "ecx", "edx", "esi", "edi", "ebp", "eax", "ds", "es", "fs",
+	"gs", "orig_eax", "eip", "cs", "eflags", "esp", "ss",
+};
+
+struct nt_file_entry {
+	uint64_t start, end, pgoff;
+	char *name;
+};
+
+struct mod_note {
+	char *modname;
+	char *note;
+};
+
+struct mod_file {
+	Dwfl_Module *mod;
+	char *file;	/* what find_elf opened for it */
+};
+
+struct core_ctx {
+	const char *path;
+	const struct prov_core_opts *opts;
+	const char *sysroot;	/* NULL: the host */
+	struct prov_crash *c;
+	int fd;
+	uint64_t size;
+	Elf *elf;
+	Dwfl *dwfl;
+	int is64, swap, machine;
+	unsigned int max_frames;
+
+	int seen_siginfo, seen_prpsinfo;
+	int has_entry;
+	uint64_t entry;
+	struct nt_file_entry *files;
+	size_t nfiles;
+
+	struct mod_note *notes;
+	size_t nnotes, notes_alloc;
+	struct mod_file *opened;
+	size_t nopened, opened_alloc;
+
+	/* the thread being unwound */
+	size_t cur;
+	int have_last;
+	uint64_t last_pc, last_sp;
+	int ok;	/* 0 once an error was stored by a callback */
+	int error;
+};
+
+/* Callbacks get no user pointer for the whole Dwfl: one analysis at a time per thread. */
+static __thread struct core_ctx *current;
+
+/* ---- small helpers ---- */
+
+static uint32_t rd32(const struct core_ctx *x, const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return x->swap ? __builtin_bswap32(v) : v;
+}
+
+static uint64_t rd64(const struct core_ctx *x, const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return x->swap ? __builtin_bswap64(v) : v;
+}
+
+static uint64_t rdword(const struct core_ctx *x, const unsigned char *p)
+{
+	return x->is64 ? rd64(x, p) : rd32(x, p);
+}
+
+static int host_is_le(void)
+{
+	const uint16_t one = 1;
+
+	return *(const unsigned char *)&one == 1;
+}
+
+/* A string from a fixed-size field that may lack its NUL. */
+static char *field_str(const unsigned char *p, size_t max)
+{
+	size_t n = strnlen((const char *)p, max);
+
+	while (n > 0 && p[n - 1] == ' ')
+		n--;
+	return prov_xstrndup((const char *)p, n);
+}
+
+static char *demangle(const char *name)
+{
+	char *d;
+	int status = -1;
+
+	if (!name)
+		return NULL;
+	if (name[0] == '_' && name[1] == 'Z') {
+		d = __cxa_demangle(name, NULL, NULL, &status);
+		if (d && status == 0)
+			return d;
+		free(d);
+	}
+	return prov_xstrdup(name);
+}
+
+/* An ELF symbol without its version ("__libc_start_main@@GLIBC_2.34"), demangled. */
+static char *symbol_name(const char *sym)
+{
+	const char *at = sym ? strchr(sym, '@') : NULL;
+	char *plain, *d;
+
+	if (!at || at == sym)
+		return demangle(sym);
+	plain = prov_xstrndup(sym, (size_t)(at - sym));
+	d = demangle(plain);
+	free(plain);
+	return d;
+}
+
+static char *path_join(const char *dir, const char *name)
+{
+	if (!name)
+		return NULL;
+	if (name[0] == '/' || !dir || !*dir)
+		return prov_xstrdup(name);
+	return prov_xasprintf("%s%s%s", dir, prov_ends_with(dir, "/") ? "" : "/", name);
+}
+
+static void mod_note_add(struct core_ctx *x, const char *modname, char *note)
+{
+	size_t i;
+
+	for (i = 0; i < x->nnotes; i++)
+		if (strcmp(x->notes[i].modname, modname) == 0) {
+			free(x->notes[i].note);
+			x->notes[i].note = note;
+			return;
+		}
+	PROV_ALLOC_GROW(x->notes, x->nnotes + 1, x->notes_alloc);
+	x->notes[x->nnotes].modname = prov_xstrdup(modname);
+	x->notes[x->nnotes].note = note;
+	x->nnotes++;
+}
+
+static const char *mod_note_get(const struct core_ctx *x, const char *modname)
+{
+	size_t i;
+
+	for (i = 0; modname && i < x->nnotes; i++)
+		if (strcmp(x->notes[i].modname, modname) == 0)
+			return x->notes[i].note;
+	return NULL;
+}
+
+int prov_core_is_core(const unsigned char *head, size_t len)
+{
+	uint16_t type;
+
+	if (!head || len < 18 || memcmp(head, ELFMAG, SELFMAG) != 0)
+		return 0;
+	if (head[EI_DATA] == ELFDATA2LSB)
+		type = (uint16_t)(head[16] | (head[17] << 8));
+	else if (head[EI_DATA] == ELFDATA2MSB)
+		type = (uint16_t)((head[16] << 8) | head[17]);
+	else
+		return 0;
+	return type == ET_CORE;
+}
+
+/* ---- notes ---- */
+
+static int note_prstatus(struct core_ctx *x, const unsigned char *d, size_t n)
+{
+	struct prov_crash *c = x->c;
+	struct prov_thread *t;
+	size_t off_cursig = 12, off_pid = x->is64 ? 32 : 24;
+	size_t off_regs = x->is64 ? 112 : 72, i, nregs = 0, wsz = x->is64 ? 8 : 4;
+	const char *const *names = NULL;
+
+	if (n < off_pid + 4)
+		return 0;	/* too short to say anything: skip it */
+	if (c->nthreads >= PROV_MAX_THREADS)
+		return prov_error_set(PROV_ELIMIT, "'%s' has more than %d threads",
+				      x->path, PROV_MAX_THREADS);
+	t = prov_crash_add_thread(c);
+	t->has_tid = 1;
+	t->tid = (int32_t)rd32(x, d + off_pid);
+	if (c->nthreads == 1) {
+		uint16_t cursig;
+
+		memcpy(&cursig, d + off_cursig, 2);
+		if (x->swap)
+			cursig = __builtin_bswap16(cursig);
+		t->crashed = 1;
+		c->has_crashed_thread = 1;
+		c->crashed_thread = 0;
+		if (!c->has_signal && cursig) {
+			c->has_signal = 1;
+			c->signal.number = cursig;
+		}
+	}
+	if (x->machine == EM_X86_64 && x->is64) {
+		names = x86_64_regs;
+		nregs = sizeof(x86_64_regs) / sizeof(x86_64_regs[0]);
+	} else if (x->machine == EM_386 && !x->is64) {
+		names = i386_regs;
+		nregs = sizeof(i386_regs) / sizeof(i386_regs[0]);
+	}
+	if (names && n >= off_regs + nregs * wsz) {
+		t->regs = prov_xcalloc(nregs, sizeof(*t->regs));
+		t->nregs = nregs;
+		for (i = 0; i < nregs; i++) {
+			memcpy(t->regs[i].name, names[i], strlen(names[i]) + 1);
+			t->regs[i].value = rdword(x, d + off_regs + i * wsz);
+		}
+	}
+	return 0;
+}
+
+static void note_prpsinfo(struct core_ctx *x, const unsigned char *d, size_t n)
+{
+	struct prov_crash *c = x->c;
+	size_t off_pid = x->is64 ? 24 : 12, off_fname = x->is64 ? 40 : 28;
+	size_t off_args = x->is64 ? 56 : 44;
+
+	if (x->seen_prpsinfo || n < off_args + 80)
+		return;
+	x->seen_prpsinfo = 1;
+	c->has_process = 1;
+	c->process.has_pid = 1;
+	c->process.pid = (int32_t)rd32(x, d + off_pid);
+	free(c->process.executable);
+	c->process.executable = field_str(d + off_fname, 16);
+	free(c->process.cmdline);
+	c->process.cmdline = field_str(d + off_args, 80);
+}
+
+static void note_siginfo(struct core_ctx *x, const unsigned char *d, size_t n)
+{
+	struct prov_signal *s = &x->c->signal;
+	size_t off_union = x->is64 ? 16 : 12;
+	int signo, code;
+
+	if (x->seen_siginfo || n < off_union + (x->is64 ? 8 : 4))
+		return;
+	x->seen_siginfo = 1;
+	signo = (int32_t)rd32(x, d);
+	code = (int32_t)rd32(x, d + 8);
+	if (signo <= 0 || signo > 128)
+		return;
+	x->c->has_signal = 1;
+	s->number = signo;
+	s->has_code = 1;
+	s->code = code;
+	s->has_addr = 0;
+	s->has_sender = 0;
+	if (prov_signal_has_fault_addr(signo, code)) {
+		s->has_addr = 1;
+		s->addr = rdword(x, d + off_union);
+	} else if (code == SI_USER || code == SI_TKILL || code == SI_QUEUE) {
+		s->has_sender = 1;
+		s->sender_pid = (int32_t)rd32(x, d + off_union);
+	}
+}
+
+static int note_file(struct core_ctx *x, const unsigned char *d, size_t n)
+{
+	size_t w = x->is64 ? 8 : 4, i;
+	uint64_t count;
+	const unsigned char *names, *end = d + n;
+
+	if (x->files || n < 2 * w)
+		return 0;
+	count = rdword(x, d);
+	if (count > (n - 2 * w) / (3 * w))
+		return prov_error_set(PROV_EINPUT, "'%s' has a damaged file note (NT_FILE)",
+				      x->path);
+	if (count > MAX_FILE_ENTRIES)
+		return prov_error_set(PROV_ELIMIT, "'%s' maps more than %zu files",
+				      x->path, MAX_FILE_ENTRIES);
+	x->files = prov_xcalloc(count ? count : 1, sizeof(*x->files));
+	x->nfiles = count;
+	names = d + 2 * w + count * 3 * w;
+	for (i = 0; i < count; i++) {
+		const unsigned char *e = d + 2 * w + i * 3 * w;
+		size_t len;
+
+		x->files[i].start = rdword(x, e);
+		x->files[i].end = rdword(x, e + w);
+		x->files[i].pgoff = rdword(x, e + 2 * w);
+		if (names >= end)
+			continue;
+		len = strnlen((const char *)names, (size_t)(end - names));
+		if (names + len >= end)
+			break;	/* unterminated: the note was cut */
+		x->files[i].name = prov_xstrndup((const char *)names, len < MAX_NAME ? len : MAX_NAME);
+		names += len + 1;
+	}
+	return 0;
+}
+
+static void note_auxv(struct core_ctx *x, const unsigned char *d, size_t n)
+{
+	size_t w = x->is64 ? 8 : 4, i;
+
+	for (i = 0; i + 2 * w <= n; i += 2 * w) {
+		uint64_t type = rdword(x, d + i);
+
+		if (type == AT_NULL)
+			break;
+		if (type == AT_ENTRY) {
+			x->has_entry = 1;
+			x->entry = rdword(x, d + i + w);
+		}
+	}
+}
+
+static int parse_notes(struct core_ctx *x, const GElf_Phdr *ph, size_t *nnotes)
+{
+	Elf_Data *data;
+	size_t off = 0, next, name_off, desc_off;
+	GElf_Nhdr nh;
+	int error;
+
+	if (!ph->p_filesz)
+		return 0;
+	data = elf_getdata_rawchunk(x->elf, (int64_t)ph->p_offset, ph->p_filesz,
+				    ph->p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
+	if (!data)
+		return prov_error_set(PROV_EINPUT, "cannot read the notes of '%s': %s",
+				      x->path, elf_errmsg(-1));
+	while (off < data->d_size &&
+	       (next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		const unsigned char *buf = data->d_buf;
+		const unsigned char *desc;
+		int core_owner;
+
+		if (++*nnotes > MAX_NOTES)
+			return prov_error_set(PROV_ELIMIT, "'%s' has more than %zu notes",
+					      x->path, MAX_NOTES);
+		if (next <= off || desc_off > data->d_size ||
+		    nh.n_descsz > data->d_size - desc_off || name_off > data->d_size ||
+		    nh.n_namesz > data->d_size - name_off)
+			break;
+		desc = buf + desc_off;
+		core_owner = nh.n_namesz == 5 && memcmp(buf + name_off, "CORE", 5) == 0;
+		if (core_owner) {
+			switch (nh.n_type) {
+			case NT_PRSTATUS:
+				if ((error = note_prstatus(x, desc, nh.n_descsz)) < 0)
+					return error;
+				break;
+			case NT_PRPSINFO:
+				note_prpsinfo(x, desc, nh.n_descsz);
+				break;
+			case NT_SIGINFO:
+				note_siginfo(x, desc, nh.n_descsz);
+				break;
+			case NT_FILE:
+				if ((error = note_file(x, desc, nh.n_descsz)) < 0)
+					return error;
+				break;
+			case NT_AUXV:
+				note_auxv(x, desc, nh.n_descsz);
+				break;
+			}
+		}
+		off = next;
+	}
+	return 0;
+}
+
+/* ---- finding files (custom callbacks for --sysroot and --exe) ---- */
+
+static const struct nt_file_entry *file_at(const struct core_ctx *x, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < x->nfiles; i++)
+		if (x->files[i].name && addr >= x->files[i].start && addr < x->files[i].end)
+			return &x->files[i];
+	return NULL;
+}
+
+/*
+ * The path the core recorded (NT_FILE) for a module starting at `lo`: the
+ * mapping that starts there, else the one holding it; else libdwfl's name.
+ */
+static const char *recorded_path(const struct core_ctx *x, Dwarf_Addr lo, const char *dwfl_name)
+{
+	const struct nt_file_entry *e;
+	size_t i;
+
+	for (i = 0; i < x->nfiles; i++)
+		if (x->files[i].name && x->files[i].start == lo)
+			return x->files[i].name;
+	e = file_at(x, lo);
+	return e ? e->name : dwfl_name;
+}
+
+static const char *module_recorded_path(const struct core_ctx *x, Dwfl_Module *mod)
+{
+	Dwarf_Addr lo = 0;
+	const char *name = dwfl_module_info(mod, NULL, &lo, NULL, NULL, NULL, NULL, NULL);
+
+	return recorded_path(x, lo, name);
+}
+
+static const char *opened_file(const struct core_ctx *x, Dwfl_Module *mod)
+{
+	size_t i;
+
+	for (i = 0; i < x->nopened; i++)
+		if (x->opened[i].mod == mod)
+			return x->opened[i].file;
+	return NULL;
+}
+
+/*
+ * Open `path` under `root` (NULL: the host) and check its build ID against
+ * the core's. 1: accepted (fd, elf, name out); 0: not there or not ELF;
+ * -1: a different build (a note is recorded for `modname`).
+ */
+static int try_candidate(struct core_ctx *x, const char *modname, const char *root,
+			 const char *path, const unsigned char *want, int wantlen,
+			 int *fd_out, Elf **elf_out, char **name_out)
+{
+	int fd;
+	Elf *elf;
+	const void *bits = NULL;
+	ssize_t len;
+	char *shown;
+
+	fd = prov_root_open(root, path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		close(fd);
+		return 0;
+	}
+	shown = root ? prov_root_join(root, path) : prov_xstrdup(path);
+	if (wantlen > 0) {
+		len = dwelf_elf_gnu_build_id(elf, &bits);
+		if (len != wantlen || memcmp(bits, want, (size_t)wantlen) != 0) {
+			char *have = len > 0 ? prov_hex(bits, (size_t)len) : prov_xstrdup("none");
+			char *core = prov_hex(want, (size_t)wantlen);
+
+			mod_note_add(x, modname,
+				     prov_xasprintf("build-id mismatch: %s has %s, core has %s",
+						    shown, have, core));
+			free(have);
+			free(core);
+			free(shown);
+			elf_end(elf);
+			close(fd);
+			return -1;
+		}
+	}
+	*fd_out = fd;
+	*elf_out = elf;
+	*name_out = shown;
+	return 1;
+}
+
+static char *build_id_path(const char *dir, const unsigned char *bits, int len, const char *suffix)
+{
+	char *hex, *p;
+
+	if (len < 2)
+		return NULL;
+	hex = prov_hex(bits, (size_t)len);
+	p = prov_xasprintf("%s/.build-id/%.2s/%s%s", dir, hex, hex + 2, suffix);
+	free(hex);
+	return p;
+}
+
+static int module_is_main(const struct core_ctx *x, Dwfl_Module *mod)
+{
+	Dwarf_Addr lo = 0, hi = 0;
+
+	if (!x->has_entry)
+		return 0;
+	dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
+	return x->entry >= lo && x->entry < hi;
+}
+
+static int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
+		       Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	struct core_ctx *x = current;
+	const unsigned char *bits = NULL;
+	GElf_Addr vaddr;
+	int len, fd = -1, r;
+	Elf *elf = NULL;
+	char *name = NULL;
+
+	*elfp = NULL;
+	if (!x)
+		return -1;
+	/* libdwfl's name may be a soname; look files up by the path the core recorded */
+	modname = module_recorded_path(x, mod);
+	len = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (len < 0)
+		len = 0;
+
+	if (x->opts && x->opts->exe && module_is_main(x, mod)) {
+		/* The user named it: the one file allowed outside the sysroot. */
+		r = try_candidate(x, modname, NULL, x->opts->exe, bits, len, &fd, &elf, &name);
+		if (r != 0)
+			goto done;
+	}
+	if (modname && modname[0] == '/') {
+		r = try_candidate(x, modname, x->sysroot, modname, bits, len, &fd, &elf, &name);
+		if (r > 0)
+			goto done;
+	}
+	if (len > 0) {
+		static const char *const dirs[] = { "/usr/lib/debug", "/usr/lib", NULL };
+		size_t i;
+
+		for (i = 0; dirs[i]; i++) {
+			char *p = build_id_path(dirs[i], bits, len, "");
+
+			r = p ? try_candidate(x, modname, x->sysroot, p, bits, len, &fd, &elf, &name) : 0;
+			free(p);
+			if (r > 0)
+				goto done;
+		}
+	}
+	if (!x->sysroot) {
+		/* The host: libdwfl's own search (and debuginfod when configured). */
+		return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
+	}
+	errno = 0;
+	return -1;
+done:
+	if (fd < 0)
+		return -1;
+	PROV_ALLOC_GROW(x->opened, x->nopened + 1, x->opened_alloc);
+	x->opened[x->nopened].mod = mod;
+	x->opened[x->nopened].file = prov_xstrdup(name);
+	x->nopened++;
+	*file_name = name;
+	*elfp = elf;
+	return fd;
+}
+
+/* An ELF file whose build ID is `want` (any file when wantlen is 0): fd, or -1. */
+static int open_debug_candidate(const char *root, const char *path,
+				const unsigned char *want, int wantlen, char **name_out)
+{
+	int fd, ok = 0;
+	Elf *elf;
+	const void *bits;
+	ssize_t len;
+
+	fd = prov_root_open(root, path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF) {
+		if (wantlen <= 0)
+			ok = 1;
+		else {
+			len = dwelf_elf_gnu_build_id(elf, &bits);
+			ok = len == wantlen && memcmp(bits, want, (size_t)wantlen) == 0;
+		}
+	}
+	elf_end(elf);
+	if (!ok) {
+		close(fd);
+		return -1;
+	}
+	*name_out = prov_root_join(root, path);
+	return fd;
+}
+
+static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modname,
+			     GElf_Addr base, const char *file_name, const char *debuglink_file,
+			     GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	struct core_ctx *x = current;
+	const unsigned char *bits = NULL;
+	GElf_Addr vaddr;
+	int len, fd = -1;
+	char *p, *dir = NULL;
+	size_t i;
+	static const char *const bdirs[] = { "/usr/lib/debug", "", NULL };
+
+	if (!x || !x->sysroot)
+		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+						    debuglink_file, debuglink_crc,
+						    debuginfo_file_name);
+	modname = module_recorded_path(x, mod);
+	len = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (len < 0)
+		len = 0;
+	for (i = 0; len > 0 && bdirs[i] && fd < 0; i++) {
+		p = build_id_path(bdirs[i], bits, len, ".debug");
+		if (p)
+			fd = open_debug_candidate(x->sysroot, p, bits, len, debuginfo_file_name);
+		free(p);
+	}
+	if (fd < 0 && debuglink_file && *debuglink_file && !strchr(debuglink_file, '/') &&
+	    modname && modname[0] == '/') {
+		const char *slash = strrchr(modname, '/');
+
+		char *cand[3];
+
+		dir = prov_xstrndup(modname, (size_t)(slash - modname));
+
+		cand[0] = prov_xasprintf("/usr/lib/debug%s/%s", dir, debuglink_file);
+		cand[1] = prov_xasprintf("%s/.debug/%s", dir, debuglink_file);
+		cand[2] = prov_xasprintf("%s/%s", dir, debuglink_file);
+		for (i = 0; i < 3; i++) {
+			if (fd < 0 && strcmp(cand[i], modname) != 0)
+				fd = open_debug_candidate(x->sysroot, cand[i], bits, len,
+							  debuginfo_file_name);
+			free(cand[i]);
+		}
+	}
+	free(dir);
+	if (fd < 0)
+		errno = ENOENT;
+	return fd;
+}
+
+/* ---- frames ---- */
+
+static char *die_function_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *s = NULL;
+
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
+		s = dwarf_formstring(&attr);
+	if (s)
+		return demangle(s);
+	s = dwarf_diename(die);
+	return s ? prov_xstrdup(s) : NULL;
+}
+
+static const char *cu_comp_dir(Dwarf_Die *cudie)
+{
+	Dwarf_Attribute attr;
+
+	if (!dwarf_attr(cudie, DW_AT_comp_dir, &attr))
+		return NULL;
+	return dwarf_formstring(&attr);
+}
+
+/* The call site of an inlined subroutine: file (new string) and line. */
+static void call_site(Dwarf_Die *cudie, Dwarf_Die *inl, char **file, int *line)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word fileidx = 0, lineno = 0;
+	Dwarf_Files *files;
+	size_t nfiles;
+	const char *name = NULL;
+
+	*file = NULL;
+	*line = 0;
+	if (dwarf_attr(inl, DW_AT_call_line, &attr) && dwarf_formudata(&attr, &lineno) == 0 &&
+	    lineno <= INT32_MAX)
+		*line = (int)lineno;
+	if (dwarf_attr(inl, DW_AT_call_file, &attr) && dwarf_formudata(&attr, &fileidx) == 0 &&
+	    dwarf_getsrcfiles(cudie, &files, &nfiles) == 0 && fileidx < nfiles)
+		name = dwarf_filesrc(files, fileidx, NULL, NULL);
+	if (name)
+		*file = path_join(cu_comp_dir(cudie), name);
+}
+
+static struct prov_frame *new_frame(struct core_ctx *x, struct prov_thread *t)
+{
+	struct prov_frame *f;
+
+	if (t->nframes >= x->max_frames) {
+		t->truncated = 1;
+		return NULL;
+	}
+	f = prov_thread_add_frame(t);
+	return f;
+}
+
+/* Emit the frames of one pc: inlined ones first (innermost first), then the real one. 0 or -1 at the cap. */
+static int add_pc_frames(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc, Dwarf_Addr adj)
+{
+	Dwfl_Module *m = dwfl_addrmodule(x->dwfl, adj);
+	const char *modname = NULL, *sname = NULL;
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cudie = NULL, *scopes = NULL;
+	int nscopes = 0, i, line = 0, col = 0, error = 0;
+	char *file = NULL, *subprogram = NULL;
+	struct prov_frame *f;
+
+	if (m) {
+		Dwfl_Line *ln;
+
+		modname = module_recorded_path(x, m);
+		sname = dwfl_module_addrinfo(m, adj, &off, &sym, NULL, NULL, NULL);
+		cudie = dwfl_module_addrdie(m, adj, &bias);
+		if (cudie)
+			nscopes = dwarf_getscopes(cudie, adj - bias, &scopes);
+		if (nscopes < 0)
+			nscopes = 0;
+		ln = dwfl_module_getsrc(m, adj);
+		if (ln) {
+			const char *src = dwfl_lineinfo(ln, NULL, &line, &col, NULL, NULL);
+
+			if (src)
+				file = path_join(dwfl_line_comp_dir(ln), src);
+		}
+	}
+	for (i = 0; i < nscopes; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_inlined_subroutine) {
+			char *cfile;
+			int cline;
+
+			f = new_frame(x, t);
+			if (!f) {
+				error = -1;
+				goto cleanup;
+			}
+			f->has_pc = 1;
+			f->pc = pc;
+			f->function = die_function_name(&scopes[i]);
+			f->module = prov_xstrdup_or_null(modname);
+			f->file = file;
+			f->line = line;
+			f->column = col;
+			f->inlined = 1;
+			file = NULL;
+			call_site(cudie, &scopes[i], &cfile, &cline);
+			file = cfile;
+			line = cline;
+			col = 0;
+		} else if (tag == DW_TAG_subprogram) {
+			subprogram = die_function_name(&scopes[i]);
+			break;
+		}
+	}
+	f = new_frame(x, t);
+	if (!f) {
+		error = -1;
+		goto cleanup;
+	}
+	f->has_pc = 1;
+	f->pc = pc;
+	/* DWARF names what gdb names (__libc_start_main_impl); else the symbol */
+	if (subprogram) {
+		f->function = subprogram;
+		subprogram = NULL;
+	} else if (sname) {
+		f->function = symbol_name(sname);
+	}
+	if (sname) {
+		f->has_offset = 1;
+		f->offset = off + (pc - adj);
+	}
+	f->module = prov_xstrdup_or_null(modname);
+	f->file = file;
+	file = NULL;
+	f->line = line;
+	f->column = col;
+cleanup:
+	free(file);
+	free(subprogram);
+	free(scopes);
+	return error;
+}
+
+static int frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct core_ctx *x = arg;
+	struct prov_thread *t = &x->c->threads[x->cur];
+	Dwarf_Addr pc, adj;
+	bool isact;
+	Dwarf_Word sp = 0;
+	unsigned int spreg = x->machine == EM_X86_64 ? 7 : x->machine == EM_386 ? 4 : 0;
+
+	if (!dwfl_frame_pc(state, &pc, &isact)) {
+		free(t->unwind_error);
+		t->unwind_error = prov_xasprintf("cannot get the pc of frame %zu: %s",
+						 t->nframes, dwfl_errmsg(-1));
+		return DWARF_CB_ABORT;
+	}
+	if (spreg && dwfl_frame_reg(state, spreg, &sp) != 0)
+		sp = 0;
+	if (x->have_last && pc == x->last_pc && sp == x->last_sp) {
+		free(t->unwind_error);
+		t->unwind_error = prov_xasprintf("unwinder loop: frame at pc 0x%" PRIx64
+						 " repeats", (uint64_t)pc);
+		return DWARF_CB_ABORT;
+	}
+	x->have_last = 1;
+	x->last_pc = pc;
+	x->last_sp = sp;
+	adj = (isact || pc == 0) ? pc : pc - 1;
+	if (add_pc_frames(x, t, pc, adj) < 0)
+		return DWARF_CB_ABORT;
+	return DWARF_CB_OK;
+}
+
+static int thread_cb(Dwfl_Thread *thread, void *arg)
+{
+	struct core_ctx *x = arg;
+	struct prov_crash *c = x->c;
+	pid_t tid = dwfl_thread_tid(thread);
+	struct prov_thread *t;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < c->nthreads; i++)
+		if (c->threads[i].has_tid && c->threads[i].tid == tid)
+			break;
+	if (i == c->nthreads) {
+		if (c->nthreads >= PROV_MAX_THREADS)
+			return DWARF_CB_ABORT;
+		t = prov_crash_add_thread(c);
+		t->has_tid = 1;
+		t->tid = tid;
+	}
+	if (c->threads[i].nframes)
+		return DWARF_CB_OK;	/* the same tid twice: keep the first */
+	x->cur = i;
+	x->have_last = 0;
+	rc = dwfl_thread_getframes(thread, frame_cb, x);
+	t = &c->threads[i];
+	if (rc < 0 && !t->unwind_error)
+		t->unwind_error = prov_xstrdup(dwfl_errmsg(-1));
+	return DWARF_CB_OK;
+}
+
+/* ---- modules ---- */
+
+/*
+ * libdwfl opens the executable itself when its build ID matches and then
+ * forgets the name: the recorded path on the host, if it is that build.
+ */
+static const char *host_file_if_same(const char *path, const char *want_hex)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), same = 0;
+	Elf *elf;
+	const void *bits;
+	ssize_t len;
+
+	if (fd < 0)
+		return NULL;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && (len = dwelf_elf_gnu_build_id(elf, &bits)) > 0) {
+		char *hex = prov_hex(bits, (size_t)len);
+
+		same = strcmp(hex, want_hex) == 0;
+		free(hex);
+	}
+	elf_end(elf);
+	close(fd);
+	return same ? path : NULL;
+}
+
+static int module_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+		     void *arg)
+{
+	struct core_ctx *x = arg;
+	struct prov_module *m;
+	const unsigned char *bits = NULL;
+	GElf_Addr vaddr, bias;
+	Dwarf_Addr lo = 0, hi = 0;
+	const char *mainfile = NULL, *debugfile = NULL;
+	char *core_id = NULL;
+	int len;
+
+	if (x->c->nmodules >= PROV_MAX_MODULES) {
+		x->error = prov_error_set(PROV_ELIMIT, "'%s' has more than %d modules",
+					  x->path, PROV_MAX_MODULES);
+		return DWARF_CB_ABORT;
+	}
+	/* What the core says, before a file replaces it. */
+	len = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (len > 0)
+		core_id = prov_hex(bits, (size_t)len);
+	dwfl_module_getelf(mod, &bias);
+	if (!core_id) {
+		len = dwfl_module_build_id(mod, &bits, &vaddr);
+		if (len > 0)
+			core_id = prov_hex(bits, (size_t)len);
+	}
+	dwfl_module_getdwarf(mod, &bias);
+	dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, &mainfile, &debugfile);
+
+	name = recorded_path(x, lo, name);
+	if (!mainfile)
+		mainfile = opened_file(x, mod);
+	if (!mainfile && !x->sysroot && name && name[0] == '/' && core_id &&
+	    dwfl_module_getelf(mod, &bias))
+		mainfile = host_file_if_same(name, core_id);
+	m = prov_crash_add_module(x->c);
+	m->path = prov_xstrdup(name ? name : "?");
+	m->has_range = 1;
+	m->start = lo;
+	m->end = hi;
+	m->build_id = core_id;
+	m->file = prov_xstrdup_or_null(mainfile);
+	m->debug_file = prov_xstrdup_or_null(debugfile);
+	m->note = prov_xstrdup_or_null(mod_note_get(x, name));
+	if (!m->note && x->sysroot && mainfile &&
+	    !(x->opts->exe && strcmp(mainfile, x->opts->exe) == 0)) {
+		char *root = prov_root_join(x->sysroot, "/");
+
+		if (!prov_starts_with(mainfile, root))
+			m->note = prov_xasprintf("libdwfl opened '%s' outside the sysroot "
+						 "(its build-id matches the core)", mainfile);
+		free(root);
+	}
+	return DWARF_CB_OK;
+}
+
+static int module_cmp(const void *a, const void *b)
+{
+	const struct prov_module *ma = a, *mb = b;
+
+	if (ma->start != mb->start)
+		return ma->start < mb->start ? -1 : 1;
+	return 0;
+}
+
+/* ---- the analysis ---- */
+
+static int check_header(struct core_ctx *x, const char *path)
+{
+	unsigned char head[64];
+	ssize_t n;
+	size_t need;
+	struct stat st;
+
+	if (fstat(x->fd, &st) < 0)
+		return prov_error_set(PROV_EINPUT, "cannot read '%s': %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return prov_error_set(PROV_EINPUT, "'%s' is a directory, not a core", path);
+	if (!S_ISREG(st.st_mode))
+		return prov_error_set(PROV_EINPUT, "'%s' is not a regular file", path);
+	x->size = (uint64_t)st.st_size;
+	if (x->size == 0)
+		return prov_error_set(PROV_EINPUT, "'%s' is empty", path);
+	n = pread(x->fd, head, sizeof(head), 0);
+	if (n < 0)
+		return prov_error_set(PROV_EINPUT, "cannot read '%s': %s", path, strerror(errno));
+	if ((size_t)n < SELFMAG || memcmp(head, ELFMAG, SELFMAG) != 0)
+		return prov_error_set(PROV_EINPUT, "'%s' is not an ELF file", path);
+	if ((size_t)n <= EI_DATA || (head[EI_CLASS] != ELFCLASS32 && head[EI_CLASS] != ELFCLASS64) ||
+	    (head[EI_DATA] != ELFDATA2LSB && head[EI_DATA] != ELFDATA2MSB))
+		return prov_error_set(PROV_EINPUT, "'%s' is truncated inside the ELF header or "
+				      "has an unknown ELF class", path);
+	need = head[EI_CLASS] == ELFCLASS64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+	if ((size_t)n < need)
+		return prov_error_set(PROV_EINPUT, "'%s' is truncated inside the ELF header "
+				      "(%zd of %zu bytes)", path, n, need);
+	if (!prov_core_is_core(head, (size_t)n))
+		return prov_error_set(PROV_EINPUT, "'%s' is an ELF file but not a core "
+				      "(not ET_CORE)", path);
+	x->is64 = head[EI_CLASS] == ELFCLASS64;
+	x->swap = (head[EI_DATA] == ELFDATA2LSB) != host_is_le();
+	return 0;
+}
+
+static int read_program_headers(struct core_ctx *x)
+{
+	GElf_Ehdr ehdr;
+	size_t phnum, i, nnotes = 0, entsize;
+	int error, truncated_mem = 0;
+	uint64_t mem_end = 0;
+
+	if (!gelf_getehdr(x->elf, &ehdr))
+		return prov_error_set(PROV_EINPUT, "cannot read the ELF header of '%s': %s",
+				      x->path, elf_errmsg(-1));
+	x->machine = ehdr.e_machine;
+	entsize = x->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+	if (ehdr.e_phnum == 0)
+		return prov_error_set(PROV_EINPUT, "'%s' has no program headers", x->path);
+	if (ehdr.e_phentsize != entsize)
+		return prov_error_set(PROV_EINPUT, "'%s' has a damaged ELF header "
+				      "(program header size %u)", x->path, ehdr.e_phentsize);
+	if (ehdr.e_phoff >= x->size)
+		return prov_error_set(PROV_EINPUT, "'%s' is truncated before its program headers "
+				      "(at %" PRIu64 ", file has %" PRIu64 " bytes)",
+				      x->path, (uint64_t)ehdr.e_phoff, x->size);
+	if (elf_getphdrnum(x->elf, &phnum) < 0)
+		return prov_error_set(PROV_EINPUT, "cannot read the program headers of '%s': %s",
+				      x->path, elf_errmsg(-1));
+	if (phnum > MAX_PHDRS)
+		return prov_error_set(PROV_ELIMIT, "'%s' has more than %zu program headers",
+				      x->path, MAX_PHDRS);
+	if (phnum > (x->size - ehdr.e_phoff) / entsize)
+		return prov_error_set(PROV_EINPUT, "'%s' is truncated inside its program headers "
+				      "(%zu headers at %" PRIu64 ", file has %" PRIu64 " bytes)",
+				      x->path, phnum, (uint64_t)ehdr.e_phoff, x->size);
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(x->elf, (int)i, &ph))
+			return prov_error_set(PROV_EINPUT, "cannot read program header %zu of '%s': %s",
+					      i, x->path, elf_errmsg(-1));
+		if (ph.p_offset > x->size || ph.p_filesz > x->size - ph.p_offset) {
+			if (ph.p_type == PT_NOTE)
+				return prov_error_set(PROV_EINPUT, "'%s' is truncated inside its notes "
+						      "(notes end at %" PRIu64 ", file has %" PRIu64
+						      " bytes)", x->path,
+						      ph.p_offset + ph.p_filesz, x->size);
+			if (ph.p_type == PT_LOAD) {
+				truncated_mem = 1;
+				if (ph.p_offset + ph.p_filesz > mem_end && ph.p_offset + ph.p_filesz > ph.p_offset)
+					mem_end = ph.p_offset + ph.p_filesz;
+			}
+			continue;
+		}
+		if (ph.p_type == PT_NOTE && (error = parse_notes(x, &ph, &nnotes)) < 0)
+			return error;
+	}
+	if (!x->c->nthreads)
+		return prov_error_set(PROV_EINPUT, "'%s' has no thread status notes (NT_PRSTATUS): "
+				      "damaged or truncated", x->path);
+	if (truncated_mem)
+		prov_warn("'%s' is truncated inside its memory segments (file has %" PRIu64
+			  " bytes, segments need %" PRIu64 "): results may be partial",
+			  x->path, x->size, mem_end);
+	return 0;
+}
+
+static void fill_process(struct core_ctx *x)
+{
+	struct prov_crash *c = x->c;
+	const struct nt_file_entry *e = x->has_entry ? file_at(x, x->entry) : NULL;
+	const char *name;
+
+	if (e) {
+		c->has_process = 1;
+		free(c->process.executable);
+		c->process.executable = prov_xstrdup(e->name);
+	}
+	if (c->has_signal) {
+		name = prov_signal_name(c->signal.number);
+		c->signal.name = name ? prov_xstrdup(name) : prov_xasprintf("SIG%d", c->signal.number);
+		if (c->signal.has_code) {
+			name = prov_signal_code_name(c->signal.number, c->signal.code);
+			c->signal.code_name = prov_xstrdup_or_null(name);
+		}
+	}
+}
+
+int prov_core_analyze(struct prov_crash **out, const char *path,
+		      const struct prov_core_opts *opts)
+{
+	static const struct prov_core_opts no_opts;
+	static char *debuginfo_path;	/* NULL: libdwfl's default */
+	static const Dwfl_Callbacks callbacks = {
+		.find_elf = find_elf_cb,
+		.find_debuginfo = find_debuginfo_cb,
+		.section_address = dwfl_offline_section_address,
+		.debuginfo_path = &debuginfo_path,
+	};
+	struct core_ctx x;
+	struct core_ctx *saved = current;
+	int error, n;
+	size_t i;
+
+	memset(&x, 0, sizeof(x));
+	x.fd = -1;
+	x.ok = 1;
+	x.opts = opts ? opts : &no_opts;
+	x.path = path;
+	x.max_frames = x.opts->max_frames && x.opts->max_frames < PROV_MAX_FRAMES ?
+		x.opts->max_frames : PROV_MAX_FRAMES;
+	if (x.opts->sysroot && *x.opts->sysroot && strcmp(x.opts->sysroot, "/") != 0)
+		x.sysroot = x.opts->sysroot;
+	if (!path || !*path)
+		return prov_error_set(PROV_EINPUT, "no core file given");
+	if (x.sysroot) {
+		struct stat st;
+
+		if (stat(x.sysroot, &st) < 0 || !S_ISDIR(st.st_mode))
+			return prov_error_set(PROV_EINPUT, "sysroot '%s' is not a directory",
+					      x.sysroot);
+	}
+
+	x.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (x.fd < 0) {
+		error = prov_error_set(PROV_EINPUT, "cannot open '%s': %s", path, strerror(errno));
+		goto cleanup;
+	}
+	if ((error = check_header(&x, path)) < 0)
+		goto cleanup;
+	elf_version(EV_CURRENT);
+	/* ELF_C_READ, not MMAP: lazy preads, measured faster on cold multi-GiB cores. */
+	x.elf = elf_begin(x.fd, ELF_C_READ, NULL);
+	if (!x.elf) {
+		error = prov_error_set(PROV_EINPUT, "cannot read '%s': %s", path, elf_errmsg(-1));
+		goto cleanup;
+	}
+	x.c = prov_crash_new(PROV_INPUT_CORE, path);
+	x.c->format = prov_xstrdup("core");
+	if ((error = read_program_headers(&x)) < 0)
+		goto cleanup;
+	fill_process(&x);
+
+	current = &x;
+	x.dwfl = dwfl_begin(&callbacks);
+	if (!x.dwfl) {
+		error = prov_error_set(PROV_ERROR, "dwfl_begin: %s", dwfl_errmsg(-1));
+		goto cleanup;
+	}
+	dwfl_report_begin(x.dwfl);
+	n = dwfl_core_file_report(x.dwfl, x.elf, x.opts->exe);
+	if (n < 0) {
+		error = prov_error_set(PROV_EINPUT, "cannot read the modules of '%s': %s",
+				       path, dwfl_errmsg(-1));
+		goto cleanup;
+	}
+	if (dwfl_report_end(x.dwfl, NULL, NULL) != 0) {
+		error = prov_error_set(PROV_EINPUT, "cannot read the modules of '%s': %s",
+				       path, dwfl_errmsg(-1));
+		goto cleanup;
+	}
+	dwfl_getmodules(x.dwfl, module_cb, &x, 0);
+	if (x.error < 0) {
+		error = x.error;
+		goto cleanup;
+	}
+	if (dwfl_core_file_attach(x.dwfl, x.elf) < 0) {
+		const char *msg = dwfl_errmsg(-1);
+
+		for (i = 0; i < x.c->nthreads; i++)
+			x.c->threads[i].unwind_error =
+				prov_xasprintf("cannot attach to the core's threads: %s", msg);
+	} else if (dwfl_getthreads(x.dwfl, thread_cb, &x) < 0) {
+		const char *msg = dwfl_errmsg(-1);
+
+		for (i = 0; i < x.c->nthreads; i++)
+			if (!x.c->threads[i].nframes && !x.c->threads[i].unwind_error)
+				x.c->threads[i].unwind_error = prov_xstrdup(msg);
+	}
+	if (x.c->nmodules > 1)
+		qsort(x.c->modules, x.c->nmodules, sizeof(*x.c->modules), module_cmp);
+
+	*out = x.c;
+	x.c = NULL;
+	error = 0;
+cleanup:
+	current = saved;
+	if (x.dwfl)
+		dwfl_end(x.dwfl);
+	if (x.elf)
+		elf_end(x.elf);
+	if (x.fd >= 0)
+		close(x.fd);
+	prov_crash_free(x.c);
+	for (i = 0; i < x.nfiles; i++)
+		free(x.files[i].name);
+	free(x.files);
+	for (i = 0; i < x.nnotes; i++) {
+		free(x.notes[i].modname);
+		free(x.notes[i].note);
+	}
+	free(x.notes);
+	for (i = 0; i < x.nopened; i++)
+		free(x.opened[i].file);
+	free(x.opened);
+	return error;
+}
