@@ -62,6 +62,35 @@ static uint64_t max_core_size(const struct prov_global *g)
 	return 0;
 }
 
+/*
+ * libdwfl asks debuginfod by itself when DEBUGINFOD_URLS is set. Keep it
+ * off with --offline; otherwise bound it (a slow server must not hang the
+ * run), keep its downloads in our cache, and show its progress on a
+ * terminal. The user's own settings win.
+ */
+void prov_pipeline_setup_debuginfod(const struct prov_global *g, int offline)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	const char *timeout = g ? prov_config_get(g->config, "debuginfod.timeout") : NULL;
+
+	if (offline) {
+		unsetenv("DEBUGINFOD_URLS");
+		return;
+	}
+	if (!urls || !*urls)
+		return;
+	setenv("DEBUGINFOD_TIMEOUT", timeout ? timeout : "30", 0);
+	setenv("DEBUGINFOD_MAXTIME", timeout ? timeout : "120", 0);
+	if (g && g->cache_dir) {
+		char *dir = prov_xasprintf("%s/debuginfod", g->cache_dir);
+
+		setenv("DEBUGINFOD_CACHE_PATH", dir, 0);
+		free(dir);
+	}
+	if (prov_isatty(2))
+		setenv("DEBUGINFOD_PROGRESS", "1", 0);
+}
+
 int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 		      const struct prov_pipeline_opts *opts)
 {
@@ -80,6 +109,7 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 	if (in.type == PROV_INPUT_TYPE_CORE) {
 		struct prov_core_opts copts = { 0 };
 
+		prov_pipeline_setup_debuginfod(opts->global, opts->offline);
 		copts.exe = opts->exe;
 		copts.sysroot = opts->sysroot;
 		if ((error = prov_core_analyze(&c, in.path, &copts)) < 0) {

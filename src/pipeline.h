@@ -29,4 +29,12 @@ struct prov_pipeline_opts {
 int prov_pipeline_run(struct prov_crash **out, int *partial, const char *input,
 		      const struct prov_pipeline_opts *opts);
 
+/*
+ * Set libdebuginfod's environment for this run: off with `offline`,
+ * otherwise a timeout (config debuginfod.timeout, default 30 s), its cache
+ * under the provenance cache, progress on a terminal. Called by the
+ * pipeline; `analyze` calls it too.
+ */
+void prov_pipeline_setup_debuginfod(const struct prov_global *g, int offline);
+
 #endif

@@ -19,6 +19,8 @@ static void frame_line(struct prov_buf *b, const struct prov_frame *f, unsigned 
 	prov_buf_puts(b, f->function ? f->function : "??");
 	if (f->has_offset && !f->inlined)
 		prov_buf_printf(b, "+0x%" PRIx64, f->offset);
+	if (f->inlined)
+		prov_buf_puts(b, " (inlined)");
 	if (f->file) {
 		prov_buf_printf(b, " at %s", f->file);
 		if (f->line > 0)
