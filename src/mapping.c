@@ -508,7 +508,7 @@ void prov_version_split(struct prov_version_parts *out, const char *version)
 	end = dash && dash > s ? dash : s + strlen(s);
 	/* repacked Debian sources: "2.0+dfsg1", "1.2~ds" */
 	for (p = s; p < end; p++)
-		if ((*p == '+' || *p == '~') &&
+		if ((*p == '+' || *p == '~' || *p == '.') &&
 		    (!strncmp(p + 1, "dfsg", 4) || !strncmp(p + 1, "ds", 2))) {
 			end = p;
 			break;

@@ -93,7 +93,7 @@ char *prov_sources_mirror_path(const char *cache_dir, const char *url)
 		prov_buf_setlen(&name, name.len - 4);
 	while (name.len && (name.buf[name.len - 1] == '-' || name.buf[name.len - 1] == '.'))
 		prov_buf_setlen(&name, name.len - 1);
-	while (name.len && name.buf[0] == '.')
+	while (name.len && (name.buf[0] == '.' || name.buf[0] == '-'))
 		memmove(name.buf, name.buf + 1, name.len--);
 	git_odb_hash(&oid, url, strlen(url), GIT_OBJECT_BLOB);
 	git_oid_tostr(hex, sizeof(hex), &oid);

@@ -1,0 +1,324 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <git2.h>
+
+#include "error.h"
+#include "mapping.h"
+#include "util.h"
+#include "banned.h"
+
+static char tmpdir[] = "/tmp/prov-test-mapping.XXXXXX";
+
+static char *write_file(const char *name, const char *text)
+{
+	char *path = prov_xasprintf("%s/%s", tmpdir, name);
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static void check_split(const char *v, const char *up, const char *maj, const char *min,
+			const char *pat)
+{
+	struct prov_version_parts p;
+
+	prov_version_split(&p, v);
+	assert_string_equal(p.upstream, up);
+	assert_string_equal(p.major, maj);
+	assert_string_equal(p.minor, min);
+	assert_string_equal(p.patch, pat);
+	prov_version_parts_release(&p);
+}
+
+static void test_version_split(void **state)
+{
+	(void)state;
+	check_split("1:2.0.0-43~24.04", "2.0.0", "2", "0", "0");
+	check_split("2.36-9+deb12u4", "2.36", "2", "36", "");
+	check_split("6.2.41133.60200-66~22.04", "6.2.41133.60200", "6", "2", "41133");
+	check_split("2.3.0+cu121", "2.3.0+cu121", "2", "3", "0");
+	check_split("1:1.2.13.dfsg-1", "1.2.13", "1", "2", "13");
+	check_split("2.34-100.el9_4.2", "2.34", "2", "34", "");
+	check_split("3.0.15-1~deb12u1", "3.0.15", "3", "0", "15");
+	check_split("2.21.5-1+cuda12.4", "2.21.5", "2", "21", "5");
+	check_split("", "", "", "", "");
+	check_split(NULL, "", "", "", "");
+	check_split("abc", "abc", "", "", "");
+	check_split("7:", "", "", "", "");
+}
+
+static void expand_ok(const char *tmpl, const char *version, const char *want)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+
+	assert_int_equal(prov_mapping_expand_ref(&b, tmpl, version), 0);
+	assert_string_equal(b.buf, want);
+	prov_buf_release(&b);
+}
+
+static void expand_bad(const char *tmpl, const char *version)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+
+	assert_int_equal(prov_mapping_expand_ref(&b, tmpl, version), PROV_EINPUT);
+	prov_buf_release(&b);
+}
+
+static void test_expand_ref(void **state)
+{
+	(void)state;
+	expand_ok("release/rocm-rel-{major}.{minor}", "6.2.41133.60200-66~22.04",
+		  "release/rocm-rel-6.2");
+	expand_ok("glibc-{upstream_version}", "2.36-9+deb12u4", "glibc-2.36");
+	expand_ok("v{version}", "2.3.0", "v2.3.0");
+	expand_ok("v{major}.{minor}.{patch}", "2.3.0+cu121", "v2.3.0");
+	expand_ok("v{major}.{minor}.{patch}-1", "2.21.5-1+cuda12.4", "v2.21.5-1");
+	expand_ok("openssl-{upstream_version}", "3.0.15-1~deb12u1", "openssl-3.0.15");
+	expand_ok("main", NULL, "main");
+	expand_ok("", "1.0", "");
+	expand_bad("v{patch}", "2.36-9");	/* no patch part */
+	expand_bad("v{nope}", "1.0");
+	expand_bad("v{version", "1.0");
+	expand_bad("v{version}", NULL);
+}
+
+static void test_url_scheme(void **state)
+{
+	(void)state;
+	assert_true(prov_mapping_url_scheme_ok("https://github.com/ROCm/rocm-systems.git"));
+	assert_true(prov_mapping_url_scheme_ok("http://x/y"));
+	assert_true(prov_mapping_url_scheme_ok("ssh://git@x/y"));
+	assert_true(prov_mapping_url_scheme_ok("git://x/y"));
+	assert_true(prov_mapping_url_scheme_ok("file:///srv/git/x.git"));
+	assert_true(prov_mapping_url_scheme_ok("/srv/git/x.git"));
+	assert_true(prov_mapping_url_scheme_ok("./x"));
+	assert_false(prov_mapping_url_scheme_ok("ext::sh -c touch% /tmp/x"));
+	assert_false(prov_mapping_url_scheme_ok("fd::3"));
+	assert_false(prov_mapping_url_scheme_ok("ftp://x/y"));
+	assert_false(prov_mapping_url_scheme_ok("git@github.com:a/b.git"));
+	assert_false(prov_mapping_url_scheme_ok("https://"));
+	assert_false(prov_mapping_url_scheme_ok(""));
+	assert_false(prov_mapping_url_scheme_ok(NULL));
+}
+
+static void test_load_good(void **state)
+{
+	struct prov_mappings m;
+	const struct prov_mapping *p;
+	struct prov_origin o = { 0 };
+	char *a, *b;
+
+	(void)state;
+	a = write_file("a.map",
+		       "# comment\n"
+		       "[component \"clr\"]\n"
+		       "\tlibrary = libamdhip64.so*\n"
+		       "\tlibrary = libhiprtc.so*\n"
+		       "\tpackage = hip-runtime-amd\n"
+		       "\trepo = https://github.com/ROCm/rocm-systems.git\n"
+		       "\tsubdir = projects//clr/\n"
+		       "\tsubdir-paths = true\n"
+		       "\tref = release/rocm-rel-{major}.{minor}\n"
+		       "\tpath-prefix = */rocm-systems/\n"
+		       "[component \"My.Dotted\"]\n"
+		       "\tpackage = dotted\n"
+		       "\trepo = https://example.invalid/d.git\n");
+	b = write_file("b.map",
+		       "[component \"clr\"]\n"
+		       "\tlibrary = libother.so\n"
+		       "\trepo = https://example.invalid/other.git\n"
+		       "[component \"zlib\"]\n"
+		       "\tlibrary = libz.so*\n"
+		       "\tsource-only = 1\n");
+	prov_mappings_init(&m);
+	assert_int_equal(prov_mappings_load_file(&m, a), 0);
+	assert_int_equal(prov_mappings_load_file(&m, b), 0);
+	assert_int_equal(m.n, 3);
+	p = prov_mappings_find(&m, "clr");
+	assert_non_null(p);
+	assert_int_equal(p->nlibraries, 2);
+	assert_string_equal(p->subdir, "projects/clr");
+	assert_int_equal(p->subdir_paths, 1);
+	assert_string_equal(p->repo, "https://github.com/ROCm/rocm-systems.git");
+	assert_int_equal(p->nrefs, 1);
+	assert_int_equal(p->npath_prefixes, 1);
+	assert_non_null(prov_mappings_find(&m, "My.Dotted"));
+
+	/* the earlier file wins for clr: libother.so is not clr */
+	assert_null(prov_mappings_match(&m, "/usr/lib/libother.so", NULL));
+	p = prov_mappings_match(&m, "/opt/rocm-6.2.0/lib/libamdhip64.so.6.2.60200", NULL);
+	assert_non_null(p);
+	assert_string_equal(p->name, "clr");
+	p = prov_mappings_match(&m, "/lib/x86_64-linux-gnu/libz.so.1", NULL);
+	assert_non_null(p);
+	assert_string_equal(p->name, "zlib");
+	o.name = (char *)"hip-runtime-amd";
+	p = prov_mappings_match(&m, "/opt/x/libunrelated.so", &o);
+	assert_non_null(p);
+	assert_string_equal(p->name, "clr");
+	o.name = (char *)"python3-dotted";
+	o.source = (char *)"dotted";
+	p = prov_mappings_match(&m, NULL, &o);
+	assert_non_null(p);
+	assert_string_equal(p->name, "My.Dotted");
+	o.source = NULL;
+	assert_null(prov_mappings_match(&m, NULL, &o));
+	prov_mappings_release(&m);
+	free(a);
+	free(b);
+}
+
+static void load_bad(const char *name, const char *text, int code, const char *msg_part)
+{
+	struct prov_mappings m;
+	char *path = write_file(name, text);
+
+	prov_mappings_init(&m);
+	assert_int_equal(prov_mappings_load_file(&m, path), code);
+	assert_int_equal(m.n, 0);
+	if (msg_part && !strstr(prov_error_last(), msg_part)) {
+		fprintf(stderr, "message '%s' lacks '%s'\n", prov_error_last(), msg_part);
+		fail();
+	}
+	/* every message names the file */
+	assert_non_null(strstr(prov_error_last(), name));
+	prov_mappings_release(&m);
+	free(path);
+}
+
+static void test_load_hostile(void **state)
+{
+	struct prov_buf big = PROV_BUF_INIT;
+	int i;
+
+	(void)state;
+	load_bad("up.map", "[component \"x\"]\n\tsubdir = ../../..\n", PROV_EINPUT, "..");
+	load_bad("up2.map", "[component \"x\"]\n\tsubdir = a/../../b\n", PROV_EINPUT, "..");
+	load_bad("abs.map", "[component \"x\"]\n\tsubdir = /etc\n", PROV_EINPUT, "relative");
+	load_bad("etc.map", "[component \"x\"]\n\trepo = file:///etc\n", PROV_EINPUT,
+		 "not a git repository");
+	load_bad("etc2.map", "[component \"x\"]\n\trepo = /etc\n", PROV_EINPUT,
+		 "not a git repository");
+	load_bad("ext.map", "[component \"x\"]\n\trepo = ext::sh -c id\n", PROV_EINPUT, "URL");
+	load_bad("syntax.map", "[component \"x\"\n\trepo = https://a/b\n", PROV_EINPUT, NULL);
+	load_bad("syntax2.map", "[component \"x\"]\n\t= value\n", PROV_EINPUT, NULL);
+	load_bad("inc.map", "[include]\n\tpath = /etc/passwd\n", PROV_EINPUT, "include");
+	load_bad("inc2.map", "[component \"x\"]\n\tlibrary = a\n  [ includeIf \"gitdir:/\"]\n\tpath = /etc/shadow\n",
+		 PROV_EINPUT, "include");
+	load_bad("bool.map", "[component \"x\"]\n\tsubdir-paths = maybe\n", PROV_EINPUT, "boolean");
+	{
+		static const char nul[] = "[component \"x\"]\n\tlibrary = a\0b\n";
+		struct prov_mappings m;
+		char *path = prov_xasprintf("%s/nul.map", tmpdir);
+		FILE *f = fopen(path, "w");
+
+		assert_non_null(f);
+		assert_int_equal(fwrite(nul, 1, sizeof(nul) - 1, f), sizeof(nul) - 1);
+		fclose(f);
+		prov_mappings_init(&m);
+		assert_int_equal(prov_mappings_load_file(&m, path), PROV_EINPUT);
+		assert_non_null(strstr(prov_error_last(), "nul.map"));
+		prov_mappings_release(&m);
+		free(path);
+	}
+
+	prov_buf_puts(&big, "[component \"x\"]\n\tlibrary = ");
+	for (i = 0; i < 5000; i++)
+		prov_buf_putc(&big, 'a');
+	prov_buf_puts(&big, "\n");
+	load_bad("long.map", big.buf, PROV_ELIMIT, "longer");
+	prov_buf_reset(&big);
+	for (i = 0; i < 300; i++)
+		prov_buf_puts(&big, "[component \"x\"]\n\tlibrary = a\n");
+	load_bad("many.map", big.buf, PROV_ELIMIT, "too many");
+	prov_buf_reset(&big);
+	while (big.len <= PROV_MAPPING_MAX_FILE)
+		prov_buf_puts(&big, "# padding padding padding padding padding padding\n");
+	load_bad("huge.map", big.buf, PROV_ELIMIT, "larger");
+	prov_buf_release(&big);
+}
+
+static void test_unknown_keys_warn(void **state)
+{
+	struct prov_mappings m;
+	char *path = write_file("warn.map", "[other]\n\tkey = 1\n[component \"y\"]\n\tcolour = blue\n\tlibrary = liby.so\n");
+
+	(void)state;
+	prov_mappings_init(&m);
+	assert_int_equal(prov_mappings_load_file(&m, path), 0);
+	assert_int_equal(m.n, 1);
+	assert_string_equal(m.items[0].name, "y");
+	prov_mappings_release(&m);
+	free(path);
+}
+
+static void test_shipped_mappings_parse(void **state)
+{
+	struct prov_mappings m;
+	const char *top = getenv("TOP");
+	char *dir = prov_xasprintf("%s/mappings", top ? top : ".");
+	const struct prov_mapping *p;
+	struct prov_buf b = PROV_BUF_INIT;
+	size_t i, j;
+
+	(void)state;
+	prov_mappings_init(&m);
+	assert_int_equal(prov_mappings_load_dir(&m, dir), 0);
+	assert_true(m.n >= 15);
+	/* every shipped template expands for a typical version */
+	for (i = 0; i < m.n; i++)
+		for (j = 0; j < m.items[i].nrefs; j++)
+			assert_int_equal(prov_mapping_expand_ref(&b, m.items[i].refs[j], "1:6.2.3-4"), 0);
+	p = prov_mappings_match(&m, "/opt/rocm/lib/libamdhip64.so.6", NULL);
+	assert_non_null(p);
+	assert_string_equal(p->name, "clr");
+	assert_string_equal(p->subdir, "projects/clr");
+	p = prov_mappings_match(&m, "/usr/lib/python3/site-packages/torch/lib/libtorch_cuda.so", NULL);
+	assert_non_null(p);
+	assert_string_equal(p->name, "pytorch");
+	p = prov_mappings_match(&m, "/usr/lib/x86_64-linux-gnu/libc.so.6", NULL);
+	assert_non_null(p);
+	assert_string_equal(p->name, "glibc");
+	prov_buf_release(&b);
+	prov_mappings_release(&m);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_version_split),
+		cmocka_unit_test(test_expand_ref),
+		cmocka_unit_test(test_url_scheme),
+		cmocka_unit_test(test_load_good),
+		cmocka_unit_test(test_load_hostile),
+		cmocka_unit_test(test_unknown_keys_warn),
+		cmocka_unit_test(test_shipped_mappings_parse),
+	};
+	int r;
+
+	git_libgit2_init();
+	if (!mkdtemp(tmpdir))
+		return 1;
+	r = cmocka_run_group_tests(tests, NULL, NULL);
+	{
+		char *cmd = prov_xasprintf("rm -rf '%s'", tmpdir);
+
+		if (system(cmd) != 0)
+			r = 1;
+		free(cmd);
+	}
+	git_libgit2_shutdown();
+	return r;
+}
