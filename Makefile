@@ -90,6 +90,17 @@ LIBS += -lstdc++
 # Text backtrace parsers.
 
 # Resolvers (one file each) and the cache.
+LIB_OBJS += src/jsonread.o
+LIB_OBJS += cache/cache.o
+LIB_OBJS += resolvers/registry.o
+LIB_OBJS += resolvers/elf-note.o
+LIB_OBJS += resolvers/dpkg.o
+LIB_OBJS += resolvers/rpm.o
+LIB_OBJS += resolvers/pip.o
+LIB_OBJS += resolvers/conda.o
+LIB_OBJS += resolvers/rocm.o
+LIB_OBJS += resolvers/git.o
+LIB_OBJS += resolvers/path.o
 
 # Mappings, path rewriting, sources (libgit2), fixcheck.
 LIB_OBJS += src/mapping.o

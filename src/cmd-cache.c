@@ -1,14 +1,120 @@
+#include <dirent.h>
+#include <fcntl.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "error.h"
+#include "util.h"
+#include "cache/cache.h"
 #include "banned.h"
+
+static const char cache_help[] =
+	"stats   the cache's path and size, its package indexes and entries, and the\n"
+	"        size of the source mirrors (<cache>/mirrors)\n"
+	"clear   remove the database and the mirrors (only inside the cache directory;\n"
+	"        a cache directory of / or $HOME is refused)\n";
+
+/* Bytes and files under dirfd/name, not following symlinks; capped depth. */
+static void du(uint64_t *bytes, uint64_t *files, int dfd, const char *name, int depth)
+{
+	struct stat st;
+	int fd;
+	DIR *d;
+	struct dirent *e;
+
+	if (depth > 64 || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		*bytes += (uint64_t)st.st_blocks * 512;
+		(*files)++;
+		return;
+	}
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			du(bytes, files, dirfd(d), e->d_name, depth + 1);
+	closedir(d);
+}
+
+static int count_mirrors(const char *dir)
+{
+	char *m = prov_xasprintf("%s/mirrors", dir);
+	DIR *d = opendir(m);
+	struct dirent *e;
+	int n = 0;
+
+	free(m);
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+static int cache_stats(struct prov_global *g)
+{
+	struct prov_cache *c = NULL;
+	struct prov_cache_stats s;
+	uint64_t mbytes = 0, mfiles = 0;
+	int err, dfd;
+
+	if ((err = prov_cache_open(&c, g->cache_dir)) < 0)
+		return prov_cmd_fail(err);
+	if ((err = prov_cache_stats(&s, c)) < 0) {
+		prov_cache_free(c);
+		return prov_cmd_fail(err);
+	}
+	dfd = open(g->cache_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		du(&mbytes, &mfiles, dfd, "mirrors", 0);
+		close(dfd);
+	}
+	printf("cache:        %s\n", g->cache_dir);
+	printf("database:     %s (%llu bytes)\n", prov_cache_path(c), (unsigned long long)s.db_size);
+	printf("indexes:      %llu (%llu packages, %llu files)\n", (unsigned long long)s.nindexes,
+	       (unsigned long long)s.npackages, (unsigned long long)s.nfiles);
+	printf("resolutions:  %llu\n", (unsigned long long)s.nresolutions);
+	printf("mirrors:      %d (%llu bytes in %llu files)\n", count_mirrors(g->cache_dir),
+	       (unsigned long long)mbytes, (unsigned long long)mfiles);
+	prov_cache_free(c);
+	return 0;
+}
 
 int cmd_cache(int argc, char **argv, struct prov_global *g)
 {
-	(void)argc;
-	(void)argv;
-	(void)g;
-	fprintf(stderr, "provenance cache: not built yet\n");
-	return 1;
+	const char *sub;
+	int err;
+
+	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
+		return prov_cmd_help("cache", cache_help);
+	if (argc < 2)
+		return prov_cmd_usage_error("cache", "expected 'stats' or 'clear'");
+	if (argc > 2)
+		return prov_cmd_usage_error("cache", "unexpected argument '%s'", argv[2]);
+	sub = argv[1];
+	if (!g->cache_dir)
+		return prov_cmd_fail(prov_error_set(PROV_ERROR, "no cache directory"));
+	if (strcmp(sub, "stats") == 0)
+		return cache_stats(g);
+	if (strcmp(sub, "clear") == 0) {
+		if ((err = prov_cache_clear_dir(g->cache_dir)) < 0)
+			return prov_cmd_fail(err);
+		printf("cleared %s\n", g->cache_dir);
+		return 0;
+	}
+	return prov_cmd_usage_error("cache", "unknown subcommand '%s' (expected stats or clear)", sub);
 }

@@ -1,14 +1,195 @@
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "error.h"
+#include "json.h"
+#include "util.h"
+#include "cache/cache.h"
+#include "resolvers/resolver.h"
 #include "banned.h"
+
+static const char env_help[] =
+	"List the components a crash report would care about on a system (the host,\n"
+	"or an unpacked container image): pip distributions, dpkg/rpm packages that\n"
+	"ship shared libraries, conda packages, ROCm/CUDA trees, git working trees\n"
+	"under /opt, /workspace and /src. Sorted by name.\n"
+	"\n"
+	"   --sysroot DIR   the system's root (default /)\n"
+	"   --format FMT    text (default), markdown or json\n"
+	"\n"
+	"exit codes: 0 done, 2 the sysroot does not exist, 64 usage\n";
+
+static const char *or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+static void md_cell(struct prov_buf *b, const char *s)
+{
+	prov_buf_puts(b, " ");
+	for (; s && *s; s++) {
+		if (*s == '|')
+			prov_buf_puts(b, "\\|");
+		else if (*s == '\n' || *s == '\r')
+			prov_buf_putc(b, ' ');
+		else
+			prov_buf_putc(b, *s);
+	}
+	prov_buf_puts(b, " |");
+}
+
+static void write_markdown(struct prov_buf *b, struct prov_origin **v, size_t n)
+{
+	size_t i;
+
+	prov_buf_puts(b, "| Component | Version | Git Hash |\n|---|---|---|\n");
+	for (i = 0; i < n; i++) {
+		prov_buf_putc(b, '|');
+		md_cell(b, v[i]->name);
+		md_cell(b, v[i]->version);
+		md_cell(b, v[i]->commit);
+		prov_buf_putc(b, '\n');
+	}
+}
+
+static size_t width(const char *s)
+{
+	return s ? strlen(s) : 0;
+}
+
+static void pad(struct prov_buf *b, const char *s, size_t w)
+{
+	size_t l = width(s);
+
+	prov_buf_puts(b, or_empty(s));
+	while (l++ < w)
+		prov_buf_putc(b, ' ');
+}
+
+static void write_text(struct prov_buf *b, struct prov_origin **v, size_t n)
+{
+	size_t i, wn = strlen("COMPONENT"), wv = strlen("VERSION"), wc = strlen("GIT HASH");
+
+	for (i = 0; i < n; i++) {
+		if (width(v[i]->name) > wn)
+			wn = width(v[i]->name);
+		if (width(v[i]->version) > wv)
+			wv = width(v[i]->version);
+		if (width(v[i]->commit) > wc)
+			wc = width(v[i]->commit);
+	}
+	if (wn > 60)
+		wn = 60;
+	if (wv > 40)
+		wv = 40;
+	pad(b, "COMPONENT", wn + 2);
+	pad(b, "VERSION", wv + 2);
+	pad(b, "GIT HASH", wc + 2);
+	prov_buf_puts(b, "FOUND BY\n");
+	for (i = 0; i < n; i++) {
+		pad(b, v[i]->name ? v[i]->name : "-", wn + 2);
+		pad(b, v[i]->version ? v[i]->version : "-", wv + 2);
+		pad(b, v[i]->commit ? v[i]->commit : "-", wc + 2);
+		prov_buf_puts(b, or_empty(v[i]->found_by));
+		prov_buf_putc(b, '\n');
+	}
+}
+
+static int write_json(struct prov_buf *b, struct prov_origin **v, size_t n)
+{
+	struct prov_json j;
+	size_t i;
+
+	prov_json_init(&j, b);
+	prov_json_begin_object(&j);
+	prov_json_kv_string(&j, "schema", "provenance/1");
+	prov_json_key(&j, "components");
+	prov_json_begin_array(&j);
+	for (i = 0; i < n; i++) {
+		prov_json_begin_object(&j);
+		prov_json_kv_string(&j, "name", v[i]->name);
+		prov_json_kv_string(&j, "version", v[i]->version);
+		prov_json_kv_string(&j, "commit", v[i]->commit);
+		prov_json_kv_string(&j, "repo", v[i]->vcs_url);
+		prov_json_kv_string(&j, "ref", v[i]->branch);
+		prov_json_kv_string(&j, "found_by", v[i]->found_by);
+		prov_json_kv_string(&j, "kind", v[i]->kind);
+		prov_json_kv_string(&j, "evidence", v[i]->evidence);
+		prov_json_end_object(&j);
+	}
+	prov_json_end_array(&j);
+	prov_json_end_object(&j);
+	return prov_json_finish(&j);
+}
 
 int cmd_env(int argc, char **argv, struct prov_global *g)
 {
-	(void)argc;
-	(void)argv;
-	(void)g;
-	fprintf(stderr, "provenance env: not built yet\n");
-	return 1;
+	static const struct option longopts[] = {
+		{ "sysroot", required_argument, NULL, 's' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct prov_resolve_ctx ctx;
+	struct prov_cache *cache = NULL;
+	struct prov_origin **v = NULL;
+	struct prov_buf out = PROV_BUF_INIT;
+	const char *format = "text", *sysroot = NULL;
+	struct stat st;
+	size_t n = 0, i;
+	int opt, err, rc;
+
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			sysroot = optarg;
+			break;
+		case 'f':
+			if (prov_cmd_parse_format(&format, optarg, "text|markdown|json") < 0)
+				return prov_cmd_usage_error("env", "unknown format '%s'", optarg);
+			break;
+		case 'h':
+			return prov_cmd_help("env", env_help);
+		case ':':
+			return prov_cmd_usage_error("env", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return prov_cmd_usage_error("env", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return prov_cmd_usage_error("env", "unexpected argument '%s'", argv[optind]);
+	if (sysroot && (stat(sysroot, &st) < 0 || !S_ISDIR(st.st_mode)))
+		return prov_cmd_fail(prov_error_set(PROV_EINPUT, "sysroot '%s' is not a directory", sysroot));
+
+	if (g && g->cache_dir && prov_cache_open(&cache, g->cache_dir) < 0) {
+		prov_warn("working without a cache: %s", prov_error_last());
+		cache = NULL;
+	}
+	ctx.sysroot = sysroot;
+	ctx.cache = cache;
+	err = prov_inventory(&v, &n, &ctx);
+	if (err < 0)
+		goto cleanup;
+	if (strcmp(format, "json") == 0)
+		err = write_json(&out, v, n);
+	else if (strcmp(format, "markdown") == 0)
+		write_markdown(&out, v, n);
+	else
+		write_text(&out, v, n);
+	if (err >= 0)
+		err = prov_cmd_write(out.buf, out.len);
+cleanup:
+	rc = err < 0 ? prov_cmd_fail(err) : 0;
+	for (i = 0; i < n; i++)
+		prov_origin_free(v[i]);
+	free(v);
+	prov_buf_release(&out);
+	prov_cache_free(cache);
+	return rc;
 }

@@ -1,0 +1,677 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#include <sqlite3.h>
+
+#include "cache/cache.h"
+#include "error.h"
+#include "util.h"
+#include "banned.h"
+
+/* 'PROV': marks a file as ours; anything else is foreign. */
+#define PROV_APP_ID 0x50524f56
+
+struct prov_cache {
+	sqlite3 *db;
+	char *path;
+	char *dir;
+};
+
+static const char schema_sql[] =
+	"CREATE TABLE IF NOT EXISTS indexes("
+	" id INTEGER PRIMARY KEY, kind TEXT NOT NULL, root TEXT NOT NULL,"
+	" db TEXT NOT NULL, identity TEXT NOT NULL, built INTEGER,"
+	" UNIQUE(kind, root, db));"
+	"CREATE TABLE IF NOT EXISTS packages("
+	" index_id INTEGER NOT NULL, no INTEGER NOT NULL, name TEXT, version TEXT,"
+	" source TEXT, source_version TEXT, arch TEXT, vcs_url TEXT, vcs_commit TEXT,"
+	" branch TEXT, evidence TEXT, shlib INTEGER, PRIMARY KEY(index_id, no));"
+	"CREATE TABLE IF NOT EXISTS files("
+	" index_id INTEGER NOT NULL, path TEXT NOT NULL, pkg INTEGER NOT NULL);"
+	"CREATE INDEX IF NOT EXISTS files_path ON files(index_id, path);"
+	"CREATE TABLE IF NOT EXISTS resolutions("
+	" root TEXT NOT NULL, build_id TEXT NOT NULL, kind TEXT, name TEXT, version TEXT,"
+	" source TEXT, source_version TEXT, arch TEXT, vcs_url TEXT, vcs_commit TEXT,"
+	" branch TEXT, found_by TEXT, evidence TEXT, guess INTEGER,"
+	" PRIMARY KEY(root, build_id));";
+
+static int sql_error(sqlite3 *db, const char *what)
+{
+	return prov_error_set(PROV_ERROR, "cache: %s: %s", what,
+			      db ? sqlite3_errmsg(db) : "out of memory");
+}
+
+static int exec(sqlite3 *db, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		int err = prov_error_set(PROV_ERROR, "cache: %s", msg ? msg : sqlite3_errmsg(db));
+		sqlite3_free(msg);
+		return err;
+	}
+	return 0;
+}
+
+static int pragma_int(int64_t *out, sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return sql_error(db, sql);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return sql_error(db, sql);
+	}
+	*out = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/*
+ * Open and check: 0 ready, 1 not ours or corrupt (caller sets it aside),
+ * <0 a real error (cannot open at all, busy for too long).
+ */
+static int try_open(sqlite3 **out, const char *path)
+{
+	sqlite3 *db = NULL;
+	int64_t appid = 0, ver = 0, ntables = 0;
+	int rc, err;
+
+	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+			     SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		err = sql_error(db, "cannot open the database");
+		sqlite3_close(db);
+		return rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT ? 1 : err;
+	}
+	sqlite3_busy_timeout(db, 15000);
+	sqlite3_extended_result_codes(db, 0);
+	if (pragma_int(&appid, db, "PRAGMA application_id") < 0 ||
+	    pragma_int(&ver, db, "PRAGMA user_version") < 0 ||
+	    pragma_int(&ntables, db, "SELECT count(*) FROM sqlite_master")) {
+		rc = sqlite3_errcode(db);
+		sqlite3_close(db);
+		if (rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT)
+			return 1;
+		return PROV_ERROR;
+	}
+	if (ntables == 0 && appid == 0 && ver == 0) {
+		/* new: create under a write lock so two first runs do not race */
+		if ((err = exec(db, "PRAGMA journal_mode=WAL")) < 0 ||
+		    (err = exec(db, "BEGIN IMMEDIATE")) < 0)
+			goto fail;
+		if ((err = pragma_int(&ntables, db, "SELECT count(*) FROM sqlite_master")) < 0)
+			goto fail;
+		if (ntables == 0) {
+			if ((err = exec(db, schema_sql)) < 0 ||
+			    (err = exec(db, "PRAGMA application_id=1347571542;"
+					"PRAGMA user_version=1")) < 0)
+				goto fail;
+		}
+		if ((err = exec(db, "COMMIT")) < 0)
+			goto fail;
+		pragma_int(&appid, db, "PRAGMA application_id");
+		pragma_int(&ver, db, "PRAGMA user_version");
+	}
+	if (appid != PROV_APP_ID || ver != PROV_CACHE_SCHEMA) {
+		sqlite3_close(db);
+		return 1;
+	}
+	if ((err = exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")) < 0)
+		goto fail;
+	*out = db;
+	return 0;
+fail:
+	rc = sqlite3_errcode(db);
+	sqlite3_close(db);
+	if (rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT)
+		return 1;
+	return err;
+}
+
+static void set_aside(const char *path)
+{
+	char *aside = prov_xasprintf("%s.corrupt-%lld", path, (long long)time(NULL));
+	char *wal = prov_xasprintf("%s-wal", path), *shm = prov_xasprintf("%s-shm", path);
+
+	if (rename(path, aside) < 0)
+		unlink(path);
+	unlink(wal);
+	unlink(shm);
+	prov_warn("cache '%s' is corrupt or not ours; moved it to '%s' and starting afresh",
+		  path, aside);
+	free(aside);
+	free(wal);
+	free(shm);
+}
+
+static int mkdir_p(const char *dir)
+{
+	char *tmp = prov_xstrdup(dir), *p;
+	int err = 0;
+
+	for (p = tmp + 1; ; p++) {
+		if (*p == '/' || !*p) {
+			char c = *p;
+
+			*p = 0;
+			if (mkdir(tmp, 0700) < 0 && errno != EEXIST) {
+				err = prov_error_set(PROV_ERROR, "cannot create cache directory '%s': %s",
+						     tmp, strerror(errno));
+				break;
+			}
+			*p = c;
+			if (!c)
+				break;
+		}
+	}
+	free(tmp);
+	return err;
+}
+
+int prov_cache_open(struct prov_cache **out, const char *dir)
+{
+	struct prov_cache *c = NULL;
+	sqlite3 *db = NULL;
+	char *path = NULL;
+	int err, attempt;
+
+	if ((err = mkdir_p(dir)) < 0)
+		return err;
+	path = prov_xasprintf("%s/cache.sqlite", dir);
+	for (attempt = 0; attempt < 2; attempt++) {
+		err = try_open(&db, path);
+		if (err <= 0)
+			break;
+		set_aside(path);
+	}
+	if (err > 0)
+		err = prov_error_set(PROV_ERROR, "cache '%s' cannot be rebuilt", path);
+	if (err < 0)
+		goto cleanup;
+	c = prov_xcalloc(1, sizeof(*c));
+	c->db = db;
+	c->path = path;
+	c->dir = prov_xstrdup(dir);
+	path = NULL;
+	*out = c;
+	err = 0;
+cleanup:
+	free(path);
+	return err;
+}
+
+void prov_cache_free(struct prov_cache *c)
+{
+	if (!c)
+		return;
+	sqlite3_close(c->db);
+	free(c->path);
+	free(c->dir);
+	free(c);
+}
+
+const char *prov_cache_path(const struct prov_cache *c)
+{
+	return c->path;
+}
+
+static int prepare(sqlite3_stmt **out, struct prov_cache *c, const char *sql)
+{
+	if (sqlite3_prepare_v2(c->db, sql, -1, out, NULL) != SQLITE_OK)
+		return sql_error(c->db, "prepare");
+	return 0;
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+int prov_cache_index_find(int64_t *out, struct prov_cache *c, const char *kind,
+			  const char *root, const char *db, const char *identity)
+{
+	sqlite3_stmt *st = NULL;
+	int err, rc;
+
+	if ((err = prepare(&st, c, "SELECT id FROM indexes WHERE kind=? AND root=? AND db=? AND identity=?")) < 0)
+		return err;
+	bind_text(st, 1, kind);
+	bind_text(st, 2, root);
+	bind_text(st, 3, db);
+	bind_text(st, 4, identity);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*out = sqlite3_column_int64(st, 0);
+		err = 0;
+	} else if (rc == SQLITE_DONE) {
+		err = PROV_ENOTFOUND;
+	} else {
+		err = sql_error(c->db, "index lookup");
+	}
+	sqlite3_finalize(st);
+	return err;
+}
+
+int prov_cache_index_write(int64_t *out, struct prov_cache *c, const char *kind,
+			   const char *root, const char *db, const char *identity,
+			   const struct prov_cache_pkg *pkgs, size_t npkgs,
+			   char *const *files, const size_t *file_pkg, size_t nfiles)
+{
+	sqlite3_stmt *st = NULL, *del = NULL;
+	int64_t id = 0;
+	size_t i;
+	int err;
+
+	if ((err = exec(c->db, "BEGIN IMMEDIATE")) < 0)
+		return err;
+	/* drop the old index of this database, if any */
+	if ((err = prepare(&del, c, "SELECT id FROM indexes WHERE kind=? AND root=? AND db=?")) < 0)
+		goto cleanup;
+	bind_text(del, 1, kind);
+	bind_text(del, 2, root);
+	bind_text(del, 3, db);
+	if (sqlite3_step(del) == SQLITE_ROW) {
+		int64_t old = sqlite3_column_int64(del, 0);
+		const char *sqls[] = { "DELETE FROM files WHERE index_id=?",
+				       "DELETE FROM packages WHERE index_id=?",
+				       "DELETE FROM indexes WHERE id=?" };
+		for (i = 0; i < 3; i++) {
+			if ((err = prepare(&st, c, sqls[i])) < 0)
+				goto cleanup;
+			sqlite3_bind_int64(st, 1, old);
+			if (sqlite3_step(st) != SQLITE_DONE) {
+				err = sql_error(c->db, "drop old index");
+				goto cleanup;
+			}
+			sqlite3_finalize(st);
+			st = NULL;
+		}
+	}
+	sqlite3_finalize(del);
+	del = NULL;
+
+	if ((err = prepare(&st, c, "INSERT INTO indexes(kind, root, db, identity, built) VALUES(?,?,?,?,?)")) < 0)
+		goto cleanup;
+	bind_text(st, 1, kind);
+	bind_text(st, 2, root);
+	bind_text(st, 3, db);
+	bind_text(st, 4, identity);
+	sqlite3_bind_int64(st, 5, (sqlite3_int64)time(NULL));
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		err = sql_error(c->db, "insert index");
+		goto cleanup;
+	}
+	id = sqlite3_last_insert_rowid(c->db);
+	sqlite3_finalize(st);
+	st = NULL;
+
+	if ((err = prepare(&st, c, "INSERT INTO packages VALUES(?,?,?,?,?,?,?,?,?,?,?,?)")) < 0)
+		goto cleanup;
+	for (i = 0; i < npkgs; i++) {
+		const struct prov_cache_pkg *p = &pkgs[i];
+
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+		bind_text(st, 3, p->name);
+		bind_text(st, 4, p->version);
+		bind_text(st, 5, p->source);
+		bind_text(st, 6, p->source_version);
+		bind_text(st, 7, p->arch);
+		bind_text(st, 8, p->vcs_url);
+		bind_text(st, 9, p->commit);
+		bind_text(st, 10, p->branch);
+		bind_text(st, 11, p->evidence);
+		sqlite3_bind_int(st, 12, p->shlib);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			err = sql_error(c->db, "insert package");
+			goto cleanup;
+		}
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+
+	if ((err = prepare(&st, c, "INSERT INTO files VALUES(?,?,?)")) < 0)
+		goto cleanup;
+	for (i = 0; i < nfiles; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, id);
+		bind_text(st, 2, files[i]);
+		sqlite3_bind_int64(st, 3, (sqlite3_int64)file_pkg[i]);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			err = sql_error(c->db, "insert file");
+			goto cleanup;
+		}
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if ((err = exec(c->db, "COMMIT")) < 0)
+		goto cleanup;
+	*out = id;
+	err = 0;
+cleanup:
+	sqlite3_finalize(st);
+	sqlite3_finalize(del);
+	if (err < 0)
+		sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+	return err;
+}
+
+int prov_cache_index_lookup(size_t *out, size_t *nout, size_t max, struct prov_cache *c,
+			    int64_t id, const char *path)
+{
+	sqlite3_stmt *st = NULL;
+	size_t n = 0;
+	int err, rc;
+
+	if ((err = prepare(&st, c, "SELECT pkg FROM files WHERE index_id=? AND path=? ORDER BY rowid")) < 0)
+		return err;
+	sqlite3_bind_int64(st, 1, id);
+	bind_text(st, 2, path);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n < max)
+			out[n++] = (size_t)sqlite3_column_int64(st, 0);
+	}
+	if (rc != SQLITE_DONE)
+		err = sql_error(c->db, "file lookup");
+	sqlite3_finalize(st);
+	*nout = n;
+	return err;
+}
+
+static char *col_str(sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	return s ? prov_xstrdup((const char *)s) : NULL;
+}
+
+static struct prov_origin *row_origin(sqlite3_stmt *st, const char *kind)
+{
+	struct prov_origin *o = prov_xcalloc(1, sizeof(*o));
+
+	o->kind = prov_xstrdup_or_null(kind);
+	o->name = col_str(st, 0);
+	o->version = col_str(st, 1);
+	o->source = col_str(st, 2);
+	o->source_version = col_str(st, 3);
+	o->arch = col_str(st, 4);
+	o->vcs_url = col_str(st, 5);
+	o->commit = col_str(st, 6);
+	o->branch = col_str(st, 7);
+	o->evidence = col_str(st, 8);
+	return o;
+}
+
+#define PKG_COLS "p.name, p.version, p.source, p.source_version, p.arch, p.vcs_url, p.vcs_commit, p.branch, p.evidence, p.shlib, i.kind"
+
+int prov_cache_index_pkg(struct prov_origin **out, struct prov_cache *c, int64_t id, size_t no)
+{
+	sqlite3_stmt *st = NULL;
+	int err, rc;
+
+	if ((err = prepare(&st, c, "SELECT " PKG_COLS " FROM packages p JOIN indexes i ON i.id = p.index_id"
+			   " WHERE p.index_id=? AND p.no=?")) < 0)
+		return err;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)no);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*out = row_origin(st, (const char *)sqlite3_column_text(st, 10));
+		err = 0;
+	} else if (rc == SQLITE_DONE) {
+		err = PROV_ENOTFOUND;
+	} else {
+		err = sql_error(c->db, "package lookup");
+	}
+	sqlite3_finalize(st);
+	return err;
+}
+
+int prov_cache_index_foreach_pkg(struct prov_cache *c, int64_t id, int shlib_only,
+				 int (*fn)(const struct prov_origin *o, int shlib, void *data),
+				 void *data)
+{
+	sqlite3_stmt *st = NULL;
+	int err, rc;
+
+	if ((err = prepare(&st, c, "SELECT " PKG_COLS " FROM packages p JOIN indexes i ON i.id = p.index_id"
+			   " WHERE p.index_id=? AND (p.shlib OR NOT ?) ORDER BY p.no")) < 0)
+		return err;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int(st, 2, shlib_only);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct prov_origin *o = row_origin(st, (const char *)sqlite3_column_text(st, 10));
+
+		err = fn(o, sqlite3_column_int(st, 9), data);
+		prov_origin_free(o);
+		if (err)
+			break;
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = sql_error(c->db, "package list");
+	sqlite3_finalize(st);
+	return err;
+}
+
+int prov_cache_stats(struct prov_cache_stats *out, struct prov_cache *c)
+{
+	struct prov_cache_stats s;
+	struct stat sb;
+	char *wal;
+	int err;
+	int64_t v;
+
+	memset(&s, 0, sizeof(s));
+	if (stat(c->path, &sb) == 0)
+		s.db_size = (uint64_t)sb.st_size;
+	wal = prov_xasprintf("%s-wal", c->path);
+	if (stat(wal, &sb) == 0)
+		s.db_size += (uint64_t)sb.st_size;
+	free(wal);
+	if ((err = pragma_int(&v, c->db, "SELECT count(*) FROM indexes")) < 0)
+		return err;
+	s.nindexes = (uint64_t)v;
+	if ((err = pragma_int(&v, c->db, "SELECT count(*) FROM packages")) < 0)
+		return err;
+	s.npackages = (uint64_t)v;
+	if ((err = pragma_int(&v, c->db, "SELECT count(*) FROM files")) < 0)
+		return err;
+	s.nfiles = (uint64_t)v;
+	if ((err = pragma_int(&v, c->db, "SELECT count(*) FROM resolutions")) < 0)
+		return err;
+	s.nresolutions = (uint64_t)v;
+	*out = s;
+	return 0;
+}
+
+int prov_cache_resolution_get(struct prov_origin **out, struct prov_cache *c,
+			      const char *root, const char *build_id)
+{
+	sqlite3_stmt *st = NULL;
+	int err, rc;
+
+	if ((err = prepare(&st, c, "SELECT name, version, source, source_version, arch, vcs_url,"
+			   " vcs_commit, branch, evidence, guess, kind, found_by FROM resolutions"
+			   " WHERE root=? AND build_id=?")) < 0)
+		return err;
+	bind_text(st, 1, root);
+	bind_text(st, 2, build_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		struct prov_origin *o = row_origin(st, (const char *)sqlite3_column_text(st, 10));
+
+		o->guess = sqlite3_column_int(st, 9);
+		o->found_by = col_str(st, 11);
+		*out = o;
+		err = 0;
+	} else if (rc == SQLITE_DONE) {
+		err = PROV_ENOTFOUND;
+	} else {
+		err = sql_error(c->db, "resolution lookup");
+	}
+	sqlite3_finalize(st);
+	return err;
+}
+
+int prov_cache_resolution_put(struct prov_cache *c, const char *root, const char *build_id,
+			      const struct prov_origin *o)
+{
+	sqlite3_stmt *st = NULL;
+	int err;
+
+	if ((err = prepare(&st, c, "INSERT OR REPLACE INTO resolutions(root, build_id, kind, name,"
+			   " version, source, source_version, arch, vcs_url, vcs_commit, branch,"
+			   " found_by, evidence, guess) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) < 0)
+		return err;
+	bind_text(st, 1, root);
+	bind_text(st, 2, build_id);
+	bind_text(st, 3, o->kind);
+	bind_text(st, 4, o->name);
+	bind_text(st, 5, o->version);
+	bind_text(st, 6, o->source);
+	bind_text(st, 7, o->source_version);
+	bind_text(st, 8, o->arch);
+	bind_text(st, 9, o->vcs_url);
+	bind_text(st, 10, o->commit);
+	bind_text(st, 11, o->branch);
+	bind_text(st, 12, o->found_by);
+	bind_text(st, 13, o->evidence);
+	sqlite3_bind_int(st, 14, o->guess);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		err = sql_error(c->db, "store resolution");
+	sqlite3_finalize(st);
+	return err;
+}
+
+int prov_cache_sqlite_blobs(int fd, const char *name, const char *table, const char *column,
+			    int (*fn)(const unsigned char *blob, size_t len, void *data),
+			    void *data)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	char *uri = prov_xasprintf("file:/proc/self/fd/%d?immutable=1", fd);
+	char *sql = NULL;
+	int err = 0, rc;
+
+	/* immutable: no locks, no -wal/-shm beside /proc/self/fd, nothing written */
+	rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		err = prov_error_set(PROV_EINPUT, "cannot open '%s': %s", name,
+				     db ? sqlite3_errmsg(db) : "out of memory");
+		goto cleanup;
+	}
+	sql = prov_xasprintf("SELECT \"%s\" FROM \"%s\"", column, table);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		err = prov_error_set(PROV_EINPUT, "cannot read '%s': %s", name, sqlite3_errmsg(db));
+		goto cleanup;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const void *b;
+		int n;
+
+		if (sqlite3_column_type(st, 0) != SQLITE_BLOB)
+			continue;
+		b = sqlite3_column_blob(st, 0);
+		n = sqlite3_column_bytes(st, 0);
+		if (!b || n <= 0)
+			continue;
+		if ((err = fn(b, (size_t)n, data)) != 0)
+			goto cleanup;
+	}
+	if (rc != SQLITE_DONE)
+		err = prov_error_set(PROV_EINPUT, "cannot read '%s': %s", name, sqlite3_errmsg(db));
+cleanup:
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	free(uri);
+	free(sql);
+	return err;
+}
+
+static int remove_tree(int dfd, const char *name, int depth)
+{
+	int fd, err = 0;
+	DIR *d;
+	struct dirent *e;
+
+	if (depth > 64)
+		return prov_error_set(PROV_ELIMIT, "cache tree deeper than 64 levels at '%s'", name);
+	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return prov_error_set(PROV_ERROR, "cannot remove '%s': %s", name, strerror(errno));
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return prov_error_set(PROV_ERROR, "cannot open '%s': %s", name, strerror(errno));
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return prov_error_set(PROV_ERROR, "cannot list '%s': %s", name, strerror(errno));
+	}
+	while ((e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if ((err = remove_tree(dirfd(d), e->d_name, depth + 1)) < 0)
+			break;
+	}
+	closedir(d);
+	if (!err && unlinkat(dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		err = prov_error_set(PROV_ERROR, "cannot remove '%s': %s", name, strerror(errno));
+	return err;
+}
+
+int prov_cache_clear_dir(const char *dir)
+{
+	const char *home = getenv("HOME");
+	char *norm = prov_path_normalize(dir);
+	const char *names[] = { "cache.sqlite", "cache.sqlite-wal", "cache.sqlite-shm",
+				"cache.sqlite-journal", "mirrors" };
+	int dfd = -1, err = 0;
+	size_t i;
+
+	if (!*norm || strcmp(norm, "/") == 0 || strcmp(norm, ".") == 0 ||
+	    (home && *home && strcmp(norm, home) == 0)) {
+		err = prov_error_set(PROV_EINPUT, "refusing to clear cache directory '%s'", dir);
+		goto cleanup;
+	}
+	if (home && *home) {
+		char *h = prov_path_normalize(home);
+		int same = strcmp(h, norm) == 0;
+
+		free(h);
+		if (same) {
+			err = prov_error_set(PROV_EINPUT, "refusing to clear cache directory '%s'", dir);
+			goto cleanup;
+		}
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		if (errno != ENOENT)
+			err = prov_error_set(PROV_ERROR, "cannot open cache directory '%s': %s",
+					     dir, strerror(errno));
+		goto cleanup;
+	}
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if ((err = remove_tree(dfd, names[i], 0)) < 0)
+			goto cleanup;
+cleanup:
+	if (dfd >= 0)
+		close(dfd);
+	free(norm);
+	return err;
+}

@@ -1,0 +1,102 @@
+#ifndef PROV_CACHE_H
+#define PROV_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+/*
+ * The on-disk cache: <dir>/cache.sqlite. The only code that talks to SQLite;
+ * no SQLite type leaves cache.c.
+ *
+ * What it keeps: file -> package indexes (dpkg, rpm, pip, conda), each keyed
+ * by (kind, root, database path) and stamped with the database's identity
+ * (a string the resolver makes from size, mtime_ns and inode); an index whose
+ * identity changed is rebuilt. Every write is one transaction, so a killed
+ * run leaves the previous consistent state. WAL mode and a busy timeout let
+ * two runs share one cache. A corrupt or foreign file is renamed aside
+ * (cache.sqlite.corrupt-<time>) with a warning and rebuilt, never trusted.
+ */
+struct prov_cache;
+
+#define PROV_CACHE_SCHEMA 1
+
+/*
+ * Open (create, 0700 directory) the cache in `dir`. 0 and *out, or an error
+ * with the message set (the directory cannot be made, SQLite fails twice).
+ */
+int prov_cache_open(struct prov_cache **out, const char *dir);
+void prov_cache_free(struct prov_cache *c);	/* NULL-safe */
+/* The database file's path. */
+const char *prov_cache_path(const struct prov_cache *c);
+
+/* One package of an index; strings may be NULL. */
+struct prov_cache_pkg {
+	const char *name, *version, *source, *source_version, *arch;
+	const char *vcs_url, *commit, *branch, *evidence;
+	int shlib;	/* ships a shared library */
+};
+
+/* The id of the index (kind, root, db) if its stored identity equals `identity`; else PROV_ENOTFOUND. */
+int prov_cache_index_find(int64_t *out, struct prov_cache *c, const char *kind,
+			  const char *root, const char *db, const char *identity);
+
+/*
+ * Replace the index (kind, root, db) in one transaction: packages
+ * numbered 0..npkgs-1, files[i] owned by package file_pkg[i]. 0 and the new
+ * id in *out, or an error (the old index is kept then).
+ */
+int prov_cache_index_write(int64_t *out, struct prov_cache *c, const char *kind,
+			   const char *root, const char *db, const char *identity,
+			   const struct prov_cache_pkg *pkgs, size_t npkgs,
+			   char *const *files, const size_t *file_pkg, size_t nfiles);
+
+/*
+ * Package numbers owning `path` in index `id` (at most `max`, in insertion
+ * order): 0 with *nout (0 when none), or an error.
+ */
+int prov_cache_index_lookup(size_t *out, size_t *nout, size_t max, struct prov_cache *c,
+			    int64_t id, const char *path);
+
+/*
+ * Package `no` of index `id` as a new origin (kind = the index's kind,
+ * found_by unset); PROV_ENOTFOUND when absent.
+ */
+int prov_cache_index_pkg(struct prov_origin **out, struct prov_cache *c, int64_t id, size_t no);
+
+/* Call fn for every package (only those shipping a shared library when shlib_only). Stops on non-zero and returns it. */
+int prov_cache_index_foreach_pkg(struct prov_cache *c, int64_t id, int shlib_only,
+				 int (*fn)(const struct prov_origin *o, int shlib, void *data),
+				 void *data);
+
+struct prov_cache_stats {
+	uint64_t db_size;	/* bytes, with -wal */
+	uint64_t nindexes, npackages, nfiles, nresolutions;
+};
+int prov_cache_stats(struct prov_cache_stats *out, struct prov_cache *c);
+
+/* Cached resolution of a build ID under a root (kind of the origin etc.). */
+int prov_cache_resolution_get(struct prov_origin **out, struct prov_cache *c,
+			      const char *root, const char *build_id);	/* PROV_ENOTFOUND */
+int prov_cache_resolution_put(struct prov_cache *c, const char *root, const char *build_id,
+			      const struct prov_origin *o);
+
+/*
+ * Read-only access to another SQLite database (rpm's rpmdb.sqlite) by an
+ * already open descriptor (from prov_root_open): call fn for every row of
+ * `SELECT blob FROM <table>` whose value is a blob. Stops on non-zero and
+ * returns it. `name` is for messages. PROV_EINPUT when it is not a database
+ * or has no such table.
+ */
+int prov_cache_sqlite_blobs(int fd, const char *name, const char *table, const char *column,
+			    int (*fn)(const unsigned char *blob, size_t len, void *data),
+			    void *data);
+
+/*
+ * Remove cache.sqlite (and -wal, -shm) and the mirrors directory inside
+ * `dir`. Refuses "/" and $HOME (PROV_EINPUT). 0 or an error.
+ */
+int prov_cache_clear_dir(const char *dir);
+
+#endif

@@ -1,0 +1,290 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "resolvers/resolver.h"
+#include "error.h"
+#include "util.h"
+#include "banned.h"
+
+/*
+ * git: a module inside a git working tree. .git is read directly (HEAD,
+ * loose refs, packed-refs, "gitdir:" files of worktrees and submodules,
+ * commondir, config's [remote "origin"] url), all under the root, all capped.
+ * No libgit2 here: the resolver layer stays free of it.
+ */
+
+#define SMALL_CAP (64 << 10)
+#define PACKED_CAP (64 << 20)
+
+struct gitres {
+	struct prov_resolver base;
+};
+
+static int read_small(struct prov_buf *b, const char *root, const char *path)
+{
+	int err = prov_root_read(b, root, path, SMALL_CAP);
+
+	if (!err)
+		prov_buf_rtrim(b);
+	return err;
+}
+
+static int valid_ref(const char *ref)
+{
+	if (!prov_starts_with(ref, "refs/") || strstr(ref, "..") || strstr(ref, "//") ||
+	    strlen(ref) > 1024)
+		return 0;
+	for (; *ref; ref++)
+		if ((unsigned char)*ref <= ' ' || *ref == '\\' || *ref == ':' || *ref == '~' ||
+		    *ref == '^' || *ref == '?' || *ref == '*' || *ref == '[')
+			return 0;
+	return 1;
+}
+
+/* A ref's commit from loose refs or packed-refs; caller frees; NULL when unknown. */
+static char *resolve_ref(const char *root, const char *gitdir, const char *common, const char *ref)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	const char *dirs[2] = { gitdir, common };
+	char *found = NULL;
+	size_t i;
+
+	if (!valid_ref(ref))
+		return NULL;
+	for (i = 0; i < 2 && !found; i++) {
+		char *p = prov_xasprintf("%s/%s", dirs[i], ref);
+
+		if (read_small(&b, root, p) == 0 && prov_is_hex_commit(b.buf, b.len))
+			found = prov_xstrdup(b.buf);
+		free(p);
+	}
+	if (!found) {
+		char *p = prov_xasprintf("%s/packed-refs", common);
+		const char *pos, *end, *line;
+		size_t n, rl = strlen(ref);
+
+		if (prov_root_read(&b, root, p, PACKED_CAP) == 0) {
+			pos = b.buf;
+			end = b.buf + b.len;
+			while (prov_next_line(&line, &n, &pos, end)) {
+				if (n == 41 + rl && line[40] == ' ' && memcmp(line + 41, ref, rl) == 0 &&
+				    prov_is_hex_commit(line, 40)) {
+					found = prov_xstrndup(line, 40);
+					break;
+				}
+			}
+		}
+		free(p);
+	}
+	prov_buf_release(&b);
+	return found;
+}
+
+/* [remote "origin"] url from a git config; caller frees. */
+static char *origin_url(const char *root, const char *common)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	char *p = prov_xasprintf("%s/config", common), *url = NULL;
+	const char *pos, *end, *line;
+	size_t n;
+	int in = 0;
+
+	if (prov_root_read(&b, root, p, SMALL_CAP) < 0)
+		goto cleanup;
+	pos = b.buf;
+	end = b.buf + b.len;
+	while (prov_next_line(&line, &n, &pos, end)) {
+		while (n && (*line == ' ' || *line == '\t')) {
+			line++;
+			n--;
+		}
+		while (n && (line[n - 1] == ' ' || line[n - 1] == '\t' || line[n - 1] == '\r'))
+			n--;
+		if (n && line[0] == '[') {
+			in = n == 17 && memcmp(line, "[remote \"origin\"]", 17) == 0;
+			continue;
+		}
+		if (in && n > 3 && strncasecmp(line, "url", 3) == 0) {
+			const char *v = line + 3;
+			size_t vl = n - 3;
+
+			while (vl && (*v == ' ' || *v == '\t')) {
+				v++;
+				vl--;
+			}
+			if (!vl || *v != '=')
+				continue;
+			v++;
+			vl--;
+			while (vl && (*v == ' ' || *v == '\t')) {
+				v++;
+				vl--;
+			}
+			if (vl && !memchr(v, 0, vl)) {
+				free(url);
+				url = prov_xstrndup(v, vl);
+			}
+		}
+	}
+cleanup:
+	free(p);
+	prov_buf_release(&b);
+	return url;
+}
+
+/* The origin of the working tree at `top` (which has a .git), or NULL. */
+static struct prov_origin *tree_origin(const char *root, const char *top)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	struct prov_origin *o = NULL;
+	char *dotgit = prov_xasprintf("%s/.git", strcmp(top, "/") ? top : "");
+	char *gitdir = NULL, *common = NULL, *p = NULL, *commit = NULL, *branch = NULL;
+	const char *ref;
+
+	if (prov_root_isdir(root, dotgit)) {
+		gitdir = prov_xstrdup(dotgit);
+	} else if (read_small(&b, root, dotgit) == 0 && (ref = prov_skip_prefix(b.buf, "gitdir:"))) {
+		while (*ref == ' ')
+			ref++;
+		if (!*ref || strlen(ref) > 4096)
+			goto cleanup;
+		gitdir = ref[0] == '/' ? prov_path_normalize(ref) : NULL;
+		if (!gitdir) {
+			char *j = prov_xasprintf("%s/%s", top, ref);
+
+			gitdir = prov_path_normalize(j);
+			free(j);
+		}
+	} else {
+		goto cleanup;
+	}
+	p = prov_xasprintf("%s/commondir", gitdir);
+	if (read_small(&b, root, p) == 0 && b.len && b.len < 4096) {
+		char *j = b.buf[0] == '/' ? prov_xstrdup(b.buf) : prov_xasprintf("%s/%s", gitdir, b.buf);
+
+		common = prov_path_normalize(j);
+		free(j);
+	} else {
+		common = prov_xstrdup(gitdir);
+	}
+	free(p);
+	p = prov_xasprintf("%s/HEAD", gitdir);
+	if (read_small(&b, root, p) < 0)
+		goto cleanup;
+	if ((ref = prov_skip_prefix(b.buf, "ref:"))) {
+		while (*ref == ' ')
+			ref++;
+		commit = resolve_ref(root, gitdir, common, ref);
+		if (prov_starts_with(ref, "refs/heads/"))
+			branch = prov_xstrdup(ref + strlen("refs/heads/"));
+	} else if (prov_is_hex_commit(b.buf, b.len)) {
+		commit = prov_xstrdup(b.buf);
+	} else {
+		goto cleanup;
+	}
+	o = prov_origin_new("git");
+	o->name = prov_xstrdup(strcmp(top, "/") ? prov_basename(top) : "/");
+	o->commit = commit;
+	o->branch = branch;
+	o->vcs_url = origin_url(root, common);
+	o->evidence = dotgit;
+	commit = branch = NULL;
+	dotgit = NULL;
+cleanup:
+	free(dotgit);
+	free(gitdir);
+	free(common);
+	free(p);
+	free(commit);
+	free(branch);
+	prov_buf_release(&b);
+	return o;
+}
+
+static int has_dotgit(const char *root, const char *dir)
+{
+	char *p = prov_xasprintf("%s/.git", strcmp(dir, "/") ? dir : "");
+	struct prov_buf b = PROV_BUF_INIT;
+	int yes = prov_root_isdir(root, p) || read_small(&b, root, p) == 0;
+
+	prov_buf_release(&b);
+	free(p);
+	return yes;
+}
+
+static int git_init(struct prov_resolver **out, const struct prov_resolve_ctx *ctx)
+{
+	struct gitres *g = prov_xcalloc(1, sizeof(*g));
+
+	*out = &g->base;
+	return 0;
+}
+
+static int git_resolve(struct prov_origin *out, struct prov_resolver *r,
+		       const struct prov_module *mod)
+{
+	char *anc = prov_path_normalize(mod->path);
+	struct prov_origin *o = NULL;
+	char *slash;
+	int depth = 0;
+
+	if (anc[0] != '/') {
+		free(anc);
+		return PROV_EPASSTHROUGH;
+	}
+	/* nearest ancestor directory with a .git (not the root itself) */
+	while ((slash = strrchr(anc, '/')) && slash != anc && depth++ < 64) {
+		*slash = 0;
+		if (has_dotgit(r->ctx->sysroot, anc)) {
+			o = tree_origin(r->ctx->sysroot, anc);
+			break;
+		}
+	}
+	free(anc);
+	if (!o)
+		return PROV_EPASSTHROUGH;
+	*out = *o;
+	free(o);
+	return 0;
+}
+
+static int git_inventory(struct prov_resolver *r, struct prov_origin_list *l)
+{
+	static const char *const parents[] = { "/opt", "/workspace", "/src", NULL };
+	const char *root = r->ctx->sysroot;
+	size_t i, j;
+
+	for (i = 0; parents[i]; i++) {
+		char **names = NULL;
+		size_t n = 0;
+		struct prov_origin *o;
+
+		if (has_dotgit(root, parents[i]) && (o = tree_origin(root, parents[i])))
+			prov_origin_list_add(l, o);
+		if (prov_root_listdir(&names, &n, root, parents[i]) < 0)
+			continue;
+		for (j = 0; j < n && j < 1000; j++) {
+			char *dir = prov_xasprintf("%s/%s", parents[i], names[j]);
+
+			if (has_dotgit(root, dir) && (o = tree_origin(root, dir)))
+				prov_origin_list_add(l, o);
+			free(dir);
+		}
+		prov_strv_free(names, n);
+	}
+	return 0;
+}
+
+static void git_free(struct prov_resolver *r)
+{
+	free(r);
+}
+
+const struct prov_resolver_ops prov_resolver_git = {
+	.version = PROV_RESOLVER_VERSION,
+	.name = "git",
+	.init = git_init,
+	.resolve = git_resolve,
+	.inventory = git_inventory,
+	.free = git_free,
+};

@@ -1,0 +1,511 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "resolvers/resolver.h"
+#include "jsonread.h"
+#include "error.h"
+#include "util.h"
+#include "banned.h"
+
+/*
+ * pip: the *.dist-info / *.egg-info directories of the site-packages (or
+ * dist-packages) directory that is an ancestor of the module. RECORD (or
+ * installed-files.txt) says which distribution owns which file;
+ * direct_url.json gives the VCS URL and commit of VCS installs; ML wheels
+ * embed their commit in <pkg>/version.py (torch: git_version = '...') or
+ * <pkg>/commit_info.py.
+ */
+
+#define META_CAP (4 << 20)
+#define RECORD_CAP (64 << 20)
+#define MAX_SITES 64
+
+struct site {
+	char *dir;	/* absolute, normalised */
+	struct prov_pkgindex *ix;
+};
+
+struct pip {
+	struct prov_resolver base;
+	struct site sites[MAX_SITES];
+	size_t nsites;
+};
+
+void prov_pip_metadata(char **name, char **version, const char *text, size_t len)
+{
+	const char *pos = text, *end = text + len, *line;
+	size_t n;
+
+	*name = NULL;
+	*version = NULL;
+	while (prov_next_line(&line, &n, &pos, end)) {
+		const char *v;
+		size_t vl;
+
+		if (n && line[n - 1] == '\r')
+			n--;
+		if (n == 0)
+			break;	/* the body starts */
+		if (n > 4096)
+			continue;
+		if (!*name && n > 5 && strncasecmp(line, "Name:", 5) == 0) {
+			v = line + 5;
+			vl = n - 5;
+		} else if (!*version && n > 8 && strncasecmp(line, "Version:", 8) == 0) {
+			v = line + 8;
+			vl = n - 8;
+		} else {
+			continue;
+		}
+		while (vl && (*v == ' ' || *v == '\t')) {
+			v++;
+			vl--;
+		}
+		while (vl && (v[vl - 1] == ' ' || v[vl - 1] == '\t'))
+			vl--;
+		if (!vl || memchr(v, 0, vl))
+			continue;
+		if (line[0] == 'N' || line[0] == 'n')
+			*name = prov_xstrndup(v, vl);
+		else
+			*version = prov_xstrndup(v, vl);
+	}
+}
+
+int prov_pip_record_foreach(const char *text, size_t len, size_t *nbad,
+			    int (*fn)(const char *path, void *data), void *data)
+{
+	const char *pos = text, *end = text + len, *line;
+	size_t n;
+	struct prov_buf p = PROV_BUF_INIT;
+	int err = 0;
+
+	*nbad = 0;
+	while (prov_next_line(&line, &n, &pos, end)) {
+		size_t i = 0;
+
+		if (n && line[n - 1] == '\r')
+			n--;
+		if (!n)
+			continue;
+		if (n > 4096 || memchr(line, 0, n)) {
+			(*nbad)++;
+			continue;
+		}
+		prov_buf_reset(&p);
+		if (line[0] == '"') {
+			/* CSV quoting: "" is a quote */
+			for (i = 1; i < n; i++) {
+				if (line[i] == '"') {
+					if (i + 1 < n && line[i + 1] == '"') {
+						prov_buf_putc(&p, '"');
+						i++;
+						continue;
+					}
+					break;
+				}
+				prov_buf_putc(&p, line[i]);
+			}
+			if (i >= n) {
+				(*nbad)++;
+				continue;
+			}
+		} else {
+			const char *comma = memchr(line, ',', n);
+
+			prov_buf_add(&p, line, comma ? (size_t)(comma - line) : n);
+		}
+		if (!p.len)
+			continue;
+		if ((err = fn(p.buf, data)) != 0)
+			break;
+	}
+	prov_buf_release(&p);
+	return err;
+}
+
+struct add_state {
+	struct prov_pkgindex *ix;
+	size_t pkg;
+	const char *base;	/* directory the paths are relative to */
+};
+
+static int add_path(const char *path, void *data)
+{
+	struct add_state *as = data;
+	char *full = path[0] == '/' ? prov_xstrdup(path) : prov_xasprintf("%s/%s", as->base, path);
+	char *norm = prov_path_normalize(full);
+
+	prov_pkgindex_add_file(as->ix, as->pkg, norm);
+	if (prov_is_shlib_path(norm))
+		prov_pkgindex_set_shlib(as->ix, as->pkg);
+	free(norm);
+	free(full);
+	return 0;
+}
+
+static void read_direct_url(struct prov_origin *o, const char *root, const char *path)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	struct prov_jv *v = NULL;
+	const struct prov_jv *vcs;
+	const char *s;
+
+	if (prov_root_read(&b, root, path, 1 << 20) < 0)
+		goto cleanup;
+	if (prov_jv_parse(&v, b.buf, b.len) < 0) {
+		prov_warn("pip: '%s': %s", path, prov_error_last());
+		goto cleanup;
+	}
+	if ((s = prov_jv_get_str(v, "url")) && *s)
+		o->vcs_url = prov_xstrdup(s);
+	vcs = prov_jv_get(v, "vcs_info");
+	if ((s = prov_jv_get_str(vcs, "commit_id")) && *s)
+		o->commit = prov_xstrdup(s);
+	if ((s = prov_jv_get_str(vcs, "requested_revision")) && *s)
+		o->branch = prov_xstrdup(s);
+	if (!vcs) {
+		/* not a VCS install: the URL is an archive or a directory, not a repository */
+		free(o->vcs_url);
+		o->vcs_url = NULL;
+	}
+cleanup:
+	prov_jv_free(v);
+	prov_buf_release(&b);
+}
+
+static void add_dist(struct prov_pkgindex *ix, const char *root, const char *site,
+		     const char *entry)
+{
+	struct prov_buf meta = PROV_BUF_INIT, rec = PROV_BUF_INIT;
+	struct prov_origin o;
+	int egg = prov_ends_with(entry, ".egg-info");
+	char *dir = prov_xasprintf("%s/%s", site, entry);
+	char *p = NULL, *name = NULL, *version = NULL;
+	struct add_state as;
+	size_t nbad = 0;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	p = prov_xasprintf("%s/%s", dir, egg ? "PKG-INFO" : "METADATA");
+	if (prov_root_read(&meta, root, p, META_CAP) < 0) {
+		if (egg) {
+			/* a flat egg-info file is the PKG-INFO itself */
+			if (prov_root_read(&meta, root, dir, META_CAP) < 0)
+				goto cleanup;
+		} else {
+			goto cleanup;
+		}
+	}
+	prov_pip_metadata(&name, &version, meta.buf, meta.len);
+	if (!name)
+		goto cleanup;
+	o.kind = (char *)"pip";
+	o.name = name;
+	o.version = version;
+	o.evidence = dir;
+	free(p);
+	p = prov_xasprintf("%s/direct_url.json", dir);
+	read_direct_url(&o, root, p);
+	as.ix = ix;
+	as.pkg = prov_pkgindex_add_pkg(ix, &o, 0);
+	free(p);
+	if (!egg) {
+		p = prov_xasprintf("%s/RECORD", dir);
+		as.base = site;
+	} else {
+		p = prov_xasprintf("%s/installed-files.txt", dir);
+		as.base = dir;
+	}
+	rc = prov_root_read(&rec, root, p, RECORD_CAP);
+	if (rc == 0) {
+		prov_pip_record_foreach(rec.buf, rec.len, &nbad, add_path, &as);
+		if (nbad)
+			prov_warn("pip: '%s': skipped %zu bad line%s", p, nbad, nbad == 1 ? "" : "s");
+	} else if (rc != PROV_ENOTFOUND) {
+		prov_warn("pip: %s", prov_error_last());
+	}
+cleanup:
+	free(o.vcs_url);
+	free(o.commit);
+	free(o.branch);
+	free(name);
+	free(version);
+	free(dir);
+	free(p);
+	prov_buf_release(&meta);
+	prov_buf_release(&rec);
+}
+
+static int build(struct prov_pkgindex *ix, void *data)
+{
+	const char **args = data;
+	const char *root = args[0], *site = args[1];
+	char **names = NULL;
+	size_t n = 0, i;
+
+	if (prov_root_listdir(&names, &n, root, site) < 0)
+		return PROV_EPASSTHROUGH;
+	for (i = 0; i < n; i++)
+		if (prov_ends_with(names[i], ".dist-info") || prov_ends_with(names[i], ".egg-info"))
+			add_dist(ix, root, site, names[i]);
+	prov_strv_free(names, n);
+	return 0;
+}
+
+static struct site *open_site(struct pip *pp, const char *dir)
+{
+	const char *root = pp->base.ctx->sysroot;
+	const char *args[2];
+	struct site *s;
+	char *id, *identity;
+	size_t i;
+
+	for (i = 0; i < pp->nsites; i++)
+		if (strcmp(pp->sites[i].dir, dir) == 0)
+			return pp->sites[i].ix ? &pp->sites[i] : NULL;
+	if (pp->nsites >= MAX_SITES)
+		return NULL;
+	s = &pp->sites[pp->nsites++];
+	s->dir = prov_xstrdup(dir);
+	s->ix = NULL;
+	args[0] = root;
+	args[1] = dir;
+	id = prov_root_identity(root, dir);
+	if (!id)
+		return NULL;
+	identity = prov_xasprintf("%s;1", id);
+	if (prov_pkgindex_open(&s->ix, pp->base.ctx, "pip", dir, identity, build, args) < 0)
+		s->ix = NULL;
+	free(id);
+	free(identity);
+	return s->ix ? s : NULL;
+}
+
+/* The site-packages directory that is an ancestor of path (normalised), or NULL. */
+static char *site_of(const char *path, const char **rel)
+{
+	const char *p = path, *best = NULL;
+
+	while ((p = strstr(p, "-packages/"))) {
+		const char *start = p;
+
+		while (start > path && start[-1] != '/')
+			start--;
+		if ((size_t)(p - start) == 4 && (strncmp(start, "site", 4) == 0 || strncmp(start, "dist", 4) == 0))
+			best = p;
+		p++;
+	}
+	if (!best)
+		return NULL;
+	*rel = best + strlen("-packages/");
+	return prov_xstrndup(path, (size_t)(best - path) + strlen("-packages"));
+}
+
+/* A 40-hex commit embedded in <site>/<top>/{version.py,commit_info.py}. */
+static char *embedded_commit(const char *root, const char *site, const char *top, char **evidence)
+{
+	static const char *const files[] = { "version.py", "commit_info.py", "_version.py", NULL };
+	struct prov_buf b = PROV_BUF_INIT;
+	char *found = NULL;
+	size_t i;
+
+	for (i = 0; files[i] && !found; i++) {
+		char *p = prov_xasprintf("%s/%s/%s", site, top, files[i]);
+		const char *pos, *end, *line;
+		size_t n;
+
+		if (prov_root_read(&b, root, p, 1 << 20) == 0) {
+			pos = b.buf;
+			end = b.buf + b.len;
+			while (!found && prov_next_line(&line, &n, &pos, end)) {
+				size_t k;
+
+				/* prefer git_version / commit assignments; accept any quoted 40-hex */
+				for (k = 0; k + 42 <= n; k++) {
+					if ((line[k] == '\'' || line[k] == '"') &&
+					    prov_is_hex_commit(line + k + 1, 40) && line[k + 41] == line[k]) {
+						found = prov_xstrndup(line + k + 1, 40);
+						*evidence = prov_xstrdup(p);
+						break;
+					}
+				}
+			}
+		}
+		free(p);
+	}
+	prov_buf_release(&b);
+	return found;
+}
+
+static int pip_init(struct prov_resolver **out, const struct prov_resolve_ctx *ctx)
+{
+	struct pip *pp = prov_xcalloc(1, sizeof(*pp));
+
+	pp->base.ctx = ctx;
+	*out = &pp->base;
+	return 0;
+}
+
+static void add_commit(struct prov_origin *o, const char *root, const char *site, const char *top)
+{
+	char *ev = NULL, *c;
+
+	if (o->commit || !top || !*top)
+		return;
+	c = embedded_commit(root, site, top, &ev);
+	if (c) {
+		o->commit = c;
+		free(o->evidence);
+		o->evidence = ev;
+	}
+}
+
+static int pip_resolve(struct prov_origin *out, struct prov_resolver *r,
+		       const struct prov_module *mod)
+{
+	struct pip *pp = (struct pip *)r;
+	char *norm = prov_path_normalize(mod->path), *dir = NULL, *top = NULL;
+	const char *rel = NULL;
+	struct site *s;
+	struct prov_origin *o = NULL;
+	int err = PROV_EPASSTHROUGH;
+
+	dir = site_of(norm, &rel);
+	if (!dir) {
+		/* the module may reach site-packages through a symlink */
+		char *real = prov_root_realpath(r->ctx->sysroot, norm);
+
+		free(norm);
+		norm = real;
+		dir = site_of(norm, &rel);
+	}
+	if (!dir || !(s = open_site(pp, dir)))
+		goto cleanup;
+	if ((err = prov_pkgindex_lookup(&o, s->ix, norm, NULL)) < 0)
+		goto cleanup;
+	{
+		const char *slash = strchr(rel, '/');
+
+		top = slash ? prov_xstrndup(rel, (size_t)(slash - rel)) : NULL;
+	}
+	add_commit(o, r->ctx->sysroot, dir, top);
+	*out = *o;
+	free(o);
+	o = NULL;
+	err = 0;
+cleanup:
+	prov_origin_free(o);
+	free(norm);
+	free(dir);
+	free(top);
+	return err;
+}
+
+/* Add the site-packages and dist-packages of prefix/lib/python3.x to sites. */
+static void add_sites_under(struct prov_buf *sites, const char *root, const char *prefix)
+{
+	char **py = NULL;
+	size_t npy = 0, i, k;
+	char *lib = prov_xasprintf("%s/lib", prefix);
+
+	if (prov_root_listdir(&py, &npy, root, lib) == 0) {
+		for (i = 0; i < npy; i++) {
+			static const char *const kinds[] = { "site-packages", "dist-packages" };
+
+			if (!prov_starts_with(py[i], "python3"))
+				continue;
+			for (k = 0; k < 2; k++) {
+				char *d = prov_xasprintf("%s/%s/%s", lib, py[i], kinds[k]);
+
+				if (prov_root_isdir(root, d)) {
+					prov_buf_puts(sites, d);
+					prov_buf_putc(sites, '\n');
+				}
+				free(d);
+			}
+		}
+	}
+	prov_strv_free(py, npy);
+	free(lib);
+}
+
+static int pip_inventory(struct prov_resolver *r, struct prov_origin_list *l)
+{
+	struct pip *pp = (struct pip *)r;
+	const char *root = r->ctx->sysroot;
+	struct prov_buf sites = PROV_BUF_INIT;
+	static const char *const prefixes[] = { "/usr", "/usr/local", "/opt/conda", NULL };
+	static const char *const envdirs[] = { "/opt/conda/envs", "/opt", "/workspace", NULL };
+	const char *pos, *end, *line;
+	size_t n, i, j;
+	int err = 0;
+
+	for (i = 0; prefixes[i]; i++)
+		add_sites_under(&sites, root, prefixes[i]);
+	/* environments one level down: conda envs, /opt/<venv>, /workspace/<venv> */
+	for (i = 0; envdirs[i]; i++) {
+		char **names = NULL;
+		size_t nn = 0;
+
+		if (prov_root_listdir(&names, &nn, root, envdirs[i]) < 0)
+			continue;
+		for (j = 0; j < nn && j < 1000; j++) {
+			char *p = prov_xasprintf("%s/%s", envdirs[i], names[j]);
+
+			if (strcmp(p, "/opt/conda") != 0)
+				add_sites_under(&sites, root, p);
+			free(p);
+		}
+		prov_strv_free(names, nn);
+	}
+	pos = sites.buf;
+	end = sites.buf + sites.len;
+	while (prov_next_line(&line, &n, &pos, end)) {
+		char *dir = prov_xstrndup(line, n);
+		struct site *s = open_site(pp, dir);
+		size_t n0 = l->n, k;
+
+		if (s && (err = prov_pkgindex_packages(s->ix, 0, l)) < 0) {
+			free(dir);
+			break;
+		}
+		for (k = n0; k < l->n; k++) {
+			/* the top-level package usually carries the distribution's name */
+			char *top = prov_xstrdup(l->v[k]->name ? l->v[k]->name : "");
+			char *c;
+
+			for (c = top; *c; c++)
+				if (*c == '-')
+					*c = '_';
+			add_commit(l->v[k], root, dir, top);
+			free(top);
+		}
+		free(dir);
+	}
+	prov_buf_release(&sites);
+	return err;
+}
+
+static void pip_free(struct prov_resolver *r)
+{
+	struct pip *pp = (struct pip *)r;
+	size_t i;
+
+	if (!pp)
+		return;
+	for (i = 0; i < pp->nsites; i++) {
+		free(pp->sites[i].dir);
+		prov_pkgindex_free(pp->sites[i].ix);
+	}
+	free(pp);
+}
+
+const struct prov_resolver_ops prov_resolver_pip = {
+	.version = PROV_RESOLVER_VERSION,
+	.name = "pip",
+	.init = pip_init,
+	.resolve = pip_resolve,
+	.inventory = pip_inventory,
+	.free = pip_free,
+};

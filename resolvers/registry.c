@@ -1,0 +1,783 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "resolvers/resolver.h"
+#include "cache/cache.h"
+#include "error.h"
+#include "util.h"
+#include "banned.h"
+
+const struct prov_resolver_ops *const prov_resolvers[] = {
+	&prov_resolver_elf_note,
+	&prov_resolver_dpkg,
+	&prov_resolver_rpm,
+	&prov_resolver_pip,
+	&prov_resolver_conda,
+	&prov_resolver_rocm,
+	&prov_resolver_git,
+	&prov_resolver_path,
+	NULL
+};
+
+struct prov_origin *prov_origin_new(const char *kind)
+{
+	struct prov_origin *o = prov_xcalloc(1, sizeof(*o));
+
+	o->kind = prov_xstrdup_or_null(kind);
+	return o;
+}
+
+void prov_origin_clear(struct prov_origin *o)
+{
+	free(o->kind);
+	free(o->name);
+	free(o->version);
+	free(o->source);
+	free(o->source_version);
+	free(o->arch);
+	free(o->vcs_url);
+	free(o->commit);
+	free(o->branch);
+	free(o->found_by);
+	free(o->evidence);
+	memset(o, 0, sizeof(*o));
+}
+
+void prov_origin_list_add(struct prov_origin_list *l, struct prov_origin *o)
+{
+	PROV_ALLOC_GROW(l->v, l->n + 1, l->alloc);
+	l->v[l->n++] = o;
+}
+
+void prov_origin_list_release(struct prov_origin_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		prov_origin_free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Instances of a chain, set up once per call; resolvers that decline the root are left out. */
+struct chain {
+	struct prov_resolver **r;
+	size_t n;
+};
+
+static int chain_init(struct chain *ch, const struct prov_resolve_ctx *ctx,
+		      const struct prov_resolver_ops *const *ops)
+{
+	size_t n = 0, i;
+	int err;
+
+	while (ops[n])
+		n++;
+	ch->r = prov_xcalloc(n + 1, sizeof(*ch->r));
+	ch->n = 0;
+	for (i = 0; i < n; i++) {
+		struct prov_resolver *r = NULL;
+
+		if (ops[i]->version != PROV_RESOLVER_VERSION)
+			return prov_error_set(PROV_ERROR, "resolver '%s' has interface version %u, expected %u",
+					      ops[i]->name, ops[i]->version, PROV_RESOLVER_VERSION);
+		err = ops[i]->init ? ops[i]->init(&r, ctx) : PROV_EPASSTHROUGH;
+		if (err == PROV_EPASSTHROUGH || err == PROV_ENOTFOUND)
+			continue;
+		if (err < 0)
+			return err;
+		r->ops = ops[i];
+		r->ctx = ctx;
+		ch->r[ch->n++] = r;
+	}
+	return 0;
+}
+
+static void chain_release(struct chain *ch)
+{
+	size_t i;
+
+	for (i = 0; i < ch->n; i++)
+		ch->r[i]->ops->free(ch->r[i]);
+	free(ch->r);
+	ch->r = NULL;
+	ch->n = 0;
+}
+
+int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_ctx *ctx,
+			       const struct prov_resolver_ops *const *ops)
+{
+	struct chain ch = { NULL, 0 };
+	struct prov_origin tmp;
+	size_t m, i;
+	int err;
+
+	memset(&tmp, 0, sizeof(tmp));
+	if ((err = chain_init(&ch, ctx, ops)) < 0)
+		goto cleanup;
+	for (m = 0; m < c->nmodules; m++) {
+		struct prov_module *mod = &c->modules[m];
+
+		if (mod->origin || !mod->path || !*mod->path)
+			continue;
+		for (i = 0; i < ch.n; i++) {
+			struct prov_resolver *r = ch.r[i];
+
+			err = r->ops->resolve(&tmp, r, mod);
+			if (err == PROV_EPASSTHROUGH || err == PROV_ENOTFOUND) {
+				prov_origin_clear(&tmp);
+				continue;
+			}
+			if (err < 0)
+				goto cleanup;
+			if (!tmp.found_by)
+				tmp.found_by = prov_xstrdup(r->ops->name);
+			mod->origin = prov_xcalloc(1, sizeof(*mod->origin));
+			*mod->origin = tmp;
+			memset(&tmp, 0, sizeof(tmp));
+			break;
+		}
+	}
+	err = 0;
+cleanup:
+	prov_origin_clear(&tmp);
+	chain_release(&ch);
+	return err;
+}
+
+int prov_resolve_modules(struct prov_crash *c, const struct prov_resolve_ctx *ctx)
+{
+	return prov_resolve_modules_chain(c, ctx, prov_resolvers);
+}
+
+static int cmp_str(const char *a, const char *b)
+{
+	if (!a || !b)
+		return (a != NULL) - (b != NULL);
+	return strcmp(a, b);
+}
+
+static int cmp_origin(const void *pa, const void *pb)
+{
+	const struct prov_origin *a = *(struct prov_origin *const *)pa;
+	const struct prov_origin *b = *(struct prov_origin *const *)pb;
+	int d;
+
+	if ((d = cmp_str(a->name, b->name)))
+		return d;
+	if ((d = cmp_str(a->kind, b->kind)))
+		return d;
+	if ((d = cmp_str(a->version, b->version)))
+		return d;
+	return cmp_str(a->evidence, b->evidence);
+}
+
+int prov_inventory_chain(struct prov_origin ***out, size_t *nout,
+			 const struct prov_resolve_ctx *ctx,
+			 const struct prov_resolver_ops *const *ops)
+{
+	struct chain ch = { NULL, 0 };
+	struct prov_origin_list l = { NULL, 0, 0 };
+	size_t i, n0;
+	int err;
+
+	if ((err = chain_init(&ch, ctx, ops)) < 0)
+		goto cleanup;
+	for (i = 0; i < ch.n; i++) {
+		struct prov_resolver *r = ch.r[i];
+		size_t k;
+
+		if (!r->ops->inventory)
+			continue;
+		n0 = l.n;
+		err = r->ops->inventory(r, &l);
+		if (err == PROV_EPASSTHROUGH || err == PROV_ENOTFOUND)
+			continue;
+		if (err < 0)
+			goto cleanup;
+		for (k = n0; k < l.n; k++)
+			if (!l.v[k]->found_by)
+				l.v[k]->found_by = prov_xstrdup(r->ops->name);
+	}
+	if (l.n) {
+		size_t w = 0;
+
+		qsort(l.v, l.n, sizeof(*l.v), cmp_origin);
+		/* the same component seen twice (two prefixes, a symlinked tree) is listed once */
+		for (i = 0; i < l.n; i++) {
+			struct prov_origin *o = l.v[i];
+
+			if (w && !cmp_str(o->name, l.v[w - 1]->name) &&
+			    !cmp_str(o->kind, l.v[w - 1]->kind) &&
+			    !cmp_str(o->version, l.v[w - 1]->version) &&
+			    !cmp_str(o->commit, l.v[w - 1]->commit)) {
+				prov_origin_free(o);
+				continue;
+			}
+			l.v[w++] = o;
+		}
+		l.n = w;
+	}
+	*out = l.v;
+	*nout = l.n;
+	memset(&l, 0, sizeof(l));
+	err = 0;
+cleanup:
+	prov_origin_list_release(&l);
+	chain_release(&ch);
+	return err;
+}
+
+int prov_inventory(struct prov_origin ***out, size_t *nout, const struct prov_resolve_ctx *ctx)
+{
+	return prov_inventory_chain(out, nout, ctx, prov_resolvers);
+}
+
+/* ---- Debian versions ---- */
+
+int prov_debver_split(struct prov_debver *out, const char *version)
+{
+	struct prov_debver v;
+	const char *colon, *up, *dash;
+	uint64_t epoch = 0;
+
+	memset(&v, 0, sizeof(v));
+	if (!version || !*version)
+		return prov_error_set(PROV_EINPUT, "empty Debian version");
+	colon = strchr(version, ':');
+	up = version;
+	if (colon) {
+		if (prov_parse_u64(&epoch, version, (size_t)(colon - version), 10) < 0 ||
+		    epoch > UINT_MAX)
+			return prov_error_set(PROV_EINPUT, "bad epoch in Debian version '%s'", version);
+		up = colon + 1;
+	}
+	if (!*up)
+		return prov_error_set(PROV_EINPUT, "no upstream part in Debian version '%s'", version);
+	dash = strrchr(up, '-');
+	if (dash && dash != up) {
+		const char *b;
+
+		v.upstream = prov_xstrndup(up, (size_t)(dash - up));
+		v.revision = prov_xstrdup(dash + 1);
+		b = strpbrk(v.revision, "~+");
+		if (b && b[1])
+			v.build = prov_xstrdup(b + 1);
+	} else {
+		v.upstream = prov_xstrdup(up);
+	}
+	v.epoch = (unsigned long)epoch;
+	*out = v;
+	return 0;
+}
+
+void prov_debver_release(struct prov_debver *v)
+{
+	if (!v)
+		return;
+	free(v->upstream);
+	free(v->revision);
+	free(v->build);
+	memset(v, 0, sizeof(*v));
+}
+
+/* ---- files under the root ---- */
+
+int prov_root_read(struct prov_buf *out, const char *root, const char *path, size_t cap)
+{
+	int fd, err;
+	struct stat st;
+
+	fd = prov_root_open(root, path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return PROV_ENOTFOUND;
+		return prov_error_set(PROV_EINPUT, "cannot open '%s': %s", path, strerror(errno));
+	}
+	/* never block on a FIFO or read a device a hostile root planted */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return prov_error_set(PROV_EINPUT, "'%s' is not a regular file", path);
+	}
+	err = prov_read_fd(out, fd, path, cap);
+	close(fd);
+	return err;
+}
+
+static int is_host_root(const char *root)
+{
+	return !root || !*root || strcmp(root, "/") == 0;
+}
+
+char *prov_root_key(const char *root)
+{
+	char *abs, *norm;
+	char cwd[PATH_MAX];
+
+	if (is_host_root(root))
+		return prov_xstrdup("/");
+	if (root[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		abs = prov_xstrdup(root);
+	else
+		abs = prov_xasprintf("%s/%s", cwd, root);
+	norm = prov_path_normalize(abs);
+	free(abs);
+	return norm;
+}
+
+char *prov_root_realpath(const char *root, const char *path)
+{
+	struct prov_buf done = PROV_BUF_INIT;	/* resolved prefix, "" = root */
+	char *rest = prov_xasprintf("%s", path), *result;
+	char *p;
+	int links = 0;
+
+	p = rest;
+	while (*p) {
+		char *comp, *host, *end;
+		char target[PATH_MAX];
+		ssize_t n;
+		size_t mark;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		comp = p;
+		end = strchr(p, '/');
+		if (end) {
+			*end = 0;
+			p = end + 1;
+		} else {
+			p += strlen(p);
+		}
+		if (strcmp(comp, ".") == 0)
+			continue;
+		if (strcmp(comp, "..") == 0) {
+			char *slash = strrchr(done.buf, '/');
+
+			prov_buf_setlen(&done, slash ? (size_t)(slash - done.buf) : 0);
+			continue;
+		}
+		mark = done.len;
+		prov_buf_putc(&done, '/');
+		prov_buf_puts(&done, comp);
+		if (links >= 40)
+			continue;
+		host = prov_root_join(root, done.buf);
+		n = readlink(host, target, sizeof(target) - 1);
+		free(host);
+		if (n <= 0)
+			continue;
+		target[n] = 0;
+		links++;
+		{
+			/* the rest becomes target + "/" + remaining */
+			char *nrest = prov_xasprintf("%s/%s", target, p);
+
+			free(rest);
+			rest = nrest;
+			p = rest;
+		}
+		if (target[0] == '/')
+			prov_buf_setlen(&done, 0);
+		else
+			prov_buf_setlen(&done, mark);
+	}
+	if (!done.len)
+		prov_buf_putc(&done, '/');
+	result = prov_buf_detach(&done);
+	free(rest);
+	return result;
+}
+
+char *prov_root_identity(const char *root, const char *path)
+{
+	struct stat st;
+	int fd = prov_root_open(root, path, O_RDONLY | O_NONBLOCK);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return NULL;
+	}
+	close(fd);
+	return prov_xasprintf("%lld:%lld:%llu", (long long)st.st_size,
+			      (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec,
+			      (unsigned long long)st.st_ino);
+}
+
+int prov_is_shlib_path(const char *path)
+{
+	const char *b = prov_basename(path);
+	const char *so = strstr(b, ".so");
+
+	while (so) {
+		if (so[3] == 0 || so[3] == '.')
+			return so != b;
+		so = strstr(so + 1, ".so");
+	}
+	return 0;
+}
+
+int prov_next_line(const char **line, size_t *len, const char **pos, const char *end)
+{
+	const char *p = *pos, *nl;
+
+	if (p >= end)
+		return 0;
+	nl = memchr(p, '\n', (size_t)(end - p));
+	*line = p;
+	*len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+	*pos = nl ? nl + 1 : end;
+	return 1;
+}
+
+/* ---- file -> package index ---- */
+
+struct ix_pkg {
+	struct prov_origin o;
+	int shlib;
+};
+
+struct prov_pkgindex {
+	struct prov_cache *cache;
+	int64_t cache_id;
+	int cached;	/* lookups go to the cache */
+	char *kind;
+	/* in memory */
+	struct ix_pkg *pkgs;
+	size_t npkgs, pkgs_alloc;
+	char **files;
+	size_t *file_pkg;
+	size_t nfiles, files_alloc, fpkg_alloc;
+	size_t *slots;	/* open addressing: file index + 1, 0 = empty */
+	size_t nslots;
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+static void ix_rehash(struct prov_pkgindex *ix)
+{
+	size_t i, n = ix->nslots ? ix->nslots * 2 : 1024;
+
+	free(ix->slots);
+	ix->slots = prov_xcalloc(n, sizeof(*ix->slots));
+	ix->nslots = n;
+	for (i = 0; i < ix->nfiles; i++) {
+		size_t s = hash_str(ix->files[i]) & (n - 1);
+
+		while (ix->slots[s])
+			s = (s + 1) & (n - 1);
+		ix->slots[s] = i + 1;
+	}
+}
+
+size_t prov_pkgindex_add_pkg(struct prov_pkgindex *ix, const struct prov_origin *o, int shlib)
+{
+	struct prov_origin *d = prov_origin_dup(o);
+	struct ix_pkg *p;
+
+	PROV_ALLOC_GROW(ix->pkgs, ix->npkgs + 1, ix->pkgs_alloc);
+	p = &ix->pkgs[ix->npkgs];
+	p->o = *d;
+	free(d);
+	p->shlib = shlib;
+	return ix->npkgs++;
+}
+
+void prov_pkgindex_set_shlib(struct prov_pkgindex *ix, size_t pkg)
+{
+	if (pkg < ix->npkgs)
+		ix->pkgs[pkg].shlib = 1;
+}
+
+void prov_pkgindex_add_file(struct prov_pkgindex *ix, size_t pkg, const char *path)
+{
+	size_t s;
+
+	if (pkg >= ix->npkgs)
+		return;
+	PROV_ALLOC_GROW(ix->files, ix->nfiles + 1, ix->files_alloc);
+	PROV_ALLOC_GROW(ix->file_pkg, ix->nfiles + 1, ix->fpkg_alloc);
+	ix->files[ix->nfiles] = prov_xstrdup(path);
+	ix->file_pkg[ix->nfiles] = pkg;
+	ix->nfiles++;
+	if (ix->nfiles * 2 > ix->nslots) {
+		ix_rehash(ix);
+		return;
+	}
+	s = hash_str(path) & (ix->nslots - 1);
+	while (ix->slots[s])
+		s = (s + 1) & (ix->nslots - 1);
+	ix->slots[s] = ix->nfiles;
+}
+
+static void ix_release_mem(struct prov_pkgindex *ix)
+{
+	size_t i;
+
+	for (i = 0; i < ix->npkgs; i++)
+		prov_origin_clear(&ix->pkgs[i].o);
+	for (i = 0; i < ix->nfiles; i++)
+		free(ix->files[i]);
+	free(ix->pkgs);
+	free(ix->files);
+	free(ix->file_pkg);
+	free(ix->slots);
+	ix->pkgs = NULL;
+	ix->files = NULL;
+	ix->file_pkg = NULL;
+	ix->slots = NULL;
+	ix->npkgs = ix->nfiles = ix->nslots = 0;
+	ix->pkgs_alloc = ix->files_alloc = ix->fpkg_alloc = 0;
+}
+
+void prov_pkgindex_free(struct prov_pkgindex *ix)
+{
+	if (!ix)
+		return;
+	ix_release_mem(ix);
+	free(ix->kind);
+	free(ix);
+}
+
+int prov_pkgindex_open(struct prov_pkgindex **out, const struct prov_resolve_ctx *ctx,
+		       const char *kind, const char *db, const char *identity,
+		       prov_pkgindex_build_fn build, void *data)
+{
+	struct prov_pkgindex *ix = prov_xcalloc(1, sizeof(*ix));
+	char *rootkey = prov_root_key(ctx->sysroot);
+	int err;
+
+	ix->kind = prov_xstrdup(kind);
+	ix->cache = ctx->cache;
+	if (ix->cache && identity &&
+	    prov_cache_index_find(&ix->cache_id, ix->cache, kind, rootkey, db, identity) == 0) {
+		ix->cached = 1;
+		goto done;
+	}
+	if ((err = build(ix, data)) < 0)
+		goto fail;
+	if (ix->cache && identity) {
+		struct prov_cache_pkg *cp = prov_xcalloc(ix->npkgs + 1, sizeof(*cp));
+		size_t i;
+
+		for (i = 0; i < ix->npkgs; i++) {
+			const struct prov_origin *o = &ix->pkgs[i].o;
+
+			cp[i].name = o->name;
+			cp[i].version = o->version;
+			cp[i].source = o->source;
+			cp[i].source_version = o->source_version;
+			cp[i].arch = o->arch;
+			cp[i].vcs_url = o->vcs_url;
+			cp[i].commit = o->commit;
+			cp[i].branch = o->branch;
+			cp[i].evidence = o->evidence;
+			cp[i].shlib = ix->pkgs[i].shlib;
+		}
+		/* a cache that cannot be written only costs time: warn and go on */
+		if (prov_cache_index_write(&ix->cache_id, ix->cache, kind, rootkey, db, identity,
+					   cp, ix->npkgs, ix->files, ix->file_pkg, ix->nfiles) < 0)
+			prov_warn("%s", prov_error_last());
+		free(cp);
+	}
+done:
+	free(rootkey);
+	*out = ix;
+	return 0;
+fail:
+	free(rootkey);
+	prov_pkgindex_free(ix);
+	return err;
+}
+
+int prov_pkgindex_lookup(struct prov_origin **out, struct prov_pkgindex *ix,
+			 const char *path, const char *exclude)
+{
+	if (ix->cached) {
+		size_t pk[16], n, i;
+		int err;
+
+		if ((err = prov_cache_index_lookup(pk, &n, 16, ix->cache, ix->cache_id, path)) < 0)
+			return err;
+		for (i = 0; i < n; i++) {
+			struct prov_origin *o = NULL;
+
+			if ((err = prov_cache_index_pkg(&o, ix->cache, ix->cache_id, pk[i])) < 0)
+				return err;
+			if (exclude && o->name && strcmp(o->name, exclude) == 0) {
+				prov_origin_free(o);
+				continue;
+			}
+			*out = o;
+			return 0;
+		}
+		return PROV_ENOTFOUND;
+	}
+	if (!ix->nslots)
+		return PROV_ENOTFOUND;
+	{
+		size_t s = hash_str(path) & (ix->nslots - 1);
+		size_t best = (size_t)-1;
+
+		/* first inserted owner wins: collect the smallest matching file index */
+		for (; ix->slots[s]; s = (s + 1) & (ix->nslots - 1)) {
+			size_t f = ix->slots[s] - 1;
+			const struct prov_origin *o = &ix->pkgs[ix->file_pkg[f]].o;
+
+			if (strcmp(ix->files[f], path) != 0)
+				continue;
+			if (exclude && o->name && strcmp(o->name, exclude) == 0)
+				continue;
+			if (f < best)
+				best = f;
+		}
+		if (best == (size_t)-1)
+			return PROV_ENOTFOUND;
+		*out = prov_origin_dup(&ix->pkgs[ix->file_pkg[best]].o);
+		if (!(*out)->kind)
+			(*out)->kind = prov_xstrdup(ix->kind);
+		return 0;
+	}
+}
+
+static int add_copy(const struct prov_origin *o, int shlib, void *data)
+{
+	prov_origin_list_add(data, prov_origin_dup(o));
+	return 0;
+}
+
+int prov_pkgindex_packages(struct prov_pkgindex *ix, int shlib_only, struct prov_origin_list *l)
+{
+	size_t i;
+
+	if (ix->cached)
+		return prov_cache_index_foreach_pkg(ix->cache, ix->cache_id, shlib_only, add_copy, l);
+	for (i = 0; i < ix->npkgs; i++) {
+		struct prov_origin *o;
+
+		if (shlib_only && !ix->pkgs[i].shlib)
+			continue;
+		o = prov_origin_dup(&ix->pkgs[i].o);
+		if (!o->kind)
+			o->kind = prov_xstrdup(ix->kind);
+		prov_origin_list_add(l, o);
+	}
+	return 0;
+}
+
+static const char *const merged_dirs[] = { "/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/", NULL };
+
+char *prov_pkgpath_canon(const char *path, int merged)
+{
+	char *n = prov_path_normalize(path);
+	size_t i;
+
+	if (!merged)
+		return n;
+	for (i = 0; merged_dirs[i]; i++) {
+		if (prov_starts_with(n, merged_dirs[i])) {
+			char *u = prov_xasprintf("/usr%s", n);
+
+			free(n);
+			return u;
+		}
+	}
+	return n;
+}
+
+int prov_root_merged_usr(const char *root)
+{
+	char *lib = prov_root_realpath(root, "/lib");
+	int merged = strcmp(lib, "/usr/lib") == 0;
+
+	free(lib);
+	return merged;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int prov_root_listdir(char ***out, size_t *nout, const char *root, const char *path)
+{
+	int fd = prov_root_open(root, path, O_RDONLY | O_DIRECTORY);
+	DIR *d;
+	struct dirent *e;
+	char **v = NULL;
+	size_t n = 0, alloc = 0;
+
+	if (fd < 0)
+		return PROV_ENOTFOUND;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return PROV_ENOTFOUND;
+	}
+	while ((e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (n >= 100000) {
+			prov_warn("'%s': more than 100000 entries; the rest ignored", path);
+			break;
+		}
+		PROV_ALLOC_GROW(v, n + 1, alloc);
+		v[n++] = prov_xstrdup(e->d_name);
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_name);
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
+void prov_strv_free(char **v, size_t n)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+int prov_root_isdir(const char *root, const char *path)
+{
+	int fd = prov_root_open(root, path, O_RDONLY | O_DIRECTORY);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+int prov_is_hex_commit(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len != 40 && len != 64)
+		return 0;
+	for (i = 0; i < len; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return 1;
+}
