@@ -171,13 +171,25 @@ static char *symbol_name(const char *sym)
 	return d;
 }
 
+/*
+ * A line-table name joined with the CU's comp_dir when relative. libdw has
+ * already prefixed names whose directory entry is the comp_dir (DWARF 5,
+ * relative comp_dirs such as Debian's "./nptl"): do not prefix twice.
+ */
 static char *path_join(const char *dir, const char *name)
 {
+	size_t n;
+
 	if (!name)
 		return NULL;
 	if (name[0] == '/' || !dir || !*dir)
 		return prov_xstrdup(name);
-	return prov_xasprintf("%s%s%s", dir, prov_ends_with(dir, "/") ? "" : "/", name);
+	n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (strncmp(name, dir, n) == 0 && name[n] == '/')
+		return prov_xstrdup(name);
+	return prov_xasprintf("%.*s/%s", (int)n, dir, name);
 }
 
 static void mod_note_add(struct core_ctx *x, const char *modname, char *note)
