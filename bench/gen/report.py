@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Turn bench/out/results.jsonl (written by timeit.py and run-bench.sh)
+into the Markdown tables of bench/out/results.md.
+
+usage: report.py MACHINE.txt RESULTS.jsonl > results.md
+"""
+import json
+import sys
+
+CORE_TOOLS = ["prov-analyze", "prov-analyze-json", "prov-resolve-cold",
+              "prov-resolve-warm", "eu-stack", "eu-stack-n0", "gdb", "eu-unstrip"]
+CORES = ["small", "wide", "large", "deep"]
+
+
+def fmt_t(r):
+    if r is None:
+        return "n/a (not run)"
+    if r.get("median") is None:
+        return "n/a (%s)" % (r.get("error") or "no result").replace("|", "/")
+    t = r["median"]
+    return "%.0f ms" % (t * 1000) if t < 10 else "%.1f s" % t
+
+
+def fmt_rss(r):
+    if r is None or r.get("peak_rss_kib") is None:
+        return "n/a"
+    return "%.1f MiB" % (r["peak_rss_kib"] / 1024.0)
+
+
+def ratio(a, b):
+    if not a or not b or a.get("median") is None or b.get("median") is None \
+            or b["median"] <= 0:
+        return None
+    return a["median"] / b["median"]
+
+
+def fmt_ratio(x):
+    return "n/a" if x is None else "%.2f×" % x
+
+
+def size(n):
+    for unit, div in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= div:
+            return "%.1f %s" % (n / div, unit)
+    return "%d B" % n
+
+
+def main():
+    machine = open(sys.argv[1]).read().strip().splitlines()
+    recs = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+    by = {}
+    for r in recs:
+        by[(r["section"], r.get("input"), r.get("tool"))] = r
+    sizes = {r["input"]: r["bytes"] for r in recs if r["section"] == "coresize"}
+
+    out = []
+    w = out.append
+    w("# provenance benchmark results")
+    w("")
+    w("Machine and tools:")
+    w("")
+    for line in machine:
+        w("- " + line)
+    w("")
+    w("Medians of the timed runs after one untimed warm-up per tool; the page "
+      "cache is warm (never dropped). Peak RSS is the largest `ru_maxrss` of "
+      "the timed runs. `resolve` cold = empty `--cache` directory before each "
+      "run; warm = the same directory again. eu-stack runs with `-s -i -n 4096` "
+      "(4096 = provenance's per-thread frame cap); `eu-stack-n0` is uncapped.")
+    w("")
+
+    cores = [c for c in CORES if any(k[0] == "core" and k[1] == c for k in by)]
+    if cores:
+        w("## Cores")
+        w("")
+        w("| core | size | tool | median | peak RSS | ÷ eu-stack | ÷ gdb |")
+        w("|---|---|---|---|---|---|---|")
+        for c in cores:
+            eu = by.get(("core", c, "eu-stack"))
+            gdb = by.get(("core", c, "gdb"))
+            for t in CORE_TOOLS:
+                r = by.get(("core", c, t))
+                if r is None:
+                    continue
+                prov = t.startswith("prov-")
+                w("| %s | %s | %s | %s | %s | %s | %s |" % (
+                    c, size(sizes[c]) if c in sizes else "?", t, fmt_t(r), fmt_rss(r),
+                    fmt_ratio(ratio(r, eu)) if prov else "",
+                    fmt_ratio(ratio(r, gdb)) if prov else ""))
+        w("")
+
+    pk = [r for r in recs if r["section"] == "packages"]
+    if pk:
+        w("## Package resolution (host dpkg database)")
+        w("")
+        w("| modules | tool | median | peak RSS | ÷ dpkg -S loop |")
+        w("|---|---|---|---|---|")
+        base = next((r for r in pk if r["tool"] == "dpkg-S-each"), None)
+        for r in pk:
+            w("| %s | %s | %s | %s | %s |" % (
+                r["input"], r["tool"], fmt_t(r), fmt_rss(r),
+                fmt_ratio(ratio(r, base)) if r["tool"] != "dpkg-S-each" else ""))
+        ag = next((r for r in recs if r["section"] == "agreement"), None)
+        if ag:
+            w("")
+            w("Agreement of `resolve --format json` package names with `dpkg -S`: %s" %
+              (ag["error"] or "%d of %d modules" % (ag["agree"], ag["total"])))
+        w("")
+
+    fx = [r for r in recs if r["section"] == "fixcheck"]
+    if fx:
+        w("## fixcheck (50,000 commits, 2,000 annotated tags)")
+        w("")
+        w("| pair | tool | median | peak RSS | provenance ÷ git (merge-base + tag --contains) |")
+        w("|---|---|---|---|---|")
+        for r in fx:
+            extra = ""
+            if r["tool"] == "prov-fixcheck":
+                mb = by.get(("fixcheck", r["input"], "git-merge-base"))
+                tc = by.get(("fixcheck", r["input"], "git-tag-contains"))
+                if mb and tc and mb.get("median") is not None and tc.get("median") is not None \
+                        and r.get("median") is not None:
+                    extra = fmt_ratio(r["median"] / (mb["median"] + tc["median"]))
+            w("| %s | %s | %s | %s | %s |" % (r["input"], r["tool"], fmt_t(r),
+                                               fmt_rss(r), extra))
+        w("")
+        for a in (r for r in recs if r["section"] == "fixagree"):
+            w("- %s: provenance %s; git says %s: **%s**" % (
+                a["input"], a["got"], a["expected"], "agree" if a["ok"] else "DISAGREE"))
+        w("")
+
+    # Targets
+    w("## Targets")
+    w("")
+    w("| target | result | detail |")
+    w("|---|---|---|")
+
+    def med(k):
+        r = by.get(k)
+        return r["median"] if r and r.get("median") is not None else None
+
+    for c in cores:
+        a, e = med(("core", c, "prov-analyze")), med(("core", c, "eu-stack"))
+        if a is None or e is None:
+            w("| analyze ≤ eu-stack (%s) | n/a | missing figure |" % c)
+        else:
+            w("| analyze ≤ eu-stack (%s) | %s | %.0f ms vs %.0f ms (%.2f×) |" % (
+                c, "PASS" if a <= e else "MISS", a * 1000, e * 1000, a / e))
+    for c in cores:
+        a, rw = med(("core", c, "prov-analyze")), med(("core", c, "prov-resolve-warm"))
+        if a is None or rw is None:
+            why = by.get(("core", c, "prov-resolve-warm"))
+            w("| resolve warm ≤ 1.5 × analyze (%s) | n/a | %s |" % (
+                c, fmt_t(why).replace("n/a ", "") if why else "not run"))
+        else:
+            w("| resolve warm ≤ 1.5 × analyze (%s) | %s | %.0f ms vs %.0f ms (%.2f×) |" % (
+                c, "PASS" if rw <= 1.5 * a else "MISS", rw * 1000, a * 1000, rw / a))
+    s = by.get(("core", "small", "prov-analyze"))
+    l = by.get(("core", "large", "prov-analyze"))
+    if s and l and s.get("peak_rss_kib") and l.get("peak_rss_kib"):
+        rs, rl = s["peak_rss_kib"], l["peak_rss_kib"]
+        w("| analyze peak RSS independent of core size (large ≤ 2 × small) | %s | "
+          "small %s, large %s (%.2f×; cores %s vs %s) |" % (
+              "PASS" if rl <= 2 * rs else "MISS", fmt_rss(s), fmt_rss(l), rl / rs,
+              size(sizes.get("small", 0)), size(sizes.get("large", 0))))
+    else:
+        w("| analyze peak RSS independent of core size | n/a | small or large core not measured |")
+    for r in fx:
+        if r["tool"] != "prov-fixcheck":
+            continue
+        if r.get("median") is None:
+            w("| fixcheck < 100 ms (%s) | n/a | %s |" % (r["input"], fmt_t(r)))
+        else:
+            w("| fixcheck < 100 ms (%s) | %s | %.0f ms |" % (
+                r["input"], "PASS" if r["median"] < 0.1 else "MISS", r["median"] * 1000))
+    w("")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
