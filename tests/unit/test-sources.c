@@ -1,0 +1,233 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <git2.h>
+
+#include "error.h"
+#include "sources.h"
+#include "util.h"
+#include "banned.h"
+
+/*
+ * A repository built with the git CLI: expected answers come from git
+ * itself (rev-parse, merge-base --is-ancestor), never from provenance.
+ */
+static char tmpdir[] = "/tmp/prov-test-sources.XXXXXX";
+static int have_git;
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	prov_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	r = system(b.buf);
+	prov_buf_release(&b);
+	return r;
+}
+
+static char *git_out(const char *args)
+{
+	char *cmd = prov_xasprintf("git -C '%s/up' %s", tmpdir, args);
+	FILE *p = popen(cmd, "r");
+	char line[256] = "";
+
+	assert_non_null(p);
+	if (!fgets(line, sizeof(line), p))
+		line[0] = '\0';
+	pclose(p);
+	free(cmd);
+	line[strcspn(line, "\n")] = '\0';
+	return prov_xstrdup(line);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (!mkdtemp(tmpdir))
+		return -1;
+	have_git = sh("command -v git >/dev/null") == 0;
+	if (!have_git)
+		return 0;
+	return sh("set -e; cd '%s'; git init -q up; cd up; "
+		  "git config user.email t@example.invalid; git config user.name t; "
+		  "for i in 1 2 3 4 5 6; do printf 'line1\\nline2 %%s\\nline3\\nline4\\nline5\\n' $i > a.c; "
+		  "export GIT_COMMITTER_DATE=\"$((1700000000 + i * 1000)) +0000\" GIT_AUTHOR_DATE=\"$((1700000000 + i * 1000)) +0000\"; "
+		  "git add a.c; git commit -qm c$i; "
+		  "[ $i = 2 ] && git tag v1; [ $i = 4 ] && git tag -a v2 -m v2; done; "
+		  "git checkout -q -b side HEAD~3; echo s > s.c; git add s.c; "
+		  "GIT_COMMITTER_DATE='1700009000 +0000' git commit -qm side; git checkout -q -",
+		  tmpdir) == 0 ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return sh("rm -rf '%s'", tmpdir) == 0 ? 0 : -1;
+}
+
+static struct prov_repo *open_up(void)
+{
+	struct prov_repo *r = NULL;
+	char *path = prov_xasprintf("%s/up", tmpdir);
+
+	assert_int_equal(prov_sources_open(&r, path, NULL, 0, 0, NULL), 0);
+	free(path);
+	return r;
+}
+
+static void test_resolve(void **state)
+{
+	struct prov_repo *r;
+	char *hex = NULL, *want;
+
+	(void)state;
+	if (!have_git)
+		skip();
+	r = open_up();
+	want = git_out("rev-parse v2^{commit}");
+	assert_int_equal(prov_repo_resolve(&hex, r, "v2"), 0);	/* annotated: peeled */
+	assert_string_equal(hex, want);
+	free(hex);
+	free(want);
+	want = git_out("rev-parse side");
+	assert_int_equal(prov_repo_resolve(&hex, r, "side"), 0);
+	assert_string_equal(hex, want);
+	free(hex);
+	want[8] = '\0';	/* abbreviated */
+	assert_int_equal(prov_repo_resolve(&hex, r, want), 0);
+	assert_true(prov_starts_with(hex, want));
+	free(hex);
+	free(want);
+	assert_int_equal(prov_repo_resolve(&hex, r, "nope"), PROV_ENOTFOUND);
+	assert_non_null(strstr(prov_error_last(), "nope"));
+	assert_int_equal(prov_repo_is_branch(r, "side"), 1);
+	assert_int_equal(prov_repo_is_branch(r, "v1"), 0);
+	prov_repo_free(r);
+}
+
+static void test_ancestry_and_tags(void **state)
+{
+	struct prov_repo *r;
+	char *v1, *v2, *side, *head, *tag = NULL;
+	int yes = -1;
+
+	(void)state;
+	if (!have_git)
+		skip();
+	r = open_up();
+	v1 = git_out("rev-parse v1^{commit}");
+	v2 = git_out("rev-parse v2^{commit}");
+	side = git_out("rev-parse side");
+	head = git_out("rev-parse HEAD");
+	assert_int_equal(prov_repo_is_ancestor(&yes, r, v1, v2), 0);
+	assert_int_equal(yes, sh("git -C '%s/up' merge-base --is-ancestor v1 v2", tmpdir) == 0);
+	assert_int_equal(prov_repo_is_ancestor(&yes, r, v2, v1), 0);
+	assert_int_equal(yes, 0);
+	assert_int_equal(prov_repo_is_ancestor(&yes, r, v1, v1), 0);	/* equal counts */
+	assert_int_equal(yes, 1);
+	assert_int_equal(prov_repo_is_ancestor(&yes, r, side, head), 0);
+	assert_int_equal(yes, 0);
+	assert_int_equal(prov_repo_is_ancestor(&yes, r, "zz", head), PROV_EINPUT);
+
+	assert_int_equal(prov_repo_first_tag(&tag, r, v1), 0);
+	assert_string_equal(tag, "v1");
+	free(tag);
+	assert_int_equal(prov_repo_first_tag(&tag, r, head), 0);
+	assert_null(tag);	/* after the last tag */
+	assert_int_equal(prov_repo_first_tag(&tag, r, side), 0);
+	assert_null(tag);	/* on a side branch */
+	free(v1);
+	free(v2);
+	free(side);
+	free(head);
+	prov_repo_free(r);
+}
+
+static void test_read_lines(void **state)
+{
+	struct prov_repo *r;
+	struct prov_source_line *lines = NULL;
+	size_t n = 0;
+	char *v2;
+
+	(void)state;
+	if (!have_git)
+		skip();
+	r = open_up();
+	v2 = git_out("rev-parse v2^{commit}");
+	assert_int_equal(prov_repo_read_lines(&lines, &n, r, v2, "a.c", 2, 1), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(lines[0].number, 1);
+	assert_string_equal(lines[1].text, "line2 4");
+	assert_int_equal(lines[2].number, 3);
+	prov_source_lines_free(lines, n);
+	assert_int_equal(prov_repo_read_lines(&lines, &n, r, v2, "a.c", 5, 3), 0);
+	assert_int_equal(n, 4);	/* clamped at the end */
+	assert_int_equal(lines[3].number, 5);
+	prov_source_lines_free(lines, n);
+	assert_int_equal(prov_repo_read_lines(&lines, &n, r, v2, "a.c", 6, 0), PROV_ENOTFOUND);
+	assert_int_equal(prov_repo_read_lines(&lines, &n, r, v2, "s.c", 1, 0), PROV_ENOTFOUND);
+	assert_int_equal(prov_repo_read_lines(&lines, &n, r, v2, "../a.c", 1, 0), PROV_ENOTFOUND);
+	free(v2);
+	prov_repo_free(r);
+}
+
+static void test_mirror_path(void **state)
+{
+	char *a = prov_sources_mirror_path("/c", "https://github.com/ROCm/rocm-systems.git");
+	char *b = prov_sources_mirror_path("/c", "https://github.com/ROCm/rocm-systems");
+	char *c = prov_sources_mirror_path("/c", "file:///../../etc/x");
+
+	(void)state;
+	assert_true(prov_starts_with(a, "/c/mirrors/github.com-ROCm-rocm-systems-"));
+	assert_true(prov_ends_with(a, ".git"));
+	assert_string_not_equal(a, b);	/* one mirror per URL */
+	assert_null(strstr(c + 3, "/.."));
+	assert_int_equal(strchr(c + strlen("/c/mirrors/"), '/') == NULL, 1);
+	free(a);
+	free(b);
+	free(c);
+}
+
+static void test_open_rejects(void **state)
+{
+	struct prov_repo *r = NULL;
+	struct prov_sources_opts o = { NULL, tmpdir, 1 };
+
+	(void)state;
+	assert_int_equal(prov_sources_open(&r, "/etc", NULL, 0, 0, &o), PROV_EINPUT);
+	assert_int_equal(prov_sources_open(&r, "file:///etc", NULL, 0, 0, &o), PROV_EINPUT);
+	assert_int_equal(prov_sources_open(&r, "ext::sh -c id", NULL, 0, 0, &o), PROV_EINPUT);
+	assert_int_equal(prov_sources_open(&r, "https://example.invalid/x.git", NULL, 0, 0, &o),
+			 PROV_ENOTFOUND);	/* offline, no mirror */
+	assert_null(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_ancestry_and_tags),
+		cmocka_unit_test(test_read_lines),
+		cmocka_unit_test(test_mirror_path),
+		cmocka_unit_test(test_open_rejects),
+	};
+	int r;
+
+	git_libgit2_init();
+	r = cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_shutdown();
+	return r;
+}
