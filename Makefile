@@ -28,14 +28,14 @@ bindir = $(PREFIX)/bin
 datadir = $(PREFIX)/share/provenance
 mandir = $(PREFIX)/share/man
 
-PKGS = libdw libelf libgit2 libarchive sqlite3 libcurl libdebuginfod
+PKGS = libdw libelf libgit2 libarchive sqlite3 libcurl libdebuginfod capstone
 TEST_PKGS = cmocka
 
 # Debian packages: libraries, the tools the tests compare against, and the
 # tools the tests use to build fixtures (rpm databases, compressed cores).
 DEB_PACKAGES = pkg-config libdw-dev libelf-dev libasm-dev libdebuginfod-dev \
 	elfutils debuginfod libgit2-dev libarchive-dev libsqlite3-dev \
-	libcurl4-openssl-dev libcmocka-dev gdb git rpm zstd lz4 xz-utils gzip \
+	libcurl4-openssl-dev libcmocka-dev libcapstone-dev gdb git rpm zstd lz4 xz-utils gzip \
 	python3 file
 DEB_COMMANDS = pkg-config eu-stack eu-unstrip gdb git rpm rpmbuild zstd lz4 xz \
 	gzip python3
@@ -88,6 +88,11 @@ LIB_OBJS += src/core.o
 LIBS += -lstdc++
 
 # Text backtrace parsers.
+LIB_OBJS += src/textparse.o
+LIB_OBJS += src/parse-native.o
+LIB_OBJS += src/parse-san.o
+LIB_OBJS += src/parse-python.o
+LIB_OBJS += src/parse-misc.o
 
 # Resolvers (one file each) and the cache.
 LIB_OBJS += src/jsonread.o
@@ -111,6 +116,12 @@ LIB_OBJS += src/components.o
 # Reports and the pipeline.
 LIB_OBJS += src/report-json.o
 LIB_OBJS += src/report-text.o
+LIB_OBJS += src/report-md.o
+LIB_OBJS += src/patterns.o
+LIB_OBJS += src/input.o
+LIB_OBJS += src/disasm.o
+LIB_OBJS += src/fixstatus.o
+LIB_OBJS += src/pipeline.o
 
 # Commands (one file each) and main.
 CMD_OBJS += src/main.o

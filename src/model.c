@@ -138,6 +138,7 @@ void prov_crash_free(struct prov_crash *c)
 		free(c->insns[i].text);
 	free(c->insns);
 	free(c->insns_note);
+	free(c->fault_operand);
 	free(c->determinism);
 	for (i = 0; i < c->nfixes; i++) {
 		struct prov_fix_status *x = &c->fixes[i];

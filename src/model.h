@@ -195,6 +195,7 @@ struct prov_crash {
 	struct prov_insn *insns;	/* disassembly around the crashing pc */
 	size_t ninsns, insns_alloc;
 	char *insns_note;	/* why there is none */
+	char *fault_operand;	/* "memory operand [rax + 8]: rax = 0x0" */
 
 	char *determinism;	/* set when several inputs were compared */
 	struct prov_fix_status *fixes;

@@ -160,11 +160,8 @@ static void crashing_instruction(struct prov_buf *b, const struct prov_crash *c,
 		if (col % 3)
 			prov_buf_putc(b, '\n');
 		prov_buf_puts(b, "```\n\n");
-		for (k = 0; key_regs[k]; k++)
-			for (i = 0; i < t->nregs; i++)
-				if (strcmp(t->regs[i].name, key_regs[k]) == 0 && t->regs[i].value == 0 &&
-				    strcmp(key_regs[k], "rax") != 0 && k >= 3)
-					prov_buf_printf(b, "- `%s` is 0\n", t->regs[i].name);
+		if (c->fault_operand)
+			prov_buf_printf(b, "- %s\n", c->fault_operand);
 		if (c->has_signal && c->signal.has_addr) {
 			prov_buf_printf(b, "- fault address `0x%" PRIx64 "`", c->signal.addr);
 			if (c->signal.addr % 8)
@@ -234,7 +231,7 @@ static void environment(struct prov_buf *b, const struct prov_crash *c)
 				prov_buf_printf(b, "`%s`", p->repo);
 			if (p->ref)
 				prov_buf_printf(b, " at `%s`", p->ref);
-			if (p->found_by)
+			if (p->found_by && p->commit)
 				prov_buf_printf(b, " (commit found by %s)", p->found_by);
 			if (p->note)
 				prov_buf_printf(b, "%s%s", p->repo ? "; " : "", p->note);
