@@ -120,6 +120,7 @@ LIB_OBJS += src/report-md.o
 LIB_OBJS += src/patterns.o
 LIB_OBJS += src/input.o
 LIB_OBJS += src/disasm.o
+LIB_OBJS += src/code.o
 LIB_OBJS += src/fixstatus.o
 LIB_OBJS += src/pipeline.o
 

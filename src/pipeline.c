@@ -3,7 +3,9 @@
 
 #include "cache/cache.h"
 #include "components.h"
+#include "code.h"
 #include "core.h"
+#include "disasm.h"
 #include "error.h"
 #include "input.h"
 #include "patterns.h"
@@ -122,6 +124,8 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 		free(c->input_path);
 		c->input_path = prov_xstrdup(in.name);
 		prov_crash_classify_context(c);
+		prov_code_capture(c);
+		prov_disasm_crash(c, 6, 3);
 	} else {
 		if ((error = prov_text_parse(&c, in.name, in.text.buf, in.text.len)) < 0)
 			goto cleanup;
