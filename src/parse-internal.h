@@ -1,0 +1,150 @@
+#ifndef PROV_PARSE_INTERNAL_H
+#define PROV_PARSE_INTERNAL_H
+
+/*
+ * Private to the text parsers (src/textparse.c, src/parse-*.c). The driver
+ * splits the input into lines, strips log prefixes and hands each line to the
+ * format families in turn; a family that recognises the line consumes it and
+ * returns 1. Frames go through tp_frame_new(), which decides when a new thread
+ * starts; per-thread bookkeeping the model has no field for lives in
+ * struct tp_tinfo, parallel to crash->threads.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "model.h"
+
+enum tp_fmt {
+	TP_NONE,
+	TP_GDB,
+	TP_EUSTACK,
+	TP_COREDUMPCTL,
+	TP_ASAN,
+	TP_UBSAN,
+	TP_TSAN,
+	TP_MSAN,
+	TP_LSAN,
+	TP_FAULTHANDLER,
+	TP_PYTB,
+	TP_PYSTACK,
+	TP_C10,
+	TP_BTSYM,
+	TP_SIGHANDLER,
+	TP_NFMT
+};
+
+#define TP_MAX_LINE ((size_t)64 << 10)
+#define TP_MAX_INPUT ((size_t)64 << 20)
+#define TP_MAX_TOTAL_FRAMES ((size_t)1 << 20)
+#define TP_MAX_PENDING_LINES 64
+
+struct tp_tinfo {
+	int fmt;
+	int gdbnum;	/* gdb's thread number, 0 when not printed */
+	int bare;	/* a gdb `bt` with no thread header */
+	int reverse;	/* frames were printed most recent call last */
+	int last_index;	/* last printed index, -1 before the first frame */
+	int is_explicit;	/* opened by a header line */
+};
+
+struct tp_modhash {
+	size_t *slots;	/* module index + 1, 0 = empty */
+	size_t nslots;
+};
+
+struct tp_state {
+	struct prov_crash *c;
+	const char *name;
+	int fmt;	/* format of the open block, TP_NONE outside one */
+	int open;	/* a thread is open: c->threads[c->nthreads - 1] */
+	struct tp_tinfo *ti;
+	size_t ti_alloc;
+	size_t total_frames;
+	int warned_frames, warned_threads, warned_modules;
+	long counts[TP_NFMT];
+	int first_fmt[TP_NFMT];	/* order of first appearance, for ties */
+	int nseen;
+
+	/* gdb */
+	int gdb_crashed_num;	/* from "received signal" / "[Current thread is" */
+	int has_crashed_lwp;
+	int64_t crashed_lwp;
+	struct prov_buf pending;	/* a frame whose argument list runs on */
+	int pending_lines;
+
+	/* sanitizers: between a report header and its SUMMARY */
+	int san;	/* TP_ASAN ... or TP_NONE */
+	int san_crash_next;	/* the next stack is the crashing one */
+	char *san_next_name;
+	int san_seen_crash;
+	/* UBSan "runtime error" without a stack (yet) */
+	int ub_pending;
+	char *ub_file;
+	int ub_line, ub_col;
+
+	/* Python */
+	int py_crash_next;
+	int coredump_seen;
+
+	struct tp_modhash mods;	/* module path -> index */
+
+	/* log prefix learned for the open block ("web-1  | ") */
+	char *learned;
+	size_t learned_len;
+};
+
+/* Driver helpers (textparse.c). */
+struct prov_thread *tp_cur(struct tp_state *st);
+struct tp_tinfo *tp_cur_info(struct tp_state *st);
+void tp_close(struct tp_state *st);	/* close the open thread */
+void tp_end_block(struct tp_state *st);	/* close thread and block */
+/* Open a thread for `fmt` (closing any open one). NULL past the cap. */
+struct prov_thread *tp_open(struct tp_state *st, int fmt, int is_explicit);
+/*
+ * A new frame of `fmt` with printed index `index` (-1: none printed, the
+ * position is used). Opens a thread when none is open, the open one is of
+ * another format, or the index does not grow. NULL when a cap is hit (the
+ * line still counts as consumed).
+ */
+struct prov_frame *tp_frame_new(struct tp_state *st, int fmt, int index);
+struct prov_frame *tp_last_frame(struct tp_state *st);
+void tp_module_note(struct tp_state *st, const char *path, size_t len,
+		    const char *build_id, size_t bid_len);
+void tp_set_signal(struct tp_state *st, int signo);
+void tp_set_addr(struct tp_state *st, uint64_t addr);
+void tp_set_pid(struct tp_state *st, int64_t pid);
+
+/* Small string helpers. */
+char *tp_strndup(const char *s, size_t n);	/* trims surrounding blanks */
+void tp_set(char **dst, const char *s, size_t n);	/* replace, trimmed */
+const char *tp_ws(const char *s);
+int tp_isdigit(int ch);
+int tp_isxdigit(int ch);
+/* "0x1f" at s: value and end; 0 on success. */
+int tp_hex(uint64_t *out, const char *s, const char **end);
+/* decimal digits at s (at most 9): value and end; 0 on success. */
+int tp_dec(int *out, const char *s, const char **end);
+/* Split "path:line[:col]" (the whole of [s, s+n)); 0 when it has a line. */
+int tp_file_line(const char *s, size_t n, size_t *path_len, int *line, int *col);
+/* Drop a trailing C++ argument list: "ns::f(int) const" -> "ns::f". */
+void tp_strip_args(char *fn);
+/* 1 when [s, s+n) can be a function name as debuggers print it. */
+int tp_plausible_function(const char *s, size_t n);
+/* Index of the '(' matching the ')' at s[close], or -1. */
+long tp_match_open(const char *s, size_t close);
+
+/* Format families: 1 consumed, 0 not theirs. `s` has no leading blank;
+ * `indent` is how many blanks were skipped. */
+int tp_native_line(struct tp_state *st, char *s, size_t indent);
+int tp_gdb_pending_feed(struct tp_state *st, char *s, int flush);
+int tp_san_line(struct tp_state *st, char *s, size_t indent);
+void tp_san_flush(struct tp_state *st);
+int tp_san_frame_ok(const char *s);
+int tp_python_line(struct tp_state *st, char *s, size_t indent);
+int tp_misc_line(struct tp_state *st, char *s, size_t indent);
+
+const char *tp_fmt_name(int fmt);
+
+#endif

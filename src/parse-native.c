@@ -1,0 +1,618 @@
+/*
+ * Native debugger output: gdb (bt, thread apply all bt, bt full), eu-stack
+ * (-s -i -m -b or plain) and systemd-coredump / coredumpctl info.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "parse-internal.h"
+#include "util.h"
+#include "banned.h"
+
+static int blank(int ch)
+{
+	return ch == ' ' || ch == '\t';
+}
+
+/* "#12" followed by a blank: index and the text after the blanks. */
+static int frame_index(int *out, const char *s, const char **rest)
+{
+	const char *p;
+
+	if (s[0] != '#' || tp_dec(out, s + 1, &p) < 0 || !blank(*p))
+		return -1;
+	*rest = tp_ws(p);
+	return 0;
+}
+
+/* ---- gdb ---- */
+
+/*
+ * Where gdb's argument list starts: the first " (" outside templates and
+ * parentheses of the name itself ("(anonymous namespace)::f", "operator()").
+ */
+static long gdb_args_open(const char *p)
+{
+	long angle = 0, paren = 0;
+	size_t i;
+
+	for (i = 0; p[i]; i++) {
+		char ch = p[i];
+
+		if (strncmp(p + i, "operator", 8) == 0) {
+			i += 8;
+			/* the operator's own symbols: <<, (), [], -> ... */
+			while (p[i] && strchr("<>=!+-*/%^&|~[](),", p[i]) && !(p[i] == '(' && i > 0 &&
+										p[i - 1] == ' '))
+				i++;
+			if (!p[i])
+				return -1;
+			ch = p[i];
+		}
+		if (ch == '<')
+			angle++;
+		else if (ch == '>' && angle)
+			angle--;
+		else if (ch == '(' && i > 0 && p[i - 1] == ' ' && !angle && !paren)
+			return (long)i;
+		else if (ch == '(')
+			paren++;
+		else if (ch == ')' && paren)
+			paren--;
+	}
+	return -1;
+}
+
+/* The ')' closing the '(' at p[0], minding quoted strings; -1 if none. */
+static long gdb_args_close(const char *p)
+{
+	long depth = 0;
+	size_t i;
+
+	for (i = 0; p[i]; i++) {
+		char ch = p[i];
+
+		if (ch == '"' || ch == '\'') {
+			i++;
+			while (p[i] && p[i] != ch) {
+				if (p[i] == '\\' && p[i + 1])
+					i++;
+				i++;
+			}
+			if (!p[i])
+				return -1;
+			continue;
+		}
+		if (ch == '(')
+			depth++;
+		else if (ch == ')' && --depth == 0)
+			return (long)i;
+	}
+	return -1;
+}
+
+/* 1 parsed, 0 not a gdb frame, 2 the argument list runs on (needs more). */
+static int gdb_frame(struct tp_state *st, const char *s, int force)
+{
+	struct prov_frame *f;
+	const char *p, *q, *fn, *rest = NULL;
+	size_t fn_len, path_len = 0;
+	uint64_t pc = 0;
+	int index, has_pc = 0, line = 0, col = 0;
+	long open, close;
+
+	if (frame_index(&index, s, &p) < 0)
+		return 0;
+	if (tp_hex(&pc, p, &q) == 0) {
+		if (!blank(*q))
+			return 0;
+		q = tp_ws(q);
+		if (strncmp(q, "in ", 3) != 0)
+			return 0;
+		has_pc = 1;
+		p = tp_ws(q + 3);
+	}
+	if (strcmp(p, "<signal handler called>") == 0) {
+		f = tp_frame_new(st, TP_GDB, index);
+		if (f)
+			f->function = prov_xstrdup(p);
+		return 1;
+	}
+	open = gdb_args_open(p);
+	if (open < 0)
+		return 0;
+	fn = p;
+	fn_len = (size_t)open;
+	while (fn_len && blank(fn[fn_len - 1]))
+		fn_len--;
+	if (!tp_plausible_function(fn, fn_len))
+		return 0;
+	close = gdb_args_close(p + open);
+	if (close < 0) {
+		if (!force)
+			return 2;
+	} else {
+		rest = tp_ws(p + open + close + 1);
+		if (strncmp(rest, "at ", 3) == 0) {
+			rest = tp_ws(rest + 3);
+			if (tp_file_line(rest, strlen(rest), &path_len, &line, &col) < 0)
+				return 0;
+		} else if (strncmp(rest, "from ", 5) == 0) {
+			rest = tp_ws(rest + 5);
+			if (!*rest)
+				return 0;
+		} else if (*rest) {
+			return 0;
+		}
+	}
+	f = tp_frame_new(st, TP_GDB, index);
+	if (!f)
+		return 1;
+	f->has_pc = has_pc;
+	f->pc = pc;
+	if (!(fn_len == 2 && memcmp(fn, "??", 2) == 0))
+		tp_set(&f->function, fn, fn_len);
+	if (rest && line) {
+		tp_set(&f->file, rest, path_len);
+		f->line = line;
+		f->column = col;
+	} else if (rest && *rest) {
+		tp_set(&f->module, rest, strlen(rest));
+	}
+	return 1;
+}
+
+int tp_gdb_pending_feed(struct tp_state *st, char *s, int flush)
+{
+	const char *t;
+	char *text;
+	int r;
+
+	if (!st->pending.len)
+		return 0;
+	t = s ? tp_ws(s) : "";
+	if (flush || !*t || *t == '#' || st->pending_lines >= TP_MAX_PENDING_LINES) {
+		/* the list never closed: keep what the first line said */
+		text = prov_buf_detach(&st->pending);
+		st->pending_lines = 0;
+		gdb_frame(st, text, 1);
+		free(text);
+		return 0;
+	}
+	if (prov_buf_putc(&st->pending, ' ') < 0 || prov_buf_puts(&st->pending, t) < 0) {
+		text = prov_buf_detach(&st->pending);
+		st->pending_lines = 0;
+		gdb_frame(st, text, 1);
+		free(text);
+		return 1;
+	}
+	st->pending_lines++;
+	/* detach first: opening a thread for the frame flushes what is pending */
+	text = prov_buf_detach(&st->pending);
+	r = gdb_frame(st, text, 0);
+	if (r == 2)
+		prov_buf_puts(&st->pending, text);
+	else
+		st->pending_lines = 0;
+	free(text);
+	return 1;
+}
+
+/* "SIGSEGV, Segmentation fault." */
+static void gdb_signal_name(struct tp_state *st, const char *p)
+{
+	const char *e = p;
+	char *name;
+	int signo;
+
+	while ((*e >= 'A' && *e <= 'Z') || tp_isdigit((unsigned char)*e))
+		e++;
+	if (e == p || e - p > 16)
+		return;
+	name = prov_xstrndup(p, (size_t)(e - p));
+	signo = prov_signal_number(name);
+	free(name);
+	if (signo > 0)
+		tp_set_signal(st, signo);
+}
+
+/* "Thread 2 (Thread 0x7f.. (LWP 5229) "name"):", "Thread 3 (LWP 12):" */
+static int gdb_thread_header(struct tp_state *st, const char *s)
+{
+	struct prov_thread *t;
+	const char *p, *lwp;
+	size_t n = strlen(s);
+	int num;
+
+	if (strncmp(s, "Thread ", 7) != 0 || tp_dec(&num, s + 7, &p) < 0 || strncmp(p, " (", 2) != 0)
+		return 0;
+	if (n < 3 || s[n - 1] != ':' || s[n - 2] != ')')
+		return 0;
+	t = tp_open(st, TP_GDB, 1);
+	if (!t)
+		return 1;
+	tp_cur_info(st)->gdbnum = num;
+	lwp = strstr(p, "(LWP ");
+	if (lwp)
+		lwp += 5;
+	else if ((lwp = strstr(p, "(process ")) != NULL)
+		lwp += 9;
+	if (lwp) {
+		int64_t tid;
+		const char *e = lwp;
+
+		while (tp_isdigit((unsigned char)*e))
+			e++;
+		if (e > lwp && prov_parse_i64(&tid, lwp, (size_t)(e - lwp)) == 0) {
+			t->has_tid = 1;
+			t->tid = tid;
+		}
+	}
+	if (n >= 4 && s[n - 3] == '"') {
+		long i = (long)n - 4;
+
+		while (i > 0 && s[i] != '"')
+			i--;
+		if (i > 0 && s[i] == '"' && s[i - 1] == ' ')
+			tp_set(&t->name, s + i + 1, (size_t)(n - 4 - (size_t)i));
+	}
+	return 1;
+}
+
+static int gdb_line(struct tp_state *st, const char *s, size_t indent)
+{
+	const char *p;
+	int num;
+
+	if ((p = prov_skip_prefix(s, "Program terminated with signal ")) ||
+	    (p = prov_skip_prefix(s, "Program received signal "))) {
+		gdb_signal_name(st, p);
+		tp_end_block(st);
+		return 1;
+	}
+	if (strncmp(s, "Thread ", 7) == 0 && tp_dec(&num, s + 7, &p) == 0 &&
+	    (p = strstr(p, " received signal ")) != NULL) {
+		gdb_signal_name(st, p + 17);
+		st->gdb_crashed_num = num;
+		tp_end_block(st);
+		return 1;
+	}
+	if ((p = prov_skip_prefix(s, "[Current thread is ")) && tp_dec(&num, p, &p) == 0) {
+		const char *lwp = strstr(p, "(LWP ");
+		int64_t tid;
+		const char *e;
+
+		st->gdb_crashed_num = num;
+		if (lwp) {
+			lwp += 5;
+			for (e = lwp; tp_isdigit((unsigned char)*e); e++)
+				;
+			if (prov_parse_i64(&tid, lwp, (size_t)(e - lwp)) == 0) {
+				st->has_crashed_lwp = 1;
+				st->crashed_lwp = tid;
+			}
+		}
+		return 1;
+	}
+	if ((p = prov_skip_prefix(s, "[Switching to Thread ")) != NULL) {
+		const char *lwp = strstr(p, "(LWP ");
+		int64_t tid;
+		const char *e;
+
+		if (lwp && !st->has_crashed_lwp) {
+			lwp += 5;
+			for (e = lwp; tp_isdigit((unsigned char)*e); e++)
+				;
+			if (prov_parse_i64(&tid, lwp, (size_t)(e - lwp)) == 0) {
+				st->has_crashed_lwp = 1;
+				st->crashed_lwp = tid;
+			}
+		}
+		return 1;
+	}
+	if (gdb_thread_header(st, s))
+		return 1;
+	if (st->fmt != TP_GDB)
+		return 0;
+	/* inside a gdb block */
+	if ((p = prov_skip_prefix(s, "at ")) != NULL) {
+		struct prov_frame *f = tp_last_frame(st);
+		size_t path_len;
+		int line, col;
+
+		p = tp_ws(p);
+		if (f && !f->file && !strchr(p, '=') &&
+		    tp_file_line(p, strlen(p), &path_len, &line, &col) == 0) {
+			tp_set(&f->file, p, path_len);
+			f->line = line;
+			f->column = col;
+			return 1;
+		}
+	}
+	if ((p = prov_skip_prefix(s, "from ")) != NULL) {
+		struct prov_frame *f = tp_last_frame(st);
+
+		p = tp_ws(p);
+		if (f && !f->module && !f->file && *p && !strchr(p, '=') && !strchr(p, ' ')) {
+			tp_set(&f->module, p, strlen(p));
+			return 1;
+		}
+	}
+	if ((p = prov_skip_prefix(s, "Backtrace stopped: ")) != NULL) {
+		struct prov_thread *t = tp_cur(st);
+
+		if (t && !t->unwind_error)
+			tp_set(&t->unwind_error, p, strlen(p));
+		return 1;
+	}
+	/* bt full: locals are indented; these two are not */
+	if (indent > 0 || strcmp(s, "No locals.") == 0 ||
+	    strcmp(s, "No symbol table info available.") == 0 ||
+	    strcmp(s, "(More stack frames follow...)") == 0)
+		return 1;
+	return 0;
+}
+
+/* ---- eu-stack ---- */
+
+/* "#N  0xADDR [FUNC] [- MODULE]"; 0 when the line is not this shape. */
+static int eustack_frame(struct tp_state *st, const char *s)
+{
+	struct prov_frame *f;
+	const char *p, *q, *dash;
+	uint64_t pc;
+	size_t n;
+	int index;
+
+	if (frame_index(&index, s, &p) < 0 || tp_hex(&pc, p, &q) < 0)
+		return 0;
+	if (*q && !blank(*q))
+		return 0;
+	p = tp_ws(q);
+	n = strlen(p);
+	/* sanitizer and coredumpctl shapes end in "(module+0xoff)" */
+	if (strncmp(p, "in ", 3) == 0 || *p == '(' || (n && p[n - 1] == ')' && strstr(p, "+0x")))
+		return 0;
+	dash = NULL;
+	if (strncmp(p, "- ", 2) == 0)
+		dash = p;
+	else
+		for (q = p; (q = strstr(q, " - ")) != NULL; q++)
+			dash = q;
+	if (!dash && !tp_plausible_function(p, n) && n)
+		return 0;
+	f = tp_frame_new(st, TP_EUSTACK, index);
+	if (!f)
+		return 1;
+	f->has_pc = 1;
+	f->pc = pc;
+	if (dash) {
+		const char *m = dash + (*dash == '-' ? 2 : 3);
+
+		tp_set(&f->function, p, (size_t)(dash - p));
+		tp_set(&f->module, m, strlen(m));
+	} else {
+		tp_set(&f->function, p, n);
+	}
+	if (f->function && strcmp(f->function, "??") == 0) {
+		free(f->function);
+		f->function = NULL;
+	}
+	return 1;
+}
+
+static int eustack_line(struct tp_state *st, const char *s, size_t indent)
+{
+	const char *p;
+	int64_t id;
+
+	if ((p = prov_skip_prefix(s, "PID ")) != NULL) {
+		const char *e = p;
+
+		while (tp_isdigit((unsigned char)*e))
+			e++;
+		if (e > p && strncmp(e, " - ", 3) == 0 &&
+		    prov_parse_i64(&id, p, (size_t)(e - p)) == 0) {
+			tp_end_block(st);
+			tp_set_pid(st, id);
+			st->fmt = TP_EUSTACK;
+			return 1;
+		}
+	}
+	if ((p = prov_skip_prefix(s, "TID ")) != NULL) {
+		size_t n = strlen(p);
+		struct prov_thread *t;
+
+		if (n >= 2 && p[n - 1] == ':' && prov_parse_i64(&id, p, n - 1) == 0) {
+			t = tp_open(st, TP_EUSTACK, 1);
+			if (t) {
+				t->has_tid = 1;
+				t->tid = id;
+			}
+			return 1;
+		}
+	}
+	if (st->fmt != TP_EUSTACK || indent == 0)
+		return 0;
+	/* -b: "[buildid]@0xbase+0xoff"; -s: "/src/file.c:42:7" */
+	if (*s == '[') {
+		struct prov_frame *f = tp_last_frame(st);
+		const char *e = strchr(s, ']');
+
+		if (f && f->module && e && e > s + 1)
+			tp_module_note(st, f->module, strlen(f->module), s + 1,
+				       (size_t)(e - s - 1));
+		return 1;
+	} else {
+		struct prov_frame *f = tp_last_frame(st);
+		size_t path_len;
+		int line, col;
+
+		if (f && !f->file && tp_file_line(s, strlen(s), &path_len, &line, &col) == 0) {
+			tp_set(&f->file, s, path_len);
+			f->line = line;
+			f->column = col;
+		}
+	}
+	return 1;
+}
+
+/* ---- systemd-coredump / coredumpctl info ---- */
+
+/* "#N  0xADDR FUNC (MODULE + 0xOFF)" */
+static int coredump_frame(struct tp_state *st, const char *s)
+{
+	struct prov_frame *f;
+	const char *p, *q, *plus;
+	uint64_t pc, off;
+	size_t n;
+	long open;
+	int index;
+
+	if (frame_index(&index, s, &p) < 0 || tp_hex(&pc, p, &q) < 0 || !blank(*q))
+		return 0;
+	p = tp_ws(q);
+	n = strlen(p);
+	if (n < 8 || p[n - 1] != ')')
+		return 0;
+	open = tp_match_open(p, n - 1);
+	if (open < 0)
+		return 0;
+	plus = strstr(p + open, " + 0x");
+	if (!plus || tp_hex(&off, plus + 3, &q) < 0 || q != p + n - 1)
+		return 0;
+	f = tp_frame_new(st, TP_COREDUMPCTL, index);
+	if (!f)
+		return 1;
+	f->has_pc = 1;
+	f->pc = pc;
+	tp_set(&f->function, p, (size_t)open);
+	if (f->function && strcmp(f->function, "n/a") == 0) {
+		free(f->function);
+		f->function = NULL;
+	}
+	if (f->function)
+		tp_strip_args(f->function);
+	tp_set(&f->module, p + open + 1, (size_t)(plus - p - open - 1));
+	if (f->module && strcmp(f->module, "n/a") == 0) {
+		free(f->module);
+		f->module = NULL;
+	}
+	return 1;
+}
+
+static int coredump_line(struct tp_state *st, const char *s)
+{
+	const char *p, *e;
+	int64_t id;
+	int num;
+
+	if ((p = prov_skip_prefix(s, "Stack trace of thread ")) != NULL) {
+		size_t n = strlen(p);
+		struct prov_thread *t;
+
+		if (n < 2 || p[n - 1] != ':' || prov_parse_i64(&id, p, n - 1) < 0)
+			return 0;
+		t = tp_open(st, TP_COREDUMPCTL, 1);
+		if (t) {
+			t->has_tid = 1;
+			t->tid = id;
+			if (!st->coredump_seen)
+				t->crashed = 1;
+		}
+		st->coredump_seen = 1;
+		return 1;
+	}
+	if ((p = prov_skip_prefix(s, "Signal: ")) != NULL && tp_dec(&num, p, &e) == 0 &&
+	    (*e == '\0' || *e == ' ')) {
+		tp_set_signal(st, num);
+		st->coredump_seen = 1;
+		tp_end_block(st);
+		return 1;
+	}
+	if ((p = prov_skip_prefix(s, "PID: ")) != NULL) {
+		for (e = p; tp_isdigit((unsigned char)*e); e++)
+			;
+		if (e > p && (*e == '\0' || *e == ' ') && prov_parse_i64(&id, p, (size_t)(e - p)) == 0) {
+			tp_set_pid(st, id);
+			st->coredump_seen = 1;
+			tp_end_block(st);
+			return 1;
+		}
+	}
+	if ((p = prov_skip_prefix(s, "Message: ")) != NULL)
+		s = p;
+	if ((p = prov_skip_prefix(s, "Process ")) != NULL && strstr(p, " dumped core")) {
+		for (e = p; tp_isdigit((unsigned char)*e); e++)
+			;
+		if (e > p && prov_parse_i64(&id, p, (size_t)(e - p)) == 0)
+			tp_set_pid(st, id);
+		st->coredump_seen = 1;
+		tp_end_block(st);
+		return 1;
+	}
+	if (!st->coredump_seen)
+		return 0;
+	if ((p = prov_skip_prefix(s, "Executable: ")) != NULL && st->c->has_process) {
+		if (!st->c->process.executable)
+			tp_set(&st->c->process.executable, p, strlen(p));
+		tp_end_block(st);
+		return 1;
+	}
+	if ((p = prov_skip_prefix(s, "Command Line: ")) != NULL && st->c->has_process) {
+		if (!st->c->process.cmdline)
+			tp_set(&st->c->process.cmdline, p, strlen(p));
+		tp_end_block(st);
+		return 1;
+	}
+	if ((p = prov_skip_prefix(s, "Module ")) != NULL) {
+		const char *bid = NULL, *b;
+		size_t bid_len = 0;
+
+		for (e = p; *e && *e != ' ' && *e != ','; e++)
+			;
+		if (e == p)
+			return 0;
+		if ((b = strstr(e, "build-id ")) != NULL)
+			bid = b + 9;
+		else if ((b = strstr(e, "build-id=")) != NULL)
+			bid = b + 9;
+		if (bid)
+			while (tp_isxdigit((unsigned char)bid[bid_len]))
+				bid_len++;
+		tp_close(st);
+		tp_module_note(st, p, (size_t)(e - p), bid, bid_len);
+		return 1;
+	}
+	return 0;
+}
+
+int tp_native_line(struct tp_state *st, char *s, size_t indent)
+{
+	int r;
+
+	if (s[0] == '#' && tp_isdigit((unsigned char)s[1])) {
+		if (st->san && tp_san_frame_ok(s))
+			return 0;
+		if (st->fmt == TP_EUSTACK && eustack_frame(st, s))
+			return 1;
+		if (st->fmt == TP_COREDUMPCTL && coredump_frame(st, s))
+			return 1;
+		r = gdb_frame(st, s, 0);
+		if (r == 2) {
+			prov_buf_reset(&st->pending);
+			if (prov_buf_puts(&st->pending, s) == 0)
+				st->pending_lines = 1;
+			return 1;
+		}
+		if (r)
+			return 1;
+		if (coredump_frame(st, s) || eustack_frame(st, s))
+			return 1;
+		return 0;
+	}
+	if (eustack_line(st, s, indent) || coredump_line(st, s))
+		return 1;
+	return gdb_line(st, s, indent);
+}
