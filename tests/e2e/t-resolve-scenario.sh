@@ -34,7 +34,8 @@ check_eq "$(json_get "$T/r.json" 'd["crash"]["context"]')" runtime "context"
 # --- call chain vs gdb ----------------------------------------------------
 gdb -batch -ex "set sysroot $root" -ex "set debuginfod enabled off" -ex bt \
 	"$root/usr/bin/greet-app" "$core" 2>/dev/null >"$T/gdb.txt"
-gdb_fns=$(grep -E '^#[0-9]+ ' "$T/gdb.txt" | sed -E 's/^#[0-9]+ +(0x[0-9a-f]+ in )?//; s/ \(.*//' | head -3 | tr '\n' ' ')
+# gdb prints a provisional "#0 ?? ()" before loading the libraries: keep the last backtrace
+gdb_fns=$(awk '/^#0 /{buf=""} /^#[0-9]+ /{buf=buf $0 "\n"} END{printf "%s", buf}' "$T/gdb.txt" | sed -E 's/^#[0-9]+ +(0x[0-9a-f]+ in )?//; s/ \(.*//' | head -3 | tr '\n' ' ')
 our_fns=$(json_get "$T/r.json" '" ".join(f["function"] or "??" for f in [t for t in d["threads"] if t["crashed"]][0]["frames"][:3])')
 check_eq "$our_fns " "$gdb_fns" "top three functions, as gdb prints them"
 
@@ -70,7 +71,7 @@ got_text=$(json_get "$T/r.json" "[l[\"text\"] for l in d[\"sources\"][0][\"lines
 check_eq "$got_text" "$want_text" "crash line text from git show v1.0.0:$crash_file"
 
 # --- fix status vs git merge-base and git tag --contains -----------------------------
-if git -C "$up" merge-base --is-ancestor "$fix" "$deployed"; then want=True; else want=False; fi
+if git -C "$up" merge-base --is-ancestor "$fix" "$deployed"; then want=true; else want=false; fi
 check_eq "$(json_get "$T/r.json" 'd["fixes"][0]["included"]')" "$want" "fix included (git merge-base --is-ancestor)"
 first=$(git -C "$up" tag --contains "$fix" --sort=creatordate | head -1)
 check_eq "$(json_get "$T/r.json" 'd["fixes"][0]["first_tag"]')" "$first" "first tag with the fix (git tag --contains)"
