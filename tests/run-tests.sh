@@ -13,8 +13,7 @@ pattern=${1:-}
 export PROVENANCE="$top/provenance"
 export TOP="$top"
 out="$top/tests/out"
-rm -rf "$out"
-mkdir -p "$out"
+mkdir -p "$out/unit" "$out/e2e"
 
 pass=0 fail=0 skip=0
 failed=()
