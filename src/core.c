@@ -62,6 +62,10 @@ struct mod_note {
 	char *note;
 };
 
+struct core_seg {
+	uint64_t vaddr, filesz, offset;
+};
+
 struct mod_file {
 	Dwfl_Module *mod;
 	char *file;	/* what find_elf opened for it */
@@ -82,6 +86,14 @@ struct core_ctx {
 	int seen_siginfo, seen_prpsinfo;
 	int has_entry;
 	uint64_t entry;
+	int has_vdso;
+	uint64_t vdso;	/* AT_SYSINFO_EHDR */
+	Dwfl_Module *vdso_mod;
+	unsigned char *vdso_image;
+	size_t vdso_len;
+	struct core_seg *segs;	/* PT_LOADs with bytes in the file */
+	size_t nsegs, segs_alloc;
+	size_t nreported;
 	struct nt_file_entry *files;
 	size_t nfiles;
 
@@ -102,6 +114,14 @@ struct core_ctx {
 static __thread struct core_ctx *current;
 
 /* ---- small helpers ---- */
+
+static uint16_t rd16(const struct core_ctx *x, const unsigned char *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return x->swap ? __builtin_bswap16(v) : v;
+}
 
 static uint32_t rd32(const struct core_ctx *x, const unsigned char *p)
 {
@@ -377,6 +397,9 @@ static void note_auxv(struct core_ctx *x, const unsigned char *d, size_t n)
 		if (type == AT_ENTRY) {
 			x->has_entry = 1;
 			x->entry = rdword(x, d + i + w);
+		} else if (type == AT_SYSINFO_EHDR) {
+			x->has_vdso = 1;
+			x->vdso = rdword(x, d + i + w);
 		}
 	}
 }
@@ -497,9 +520,16 @@ static int try_candidate(struct core_ctx *x, const char *modname, const char *ro
 	ssize_t len;
 	char *shown;
 
-	fd = prov_root_open(root, path, O_RDONLY);
+	struct stat st;
+
+	/* O_NONBLOCK: a path from a core may name a FIFO; only regular files are read */
+	fd = prov_root_open(root, path, O_RDONLY | O_NONBLOCK);
 	if (fd < 0)
 		return 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		elf_end(elf);
@@ -565,6 +595,11 @@ static int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 	*elfp = NULL;
 	if (!x)
 		return -1;
+	if (mod == x->vdso_mod && x->vdso_image) {
+		*elfp = elf_memory((char *)x->vdso_image, x->vdso_len);
+		*file_name = NULL;
+		return -1;
+	}
 	/* libdwfl's name may be a soname; look files up by the path the core recorded */
 	modname = module_recorded_path(x, mod);
 	len = dwfl_module_build_id(mod, &bits, &vaddr);
@@ -581,6 +616,15 @@ static int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 		r = try_candidate(x, modname, x->sysroot, modname, bits, len, &fd, &elf, &name);
 		if (r > 0)
 			goto done;
+		if (prov_ends_with(modname, " (deleted)")) {
+			/* the file was replaced after it was mapped: the build ID decides */
+			char *p = prov_xstrndup(modname, strlen(modname) - strlen(" (deleted)"));
+
+			r = try_candidate(x, modname, x->sysroot, p, bits, len, &fd, &elf, &name);
+			free(p);
+			if (r > 0)
+				goto done;
+		}
 	}
 	if (len > 0) {
 		static const char *const dirs[] = { "/usr/lib/debug", "/usr/lib", NULL };
@@ -622,9 +666,15 @@ static int open_debug_candidate(const char *root, const char *path,
 	const void *bits;
 	ssize_t len;
 
-	fd = prov_root_open(root, path, O_RDONLY);
+	struct stat st;
+
+	fd = prov_root_open(root, path, O_RDONLY | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF) {
 		if (wantlen <= 0)
@@ -691,6 +741,215 @@ static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modn
 	if (fd < 0)
 		errno = ENOENT;
 	return fd;
+}
+
+/* ---- modules from the core's memory ---- */
+
+/* Read [addr, addr+len) of the crashed process from the core: 0, or -1 when not all there. */
+static int core_read(const struct core_ctx *x, uint64_t addr, void *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < x->nsegs; i++) {
+		const struct core_seg *sg = &x->segs[i];
+		uint64_t rel;
+
+		if (addr < sg->vaddr)
+			continue;
+		rel = addr - sg->vaddr;
+		if (rel >= sg->filesz || len > sg->filesz - rel)
+			continue;
+		if (sg->offset + rel < sg->offset)
+			return -1;
+		return pread(x->fd, buf, len, (off_t)(sg->offset + rel)) == (ssize_t)len ? 0 : -1;
+	}
+	return -1;
+}
+
+struct image_info {
+	uint64_t end;	/* highest address of its PT_LOADs */
+	uint64_t file_size;	/* up to the end of its section headers */
+	unsigned char id[64];
+	size_t idlen;
+	uint64_t id_vaddr;
+};
+
+#define ALIGN4(n) (((n) + 3) & ~(uint64_t)3)
+
+/* The GNU build ID in a note segment image; 0 or -1. */
+static int find_build_id(const struct core_ctx *x, const unsigned char *d, size_t n,
+			 uint64_t vaddr, struct image_info *out)
+{
+	uint64_t off = 0;
+
+	while (off + 12 <= n) {
+		uint32_t namesz = rd32(x, d + off), descsz = rd32(x, d + off + 4);
+		uint32_t type = rd32(x, d + off + 8);
+		uint64_t name = off + 12, desc = name + ALIGN4(namesz);
+
+		if (desc > n || descsz > n - desc)
+			return -1;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(d + name, "GNU", 4) == 0 &&
+		    descsz > 0 && descsz <= sizeof(out->id)) {
+			memcpy(out->id, d + desc, descsz);
+			out->idlen = descsz;
+			out->id_vaddr = vaddr + desc;
+			return 0;
+		}
+		off = desc + ALIGN4(descsz);
+	}
+	return -1;
+}
+
+/*
+ * What the core holds of the ELF image mapped at `lo` (its first page is
+ * dumped by default): 0 when it is an ELF image of the core's class, else -1.
+ */
+static int read_image(const struct core_ctx *x, uint64_t lo, struct image_info *out)
+{
+	unsigned char eh[64], *ph = NULL, *note = NULL;
+	size_t entsize = x->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr), i;
+	uint64_t phoff, shoff, bias = 0, vaddr0 = 0;
+	unsigned int phnum, shnum, shentsize, type;
+	int have_load = 0, error = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (core_read(x, lo, eh, x->is64 ? 64 : 52) < 0 || memcmp(eh, ELFMAG, SELFMAG) != 0 ||
+	    eh[EI_CLASS] != (x->is64 ? ELFCLASS64 : ELFCLASS32))
+		return -1;
+	type = rd16(x, eh + 16);
+#define HALF(off) ((unsigned int)rd16(x, eh + (off)))
+	if (x->is64) {
+		phoff = rd64(x, eh + 32);
+		shoff = rd64(x, eh + 40);
+		phnum = HALF(56);
+		shentsize = HALF(58);
+		shnum = HALF(60);
+		if (HALF(54) != entsize)
+			return -1;
+	} else {
+		phoff = rd32(x, eh + 28);
+		shoff = rd32(x, eh + 32);
+		phnum = HALF(44);
+		shentsize = HALF(46);
+		shnum = HALF(48);
+		if (HALF(42) != entsize)
+			return -1;
+	}
+#undef HALF
+	if (phnum == 0 || phnum > 512 || phoff > ((uint64_t)1 << 32) || lo + phoff < lo)
+		return -1;
+	out->file_size = shoff + (uint64_t)shnum * shentsize;
+	ph = prov_xmalloc(phnum * entsize);
+	if (core_read(x, lo + phoff, ph, phnum * entsize) < 0)
+		goto cleanup;
+	for (i = 0; i < phnum; i++) {
+		const unsigned char *p = ph + i * entsize;
+		uint32_t ptype = rd32(x, p);
+		uint64_t pvaddr = x->is64 ? rd64(x, p + 16) : rd32(x, p + 8);
+		uint64_t memsz = x->is64 ? rd64(x, p + 40) : rd32(x, p + 20);
+		uint64_t align = x->is64 ? rd64(x, p + 48) : rd32(x, p + 28);
+
+		if (ptype != PT_LOAD)
+			continue;
+		if (!have_load) {
+			have_load = 1;
+			vaddr0 = align > 1 && (align & (align - 1)) == 0 ? pvaddr & ~(align - 1) : pvaddr;
+			bias = type == ET_EXEC ? 0 : lo - vaddr0;
+		}
+		if (pvaddr + memsz >= pvaddr && bias + pvaddr + memsz > out->end)
+			out->end = bias + pvaddr + memsz;
+	}
+	if (!have_load)
+		goto cleanup;
+	for (i = 0; i < phnum && !out->idlen; i++) {
+		const unsigned char *p = ph + i * entsize;
+		uint64_t pvaddr = x->is64 ? rd64(x, p + 16) : rd32(x, p + 8);
+		uint64_t filesz = x->is64 ? rd64(x, p + 32) : rd32(x, p + 16);
+
+		if (rd32(x, p) != PT_NOTE || filesz == 0 || filesz > 65536)
+			continue;
+		note = prov_xmalloc(filesz);
+		if (core_read(x, bias + pvaddr, note, filesz) == 0)
+			find_build_id(x, note, filesz, bias + pvaddr, out);
+		free(note);
+		note = NULL;
+	}
+	error = 0;
+cleanup:
+	free(ph);
+	return error;
+}
+
+static int report_one(struct core_ctx *x, const char *name, uint64_t lo, uint64_t hi,
+		      const struct image_info *img, Dwfl_Module **out)
+{
+	Dwfl_Module *mod;
+
+	if (hi <= lo)
+		return 0;
+	if (x->nreported >= PROV_MAX_MODULES)
+		return prov_error_set(PROV_ELIMIT, "'%s' has more than %d modules",
+				      x->path, PROV_MAX_MODULES);
+	mod = dwfl_report_module(x->dwfl, name, lo, hi);
+	if (!mod)
+		return 0;	/* overlaps another: keep the first */
+	x->nreported++;
+	if (img->idlen)
+		dwfl_module_report_build_id(mod, img->id, img->idlen, img->id_vaddr);
+	if (out)
+		*out = mod;
+	return 0;
+}
+
+/*
+ * Report modules ourselves rather than with dwfl_core_file_report: libdwfl
+ * 0.188 opens the paths a core names on the host (no sysroot hook), which
+ * must not happen with --sysroot. A module is an ELF image at a file
+ * mapping of offset 0 (NT_FILE), plus the vdso (AT_SYSINFO_EHDR); files are
+ * found later by find_elf_cb, under the sysroot.
+ */
+static int report_modules(struct core_ctx *x)
+{
+	struct image_info img;
+	size_t i, j;
+	int error;
+
+	for (i = 0; i < x->nfiles; i++) {
+		const struct nt_file_entry *e = &x->files[i];
+		uint64_t hi;
+
+		if (!e->name || e->pgoff != 0 || read_image(x, e->start, &img) < 0)
+			continue;
+		hi = e->end;
+		for (j = i + 1; j < x->nfiles; j++) {
+			if (!x->files[j].name || strcmp(x->files[j].name, e->name) != 0)
+				continue;
+			if (x->files[j].pgoff == 0)
+				break;	/* another mapping of the same file */
+			if (x->files[j].end > hi && x->files[j].start >= e->start)
+				hi = x->files[j].end;
+		}
+		if (img.end > hi && img.end - e->start < ((uint64_t)1 << 32))
+			hi = img.end;
+		if ((error = report_one(x, e->name, e->start, hi, &img, NULL)) < 0)
+			return error;
+	}
+	if (x->has_vdso && read_image(x, x->vdso, &img) == 0) {
+		size_t len = img.file_size > img.end - x->vdso ? img.file_size : img.end - x->vdso;
+
+		if (len > 0 && len <= ((size_t)1 << 20)) {
+			x->vdso_image = prov_xmalloc(len);
+			if (core_read(x, x->vdso, x->vdso_image, len) < 0 &&
+			    (len = img.end - x->vdso) > 0)
+				core_read(x, x->vdso, x->vdso_image, len);
+			x->vdso_len = len;
+			if ((error = report_one(x, "[vdso]", x->vdso, x->vdso + ((len + 4095) & ~(size_t)4095),
+						&img, &x->vdso_mod)) < 0)
+				return error;
+		}
+	}
+	return 0;
 }
 
 /* ---- frames ---- */
@@ -906,31 +1165,6 @@ static int thread_cb(Dwfl_Thread *thread, void *arg)
 
 /* ---- modules ---- */
 
-/*
- * libdwfl opens the executable itself when its build ID matches and then
- * forgets the name: the recorded path on the host, if it is that build.
- */
-static const char *host_file_if_same(const char *path, const char *want_hex)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), same = 0;
-	Elf *elf;
-	const void *bits;
-	ssize_t len;
-
-	if (fd < 0)
-		return NULL;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && (len = dwelf_elf_gnu_build_id(elf, &bits)) > 0) {
-		char *hex = prov_hex(bits, (size_t)len);
-
-		same = strcmp(hex, want_hex) == 0;
-		free(hex);
-	}
-	elf_end(elf);
-	close(fd);
-	return same ? path : NULL;
-}
-
 static int module_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
 		     void *arg)
 {
@@ -964,9 +1198,6 @@ static int module_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_
 	name = recorded_path(x, lo, name);
 	if (!mainfile)
 		mainfile = opened_file(x, mod);
-	if (!mainfile && !x->sysroot && name && name[0] == '/' && core_id &&
-	    dwfl_module_getelf(mod, &bias))
-		mainfile = host_file_if_same(name, core_id);
 	m = prov_crash_add_module(x->c);
 	m->path = prov_xstrdup(name ? name : "?");
 	m->has_range = 1;
@@ -976,15 +1207,6 @@ static int module_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_
 	m->file = prov_xstrdup_or_null(mainfile);
 	m->debug_file = prov_xstrdup_or_null(debugfile);
 	m->note = prov_xstrdup_or_null(mod_note_get(x, name));
-	if (!m->note && x->sysroot && mainfile &&
-	    !(x->opts->exe && strcmp(mainfile, x->opts->exe) == 0)) {
-		char *root = prov_root_join(x->sysroot, "/");
-
-		if (!prov_starts_with(mainfile, root))
-			m->note = prov_xasprintf("libdwfl opened '%s' outside the sysroot "
-						 "(its build-id matches the core)", mainfile);
-		free(root);
-	}
 	return DWARF_CB_OK;
 }
 
@@ -1057,7 +1279,9 @@ static int read_program_headers(struct core_ctx *x)
 		return prov_error_set(PROV_EINPUT, "'%s' is truncated before its program headers "
 				      "(at %" PRIu64 ", file has %" PRIu64 " bytes)",
 				      x->path, (uint64_t)ehdr.e_phoff, x->size);
-	if (elf_getphdrnum(x->elf, &phnum) < 0)
+	/* elf_getphdrnum clamps the count to what fits in the file: use the header's */
+	phnum = ehdr.e_phnum;
+	if (phnum == PN_XNUM && elf_getphdrnum(x->elf, &phnum) < 0)
 		return prov_error_set(PROV_EINPUT, "cannot read the program headers of '%s': %s",
 				      x->path, elf_errmsg(-1));
 	if (phnum > MAX_PHDRS)
@@ -1083,11 +1307,25 @@ static int read_program_headers(struct core_ctx *x)
 				truncated_mem = 1;
 				if (ph.p_offset + ph.p_filesz > mem_end && ph.p_offset + ph.p_filesz > ph.p_offset)
 					mem_end = ph.p_offset + ph.p_filesz;
+				if (ph.p_offset < x->size) {
+					PROV_ALLOC_GROW(x->segs, x->nsegs + 1, x->segs_alloc);
+					x->segs[x->nsegs].vaddr = ph.p_vaddr;
+					x->segs[x->nsegs].filesz = x->size - ph.p_offset;
+					x->segs[x->nsegs].offset = ph.p_offset;
+					x->nsegs++;
+				}
 			}
 			continue;
 		}
 		if (ph.p_type == PT_NOTE && (error = parse_notes(x, &ph, &nnotes)) < 0)
 			return error;
+		if (ph.p_type == PT_LOAD && ph.p_filesz) {
+			PROV_ALLOC_GROW(x->segs, x->nsegs + 1, x->segs_alloc);
+			x->segs[x->nsegs].vaddr = ph.p_vaddr;
+			x->segs[x->nsegs].filesz = ph.p_filesz;
+			x->segs[x->nsegs].offset = ph.p_offset;
+			x->nsegs++;
+		}
 	}
 	if (!x->c->nthreads)
 		return prov_error_set(PROV_EINPUT, "'%s' has no thread status notes (NT_PRSTATUS): "
@@ -1133,7 +1371,7 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 	};
 	struct core_ctx x;
 	struct core_ctx *saved = current;
-	int error, n;
+	int error;
 	size_t i;
 
 	memset(&x, 0, sizeof(x));
@@ -1182,12 +1420,8 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 		goto cleanup;
 	}
 	dwfl_report_begin(x.dwfl);
-	n = dwfl_core_file_report(x.dwfl, x.elf, x.opts->exe);
-	if (n < 0) {
-		error = prov_error_set(PROV_EINPUT, "cannot read the modules of '%s': %s",
-				       path, dwfl_errmsg(-1));
+	if ((error = report_modules(&x)) < 0)
 		goto cleanup;
-	}
 	if (dwfl_report_end(x.dwfl, NULL, NULL) != 0) {
 		error = prov_error_set(PROV_EINPUT, "cannot read the modules of '%s': %s",
 				       path, dwfl_errmsg(-1));
@@ -1237,5 +1471,7 @@ cleanup:
 	for (i = 0; i < x.nopened; i++)
 		free(x.opened[i].file);
 	free(x.opened);
+	free(x.segs);
+	free(x.vdso_image);
 	return error;
 }
