@@ -58,6 +58,9 @@ check_eq "$(json_get "$T/env.json" "len([c for c in d['components'] if c['name']
 grep -q "libbar2.list" "$T/env.err" || fail "no warning for the .list naming ../../etc/shadow"
 grep -q "broken stanza" "$T/env.err" || fail "no warning for the broken status stanza"
 grep -q "RECORD" "$T/env.err" || fail "no warning for RECORD's huge and binary lines"
+if [ -n "$(truth rpm.qux-libs.version)" ]; then
+	grep -q "bad package header" "$T/env.err" || fail "no warning for the rpm blobs with offsets past their end"
+fi
 echo "ok: warnings for the hostile inputs"
 grep -q SECRET "$T/env.json" && fail "content of the root's /etc/shadow leaked"
 
