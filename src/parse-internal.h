@@ -38,7 +38,7 @@ enum tp_fmt {
 #define TP_MAX_LINE ((size_t)64 << 10)
 #define TP_MAX_INPUT ((size_t)64 << 20)
 #define TP_MAX_TOTAL_FRAMES ((size_t)1 << 20)
-#define TP_MAX_PENDING_LINES 64
+#define TP_MAX_PENDING_LINES 32
 
 struct tp_tinfo {
 	int fmt;
