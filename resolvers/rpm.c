@@ -105,8 +105,12 @@ static char *get_string(const struct hdr *h, uint32_t tag)
 	uint32_t n = 0;
 	char *s;
 
-	if (get_strings(&v, &n, h, tag, 1) < 0 || n < 1)
+	if (get_strings(&v, &n, h, tag, 1) < 0)
 		return NULL;
+	if (n < 1) {
+		free(v);
+		return NULL;
+	}
 	s = v[0];
 	free(v);
 	return s;
