@@ -708,6 +708,11 @@ static int same_frames(const struct prov_thread *a, const struct prov_thread *b)
 	for (i = 0; i < a->nframes; i++) {
 		const struct prov_frame *x = &a->frames[i], *y = &b->frames[i];
 
+		/* gdb's "#0 0x… in ?? ()" before it loaded the libraries: the
+		 * same pc, no symbol yet */
+		if (a->nframes == 1 && !x->function && !x->file && x->has_pc && y->has_pc &&
+		    x->pc == y->pc && x->index == y->index)
+			continue;
 		if (x->index != y->index || x->has_pc != y->has_pc || x->pc != y->pc ||
 		    x->line != y->line || !str_eq(x->function, y->function) ||
 		    !str_eq(x->file, y->file))
