@@ -1192,7 +1192,11 @@ static int module_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_
 		if (len > 0)
 			core_id = prov_hex(bits, (size_t)len);
 	}
-	dwfl_module_getdwarf(mod, &bias);
+	/*
+	 * No dwfl_module_getdwarf here: dwarf_begin_elf inflates every
+	 * compressed debug section; only modules with frames pay for it and
+	 * their debug file is filled in after unwinding (fill_debug_files).
+	 */
 	dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, &mainfile, &debugfile);
 
 	name = recorded_path(x, lo, name);
@@ -1207,6 +1211,29 @@ static int module_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_
 	m->file = prov_xstrdup_or_null(mainfile);
 	m->debug_file = prov_xstrdup_or_null(debugfile);
 	m->note = prov_xstrdup_or_null(mod_note_get(x, name));
+	return DWARF_CB_OK;
+}
+
+/* The debug files libdwfl found while symbolising frames. */
+static int debug_file_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+			 void *arg)
+{
+	struct core_ctx *x = arg;
+	const char *debugfile = NULL;
+	Dwarf_Addr lo = 0;
+	size_t i;
+
+	dwfl_module_info(mod, NULL, &lo, NULL, NULL, NULL, NULL, &debugfile);
+	if (!debugfile)
+		return DWARF_CB_OK;
+	for (i = 0; i < x->c->nmodules; i++) {
+		struct prov_module *m = &x->c->modules[i];
+
+		if (m->start == lo && !m->debug_file) {
+			m->debug_file = prov_xstrdup(debugfile);
+			break;
+		}
+	}
 	return DWARF_CB_OK;
 }
 
@@ -1445,6 +1472,7 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 			if (!x.c->threads[i].nframes && !x.c->threads[i].unwind_error)
 				x.c->threads[i].unwind_error = prov_xstrdup(msg);
 	}
+	dwfl_getmodules(x.dwfl, debug_file_cb, &x, 0);
 	if (x.c->nmodules > 1)
 		qsort(x.c->modules, x.c->nmodules, sizeof(*x.c->modules), module_cmp);
 
