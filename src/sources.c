@@ -538,13 +538,142 @@ static int tag_cmp(const void *a, const void *b)
 
 #define CLOCK_SKEW (24 * 3600)
 
+/* An open-addressing set of object ids (the first bytes of a SHA-1 are a good hash). */
+struct oidset {
+	git_oid *slots;
+	unsigned char *used;
+	size_t n, cap;
+};
+
+static size_t oid_hash(const git_oid *o)
+{
+	size_t h;
+
+	memcpy(&h, o->id, sizeof(h));
+	return h;
+}
+
+static int oidset_has(const struct oidset *s, const git_oid *o)
+{
+	size_t i;
+
+	if (!s->cap)
+		return 0;
+	for (i = oid_hash(o) & (s->cap - 1); s->used[i]; i = (i + 1) & (s->cap - 1))
+		if (git_oid_equal(&s->slots[i], o))
+			return 1;
+	return 0;
+}
+
+static void oidset_add(struct oidset *s, const git_oid *o)
+{
+	size_t i;
+
+	if ((s->n + 1) * 2 > s->cap) {
+		struct oidset bigger = { 0 };
+		size_t k;
+
+		bigger.cap = s->cap ? s->cap * 2 : 1024;
+		bigger.slots = prov_xcalloc(bigger.cap, sizeof(*bigger.slots));
+		bigger.used = prov_xcalloc(bigger.cap, 1);
+		for (k = 0; k < s->cap; k++)
+			if (s->used[k])
+				oidset_add(&bigger, &s->slots[k]);
+		free(s->slots);
+		free(s->used);
+		*s = bigger;
+	}
+	for (i = oid_hash(o) & (s->cap - 1); s->used[i]; i = (i + 1) & (s->cap - 1))
+		if (git_oid_equal(&s->slots[i], o))
+			return;
+	s->used[i] = 1;
+	git_oid_cpy(&s->slots[i], o);
+	s->n++;
+}
+
+static void oidset_release(struct oidset *s)
+{
+	free(s->slots);
+	free(s->used);
+	memset(s, 0, sizeof(*s));
+}
+
+/*
+ * Does `from` reach `target`? Walk parents, skipping commits older than
+ * `floor` (they cannot descend from the target unless clocks were off by
+ * more than CLOCK_SKEW) and commits already known not to reach it. When the
+ * answer is no, every commit visited joins `no`: its whole ancestry above
+ * the floor was explored. Over all tags each commit is walked at most once.
+ */
+static int reaches(int *out, git_repository *repo, const git_oid *from, const git_oid *target,
+		   int64_t floor, struct oidset *no)
+{
+	git_oid *stack = NULL, *seen_list = NULL;
+	size_t nstack = 0, stack_alloc = 0, nseen = 0, seen_alloc = 0, i;
+	struct oidset seen = { 0 };
+	int error = 0;
+
+	*out = 0;
+	PROV_ALLOC_GROW(stack, 1, stack_alloc);
+	git_oid_cpy(&stack[nstack++], from);
+	oidset_add(&seen, from);
+	while (nstack) {
+		git_oid cur = stack[--nstack];
+		git_commit *c = NULL;
+		unsigned int np, k;
+
+		if (git_oid_equal(&cur, target)) {
+			*out = 1;
+			goto cleanup;
+		}
+		if (oidset_has(no, &cur))
+			continue;
+		if (git_commit_lookup(&c, repo, &cur) < 0) {
+			error = git_fail(PROV_ERROR, "cannot read commit");
+			goto cleanup;
+		}
+		PROV_ALLOC_GROW(seen_list, nseen + 1, seen_alloc);
+		git_oid_cpy(&seen_list[nseen++], &cur);
+		np = git_commit_parentcount(c);
+		for (k = 0; k < np; k++) {
+			const git_oid *p = git_commit_parent_id(c, k);
+
+			if (oidset_has(&seen, p))
+				continue;
+			oidset_add(&seen, p);
+			if (!git_oid_equal(p, target)) {
+				git_commit *pc = NULL;
+				int old = 0;
+
+				/* prune by time before pushing: cheap, the object is cached */
+				if (git_commit_lookup(&pc, repo, p) == 0)
+					old = (int64_t)git_commit_time(pc) < floor;
+				git_commit_free(pc);
+				if (old)
+					continue;
+			}
+			PROV_ALLOC_GROW(stack, nstack + 1, stack_alloc);
+			git_oid_cpy(&stack[nstack++], p);
+		}
+		git_commit_free(c);
+	}
+	for (i = 0; i < nseen; i++)
+		oidset_add(no, &seen_list[i]);
+cleanup:
+	free(stack);
+	free(seen_list);
+	oidset_release(&seen);
+	return error;
+}
+
 int prov_repo_first_tag(char **out, struct prov_repo *r, const char *commit_hex)
 {
 	git_commit *commit = NULL;
+	struct oidset no = { 0 };
 	git_oid target;
 	int64_t t;
 	size_t i;
-	int error;
+	int error = 0;
 
 	if ((error = parse_oid(&target, commit_hex)) < 0)
 		return error;
@@ -567,14 +696,16 @@ int prov_repo_first_tag(char **out, struct prov_repo *r, const char *commit_hex)
 
 		if (r->tags[i].time < t - CLOCK_SKEW)
 			continue;
-		if ((error = descends(&yes, r->repo, &r->tags[i].commit, &target)) < 0)
-			return error;
+		if ((error = reaches(&yes, r->repo, &r->tags[i].commit, &target, t - CLOCK_SKEW,
+				     &no)) < 0)
+			break;
 		if (yes) {
 			*out = prov_xstrdup(r->tags[i].name);
 			break;
 		}
 	}
-	return 0;
+	oidset_release(&no);
+	return error;
 }
 
 void prov_source_lines_free(struct prov_source_line *lines, size_t n)
