@@ -69,9 +69,11 @@ static int valid_pkg_name(const char *s)
 	return n > 0 && n < 256;
 }
 
-static void index_list(struct prov_pkgindex *ix, const char *root, size_t pkg,
-		       const struct stanza *s, int merged, char **evidence)
+/* Add the package o (evidence: its .list, else the status file) and the files of its list. */
+static void index_list(struct prov_pkgindex *ix, const char *root, struct prov_origin *o,
+		       const struct stanza *s, int merged)
 {
+	size_t pkg;
 	struct prov_buf b = PROV_BUF_INIT;
 	char *path = NULL;
 	const char *pos, *end, *line;
@@ -88,8 +90,12 @@ static void index_list(struct prov_pkgindex *ix, const char *root, size_t pkg,
 	if (err < 0) {
 		if (err != PROV_ENOTFOUND)
 			prov_warn("dpkg: %s", prov_error_last());
+		o->evidence = (char *)STATUS;
+		prov_pkgindex_add_pkg(ix, o, 0);
 		goto cleanup;
 	}
+	o->evidence = path;
+	pkg = prov_pkgindex_add_pkg(ix, o, 0);
 	pos = b.buf;
 	end = b.buf + b.len;
 	while (prov_next_line(&line, &len, &pos, end)) {
@@ -116,9 +122,8 @@ static void index_list(struct prov_pkgindex *ix, const char *root, size_t pkg,
 	}
 	if (bad)
 		prov_warn("dpkg: '%s': skipped %d bad line%s", path, bad, bad == 1 ? "" : "s");
-	*evidence = path;
-	path = NULL;
 cleanup:
+	o->evidence = NULL;
 	free(path);
 	prov_buf_release(&b);
 }
@@ -127,8 +132,6 @@ static void add_stanza(struct prov_pkgindex *ix, const char *root, struct stanza
 		       int merged, size_t *count, size_t lineno)
 {
 	struct prov_origin o;
-	char *evidence = NULL;
-	size_t pkg;
 	const char *st;
 
 	if (!s->package && !s->version && !s->status)
@@ -167,12 +170,8 @@ static void add_stanza(struct prov_pkgindex *ix, const char *root, struct stanza
 	}
 	if (!o.source_version)
 		o.source_version = prov_xstrdup(s->version);
-	pkg = prov_pkgindex_add_pkg(ix, &o, 0);
+	index_list(ix, root, &o, s, merged);
 	free(o.source_version);
-	index_list(ix, root, pkg, s, merged, &evidence);
-	/* the evidence is the list when there was one, else the status file */
-	(void)evidence;
-	free(evidence);
 }
 
 struct build_data {
@@ -366,9 +365,6 @@ static int dpkg_resolve(struct prov_origin *out, struct prov_resolver *r,
 	*out = *o;
 	free(o);
 	o = NULL;
-	if (!out->evidence)
-		out->evidence = prov_xasprintf(INFO "/%s%s%s.list", out->name,
-					       out->arch ? ":" : "", out->arch ? out->arch : "");
 	err = 0;
 cleanup:
 	prov_origin_free(o);

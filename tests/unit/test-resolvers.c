@@ -517,6 +517,14 @@ static void resolve_root(struct prov_cache *cache)
 	assert_string_equal(c->modules[0].origin->source_version, "2.0.0-43~24.04");
 	assert_string_equal(c->modules[0].origin->found_by, "dpkg");
 	expect(&c->modules[1], "dpkg", "libbar2", "dpkg.libbar2.version", NULL);
+	/* evidence names the file that said so, and dpkg really wrote it there */
+	for (i = 0; i < 2; i++) {
+		char *ev = prov_xasprintf("%s%s", root, c->modules[i].origin->evidence);
+
+		assert_true(prov_ends_with(ev, ".list"));
+		assert_int_equal(access(ev, R_OK), 0);
+		free(ev);
+	}
 	if (rpmv)
 		expect(&c->modules[2], "rpm", "qux-libs", "rpm.qux-libs.version", NULL);
 	expect(&c->modules[3], "pip", "mypkg", "pip.mypkg.version", "pip.mypkg.commit");
