@@ -11,14 +11,6 @@
 #include "util.h"
 #include "banned.h"
 
-/*
- * Weak until the pipeline object is linked into every build: when it is
- * missing the INPUT mode says so instead of failing to link. (The resolve
- * command references it strongly, which pulls it out of the archive.)
- */
-extern int prov_pipeline_run(struct prov_crash **out, int *partial, const char *input,
-			     const struct prov_pipeline_opts *opts) __attribute__((weak));
-
 #define MAX_FIXES 4096
 #define MAX_MAPPINGS 256
 
@@ -156,10 +148,6 @@ needs_value:
 		struct prov_pipeline_opts po = { 0 };
 		const struct prov_component *comp;
 
-		if (!prov_pipeline_run) {
-			code = prov_cmd_fail(prov_error_set(PROV_ERROR, "fixcheck INPUT --component is not available in this build (no pipeline)"));
-			goto cleanup;
-		}
 		po.sysroot = sysroot;
 		po.mappings = nmappings ? mappings : NULL;
 		po.offline = offline;
