@@ -18,6 +18,8 @@ Program terminated with signal SIGSEGV, Segmentation fault.
 #6  0x00007f0000007000 in hipLaunchKernel () from $(truth rocm.so)
 #7  0x00007f0000008000 in my_fn () from $(truth git.myproj.so)
 #8  0x00007f0000009000 in evil () from /usr/lib/x86_64-linux-gnu/libevil.so.1
+#9  0x00007f000000a000 in plugin () from $(truth dpkg.divert.from)
+#10 0x00007f000000b000 in plugin () from $(truth dpkg.divert.to)
 BT
 "$PROVENANCE" resolve --offline --sysroot "$T/root" --format json "$T/bt.txt" >"$T/out.json" 2>"$T/err"
 rc=$?
@@ -42,5 +44,7 @@ check_eq "$(pkg "$(truth conda.zlib.so)" version)" "$(truth conda.zlib.version)"
 check_eq "$(pkg "$(truth rocm.so)" version)" "$(truth rocm.version)" "ROCm version"
 check_eq "$(pkg "$(truth git.myproj.so)" commit)" "$(truth git.myproj.commit)" "git HEAD"
 check_eq "$(pkg /usr/lib/x86_64-linux-gnu/libevil.so.1 name)" null "symlink out of the root stays unresolved"
+check_eq "$(pkg "$(truth dpkg.divert.from)" name)" "$(truth dpkg.divert.from.owner)" "diverted name: the diverter's file"
+check_eq "$(pkg "$(truth dpkg.divert.to)" name)" "$(truth dpkg.divert.to.owner)" "diversion target: the original owner's file"
 grep -q SECRET "$T/out.json" && fail "the host's /etc/shadow leaked"
 exit 0
