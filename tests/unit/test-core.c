@@ -1,0 +1,289 @@
+/*
+ * The core analyzer's note parsing on synthetic cores written byte by byte:
+ * the expected values are the bytes the test wrote. Real cores are covered
+ * by tests/e2e/t-analyze-*.sh.
+ */
+#include <elf.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "core.h"
+#include "error.h"
+#include "util.h"
+#include "banned.h"
+
+static char tmpdir[] = "/tmp/prov-test-core.XXXXXX";
+
+struct note {
+	uint32_t type;
+	const void *desc;
+	size_t len;
+	const char *owner;
+};
+
+/* An ELF64 x86-64 core with one PT_NOTE holding `notes`; returns its path (static). */
+static const char *write_core(const char *name, uint16_t type, const struct note *notes,
+			      size_t n, long cut)
+{
+	static char path[512];
+	struct prov_buf nb = PROV_BUF_INIT, file = PROV_BUF_INIT;
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	size_t i;
+	FILE *f;
+
+	for (i = 0; i < n; i++) {
+		const char *owner = notes[i].owner ? notes[i].owner : "CORE";
+		Elf64_Nhdr nh = { (Elf64_Word)strlen(owner) + 1, (Elf64_Word)notes[i].len, notes[i].type };
+		static const char zero[8];
+
+		prov_buf_add(&nb, &nh, sizeof(nh));
+		prov_buf_add(&nb, owner, nh.n_namesz);
+		prov_buf_add(&nb, zero, (4 - nh.n_namesz % 4) % 4);
+		prov_buf_add(&nb, notes[i].desc, notes[i].len);
+		prov_buf_add(&nb, zero, (4 - notes[i].len % 4) % 4);
+	}
+	memset(&eh, 0, sizeof(eh));
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_type = type;
+	eh.e_machine = EM_X86_64;
+	eh.e_version = EV_CURRENT;
+	eh.e_phoff = sizeof(eh);
+	eh.e_ehsize = sizeof(eh);
+	eh.e_phentsize = sizeof(ph);
+	eh.e_phnum = 1;
+	memset(&ph, 0, sizeof(ph));
+	ph.p_type = PT_NOTE;
+	ph.p_offset = sizeof(eh) + sizeof(ph);
+	ph.p_filesz = nb.len;
+	ph.p_align = 4;
+	prov_buf_add(&file, &eh, sizeof(eh));
+	prov_buf_add(&file, &ph, sizeof(ph));
+	prov_buf_add(&file, nb.buf, nb.len);
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(file.buf, 1, cut >= 0 ? (size_t)cut : file.len, f),
+			 cut >= 0 ? (size_t)cut : file.len);
+	fclose(f);
+	prov_buf_release(&nb);
+	prov_buf_release(&file);
+	return path;
+}
+
+/* x86-64 elf_prstatus: cursig at 12, pid at 32, 27 registers at 112; 336 bytes. */
+static void prstatus(unsigned char *d, int32_t tid, uint16_t cursig, uint64_t rip)
+{
+	uint64_t regs[27];
+	size_t i;
+
+	memset(d, 0, 336);
+	memcpy(d + 12, &cursig, 2);
+	memcpy(d + 32, &tid, 4);
+	for (i = 0; i < 27; i++)
+		regs[i] = 0x1000 + i;
+	regs[16] = rip;
+	memcpy(d + 112, regs, sizeof(regs));
+}
+
+/* x86-64 elf_prpsinfo: pid at 24, fname[16] at 40, psargs[80] at 56; 136 bytes. */
+static void prpsinfo(unsigned char *d, int32_t pid, const char *fname, const char *args)
+{
+	memset(d, 0, 136);
+	memcpy(d + 24, &pid, 4);
+	memcpy(d + 40, fname, strnlen(fname, 16));
+	memcpy(d + 56, args, strnlen(args, 80));
+}
+
+/* siginfo: signo 0, code 8, si_addr / si_pid at 16; 128 bytes. */
+static void siginfo(unsigned char *d, int32_t signo, int32_t code, uint64_t addr_or_pid)
+{
+	memset(d, 0, 128);
+	memcpy(d, &signo, 4);
+	memcpy(d + 8, &code, 4);
+	memcpy(d + 16, &addr_or_pid, 8);
+}
+
+static void test_is_core(void **state)
+{
+	unsigned char h[64];
+
+	memset(h, 0, sizeof(h));
+	memcpy(h, ELFMAG, SELFMAG);
+	h[EI_CLASS] = ELFCLASS64;
+	h[EI_DATA] = ELFDATA2LSB;
+	h[16] = ET_CORE;
+	assert_int_equal(prov_core_is_core(h, sizeof(h)), 1);
+	assert_int_equal(prov_core_is_core(h, 17), 0);
+	h[16] = ET_EXEC;
+	assert_int_equal(prov_core_is_core(h, sizeof(h)), 0);
+	h[EI_DATA] = ELFDATA2MSB;
+	h[16] = 0;
+	h[17] = ET_CORE;
+	assert_int_equal(prov_core_is_core(h, sizeof(h)), 1);
+	h[0] = 'X';
+	assert_int_equal(prov_core_is_core(h, sizeof(h)), 0);
+	assert_int_equal(prov_core_is_core(NULL, 0), 0);
+}
+
+static void test_notes(void **state)
+{
+	unsigned char st1[336], st2[336], ps[136], si[128];
+	struct note notes[4];
+	struct prov_crash *c = NULL;
+	const char *path;
+	int error;
+
+	prstatus(st1, 4242, 11, 0x401234);
+	prstatus(st2, 4243, 0, 0x405678);
+	prpsinfo(ps, 4242, "prog", "prog --flag value");
+	siginfo(si, 11, 2, 0xdeadbeef);
+	notes[0] = (struct note){ NT_PRSTATUS, st1, sizeof(st1), NULL };
+	notes[1] = (struct note){ NT_PRPSINFO, ps, sizeof(ps), NULL };
+	notes[2] = (struct note){ 0x53494749, si, sizeof(si), NULL };
+	notes[3] = (struct note){ NT_PRSTATUS, st2, sizeof(st2), NULL };
+	path = write_core("notes.core", ET_CORE, notes, 4, -1);
+	error = prov_core_analyze(&c, path, NULL);
+	assert_int_equal(error, 0);
+	assert_non_null(c);
+	assert_int_equal(c->nthreads, 2);
+	assert_int_equal(c->threads[0].tid, 4242);
+	assert_int_equal(c->threads[0].crashed, 1);
+	assert_int_equal(c->threads[1].tid, 4243);
+	assert_int_equal(c->threads[1].crashed, 0);
+	assert_int_equal(c->has_crashed_thread, 1);
+	assert_int_equal(c->crashed_thread, 0);
+	assert_int_equal(c->threads[0].nregs, 27);
+	assert_string_equal(c->threads[0].regs[16].name, "rip");
+	assert_int_equal(c->threads[0].regs[16].value, 0x401234);
+	assert_string_equal(c->threads[0].regs[15].name, "orig_rax");
+	assert_int_equal(c->threads[1].regs[16].value, 0x405678);
+	assert_int_equal(c->process.pid, 4242);
+	assert_string_equal(c->process.executable, "prog");
+	assert_string_equal(c->process.cmdline, "prog --flag value");
+	assert_int_equal(c->signal.number, 11);
+	assert_string_equal(c->signal.name, "SIGSEGV");
+	assert_int_equal(c->signal.code, 2);
+	assert_string_equal(c->signal.code_name, "SEGV_ACCERR");
+	assert_int_equal(c->signal.has_addr, 1);
+	assert_int_equal(c->signal.addr, 0xdeadbeef);
+	assert_int_equal(c->signal.has_sender, 0);
+	prov_crash_free(c);
+}
+
+static void test_tkill_and_cursig(void **state)
+{
+	unsigned char st[336], si[128];
+	struct note notes[2];
+	struct prov_crash *c = NULL;
+
+	/* abort(): SI_TKILL carries the sender's pid, not an address */
+	prstatus(st, 77, 6, 0x1000);
+	siginfo(si, 6, -6, 77);
+	notes[0] = (struct note){ NT_PRSTATUS, st, sizeof(st), NULL };
+	notes[1] = (struct note){ 0x53494749, si, sizeof(si), NULL };
+	assert_int_equal(prov_core_analyze(&c, write_core("tkill.core", ET_CORE, notes, 2, -1), NULL), 0);
+	assert_int_equal(c->signal.has_addr, 0);
+	assert_int_equal(c->signal.has_sender, 1);
+	assert_int_equal(c->signal.sender_pid, 77);
+	assert_string_equal(c->signal.code_name, "SI_TKILL");
+	prov_crash_free(c);
+
+	/* no NT_SIGINFO: pr_cursig of the first thread, no code */
+	c = NULL;
+	assert_int_equal(prov_core_analyze(&c, write_core("cursig.core", ET_CORE, notes, 1, -1), NULL), 0);
+	assert_int_equal(c->signal.number, 6);
+	assert_string_equal(c->signal.name, "SIGABRT");
+	assert_int_equal(c->signal.has_code, 0);
+	assert_null(c->signal.code_name);
+	prov_crash_free(c);
+}
+
+static void test_damaged(void **state)
+{
+	unsigned char st[336], file[64], ps[136];
+	uint64_t w[2];
+	struct note notes[3];
+	struct prov_crash *c = NULL;
+	const char *path;
+
+	prstatus(st, 5, 11, 0x1000);
+	/* NT_FILE claiming 2^40 entries in 64 bytes */
+	memset(file, 0, sizeof(file));
+	w[0] = (uint64_t)1 << 40;
+	w[1] = 4096;
+	memcpy(file, w, sizeof(w));
+	notes[0] = (struct note){ NT_PRSTATUS, st, sizeof(st), NULL };
+	notes[1] = (struct note){ 0x46494c45, file, sizeof(file), NULL };
+	path = write_core("file.core", ET_CORE, notes, 2, -1);
+	assert_int_equal(prov_core_analyze(&c, path, NULL), PROV_EINPUT);
+	assert_null(c);
+	assert_non_null(strstr(prov_error_last(), path));
+
+	/* no thread notes at all */
+	prpsinfo(ps, 5, "x", "x");
+	notes[0] = (struct note){ NT_PRPSINFO, ps, sizeof(ps), NULL };
+	path = write_core("nothreads.core", ET_CORE, notes, 1, -1);
+	assert_int_equal(prov_core_analyze(&c, path, NULL), PROV_EINPUT);
+	assert_non_null(strstr(prov_error_last(), "NT_PRSTATUS"));
+
+	/* notes of another owner are not thread notes */
+	notes[0] = (struct note){ NT_PRSTATUS, st, sizeof(st), "LINUX" };
+	path = write_core("owner.core", ET_CORE, notes, 1, -1);
+	assert_int_equal(prov_core_analyze(&c, path, NULL), PROV_EINPUT);
+
+	/* a short NT_PRSTATUS is skipped, not read past its end */
+	notes[0] = (struct note){ NT_PRSTATUS, st, 20, NULL };
+	path = write_core("short.core", ET_CORE, notes, 1, -1);
+	assert_int_equal(prov_core_analyze(&c, path, NULL), PROV_EINPUT);
+
+	/* cut inside the notes */
+	notes[0] = (struct note){ NT_PRSTATUS, st, sizeof(st), NULL };
+	path = write_core("cut.core", ET_CORE, notes, 1, 64 + 56 + 100);
+	assert_int_equal(prov_core_analyze(&c, path, NULL), PROV_EINPUT);
+	assert_non_null(strstr(prov_error_last(), "truncated"));
+
+	/* an executable is not a core */
+	path = write_core("exec.core", ET_EXEC, notes, 1, -1);
+	assert_int_equal(prov_core_analyze(&c, path, NULL), PROV_EINPUT);
+	assert_non_null(strstr(prov_error_last(), "not a core"));
+
+	assert_int_equal(prov_core_analyze(&c, "/nonexistent/core", NULL), PROV_EINPUT);
+	assert_null(c);
+}
+
+static int setup(void **state)
+{
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char *cmd = prov_xasprintf("rm -rf '%s'", tmpdir);
+	int rc = system(cmd);
+
+	free(cmd);
+	return rc == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_is_core),
+		cmocka_unit_test(test_notes),
+		cmocka_unit_test(test_tkill_and_cursig),
+		cmocka_unit_test(test_damaged),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
