@@ -123,19 +123,29 @@ int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_c
 		goto cleanup;
 	for (m = 0; m < c->nmodules; m++) {
 		struct prov_module *mod = &c->modules[m];
+		struct prov_module view;
+		char *stripped = NULL;
 
-		if (mod->origin || !mod->path || !*mod->path)
-			continue;
+		if (mod->origin || !mod->path || !*mod->path || mod->path[0] == '[')
+			continue;	/* [vdso], [heap]: no file */
+		view = *mod;
+		if (prov_ends_with(mod->path, " (deleted)")) {
+			/* the kernel's mark for a file replaced since it was mapped */
+			stripped = prov_xstrndup(mod->path, strlen(mod->path) - strlen(" (deleted)"));
+			view.path = stripped;
+		}
 		for (i = 0; i < ch.n; i++) {
 			struct prov_resolver *r = ch.r[i];
 
-			err = r->ops->resolve(&tmp, r, mod);
+			err = r->ops->resolve(&tmp, r, &view);
 			if (err == PROV_EPASSTHROUGH || err == PROV_ENOTFOUND) {
 				prov_origin_clear(&tmp);
 				continue;
 			}
-			if (err < 0)
+			if (err < 0) {
+				free(stripped);
 				goto cleanup;
+			}
 			if (!tmp.found_by)
 				tmp.found_by = prov_xstrdup(r->ops->name);
 			mod->origin = prov_xcalloc(1, sizeof(*mod->origin));
@@ -143,6 +153,7 @@ int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_c
 			memset(&tmp, 0, sizeof(tmp));
 			break;
 		}
+		free(stripped);
 	}
 	err = 0;
 cleanup:

@@ -503,6 +503,8 @@ static void resolve_root(struct prov_cache *cache)
 		"/opt/other-1.2/lib/libx.so",
 		"/usr/lib/x86_64-linux-gnu/libevil.so.1",	/* symlink to the host's /etc/shadow */
 		"/../../../etc/shadow",
+		"/opt/conda/lib/libz.so.1.2.13 (deleted)",	/* replaced since it was mapped */
+		"[vdso]",
 		NULL
 	};
 	size_t i;
@@ -538,6 +540,8 @@ static void resolve_root(struct prov_cache *cache)
 	assert_int_equal(c->modules[9].origin->guess, 1);
 	assert_null(c->modules[10].origin);
 	assert_null(c->modules[11].origin);
+	expect(&c->modules[12], "conda", "zlib", "conda.zlib.version", NULL);
+	assert_null(c->modules[13].origin);
 	free(rpmv);
 	prov_crash_free(c);
 }
