@@ -57,18 +57,14 @@ struct nt_file_entry {
 	char *name;
 };
 
-struct mod_note {
-	char *modname;
-	char *note;
-};
-
 struct core_seg {
 	uint64_t vaddr, filesz, offset;
 };
 
-struct mod_file {
-	Dwfl_Module *mod;
+/* Per-module data, in the module's libdwfl userdata slot. */
+struct mod_extra {
 	char *file;	/* what find_elf opened for it */
+	char *note;	/* why a candidate file was refused */
 };
 
 struct core_ctx {
@@ -97,10 +93,8 @@ struct core_ctx {
 	struct nt_file_entry *files;
 	size_t nfiles;
 
-	struct mod_note *notes;
-	size_t nnotes, notes_alloc;
-	struct mod_file *opened;
-	size_t nopened, opened_alloc;
+	struct mod_extra **extras;
+	size_t nextras, extras_alloc;
 
 	/* the thread being unwound */
 	size_t cur;
@@ -212,30 +206,16 @@ static char *path_join(const char *dir, const char *name)
 	return prov_xasprintf("%.*s/%s", (int)n, dir, name);
 }
 
-static void mod_note_add(struct core_ctx *x, const char *modname, char *note)
+static struct mod_extra *mod_extra(struct core_ctx *x, void **userdata)
 {
-	size_t i;
+	if (!*userdata) {
+		struct mod_extra *e = prov_xcalloc(1, sizeof(*e));
 
-	for (i = 0; i < x->nnotes; i++)
-		if (strcmp(x->notes[i].modname, modname) == 0) {
-			free(x->notes[i].note);
-			x->notes[i].note = note;
-			return;
-		}
-	PROV_ALLOC_GROW(x->notes, x->nnotes + 1, x->notes_alloc);
-	x->notes[x->nnotes].modname = prov_xstrdup(modname);
-	x->notes[x->nnotes].note = note;
-	x->nnotes++;
-}
-
-static const char *mod_note_get(const struct core_ctx *x, const char *modname)
-{
-	size_t i;
-
-	for (i = 0; modname && i < x->nnotes; i++)
-		if (strcmp(x->notes[i].modname, modname) == 0)
-			return x->notes[i].note;
-	return NULL;
+		PROV_ALLOC_GROW(x->extras, x->nextras + 1, x->extras_alloc);
+		x->extras[x->nextras++] = e;
+		*userdata = e;
+	}
+	return *userdata;
 }
 
 int prov_core_is_core(const unsigned char *head, size_t len)
@@ -471,38 +451,10 @@ static const struct nt_file_entry *file_at(const struct core_ctx *x, uint64_t ad
 	return NULL;
 }
 
-/*
- * The path the core recorded (NT_FILE) for a module starting at `lo`: the
- * mapping that starts there, else the one holding it; else libdwfl's name.
- */
-static const char *recorded_path(const struct core_ctx *x, Dwarf_Addr lo, const char *dwfl_name)
+/* Modules are reported under the path the core recorded (NT_FILE). */
+static const char *module_recorded_path(Dwfl_Module *mod)
 {
-	const struct nt_file_entry *e;
-	size_t i;
-
-	for (i = 0; i < x->nfiles; i++)
-		if (x->files[i].name && x->files[i].start == lo)
-			return x->files[i].name;
-	e = file_at(x, lo);
-	return e ? e->name : dwfl_name;
-}
-
-static const char *module_recorded_path(const struct core_ctx *x, Dwfl_Module *mod)
-{
-	Dwarf_Addr lo = 0;
-	const char *name = dwfl_module_info(mod, NULL, &lo, NULL, NULL, NULL, NULL, NULL);
-
-	return recorded_path(x, lo, name);
-}
-
-static const char *opened_file(const struct core_ctx *x, Dwfl_Module *mod)
-{
-	size_t i;
-
-	for (i = 0; i < x->nopened; i++)
-		if (x->opened[i].mod == mod)
-			return x->opened[i].file;
-	return NULL;
+	return dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 }
 
 /*
@@ -510,7 +462,7 @@ static const char *opened_file(const struct core_ctx *x, Dwfl_Module *mod)
  * the core's. 1: accepted (fd, elf, name out); 0: not there or not ELF;
  * -1: a different build (a note is recorded for `modname`).
  */
-static int try_candidate(struct core_ctx *x, const char *modname, const char *root,
+static int try_candidate(struct core_ctx *x, void **userdata, const char *root,
 			 const char *path, const unsigned char *want, int wantlen,
 			 int *fd_out, Elf **elf_out, char **name_out)
 {
@@ -543,9 +495,11 @@ static int try_candidate(struct core_ctx *x, const char *modname, const char *ro
 			char *have = len > 0 ? prov_hex(bits, (size_t)len) : prov_xstrdup("none");
 			char *core = prov_hex(want, (size_t)wantlen);
 
-			mod_note_add(x, modname,
-				     prov_xasprintf("build-id mismatch: %s has %s, core has %s",
-						    shown, have, core));
+			struct mod_extra *ex = mod_extra(x, userdata);
+
+			free(ex->note);
+			ex->note = prov_xasprintf("build-id mismatch: %s has %s, core has %s",
+						  shown, have, core);
 			free(have);
 			free(core);
 			free(shown);
@@ -601,26 +555,26 @@ static int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 		return -1;
 	}
 	/* libdwfl's name may be a soname; look files up by the path the core recorded */
-	modname = module_recorded_path(x, mod);
+	modname = module_recorded_path(mod);
 	len = dwfl_module_build_id(mod, &bits, &vaddr);
 	if (len < 0)
 		len = 0;
 
 	if (x->opts && x->opts->exe && module_is_main(x, mod)) {
 		/* The user named it: the one file allowed outside the sysroot. */
-		r = try_candidate(x, modname, NULL, x->opts->exe, bits, len, &fd, &elf, &name);
+		r = try_candidate(x, userdata, NULL, x->opts->exe, bits, len, &fd, &elf, &name);
 		if (r != 0)
 			goto done;
 	}
 	if (modname && modname[0] == '/') {
-		r = try_candidate(x, modname, x->sysroot, modname, bits, len, &fd, &elf, &name);
+		r = try_candidate(x, userdata, x->sysroot, modname, bits, len, &fd, &elf, &name);
 		if (r > 0)
 			goto done;
 		if (prov_ends_with(modname, " (deleted)")) {
 			/* the file was replaced after it was mapped: the build ID decides */
 			char *p = prov_xstrndup(modname, strlen(modname) - strlen(" (deleted)"));
 
-			r = try_candidate(x, modname, x->sysroot, p, bits, len, &fd, &elf, &name);
+			r = try_candidate(x, userdata, x->sysroot, p, bits, len, &fd, &elf, &name);
 			free(p);
 			if (r > 0)
 				goto done;
@@ -633,7 +587,7 @@ static int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 		for (i = 0; dirs[i]; i++) {
 			char *p = build_id_path(dirs[i], bits, len, "");
 
-			r = p ? try_candidate(x, modname, x->sysroot, p, bits, len, &fd, &elf, &name) : 0;
+			r = p ? try_candidate(x, userdata, x->sysroot, p, bits, len, &fd, &elf, &name) : 0;
 			free(p);
 			if (r > 0)
 				goto done;
@@ -648,10 +602,8 @@ static int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 done:
 	if (fd < 0)
 		return -1;
-	PROV_ALLOC_GROW(x->opened, x->nopened + 1, x->opened_alloc);
-	x->opened[x->nopened].mod = mod;
-	x->opened[x->nopened].file = prov_xstrdup(name);
-	x->nopened++;
+	free(mod_extra(x, userdata)->file);
+	mod_extra(x, userdata)->file = prov_xstrdup(name);
 	*file_name = name;
 	*elfp = elf;
 	return fd;
@@ -709,7 +661,7 @@ static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modn
 		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
 						    debuglink_file, debuglink_crc,
 						    debuginfo_file_name);
-	modname = module_recorded_path(x, mod);
+	modname = module_recorded_path(mod);
 	len = dwfl_module_build_id(mod, &bits, &vaddr);
 	if (len < 0)
 		len = 0;
@@ -748,22 +700,27 @@ static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modn
 /* Read [addr, addr+len) of the crashed process from the core: 0, or -1 when not all there. */
 static int core_read(const struct core_ctx *x, uint64_t addr, void *buf, size_t len)
 {
-	size_t i;
+	size_t lo = 0, hi = x->nsegs;
+	const struct core_seg *sg;
+	uint64_t rel;
 
-	for (i = 0; i < x->nsegs; i++) {
-		const struct core_seg *sg = &x->segs[i];
-		uint64_t rel;
+	/* segs are sorted by vaddr: the last one starting at or below addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		if (addr < sg->vaddr)
-			continue;
-		rel = addr - sg->vaddr;
-		if (rel >= sg->filesz || len > sg->filesz - rel)
-			continue;
-		if (sg->offset + rel < sg->offset)
-			return -1;
-		return pread(x->fd, buf, len, (off_t)(sg->offset + rel)) == (ssize_t)len ? 0 : -1;
+		if (x->segs[mid].vaddr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return -1;
+	if (lo == 0)
+		return -1;
+	sg = &x->segs[lo - 1];
+	rel = addr - sg->vaddr;
+	if (rel >= sg->filesz || len > sg->filesz - rel || sg->offset + rel < sg->offset ||
+	    sg->offset + rel > INT64_MAX)
+		return -1;
+	return pread(x->fd, buf, len, (off_t)(sg->offset + rel)) == (ssize_t)len ? 0 : -1;
 }
 
 struct image_info {
@@ -922,9 +879,10 @@ static int report_modules(struct core_ctx *x)
 		if (!e->name || e->pgoff != 0 || read_image(x, e->start, &img) < 0)
 			continue;
 		hi = e->end;
+		/* its other mappings follow it (NT_FILE is in address order) */
 		for (j = i + 1; j < x->nfiles; j++) {
 			if (!x->files[j].name || strcmp(x->files[j].name, e->name) != 0)
-				continue;
+				break;
 			if (x->files[j].pgoff == 0)
 				break;	/* another mapping of the same file */
 			if (x->files[j].end > hi && x->files[j].start >= e->start)
@@ -1026,7 +984,7 @@ static int add_pc_frames(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr p
 	if (m) {
 		Dwfl_Line *ln;
 
-		modname = module_recorded_path(x, m);
+		modname = module_recorded_path(m);
 		sname = dwfl_module_addrinfo(m, adj, &off, &sym, NULL, NULL, NULL);
 		cudie = dwfl_module_addrdie(m, adj, &bias);
 		if (cudie)
@@ -1175,6 +1133,7 @@ static int module_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_
 	Dwarf_Addr lo = 0, hi = 0;
 	const char *mainfile = NULL, *debugfile = NULL;
 	char *core_id = NULL;
+	struct mod_extra *ex;
 	int len;
 
 	if (x->c->nmodules >= PROV_MAX_MODULES) {
@@ -1199,9 +1158,9 @@ static int module_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_
 	 */
 	dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, &mainfile, &debugfile);
 
-	name = recorded_path(x, lo, name);
-	if (!mainfile)
-		mainfile = opened_file(x, mod);
+	ex = *userdata;
+	if (!mainfile && ex)
+		mainfile = ex->file;
 	m = prov_crash_add_module(x->c);
 	m->path = prov_xstrdup(name ? name : "?");
 	m->has_range = 1;
@@ -1210,7 +1169,7 @@ static int module_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_
 	m->build_id = core_id;
 	m->file = prov_xstrdup_or_null(mainfile);
 	m->debug_file = prov_xstrdup_or_null(debugfile);
-	m->note = prov_xstrdup_or_null(mod_note_get(x, name));
+	m->note = ex ? prov_xstrdup_or_null(ex->note) : NULL;
 	return DWARF_CB_OK;
 }
 
@@ -1285,6 +1244,13 @@ static int check_header(struct core_ctx *x, const char *path)
 	return 0;
 }
 
+static int seg_cmp(const void *a, const void *b)
+{
+	const struct core_seg *sa = a, *sb = b;
+
+	return sa->vaddr < sb->vaddr ? -1 : sa->vaddr > sb->vaddr;
+}
+
 static int read_program_headers(struct core_ctx *x)
 {
 	GElf_Ehdr ehdr;
@@ -1354,6 +1320,8 @@ static int read_program_headers(struct core_ctx *x)
 			x->nsegs++;
 		}
 	}
+	if (x->nsegs > 1)
+		qsort(x->segs, x->nsegs, sizeof(*x->segs), seg_cmp);
 	if (!x->c->nthreads)
 		return prov_error_set(PROV_EINPUT, "'%s' has no thread status notes (NT_PRSTATUS): "
 				      "damaged or truncated", x->path);
@@ -1491,14 +1459,12 @@ cleanup:
 	for (i = 0; i < x.nfiles; i++)
 		free(x.files[i].name);
 	free(x.files);
-	for (i = 0; i < x.nnotes; i++) {
-		free(x.notes[i].modname);
-		free(x.notes[i].note);
+	for (i = 0; i < x.nextras; i++) {
+		free(x.extras[i]->file);
+		free(x.extras[i]->note);
+		free(x.extras[i]);
 	}
-	free(x.notes);
-	for (i = 0; i < x.nopened; i++)
-		free(x.opened[i].file);
-	free(x.opened);
+	free(x.extras);
 	free(x.segs);
 	free(x.vdso_image);
 	return error;
