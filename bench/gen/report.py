@@ -21,6 +21,13 @@ def fmt_t(r):
     return "%.0f ms" % (t * 1000) if t < 10 else "%.1f s" % t
 
 
+def fmt_min(r):
+    if r is None or r.get("median") is None or not r.get("runs"):
+        return ""
+    t = min(r["runs"])
+    return "%.0f ms" % (t * 1000) if t < 10 else "%.1f s" % t
+
+
 def fmt_rss(r):
     if r is None or r.get("peak_rss_kib") is None:
         return "n/a"
@@ -73,8 +80,8 @@ def main():
     if cores:
         w("## Cores")
         w("")
-        w("| core | size | tool | median | peak RSS | ÷ eu-stack | ÷ gdb |")
-        w("|---|---|---|---|---|---|---|")
+        w("| core | size | tool | median | min | peak RSS | median ÷ eu-stack | median ÷ gdb |")
+        w("|---|---|---|---|---|---|---|---|")
         for c in cores:
             eu = by.get(("core", c, "eu-stack"))
             gdb = by.get(("core", c, "gdb"))
@@ -83,8 +90,8 @@ def main():
                 if r is None:
                     continue
                 prov = t.startswith("prov-")
-                w("| %s | %s | %s | %s | %s | %s | %s |" % (
-                    c, size(sizes[c]) if c in sizes else "?", t, fmt_t(r), fmt_rss(r),
+                w("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                    c, size(sizes[c]) if c in sizes else "?", t, fmt_t(r), fmt_min(r), fmt_rss(r),
                     fmt_ratio(ratio(r, eu)) if prov else "",
                     fmt_ratio(ratio(r, gdb)) if prov else ""))
         w("")
@@ -93,12 +100,12 @@ def main():
     if pk:
         w("## Package resolution (host dpkg database)")
         w("")
-        w("| modules | tool | median | peak RSS | ÷ dpkg -S loop |")
-        w("|---|---|---|---|---|")
+        w("| modules | tool | median | min | peak RSS | ÷ dpkg -S loop |")
+        w("|---|---|---|---|---|---|")
         base = next((r for r in pk if r["tool"] == "dpkg-S-each"), None)
         for r in pk:
-            w("| %s | %s | %s | %s | %s |" % (
-                r["input"], r["tool"], fmt_t(r), fmt_rss(r),
+            w("| %s | %s | %s | %s | %s | %s |" % (
+                r["input"], r["tool"], fmt_t(r), fmt_min(r), fmt_rss(r),
                 fmt_ratio(ratio(r, base)) if r["tool"] != "dpkg-S-each" else ""))
         ag = next((r for r in recs if r["section"] == "agreement"), None)
         if ag:
@@ -111,8 +118,8 @@ def main():
     if fx:
         w("## fixcheck (50,000 commits, 2,000 annotated tags)")
         w("")
-        w("| pair | tool | median | peak RSS | provenance ÷ git (merge-base + tag --contains) |")
-        w("|---|---|---|---|---|")
+        w("| pair | tool | median | min | peak RSS | provenance ÷ git (merge-base + tag --contains) |")
+        w("|---|---|---|---|---|---|")
         for r in fx:
             extra = ""
             if r["tool"] == "prov-fixcheck":
@@ -121,8 +128,8 @@ def main():
                 if mb and tc and mb.get("median") is not None and tc.get("median") is not None \
                         and r.get("median") is not None:
                     extra = fmt_ratio(r["median"] / (mb["median"] + tc["median"]))
-            w("| %s | %s | %s | %s | %s |" % (r["input"], r["tool"], fmt_t(r),
-                                               fmt_rss(r), extra))
+            w("| %s | %s | %s | %s | %s | %s |" % (r["input"], r["tool"], fmt_t(r),
+                                                    fmt_min(r), fmt_rss(r), extra))
         w("")
         for a in (r for r in recs if r["section"] == "fixagree"):
             w("- %s: provenance %s; git says %s: **%s**" % (

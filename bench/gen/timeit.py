@@ -2,7 +2,14 @@
 """Time a command: median wall-clock seconds and peak RSS over several runs.
 
 usage: timeit.py --out FILE --section S --input I --tool T [--runs N]
-                 [--warmup N] [--fresh DIR] [--timeout SEC] [--ok RC,...] -- CMD...
+                 [--warmup N] [--fresh DIR] [--timeout SEC] [--ok RC,...]
+                 [--reject TEXT] [--queue QFILE] -- CMD...
+       timeit.py --run-queue QFILE --out FILE
+
+With --queue the job is only appended to QFILE; --run-queue then runs every
+queued job interleaved (warm-ups first, then run 1 of each job, run 2 of
+each job, ...), so that load from other processes on the machine falls on
+all tools alike, and empties QFILE.
 
 Each run is a child started with fork/exec and reaped with os.wait4, so the
 peak RSS (ru_maxrss) is that child's own.  --fresh DIR empties DIR before
@@ -59,12 +66,104 @@ def run_once(cmd, outbase, timeout):
     return elapsed, ru.ru_maxrss, rc, timed_out
 
 
+def job_from_args(a, cmd):
+    return {"section": a.section, "input": a.input, "tool": a.tool,
+            "runs": a.runs, "warmup": a.warmup, "fresh": a.fresh,
+            "timeout": a.timeout, "ok": a.ok, "reject": a.reject, "cmd": cmd}
+
+
+class Job:
+    def __init__(self, spec, out):
+        self.s = spec
+        self.ok = {int(x) for x in spec["ok"].split(",") if x}
+        safe = "".join(c if c.isalnum() or c in "-_." else "_"
+                       for c in "%s-%s-%s" % (spec["section"], spec["input"], spec["tool"]))
+        self.outbase = os.path.join(os.path.dirname(os.path.abspath(out)), "logs", safe)
+        os.makedirs(os.path.dirname(self.outbase), exist_ok=True)
+        self.rec = {"section": spec["section"], "input": spec["input"],
+                    "tool": spec["tool"], "cmd": " ".join(spec["cmd"]),
+                    "runs": [], "rss_kib": [], "rc": None, "error": None}
+
+    def fresh(self):
+        if self.s["fresh"]:
+            shutil.rmtree(self.s["fresh"], ignore_errors=True)
+            os.makedirs(self.s["fresh"])
+
+    def run(self, timed):
+        """One run; False when the job failed (and is done)."""
+        self.fresh()
+        el, rss, rc, to = run_once(self.s["cmd"], self.outbase, self.s["timeout"])
+        self.rec["rc"] = rc
+        if self.s["reject"]:
+            with open(self.outbase + ".stderr", errors="replace") as f:
+                if self.s["reject"] in f.read():
+                    self.rec["error"] = "says '%s'" % self.s["reject"]
+                    return False
+        if to:
+            self.rec["error"] = "timed out after %.0f s" % self.s["timeout"]
+            return False
+        if rc not in self.ok:
+            self.rec["error"] = "exit %d%s" % (rc, "" if timed else " in warm-up")
+            return False
+        if timed:
+            self.rec["runs"].append(el)
+            self.rec["rss_kib"].append(rss)
+        return True
+
+    def wants_more(self):
+        return self.rec["error"] is None and len(self.rec["runs"]) < self.s["runs"]
+
+    def finish(self, out):
+        rec = self.rec
+        if rec["runs"] and rec["error"] is None:
+            rec["median"] = statistics.median(rec["runs"])
+            rec["peak_rss_kib"] = max(rec["rss_kib"])
+        else:
+            rec["median"] = None
+            rec["peak_rss_kib"] = None
+            if rec["error"]:
+                try:
+                    with open(self.outbase + ".stderr", errors="replace") as f:
+                        last = [l.strip() for l in f if l.strip()]
+                    if last:
+                        rec["error"] += ": " + last[-1][:160]
+                except OSError:
+                    pass
+        with open(out, "a") as f:
+            f.write(json.dumps(rec) + "\n")
+        if rec["median"] is not None:
+            print("  %-10s %-8s %-22s median %8.3f s  min %8.3f s  peak %8d KiB  (%d runs)" %
+                  (rec["section"], rec["input"], rec["tool"], rec["median"],
+                   min(rec["runs"]), rec["peak_rss_kib"], len(rec["runs"])), flush=True)
+        else:
+            print("  %-10s %-8s %-22s n/a (%s)" % (rec["section"], rec["input"],
+                                                  rec["tool"], rec["error"]), flush=True)
+
+
+def run_jobs(specs, out):
+    jobs = [Job(s, out) for s in specs]
+    for j in jobs:
+        for _ in range(j.s["warmup"]):
+            if not j.run(False):
+                break
+    while True:
+        active = [j for j in jobs if j.wants_more()]
+        if not active:
+            break
+        for j in active:
+            j.run(True)
+    for j in jobs:
+        j.finish(out)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
-    ap.add_argument("--section", required=True)
-    ap.add_argument("--input", required=True)
-    ap.add_argument("--tool", required=True)
+    ap.add_argument("--run-queue")
+    ap.add_argument("--queue")
+    ap.add_argument("--section")
+    ap.add_argument("--input")
+    ap.add_argument("--tool")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--fresh")
@@ -73,72 +172,24 @@ def main():
     ap.add_argument("--reject", help="a stderr substring that means the command is not available")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
+    if a.run_queue:
+        specs = []
+        if os.path.exists(a.run_queue):
+            with open(a.run_queue) as f:
+                specs = [json.loads(l) for l in f if l.strip()]
+            os.unlink(a.run_queue)
+        run_jobs(specs, a.out)
+        return 0
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
-    if not cmd:
-        ap.error("no command")
-    ok = {int(x) for x in a.ok.split(",") if x}
-    safe = "".join(c if c.isalnum() or c in "-_." else "_"
-                   for c in "%s-%s-%s" % (a.section, a.input, a.tool))
-    outbase = os.path.join(os.path.dirname(os.path.abspath(a.out)), "logs", safe)
-    os.makedirs(os.path.dirname(outbase), exist_ok=True)
-
-    def fresh():
-        if a.fresh:
-            shutil.rmtree(a.fresh, ignore_errors=True)
-            os.makedirs(a.fresh)
-
-    rec = {"section": a.section, "input": a.input, "tool": a.tool,
-           "cmd": " ".join(cmd), "runs": [], "rss_kib": [], "rc": None,
-           "error": None}
-    for _ in range(a.warmup):
-        fresh()
-        _, _, rc, to = run_once(cmd, outbase, a.timeout)
-        if a.reject:
-            with open(outbase + ".stderr", errors="replace") as f:
-                if a.reject in f.read():
-                    rec["rc"] = rc
-                    rec["error"] = "says '%s'" % a.reject
-                    break
-        if to or rc not in ok:
-            rec["rc"] = rc
-            rec["error"] = "timed out" if to else "exit %d in warm-up" % rc
-            break
-    if rec["error"] is None:
-        for _ in range(a.runs):
-            fresh()
-            el, rss, rc, to = run_once(cmd, outbase, a.timeout)
-            rec["rc"] = rc
-            if to:
-                rec["error"] = "timed out after %.0f s" % a.timeout
-                break
-            if rc not in ok:
-                rec["error"] = "exit %d" % rc
-                break
-            rec["runs"].append(el)
-            rec["rss_kib"].append(rss)
-    if rec["runs"] and rec["error"] is None:
-        rec["median"] = statistics.median(rec["runs"])
-        rec["peak_rss_kib"] = max(rec["rss_kib"])
-    else:
-        rec["median"] = None
-        rec["peak_rss_kib"] = None
-        if rec["error"]:
-            try:
-                with open(outbase + ".stderr", errors="replace") as f:
-                    last = [l.strip() for l in f if l.strip()]
-                if last:
-                    rec["error"] += ": " + last[-1][:160]
-            except OSError:
-                pass
-    with open(a.out, "a") as f:
-        f.write(json.dumps(rec) + "\n")
-    if rec["median"] is not None:
-        print("  %-10s %-8s %-28s median %8.3f s  peak %8d KiB  (%d runs)" %
-              (a.section, a.input, a.tool, rec["median"], rec["peak_rss_kib"],
-               len(rec["runs"])), flush=True)
-    else:
-        print("  %-10s %-8s %-28s n/a (%s)" % (a.section, a.input, a.tool,
-                                              rec["error"]), flush=True)
+    if not cmd or not a.section or not a.input or not a.tool:
+        ap.error("need --section, --input, --tool and a command")
+    spec = job_from_args(a, cmd)
+    if a.queue:
+        with open(a.queue, "a") as f:
+            f.write(json.dumps(spec) + "\n")
+        return 0
+    run_jobs([spec], a.out)
+    return 0
 
 
 if __name__ == "__main__":
