@@ -136,7 +136,8 @@ static void add_stanza(struct prov_pkgindex *ix, const char *root, struct stanza
 
 	if (!s->package && !s->version && !s->status)
 		return;
-	if (!s->package || !s->version || !s->status || !valid_pkg_name(s->package)) {
+	if (!s->package || !s->version || !s->status || !valid_pkg_name(s->package) ||
+	    (s->arch && !valid_pkg_name(s->arch))) {
 		prov_warn("dpkg: '%s': broken stanza before line %zu skipped", STATUS, lineno);
 		return;
 	}
