@@ -80,6 +80,33 @@ check_exit 0 "env on a foreign database" -- "$PROVENANCE" --cache "$C" env --sys
 grep -q "not ours" "$T/last.err" || fail "no warning for a foreign database"
 echo "ok: foreign database set aside"
 
+# a run killed while it writes the host's (large) dpkg index leaves a
+# consistent database: no index or the whole index, never half of one
+if [ -r /var/lib/dpkg/status ]; then
+	K="$T/killed"
+	"$PROVENANCE" --cache "$K" env >/dev/null 2>&1 &
+	pk=$!
+	sleep 0.3
+	kill -9 $pk 2>/dev/null
+	wait $pk 2>/dev/null
+	if [ -f "$K/cache.sqlite" ]; then
+		read -r ok ver nidx nfiles_killed <<<"$(integrity "$K/cache.sqlite")"
+		check_eq "$ok" ok "integrity after kill -9"
+		check_exit 0 "env after a killed run" -- "$PROVENANCE" --cache "$K" env
+		read -r ok ver nidx nfiles_full <<<"$(integrity "$K/cache.sqlite")"
+		check_eq "$ok" ok "integrity after the next run"
+		python3 - "$K/cache.sqlite" <<'PY' || fail "an index is incomplete after kill -9"
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+# every index has its packages and files (a torn write would leave an index without them)
+for (i, kind) in c.execute("SELECT id, kind FROM indexes"):
+	n = c.execute("SELECT count(*) FROM packages WHERE index_id=?", (i,)).fetchone()[0]
+	assert n > 0 or kind != "dpkg", (i, kind)
+print("ok: no torn index")
+PY
+	fi
+fi
+
 # clear removes the database and the mirrors, nothing else
 mkdir -p "$C/mirrors/x.git" "$C/keep"
 echo data >"$C/mirrors/x.git/HEAD"
