@@ -110,13 +110,37 @@ static void chain_release(struct chain *ch)
 	ch->n = 0;
 }
 
+static const char *const libdirs[] = {
+	"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
+	"/usr/local/lib", "/lib/x86_64-linux-gnu", "/lib64", "/lib", NULL
+};
+
+static char *find_in_libdirs(const char *root, const char *name)
+{
+	size_t i;
+
+	if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return NULL;
+	for (i = 0; libdirs[i]; i++) {
+		char *p = prov_xasprintf("%s/%s", libdirs[i], name);
+		int fd = prov_root_open(root, p, O_RDONLY | O_NONBLOCK);
+
+		if (fd >= 0) {
+			close(fd);
+			return p;
+		}
+		free(p);
+	}
+	return NULL;
+}
+
 int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_ctx *ctx,
 			       const struct prov_resolver_ops *const *ops)
 {
 	struct chain ch = { NULL, 0 };
 	struct prov_origin tmp;
 	size_t m, i;
-	int err;
+	int err, bare;
 
 	memset(&tmp, 0, sizeof(tmp));
 	if ((err = chain_init(&ch, ctx, ops)) < 0)
@@ -129,10 +153,21 @@ int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_c
 		if (mod->origin || !mod->path || !*mod->path || mod->path[0] == '[')
 			continue;	/* [vdso], [heap]: no file */
 		view = *mod;
+		bare = 0;
 		if (prov_ends_with(mod->path, " (deleted)")) {
 			/* the kernel's mark for a file replaced since it was mapped */
 			stripped = prov_xstrndup(mod->path, strlen(mod->path) - strlen(" (deleted)"));
 			view.path = stripped;
+		} else if (!strchr(mod->path, '/')) {
+			/* a bare name ("libc.so.6", as some backtraces print): the
+			 * first library directory of the root holding that file */
+			char *found = find_in_libdirs(ctx->sysroot, mod->path);
+
+			if (found) {
+				stripped = found;
+				view.path = stripped;
+				bare = 1;
+			}
 		}
 		for (i = 0; i < ch.n; i++) {
 			struct prov_resolver *r = ch.r[i];
@@ -148,6 +183,8 @@ int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_c
 			}
 			if (!tmp.found_by)
 				tmp.found_by = prov_xstrdup(r->ops->name);
+			if (bare)
+				tmp.guess = 1;	/* the directory was our guess */
 			mod->origin = prov_xcalloc(1, sizeof(*mod->origin));
 			*mod->origin = tmp;
 			memset(&tmp, 0, sizeof(tmp));

@@ -505,6 +505,7 @@ static void resolve_root(struct prov_cache *cache)
 		"/../../../etc/shadow",
 		"/opt/conda/lib/libz.so.1.2.13 (deleted)",	/* replaced since it was mapped */
 		"[vdso]",
+		"libfoo.so.1.2.0",	/* a bare name, as some backtraces print */
 		NULL
 	};
 	size_t i;
@@ -542,6 +543,9 @@ static void resolve_root(struct prov_cache *cache)
 	assert_null(c->modules[11].origin);
 	expect(&c->modules[12], "conda", "zlib", "conda.zlib.version", NULL);
 	assert_null(c->modules[13].origin);
+	expect(&c->modules[14], "dpkg", "libfoo1", "dpkg.libfoo1.version", NULL);
+	assert_int_equal(c->modules[14].origin->guess, 1);
+	assert_int_equal(c->modules[0].origin->guess, 0);
 	free(rpmv);
 	prov_crash_free(c);
 }
