@@ -6,14 +6,15 @@
 # <cache>/cache.sqlite must say ok, and a last resolve must still work.
 #
 # usage: bench/stress-cache.sh [INPUT]   (default: a fresh small core)
-#   ROUNDS=20  KILL_MAX_MS=300
+#   ROUNDS=20  KILL_MAX_MS=(the cold run's duration)
+# In odd rounds both parts start from an empty cache: two cold writers at
+# once, and a killed run that is often writing the package indexes.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=$TOP/bench/out/stress
 PROV=${PROVENANCE:-$TOP/provenance}
 ROUNDS=${ROUNDS:-20}
-KILL_MAX_MS=${KILL_MAX_MS:-300}
 CACHE=$OUT/cache
 
 export XDG_CONFIG_HOME=$OUT/config
@@ -32,7 +33,7 @@ if [ -z "$input" ]; then
 	"|"* | /*) die "core_pattern is not relative; pass an INPUT" ;;
 	esac
 	${CC:-cc} -g -O0 -o "$OUT/small" "$TOP/bench/gen/small.c"
-	(cd "$OUT" && ulimit -c unlimited && exec ./small) >/dev/null 2>&1 || true
+	{ (cd "$OUT" && ulimit -c unlimited && exec ./small) >/dev/null 2>&1; } 2>/dev/null || true
 	input=$(ls -t "$OUT"/core "$OUT"/core.* 2>/dev/null | head -1 || true)
 	[ -n "$input" ] || die "the crasher left no core in '$OUT'"
 fi
@@ -44,9 +45,16 @@ resolve() {
 	echo "$rc" >"$1.rc"
 }
 
-# A baseline run decides what "normal" is: its exit code (0 or 1).
+# A baseline run decides what "normal" is: its exit code (0 or 1).  Its
+# duration on an empty cache bounds the random kill delay (unless
+# KILL_MAX_MS is given), so kills land inside the run.
+rm -rf "$CACHE"
+t0=$(date +%s%N)
 resolve "$OUT/base.json"
+cold_ms=$((($(date +%s%N) - t0) / 1000000))
 base=$(cat "$OUT/base.json.rc")
+KILL_MAX_MS=${KILL_MAX_MS:-$((cold_ms > 10 ? cold_ms : 10))}
+echo "cold resolve: ${cold_ms} ms (exit $base); kills at 0..${KILL_MAX_MS} ms"
 if grep -q 'not built yet' "$OUT/base.json.err"; then
 	echo "n/a: provenance resolve is not built yet"
 	exit 0
@@ -57,6 +65,7 @@ rm -rf "$CACHE"
 bad=0
 killed=0
 for ((r = 1; r <= ROUNDS; r++)); do
+	[ $((r % 2)) = 1 ] && rm -rf "$CACHE"
 	# Two at once.
 	resolve "$OUT/a.json" &
 	pa=$!
@@ -71,16 +80,18 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		fi
 	done
 	# One killed at a random point while another runs.
+	[ $((r % 2)) = 1 ] && rm -rf "$CACHE"
 	"$PROV" --cache "$CACHE" resolve "$input" --offline >/dev/null 2>&1 &
 	pk=$!
 	resolve "$OUT/c.json" &
 	pc=$!
 	ms=$((RANDOM % (KILL_MAX_MS + 1)))
 	sleep "$(printf '0.%03d' "$ms")"
-	if kill -KILL "$pk" 2>/dev/null; then
-		killed=$((killed + 1))
-	fi
-	wait "$pk" 2>/dev/null || true
+	kill -KILL "$pk" 2>/dev/null || true
+	rc=0
+	wait "$pk" 2>/dev/null || rc=$?
+	# 137: it died of the SIGKILL (not merely finished before it)
+	[ "$rc" = 137 ] && killed=$((killed + 1))
 	wait "$pc" || true
 	rc=$(cat "$OUT/c.json.rc")
 	if [ "$rc" != "$base" ]; then
