@@ -1,4 +1,5 @@
 #include <getopt.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -6,6 +7,12 @@
 #include "core.h"
 #include "error.h"
 #include "report.h"
+#include "code.h"
+#include "disasm.h"
+#include "input.h"
+#include "patterns.h"
+#include "pipeline.h"
+#include "util.h"
 #include "banned.h"
 
 static const char analyze_help[] =
@@ -32,6 +39,8 @@ int cmd_analyze(int argc, char **argv, struct prov_global *g)
 	struct prov_crash *crash = NULL;
 	struct prov_buf out = PROV_BUF_INIT;
 	const char *format = "text", *core = NULL;
+	struct prov_input in;
+	char *tmpdir;
 	int opt, error, rc;
 
 	(void)g;
@@ -67,10 +76,35 @@ int cmd_analyze(int argc, char **argv, struct prov_global *g)
 					    argv[optind + 1]);
 	core = argv[optind];
 
-	error = prov_core_analyze(&crash, core, &opts);
+	/* compressed cores (systemd-coredump's storage) are decompressed first */
+	tmpdir = prov_xasprintf("%s/tmp", g->cache_dir);
+	error = prov_input_open(&in, core, tmpdir, 0);
+	free(tmpdir);
 	if (error < 0)
 		return prov_cmd_fail(error);
+	if (in.type != PROV_INPUT_TYPE_CORE) {
+		prov_input_release(&in);
+		return prov_cmd_fail(prov_error_set(PROV_EINPUT,
+			"'%s' is not a core file (for a text backtrace use 'provenance resolve')", core));
+	}
+	prov_pipeline_setup_debuginfod(g, 0);
+	error = prov_core_analyze(&crash, in.path, &opts);
+	if (error < 0) {
+		if (in.tmpfile && error == PROV_EINPUT)
+			error = prov_error_set(PROV_EINPUT, "'%s' (%s-compressed): %s", core,
+					       in.compression, prov_error_last());
+		prov_input_release(&in);
+		return prov_cmd_fail(error);
+	}
+	if (in.tmpfile) {
+		free(crash->input_path);
+		crash->input_path = prov_xstrdup(core);
+	}
+	prov_input_release(&in);
 	prov_crash_classify_context(crash);
+	prov_code_capture(crash);
+	prov_disasm_crash(crash, 6, 3);
+	prov_patterns_detect(crash);
 	if (strcmp(format, "json") == 0)
 		error = prov_report_json(&out, crash);
 	else

@@ -131,8 +131,18 @@ int prov_report_text(struct prov_buf *b, const struct prov_crash *c, unsigned in
 
 	if (crashed) {
 		thread_block(b, crashed, flags);
-		if (flags & PROV_REPORT_REGISTERS)
+		if (flags & PROV_REPORT_REGISTERS) {
 			registers_block(b, crashed);
+			if (c->ninsns) {
+				prov_buf_puts(b, "Code:\n");
+				for (i = 0; i < c->ninsns; i++)
+					prov_buf_printf(b, "  %s 0x%016" PRIx64 ":  %s\n",
+							c->insns[i].current ? "=>" : "  ",
+							c->insns[i].addr, c->insns[i].text);
+			}
+			if (c->fault_operand)
+				prov_buf_printf(b, "  (%s)\n", c->fault_operand);
+		}
 		prov_buf_putc(b, '\n');
 	}
 	for (i = 0; i < c->nthreads; i++) {
