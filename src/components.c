@@ -71,7 +71,8 @@ static void resolve_one(struct prov_component *comp, struct comp_state *cs, int 
 	char *commit = NULL;
 
 	if (o && o->vcs_url) {
-		if (!url && prov_config_get_bool(ctx->config, "fetch.trustsystemurls", 0) == 1)
+		if (!url && ctx->config &&
+		    prov_config_get_bool(ctx->config, "fetch.trustsystemurls", 0) == 1)
 			url = o->vcs_url;
 		else if (!url)
 			set_note(comp, "the system names a repository but fetch.trustSystemUrls is not set");

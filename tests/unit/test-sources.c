@@ -10,7 +10,9 @@
 
 #include <git2.h>
 
+#include "components.h"
 #include "error.h"
+#include "model.h"
 #include "sources.h"
 #include "util.h"
 #include "banned.h"
@@ -215,6 +217,88 @@ static void test_open_rejects(void **state)
 	assert_null(r);
 }
 
+static struct prov_crash *crash_with_frame(void)
+{
+	struct prov_crash *c = prov_crash_new(PROV_INPUT_TEXT, "bt.txt");
+	struct prov_module *m = prov_crash_add_module(c);
+	struct prov_thread *t = prov_crash_add_thread(c);
+	struct prov_frame *f;
+
+	m->path = prov_xstrdup("/usr/lib/libproj.so.1");
+	t->crashed = 1;
+	c->has_crashed_thread = 1;
+	c->crashed_thread = 0;
+	f = prov_thread_add_frame(t);
+	f->index = 0;
+	f->module = prov_xstrdup("/usr/lib/libproj.so.1");
+	f->file = prov_xstrdup("/build/proj-AbC123/proj-1.0/a.c");
+	f->line = 2;
+	f = prov_thread_add_frame(t);
+	f->index = 1;
+	f->module = prov_xstrdup("/usr/bin/app");
+	f->file = prov_xstrdup("/src/app/main.c");
+	f->line = 9;
+	return c;
+}
+
+static void test_components(void **state)
+{
+	struct prov_components_ctx ctx = { 0 };
+	struct prov_crash *c;
+	const char *files[2] = { NULL, NULL };
+	char *map, *want;
+	int partial = 0;
+
+	(void)state;
+	if (!have_git)
+		skip();
+	setenv("XDG_CONFIG_HOME", tmpdir, 1);	/* no user mappings */
+	map = prov_xasprintf("%s/proj.map", tmpdir);
+	assert_int_equal(sh("printf '[component \"proj\"]\\n\\tlibrary = libproj.so*\\n"
+			    "\\trepo = %s/up\\n\\tref = v9\\n\\tref = v2\\n' > '%s'", tmpdir, map), 0);
+	files[0] = map;
+	ctx.mapping_files = files;
+	ctx.cache_dir = tmpdir;
+	ctx.context = 1;
+	c = crash_with_frame();
+	assert_int_equal(prov_components_resolve(c, &partial, &ctx), 0);
+	assert_int_equal(c->ncomponents, 1);
+	want = git_out("rev-parse v2^{commit}");
+	assert_string_equal(c->components[0].commit, want);
+	assert_string_equal(c->components[0].ref, "v2");	/* the first ref that exists */
+	assert_string_equal(c->components[0].found_by, "mapping:ref");
+	assert_string_equal(c->modules[0].component, "proj");
+	assert_string_equal(c->threads[0].frames[0].component, "proj");
+	assert_string_equal(c->threads[0].frames[0].repo_path, "a.c");
+	assert_string_equal(c->threads[0].frames[0].path_rule, "debian-build");
+	assert_null(c->threads[0].frames[1].component);
+	assert_int_equal(c->nsources, 1);
+	assert_int_equal(c->sources[0].nlines, 3);
+	assert_string_equal(c->sources[0].lines[1].text, "line2 4");	/* a.c at v2 */
+	assert_int_equal(partial, 0);
+	free(want);
+	prov_crash_free(c);
+
+	/* a hostile mapping is an error, not a note */
+	assert_int_equal(sh("printf '[component \"proj\"]\\n\\tsubdir = ../..\\n' > '%s'", map), 0);
+	c = crash_with_frame();
+	assert_int_equal(prov_components_resolve(c, &partial, &ctx), PROV_EINPUT);
+	prov_crash_free(c);
+
+	/* a missing ref is a note and makes the result partial */
+	assert_int_equal(sh("printf '[component \"proj\"]\\n\\tlibrary = libproj.so*\\n"
+			    "\\trepo = %s/up\\n\\tref = nope-{version}\\n' > '%s'", tmpdir, map), 0);
+	c = crash_with_frame();
+	partial = 0;
+	assert_int_equal(prov_components_resolve(c, &partial, &ctx), 0);
+	assert_int_equal(partial, 1);
+	assert_null(c->components[0].commit);
+	assert_non_null(c->components[0].note);
+	assert_int_equal(c->nsources, 0);
+	prov_crash_free(c);
+	free(map);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -223,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_read_lines),
 		cmocka_unit_test(test_mirror_path),
 		cmocka_unit_test(test_open_rejects),
+		cmocka_unit_test(test_components),
 	};
 	int r;
 
