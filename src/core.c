@@ -100,6 +100,7 @@ struct core_ctx {
 	size_t cur;
 	int have_last;
 	uint64_t last_pc, last_sp;
+	uint64_t synth_pc;	/* a caller frame made from [sp] after a jump to nowhere */
 	int ok;	/* 0 once an error was stored by a callback */
 	int error;
 };
@@ -1085,9 +1086,29 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	x->have_last = 1;
 	x->last_pc = pc;
 	x->last_sp = sp;
+	if (x->synth_pc && pc == x->synth_pc)
+		return DWARF_CB_OK;	/* libdwfl found the caller we made up: once is enough */
 	adj = (isact || pc == 0) ? pc : pc - 1;
 	if (add_pc_frames(x, t, pc, adj) < 0)
 		return DWARF_CB_ABORT;
+	/*
+	 * A call through a NULL or wild pointer leaves pc outside every module,
+	 * with no CFI to unwind by; libdwfl then falls back to the frame
+	 * pointer and skips the caller. The call just pushed the return
+	 * address, so [sp] names the caller (what gdb does too).
+	 */
+	if (t->nframes && !t->frames[0].inlined && t->nframes == 1 && x->machine == EM_X86_64 &&
+	    sp && !dwfl_addrmodule(x->dwfl, pc)) {
+		unsigned char raw[8];
+		uint64_t ret;
+
+		if (core_read(x, sp, raw, 8) == 0 && (ret = rd64(x, raw)) &&
+		    dwfl_addrmodule(x->dwfl, ret)) {
+			if (add_pc_frames(x, t, ret, ret - 1) < 0)
+				return DWARF_CB_ABORT;
+			x->synth_pc = ret;
+		}
+	}
 	return DWARF_CB_OK;
 }
 
@@ -1114,6 +1135,7 @@ static int thread_cb(Dwfl_Thread *thread, void *arg)
 		return DWARF_CB_OK;	/* the same tid twice: keep the first */
 	x->cur = i;
 	x->have_last = 0;
+	x->synth_pc = 0;
 	rc = dwfl_thread_getframes(thread, frame_cb, x);
 	t = &c->threads[i];
 	if (rc < 0 && !t->unwind_error)

@@ -33,8 +33,9 @@ static int elf_kind(const unsigned char *h, size_t n, unsigned int *type)
 {
 	if (n < 4 || memcmp(h, ELFMAG, SELFMAG) != 0)
 		return 0;
-	if (n < sizeof(Elf32_Ehdr) || (h[EI_CLASS] != ELFCLASS64 && h[EI_CLASS] != ELFCLASS32))
-		return -1;
+	/* too short to tell: the analyzer says what is truncated */
+	if (n < 18)
+		return 1;
 	/* e_type sits right after e_ident in both classes */
 	*type = h[EI_DATA] == ELFDATA2MSB ? (unsigned)(h[16] << 8 | h[17])
 					  : (unsigned)(h[17] << 8 | h[16]);

@@ -154,7 +154,9 @@ void prov_patterns_detect(struct prov_crash *c)
 	}
 
 	/* a call through NULL faults on the instruction fetch: pc == address */
-	if ((signo == SIGSEGV || signo == SIGBUS) && s->has_addr && s->addr < NULL_PAGE_LIMIT &&
+	/* x86 reports alignment-check faults (BUS_ADRALN) with address 0 */
+	if ((signo == SIGSEGV || (signo == SIGBUS && !(s->has_code && s->code == 1))) &&
+	    s->has_addr && s->addr < NULL_PAGE_LIMIT &&
 	    !(t && t->nframes && t->frames[0].has_pc && t->frames[0].pc == s->addr))
 		add(c, "null-deref", "%s at fault address 0x%" PRIx64
 		    " (within the first 64 KiB: a NULL pointer plus an offset)",
@@ -177,17 +179,6 @@ void prov_patterns_detect(struct prov_crash *c)
 	else
 		detect_recursion(c, t);
 
-	if (signo == SIGABRT || (!signo && find_fn(t, assert_fns))) {
-		f = find_fn(t, assert_fns);
-		if (!f)
-			f = find_fn(t, abort_fns);
-		if (f)
-			add(c, "abort", "%s%s in frame #%d (%s)", signo == SIGABRT ? "SIGABRT, " : "",
-			    f->function, f->index, f->file ? f->file : "no source");
-		else if (signo == SIGABRT)
-			add(c, "abort", "SIGABRT (no abort or assertion frame in the crashing thread)");
-	}
-
 	if (c->context == PROV_CONTEXT_EXIT) {
 		static const char *const exit_fns[] = { "__run_exit_handlers", "__cxa_finalize",
 			"_dl_fini", "exit", "__call_tls_dtors", NULL };
@@ -198,8 +189,24 @@ void prov_patterns_detect(struct prov_crash *c)
 		    f ? f->function : "exit handlers", f ? f->index : 0);
 	}
 
+	/* glibc's allocator aborts when it detects corruption: the abort is
+	 * the symptom, heap corruption the finding */
 	if ((f = find_fn(t, heap_strong)) ||
 	    (signo == SIGABRT && (f = find_fn(t, heap_fns))))
 		add(c, "heap-corruption", "%s in frame #%d: glibc's allocator detected corruption "
 		    "(double free, overflow or use after free)", f->function, f->index);
+	else if (signo == SIGABRT || (!signo && find_fn(t, assert_fns))) {
+		static const char *const abort_only[] = { "abort", NULL };
+
+		f = find_fn(t, assert_fns);
+		if (!f)
+			f = find_fn(t, abort_only);
+		if (!f)
+			f = find_fn(t, abort_fns);
+		if (f)
+			add(c, "abort", "%s%s in frame #%d (%s)", signo == SIGABRT ? "SIGABRT, " : "",
+			    f->function, f->index, f->file ? f->file : "no source");
+		else if (signo == SIGABRT)
+			add(c, "abort", "SIGABRT (no abort or assertion frame in the crashing thread)");
+	}
 }
