@@ -212,6 +212,17 @@ bench_core() {
 if [ "$cores_ok" = 1 ]; then
 	for name in small wide large deep; do
 		want "$name" || continue
+		if [ "$name" = large ]; then
+			# The process needs the memory and its core the disk space.
+			avail_kib=$(awk '/MemAvailable/ { print $2 }' /proc/meminfo)
+			disk_kib=$(df -Pk "$OUT" | awk 'NR == 2 { print $4 }')
+			need_kib=$(((LARGE_GIB + 1) * 1048576))
+			if [ "$avail_kib" -lt "$need_kib" ] || [ "$disk_kib" -lt "$need_kib" ]; then
+				say "core 'large': n/a (needs $((LARGE_GIB + 1)) GiB of free memory and disk;" \
+					"have $((avail_kib / 1048576)) GiB memory, $((disk_kib / 1048576)) GiB disk)"
+				continue
+			fi
+		fi
 		say "== core '$name': generating"
 		t0=$(date +%s)
 		core=$(gen_$name)
@@ -301,7 +312,9 @@ if want packages; then
 fi
 
 # ---------------------------------------------------------------- fixcheck
-if want fixcheck; then
+if want fixcheck && ! have git; then
+	say "== fixcheck: n/a (git is not installed)"
+elif want fixcheck; then
 	say "== fixcheck: generating a repository of $NCOMMITS commits, $((NCOMMITS / TAGEVERY)) tags"
 	r=$OUT/repo.git
 	rm -rf "$r" "$OUT/repo.marks"
