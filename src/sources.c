@@ -363,8 +363,9 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 		}
 		if (!all_heads && wants_satisfied(repo, wants, nwants))
 			goto have;
-		if ((error = do_fetch(repo, fetch_url, url, wants, nwants, all_heads)) < 0)
-			goto cleanup;
+		/* a mirror that cannot be refreshed (network down) is still usable as it is */
+		if (do_fetch(repo, fetch_url, url, wants, nwants, all_heads) < 0)
+			prov_warn("%s; using the mirror as it is", prov_error_last());
 		goto have;
 	}
 	/* a new mirror: build it aside, rename it into place when complete */

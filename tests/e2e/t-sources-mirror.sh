@@ -62,6 +62,12 @@ rc=$?
 [ $rc = 0 ] || [ $rc = 1 ] || fail "offline with a mirror: exit $rc: $(cat "$T/last.err")"
 check_eq "$(json_get "$T/last.out" 'd["components"][0]["commit"]')" "$want" "offline commit"
 
+# 2b. refreshing fails (nothing listens on port 1): warning, the mirror is used as it is
+check_exit 0 "unreachable upstream with a mirror" -- "$PROVENANCE" -c "url.http://127.0.0.1:1/.insteadOf=https://example.invalid/" \
+	fixcheck v1.0.0 --repo https://example.invalid/proj.git --at "v1.1.0~1"
+check_match "$(cat "$T/last.err")" "warning: cannot fetch.*using the mirror as it is" "warning names the failed fetch"
+check_match "$(cat "$T/last.out")" "^YES v1\.0\.0 is in v1\.1\.0~1" "answer from the mirror"
+
 # 3. a missing tag is a component note, not an error
 check_exit 1 "missing tag" -- "$PROVENANCE" -c "$redirect" resolve "$T/bt.txt" --mapping "$T/missing.map" --format json
 check_eq "$(json_get "$T/last.out" 'd["components"][0]["commit"]')" null "no commit for a missing tag"
