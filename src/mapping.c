@@ -465,15 +465,16 @@ const struct prov_mapping *prov_mappings_match(const struct prov_mappings *m,
 	const char *base = module_path ? prov_basename(module_path) : NULL;
 	size_t i, j;
 
-	for (i = 0; i < m->n; i++) {
+	/* a library glob is more specific than a package: xla_extension.so inside the jaxlib wheel is XLA */
+	for (i = 0; base && *base && i < m->n; i++)
+		for (j = 0; j < m->items[i].nlibraries; j++)
+			if (fnmatch(m->items[i].libraries[j], base, 0) == 0)
+				return &m->items[i];
+	for (i = 0; origin && i < m->n; i++) {
 		const struct prov_mapping *p = &m->items[i];
 
-		if (base && *base)
-			for (j = 0; j < p->nlibraries; j++)
-				if (fnmatch(p->libraries[j], base, 0) == 0)
-					return p;
-		if (origin && (any_equal(p->packages, p->npackages, origin->name) ||
-			       any_equal(p->packages, p->npackages, origin->source)))
+		if (any_equal(p->packages, p->npackages, origin->name) ||
+		    any_equal(p->packages, p->npackages, origin->source))
 			return p;
 	}
 	return NULL;

@@ -75,9 +75,10 @@ int prov_mappings_load_dir(struct prov_mappings *m, const char *dir);
 char *prov_mappings_shipped_dir(void);
 
 /*
- * The first mapping matching a module: `library` glob against the file
- * name (basename) of module_path, or `package` equal to origin->name or
- * origin->source. Either argument may be NULL. NULL when none.
+ * The mapping for a module: the first whose `library` glob matches the file
+ * name (basename) of module_path; failing that, the first whose `package`
+ * equals origin->name or origin->source. Either argument may be NULL.
+ * NULL when none.
  */
 const struct prov_mapping *prov_mappings_match(const struct prov_mappings *m,
 					       const char *module_path,

@@ -167,6 +167,10 @@ static void test_load_good(void **state)
 	p = prov_mappings_match(&m, "/opt/x/libunrelated.so", &o);
 	assert_non_null(p);
 	assert_string_equal(p->name, "clr");
+	/* a library glob beats a package name */
+	p = prov_mappings_match(&m, "/usr/lib/libz.so.1", &o);
+	assert_non_null(p);
+	assert_string_equal(p->name, "zlib");
 	o.name = (char *)"python3-dotted";
 	o.source = (char *)"dotted";
 	p = prov_mappings_match(&m, NULL, &o);
@@ -269,6 +273,7 @@ static void test_shipped_mappings_parse(void **state)
 	const char *top = getenv("TOP");
 	char *dir = prov_xasprintf("%s/mappings", top ? top : ".");
 	const struct prov_mapping *p;
+	struct prov_origin o = { 0 };
 	struct prov_buf b = PROV_BUF_INIT;
 	size_t i, j;
 
@@ -287,6 +292,13 @@ static void test_shipped_mappings_parse(void **state)
 	p = prov_mappings_match(&m, "/usr/lib/python3/site-packages/torch/lib/libtorch_cuda.so", NULL);
 	assert_non_null(p);
 	assert_string_equal(p->name, "pytorch");
+	o.name = (char *)"jaxlib";
+	p = prov_mappings_match(&m, "/site-packages/jaxlib/xla_extension.so", &o);
+	assert_non_null(p);
+	assert_string_equal(p->name, "xla");
+	p = prov_mappings_match(&m, "/site-packages/jaxlib/cuda/_solver.so", &o);
+	assert_non_null(p);
+	assert_string_equal(p->name, "jaxlib");
 	p = prov_mappings_match(&m, "/usr/lib/x86_64-linux-gnu/libc.so.6", NULL);
 	assert_non_null(p);
 	assert_string_equal(p->name, "glibc");
