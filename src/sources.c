@@ -93,6 +93,13 @@ char *prov_sources_mirror_path(const char *cache_dir, const char *url)
 	char *out;
 
 	p = p ? p + 3 : url;
+	{
+		/* never put credentials (user:token@) in a directory name */
+		const char *slash = strchr(p, '/'), *at = strchr(p, '@');
+
+		if (at && (!slash || at < slash))
+			p = at + 1;
+	}
 	for (; *p && name.len < 80; p++) {
 		char c = *p;
 

@@ -191,6 +191,7 @@ static void test_mirror_path(void **state)
 	char *a = prov_sources_mirror_path("/c", "https://github.com/ROCm/rocm-systems.git");
 	char *b = prov_sources_mirror_path("/c", "https://github.com/ROCm/rocm-systems");
 	char *c = prov_sources_mirror_path("/c", "file:///../../etc/x");
+	char *d = prov_sources_mirror_path("/c", "https://user:s3cret@github.com/a/b.git");
 
 	(void)state;
 	assert_true(prov_starts_with(a, "/c/mirrors/github.com-ROCm-rocm-systems-"));
@@ -200,7 +201,10 @@ static void test_mirror_path(void **state)
 	assert_int_equal(strchr(c + strlen("/c/mirrors/"), '/') == NULL, 1);
 	free(a);
 	free(b);
+	assert_null(strstr(d, "s3cret"));
+	assert_true(prov_starts_with(d, "/c/mirrors/github.com-a-b-"));
 	free(c);
+	free(d);
 }
 
 static void test_open_rejects(void **state)
