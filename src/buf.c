@@ -5,6 +5,7 @@
 #include "buf.h"
 #include "error.h"
 #include "util.h"
+#include "banned.h"
 
 char prov_buf__empty[1];
 

@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "error.h"
+#include "banned.h"
 
 static __thread char last_msg[1024];
 static __thread int last_code;

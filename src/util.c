@@ -12,6 +12,7 @@
 
 #include "error.h"
 #include "util.h"
+#include "banned.h"
 
 static void die_oom(size_t n)
 {
