@@ -67,6 +67,15 @@ struct mod_extra {
 	char *note;	/* why a candidate file was refused */
 };
 
+struct pc_memo {
+	int used;
+	uint64_t pc, adj;
+	struct prov_frame *frames;	/* templates: strings owned here */
+	size_t n;
+};
+
+#define PC_MEMO_CAP 8192	/* a power of two */
+
 struct core_ctx {
 	const char *path;
 	const struct prov_core_opts *opts;
@@ -101,6 +110,12 @@ struct core_ctx {
 	int have_last;
 	uint64_t last_pc, last_sp;
 	uint64_t synth_pc;	/* a caller frame made from [sp] after a jump to nowhere */
+
+	/* Frames made for a pc, reused: threads parked in the same few places
+	 * (a pool of workers in futex_wait) would look the same symbols and
+	 * lines up again and again. */
+	struct pc_memo *memo;
+	size_t memo_cap, memo_used;
 	int ok;	/* 0 once an error was stored by a callback */
 	int error;
 };
@@ -969,8 +984,90 @@ static struct prov_frame *new_frame(struct core_ctx *x, struct prov_thread *t)
 	return f;
 }
 
+static void frame_copy(struct prov_frame *dst, const struct prov_frame *src)
+{
+	int index = dst->index;
+
+	*dst = *src;
+	dst->index = index;
+	dst->function = prov_xstrdup_or_null(src->function);
+	dst->module = prov_xstrdup_or_null(src->module);
+	dst->file = prov_xstrdup_or_null(src->file);
+	dst->repo_path = NULL;
+	dst->path_rule = NULL;
+	dst->component = NULL;
+}
+
+static struct pc_memo *memo_slot(struct core_ctx *x, uint64_t pc, uint64_t adj)
+{
+	size_t i, mask;
+
+	if (!x->memo) {
+		x->memo = prov_xcalloc(PC_MEMO_CAP, sizeof(*x->memo));
+		x->memo_cap = PC_MEMO_CAP;
+	}
+	mask = x->memo_cap - 1;
+	for (i = (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 40) & mask;; i = (i + 1) & mask) {
+		struct pc_memo *e = &x->memo[i];
+
+		if (!e->used || (e->pc == pc && e->adj == adj))
+			return e;
+	}
+}
+
+static void memo_free(struct core_ctx *x)
+{
+	size_t i, k;
+
+	for (i = 0; x->memo && i < x->memo_cap; i++) {
+		for (k = 0; k < x->memo[i].n; k++) {
+			free(x->memo[i].frames[k].function);
+			free(x->memo[i].frames[k].module);
+			free(x->memo[i].frames[k].file);
+		}
+		free(x->memo[i].frames);
+	}
+	free(x->memo);
+	x->memo = NULL;
+}
+
+static int add_pc_frames_uncached(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc,
+				  Dwarf_Addr adj);
+
 /* Emit the frames of one pc: inlined ones first (innermost first), then the real one. 0 or -1 at the cap. */
 static int add_pc_frames(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc, Dwarf_Addr adj)
+{
+	struct pc_memo *e = memo_slot(x, pc, adj);
+	size_t first = t->nframes, k;
+
+	if (e->used) {
+		for (k = 0; k < e->n; k++) {
+			struct prov_frame *f = new_frame(x, t);
+
+			if (!f)
+				return -1;
+			frame_copy(f, &e->frames[k]);
+		}
+		return 0;
+	}
+	if (add_pc_frames_uncached(x, t, pc, adj) < 0)
+		return -1;
+	/* keep a free slot or two so that lookups always end */
+	if (x->memo_used + 1 < x->memo_cap - x->memo_cap / 4) {
+		e->used = 1;
+		e->pc = pc;
+		e->adj = adj;
+		e->n = t->nframes - first;
+		e->frames = prov_xcalloc(e->n ? e->n : 1, sizeof(*e->frames));
+		for (k = 0; k < e->n; k++)
+			frame_copy(&e->frames[k], &t->frames[first + k]);
+		x->memo_used++;
+	}
+	return 0;
+}
+
+static int add_pc_frames_uncached(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc,
+				  Dwarf_Addr adj)
 {
 	Dwfl_Module *m = dwfl_addrmodule(x->dwfl, adj);
 	const char *modname = NULL, *sname = NULL;
@@ -1489,5 +1586,6 @@ cleanup:
 	free(x.extras);
 	free(x.segs);
 	free(x.vdso_image);
+	memo_free(&x);
 	return error;
 }
