@@ -11,6 +11,7 @@
 
 #include "error.h"
 #include "mapping.h"
+#include "pathrw.h"
 #include "util.h"
 #include "banned.h"
 
@@ -204,6 +205,11 @@ static int entry_cb(const git_config_entry *e, void *data)
 	if (!(p = item_for(st, first + 1, (size_t)(last - first - 1))))
 		return -1;
 	key = last + 1;
+	if ((!strcmp(key, "library") || !strcmp(key, "path-prefix")) && !prov_pathrw_glob_ok(v)) {
+		st->error = prov_error_set(PROV_EINPUT, "mapping file '%s': component '%s': %s glob '%.64s' has more than %d '*' or %d bytes",
+					   st->path, p->name, key, v, PROV_PATHRW_MAX_STARS, PROV_PATHRW_MAX_GLOB);
+		return -1;
+	}
 	if (!strcmp(key, "library"))
 		error = add_value(st, &p->libraries, &p->nlibraries, key, p->name, v);
 	else if (!strcmp(key, "package"))
@@ -466,6 +472,8 @@ const struct prov_mapping *prov_mappings_match(const struct prov_mappings *m,
 	size_t i, j;
 
 	/* a library glob is more specific than a package: xla_extension.so inside the jaxlib wheel is XLA */
+	if (base && strlen(base) > 255)
+		base = NULL;	/* no file name is longer (NAME_MAX): do not let fnmatch chew on it */
 	for (i = 0; base && *base && i < m->n; i++)
 		for (j = 0; j < m->items[i].nlibraries; j++)
 			if (fnmatch(m->items[i].libraries[j], base, 0) == 0)

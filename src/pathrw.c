@@ -65,14 +65,37 @@ static int subst_cb(const char *key, const char *value, void *data)
 	return 1;
 }
 
+int prov_pathrw_glob_ok(const char *glob)
+{
+	size_t stars = 0;
+	const char *p;
+
+	if (!glob || strlen(glob) > PROV_PATHRW_MAX_GLOB)
+		return 0;
+	for (p = glob; *p; p++)
+		stars += *p == '*';
+	return stars <= PROV_PATHRW_MAX_STARS;
+}
+
+#define glob_ok prov_pathrw_glob_ok
+
 /* The rest of `path` after the shortest prefix (ending at a '/') matching glob. */
 static const char *strip_glob(const char *path, const char *glob)
 {
 	struct prov_buf pre = PROV_BUF_INIT;
 	const char *p, *found = NULL;
 
+	const char *lit = glob + strlen(glob);
+	size_t ll;
+
+	/* the literal tail after the last special character must end the prefix: skips most fnmatch calls */
+	while (lit > glob && !strchr("*?[]\\", lit[-1]))
+		lit--;
+	ll = strlen(lit);
 	for (p = path; *p; p++) {
 		if (*p != '/')
+			continue;
+		if ((size_t)(p + 1 - path) < ll || memcmp(p + 1 - ll, lit, ll) != 0)
 			continue;
 		prov_buf_reset(&pre);
 		if (prov_buf_add(&pre, path, (size_t)(p - path) + 1) < 0)
@@ -199,7 +222,8 @@ int prov_pathrw_rewrite(char **out, char **out_rule, const char *file,
 		}
 	}
 	for (i = 0; !rule && ctx && i < ctx->npath_prefixes; i++)
-		if ((rest = strip_glob(path, ctx->path_prefixes[i])))
+		if (glob_ok(ctx->path_prefixes[i]) && strlen(path) <= PROV_PATHRW_MAX_GLOB_PATH &&
+		    (rest = strip_glob(path, ctx->path_prefixes[i])))
 			rule = "path-prefix";
 	if (!rule && (rest = rule_rpm_long(path)))
 		rule = "rpm-longer-pathname";
@@ -242,10 +266,14 @@ int prov_pathrw_rewrite(char **out, char **out_rule, const char *file,
 			add_subdir = 1;
 	}
 	if (add_subdir) {
-		char *r = prov_xasprintf("%s/%s", ctx->subdir, result);
+		char *joined_sub = prov_xasprintf("%s/%s", ctx->subdir, result);
 
 		free(result);
-		result = r;
+		result = prov_path_normalize(joined_sub);
+		free(joined_sub);
+		/* mapping files never give such a subdir; stay safe when a caller does */
+		if (result[0] == '/' || !strcmp(result, "..") || prov_starts_with(result, "../"))
+			goto cleanup;
 		*out_rule = prov_xasprintf("%s+subdir", rule);
 	} else {
 		*out_rule = prov_xstrdup(rule);

@@ -38,6 +38,19 @@ struct prov_pathrw_ctx {
 int prov_pathrw_rewrite(char **out, char **out_rule, const char *file,
 			const char *comp_dir, const struct prov_pathrw_ctx *ctx);
 
+/*
+ * fnmatch backtracks: a glob with many '*' against a long path can take
+ * exponential time. Globs longer than PROV_PATHRW_MAX_GLOB bytes or with
+ * more than PROV_PATHRW_MAX_STARS stars are refused (mapping files: an
+ * error; here: the rule is skipped), and path-prefix globs are not tried
+ * on paths longer than PROV_PATHRW_MAX_GLOB_PATH.
+ */
+#define PROV_PATHRW_MAX_GLOB 512
+#define PROV_PATHRW_MAX_STARS 4
+#define PROV_PATHRW_MAX_GLOB_PATH 4096
+/* 1 when a glob is within those caps. */
+int prov_pathrw_glob_ok(const char *glob);
+
 /* The repository name of a URL: ".../ROCm/clr.git" -> "clr". Caller frees; NULL when none. */
 char *prov_pathrw_repo_name(const char *url);
 

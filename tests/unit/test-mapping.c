@@ -220,6 +220,7 @@ static void test_load_hostile(void **state)
 	load_bad("inc.map", "[include]\n\tpath = /etc/passwd\n", PROV_EINPUT, "include");
 	load_bad("inc2.map", "[component \"x\"]\n\tlibrary = a\n  [ includeIf \"gitdir:/\"]\n\tpath = /etc/shadow\n",
 		 PROV_EINPUT, "include");
+	load_bad("stars.map", "[component \"x\"]\n\tlibrary = *a*a*a*a*a*a*a*a*a*b\n", PROV_EINPUT, "glob");
 	load_bad("bool.map", "[component \"x\"]\n\tsubdir-paths = maybe\n", PROV_EINPUT, "boolean");
 	{
 		static const char nul[] = "[component \"x\"]\n\tlibrary = a\0b\n";

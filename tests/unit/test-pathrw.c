@@ -131,6 +131,33 @@ static void test_path_prefix_and_subdir(void **state)
 	   "path-prefix");
 }
 
+static void test_hostile_ctx(void **state)
+{
+	char *prefixes[] = { (char *)"*a*a*a*a*a*b/" };
+	struct prov_pathrw_ctx ctx = { 0 };
+	struct prov_buf longp = PROV_BUF_INIT;
+	int i;
+
+	(void)state;
+	/* a backtracking glob is skipped, not run */
+	ctx.path_prefixes = prefixes;
+	ctx.npath_prefixes = 1;
+	prov_buf_putc(&longp, '/');
+	for (i = 0; i < 200; i++)
+		prov_buf_puts(&longp, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/");
+	rw(&ctx, longp.buf, NULL, NULL, NULL);
+	prov_buf_release(&longp);
+	/* a subdir that would climb out is refused (mapping files never give one) */
+	ctx.npath_prefixes = 0;
+	ctx.subdir = "../..";
+	ctx.subdir_paths = 1;
+	rw(&ctx, "a/b.c", NULL, NULL, NULL);
+	ctx.subdir = "/etc";
+	rw(&ctx, "a/b.c", NULL, NULL, NULL);
+	assert_false(prov_pathrw_glob_ok("*a*a*a*a*a*a"));
+	assert_true(prov_pathrw_glob_ok("*/rocm-systems/"));
+}
+
 static void test_substitute_path(void **state)
 {
 	struct prov_config *cfg = prov_config_new();
@@ -184,6 +211,7 @@ int main(void)
 		cmocka_unit_test(test_bazel),
 		cmocka_unit_test(test_tmp_and_repo_name),
 		cmocka_unit_test(test_path_prefix_and_subdir),
+		cmocka_unit_test(test_hostile_ctx),
 		cmocka_unit_test(test_substitute_path),
 		cmocka_unit_test(test_rejects),
 		cmocka_unit_test(test_repo_name),
