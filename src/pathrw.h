@@ -27,10 +27,10 @@ struct prov_pathrw_ctx {
  * relative). Then ".", ".." and "//" are normalised and, with
  * ctx->subdir_paths, the subdir is prefixed unless already there.
  *
- * On success *out is the repo-relative path and *out_rule the rule's name
- * (static string, or "substitute-path"/"path-prefix"; "+subdir" is
- * appended as ":subdir" in the returned name when the subdir was added, the
- * name is then heap-allocated: always free *out_rule). PROV_ENOTFOUND
+ * On success *out is the repo-relative path and *out_rule the rule's name,
+ * with "+subdir" appended when the subdir was prefixed
+ * ("path-prefix+subdir"); both are heap strings the caller frees.
+ * PROV_ENOTFOUND
  * when no rule applies (an absolute path nothing recognises) or the
  * result would leave the repository (a leading ".."); nothing is written
  * to the outs then.
