@@ -23,7 +23,7 @@ struct prov_pathrw_ctx {
  * is given). Rules in order, first match wins: substitute-path (user),
  * path-prefix (component), rpm-longer-pathname, rpm-usr-src-debug,
  * debian-build, bazel-proc-self-cwd, bazel-external, conda-build,
- * pip-build, tmp-build-dir, repo-name (".../<repo>/"), relative (already
+ * pip-build, repo-name (".../<repo>/"), tmp-build-dir, relative (already
  * relative). Then ".", ".." and "//" are normalised and, with
  * ctx->subdir_paths, the subdir is prefixed unless already there.
  *
