@@ -85,6 +85,18 @@ int prov_config_add_arg(struct prov_config *cfg, const char *arg)
 
 static int copy_entry(const git_config_entry *e, void *data)
 {
+	/*
+	 * A path cannot be a key in a file: [substitute-path "FROM"] to = TO
+	 * is the file's spelling of -c substitute-path.FROM=TO.
+	 */
+	if (prov_starts_with(e->name, "substitute-path.") && prov_ends_with(e->name, ".to") &&
+	    strlen(e->name) > strlen("substitute-path..to")) {
+		char *key = prov_xstrndup(e->name, strlen(e->name) - 3);
+
+		prov_config_set(data, key, e->value);
+		free(key);
+		return 0;
+	}
 	prov_config_set(data, e->name, e->value);
 	return 0;
 }
@@ -97,6 +109,7 @@ int prov_config_read_file(struct prov_config *cfg, const char *path)
 
 	if (stat(path, &st) < 0 && errno == ENOENT)
 		return 0;
+	git_libgit2_init();	/* reference-counted; shut down below */
 	if (git_config_open_ondisk(&gc, path) < 0 ||
 	    git_config_foreach(gc, copy_entry, cfg) < 0) {
 		const git_error *ge = git_error_last();
@@ -108,6 +121,7 @@ int prov_config_read_file(struct prov_config *cfg, const char *path)
 	error = 0;
 cleanup:
 	git_config_free(gc);
+	git_libgit2_shutdown();
 	return error;
 }
 

@@ -15,21 +15,21 @@
 #include "banned.h"
 
 static const struct cmd commands[] = {
-	{ "analyze", cmd_analyze,
+	{ "analyze", cmd_analyze, 0,
 	  "analyze CORE [--exe PATH] [--sysroot DIR] [--format text|json]",
 	  "threads, frames, registers and modules of a core file" },
-	{ "resolve", cmd_resolve,
+	{ "resolve", cmd_resolve, PROV_CMD_GIT,
 	  "resolve INPUT... [--exe PATH] [--sysroot DIR] [--format text|markdown|json]\n"
 	  "                  [--mapping FILE]... [--offline] [--context N] [--fix COMMIT]...",
 	  "a core or pasted backtrace to packages, upstream commits and source lines" },
-	{ "env", cmd_env,
+	{ "env", cmd_env, PROV_CMD_GIT,
 	  "env [--sysroot DIR] [--format text|markdown|json]",
 	  "the components installed on a system, with versions and commits" },
-	{ "fixcheck", cmd_fixcheck,
+	{ "fixcheck", cmd_fixcheck, PROV_CMD_GIT,
 	  "fixcheck COMMIT... (--repo URL|PATH --at REV | INPUT --component NAME)\n"
 	  "                  [--sysroot DIR] [--mapping FILE]... [--format text|json]",
 	  "is a fix an ancestor of what was deployed, and which release has it" },
-	{ "cache", cmd_cache, "cache stats|clear",
+	{ "cache", cmd_cache, 0, "cache stats|clear",
 	  "show or clear the cache of indexes, resolutions and mirrors" },
 };
 
@@ -206,13 +206,11 @@ int main(int argc, char **argv)
 	struct prov_global g = { 0 };
 	const struct cmd *c;
 	char *cfgpath = NULL;
-	int code, error;
+	int code, error, git_inited = 0;
 
 	/* A fetch over git:// can die on a closed socket; errors are reported instead. */
 	signal(SIGPIPE, SIG_IGN);
 	prov_warn_set_sink(warn_to_stderr, NULL);
-	git_libgit2_init();
-
 	g.config = prov_config_new();
 	if ((cfgpath = prov_config_default_path()) &&
 	    (error = prov_config_read_file(g.config, cfgpath)) < 0) {
@@ -252,6 +250,15 @@ int main(int argc, char **argv)
 		code = PROV_EXIT_USAGE;
 		goto cleanup;
 	}
+	/* libgit2's start-up (it loads the TLS trust store) is paid only by
+	 * the commands that use it */
+	if (c->flags & PROV_CMD_GIT) {
+		git_libgit2_init();
+		/* mirrors are written by libgit2 itself; hashing every object
+		 * read again costs a tenth of an ancestry walk */
+		git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+		git_inited = 1;
+	}
 	code = c->fn(argc - 1, argv + 1, &g);
 flush:
 	/* as git does: a full disk or closed pipe must not pass silently */
@@ -265,6 +272,7 @@ cleanup:
 	free(cfgpath);
 	free(g.cache_dir);
 	prov_config_free(g.config);
-	git_libgit2_shutdown();
+	if (git_inited)
+		git_libgit2_shutdown();
 	return code;
 }
