@@ -17,12 +17,27 @@ for t in fuzz/fuzz-*; do
 	out="fuzz/out/$name"
 	corpus="$out/corpus"
 	mkdir -p "$corpus"
-	# seeds: the fixtures that target reads (fuzz-text: fixtures/text)
+	# seeds: fixtures/fuzz-seeds/<target> (fuzz/make-seeds.sh), the fixtures
+	# that target reads (fuzz-text: fixtures/text), and every regression
+	# input kept for it (fixtures/regress/<target>). find -size -1M would
+	# mean "empty": sizes round up to whole units
 	area=${name#fuzz-}
-	if [ -d "fixtures/$area" ]; then
-		find "fixtures/$area" -type f ! -name '*.expect' -size -1M -exec cp {} "$corpus/" \; 2>/dev/null
-	else
+	seeded=0
+	for d in "fixtures/fuzz-seeds/$name" "fixtures/$area" "fixtures/regress/$name"; do
+		[ -d "$d" ] || continue
+		find "$d" -type f ! -name '*.expect' ! -name README -size -1024k -exec cp {} "$corpus/" \; 2>/dev/null
+		seeded=1
+	done
+	if [ $seeded = 0 ]; then
 		find fixtures -type f -size -256k 2>/dev/null | head -200 | while read -r f; do cp "$f" "$corpus/"; done
+	fi
+	# libdw leaks on some malformed cores (fuzz/lsan.supp); its frames carry
+	# no frame pointers, so the suppression needs the slow unwinder
+	export LSAN_OPTIONS="suppressions=$PWD/fuzz/lsan.supp:print_suppressions=0"
+	if [ "$name" = fuzz-core ]; then
+		export ASAN_OPTIONS="fast_unwind_on_malloc=0"
+	else
+		export ASAN_OPTIONS=""
 	fi
 	echo "fuzzing $name for ${secs}s (corpus $corpus)"
 	ran=$((ran+1))

@@ -1,0 +1,52 @@
+/*
+ * libFuzzer target: any bytes as a mapping file (git-config syntax read by
+ * libgit2), then what the pipeline does with the result: match a module and
+ * expand every ref template against a Debian-style version.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "mapping.h"
+#include "model.h"
+#include "common.h"
+#include "banned.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct prov_mappings m;
+	struct prov_buf ref = PROV_BUF_INIT;
+	struct prov_origin o;
+	char *path;
+	size_t i, j;
+
+	if (size > PROV_MAPPING_MAX_FILE + 16)
+		return 0;
+	path = prov_xasprintf("%s/fuzz.map", fuzz_tmpdir());
+	fuzz_write(path, data, size);
+	prov_mappings_init(&m);
+	if (prov_mappings_load_file(&m, path) == 0) {
+		memset(&o, 0, sizeof(o));
+		o.kind = (char *)"dpkg";
+		o.name = (char *)"libfoo1";
+		o.source = (char *)"foo";
+		o.version = (char *)"1:2.3.4-5~24.04";
+		prov_mappings_match(&m, "/usr/lib/x86_64-linux-gnu/libfoo.so.1", &o);
+		prov_mappings_match(&m, "libamdhip64.so.6", NULL);
+		for (i = 0; i < m.n; i++) {
+			prov_mappings_find(&m, m.items[i].name);
+			for (j = 0; j < m.items[i].nrefs; j++) {
+				prov_mapping_expand_ref(&ref, m.items[i].refs[j], o.version);
+				prov_mapping_expand_ref(&ref, m.items[i].refs[j], "6.4");
+			}
+		}
+	}
+	prov_mappings_release(&m);
+	prov_buf_release(&ref);
+	unlink(path);
+	free(path);
+	prov_error_clear();
+	return 0;
+}

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Generate the seed corpora of the fuzz targets into fixtures/fuzz-seeds/<target>/
+# (fuzz-core, fuzz-rpm, ...: a directory named "core" would be git-ignored)
+# from real tools and real files (a crasher's core, rpmbuild, the host's dpkg
+# database and pip metadata, the shipped mappings) plus hand-made shapes.
+# The seeds are committed; rerun this to refresh them.
+#   fuzz/make-seeds.sh [OUTDIR]
+set -eu
+cd "$(dirname "$0")/.."
+out=${1:-fixtures/fuzz-seeds}
+w=$(mktemp -d /tmp/prov-seeds.XXXXXX)
+trap 'rm -rf "$w"' EXIT
+for t in core dpkg rpm pip json mapping pathrw input; do mkdir -p "$out/fuzz-$t"; done
+
+# ---- core: the PT_NOTE segment of a real core (fuzz-core wraps it), and a tiny whole core ----
+if [ "$(cat /proc/sys/kernel/core_pattern)" = core ] || [ "$(cut -c1 /proc/sys/kernel/core_pattern)" != '|' ]; then
+	cc -g -O0 -fPIC -shared -o "$w/libnull.so" fixtures/crashers/libnull.c
+	cc -g -O0 -o "$w/nullmain" fixtures/crashers/nullmain.c "$w/libnull.so" -Wl,-rpath,"$w"
+	cc -g -O0 -o "$w/abort" fixtures/crashers/abort.c
+	for p in nullmain abort; do
+		( cd "$w" && ulimit -c unlimited && exec "./$p" ) >/dev/null 2>&1 || true
+		c=$(ls -t "$w"/core* 2>/dev/null | head -1)
+		[ -n "$c" ] || { echo "no core from $p (core_pattern?)" >&2; continue; }
+		python3 - "$c" "$out/fuzz-core/notes-$p" <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+phoff, = struct.unpack_from('<Q', d, 0x20)
+phentsize, phnum = struct.unpack_from('<HH', d, 0x36)
+for i in range(phnum):
+    t, fl, off, va, pa, fs, ms, al = struct.unpack_from('<IIQQQQQQ', d, phoff + i * phentsize)
+    if t == 4:
+        open(sys.argv[2], 'wb').write(d[off:off + fs])
+        break
+PY
+		rm -f "$c"
+	done
+fi
+python3 - "$out/fuzz-core" <<'PY'
+import struct, sys
+def note(t, desc, owner=b'CORE\0'):
+    pad = lambda b: b + b'\0' * ((4 - len(b) % 4) % 4)
+    return struct.pack('<III', len(owner), len(desc), t) + pad(owner) + pad(desc)
+prstatus = bytearray(336); struct.pack_into('<H', prstatus, 12, 11); struct.pack_into('<i', prstatus, 32, 42)
+struct.pack_into('<Q', prstatus, 112 + 16 * 8, 0x400010)
+siginfo = bytearray(128); struct.pack_into('<iiiQ', siginfo, 0, 11, 0, 1, 0)
+paths = b'/usr/lib/libfoo.so.1\0/etc/shadow\0'
+ntfile = struct.pack('<QQ', 2, 4096) + struct.pack('<QQQ', 0x400000, 0x401000, 0) + \
+         struct.pack('<QQQ', 0x7f0000000000, 0x7f0000001000, 0) + paths
+notes = note(1, bytes(prstatus)) + note(0x53494749, bytes(siginfo)) + note(0x46494c45, ntfile)
+open(sys.argv[1] + '/synthetic', 'wb').write(notes)
+# NT_FILE whose count lies
+bad = struct.pack('<QQ', 0xffffffff, 4096) + b'x' * 24
+open(sys.argv[1] + '/ntfile-count', 'wb').write(note(1, bytes(prstatus)) + note(0x46494c45, bad))
+PY
+
+# ---- rpm: the main header of a real package, without its magic (rpmdb.sqlite's Packages.blob) ----
+if command -v rpmbuild >/dev/null; then
+	mkdir -p "$w/rpm/SPECS" "$w/rpm/SOURCES"
+	echo hi >"$w/rpm/SOURCES/libqux.so.3"
+	cat >"$w/rpm/SPECS/qux.spec" <<'SPEC'
+Name: qux
+Version: 3.1.0
+Release: 2.fc40
+Epoch: 1
+Summary: seed
+License: MIT
+BuildArch: x86_64
+%description
+seed
+%install
+mkdir -p %{buildroot}/usr/lib64
+cp %{_sourcedir}/libqux.so.3 %{buildroot}/usr/lib64/
+%files
+/usr/lib64/libqux.so.3
+SPEC
+	if rpmbuild --quiet --define "_topdir $w/rpm" -bb "$w/rpm/SPECS/qux.spec" >/dev/null 2>&1; then
+		python3 - "$(ls "$w"/rpm/RPMS/*/*.rpm | head -1)" "$out/fuzz-rpm/qux" <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+off = 96                                  # the lead
+il, dl = struct.unpack_from('>II', d, off + 8)
+off += 16 + il * 16 + dl
+off = (off + 7) & ~7                      # the signature header is padded to 8
+il, dl = struct.unpack_from('>II', d, off + 8)
+open(sys.argv[2], 'wb').write(d[off + 8:off + 16 + il * 16 + dl])
+PY
+	fi
+fi
+printf '\0\0\0\1\0\0\0\4\0\0\3\350\0\0\0\6\0\0\0\0\0\0\0\1qux\0' >"$out/fuzz-rpm/name-only"
+
+# ---- pip: RECORD and METADATA of an installed distribution ----
+for d in /usr/lib/python3/dist-packages/*.dist-info; do
+	[ -f "$d/RECORD" ] || continue
+	head -c 4000 "$d/RECORD" >"$out/fuzz-pip/RECORD"
+	head -c 4000 "$d/METADATA" >"$out/fuzz-pip/METADATA" 2>/dev/null || true
+	break
+done
+printf '"a,b.py",sha256=x,1\n"unterminated,\nx\0y,,\n../../etc/passwd,,\n' >"$out/fuzz-pip/RECORD-quotes"
+printf 'Metadata-Version: 2.1\r\nName: torch\r\nVersion: 2.3.0+rocm6.0\r\n\r\nName: body\n' >"$out/fuzz-pip/METADATA-crlf"
+
+# ---- json: the shapes the resolvers read ----
+printf '%s' '{"type":"deb","os":"debian","name":"libfoo","version":"1:2.0-1","architecture":"amd64"}' >"$out/fuzz-json/note-package"
+printf '%s' '{"url":"https://github.com/pytorch/pytorch","vcs_info":{"vcs":"git","commit_id":"0123456789abcdef0123456789abcdef01234567","requested_revision":"v2.3.0"}}' >"$out/fuzz-json/direct-url"
+printf '%s' '{"name":"zlib","version":"1.2.13","build":"h5eee18b_0","channel":"https://conda.anaconda.org/main","files":["lib/libz.so.1","lib/libz.so.1.2.13"],"n":-1.5e+300}' >"$out/fuzz-json/conda-meta"
+printf '%s' '["\ud83d\ude00 \u0000 \"esc\" \\", true, false, null, [[[[]]]], {"":{}}]' >"$out/fuzz-json/escapes"
+
+# ---- mapping: the shipped files ----
+cp mappings/*.map "$out/fuzz-mapping/"
+printf '[component "x"]\n\tlibrary = libx.so*\n\trepo = https://example.org/x.git\n\tref = v{major}.{minor}.{patch}\n\tref = {upstream_version}\n\tpath-prefix = */x/\n\tsubdir = a/b\n' >"$out/fuzz-mapping/small.map"
+
+# ---- pathrw: file NUL comp_dir NUL path-prefix NUL FROM=TO NUL subdir NUL repo URL ----
+printf '%s\0%s\0%s\0%s\0%s\0%s' ../src/greet.c /build/greet-AbC123/obj '*/greet/' '/home/ci=.' '' https://example.org/greet.git >"$out/fuzz-pathrw/debian"
+printf '%s\0%s\0%s\0%s\0%s\0%s' /longer_pathname_so_that_rpms_can_support_packaging_the_debug_info_for_all_os_profiles/src/rocm-systems/projects/clr/hipamd/src/hip_module.cpp '' '*/rocm-systems/' '' projects/clr https://github.com/ROCm/rocm-systems.git >"$out/fuzz-pathrw/rpm-monorepo"
+printf '%s\0%s\0%s\0%s\0%s\0%s' /proc/self/cwd/external/abseil/absl/base.cc '' '' '/proc/self/cwd=' '' '' >"$out/fuzz-pathrw/bazel"
+printf '%s\0%s\0%s\0%s\0%s\0%s' a/../../../etc/passwd /tmp/pip-req-build-x1y2/ '' '' sub https://x/y/ >"$out/fuzz-pathrw/climb"
+
+# ---- input: a text backtrace, a tiny core, the same compressed four ways, and bombs ----
+cp fixtures/text/gdb/core-bt-full.txt "$out/fuzz-input/text" 2>/dev/null || printf '#0  0x1 in main () at a.c:3\n' >"$out/fuzz-input/text"
+python3 - "$w/core" "$w/bomb" <<'PY'
+import struct, sys
+eh = b'\x7fELF\x02\x01\x01' + b'\0' * 9 + struct.pack('<HHIQQQIHHHHHH', 4, 62, 1, 0, 64, 0, 0, 64, 56, 1, 0, 0, 0)
+ph = struct.pack('<IIQQQQQQ', 4, 0, 120, 0, 0, 0, 0, 4)
+open(sys.argv[1], 'wb').write(eh + ph)
+with open(sys.argv[2], 'wb') as f:       # a core header then 16 MiB of zeros
+    f.write(eh + ph)
+    f.truncate(16 << 20)
+PY
+# (named tiny-core*: .gitignore ignores core and core.*)
+cp "$w/core" "$out/fuzz-input/tiny-core"
+zstd -q -c "$w/core" >"$out/fuzz-input/tiny-core.zst"
+xz -c "$w/core" >"$out/fuzz-input/tiny-core.xz"
+lz4 -q -c "$w/core" >"$out/fuzz-input/tiny-core.lz4"
+gzip -c "$w/core" >"$out/fuzz-input/tiny-core.gz"
+zstd -q -19 -c "$w/bomb" >"$out/fuzz-input/bomb.zst"
+gzip -9 -c "$w/bomb" >"$out/fuzz-input/bomb.gz"
+
+# ---- dpkg: status NUL diversions NUL "pkg:arch\n" list ... (from the host's database) ----
+if [ -f /var/lib/dpkg/status ]; then
+	python3 - "$out/fuzz-dpkg" <<'PY'
+import os, sys
+st = open('/var/lib/dpkg/status', encoding='utf-8', errors='replace').read().split('\n\n')
+pick = [s for s in st if s.startswith('Package: libc6\n') or s.startswith('Package: zlib1g\n')][:2]
+lists = []
+for s in pick:
+    name = s.split('\n', 1)[0].split(': ', 1)[1]
+    arch = [l.split(': ', 1)[1] for l in s.split('\n') if l.startswith('Architecture: ')][0]
+    for cand in (f'{name}:{arch}', name):
+        p = f'/var/lib/dpkg/info/{cand}.list'
+        if os.path.exists(p):
+            ls = [l for l in open(p).read().split('\n') if '.so' in l][:8]
+            lists.append(cand + '\n' + '\n'.join(ls) + '\n')
+            break
+status = '\n\n'.join(pick) + '\n'
+div = '/usr/lib/x86_64-linux-gnu/libfoo.so.1\n/usr/lib/x86_64-linux-gnu/libfoo.so.1.distrib\nzlib1g\n'
+data = status + '\0' + div + '\0' + '\0'.join(lists)
+open(sys.argv[1] + '/host', 'wb').write(data.encode())
+PY
+fi
+printf 'Package: a\nStatus: install ok installed\nArchitecture: amd64\nVersion: 1:2-3\nSource: b (4)\n\0\0a:amd64\n/usr/lib/liba.so.1\n/lib/../usr/lib/liba.so.1\n' >"$out/fuzz-dpkg/small"
+echo "seeds in $out: $(find "$out" -type f | wc -l) files, $(du -sh "$out" | cut -f1)"
