@@ -36,9 +36,14 @@ static void add_meta(struct prov_pkgindex *ix, const char *root, const char *pre
 	struct prov_origin o;
 	char *path = prov_xasprintf("%s/conda-meta/%s", prefix, file);
 	size_t pkg, i;
+	int err;
 
-	if (prov_root_read(&b, root, path, META_CAP) < 0) {
-		prov_warn("conda: %s", prov_error_last());
+	if ((err = prov_root_read(&b, root, path, META_CAP)) < 0) {
+		/* ENOTFOUND sets no message: a dangling link, or one out of the root */
+		if (err == PROV_ENOTFOUND)
+			prov_warn("conda: cannot read '%s': no such file in the root", path);
+		else
+			prov_warn("conda: %s", prov_error_last());
 		goto cleanup;
 	}
 	if (prov_jv_parse(&v, b.buf, b.len) < 0 || v->type != PROV_JV_OBJECT) {
