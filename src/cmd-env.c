@@ -7,6 +7,7 @@
 #include "cmd.h"
 #include "error.h"
 #include "json.h"
+#include "mapping.h"
 #include "util.h"
 #include "cache/cache.h"
 #include "resolvers/resolver.h"
@@ -20,8 +21,10 @@ static const char env_help[] =
 	"\n"
 	"   --sysroot DIR   the system's root (default /)\n"
 	"   --format FMT    text (default), markdown or json\n"
+	"   --mapping FILE  extra component mappings (repeatable); JSON gives each\n"
+	"                   package's upstream component, repository and ref\n"
 	"\n"
-	"exit codes: 0 done, 2 the sysroot does not exist, 64 usage\n";
+	"exit codes: 0 done, 2 the sysroot does not exist or a mapping is bad, 64 usage\n";
 
 static const char *or_empty(const char *s)
 {
@@ -99,7 +102,39 @@ static void write_text(struct prov_buf *b, struct prov_origin **v, size_t n)
 	}
 }
 
-static int write_json(struct prov_buf *b, struct prov_origin **v, size_t n)
+/* What the mappings say of an origin: its upstream component, repository and ref. */
+struct env_map {
+	const char *component;
+	const char *repo;
+	char *ref;
+};
+
+static void map_origins(struct env_map *out, struct prov_origin **v, size_t n,
+			const struct prov_mappings *maps)
+{
+	struct prov_buf ref = PROV_BUF_INIT;
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		const struct prov_mapping *m = prov_mappings_match(maps, NULL, v[i]);
+
+		memset(&out[i], 0, sizeof(out[i]));
+		if (!m)
+			continue;
+		out[i].component = m->name;
+		out[i].repo = m->repo;
+		for (k = 0; k < m->nrefs; k++)
+			if (prov_mapping_expand_ref(&ref, m->refs[k], v[i]->version) == 0) {
+				out[i].ref = prov_xstrdup(ref.buf);
+				break;
+			}
+	}
+	prov_error_clear();
+	prov_buf_release(&ref);
+}
+
+static int write_json(struct prov_buf *b, struct prov_origin **v, size_t n,
+		      const struct env_map *map)
 {
 	struct prov_json j;
 	size_t i;
@@ -114,8 +149,9 @@ static int write_json(struct prov_buf *b, struct prov_origin **v, size_t n)
 		prov_json_kv_string(&j, "name", v[i]->name);
 		prov_json_kv_string(&j, "version", v[i]->version);
 		prov_json_kv_string(&j, "commit", v[i]->commit);
-		prov_json_kv_string(&j, "repo", v[i]->vcs_url);
-		prov_json_kv_string(&j, "ref", v[i]->branch);
+		prov_json_kv_string(&j, "repo", v[i]->vcs_url ? v[i]->vcs_url : map[i].repo);
+		prov_json_kv_string(&j, "ref", v[i]->branch ? v[i]->branch : map[i].ref);
+		prov_json_kv_string(&j, "component", map[i].component);
 		prov_json_kv_string(&j, "found_by", v[i]->found_by);
 		prov_json_kv_string(&j, "kind", v[i]->kind);
 		prov_json_kv_string(&j, "evidence", v[i]->evidence);
@@ -131,6 +167,7 @@ int cmd_env(int argc, char **argv, struct prov_global *g)
 	static const struct option longopts[] = {
 		{ "sysroot", required_argument, NULL, 's' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "mapping", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -140,8 +177,13 @@ int cmd_env(int argc, char **argv, struct prov_global *g)
 	struct prov_buf out = PROV_BUF_INIT;
 	const char *format = "text", *sysroot = NULL;
 	struct stat st;
-	size_t n = 0, i;
+	struct prov_mappings maps;
+	struct env_map *map = NULL;
+	const char **mapping_files = prov_xcalloc((size_t)argc + 1, sizeof(*mapping_files));
+	size_t n = 0, i, nmf = 0;
 	int opt, err, rc;
+
+	prov_mappings_init(&maps);
 
 	optind = 0;
 	opterr = 0;
@@ -154,7 +196,11 @@ int cmd_env(int argc, char **argv, struct prov_global *g)
 			if (prov_cmd_parse_format(&format, optarg, "text|markdown|json") < 0)
 				return prov_cmd_usage_error("env", "unknown format '%s'", optarg);
 			break;
+		case 'm':
+			mapping_files[nmf++] = optarg;
+			break;
 		case 'h':
+			free(mapping_files);
 			return prov_cmd_help("env", env_help);
 		case ':':
 			return prov_cmd_usage_error("env", "option '%s' needs a value", argv[optind - 1]);
@@ -167,6 +213,8 @@ int cmd_env(int argc, char **argv, struct prov_global *g)
 	if (sysroot && (stat(sysroot, &st) < 0 || !S_ISDIR(st.st_mode)))
 		return prov_cmd_fail(prov_error_set(PROV_EINPUT, "sysroot '%s' is not a directory", sysroot));
 
+	if ((err = prov_mappings_load_all(&maps, mapping_files)) < 0)
+		goto cleanup;
 	if (g && g->cache_dir && prov_cache_open(&cache, g->cache_dir) < 0) {
 		prov_warn("working without a cache: %s", prov_error_last());
 		cache = NULL;
@@ -176,8 +224,10 @@ int cmd_env(int argc, char **argv, struct prov_global *g)
 	err = prov_inventory(&v, &n, &ctx);
 	if (err < 0)
 		goto cleanup;
+	map = prov_xcalloc(n ? n : 1, sizeof(*map));
+	map_origins(map, v, n, &maps);
 	if (strcmp(format, "json") == 0)
-		err = write_json(&out, v, n);
+		err = write_json(&out, v, n, map);
 	else if (strcmp(format, "markdown") == 0)
 		write_markdown(&out, v, n);
 	else
@@ -186,9 +236,15 @@ int cmd_env(int argc, char **argv, struct prov_global *g)
 		err = prov_cmd_write(out.buf, out.len);
 cleanup:
 	rc = err < 0 ? prov_cmd_fail(err) : 0;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		prov_origin_free(v[i]);
+		if (map)
+			free(map[i].ref);
+	}
 	free(v);
+	free(map);
+	free(mapping_files);
+	prov_mappings_release(&maps);
 	prov_buf_release(&out);
 	prov_cache_free(cache);
 	return rc;

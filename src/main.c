@@ -23,7 +23,7 @@ static const struct cmd commands[] = {
 	  "                  [--mapping FILE]... [--offline] [--context N] [--fix COMMIT]...",
 	  "a core or pasted backtrace to packages, upstream commits and source lines" },
 	{ "env", cmd_env, PROV_CMD_GIT,
-	  "env [--sysroot DIR] [--format text|markdown|json]",
+	  "env [--sysroot DIR] [--format text|markdown|json] [--mapping FILE]...",
 	  "the components installed on a system, with versions and commits" },
 	{ "fixcheck", cmd_fixcheck, PROV_CMD_GIT,
 	  "fixcheck COMMIT... (--repo URL|PATH --at REV | INPUT --component NAME)\n"

@@ -135,4 +135,12 @@ if [ -s "$T/gdb-insn" ]; then
 else
 	fail "gdb printed no instruction at \$pc"
 fi
+# --- env: the container's inventory, with the mapping's component and ref ------------------
+"$PROVENANCE" env --sysroot "$root" --mapping "$TOP/fixtures/demo/greet.map" --format json >"$T/env.json" ||
+	fail "env failed"
+e='[c for c in d["components"] if c["name"] == "libgreet1"][0]'
+check_eq "$(json_get "$T/env.json" "$e[\"version\"]")" "$want_ver" "env: libgreet1 version (dpkg-query)"
+check_eq "$(json_get "$T/env.json" "$e[\"component\"]")" libgreet "env: mapped component"
+check_eq "$(json_get "$T/env.json" "$e[\"ref\"]")" v1.0.0 "env: ref from the mapping's template"
+"$PROVENANCE" env --sysroot "$root" --format markdown | grep -qF "| libgreet1 | 1.0.0-1 |" || fail "env markdown lacks libgreet1's row"
 echo "all scenario checks passed"
