@@ -218,6 +218,8 @@ static int do_fetch(git_repository *repo, const char *fetch_url, const char *dis
 		if (is_hex(wants[i]))
 			all_heads = 1;
 	add_spec(&specs, &n, prov_xstrdup("+refs/tags/*:refs/tags/*"));
+	/* the remote's HEAD, so that HEAD, HEAD~3 mean what they mean upstream */
+	add_spec(&specs, &n, prov_xstrdup("+HEAD:refs/remotes/origin/HEAD"));
 	if (all_heads)
 		add_spec(&specs, &n, prov_xstrdup("+refs/heads/*:refs/heads/*"));
 	else
@@ -242,6 +244,14 @@ static int do_fetch(git_repository *repo, const char *fetch_url, const char *dis
 		error = prov_error_set(PROV_ERROR, "cannot fetch '%s': %s", display_url,
 				       ge && ge->message ? ge->message : "unknown libgit2 error");
 		goto cleanup;
+	}
+	{
+		git_reference *head = NULL;
+
+		if (git_reference_lookup(&head, repo, "refs/remotes/origin/HEAD") == 0 &&
+		    git_reference_target(head))
+			git_repository_set_head_detached(repo, git_reference_target(head));
+		git_reference_free(head);
 	}
 	error = 0;
 cleanup:

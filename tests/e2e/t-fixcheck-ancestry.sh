@@ -51,6 +51,9 @@ check_pairs() {	# check_pairs REPO-ARG LABEL
 check_pairs "$up" "local path"
 check_pairs "file://$up" "file:// URL"
 ls "$PROVENANCE_CACHE"/mirrors/*.git >/dev/null 2>&1 || fail "no mirror made for the file:// URL"
+# HEAD in a mirror is the upstream's HEAD
+check_exit 0 "HEAD~3 in HEAD through a mirror" -- "$PROVENANCE" fixcheck HEAD~3 --repo "file://$up" --at HEAD --format json
+check_eq "$(json_get "$T/last.out" 'd[0]["fix"] + " " + d[0]["deployed"]')" "$(git -C "$up" rev-parse HEAD~3) $(git -C "$up" rev-parse HEAD)" "HEAD~3 and HEAD resolved as upstream"
 
 # names: abbreviated SHAs, tags and branches for COMMIT and REV; text output
 fix=$(git -C "$up" rev-parse --short=9 v1.0.0^{commit})
