@@ -367,10 +367,22 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 		error = prov_error_set(PROV_ERROR, "cannot create lock '%s': %s", lockpath, strerror(errno));
 		goto cleanup;
 	}
-	while (flock(lockfd, LOCK_EX) < 0) {
-		if (errno != EINTR) {
-			error = prov_error_set(PROV_ERROR, "cannot lock '%s': %s", lockpath, strerror(errno));
-			goto cleanup;
+	{
+		/* another run is fetching this mirror: wait for it, but not forever */
+		uint64_t start = prov_now_ms();
+
+		while (flock(lockfd, LOCK_EX | LOCK_NB) < 0) {
+			if (errno != EWOULDBLOCK && errno != EINTR) {
+				error = prov_error_set(PROV_ERROR, "cannot lock '%s': %s", lockpath,
+						       strerror(errno));
+				goto cleanup;
+			}
+			if (prov_now_ms() - start > PROV_SOURCES_LOCK_WAIT_MS) {
+				error = prov_error_set(PROV_ERROR, "mirror '%s' is still locked by another run after %d s",
+						       mirror, PROV_SOURCES_LOCK_WAIT_MS / 1000);
+				goto cleanup;
+			}
+			usleep(50 * 1000);
 		}
 	}
 	if (stat(mirror, &st) == 0) {

@@ -23,6 +23,7 @@ struct prov_sources_opts {
 #define PROV_SOURCES_MAX_BLOB ((size_t)16 << 20)
 #define PROV_SOURCES_MAX_LINE 4096	/* longer lines are cut */
 #define PROV_SOURCES_MAX_CONTEXT 1000
+#define PROV_SOURCES_LOCK_WAIT_MS (15 * 60 * 1000)	/* wait for another run's fetch */
 
 /*
  * The mirror directory for a URL (as named, before insteadOf):
