@@ -9,6 +9,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
+#include <elfutils/debuginfod.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -552,6 +553,35 @@ static int module_is_main(const struct core_ctx *x, Dwfl_Module *mod)
 	return x->entry >= lo && x->entry < hi;
 }
 
+/*
+ * Under a sysroot libdwfl's own search (which asks debuginfod) is not used:
+ * ask debuginfod here, by build ID, when DEBUGINFOD_URLS is set. The file
+ * lands in debuginfod's cache (the command layer points it into ours).
+ */
+static int debuginfod_fd(const unsigned char *bits, int len, int executable, char **path)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	debuginfod_client *client;
+	int fd;
+
+	*path = NULL;
+	if (!urls || !*urls || len <= 0)
+		return -1;
+	if (!(client = debuginfod_begin()))
+		return -1;
+	fd = executable ? debuginfod_find_executable(client, bits, len, path)
+			: debuginfod_find_debuginfo(client, bits, len, path);
+	debuginfod_end(client);
+	if (fd < 0) {
+		free(*path);
+		*path = NULL;
+		return -1;
+	}
+	/* a fresh download leaves the offset at the end */
+	lseek(fd, 0, SEEK_SET);
+	return fd;
+}
+
 static int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 		       Dwarf_Addr base, char **file_name, Elf **elfp)
 {
@@ -612,6 +642,15 @@ static int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 	if (!x->sysroot) {
 		/* The host: libdwfl's own search (and debuginfod when configured). */
 		return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
+	}
+	if (len > 0 && (fd = debuginfod_fd(bits, len, 1, &name)) >= 0) {
+		if (!(elf = elf_begin(fd, ELF_C_READ, NULL))) {
+			close(fd);
+			free(name);
+			errno = 0;
+			return -1;
+		}
+		goto done;
 	}
 	errno = 0;
 	return -1;
@@ -706,6 +745,8 @@ static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modn
 		}
 	}
 	free(dir);
+	if (fd < 0 && len > 0)
+		fd = debuginfod_fd(bits, len, 0, debuginfo_file_name);
 	if (fd < 0)
 		errno = ENOENT;
 	return fd;

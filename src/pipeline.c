@@ -1,4 +1,6 @@
+#include <errno.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 
 #include "cache/cache.h"
@@ -86,6 +88,10 @@ void prov_pipeline_setup_debuginfod(const struct prov_global *g, int offline)
 	if (g && g->cache_dir) {
 		char *dir = prov_xasprintf("%s/debuginfod", g->cache_dir);
 
+		/* libdebuginfod makes only the last level */
+		if (mkdir(g->cache_dir, 0700) < 0 && errno != EEXIST)
+			prov_warn("cannot create the cache directory '%s': %s", g->cache_dir,
+				  strerror(errno));
 		setenv("DEBUGINFOD_CACHE_PATH", dir, 0);
 		free(dir);
 	}
