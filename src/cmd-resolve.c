@@ -83,6 +83,31 @@ static char *signature(const struct prov_crash *c)
 	return prov_buf_detach(&b);
 }
 
+/* 1 when every input that could be read has the first one's signature. */
+static int all_same(struct prov_crash **crashes, size_t n)
+{
+	char *first = NULL;
+	size_t i, valid = 0;
+	int same = 1;
+
+	for (i = 0; i < n; i++) {
+		char *sig;
+
+		if (!crashes[i])
+			continue;
+		valid++;
+		sig = signature(crashes[i]);
+		if (!first)
+			first = sig;
+		else {
+			same &= strcmp(first, sig) == 0;
+			free(sig);
+		}
+	}
+	free(first);
+	return valid >= 2 && same;
+}
+
 static void set_determinism(struct prov_crash **crashes, size_t n)
 {
 	char **sig;
@@ -248,9 +273,27 @@ int cmd_resolve(int argc, char **argv, struct prov_global *g)
 		else
 			error = 0;
 	} else {
+		/* the same crash several times: one report, the inputs listed */
+		int summary = ninputs > 1 && all_same(crashes, ninputs);
+		size_t first = 0;
+
+		while (first < ninputs && !crashes[first])
+			first++;
 		error = 0;
+		if (summary) {
+			prov_buf_puts(&out, !strcmp(format, "markdown") ? "**Inputs:** " : "inputs: ");
+			for (i = 0; i < ninputs; i++)
+				if (crashes[i])
+					prov_buf_printf(&out, "%s%s", out.buf[out.len - 1] == ' ' ? "" : ", ",
+							crashes[i]->input_path);
+			prov_buf_puts(&out, !strcmp(format, "markdown") ?
+				      " — the same crash; the report of the first follows.\n\n" :
+				      " (the same crash; the report of the first follows)\n\n");
+		}
 		for (i = 0; i < ninputs && !error; i++) {
 			if (!crashes[i])
+				continue;
+			if (summary && i != first)
 				continue;
 			if (out.len)
 				prov_buf_puts(&out, !strcmp(format, "markdown") ? "\n---\n\n" : "\n");
