@@ -25,6 +25,9 @@ rc=$?
 cat "$T/r.err"
 [ $rc -le 1 ] || fail "resolve exited $rc"
 
+python3 "$TOP/tests/e2e/check-json-contract.py" "$T/r.json" --kind core || fail "the report breaks the JSON contract"
+echo "ok: the report holds the design's JSON contract"
+
 # --- signal and pattern: the program passes a NULL greeter (app.c) ---------
 check_eq "$(json_get "$T/r.json" 'd["signal"]["name"]')" SIGSEGV "signal"
 check_eq "$(json_get "$T/r.json" 'd["signal"]["address"]')" 0x0 "fault address (g->name with g == NULL)"
