@@ -36,9 +36,9 @@ TEST_PKGS = cmocka
 DEB_PACKAGES = pkg-config libdw-dev libelf-dev libasm-dev libdebuginfod-dev \
 	elfutils debuginfod libgit2-dev libarchive-dev libsqlite3-dev \
 	libcurl4-openssl-dev libcmocka-dev libcapstone-dev gdb git rpm zstd lz4 xz-utils gzip \
-	python3 file
+	python3 file dpkg-dev
 DEB_COMMANDS = pkg-config eu-stack eu-unstrip gdb git rpm rpmbuild zstd lz4 xz \
-	gzip python3
+	gzip python3 dpkg-source
 
 ifeq ($(V),1)
 Q =
@@ -112,6 +112,9 @@ LIB_OBJS += src/mapping.o
 LIB_OBJS += src/pathrw.o
 LIB_OBJS += src/sources.o
 LIB_OBJS += src/components.o
+LIB_OBJS += src/sha256.o
+LIB_OBJS += src/fetch.o
+LIB_OBJS += src/srcimport.o
 
 # Reports and the pipeline.
 LIB_OBJS += src/report-json.o

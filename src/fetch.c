@@ -1,0 +1,397 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#include "error.h"
+#include "fetch.h"
+#include "sha256.h"
+#include "util.h"
+#include "banned.h"
+
+#define MAX_RETRIES 10
+#define MAX_DELAY_MS 60000
+
+struct xfer {
+	int fd;
+	uint64_t offset;	/* bytes in the .part file */
+	uint64_t max;
+	int over_limit;
+	int write_error;
+	int progress;	/* stderr is a terminal */
+	uint64_t last_ms;
+	const char *name;
+};
+
+int prov_fetch_url_ok(const char *url)
+{
+	return url && (!strncasecmp(url, "http://", 7) || !strncasecmp(url, "https://", 8) ||
+			!strncasecmp(url, "file://", 7));
+}
+
+char *prov_fetch_cache_path(const char *cache_dir, const char *url)
+{
+	char hex[2 * PROV_SHA256_LEN + 1];
+
+	prov_sha256_hex(hex, url, strlen(url));
+	return prov_xasprintf("%s/downloads/%s", cache_dir, hex);
+}
+
+void prov_fetch_forget(const char *cache_dir, const char *url)
+{
+	char *path = prov_fetch_cache_path(cache_dir, url);
+	char *part = prov_xasprintf("%s.part", path);
+
+	unlink(path);
+	unlink(part);
+	free(path);
+	free(part);
+}
+
+int prov_fetch_config_size(uint64_t *out, const struct prov_config *cfg, const char *key,
+			   uint64_t def)
+{
+	const char *v = cfg ? prov_config_get(cfg, key) : NULL;
+	size_t len;
+	unsigned shift = 0;
+	uint64_t n;
+
+	if (!v) {
+		*out = def;
+		return 0;
+	}
+	len = strlen(v);
+	if (len > 0) {
+		switch (v[len - 1]) {
+		case 'k': case 'K': shift = 10; len--; break;
+		case 'm': case 'M': shift = 20; len--; break;
+		case 'g': case 'G': shift = 30; len--; break;
+		}
+	}
+	if (prov_parse_u64(&n, v, len, 10) < 0 || (shift && n > (UINT64_MAX >> shift)))
+		return prov_error_set(PROV_EINPUT, "bad size '%s' for '%s'", v, key);
+	*out = n << shift;
+	return 0;
+}
+
+static int config_uint(uint64_t *out, const struct prov_config *cfg, const char *key,
+		       uint64_t def, uint64_t max)
+{
+	const char *v = cfg ? prov_config_get(cfg, key) : NULL;
+	uint64_t n;
+
+	if (!v) {
+		*out = def;
+		return 0;
+	}
+	if (prov_parse_u64(&n, v, (size_t)-1, 10) < 0 || n > max)
+		return prov_error_set(PROV_EINPUT, "bad value '%s' for '%s' (0 to %llu)", v, key,
+				      (unsigned long long)max);
+	*out = n;
+	return 0;
+}
+
+static int mkdir_p(const char *dir)
+{
+	char *p = prov_xstrdup(dir), *s;
+	int error = 0;
+
+	for (s = p + 1; ; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+			*s = '\0';
+			if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+				error = prov_error_set(PROV_ERROR, "cannot create '%s': %s", p,
+						       strerror(errno));
+				break;
+			}
+			*s = c;
+			if (!c)
+				break;
+		}
+	}
+	free(p);
+	return error;
+}
+
+static size_t write_cb(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct xfer *x = arg;
+	size_t len = size * nmemb, done = 0;
+
+	if (x->offset + len > x->max) {
+		x->over_limit = 1;
+		return 0;
+	}
+	while (done < len) {
+		ssize_t n = write(x->fd, data + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			x->write_error = errno ? errno : EIO;
+			return 0;
+		}
+		done += (size_t)n;
+	}
+	x->offset += len;
+	return len;
+}
+
+static int progress_cb(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+		       curl_off_t ulnow)
+{
+	struct xfer *x = arg;
+	uint64_t now;
+
+	(void)ultotal;
+	(void)ulnow;
+	if (!x->progress)
+		return 0;
+	now = prov_now_ms();
+	if (now - x->last_ms < 200)
+		return 0;
+	x->last_ms = now;
+	if (dltotal > 0)
+		fprintf(stderr, "\rdownloading %s: %lld/%lld KiB   ", x->name,
+			(long long)(dlnow / 1024), (long long)(dltotal / 1024));
+	else
+		fprintf(stderr, "\rdownloading %s: %lld KiB   ", x->name, (long long)(dlnow / 1024));
+	return 0;
+}
+
+static void sleep_ms(uint64_t ms)
+{
+	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+enum attempt_result { ATTEMPT_OK, ATTEMPT_RETRY, ATTEMPT_FAIL };
+
+/* One transfer appending to x->fd from x->offset. Sets the error on failure. */
+static enum attempt_result attempt(int *error, struct xfer *x, const char *real_url,
+				   const char *url, uint64_t timeout, uint64_t connect_timeout)
+{
+	char errbuf[CURL_ERROR_SIZE] = "";
+	CURL *h = curl_easy_init();
+	CURLcode rc;
+	long code = 0;
+	enum attempt_result res = ATTEMPT_FAIL;
+
+	if (!h) {
+		*error = prov_error_set(PROV_ERROR, "cannot download '%s': curl_easy_init failed", url);
+		return ATTEMPT_FAIL;
+	}
+	x->over_limit = 0;
+	x->write_error = 0;
+	curl_easy_setopt(h, CURLOPT_URL, real_url);
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https,file");
+	curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+	curl_easy_setopt(h, CURLOPT_MAXREDIRS, 10L);
+	curl_easy_setopt(h, CURLOPT_FAILONERROR, 1L);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(h, CURLOPT_USERAGENT, "provenance/" PROV_VERSION);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, (long)connect_timeout);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT, (long)timeout);
+	/* A stalled server is a transient error, not a hang. */
+	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 60L);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write_cb);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, progress_cb);
+	curl_easy_setopt(h, CURLOPT_XFERINFODATA, x);
+	curl_easy_setopt(h, CURLOPT_NOPROGRESS, x->progress ? 0L : 1L);
+	curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)(x->max - x->offset));
+	if (x->offset)
+		curl_easy_setopt(h, CURLOPT_RESUME_FROM_LARGE, (curl_off_t)x->offset);
+
+	rc = curl_easy_perform(h);
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+	if (x->progress)
+		fprintf(stderr, "\n");
+
+	if (rc == CURLE_OK) {
+		res = ATTEMPT_OK;
+		goto cleanup;
+	}
+	if (x->over_limit || rc == CURLE_FILESIZE_EXCEEDED) {
+		*error = prov_error_set(PROV_ELIMIT, "download of '%s' is larger than fetch.maxSize (%llu bytes)",
+					url, (unsigned long long)x->max);
+		goto cleanup;
+	}
+	if (x->write_error) {
+		*error = prov_error_set(PROV_ERROR, "cannot write the download of '%s': %s", url,
+					strerror(x->write_error));
+		goto cleanup;
+	}
+	switch (rc) {
+	case CURLE_RANGE_ERROR:
+	case CURLE_BAD_DOWNLOAD_RESUME:
+		/* The server ignores ranges: start again from the beginning. */
+		if (ftruncate(x->fd, 0) < 0 || lseek(x->fd, 0, SEEK_SET) < 0) {
+			*error = prov_error_set(PROV_ERROR, "cannot truncate the download of '%s': %s",
+						url, strerror(errno));
+			goto cleanup;
+		}
+		x->offset = 0;
+		*error = prov_error_set(PROV_ERROR, "cannot resume '%s': %s", url, errbuf);
+		res = ATTEMPT_RETRY;
+		goto cleanup;
+	case CURLE_HTTP_RETURNED_ERROR:
+		if (code == 404 || code == 410) {
+			*error = prov_error_set(PROV_ENOTFOUND, "'%s' not found (HTTP %ld)", url, code);
+			goto cleanup;
+		}
+		if (code == 416 && x->offset) {
+			/* Asked past the end: the partial file is not a prefix we can trust. */
+			if (ftruncate(x->fd, 0) < 0 || lseek(x->fd, 0, SEEK_SET) < 0) {
+				*error = prov_error_set(PROV_ERROR, "cannot truncate the download of '%s': %s",
+							url, strerror(errno));
+				goto cleanup;
+			}
+			x->offset = 0;
+			*error = prov_error_set(PROV_ERROR, "cannot resume '%s' (HTTP 416)", url);
+			res = ATTEMPT_RETRY;
+			goto cleanup;
+		}
+		*error = prov_error_set(PROV_ERROR, "cannot download '%s': HTTP %ld", url, code);
+		if (code == 408 || code == 429 || code >= 500)
+			res = ATTEMPT_RETRY;
+		goto cleanup;
+	case CURLE_FILE_COULDNT_READ_FILE:
+		*error = prov_error_set(PROV_ENOTFOUND, "'%s' not found: %s", url, errbuf);
+		goto cleanup;
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_RECV_ERROR:
+	case CURLE_SEND_ERROR:
+	case CURLE_GOT_NOTHING:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_HTTP2:
+	case CURLE_HTTP2_STREAM:
+		*error = prov_error_set(PROV_ERROR, "cannot download '%s': %s", url,
+					errbuf[0] ? errbuf : curl_easy_strerror(rc));
+		res = ATTEMPT_RETRY;
+		goto cleanup;
+	default:
+		*error = prov_error_set(PROV_ERROR, "cannot download '%s': %s", url,
+					errbuf[0] ? errbuf : curl_easy_strerror(rc));
+		goto cleanup;
+	}
+cleanup:
+	curl_easy_cleanup(h);
+	return res;
+}
+
+int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o)
+{
+	static int curl_ready;
+	char *path = NULL, *part = NULL, *dir = NULL, *real_url = NULL;
+	uint64_t max, timeout, connect_timeout, retries, delay;
+	struct xfer x = { -1, 0, 0, 0, 0, 0, 0, NULL };
+	struct stat st;
+	unsigned i;
+	int error = 0;
+
+	if ((error = prov_fetch_config_size(&max, o->config, "fetch.maxsize", PROV_FETCH_DEFAULT_MAX_SIZE)) < 0 ||
+	    (error = config_uint(&timeout, o->config, "fetch.timeout", 600, 86400 * 7)) < 0 ||
+	    (error = config_uint(&connect_timeout, o->config, "fetch.connecttimeout", 30, 3600)) < 0 ||
+	    (error = config_uint(&retries, o->config, "fetch.retries", 3, MAX_RETRIES)) < 0 ||
+	    (error = config_uint(&delay, o->config, "fetch.retrydelayms", 1000, MAX_DELAY_MS)) < 0)
+		return error;
+
+	real_url = o->config ? prov_config_rewrite_url(o->config, url) : prov_xstrdup(url);
+	if (!prov_fetch_url_ok(real_url)) {
+		error = prov_error_set(PROV_EINPUT, "cannot download '%s': only http, https and file URLs are supported",
+				       real_url);
+		goto cleanup;
+	}
+	path = prov_fetch_cache_path(o->cache_dir, url);
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		goto done;
+	if (o->offline) {
+		error = prov_error_set(PROV_ENOTFOUND, "'%s' is not in the cache and downloads are off (--offline)",
+				       url);
+		goto cleanup;
+	}
+	dir = prov_xasprintf("%s/downloads", o->cache_dir);
+	if ((error = mkdir_p(dir)) < 0)
+		goto cleanup;
+	part = prov_xasprintf("%s.part", path);
+	x.fd = open(part, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (x.fd < 0) {
+		error = prov_error_set(PROV_ERROR, "cannot create '%s': %s", part, strerror(errno));
+		goto cleanup;
+	}
+	if (flock(x.fd, LOCK_EX) < 0) {
+		error = prov_error_set(PROV_ERROR, "cannot lock '%s': %s", part, strerror(errno));
+		goto cleanup;
+	}
+	/* Another run may have finished it while we waited for the lock. */
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		goto done;
+	if (fstat(x.fd, &st) < 0 || lseek(x.fd, 0, SEEK_END) < 0) {
+		error = prov_error_set(PROV_ERROR, "cannot read '%s': %s", part, strerror(errno));
+		goto cleanup;
+	}
+	x.offset = (uint64_t)st.st_size;
+	x.max = max;
+	x.progress = prov_isatty(2);
+	x.name = prov_basename(url);
+	if (x.offset > max) {
+		error = prov_error_set(PROV_ELIMIT, "download of '%s' is larger than fetch.maxSize (%llu bytes)",
+				       url, (unsigned long long)max);
+		unlink(part);
+		goto cleanup;
+	}
+	if (!curl_ready) {
+		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+			error = prov_error_set(PROV_ERROR, "cannot initialise libcurl");
+			goto cleanup;
+		}
+		curl_ready = 1;
+	}
+	for (i = 0; ; i++) {
+		enum attempt_result r = attempt(&error, &x, real_url, url, timeout, connect_timeout);
+		if (r == ATTEMPT_OK)
+			break;
+		if (r == ATTEMPT_FAIL || i >= retries) {
+			if (error == PROV_ELIMIT || error == PROV_ENOTFOUND)
+				unlink(part);
+			goto cleanup;
+		}
+		sleep_ms(delay << (i < 6 ? i : 6) > MAX_DELAY_MS ? MAX_DELAY_MS : delay << (i < 6 ? i : 6));
+	}
+	error = 0;
+	prov_error_clear();
+	if (fsync(x.fd) < 0 || rename(part, path) < 0) {
+		error = prov_error_set(PROV_ERROR, "cannot store the download of '%s' in '%s': %s", url,
+				       path, strerror(errno));
+		goto cleanup;
+	}
+done:
+	*out = path;
+	path = NULL;
+	error = 0;
+cleanup:
+	if (x.fd >= 0)
+		close(x.fd);
+	free(path);
+	free(part);
+	free(dir);
+	free(real_url);
+	return error;
+}

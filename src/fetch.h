@@ -1,0 +1,62 @@
+#ifndef PROV_FETCH_H
+#define PROV_FETCH_H
+
+#include <stdint.h>
+
+#include "config.h"
+
+/*
+ * Downloads with libcurl into the cache: <cache_dir>/downloads/<64 hex of
+ * the SHA-256 of the URL as named, before url.<base>.insteadOf>, written as
+ * <...>.part (resumed with a Range request after an interruption) and
+ * renamed into place when complete, so a name without ".part" is always a
+ * whole download.
+ *
+ * Settings read from config (git-config keys, all optional):
+ *   fetch.timeout         total seconds per attempt (default 600; 0 = none)
+ *   fetch.connectTimeout  seconds to connect (default 30)
+ *   fetch.retries         extra attempts after a transient error (default 3, max 10)
+ *   fetch.retryDelayMs    first back-off delay, doubled each time (default 1000, max 60000)
+ *   fetch.maxSize         largest download in bytes; k/m/g suffixes (default 2g)
+ *   url.<base>.insteadOf  applied to the URL before downloading
+ */
+struct prov_fetch_opts {
+	const struct prov_config *config;	/* may be NULL */
+	const char *cache_dir;
+	int offline;	/* never download: a cached complete file or PROV_ENOTFOUND */
+};
+
+#define PROV_FETCH_DEFAULT_MAX_SIZE ((uint64_t)2 << 30)
+
+/*
+ * Download `url` (http, https or file, after insteadOf) unless a complete
+ * copy is cached, and set *out to the cached file's path (caller frees).
+ * Redirects are followed (at most 10, to http/https only). Transient errors
+ * (connection refused or reset, timeouts, a cut transfer, HTTP 408, 429 and
+ * 5xx) are retried with back-off, resuming the partial file.
+ * Errors (message names the URL):
+ *   PROV_EINPUT     a URL of another scheme, or a malformed setting
+ *   PROV_ENOTFOUND  HTTP 404/410 or a missing file:// path; offline and not cached
+ *   PROV_ELIMIT     larger than fetch.maxSize
+ *   PROV_ERROR      any other failure (retries exhausted, disk errors)
+ * An flock(2) on the .part file serialises two runs fetching one URL.
+ */
+int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o);
+
+/* The cached path for url (complete or not), without touching disk. Caller frees. */
+char *prov_fetch_cache_path(const char *cache_dir, const char *url);
+
+/* Forget a cached download (after a failed checksum or a broken archive). */
+void prov_fetch_forget(const char *cache_dir, const char *url);
+
+/* 1 when url is http://, https:// or file:// (case-insensitive scheme). */
+int prov_fetch_url_ok(const char *url);
+
+/*
+ * A size setting: digits with an optional k, m or g suffix (powers of
+ * 1024). PROV_EINPUT naming the key when malformed; *out = def when unset.
+ */
+int prov_fetch_config_size(uint64_t *out, const struct prov_config *cfg, const char *key,
+			   uint64_t def);
+
+#endif

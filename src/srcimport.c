@@ -1,0 +1,1660 @@
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <git2.h>
+
+#include "error.h"
+#include "fetch.h"
+#include "sha256.h"
+#include "srcimport.h"
+#include "util.h"
+#include "banned.h"
+
+/* A directory tree being built in memory; files point at blobs already written. */
+struct tnode {
+	char *name;
+	unsigned mode;	/* GIT_FILEMODE_* */
+	git_oid oid;	/* blobs */
+	struct tnode **kids;	/* trees */
+	size_t n, alloc;
+};
+
+struct import_state {
+	git_repository *repo;
+	uint64_t max_bytes, max_entries;
+	uint64_t bytes, entries;
+	uint64_t skipped;
+};
+
+static void tnode_free(struct tnode *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->n; i++)
+		tnode_free(t->kids[i]);
+	free(t->kids);
+	free(t->name);
+	free(t);
+}
+
+static struct tnode *tnode_new(const char *name, size_t len, unsigned mode)
+{
+	struct tnode *t = prov_xcalloc(1, sizeof(*t));
+
+	t->name = prov_xstrndup(name, len);
+	t->mode = mode;
+	return t;
+}
+
+static struct tnode **tnode_slot(struct tnode *dir, const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = dir->n; i-- > 0;)
+		if (strlen(dir->kids[i]->name) == len && !memcmp(dir->kids[i]->name, name, len))
+			return &dir->kids[i];
+	return NULL;
+}
+
+static void tnode_add(struct tnode *dir, struct tnode *kid)
+{
+	struct tnode **slot = tnode_slot(dir, kid->name, strlen(kid->name));
+
+	if (slot) {	/* a later entry of the same name wins, as tar does */
+		tnode_free(*slot);
+		*slot = kid;
+		return;
+	}
+	PROV_ALLOC_GROW(dir->kids, dir->n + 1, dir->alloc);
+	dir->kids[dir->n++] = kid;
+}
+
+/* Remove and return the child called name, or NULL. */
+static struct tnode *tnode_take(struct tnode *dir, const char *name)
+{
+	struct tnode **slot = tnode_slot(dir, name, strlen(name)), *t;
+
+	if (!slot)
+		return NULL;
+	t = *slot;
+	*slot = dir->kids[--dir->n];
+	return t;
+}
+
+/*
+ * Check an archive path and split it: no absolute path, no "..", no ".git"
+ * component; "." and empty components dropped. Returns the number of
+ * components (0 for the archive root) or an error.
+ */
+static int split_path(const char ***out_parts, size_t **out_lens, const char *path, const char *what)
+{
+	const char **parts = NULL;
+	size_t *lens = NULL, n = 0, alloc = 0, lalloc = 0;
+	const char *p = path;
+	int error;
+
+	if (strlen(path) > PROV_SRCIMPORT_MAX_PATH)
+		return prov_error_set(PROV_ELIMIT, "archive '%s' has an entry path longer than %d bytes",
+				      what, PROV_SRCIMPORT_MAX_PATH);
+	if (*path == '/')
+		return prov_error_set(PROV_EINPUT, "archive '%s' has an entry with an absolute path '%s'",
+				      what, path);
+	while (*p) {
+		const char *e = strchr(p, '/');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+
+		if (len == 2 && !memcmp(p, "..", 2)) {
+			error = prov_error_set(PROV_EINPUT, "archive '%s' has an entry that climbs out with '..': '%s'",
+					       what, path);
+			goto fail;
+		}
+		if (len == 4 && !strncasecmp(p, ".git", 4)) {
+			error = prov_error_set(PROV_EINPUT, "archive '%s' has an entry inside '.git': '%s'",
+					       what, path);
+			goto fail;
+		}
+		if (len && !(len == 1 && *p == '.')) {
+			if (n >= PROV_SRCIMPORT_MAX_DEPTH) {
+				error = prov_error_set(PROV_ELIMIT, "archive '%s' has an entry deeper than %d directories",
+						       what, PROV_SRCIMPORT_MAX_DEPTH);
+				goto fail;
+			}
+			PROV_ALLOC_GROW(parts, n + 1, alloc);
+			PROV_ALLOC_GROW(lens, n + 1, lalloc);
+			parts[n] = p;
+			lens[n++] = len;
+		}
+		p += len;
+		if (*p == '/')
+			p++;
+	}
+	*out_parts = parts;
+	*out_lens = lens;
+	return (int)n;
+fail:
+	free(parts);
+	free(lens);
+	return error;
+}
+
+/* The directory node for the first n components, created as needed. */
+static struct tnode *tnode_mkdirs(struct tnode *root, const char **parts, const size_t *lens, size_t n)
+{
+	struct tnode *d = root;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct tnode **slot = tnode_slot(d, parts[i], lens[i]);
+		if (slot && (*slot)->mode != GIT_FILEMODE_TREE) {
+			tnode_free(*slot);	/* a file replaced by a directory */
+			*slot = tnode_new(parts[i], lens[i], GIT_FILEMODE_TREE);
+		} else if (!slot) {
+			struct tnode *t = tnode_new(parts[i], lens[i], GIT_FILEMODE_TREE);
+			PROV_ALLOC_GROW(d->kids, d->n + 1, d->alloc);
+			d->kids[d->n++] = t;
+			slot = &d->kids[d->n - 1];
+		}
+		d = *slot;
+	}
+	return d;
+}
+
+static const struct tnode *tnode_lookup(const struct tnode *root, const char **parts,
+					const size_t *lens, size_t n)
+{
+	const struct tnode *d = root;
+	size_t i;
+
+	for (i = 0; i < n && d; i++) {
+		struct tnode **slot = tnode_slot((struct tnode *)d, parts[i], lens[i]);
+		d = slot ? *slot : NULL;
+	}
+	return d;
+}
+
+static int git_fail(const char *what)
+{
+	const git_error *e = git_error_last();
+
+	return prov_error_set(PROV_ERROR, "%s: %s", what, e && e->message ? e->message : "libgit2 error");
+}
+
+/* Write a tree for t (empty directories are dropped: *out_empty = 1). */
+static int tnode_write(git_oid *out, int *out_empty, git_repository *repo, const struct tnode *t)
+{
+	git_treebuilder *tb = NULL;
+	size_t i;
+	int error = 0, any = 0;
+
+	if (git_treebuilder_new(&tb, repo, NULL) < 0)
+		return git_fail("cannot create a tree");
+	for (i = 0; i < t->n; i++) {
+		const struct tnode *k = t->kids[i];
+		git_oid oid;
+
+		if (k->mode == GIT_FILEMODE_TREE) {
+			int empty = 0;
+			if ((error = tnode_write(&oid, &empty, repo, k)) < 0)
+				goto cleanup;
+			if (empty)
+				continue;
+		} else {
+			oid = k->oid;
+		}
+		if (git_treebuilder_insert(NULL, tb, k->name, &oid, k->mode) < 0) {
+			error = prov_error_set(PROV_EINPUT, "cannot store the entry '%s': %s", k->name,
+					       git_error_last() ? git_error_last()->message : "invalid name");
+			goto cleanup;
+		}
+		any = 1;
+	}
+	if (git_treebuilder_write(out, tb) < 0) {
+		error = git_fail("cannot write a tree");
+		goto cleanup;
+	}
+	*out_empty = !any;
+cleanup:
+	git_treebuilder_free(tb);
+	return error;
+}
+
+/* Read the current entry's data into a blob, counting bytes against the cap. */
+static int entry_to_blob(git_oid *out, struct import_state *st, struct archive *a,
+			 const char *what, const char *path)
+{
+	git_writestream *ws = NULL;
+	char buf[65536];
+	int error = 0;
+
+	if (git_blob_create_from_stream(&ws, st->repo, NULL) < 0)
+		return git_fail("cannot create a blob");
+	for (;;) {
+		la_ssize_t n = archive_read_data(a, buf, sizeof(buf));
+		if (n == 0)
+			break;
+		if (n < 0) {
+			error = prov_error_set(PROV_EINPUT, "archive '%s' is truncated or corrupt at '%s': %s",
+					       what, path, archive_error_string(a) ? archive_error_string(a) : "read error");
+			goto fail;
+		}
+		if (st->bytes + (uint64_t)n > st->max_bytes) {
+			error = prov_error_set(PROV_ELIMIT, "archive '%s' unpacks to more than %llu bytes (import.maxBytes): refusing it",
+					       what, (unsigned long long)st->max_bytes);
+			goto fail;
+		}
+		st->bytes += (uint64_t)n;
+		if (ws->write(ws, buf, (size_t)n) < 0) {
+			error = git_fail("cannot write a blob");
+			goto fail;
+		}
+	}
+	if (git_blob_create_from_stream_commit(out, ws) < 0)
+		return git_fail("cannot write a blob");
+	return 0;
+fail:
+	ws->free(ws);
+	return error;
+}
+
+/*
+ * Read every entry of the archive file into root. `what` names the archive
+ * (its URL) in messages.
+ */
+static int import_file(struct tnode *root, struct import_state *st, const char *file, const char *what)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	const char **parts = NULL;
+	size_t *lens = NULL;
+	int error = 0, r;
+
+	archive_read_support_filter_all(a);
+	archive_read_support_format_tar(a);
+	archive_read_support_format_gnutar(a);
+	archive_read_support_format_zip(a);
+	archive_read_support_format_7zip(a);
+	archive_read_support_format_cpio(a);
+	if (archive_read_open_filename(a, file, 65536) != ARCHIVE_OK) {
+		error = prov_error_set(PROV_EINPUT, "cannot read archive '%s': %s", what,
+				       archive_error_string(a) ? archive_error_string(a) : "unknown format");
+		goto cleanup;
+	}
+	for (;;) {
+		const char *path, *link;
+		struct tnode *dir, *node;
+		unsigned mode;
+		int n;
+
+		r = archive_read_next_header(a, &e);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r == ARCHIVE_WARN) {
+			prov_warn("archive '%s': %s", what, archive_error_string(a) ? archive_error_string(a) : "warning");
+		} else if (r != ARCHIVE_OK) {
+			error = prov_error_set(PROV_EINPUT, "archive '%s' is truncated or corrupt: %s", what,
+					       archive_error_string(a) ? archive_error_string(a) : "read error");
+			goto cleanup;
+		}
+		if (++st->entries > st->max_entries) {
+			error = prov_error_set(PROV_ELIMIT, "archive '%s' has more than %llu entries (import.maxEntries): refusing it",
+					       what, (unsigned long long)st->max_entries);
+			goto cleanup;
+		}
+		path = archive_entry_pathname(e);
+		if (!path)
+			path = archive_entry_pathname_utf8(e);
+		if (!path) {
+			error = prov_error_set(PROV_EINPUT, "archive '%s' has an entry without a readable name", what);
+			goto cleanup;
+		}
+		free(parts);
+		free(lens);
+		parts = NULL;
+		lens = NULL;
+		if ((n = split_path(&parts, &lens, path, what)) < 0) {
+			error = n;
+			goto cleanup;
+		}
+		if (archive_entry_filetype(e) == AE_IFDIR) {
+			tnode_mkdirs(root, parts, lens, (size_t)n);
+			continue;
+		}
+		if (n == 0) {
+			error = prov_error_set(PROV_EINPUT, "archive '%s' has a file entry without a name", what);
+			goto cleanup;
+		}
+		link = archive_entry_hardlink(e);
+		if (link) {
+			const char **lparts = NULL;
+			size_t *llens = NULL;
+			const struct tnode *target;
+			int ln = split_path(&lparts, &llens, link, what);
+
+			if (ln < 0) {
+				error = ln;
+				goto cleanup;
+			}
+			target = tnode_lookup(root, lparts, llens, (size_t)ln);
+			free(lparts);
+			free(llens);
+			if (!target || target->mode == GIT_FILEMODE_TREE) {
+				prov_warn("archive '%s': hard link '%s' to '%s' which is not an earlier file: skipped",
+					  what, path, link);
+				st->skipped++;
+				continue;
+			}
+			node = tnode_new(parts[n - 1], lens[n - 1], target->mode);
+			node->oid = target->oid;
+			dir = tnode_mkdirs(root, parts, lens, (size_t)n - 1);
+			tnode_add(dir, node);
+			continue;
+		}
+		switch (archive_entry_filetype(e)) {
+		case AE_IFREG:
+			mode = (archive_entry_perm(e) & 0111) ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
+			node = tnode_new(parts[n - 1], lens[n - 1], mode);
+			if ((error = entry_to_blob(&node->oid, st, a, what, path)) < 0) {
+				tnode_free(node);
+				goto cleanup;
+			}
+			break;
+		case AE_IFLNK:
+			/* Stored as git stores it: a blob holding the target, never followed. */
+			link = archive_entry_symlink(e);
+			if (!link)
+				link = "";
+			if (strlen(link) > PROV_SRCIMPORT_MAX_PATH) {
+				error = prov_error_set(PROV_ELIMIT, "archive '%s' has a symlink target longer than %d bytes",
+						       what, PROV_SRCIMPORT_MAX_PATH);
+				goto cleanup;
+			}
+			node = tnode_new(parts[n - 1], lens[n - 1], GIT_FILEMODE_LINK);
+			if (git_blob_create_from_buffer(&node->oid, st->repo, link, strlen(link)) < 0) {
+				tnode_free(node);
+				error = git_fail("cannot write a blob");
+				goto cleanup;
+			}
+			break;
+		default:
+			prov_warn("archive '%s': '%s' is a device, FIFO or socket: skipped", what, path);
+			st->skipped++;
+			continue;
+		}
+		dir = tnode_mkdirs(root, parts, lens, (size_t)n - 1);
+		tnode_add(dir, node);
+	}
+cleanup:
+	free(parts);
+	free(lens);
+	archive_read_free(a);
+	return error;
+}
+
+/* The only top-level directory of root when there is exactly one entry and it is one. */
+static struct tnode *strip_top(struct tnode *root)
+{
+	if (root->n == 1 && root->kids[0]->mode == GIT_FILEMODE_TREE)
+		return root->kids[0];
+	return root;
+}
+
+static int mkdir_p(const char *dir)
+{
+	char *p = prov_xstrdup(dir), *s;
+	int error = 0;
+
+	for (s = p + 1; ; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+			*s = '\0';
+			if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+				error = prov_error_set(PROV_ERROR, "cannot create '%s': %s", p, strerror(errno));
+				break;
+			}
+			*s = c;
+			if (!c)
+				break;
+		}
+	}
+	free(p);
+	return error;
+}
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	if (flag == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+/* An open, locked repository for an import. */
+struct import_repo {
+	git_repository *repo;
+	char *path;
+	int lock_fd;
+};
+
+static void import_repo_release(struct import_repo *r)
+{
+	git_repository_free(r->repo);
+	free(r->path);
+	if (r->lock_fd >= 0)
+		close(r->lock_fd);
+}
+
+/* Open <cache>/imports/<name>.git, creating it (in a side directory, renamed into place). */
+static int import_repo_open(struct import_repo *out, const char *cache_dir, const char *name)
+{
+	char *dir = prov_xasprintf("%s/imports", cache_dir);
+	char *lock = prov_xasprintf("%s/%s.lock", dir, name);
+	char *tmp = prov_xasprintf("%s/%s.git.new", dir, name);
+	struct stat st;
+	int error = 0;
+
+	out->repo = NULL;
+	out->path = prov_xasprintf("%s/%s.git", dir, name);
+	out->lock_fd = -1;
+	if ((error = mkdir_p(dir)) < 0)
+		goto cleanup;
+	out->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (out->lock_fd < 0 || flock(out->lock_fd, LOCK_EX) < 0) {
+		error = prov_error_set(PROV_ERROR, "cannot lock '%s': %s", lock, strerror(errno));
+		goto cleanup;
+	}
+	if (stat(out->path, &st) < 0) {
+		/* Left by a killed run: never trusted, removed. */
+		if (lstat(tmp, &st) == 0)
+			nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		if (git_repository_init(&out->repo, tmp, 1) < 0) {
+			error = git_fail("cannot create the import repository");
+			goto cleanup;
+		}
+		git_repository_free(out->repo);
+		out->repo = NULL;
+		if (rename(tmp, out->path) < 0) {
+			error = prov_error_set(PROV_ERROR, "cannot rename '%s' to '%s': %s", tmp, out->path,
+					       strerror(errno));
+			goto cleanup;
+		}
+	}
+	if (git_repository_open_bare(&out->repo, out->path) < 0) {
+		error = git_fail("cannot open the import repository");
+		goto cleanup;
+	}
+cleanup:
+	if (error < 0) {
+		import_repo_release(out);
+		out->repo = NULL;
+		out->path = NULL;
+		out->lock_fd = -1;
+	}
+	free(dir);
+	free(lock);
+	free(tmp);
+	return error;
+}
+
+/* The commit a ref points at, and the Patches-Applied trailer of its message. */
+static int ref_lookup(char **out_hex, int *out_npatches, git_repository *repo, const char *refname)
+{
+	git_oid oid;
+	git_commit *c = NULL;
+	const char *msg, *p;
+	int n = 0;
+
+	if (git_reference_name_to_id(&oid, repo, refname) < 0 || git_commit_lookup(&c, repo, &oid) < 0) {
+		git_error_clear();
+		return PROV_ENOTFOUND;
+	}
+	msg = git_commit_message(c);
+	p = msg ? strstr(msg, "\nPatches-Applied: ") : NULL;
+	if (p) {
+		p += strlen("\nPatches-Applied: ");
+		if (prov_parse_int(&n, p, strcspn(p, "\n")) < 0)
+			n = 0;
+	}
+	*out_hex = prov_xstrdup(git_oid_tostr_s(&oid));
+	if (out_npatches)
+		*out_npatches = n;
+	git_commit_free(c);
+	return 0;
+}
+
+static int commit_tree(git_oid *out, git_repository *repo, const git_oid *tree_oid,
+		       const git_oid *parent_oid, const char *msg)
+{
+	git_signature *sig = NULL;
+	git_tree *tree = NULL;
+	git_commit *parent = NULL;
+	const git_commit *parents[1];
+	int error = 0;
+
+	/* Fixed author and time: the same import gives the same commit everywhere. */
+	if (git_signature_new(&sig, "provenance", "provenance@invalid", 0, 0) < 0 ||
+	    git_tree_lookup(&tree, repo, tree_oid) < 0 ||
+	    (parent_oid && git_commit_lookup(&parent, repo, parent_oid) < 0)) {
+		error = git_fail("cannot prepare the import commit");
+		goto cleanup;
+	}
+	parents[0] = parent;
+	if (git_commit_create(out, repo, NULL, sig, sig, NULL, msg, tree, parent ? 1 : 0, parents) < 0)
+		error = git_fail("cannot write the import commit");
+cleanup:
+	git_commit_free(parent);
+	git_tree_free(tree);
+	git_signature_free(sig);
+	return error;
+}
+
+static int limits_from_config(struct import_state *st, const struct prov_config *cfg)
+{
+	const char *v = cfg ? prov_config_get(cfg, "import.maxentries") : NULL;
+	int error;
+
+	if ((error = prov_fetch_config_size(&st->max_bytes, cfg, "import.maxbytes",
+					    PROV_SRCIMPORT_DEFAULT_MAX_BYTES)) < 0)
+		return error;
+	st->max_entries = PROV_SRCIMPORT_DEFAULT_MAX_ENTRIES;
+	if (v && prov_parse_u64(&st->max_entries, v, (size_t)-1, 10) < 0)
+		return prov_error_set(PROV_EINPUT, "bad value '%s' for 'import.maxEntries'", v);
+	return 0;
+}
+
+static int fetch(char **out, const char *url, const struct prov_srcimport_opts *o, uint64_t *ms)
+{
+	struct prov_fetch_opts fo = { o->config, o->cache_dir, o->offline };
+	uint64_t t0 = prov_now_ms();
+	int error = prov_fetch_file(out, url, &fo);
+
+	*ms += prov_now_ms() - t0;
+	return error;
+}
+
+/* A name for the archive's repository: its base name without extensions, sanitised, and a hash. */
+static char *archive_repo_name(const char *url)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	char hex[2 * PROV_SHA256_LEN + 1];
+	const char *base = prov_basename(url);
+	size_t len = strcspn(base, "?#"), i;
+	static const char *const exts[] = { ".gz", ".xz", ".bz2", ".zst", ".lz4", ".lzma", ".tgz",
+					    ".tar", ".zip", ".7z", NULL };
+	int again = 1;
+
+	while (again) {
+		again = 0;
+		for (i = 0; exts[i]; i++) {
+			size_t el = strlen(exts[i]);
+			if (len > el && !strncasecmp(base + len - el, exts[i], el)) {
+				len -= el;
+				again = 1;
+			}
+		}
+	}
+	if (len > 64)
+		len = 64;
+	for (i = 0; i < len; i++)
+		prov_buf_putc(&b, isalnum((unsigned char)base[i]) || strchr("._-", base[i]) ? base[i] : '-');
+	if (!b.len || b.buf[0] == '.')
+		prov_buf_puts(&b, "archive");
+	prov_sha256_hex(hex, url, strlen(url));
+	prov_buf_printf(&b, "-%.12s", hex);
+	return prov_buf_detach(&b);
+}
+
+int prov_srcimport_archive(char **out_repo, char **out_commit, const char *url,
+			   const struct prov_srcimport_opts *o)
+{
+	struct import_repo ir = { NULL, NULL, -1 };
+	struct import_state st = { 0 };
+	struct prov_srcimport_stats stats = { 0 };
+	struct tnode *root = tnode_new("", 0, GIT_FILEMODE_TREE);
+	char *name = NULL, *file = NULL, *hex = NULL, *msg = NULL;
+	git_oid tree_oid, commit_oid;
+	uint64_t t0;
+	int error, empty = 0;
+
+	git_libgit2_init();
+	if ((error = limits_from_config(&st, o->config)) < 0)
+		goto cleanup;
+	{
+		char *real = o->config ? prov_config_rewrite_url(o->config, url) : prov_xstrdup(url);
+		int ok = prov_fetch_url_ok(real);
+
+		free(real);
+		if (!ok) {
+			error = prov_error_set(PROV_EINPUT, "archive URL '%s' is not http, https or file", url);
+			goto cleanup;
+		}
+	}
+	name = archive_repo_name(url);
+	if ((error = import_repo_open(&ir, o->cache_dir, name)) < 0)
+		goto cleanup;
+	if (ref_lookup(&hex, NULL, ir.repo, "refs/imports/archive") == 0) {
+		stats.cached = 1;
+		goto done;
+	}
+	if ((error = fetch(&file, url, o, &stats.download_ms)) < 0)
+		goto cleanup;
+	t0 = prov_now_ms();
+	st.repo = ir.repo;
+	if ((error = import_file(root, &st, file, url)) < 0) {
+		if (error == PROV_EINPUT)
+			prov_fetch_forget(o->cache_dir, url);
+		goto cleanup;
+	}
+	if ((error = tnode_write(&tree_oid, &empty, ir.repo, strip_top(root))) < 0)
+		goto cleanup;
+	if (empty) {
+		prov_fetch_forget(o->cache_dir, url);
+		error = prov_error_set(PROV_EINPUT, "archive '%s' holds no files", url);
+		goto cleanup;
+	}
+	msg = prov_xasprintf("Import release archive %s\n\nArchive: %s\nEntries: %llu\nBytes: %llu\n",
+			     prov_basename(url), url, (unsigned long long)st.entries,
+			     (unsigned long long)st.bytes);
+	if ((error = commit_tree(&commit_oid, ir.repo, &tree_oid, NULL, msg)) < 0)
+		goto cleanup;
+	{
+		git_reference *ref = NULL;
+		if (git_reference_create(&ref, ir.repo, "refs/imports/archive", &commit_oid, 1,
+					 "provenance: import archive") < 0) {
+			error = git_fail("cannot record the import");
+			goto cleanup;
+		}
+		git_reference_free(ref);
+	}
+	hex = prov_xstrdup(git_oid_tostr_s(&commit_oid));
+	stats.import_ms = prov_now_ms() - t0;
+	stats.bytes = st.bytes;
+	stats.entries = st.entries;
+done:
+	*out_repo = ir.path;
+	ir.path = NULL;
+	*out_commit = hex;
+	hex = NULL;
+	if (o->stats)
+		*o->stats = stats;
+	error = 0;
+cleanup:
+	import_repo_release(&ir);
+	tnode_free(root);
+	free(name);
+	free(file);
+	free(hex);
+	free(msg);
+	git_libgit2_shutdown();
+	return error;
+}
+
+/* ---- Debian source packages ---- */
+
+static int valid_source_name(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n < 2 || n > 128 || !(islower((unsigned char)s[0]) || isdigit((unsigned char)s[0])))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || strchr("+.-", s[i])))
+			return 0;
+	return 1;
+}
+
+static int valid_version(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n < 1 || n > 256 || !isalnum((unsigned char)s[0]))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!(isalnum((unsigned char)s[i]) || strchr(".+~:-", s[i])))
+			return 0;
+	return 1;
+}
+
+int prov_srcimport_pool_dir(char **out, const char *source, const char *area)
+{
+	if (!valid_source_name(source))
+		return prov_error_set(PROV_EINPUT, "'%s' is not a Debian source package name", source);
+	if (prov_starts_with(source, "lib") && strlen(source) > 3)
+		*out = prov_xasprintf("pool/%s/lib%c/%s", area, source[3], source);
+	else
+		*out = prov_xasprintf("pool/%s/%c/%s", area, source[0], source);
+	return 0;
+}
+
+struct dsc_file {
+	char sha256[2 * PROV_SHA256_LEN + 1];
+	uint64_t size;
+	char *name;
+	char *path;	/* in the download cache */
+	char *url;
+};
+
+struct dsc {
+	char *format;
+	char *source;
+	char *version;
+	struct dsc_file *files;
+	size_t nfiles, alloc;
+};
+
+static void dsc_release(struct dsc *d)
+{
+	size_t i;
+
+	free(d->format);
+	free(d->source);
+	free(d->version);
+	for (i = 0; i < d->nfiles; i++) {
+		free(d->files[i].name);
+		free(d->files[i].path);
+		free(d->files[i].url);
+	}
+	free(d->files);
+}
+
+static int valid_file_name(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || n > 255 || s[0] == '.')
+		return 0;
+	for (i = 0; i < n; i++)
+		if (s[i] == '/' || s[i] == '\\' || (unsigned char)s[i] <= ' ' || s[i] == 0x7f)
+			return 0;
+	return 1;
+}
+
+/* Parse one "sha256 size name" line of Checksums-Sha256. */
+static int dsc_add_file(struct dsc *d, const char *line, size_t len, const char *what)
+{
+	const char *p = line, *end = line + len, *f[3];
+	size_t flen[3], i;
+	struct dsc_file *df;
+
+	for (i = 0; i < 3; i++) {
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		f[i] = p;
+		while (p < end && *p != ' ' && *p != '\t')
+			p++;
+		flen[i] = (size_t)(p - f[i]);
+	}
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+		p++;
+	if (!flen[0] && !flen[1] && !flen[2])
+		return 0;
+	if (flen[0] != 2 * PROV_SHA256_LEN || p != end || !valid_file_name(f[2], flen[2]))
+		return prov_error_set(PROV_EINPUT, "'%s': malformed Checksums-Sha256 line '%.*s'", what,
+				      (int)(len > 200 ? 200 : len), line);
+	for (i = 0; i < flen[0]; i++)
+		if (!isxdigit((unsigned char)f[0][i]))
+			return prov_error_set(PROV_EINPUT, "'%s': malformed SHA-256 '%.*s'", what,
+					      (int)flen[0], f[0]);
+	if (d->nfiles >= PROV_SRCIMPORT_MAX_DSC_FILES)
+		return prov_error_set(PROV_ELIMIT, "'%s' lists more than %d files", what,
+				      PROV_SRCIMPORT_MAX_DSC_FILES);
+	PROV_ALLOC_GROW(d->files, d->nfiles + 1, d->alloc);
+	df = &d->files[d->nfiles];
+	memset(df, 0, sizeof(*df));
+	for (i = 0; i < flen[0]; i++)
+		df->sha256[i] = (char)tolower((unsigned char)f[0][i]);
+	df->sha256[flen[0]] = '\0';
+	if (prov_parse_u64(&df->size, f[1], flen[1], 10) < 0)
+		return prov_error_set(PROV_EINPUT, "'%s': malformed size '%.*s'", what, (int)flen[1], f[1]);
+	df->name = prov_xstrndup(f[2], flen[2]);
+	d->nfiles++;
+	return 0;
+}
+
+/*
+ * Parse a .dsc (RFC 822 style, maybe inside an OpenPGP clear-signed
+ * wrapper whose signature is not checked here).
+ */
+static int dsc_parse(struct dsc *d, const char *text, size_t len, const char *what)
+{
+	const char *p = text, *end = text + len;
+	int signed_msg = 0, in_body = 1, in_sums = 0, seen_sums = 0, error = 0;
+
+	if (len >= 34 && !memcmp(text, "-----BEGIN PGP SIGNED MESSAGE-----", 34)) {
+		signed_msg = 1;
+		in_body = 0;
+	}
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end, *colon;
+		size_t ll;
+
+		if (le > p && le[-1] == '\r')
+			le--;
+		ll = (size_t)(le - p);
+		if (!in_body) {
+			if (ll == 0)	/* end of the armour headers */
+				in_body = 1;
+			goto next;
+		}
+		if (signed_msg && ll >= 5 && !memcmp(p, "-----", 5)) {
+			if (ll >= 29 && !memcmp(p, "-----BEGIN PGP SIGNATURE-----", 29))
+				break;
+		}
+		if (signed_msg && ll >= 2 && p[0] == '-' && p[1] == ' ') {	/* dash-escaped */
+			p += 2;
+			ll -= 2;
+		}
+		if (ll == 0) {
+			in_sums = 0;
+			goto next;
+		}
+		if (p[0] == ' ' || p[0] == '\t') {
+			if (in_sums && (error = dsc_add_file(d, p, ll, what)) < 0)
+				return error;
+			goto next;
+		}
+		in_sums = 0;
+		colon = memchr(p, ':', ll);
+		if (!colon)
+			return prov_error_set(PROV_EINPUT, "'%s': malformed line '%.*s'", what,
+					      (int)(ll > 200 ? 200 : ll), p);
+		{
+			size_t kl = (size_t)(colon - p);
+			const char *v = colon + 1;
+			size_t vl;
+
+			while (v < p + ll && (*v == ' ' || *v == '\t'))
+				v++;
+			vl = (size_t)(p + ll - v);
+			while (vl && (v[vl - 1] == ' ' || v[vl - 1] == '\t'))
+				vl--;
+			if (kl == 6 && !strncasecmp(p, "Format", 6) && !d->format)
+				d->format = prov_xstrndup(v, vl);
+			else if (kl == 6 && !strncasecmp(p, "Source", 6) && !d->source)
+				d->source = prov_xstrndup(v, vl);
+			else if (kl == 7 && !strncasecmp(p, "Version", 7) && !d->version)
+				d->version = prov_xstrndup(v, vl);
+			else if (kl == 16 && !strncasecmp(p, "Checksums-Sha256", 16) && !seen_sums) {
+				in_sums = seen_sums = 1;
+				if (vl && (error = dsc_add_file(d, v, vl, what)) < 0)
+					return error;
+			}
+		}
+next:
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	if (!d->format || !d->source || !d->version)
+		return prov_error_set(PROV_EINPUT, "'%s' lacks a Format, Source or Version field", what);
+	if (!seen_sums || !d->nfiles)
+		return prov_error_set(PROV_EINPUT, "'%s' has no Checksums-Sha256 files", what);
+	return 0;
+}
+
+static const char *const tar_exts[] = { ".tar.gz", ".tar.xz", ".tar.bz2", ".tar.lzma", ".tar.zst", ".tar", NULL };
+
+/* If name is prefix + middle + a tarball extension, return middle's length via out. */
+static int has_tar_ext(const char *name, size_t *out_stem)
+{
+	size_t n = strlen(name), i;
+
+	for (i = 0; tar_exts[i]; i++) {
+		size_t el = strlen(tar_exts[i]);
+		if (n > el && !strcmp(name + n - el, tar_exts[i])) {
+			*out_stem = n - el;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Debian's rules for a version in file names: no epoch. */
+static const char *strip_epoch(const char *v)
+{
+	const char *c = strchr(v, ':');
+
+	return c ? c + 1 : v;
+}
+
+/* Percent-escape what a ref name cannot hold (':', '~', ...). */
+static int version_refname(char **out, const char *source, const char *version)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	const char *p;
+	int valid = 0;
+
+	prov_buf_printf(&b, "refs/imports/%s/", source);
+	for (p = version; *p; p++) {
+		if (isalnum((unsigned char)*p) || strchr(".+-_", *p))
+			prov_buf_putc(&b, *p);
+		else
+			prov_buf_printf(&b, "%%%02X", (unsigned char)*p);
+	}
+	if (git_reference_name_is_valid(&valid, b.buf) < 0 || !valid) {
+		prov_buf_release(&b);
+		return prov_error_set(PROV_EINPUT, "version '%s' of '%s' cannot be recorded as a ref", version,
+				      source);
+	}
+	*out = prov_buf_detach(&b);
+	return 0;
+}
+
+/* ---- quilt patches ---- */
+
+/* Strip n leading components from a patch path; NULL when there are too few or ".." is there. */
+static char *patch_path(const char *p, size_t len, int strip)
+{
+	size_t i = 0;
+	int k;
+	const char *q;
+
+	if (len == 9 && !memcmp(p, "/dev/null", 9))
+		return prov_xstrdup("/dev/null");
+	for (k = 0; k < strip; k++) {
+		q = memchr(p + i, '/', len - i);
+		if (!q)
+			return NULL;
+		i = (size_t)(q - p) + 1;
+		while (i < len && p[i] == '/')
+			i++;
+	}
+	if (i >= len)
+		return NULL;
+	{
+		char *s = prov_xstrndup(p + i, len - i);
+		char *norm = prov_path_normalize(s);
+		free(s);
+		if (!*norm || norm[0] == '/' || !strcmp(norm, "..") || prov_starts_with(norm, "../")) {
+			free(norm);
+			return NULL;
+		}
+		return norm;
+	}
+}
+
+/* The path of a ---/+++ line: up to a tab (timestamp follows) or the end, trailing blanks dropped. */
+static void header_path(const char **out, size_t *out_len, const char *line, size_t ll)
+{
+	const char *p = line + 4;
+	size_t n = ll - 4;
+	const char *tab = memchr(p, '\t', n);
+
+	if (tab)
+		n = (size_t)(tab - p);
+	while (n && (p[n - 1] == ' ' || p[n - 1] == '\r'))
+		n--;
+	*out = p;
+	*out_len = n;
+}
+
+static int parse_range_count(long *out, const char **pp, const char *end)
+{
+	const char *p = *pp, *s;
+	uint64_t v;
+
+	s = p;
+	while (p < end && isdigit((unsigned char)*p))
+		p++;
+	if (p == s)
+		return -1;
+	*out = 1;
+	if (p < end && *p == ',') {
+		s = ++p;
+		while (p < end && isdigit((unsigned char)*p))
+			p++;
+		if (p == s || prov_parse_u64(&v, s, (size_t)(p - s), 10) < 0 || v > 100000000)
+			return -1;
+		*out = (long)v;
+	}
+	*pp = p;
+	return 0;
+}
+
+/*
+ * The git header of one file. A file whose old side is /dev/null or whose
+ * first hunk starts at -0,0 (diff -N) is created; the reverse is deleted.
+ */
+static int emit_file_header(struct prov_buf *out, const char *oldp, const char *newp,
+			    int creates, int deletes)
+{
+	if (!strcmp(oldp, "/dev/null") || (creates && strcmp(newp, "/dev/null")))
+		return prov_buf_printf(out, "diff --git a/%s b/%s\nnew file mode 100644\n--- /dev/null\n+++ b/%s\n",
+				       newp, newp, newp);
+	if (!strcmp(newp, "/dev/null") || deletes)
+		return prov_buf_printf(out, "diff --git a/%s b/%s\ndeleted file mode 100644\n--- a/%s\n+++ /dev/null\n",
+				       oldp, oldp, oldp);
+	/* patch(1) -pN: the new name is the file changed */
+	return prov_buf_printf(out, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n", newp, newp, newp, newp);
+}
+
+int prov_srcimport_quilt_to_git(struct prov_buf *out, const char *patch, size_t len,
+				int strip, const char *name)
+{
+	const char *p = patch, *end = patch + len;
+	char *pend_old = NULL, *pend_new = NULL;
+	long old_left = 0, new_left = 0;
+	int in_hunk = 0, have_file = 0, after_hunk = 0, error = 0;
+
+	prov_buf_reset(out);
+	if ((len >= 11 && !memcmp(patch, "diff --git ", 11)) || memmem(patch, len, "\ndiff --git ", 12)) {
+		if (strip != 1)
+			return prov_error_set(PROV_EINPUT, "patch '%s' is a git diff with -p%d: only -p1 is supported for git diffs",
+					      name, strip);
+		return prov_buf_add(out, patch, len);
+	}
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		size_t ll = (size_t)(le - p);
+		const char *next = nl ? nl + 1 : end;
+
+		if (in_hunk) {
+			char c = ll ? p[0] : ' ';
+
+			if (c != ' ' && c != '-' && c != '+' && c != '\\') {
+				error = prov_error_set(PROV_EINPUT, "patch '%s' has a hunk shorter than its header says",
+						       name);
+				goto cleanup;
+			}
+			if (c == ' ') {
+				old_left--;
+				new_left--;
+			} else if (c == '-') {
+				old_left--;
+			} else if (c == '+') {
+				new_left--;
+			}
+			/* an empty line is a context line whose blank was trimmed */
+			if ((error = ll ? prov_buf_add(out, p, ll) : prov_buf_putc(out, ' ')) < 0 ||
+			    (error = prov_buf_putc(out, '\n')) < 0)
+				goto cleanup;
+			if (old_left < 0 || new_left < 0) {
+				error = prov_error_set(PROV_EINPUT, "patch '%s' has a hunk longer than its header says",
+						       name);
+				goto cleanup;
+			}
+			if (old_left == 0 && new_left == 0) {
+				in_hunk = 0;
+				after_hunk = 1;
+			}
+			p = next;
+			continue;
+		}
+		if (after_hunk && ll && p[0] == '\\') {	/* "\ No newline at end of file" */
+			if ((error = prov_buf_add(out, p, ll)) < 0 || (error = prov_buf_putc(out, '\n')) < 0)
+				goto cleanup;
+			p = next;
+			continue;
+		}
+		after_hunk = 0;
+		if (ll >= 4 && !memcmp(p, "--- ", 4) && (size_t)(end - next) >= 4 && !memcmp(next, "+++ ", 4)) {
+			const char *nl2 = memchr(next, '\n', (size_t)(end - next));
+			const char *le2 = nl2 ? nl2 : end;
+			const char *a, *b;
+			size_t al, bl;
+
+			header_path(&a, &al, p, ll);
+			header_path(&b, &bl, next, (size_t)(le2 - next));
+			free(pend_old);
+			free(pend_new);
+			pend_old = patch_path(a, al, strip);
+			pend_new = patch_path(b, bl, strip);
+			if (!pend_old || !pend_new ||
+			    (!strcmp(pend_old, "/dev/null") && !strcmp(pend_new, "/dev/null"))) {
+				error = prov_error_set(PROV_EINPUT, "patch '%s': cannot use the file names '%.*s' and '%.*s' with -p%d",
+						       name, (int)(al > 200 ? 200 : al), a, (int)(bl > 200 ? 200 : bl), b, strip);
+				goto cleanup;
+			}
+			have_file = 1;
+			p = nl2 ? nl2 + 1 : end;
+			continue;
+		}
+		if (have_file && ll >= 4 && !memcmp(p, "@@ -", 4)) {
+			const char *q = p + 4;
+
+			if (parse_range_count(&old_left, &q, le) < 0 || q + 2 > le || q[0] != ' ' || q[1] != '+')
+				goto bad_hunk;
+			q += 2;
+			if (parse_range_count(&new_left, &q, le) < 0 || q + 3 > le || memcmp(q, " @@", 3))
+				goto bad_hunk;
+			if (pend_old) {
+				error = emit_file_header(out, pend_old, pend_new,
+							 ll >= 9 && !memcmp(p, "@@ -0,0 +", 9),
+							 memmem(p, ll, " +0,0 @@", 8) != NULL);
+				if (error < 0)
+					goto cleanup;
+				free(pend_old);
+				free(pend_new);
+				pend_old = pend_new = NULL;
+			}
+			if ((error = prov_buf_add(out, p, ll)) < 0 || (error = prov_buf_putc(out, '\n')) < 0)
+				goto cleanup;
+			in_hunk = old_left > 0 || new_left > 0;
+			p = next;
+			continue;
+		}
+		/* Descriptions, Index: lines, ====: not part of the diff. */
+		p = next;
+	}
+	if (in_hunk)
+		error = prov_error_set(PROV_EINPUT, "patch '%s' ends inside a hunk", name);
+	goto cleanup;
+bad_hunk:
+	{
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		error = prov_error_set(PROV_EINPUT, "patch '%s' has a malformed hunk header '%.*s'", name,
+				       (int)(ll > 200 ? 200 : ll), p);
+	}
+cleanup:
+	free(pend_old);
+	free(pend_new);
+	return error;
+}
+
+static int read_blob_at(struct prov_buf *out, git_repository *repo, const git_oid *tree_oid,
+			const char *path, size_t cap)
+{
+	git_tree *tree = NULL;
+	git_tree_entry *te = NULL;
+	git_blob *blob = NULL;
+	int error = 0;
+
+	prov_buf_reset(out);
+	if (git_tree_lookup(&tree, repo, tree_oid) < 0) {
+		error = git_fail("cannot read the imported tree");
+		goto cleanup;
+	}
+	if (git_tree_entry_bypath(&te, tree, path) < 0 || git_tree_entry_type(te) != GIT_OBJECT_BLOB) {
+		git_error_clear();
+		error = PROV_ENOTFOUND;
+		goto cleanup;
+	}
+	if (git_blob_lookup(&blob, repo, git_tree_entry_id(te)) < 0) {
+		error = git_fail("cannot read a blob");
+		goto cleanup;
+	}
+	if ((size_t)git_blob_rawsize(blob) > cap) {
+		error = prov_error_set(PROV_ELIMIT, "'%s' is larger than %zu bytes", path, cap);
+		goto cleanup;
+	}
+	error = prov_buf_add(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+cleanup:
+	git_blob_free(blob);
+	git_tree_entry_free(te);
+	git_tree_free(tree);
+	return error;
+}
+
+/* Apply one patch (git-style text) to *tree_oid, replacing it. */
+static int apply_patch(git_oid *tree_oid, git_repository *repo, const struct prov_buf *diff_text,
+		       const char *name)
+{
+	git_diff *diff = NULL;
+	git_tree *tree = NULL;
+	git_index *index = NULL;
+	int error = 0;
+
+	if (git_diff_from_buffer(&diff, diff_text->buf, diff_text->len) < 0) {
+		error = prov_error_set(PROV_EINPUT, "cannot parse patch '%s': %s", name,
+				       git_error_last() ? git_error_last()->message : "libgit2 error");
+		goto cleanup;
+	}
+	if (git_tree_lookup(&tree, repo, tree_oid) < 0) {
+		error = git_fail("cannot read the tree to patch");
+		goto cleanup;
+	}
+	if (git_apply_to_tree(&index, repo, tree, diff, NULL) < 0) {
+		error = prov_error_set(PROV_EINPUT, "patch '%s' does not apply: %s", name,
+				       git_error_last() ? git_error_last()->message : "libgit2 error");
+		goto cleanup;
+	}
+	if (git_index_write_tree_to(tree_oid, index, repo) < 0)
+		error = git_fail("cannot write the patched tree");
+cleanup:
+	git_index_free(index);
+	git_tree_free(tree);
+	git_diff_free(diff);
+	return error;
+}
+
+/* Apply debian/patches/series; *out = patches applied. */
+static int apply_series(int *out, git_oid *tree_oid, git_repository *repo)
+{
+	struct prov_buf series = PROV_BUF_INIT, patch = PROV_BUF_INIT, git_text = PROV_BUF_INIT;
+	const char *p, *end;
+	int n = 0, error;
+
+	error = read_blob_at(&series, repo, tree_oid, "debian/patches/series", (size_t)1 << 20);
+	if (error == PROV_ENOTFOUND) {
+		*out = 0;
+		error = 0;
+		goto cleanup;
+	}
+	if (error < 0)
+		goto cleanup;
+	p = series.buf;
+	end = series.buf + series.len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end, *s = p, *e, *hash;
+		char *name = NULL, *path = NULL;
+		int strip = 1;
+
+		p = nl ? nl + 1 : end;
+		hash = memchr(s, '#', (size_t)(le - s));
+		if (hash && (hash == s || hash[-1] == ' ' || hash[-1] == '\t'))
+			le = hash;
+		while (s < le && isspace((unsigned char)*s))
+			s++;
+		if (s == le)
+			continue;
+		e = s;
+		while (e < le && !isspace((unsigned char)*e))
+			e++;
+		name = prov_xstrndup(s, (size_t)(e - s));
+		for (s = e; s < le;) {
+			while (s < le && isspace((unsigned char)*s))
+				s++;
+			if (s == le)
+				break;
+			e = s;
+			while (e < le && !isspace((unsigned char)*e))
+				e++;
+			if (e - s >= 3 && s[0] == '-' && s[1] == 'p' &&
+			    prov_parse_int(&strip, s + 2, (size_t)(e - s - 2)) == 0 && strip >= 0 && strip <= 16) {
+				;
+			} else if (e - s == 2 && s[0] == '-' && s[1] == 'p' && e < le) {
+				/* "-p 0" */
+				s = e;
+				while (s < le && isspace((unsigned char)*s))
+					s++;
+				e = s;
+				while (e < le && !isspace((unsigned char)*e))
+					e++;
+				if (prov_parse_int(&strip, s, (size_t)(e - s)) < 0 || strip < 0 || strip > 16) {
+					error = prov_error_set(PROV_EINPUT, "debian/patches/series: bad -p for '%s'", name);
+					free(name);
+					goto cleanup;
+				}
+			} else {
+				error = prov_error_set(PROV_EINPUT, "debian/patches/series: unsupported option '%.*s' for '%s'",
+						       (int)(e - s > 64 ? 64 : e - s), s, name);
+				free(name);
+				goto cleanup;
+			}
+			s = e;
+		}
+		if (n >= PROV_SRCIMPORT_MAX_PATCHES) {
+			error = prov_error_set(PROV_ELIMIT, "debian/patches/series lists more than %d patches",
+					       PROV_SRCIMPORT_MAX_PATCHES);
+			free(name);
+			goto cleanup;
+		}
+		{
+			char *joined = prov_xasprintf("debian/patches/%s", name);
+			path = prov_path_normalize(joined);
+			free(joined);
+		}
+		if (!prov_starts_with(path, "debian/patches/")) {
+			error = prov_error_set(PROV_EINPUT, "debian/patches/series names a patch outside debian/patches: '%s'",
+					       name);
+			free(name);
+			free(path);
+			goto cleanup;
+		}
+		error = read_blob_at(&patch, repo, tree_oid, path, PROV_SRCIMPORT_MAX_PATCH);
+		if (error == PROV_ENOTFOUND)
+			error = prov_error_set(PROV_EINPUT, "debian/patches/series names '%s', which is not in debian/patches",
+					       name);
+		if (error == 0)
+			error = prov_srcimport_quilt_to_git(&git_text, patch.buf, patch.len, strip, path);
+		if (error == 0)
+			error = apply_patch(tree_oid, repo, &git_text, path);
+		free(name);
+		free(path);
+		if (error < 0)
+			goto cleanup;
+		n++;
+	}
+	*out = n;
+cleanup:
+	prov_buf_release(&series);
+	prov_buf_release(&patch);
+	prov_buf_release(&git_text);
+	return error;
+}
+
+/* Fetch the .dsc: pool areas in order, then flat. */
+static int fetch_dsc(char **out_path, char **out_url, const char *base, const char *source,
+		     const char *version, const struct prov_srcimport_opts *o, uint64_t *ms)
+{
+	static const char *const areas[] = { "main", "contrib", "non-free", "non-free-firmware", NULL };
+	const char *fv = strip_epoch(version);
+	size_t blen = strlen(base);
+	int i, error = PROV_ENOTFOUND;
+
+	while (blen && base[blen - 1] == '/')
+		blen--;
+	for (i = 0; ; i++) {
+		char *url, *pool = NULL;
+
+		if (areas[i]) {
+			if ((error = prov_srcimport_pool_dir(&pool, source, areas[i])) < 0)
+				return error;
+			url = prov_xasprintf("%.*s/%s/%s_%s.dsc", (int)blen, base, pool, source, fv);
+			free(pool);
+		} else {
+			url = prov_xasprintf("%.*s/%s_%s.dsc", (int)blen, base, source, fv);
+		}
+		error = fetch(out_path, url, o, ms);
+		if (error == 0) {
+			*out_url = url;
+			return 0;
+		}
+		free(url);
+		if (error != PROV_ENOTFOUND || !areas[i])
+			break;
+	}
+	if (error == PROV_ENOTFOUND)
+		error = prov_error_set(PROV_ENOTFOUND, "no %s_%s.dsc under '%.*s'%s", source, fv, (int)blen, base,
+				       o->offline ? " in the cache (--offline)" : "");
+	return error;
+}
+
+enum dsc_kind { DSC_IGNORE, DSC_ORIG, DSC_COMPONENT, DSC_DEBIAN, DSC_NATIVE };
+
+static enum dsc_kind classify(const char *name, const char *source, char **out_component)
+{
+	size_t stem, sl = strlen(source);
+	const char *c;
+
+	*out_component = NULL;
+	if (prov_ends_with(name, ".asc"))
+		return DSC_IGNORE;
+	if (strncmp(name, source, sl) || name[sl] != '_' || !has_tar_ext(name, &stem))
+		return DSC_IGNORE;
+	if (stem > 7 && !strncmp(name + stem - 7, ".debian", 7))
+		return DSC_DEBIAN;
+	if (stem > 5 && !strncmp(name + stem - 5, ".orig", 5))
+		return DSC_ORIG;
+	c = strstr(name + sl, ".orig-");
+	if (c && (size_t)(c - name) < stem) {
+		size_t cl = stem - (size_t)(c + 6 - name), i;
+		for (i = 0; i < cl; i++)
+			if (!(isalnum((unsigned char)c[6 + i]) || c[6 + i] == '-'))
+				return DSC_IGNORE;
+		if (!cl)
+			return DSC_IGNORE;
+		*out_component = prov_xstrndup(c + 6, cl);
+		return DSC_COMPONENT;
+	}
+	return DSC_NATIVE;
+}
+
+int prov_srcimport_debian(char **out_repo, char **out_commit, int *out_npatches,
+			  const char *base_url, const char *source, const char *version,
+			  const struct prov_srcimport_opts *o)
+{
+	struct import_repo ir = { NULL, NULL, -1 };
+	struct import_state st = { 0 };
+	struct prov_srcimport_stats stats = { 0 };
+	struct dsc d = { 0 };
+	struct prov_buf text = PROV_BUF_INIT;
+	struct tnode *root = NULL, *deb = NULL;
+	char *name = NULL, *refname = NULL, *dsc_path = NULL, *dsc_url = NULL, *hex = NULL;
+	char *msg = NULL, *dir_url = NULL, *component = NULL;
+	git_oid upstream_tree, upstream_commit, tree_oid, commit_oid;
+	uint64_t t0;
+	size_t i;
+	int error, empty = 0, npatches = 0, native = 0, have_orig = 0, have_debian = 0;
+
+	git_libgit2_init();
+	if (!valid_source_name(source)) {
+		error = prov_error_set(PROV_EINPUT, "'%s' is not a Debian source package name", source);
+		goto cleanup;
+	}
+	if (!valid_version(version)) {
+		error = prov_error_set(PROV_EINPUT, "'%s' is not a Debian version", version);
+		goto cleanup;
+	}
+	if ((error = limits_from_config(&st, o->config)) < 0 ||
+	    (error = version_refname(&refname, source, version)) < 0)
+		goto cleanup;
+	name = prov_xasprintf("debian-%s", source);
+	if ((error = import_repo_open(&ir, o->cache_dir, name)) < 0)
+		goto cleanup;
+	if (ref_lookup(&hex, &npatches, ir.repo, refname) == 0) {
+		stats.cached = 1;
+		goto done;
+	}
+
+	if ((error = fetch_dsc(&dsc_path, &dsc_url, base_url, source, version, o, &stats.download_ms)) < 0 ||
+	    (error = prov_read_file(&text, dsc_path, PROV_SRCIMPORT_MAX_DSC)) < 0)
+		goto cleanup;
+	if ((error = dsc_parse(&d, text.buf, text.len, dsc_url)) < 0) {
+		prov_fetch_forget(o->cache_dir, dsc_url);
+		goto cleanup;
+	}
+	if (strcmp(d.source, source) || strcmp(d.version, version)) {
+		prov_fetch_forget(o->cache_dir, dsc_url);
+		error = prov_error_set(PROV_EINPUT, "'%s' describes %s %s, not %s %s", dsc_url, d.source,
+				       d.version, source, version);
+		goto cleanup;
+	}
+	if (strcmp(d.format, "3.0 (quilt)") && strcmp(d.format, "3.0 (native)") && strcmp(d.format, "1.0")) {
+		error = prov_error_set(PROV_EINPUT, "'%s' has source format '%s': only 3.0 (quilt), 3.0 (native) and native 1.0 are supported",
+				       dsc_url, d.format);
+		goto cleanup;
+	}
+	dir_url = prov_xstrndup(dsc_url, (size_t)(prov_basename(dsc_url) - dsc_url));
+	for (i = 0; i < d.nfiles; i++) {
+		struct dsc_file *f = &d.files[i];
+		char got[2 * PROV_SHA256_LEN + 1];
+		uint64_t size = 0, t1;
+
+		f->url = prov_xasprintf("%s%s", dir_url, f->name);
+		if ((error = fetch(&f->path, f->url, o, &stats.download_ms)) < 0)
+			goto cleanup;
+		t1 = prov_now_ms();
+		error = prov_sha256_file(got, &size, f->path);
+		stats.download_ms += prov_now_ms() - t1;
+		if (error < 0)
+			goto cleanup;
+		if (size != f->size || strcmp(got, f->sha256)) {
+			prov_fetch_forget(o->cache_dir, f->url);
+			if (size != f->size)
+				error = prov_error_set(PROV_EINPUT, "size mismatch for '%s' from '%s': the .dsc says %llu bytes, got %llu",
+						       f->name, f->url, (unsigned long long)f->size,
+						       (unsigned long long)size);
+			else
+				error = prov_error_set(PROV_EINPUT, "checksum mismatch for '%s' from '%s': the .dsc says SHA-256 %s, got %s",
+						       f->name, f->url, f->sha256, got);
+			goto cleanup;
+		}
+	}
+
+	t0 = prov_now_ms();
+	st.repo = ir.repo;
+	root = tnode_new("", 0, GIT_FILEMODE_TREE);
+	/* The orig tarball first, then its components, as dpkg-source does. */
+	for (i = 0; i < d.nfiles; i++) {
+		enum dsc_kind k = classify(d.files[i].name, source, &component);
+		free(component);
+		component = NULL;
+		if (k == DSC_ORIG || k == DSC_NATIVE) {
+			struct tnode *t = tnode_new("", 0, GIT_FILEMODE_TREE), *top;
+
+			if (have_orig) {
+				tnode_free(t);
+				error = prov_error_set(PROV_EINPUT, "'%s' lists more than one main tarball", dsc_url);
+				goto cleanup;
+			}
+			error = import_file(t, &st, d.files[i].path, d.files[i].url);
+			if (error < 0) {
+				tnode_free(t);
+				if (error == PROV_EINPUT)
+					prov_fetch_forget(o->cache_dir, d.files[i].url);
+				goto cleanup;
+			}
+			/* Keep the stripped directory's contents as the root. */
+			top = strip_top(t);
+			if (top != t) {
+				t->n = 0;
+				tnode_free(t);
+				free(top->name);
+				top->name = prov_xstrdup("");
+				t = top;
+			}
+			tnode_free(root);
+			root = t;
+			have_orig = 1;
+			native = k == DSC_NATIVE;
+		}
+	}
+	if (!have_orig) {
+		error = prov_error_set(PROV_EINPUT, "'%s' lists no .orig.tar or native tarball", dsc_url);
+		goto cleanup;
+	}
+	for (i = 0; i < d.nfiles; i++) {
+		enum dsc_kind k = classify(d.files[i].name, source, &component);
+		struct tnode *t, *top;
+
+		if (k == DSC_COMPONENT) {
+			t = tnode_new("", 0, GIT_FILEMODE_TREE);
+			error = import_file(t, &st, d.files[i].path, d.files[i].url);
+			if (error < 0) {
+				tnode_free(t);
+				if (error == PROV_EINPUT)
+					prov_fetch_forget(o->cache_dir, d.files[i].url);
+				goto cleanup;
+			}
+			top = strip_top(t);
+			if (top != t)
+				t->n = 0;
+			else
+				t = NULL;
+			tnode_free(t);
+			free(top->name);
+			top->name = component;
+			component = NULL;
+			tnode_free(tnode_take(root, top->name));
+			tnode_add(root, top);
+		}
+		free(component);
+		component = NULL;
+	}
+	if ((error = tnode_write(&upstream_tree, &empty, ir.repo, root)) < 0)
+		goto cleanup;
+	msg = prov_xasprintf("Import %s %s (%s)\n\nSource: %s\nVersion: %s\nDsc: %s\n",
+			     source, version, native ? "native source" : "upstream tarballs",
+			     source, version, dsc_url);
+	if ((error = commit_tree(&upstream_commit, ir.repo, &upstream_tree, NULL, msg)) < 0)
+		goto cleanup;
+	commit_oid = upstream_commit;
+
+	if (!native) {
+		for (i = 0; i < d.nfiles; i++) {
+			enum dsc_kind k = classify(d.files[i].name, source, &component);
+			free(component);
+			component = NULL;
+			if (k != DSC_DEBIAN)
+				continue;
+			if (have_debian) {
+				error = prov_error_set(PROV_EINPUT, "'%s' lists more than one debian tarball", dsc_url);
+				goto cleanup;
+			}
+			deb = tnode_new("", 0, GIT_FILEMODE_TREE);
+			error = import_file(deb, &st, d.files[i].path, d.files[i].url);
+			if (error < 0) {
+				if (error == PROV_EINPUT)
+					prov_fetch_forget(o->cache_dir, d.files[i].url);
+				goto cleanup;
+			}
+			have_debian = 1;
+		}
+		if (!have_debian) {
+			error = prov_error_set(PROV_EINPUT, "'%s' (format %s) lists no .debian.tar", dsc_url, d.format);
+			goto cleanup;
+		}
+		{
+			struct tnode *debdir = tnode_take(deb, "debian");
+			if (!debdir || debdir->mode != GIT_FILEMODE_TREE) {
+				tnode_free(debdir);
+				error = prov_error_set(PROV_EINPUT, "the debian tarball of '%s' has no debian/ directory",
+						       dsc_url);
+				goto cleanup;
+			}
+			if (deb->n)
+				prov_warn("the debian tarball of '%s' has entries outside debian/: ignored", dsc_url);
+			/* dpkg-source replaces an upstream debian/ directory. */
+			tnode_free(tnode_take(root, "debian"));
+			tnode_add(root, debdir);
+		}
+		if ((error = tnode_write(&tree_oid, &empty, ir.repo, root)) < 0 ||
+		    (error = apply_series(&npatches, &tree_oid, ir.repo)) < 0)
+			goto cleanup;
+		free(msg);
+		msg = prov_xasprintf("Debian source %s %s with %d patch%s\n\nSource: %s\nVersion: %s\nDsc: %s\nPatches-Applied: %d\n",
+				     source, version, npatches, npatches == 1 ? "" : "es", source, version,
+				     dsc_url, npatches);
+		if ((error = commit_tree(&commit_oid, ir.repo, &tree_oid, &upstream_commit, msg)) < 0)
+			goto cleanup;
+	}
+	{
+		git_reference *ref = NULL;
+		if (git_reference_create(&ref, ir.repo, refname, &commit_oid, 1,
+					 "provenance: import Debian source") < 0) {
+			error = git_fail("cannot record the import");
+			goto cleanup;
+		}
+		git_reference_free(ref);
+	}
+	hex = prov_xstrdup(git_oid_tostr_s(&commit_oid));
+	stats.import_ms = prov_now_ms() - t0;
+	stats.bytes = st.bytes;
+	stats.entries = st.entries;
+done:
+	*out_repo = ir.path;
+	ir.path = NULL;
+	*out_commit = hex;
+	hex = NULL;
+	if (out_npatches)
+		*out_npatches = npatches;
+	if (o->stats)
+		*o->stats = stats;
+	error = 0;
+cleanup:
+	import_repo_release(&ir);
+	tnode_free(root);
+	tnode_free(deb);
+	dsc_release(&d);
+	prov_buf_release(&text);
+	free(name);
+	free(refname);
+	free(dsc_path);
+	free(dsc_url);
+	free(dir_url);
+	free(hex);
+	free(msg);
+	free(component);
+	git_libgit2_shutdown();
+	return error;
+}
