@@ -666,9 +666,17 @@ int prov_srcimport_archive(char **out_repo, char **out_commit, const char *url,
 		error = prov_error_set(PROV_EINPUT, "archive '%s' holds no files", url);
 		goto cleanup;
 	}
-	msg = prov_xasprintf("Import release archive %s\n\nArchive: %s\nEntries: %llu\nBytes: %llu\n",
-			     prov_basename(url), url, (unsigned long long)st.entries,
-			     (unsigned long long)st.bytes);
+	/* Contents, not the URL: the same archive from any mirror is the same commit. */
+	{
+		char sha[2 * PROV_SHA256_LEN + 1];
+		uint64_t size;
+
+		if ((error = prov_sha256_file(sha, &size, file)) < 0)
+			goto cleanup;
+		msg = prov_xasprintf("Import release archive %s\n\nArchive-Sha256: %s\nEntries: %llu\nBytes: %llu\n",
+				     prov_basename(url), sha, (unsigned long long)st.entries,
+				     (unsigned long long)st.bytes);
+	}
 	if ((error = commit_tree(&commit_oid, ir.repo, &tree_oid, NULL, msg)) < 0)
 		goto cleanup;
 	{
@@ -1421,6 +1429,7 @@ int prov_srcimport_debian(char **out_repo, char **out_commit, int *out_npatches,
 	struct tnode *root = NULL, *deb = NULL;
 	char *name = NULL, *refname = NULL, *dsc_path = NULL, *dsc_url = NULL, *hex = NULL;
 	char *msg = NULL, *dir_url = NULL, *component = NULL;
+	char dsc_sha[2 * PROV_SHA256_LEN + 1];
 	git_oid upstream_tree, upstream_commit, tree_oid, commit_oid;
 	uint64_t t0;
 	size_t i;
@@ -1563,9 +1572,11 @@ int prov_srcimport_debian(char **out_repo, char **out_commit, int *out_npatches,
 	}
 	if ((error = tnode_write(&upstream_tree, &empty, ir.repo, root)) < 0)
 		goto cleanup;
-	msg = prov_xasprintf("Import %s %s (%s)\n\nSource: %s\nVersion: %s\nDsc: %s\n",
+	/* Contents, not URLs: the same package from any mirror is the same commit. */
+	prov_sha256_hex(dsc_sha, text.buf, text.len);
+	msg = prov_xasprintf("Import %s %s (%s)\n\nSource: %s\nVersion: %s\nDsc-Sha256: %s\n",
 			     source, version, native ? "native source" : "upstream tarballs",
-			     source, version, dsc_url);
+			     source, version, dsc_sha);
 	if ((error = commit_tree(&upstream_commit, ir.repo, &upstream_tree, NULL, msg)) < 0)
 		goto cleanup;
 	commit_oid = upstream_commit;
@@ -1612,9 +1623,9 @@ int prov_srcimport_debian(char **out_repo, char **out_commit, int *out_npatches,
 		    (error = apply_series(&npatches, &tree_oid, ir.repo)) < 0)
 			goto cleanup;
 		free(msg);
-		msg = prov_xasprintf("Debian source %s %s with %d patch%s\n\nSource: %s\nVersion: %s\nDsc: %s\nPatches-Applied: %d\n",
+		msg = prov_xasprintf("Debian source %s %s with %d patch%s\n\nSource: %s\nVersion: %s\nDsc-Sha256: %s\nPatches-Applied: %d\n",
 				     source, version, npatches, npatches == 1 ? "" : "es", source, version,
-				     dsc_url, npatches);
+				     dsc_sha, npatches);
 		if ((error = commit_tree(&commit_oid, ir.repo, &tree_oid, &upstream_commit, msg)) < 0)
 			goto cleanup;
 	}
