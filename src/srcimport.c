@@ -1211,6 +1211,191 @@ cleanup:
 	return error;
 }
 
+/* ---- hunk offsets (patch(1) finds a hunk whose lines moved; libgit2 does not) ---- */
+
+#define RELOCATE_MAX_COMPARES ((uint64_t)50 * 1000 * 1000)
+
+struct lines {
+	const char **at;	/* start of each line */
+	size_t *len;	/* without the newline */
+	size_t n, alloc, lalloc;
+};
+
+static void lines_split(struct lines *l, const char *s, size_t len)
+{
+	const char *end = s + len;
+
+	l->n = 0;
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t ll = nl ? (size_t)(nl - s) : (size_t)(end - s);
+		PROV_ALLOC_GROW(l->at, l->n + 1, l->alloc);
+		PROV_ALLOC_GROW(l->len, l->n + 1, l->lalloc);
+		l->at[l->n] = s;
+		l->len[l->n++] = ll;
+		s = nl ? nl + 1 : end;
+	}
+}
+
+static void lines_release(struct lines *l)
+{
+	free(l->at);
+	free(l->len);
+}
+
+/* Where the hunk's old lines (pre) are in the file, nearest to `want`, not before `min`; -1 if nowhere. */
+static long find_hunk(const struct lines *file, const struct lines *pre, long want, long min,
+		      uint64_t *compares)
+{
+	long n = (long)file->n, m = (long)pre->n, k;
+
+	if (m == 0)
+		return want;
+	for (k = 0; k <= n; k++) {
+		long cand[2] = { want + k, want - k };
+		int c;
+		for (c = 0; c < (k ? 2 : 1); c++) {
+			long p = cand[c], i;
+			if (p < min || p + m > n)
+				continue;
+			for (i = 0; i < m; i++) {
+				if (++*compares > RELOCATE_MAX_COMPARES)
+					return -1;
+				if (file->len[p + i] != pre->len[i] ||
+				    memcmp(file->at[p + i], pre->at[i], pre->len[i]))
+					break;
+			}
+			if (i == m)
+				return p;
+		}
+		if (want + k >= n && want - k < min)
+			break;
+	}
+	return -1;
+}
+
+/*
+ * Rewrite the hunk headers of a git-style diff so that each hunk starts
+ * where its old lines really are in the file at tree_oid (nearest match, in
+ * order), as patch(1) and dpkg-source allow (offsets, no fuzz). Hunks that
+ * match nowhere are left for libgit2 to refuse.
+ */
+static int relocate_hunks(struct prov_buf *out, const struct prov_buf *in, git_repository *repo,
+			  const git_oid *tree_oid)
+{
+	struct prov_buf file = PROV_BUF_INIT;
+	struct lines fl = { 0 }, pre = { 0 };
+	const char *p = in->buf, *end = in->buf + in->len;
+	int have_file = 0, error = 0;
+	long min = 0, delta = 0, shift = 0;
+	uint64_t compares = 0;
+	struct prov_buf hunk = PROV_BUF_INIT;
+
+	prov_buf_reset(out);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end, *next = nl ? nl + 1 : end;
+		size_t ll = (size_t)(le - p);
+
+		if (ll >= 4 && !memcmp(p, "--- ", 4)) {
+			have_file = 0;
+			fl.n = 0;
+			min = delta = shift = 0;
+			if (ll > 6 && !memcmp(p, "--- a/", 6)) {
+				char *path = prov_xstrndup(p + 6, ll - 6);
+				error = read_blob_at(&file, repo, tree_oid, path, PROV_SRCIMPORT_MAX_PATCH);
+				free(path);
+				if (error == 0) {
+					lines_split(&fl, file.buf, file.len);
+					have_file = 1;
+				} else if (error != PROV_ENOTFOUND && error != PROV_ELIMIT) {
+					goto cleanup;
+				}
+				error = 0;
+			}
+		} else if (have_file && ll >= 4 && !memcmp(p, "@@ -", 4)) {
+			const char *q = p + 4, *h, *s, *rest;
+			uint64_t a, b = 1, c, d = 1;
+			long at;
+
+			s = q;
+			while (q < le && *q >= '0' && *q <= '9')
+				q++;
+			if (prov_parse_u64(&a, s, (size_t)(q - s), 10) < 0 || a > 100000000)
+				goto copy;
+			if (q < le && *q == ',') {
+				s = ++q;
+				while (q < le && *q >= '0' && *q <= '9')
+					q++;
+				if (prov_parse_u64(&b, s, (size_t)(q - s), 10) < 0 || b > 100000000)
+					goto copy;
+			}
+			if (q + 2 > le || q[0] != ' ' || q[1] != '+')
+				goto copy;
+			s = q += 2;
+			while (q < le && *q >= '0' && *q <= '9')
+				q++;
+			if (prov_parse_u64(&c, s, (size_t)(q - s), 10) < 0)
+				goto copy;
+			if (q < le && *q == ',') {
+				s = ++q;
+				while (q < le && *q >= '0' && *q <= '9')
+					q++;
+				if (prov_parse_u64(&d, s, (size_t)(q - s), 10) < 0 || d > 100000000)
+					goto copy;
+			}
+			rest = q;	/* " @@ ..." */
+			(void)c;
+			/* the hunk's old lines */
+			prov_buf_reset(&hunk);
+			pre.n = 0;
+			for (h = next; h < end;) {
+				const char *hn = memchr(h, '\n', (size_t)(end - h));
+				size_t hl = hn ? (size_t)(hn - h) : (size_t)(end - h);
+				if (hl && (h[0] == ' ' || h[0] == '-')) {
+					PROV_ALLOC_GROW(pre.at, pre.n + 1, pre.alloc);
+					PROV_ALLOC_GROW(pre.len, pre.n + 1, pre.lalloc);
+					pre.at[pre.n] = h + 1;
+					pre.len[pre.n++] = hl - 1;
+				} else if (!(hl && (h[0] == '+' || h[0] == '\\'))) {
+					break;
+				}
+				h = hn ? hn + 1 : end;
+			}
+			if (b == 0) {	/* pure insertion after line a: move it as the previous hunk moved */
+				at = (long)a + shift;
+				if (at < 0)
+					at = 0;
+			} else {
+				at = find_hunk(&fl, &pre, (long)a - 1 + shift, min, &compares);
+				if (at < 0)
+					goto copy;
+				shift = at - ((long)a - 1);
+				min = at + (long)pre.n;
+				at += 1;
+			}
+			error = prov_buf_printf(out, "@@ -%ld,%llu +%ld,%llu%.*s\n", at, (unsigned long long)b,
+						(d == 0 ? at : at + delta + (b == 0 ? 1 : 0)) , (unsigned long long)d,
+						(int)(le - rest), rest);
+			if (error < 0)
+				goto cleanup;
+			delta += (long)d - (long)b;
+			p = next;
+			continue;
+		}
+copy:
+		if ((error = prov_buf_add(out, p, ll)) < 0 || (nl && (error = prov_buf_putc(out, '\n')) < 0))
+			goto cleanup;
+		p = next;
+	}
+cleanup:
+	prov_buf_release(&file);
+	prov_buf_release(&hunk);
+	lines_release(&fl);
+	lines_release(&pre);
+	return error;
+}
+
 /* Apply one patch (git-style text) to *tree_oid, replacing it. */
 static int apply_patch(git_oid *tree_oid, git_repository *repo, const struct prov_buf *diff_text,
 		       const char *name)
@@ -1335,7 +1520,9 @@ static int apply_series(int *out, git_oid *tree_oid, git_repository *repo)
 		if (error == 0)
 			error = prov_srcimport_quilt_to_git(&git_text, patch.buf, patch.len, strip, path);
 		if (error == 0)
-			error = apply_patch(tree_oid, repo, &git_text, path);
+			error = relocate_hunks(&patch, &git_text, repo, tree_oid);
+		if (error == 0)
+			error = apply_patch(tree_oid, repo, &patch, path);
 		free(name);
 		free(path);
 		if (error < 0)

@@ -1,0 +1,309 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "buf.h"
+#include "config.h"
+#include "error.h"
+#include "srcimport.h"
+#include "util.h"
+#include "banned.h"
+
+/*
+ * Archive and Debian imports from file:// URLs. Expected trees come from
+ * git itself (git write-tree of the same files) and patched sources from
+ * GNU patch -pN, never from provenance.
+ */
+static char tmpdir[] = "/tmp/prov-test-srcimport.XXXXXX";
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	prov_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	r = system(b.buf);
+	prov_buf_release(&b);
+	return r;
+}
+
+static char *sh_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *sh_out(const char *fmt, ...)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	char line[512] = "";
+	va_list ap;
+	FILE *p;
+
+	va_start(ap, fmt);
+	prov_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	p = popen(b.buf, "r");
+	assert_non_null(p);
+	if (!fgets(line, sizeof(line), p))
+		line[0] = '\0';
+	pclose(p);
+	prov_buf_release(&b);
+	line[strcspn(line, "\n")] = '\0';
+	return prov_xstrdup(line);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (!mkdtemp(tmpdir))
+		return -1;
+	return sh("git --version >/dev/null 2>&1 && tar --version >/dev/null 2>&1") ? -1 : 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	sh("rm -rf '%s'", tmpdir);
+	return 0;
+}
+
+static void test_pool_dir(void **state)
+{
+	char *p = NULL;
+
+	(void)state;
+	assert_int_equal(prov_srcimport_pool_dir(&p, "libfoo", "main"), 0);
+	assert_string_equal(p, "pool/main/libf/libfoo");
+	free(p);
+	assert_int_equal(prov_srcimport_pool_dir(&p, "glibc", "main"), 0);
+	assert_string_equal(p, "pool/main/g/glibc");
+	free(p);
+	assert_int_equal(prov_srcimport_pool_dir(&p, "lib", "contrib"), 0);
+	assert_string_equal(p, "pool/contrib/l/lib");
+	free(p);
+	assert_int_equal(prov_srcimport_pool_dir(&p, "libstdc++-12", "main"), 0);
+	assert_string_equal(p, "pool/main/libs/libstdc++-12");
+	free(p);
+	p = NULL;
+	assert_int_equal(prov_srcimport_pool_dir(&p, "../x", "main"), PROV_EINPUT);
+	assert_int_equal(prov_srcimport_pool_dir(&p, "Foo", "main"), PROV_EINPUT);
+	assert_int_equal(prov_srcimport_pool_dir(&p, "a/b", "main"), PROV_EINPUT);
+	assert_int_equal(prov_srcimport_pool_dir(&p, "x", "main"), PROV_EINPUT);
+	assert_null(p);
+}
+
+static void test_quilt_to_git(void **state)
+{
+	struct prov_buf out = PROV_BUF_INIT;
+	const char *p0 =
+		"Description: a DEP-3 header\n"
+		"Index: src/a.c\n"
+		"===================================================================\n"
+		"--- src/a.c.orig\t2024-01-01 10:00:00.000000000 +0000\n"
+		"+++ src/a.c\t2024-01-01 10:00:01.000000000 +0000\n"
+		"@@ -1,2 +1,3 @@\n"
+		" one\n"
+		"+one and a half\n"
+		"\n"	/* a context line whose blank was trimmed */
+		"--- /dev/null\n"
+		"+++ new.txt\n"
+		"@@ -0,0 +1 @@\n"
+		"+new\n"
+		"\\ No newline at end of file\n";
+	const char *p1_delete =
+		"--- a/old.txt\n"
+		"+++ b/old.txt\n"
+		"@@ -1 +0,0 @@\n"
+		"-gone\n";
+	const char *git_diff = "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n";
+
+	(void)state;
+	assert_int_equal(prov_srcimport_quilt_to_git(&out, p0, strlen(p0), 0, "p0.patch"), 0);
+	assert_string_equal(out.buf,
+			    "diff --git a/src/a.c b/src/a.c\n--- a/src/a.c\n+++ b/src/a.c\n"
+			    "@@ -1,2 +1,3 @@\n one\n+one and a half\n \n"
+			    "diff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n"
+			    "@@ -0,0 +1 @@\n+new\n\\ No newline at end of file\n");
+	assert_int_equal(prov_srcimport_quilt_to_git(&out, p1_delete, strlen(p1_delete), 1, "d.patch"), 0);
+	assert_non_null(strstr(out.buf, "deleted file mode 100644\n--- a/old.txt\n+++ /dev/null\n"));
+	/* git diffs pass through with -p1, are refused with another -p */
+	assert_int_equal(prov_srcimport_quilt_to_git(&out, git_diff, strlen(git_diff), 1, "g.patch"), 0);
+	assert_string_equal(out.buf, git_diff);
+	assert_int_equal(prov_srcimport_quilt_to_git(&out, git_diff, strlen(git_diff), 2, "g.patch"), PROV_EINPUT);
+	/* paths that cannot be used */
+	assert_int_equal(prov_srcimport_quilt_to_git(&out, p1_delete, strlen(p1_delete), 3, "d.patch"), PROV_EINPUT);
+	assert_non_null(strstr(prov_error_last(), "d.patch"));
+	{
+		const char *up = "--- a/../../etc/passwd\n+++ b/../../etc/passwd\n@@ -1 +1 @@\n-a\n+b\n";
+		const char *abs = "--- /etc/passwd\n+++ /etc/passwd\n@@ -1 +1 @@\n-a\n+b\n";
+		const char *shorthunk = "--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n-a\n+b\n";
+		const char *badhunk = "--- a/x\n+++ b/x\n@@ -1,x +1 @@\n-a\n+b\n";
+		assert_int_equal(prov_srcimport_quilt_to_git(&out, up, strlen(up), 1, "u"), PROV_EINPUT);
+		assert_int_equal(prov_srcimport_quilt_to_git(&out, abs, strlen(abs), 0, "a"), PROV_EINPUT);
+		assert_int_equal(prov_srcimport_quilt_to_git(&out, shorthunk, strlen(shorthunk), 1, "s"), PROV_EINPUT);
+		assert_int_equal(prov_srcimport_quilt_to_git(&out, badhunk, strlen(badhunk), 1, "b"), PROV_EINPUT);
+	}
+	prov_buf_release(&out);
+}
+
+static void test_archive_vs_git(void **state)
+{
+	struct prov_config *cfg = prov_config_new();
+	struct prov_srcimport_stats stats;
+	struct prov_srcimport_opts o = { cfg, NULL, 0, &stats };
+	char *cache = prov_xasprintf("%s/cache", tmpdir), *url, *want, *got;
+	char *repo = NULL, *commit = NULL, *repo2 = NULL, *commit2 = NULL;
+	static const char *const kinds[] = { "tar.gz", "tar.xz", "zip", NULL };
+	int i;
+
+	(void)state;
+	o.cache_dir = cache;
+	assert_int_equal(sh("set -e; d='%s/src/proj-2.1'; mkdir -p \"$d/lib/deep/er\" \"$d/empty\";"
+			    "printf 'int main(void)\\n{\\n\\treturn 0;\\n}\\n' > \"$d/main.c\";"
+			    "printf '#!/bin/sh\\necho hi\\n' > \"$d/run.sh\"; chmod +x \"$d/run.sh\";"
+			    "printf 'x' > \"$d/lib/deep/er/f.h\"; ln -s ../main.c \"$d/lib/link.c\";"
+			    "cd '%s/src' && tar czf ../proj.tar.gz proj-2.1 && tar cJf ../proj.tar.xz proj-2.1;"
+			    "zip -qry ../proj.zip proj-2.1 2>/dev/null || true;"
+			    "cd proj-2.1 && git init -q && git add -A && git write-tree > ../../want-tree",
+			    tmpdir, tmpdir), 0);
+	want = sh_out("cat '%s/want-tree'", tmpdir);
+	for (i = 0; kinds[i]; i++) {
+		char *file = prov_xasprintf("%s/proj.%s", tmpdir, kinds[i]);
+		if (access(file, F_OK) != 0) {	/* no zip(1) here */
+			free(file);
+			continue;
+		}
+		url = prov_xasprintf("file://%s", file);
+		assert_int_equal(prov_srcimport_archive(&repo, &commit, url, &o), 0);
+		assert_int_equal(stats.cached, 0);
+		got = sh_out("git --git-dir='%s' rev-parse '%s^{tree}'", repo, commit);
+		assert_string_equal(got, want);	/* top directory stripped, modes, symlink */
+		free(got);
+		got = sh_out("git --git-dir='%s' rev-parse refs/imports/archive", repo);
+		assert_string_equal(got, commit);
+		free(got);
+		/* again: reused from the cache, even with the file gone */
+		unlink(file);
+		assert_int_equal(prov_srcimport_archive(&repo2, &commit2, url, &o), 0);
+		assert_int_equal(stats.cached, 1);
+		assert_string_equal(repo, repo2);
+		assert_string_equal(commit, commit2);
+		free(repo);
+		free(commit);
+		free(repo2);
+		free(commit2);
+		repo = commit = repo2 = commit2 = NULL;
+		free(url);
+		free(file);
+	}
+	/* missing file, not an archive */
+	url = prov_xasprintf("file://%s/none.tar.gz", tmpdir);
+	assert_int_equal(prov_srcimport_archive(&repo, &commit, url, &o), PROV_ENOTFOUND);
+	free(url);
+	assert_int_equal(sh("echo 'just text' > '%s/text.tar.gz'", tmpdir), 0);
+	url = prov_xasprintf("file://%s/text.tar.gz", tmpdir);
+	assert_int_equal(prov_srcimport_archive(&repo, &commit, url, &o), PROV_EINPUT);
+	assert_non_null(strstr(prov_error_last(), url));
+	free(url);
+	assert_int_equal(prov_srcimport_archive(&repo, &commit, "gopher://x/y.tar.gz", &o), PROV_EINPUT);
+	assert_null(repo);
+	assert_null(commit);
+	free(want);
+	free(cache);
+	prov_config_free(cfg);
+}
+
+/* A 3.0 (quilt) package written by hand: -p0 and -p2 patches, comments in the series. */
+static void test_debian_pN_vs_gnu_patch(void **state)
+{
+	struct prov_config *cfg = prov_config_new();
+	struct prov_srcimport_stats stats;
+	struct prov_srcimport_opts o = { cfg, NULL, 0, &stats };
+	char *cache = prov_xasprintf("%s/cache-deb", tmpdir), *base, *want, *got;
+	char *repo = NULL, *commit = NULL;
+	int n = -1;
+
+	(void)state;
+	o.cache_dir = cache;
+	assert_int_equal(sh("set -e; cd '%s'; mkdir -p deb/bar-3.2/src deb/d/debian/patches deb/d/debian/source;"
+			    "cd deb; printf 'a\\nb\\nc\\nd\\n' > bar-3.2/src/x.c; printf 'keep\\n' > bar-3.2/README;"
+			    "tar czf bar_3.2.orig.tar.gz bar-3.2;"
+			    "printf '3.0 (quilt)\\n' > d/debian/source/format;"
+			    "printf -- '--- src/x.c\\n+++ src/x.c\\n@@ -1,2 +1,3 @@\\n a\\n+a2\\n b\\n' > d/debian/patches/zero.patch;"
+			    "printf 'Subject: two\\n\\n--- w/q/src/x.c\\n+++ w/q/src/x.c\\n@@ -3,2 +3,3 @@\\n c\\n d\\n+e\\n' > d/debian/patches/two.patch;"
+			    "printf '# p0 first\\nzero.patch -p0\\n\\n  two.patch   -p2 # trailing comment\\n' > d/debian/patches/series;"
+			    "tar -C d -cJf bar_3.2-1.debian.tar.xz debian;"
+			    "{ printf 'Format: 3.0 (quilt)\\nSource: bar\\nBinary: bar\\nVersion: 1:3.2-1\\nChecksums-Sha256:\\n';"
+			    "  for f in bar_3.2.orig.tar.gz bar_3.2-1.debian.tar.xz; do"
+			    "    printf ' %%s %%s %%s\\n' $(sha256sum $f | cut -d' ' -f1) $(stat -c %%s $f) $f; done; } > bar_3.2-1.dsc;"
+			    /* ground truth: GNU patch on a copy with debian/ */
+			    "cp -r bar-3.2 gt; cp -r d/debian gt/; cd gt; patch -s --no-backup-if-mismatch -p0 < debian/patches/zero.patch;"
+			    "patch -s --no-backup-if-mismatch -p2 < debian/patches/two.patch; git init -q; git add -A; git write-tree > ../want-tree",
+			    tmpdir), 0);
+	want = sh_out("cat '%s/deb/want-tree'", tmpdir);
+	base = prov_xasprintf("file://%s/deb", tmpdir);
+	/* the .dsc is flat (no pool/): found after the pool paths miss; the epoch is not in the name */
+	if (prov_srcimport_debian(&repo, &commit, &n, base, "bar", "1:3.2-1", &o) != 0)
+		fail_msg("import failed: %s", prov_error_last());
+	assert_int_equal(n, 2);
+	got = sh_out("git --git-dir='%s' rev-parse '%s^{tree}'", repo, commit);
+	assert_string_equal(got, want);
+	free(got);
+	got = sh_out("git --git-dir='%s' rev-parse 'refs/imports/bar/1%%3A3.2-1'", repo);
+	assert_string_equal(got, commit);
+	free(got);
+	free(repo);
+	free(commit);
+	repo = commit = NULL;
+
+	/* the same again: cached, patch count kept */
+	n = -1;
+	assert_int_equal(prov_srcimport_debian(&repo, &commit, &n, base, "bar", "1:3.2-1", &o), 0);
+	assert_int_equal(stats.cached, 1);
+	assert_int_equal(n, 2);
+	free(repo);
+	free(commit);
+	repo = commit = NULL;
+
+	/* the .dsc names another version */
+	assert_int_equal(sh("cd '%s/deb' && sed 's/^Version: .*/Version: 9.9-1/' bar_3.2-1.dsc > bar_3.3-1.dsc", tmpdir), 0);
+	assert_int_equal(prov_srcimport_debian(&repo, &commit, &n, base, "bar", "3.3-1", &o), PROV_EINPUT);
+	assert_non_null(strstr(prov_error_last(), "not bar 3.3-1"));
+	/* a patch that does not apply */
+	assert_int_equal(sh("set -e; cd '%s/deb'; printf -- '--- a/src/x.c\\n+++ b/src/x.c\\n@@ -1 +1 @@\\n-zzz\\n+y\\n' > d/debian/patches/bad.patch;"
+			    "printf 'bad.patch\\n' > d/debian/patches/series; tar -C d -cJf bar_3.4-1.debian.tar.xz debian;"
+			    "{ printf 'Format: 3.0 (quilt)\\nSource: bar\\nVersion: 3.4-1\\nChecksums-Sha256:\\n';"
+			    "  for f in bar_3.2.orig.tar.gz bar_3.4-1.debian.tar.xz; do"
+			    "    printf ' %%s %%s %%s\\n' $(sha256sum $f | cut -d' ' -f1) $(stat -c %%s $f) $f; done; } > bar_3.4-1.dsc",
+			    tmpdir), 0);
+	assert_int_equal(prov_srcimport_debian(&repo, &commit, &n, base, "bar", "3.4-1", &o), PROV_EINPUT);
+	assert_non_null(strstr(prov_error_last(), "patch 'debian/patches/bad.patch' does not apply"));
+	got = sh_out("git --git-dir='%s/imports/debian-bar.git' for-each-ref refs/imports/bar/3.4-1 | wc -l", cache);
+	assert_string_equal(got, "0");	/* nothing recorded */
+	free(got);
+	/* bad names and versions */
+	assert_int_equal(prov_srcimport_debian(&repo, &commit, &n, base, "bar/../x", "1", &o), PROV_EINPUT);
+	assert_int_equal(prov_srcimport_debian(&repo, &commit, &n, base, "bar", "1 2", &o), PROV_EINPUT);
+	assert_null(repo);
+	free(want);
+	free(base);
+	free(cache);
+	prov_config_free(cfg);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pool_dir),
+		cmocka_unit_test(test_quilt_to_git),
+		cmocka_unit_test(test_archive_vs_git),
+		cmocka_unit_test(test_debian_pN_vs_gnu_patch),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
