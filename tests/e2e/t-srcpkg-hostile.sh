@@ -32,11 +32,11 @@ def sym(path, target):
     i = tarfile.TarInfo(path); i.type = tarfile.SYMTYPE; i.linkname = target; return (i,)
 def dev(path):
     i = tarfile.TarInfo(path); i.type = tarfile.CHRTYPE; i.devmajor = 1; i.devminor = 3; return (i,)
-tar("traversal.tar.gz", [f("pkg-1/ok.c"), f("pkg-1/../../evil-traversal")])
-tar("absolute.tar.gz", [f("pkg-1/ok.c"), f("/tmp/evil-absolute")])
+tar("traversal.tar.gz", [f("pkg-1/ok.c"), f("pkg-1/../../srcimport-evil-traversal")])
+tar("absolute.tar.gz", [f("pkg-1/ok.c"), f("/tmp/srcimport-evil-absolute")])
 tar("dotgit.tar.gz", [f("pkg-1/ok.c"), f("pkg-1/.git/hooks/post-checkout")])
 tar("symlinks.tar.gz", [f("pkg-1/ok.c"), sym("pkg-1/passwd", "/etc/passwd"),
-                        sym("pkg-1/up", "../../.."), f("pkg-1/up/evil-through-link"),
+                        sym("pkg-1/up", "../../.."), f("pkg-1/up/srcimport-evil-through-link"),
                         dev("pkg-1/null")])
 tar("many.tar.gz", [f("pkg-1/f%03d" % i) for i in range(200)])
 PY
@@ -85,9 +85,9 @@ expect() {	# expect EXIT ERE WHAT -- ARGS...
 	check_match "$(cat "$T/last.err")" "$re" "$what: message"
 }
 
-expect 2 "archive '$u/traversal.tar.gz' has an entry that climbs out with '\.\.': 'pkg-1/\.\./\.\./evil-traversal'" \
+expect 2 "archive '$u/traversal.tar.gz' has an entry that climbs out with '\.\.': 'pkg-1/\.\./\.\./srcimport-evil-traversal'" \
 	"../ entry" -- archive "$cache" "$u/traversal.tar.gz"
-expect 2 "archive '$u/absolute.tar.gz' has an entry with an absolute path '/tmp/evil-absolute'" \
+expect 2 "archive '$u/absolute.tar.gz' has an entry with an absolute path '/tmp/srcimport-evil-absolute'" \
 	"absolute path entry" -- archive "$cache" "$u/absolute.tar.gz"
 expect 2 "archive '$u/dotgit.tar.gz' has an entry inside '\.git'" \
 	".git entry" -- archive "$cache" "$u/dotgit.tar.gz"
@@ -107,7 +107,7 @@ grep -q "'pkg-1/null' is a device, FIFO or socket: skipped" "$T/last.err" || fai
 repo=$(sed -n 's/^repo=//p' "$T/last.out")
 check_eq "$(git --git-dir="$repo" ls-tree refs/imports/archive passwd | cut -c1-6)" 120000 "symlink stored with mode 120000"
 check_eq "$(git --git-dir="$repo" cat-file -p refs/imports/archive:passwd)" /etc/passwd "symlink blob holds its target"
-check_eq "$(git --git-dir="$repo" ls-tree -r --name-only refs/imports/archive | tr '\n' ' ')" "ok.c passwd up/evil-through-link " "tree entries (device skipped, link replaced by the later directory)"
+check_eq "$(git --git-dir="$repo" ls-tree -r --name-only refs/imports/archive | tr '\n' ' ')" "ok.c passwd up/srcimport-evil-through-link " "tree entries (device skipped, link replaced by the later directory)"
 
 # checksums from the .dsc
 expect 2 "checksum mismatch for 'libfoo_1.0.orig.tar.gz' from '$u/bad-sum/libfoo_1.0.orig.tar.gz'" \
@@ -132,11 +132,11 @@ expect 2 "only http, https and file URLs" "ftp URL" -- fetch "$cache" "ftp://127
 expect 3 "is not in the cache and downloads are off" "offline" -- --offline fetch "$cache" "$u/whole.tar.gz"
 
 # nothing written outside the cache and $T
-for p in /tmp/evil-absolute "$T/evil-traversal" "$cache/evil-traversal" "$T/../evil-traversal" /evil-through-link; do
+for p in /tmp/srcimport-evil-absolute "$T/srcimport-evil-traversal" "$cache/srcimport-evil-traversal" "$T/../srcimport-evil-traversal" /srcimport-evil-through-link; do
 	[ ! -e "$p" ] || fail "'$p' was written"
 done
-outside=$(find "$T" -newer "$T/stamp" -name 'evil*' 2>/dev/null)
+outside=$(find "$T" -newer "$T/stamp" -name 'srcimport-evil-*' 2>/dev/null)
 [ -z "$outside" ] || fail "hostile names written on disk: $outside"
-outside=$(find / -xdev \( -path /proc -o -path /sys -o -path "$T" \) -prune -o -newer "$T/stamp" -name 'evil*' -print 2>/dev/null | head)
+outside=$(find / -xdev \( -path /proc -o -path /sys -o -path "$T" \) -prune -o -newer "$T/stamp" -name 'srcimport-evil-*' -print 2>/dev/null | head)
 [ -z "$outside" ] || fail "hostile names written outside \$T: $outside"
 echo "ok: no entry of a hostile archive reached the disk"
