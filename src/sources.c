@@ -350,7 +350,9 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 	}
 	mirror = prov_sources_mirror_path(opts->cache_dir, url);
 	r->path = prov_xstrdup(mirror);
-	if (opts->offline) {
+	/* --offline forbids the network, not the disk: a file:// upstream
+	 * (air-gapped mirrors, tests) is still fetched */
+	if (opts->offline && !lp) {
 		if (stat(mirror, &st) < 0 || git_repository_open_bare(&repo, mirror) < 0) {
 			error = prov_error_set(PROV_ENOTFOUND, "no mirror of '%s' in the cache (offline)", url);
 			goto cleanup;

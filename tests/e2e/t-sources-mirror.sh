@@ -115,12 +115,18 @@ kill -9 $kpid 2>/dev/null || fail "the fetch finished before it could be interru
 wait $kpid 2>/dev/null
 final=$(ls -d "$bigc"/mirrors/*.git 2>/dev/null | grep -v '\.tmp$' || true)
 check_eq "$final" "" "no mirror after an interrupted fetch"
+# (without the file:// redirect: --offline may still fetch from the disk)
 check_exit 2 "offline after the interrupted fetch does not trust it" -- "$PROVENANCE" --cache "$bigc" \
-	-c "url.file://$T/upstream/.insteadOf=https://example.invalid/" fixcheck --offline t100 --repo https://example.invalid/big.git --at t10000
+	fixcheck --offline t100 --repo https://example.invalid/big.git --at t10000
 check_exit 0 "a normal run after the interruption" -- "$PROVENANCE" --cache "$bigc" \
 	-c "url.file://$T/upstream/.insteadOf=https://example.invalid/" fixcheck t100 --repo https://example.invalid/big.git --at t10000 --format json
 check_eq "$(json_get "$T/last.out" 'd[0]["deployed"]')" "$bigwant" "deployed after re-fetch"
 ls -d "$bigc"/mirrors/*.tmp >/dev/null 2>&1 && fail "temporary directory left behind"
+
+# 7b. --offline forbids the network, not the disk: a file:// upstream is fetched
+check_exit 0 "offline with a file:// upstream" -- "$PROVENANCE" --cache "$T/filecache" \
+	-c "url.file://$T/upstream/.insteadOf=https://example.invalid/" fixcheck --offline t100 --repo https://example.invalid/big.git --at t10000 --format json
+check_eq "$(json_get "$T/last.out" 'd[0]["deployed"]')" "$bigwant" "deployed, offline from file://"
 
 # 8. two concurrent fetches of the same mirror both succeed
 cc=$T/conccache
