@@ -33,22 +33,6 @@ struct prov_origin *prov_origin_new(const char *kind)
 	return o;
 }
 
-void prov_origin_clear(struct prov_origin *o)
-{
-	free(o->kind);
-	free(o->name);
-	free(o->version);
-	free(o->source);
-	free(o->source_version);
-	free(o->arch);
-	free(o->vcs_url);
-	free(o->commit);
-	free(o->branch);
-	free(o->found_by);
-	free(o->evidence);
-	memset(o, 0, sizeof(*o));
-}
-
 void prov_origin_list_add(struct prov_origin_list *l, struct prov_origin *o)
 {
 	PROV_ALLOC_GROW(l->v, l->n + 1, l->alloc);
@@ -174,7 +158,7 @@ int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_c
 
 			err = r->ops->resolve(&tmp, r, &view);
 			if (err == PROV_EPASSTHROUGH || err == PROV_ENOTFOUND) {
-				prov_origin_clear(&tmp);
+				prov_origin_release(&tmp);
 				continue;
 			}
 			if (err < 0) {
@@ -194,7 +178,7 @@ int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_c
 	}
 	err = 0;
 cleanup:
-	prov_origin_clear(&tmp);
+	prov_origin_release(&tmp);
 	chain_release(&ch);
 	return err;
 }
@@ -580,7 +564,7 @@ static void ix_release_mem(struct prov_pkgindex *ix)
 	size_t i;
 
 	for (i = 0; i < ix->npkgs; i++)
-		prov_origin_clear(&ix->pkgs[i].o);
+		prov_origin_release(&ix->pkgs[i].o);
 	for (i = 0; i < ix->nfiles; i++)
 		free(ix->files[i]);
 	free(ix->pkgs);

@@ -94,8 +94,6 @@ int prov_inventory_chain(struct prov_origin ***out, size_t *nout,
 
 /* A fresh origin with kind set; other fields NULL. */
 struct prov_origin *prov_origin_new(const char *kind);
-/* Free the contents of an origin and zero it (the struct itself stays). */
-void prov_origin_clear(struct prov_origin *o);
 
 /* ---- Debian versions ---- */
 

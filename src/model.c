@@ -20,6 +20,12 @@ void prov_origin_free(struct prov_origin *o)
 {
 	if (!o)
 		return;
+	prov_origin_release(o);
+	free(o);
+}
+
+void prov_origin_release(struct prov_origin *o)
+{
 	free(o->kind);
 	free(o->name);
 	free(o->version);
@@ -31,7 +37,7 @@ void prov_origin_free(struct prov_origin *o)
 	free(o->branch);
 	free(o->found_by);
 	free(o->evidence);
-	free(o);
+	memset(o, 0, sizeof(*o));
 }
 
 struct prov_origin *prov_origin_dup(const struct prov_origin *o)

@@ -232,6 +232,7 @@ struct prov_module *prov_crash_module_by_path(const struct prov_crash *c, const 
 struct prov_component *prov_crash_component(const struct prov_crash *c, const char *name);
 
 void prov_origin_free(struct prov_origin *o);	/* NULL-safe */
+void prov_origin_release(struct prov_origin *o);	/* frees the strings, zeroes *o */
 struct prov_origin *prov_origin_dup(const struct prov_origin *o);
 void prov_component_release(struct prov_component *c);
 
