@@ -231,13 +231,41 @@ cleanup:
 }
 
 /* Read the current entry's data into a blob, counting bytes against the cap. */
+#define SMALL_BLOB ((la_int64_t)4 << 20)
+
 static int entry_to_blob(git_oid *out, struct import_state *st, struct archive *a,
-			 const char *what, const char *path)
+			 struct archive_entry *e, const char *what, const char *path)
 {
 	git_writestream *ws = NULL;
 	char buf[65536];
 	int error = 0;
 
+	/* Small files in memory: the stream goes through a temporary file. */
+	if (archive_entry_size_is_set(e) && archive_entry_size(e) >= 0 &&
+	    archive_entry_size(e) <= SMALL_BLOB) {
+		size_t want = (size_t)archive_entry_size(e), got = 0;
+		char *mem;
+
+		if (st->bytes + want > st->max_bytes)
+			return prov_error_set(PROV_ELIMIT, "archive '%s' unpacks to more than %llu bytes (import.maxBytes): refusing it",
+					      what, (unsigned long long)st->max_bytes);
+		mem = prov_xmalloc(want ? want : 1);
+		while (got < want) {
+			la_ssize_t n = archive_read_data(a, mem + got, want - got);
+			if (n <= 0) {
+				free(mem);
+				return prov_error_set(PROV_EINPUT, "archive '%s' is truncated or corrupt at '%s': %s",
+						      what, path, n < 0 && archive_error_string(a) ?
+						      archive_error_string(a) : "short entry");
+			}
+			got += (size_t)n;
+		}
+		st->bytes += want;
+		error = git_blob_create_from_buffer(out, st->repo, mem, want) < 0 ?
+			git_fail("cannot write a blob") : 0;
+		free(mem);
+		return error;
+	}
 	if (git_blob_create_from_stream(&ws, st->repo, NULL) < 0)
 		return git_fail("cannot create a blob");
 	for (;;) {
@@ -365,7 +393,7 @@ static int import_file(struct tnode *root, struct import_state *st, const char *
 		case AE_IFREG:
 			mode = (archive_entry_perm(e) & 0111) ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
 			node = tnode_new(parts[n - 1], lens[n - 1], mode);
-			if ((error = entry_to_blob(&node->oid, st, a, what, path)) < 0) {
+			if ((error = entry_to_blob(&node->oid, st, a, e, what, path)) < 0) {
 				tnode_free(node);
 				goto cleanup;
 			}
