@@ -78,7 +78,7 @@ int cmd_analyze(int argc, char **argv, struct prov_global *g)
 
 	/* compressed cores (systemd-coredump's storage) are decompressed first */
 	tmpdir = prov_xasprintf("%s/tmp", g->cache_dir);
-	error = prov_input_open(&in, core, tmpdir, 0);
+	error = prov_input_open(&in, core, tmpdir, prov_input_max_core(g->config));
 	free(tmpdir);
 	if (error < 0)
 		return prov_cmd_fail(error);

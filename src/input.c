@@ -8,6 +8,7 @@
 #include <archive.h>
 #include <elf.h>
 
+#include "config.h"
 #include "error.h"
 #include "input.h"
 #include "util.h"
@@ -130,43 +131,38 @@ static int write_sparse(int fd, const char *data, size_t len, const char *name)
 	return 0;
 }
 
-static int decompress(struct prov_input *in, const char *src, const char *tmpdir,
-		      uint64_t max)
-{
-	struct archive *a = archive_read_new();
-	struct archive_entry *entry;
-	char *tmp = NULL;
-	int fd = -1, error;
-	uint64_t total = 0;
-	char *chunk = prov_xmalloc(1 << 20);
+/*
+ * Copy what `rd` yields (after `head`) into a new sparse temporary file,
+ * at most `max` bytes; on success in->tmpfile names it. `rd` returns the
+ * bytes read, 0 at the end, or a negative error code with the message set.
+ * `too_big` names the input in the message when the cap is hit.
+ */
+typedef ssize_t (*spool_read_fn)(void *ctx, char *buf, size_t len);
 
-	archive_read_support_filter_all(a);
-	archive_read_support_format_raw(a);
-	if (archive_read_open_filename(a, src, 1 << 16) != ARCHIVE_OK ||
-	    archive_read_next_header(a, &entry) != ARCHIVE_OK) {
-		error = prov_error_set(PROV_EINPUT, "cannot decompress '%s' (%s): %s",
-				       in->name, in->compression,
-				       archive_error_string(a) ? archive_error_string(a) : "unknown error");
-		goto cleanup;
-	}
+static int spool(struct prov_input *in, const char *tmpdir, uint64_t max, spool_read_fn rd,
+		 void *ctx, const unsigned char *head, size_t hlen, const char *too_big)
+{
+	char *chunk = prov_xmalloc(1 << 20), *tmp = NULL;
+	uint64_t total = hlen;
+	int fd = -1, error;
+
 	if ((error = make_tmp(&tmp, &fd, tmpdir)) < 0)
 		goto cleanup;
+	if (hlen && (error = write_sparse(fd, (const char *)head, hlen, tmp)) < 0)
+		goto cleanup;
 	for (;;) {
-		la_ssize_t n = archive_read_data(a, chunk, 1 << 20);
+		ssize_t n = rd(ctx, chunk, 1 << 20);
 
 		if (n == 0)
 			break;
 		if (n < 0) {
-			error = prov_error_set(PROV_EINPUT, "'%s' is truncated or corrupt (%s): %s",
-					       in->name, in->compression,
-					       archive_error_string(a) ? archive_error_string(a) : "read error");
+			error = (int)n;
 			goto cleanup;
 		}
 		total += (uint64_t)n;
 		if (total > max) {
-			error = prov_error_set(PROV_ELIMIT,
-					       "'%s' decompresses to more than %llu bytes; raise -c core.maxSize=BYTES",
-					       in->name, (unsigned long long)max);
+			error = prov_error_set(PROV_ELIMIT, "%s more than %llu bytes; raise -c core.maxSize=BYTES",
+					       too_big, (unsigned long long)max);
 			goto cleanup;
 		}
 		if ((error = write_sparse(fd, chunk, (size_t)n, tmp)) < 0)
@@ -187,7 +183,61 @@ cleanup:
 		free(tmp);
 	}
 	free(chunk);
-	archive_read_free(a);
+	return error;
+}
+
+struct archive_reader {
+	struct archive *a;
+	const struct prov_input *in;
+};
+
+static ssize_t read_archive(void *ctx, char *buf, size_t len)
+{
+	struct archive_reader *r = ctx;
+	la_ssize_t n = archive_read_data(r->a, buf, len);
+
+	if (n < 0)
+		return prov_error_set(PROV_EINPUT, "'%s' is truncated or corrupt (%s): %s",
+				      r->in->name, r->in->compression,
+				      archive_error_string(r->a) ? archive_error_string(r->a) : "read error");
+	return (ssize_t)n;
+}
+
+static ssize_t read_stdin(void *ctx, char *buf, size_t len)
+{
+	for (;;) {
+		ssize_t n = read(0, buf, len);
+
+		if (n >= 0)
+			return n;
+		if (errno != EINTR)
+			return prov_error_set(PROV_EINPUT, "cannot read standard input: %s",
+					      strerror(errno));
+	}
+}
+
+static int decompress(struct prov_input *in, const char *src, const char *tmpdir,
+		      uint64_t max)
+{
+	struct archive_reader r = { archive_read_new(), in };
+	struct archive_entry *entry;
+	char *too_big = NULL;
+	int error;
+
+	archive_read_support_filter_all(r.a);
+	archive_read_support_format_raw(r.a);
+	if (archive_read_open_filename(r.a, src, 1 << 16) != ARCHIVE_OK ||
+	    archive_read_next_header(r.a, &entry) != ARCHIVE_OK) {
+		error = prov_error_set(PROV_EINPUT, "cannot decompress '%s' (%s): %s",
+				       in->name, in->compression,
+				       archive_error_string(r.a) ? archive_error_string(r.a) : "unknown error");
+		goto cleanup;
+	}
+	too_big = prov_xasprintf("'%s' decompresses to", in->name);
+	error = spool(in, tmpdir, max, read_archive, &r, NULL, 0, too_big);
+cleanup:
+	free(too_big);
+	archive_read_free(r.a);
 	return error;
 }
 
@@ -195,52 +245,7 @@ cleanup:
 static int spool_stdin(struct prov_input *in, const unsigned char *head, size_t hlen,
 		       const char *tmpdir, uint64_t max)
 {
-	char *chunk = NULL, *tmp = NULL;
-	uint64_t total = hlen;
-	int fd = -1, error;
-
-	if ((error = make_tmp(&tmp, &fd, tmpdir)) < 0)
-		goto cleanup;
-	if ((error = write_sparse(fd, (const char *)head, hlen, tmp)) < 0)
-		goto cleanup;
-	chunk = prov_xmalloc(1 << 20);
-	for (;;) {
-		ssize_t n = read(0, chunk, 1 << 20);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			error = prov_error_set(PROV_EINPUT, "cannot read standard input: %s",
-					       strerror(errno));
-			goto cleanup;
-		}
-		if (n == 0)
-			break;
-		total += (uint64_t)n;
-		if (total > max) {
-			error = prov_error_set(PROV_ELIMIT, "standard input is larger than %llu bytes",
-					       (unsigned long long)max);
-			goto cleanup;
-		}
-		if ((error = write_sparse(fd, chunk, (size_t)n, tmp)) < 0)
-			goto cleanup;
-	}
-	if (ftruncate(fd, (off_t)total) < 0) {
-		error = prov_error_set(PROV_ERROR, "cannot size '%s': %s", tmp, strerror(errno));
-		goto cleanup;
-	}
-	in->tmpfile = tmp;
-	tmp = NULL;
-	error = 0;
-cleanup:
-	if (fd >= 0)
-		close(fd);
-	if (tmp) {
-		unlink(tmp);
-		free(tmp);
-	}
-	free(chunk);
-	return error;
+	return spool(in, tmpdir, max, read_stdin, NULL, head, hlen, "standard input holds");
 }
 
 /* Decide what the (possibly decompressed) file at `path` holds. */
@@ -402,6 +407,19 @@ cleanup:
 		close(fd);
 	prov_input_release(&in);
 	return error;
+}
+
+uint64_t prov_input_max_core(const struct prov_config *cfg)
+{
+	const char *v = cfg ? prov_config_get(cfg, "core.maxsize") : NULL;
+	uint64_t n;
+
+	if (v && prov_parse_u64(&n, v, (size_t)-1, 10) == 0 && n)
+		return n;
+	if (v)
+		prov_warn("core.maxSize '%s' is not a positive number of bytes; using %llu", v,
+			  (unsigned long long)PROV_INPUT_DEFAULT_MAX_CORE);
+	return PROV_INPUT_DEFAULT_MAX_CORE;
 }
 
 void prov_input_release(struct prov_input *in)

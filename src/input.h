@@ -39,4 +39,8 @@ int prov_input_open(struct prov_input *out, const char *name, const char *tmpdir
 		    uint64_t max_core);
 void prov_input_release(struct prov_input *in);
 
+struct prov_config;
+/* The cap on a decompressed core: config core.maxSize (bytes), else the default. */
+uint64_t prov_input_max_core(const struct prov_config *cfg);
+
 #endif

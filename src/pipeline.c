@@ -56,16 +56,6 @@ static int modules_incomplete(const struct prov_crash *c)
 	return 0;
 }
 
-static uint64_t max_core_size(const struct prov_global *g)
-{
-	const char *v = g ? prov_config_get(g->config, "core.maxsize") : NULL;
-	uint64_t n;
-
-	if (v && prov_parse_u64(&n, v, (size_t)-1, 10) == 0 && n)
-		return n;
-	return 0;
-}
-
 /*
  * libdwfl asks debuginfod by itself when DEBUGINFOD_URLS is set. Keep it
  * off with --offline; otherwise bound it (a slow server must not hang the
@@ -111,7 +101,7 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 
 	memset(&in, 0, sizeof(in));
 	tmpdir = prov_xasprintf("%s/tmp", cache_dir ? cache_dir : ".");
-	if ((error = prov_input_open(&in, name, tmpdir, max_core_size(opts->global))) < 0)
+	if ((error = prov_input_open(&in, name, tmpdir, opts->global ? prov_input_max_core(opts->global->config) : 0)) < 0)
 		goto cleanup;
 
 	if (in.type == PROV_INPUT_TYPE_CORE) {
