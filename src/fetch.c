@@ -322,7 +322,8 @@ int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o
 	path = prov_fetch_cache_path(o->cache_dir, url);
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
 		goto done;
-	if (o->offline) {
+	/* --offline forbids the network, not the disk: file:// is still read. */
+	if (o->offline && strncasecmp(real_url, "file://", 7)) {
 		error = prov_error_set(PROV_ENOTFOUND, "'%s' is not in the cache and downloads are off (--offline)",
 				       url);
 		goto cleanup;

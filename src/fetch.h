@@ -23,7 +23,7 @@
 struct prov_fetch_opts {
 	const struct prov_config *config;	/* may be NULL */
 	const char *cache_dir;
-	int offline;	/* never download: a cached complete file or PROV_ENOTFOUND */
+	int offline;	/* no network: a cached complete file, a file:// URL, or PROV_ENOTFOUND */
 };
 
 #define PROV_FETCH_DEFAULT_MAX_SIZE ((uint64_t)2 << 30)
@@ -39,6 +39,8 @@ struct prov_fetch_opts {
  *   PROV_ENOTFOUND  HTTP 404/410 or a missing file:// path; offline and not cached
  *   PROV_ELIMIT     larger than fetch.maxSize
  *   PROV_ERROR      any other failure (retries exhausted, disk errors)
+ * With offline set, http(s) URLs are never fetched; file:// URLs are read
+ * (--offline forbids the network, not the disk).
  * An flock(2) on the .part file serialises two runs fetching one URL.
  */
 int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o);

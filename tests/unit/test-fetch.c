@@ -132,10 +132,9 @@ static void test_fetch_file_url(void **state)
 	free(out2);
 	out2 = NULL;
 
-	/* forgotten: offline now fails, online the file is missing */
+	/* forgotten: the file is gone (file:// is read even offline: it is not the network) */
 	prov_fetch_forget(cache, url);
 	assert_int_equal(prov_fetch_file(&out2, url, &o), PROV_ENOTFOUND);
-	assert_non_null(strstr(prov_error_last(), "--offline"));
 	o.offline = 0;
 	assert_int_equal(prov_fetch_file(&out2, url, &o), PROV_ENOTFOUND);
 	assert_null(out2);
@@ -182,6 +181,16 @@ static void test_fetch_rules(void **state)
 	assert_null(out);
 	assert_true(prov_fetch_url_ok("HTTPS://x/y"));
 	assert_false(prov_fetch_url_ok("gopher://x"));
+
+	/* offline: no network, but file:// is read */
+	o.offline = 1;
+	assert_int_equal(prov_fetch_file(&out, "http://127.0.0.1:9/x.tar.gz", &o), PROV_ENOTFOUND);
+	assert_non_null(strstr(prov_error_last(), "--offline"));
+	prov_fetch_forget(cache, "https://releases.example.invalid/big");
+	assert_int_equal(prov_fetch_file(&out, "https://releases.example.invalid/big", &o), 0);
+	free(out);
+	out = NULL;
+	o.offline = 0;
 
 	/* sizes */
 	prov_config_set(cfg, "a.b", "64k");
