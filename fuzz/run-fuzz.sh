@@ -32,11 +32,14 @@ for t in fuzz/fuzz-*; do
 		find fixtures -type f -size -256k 2>/dev/null | head -200 | while read -r f; do cp "$f" "$corpus/"; done
 	fi
 	# libdw leaks on some malformed cores (fuzz/lsan.supp); its frames carry
-	# no frame pointers, so the suppression needs the slow unwinder
-	export LSAN_OPTIONS="suppressions=$PWD/fuzz/lsan.supp:print_suppressions=0"
-	if [ "$name" = fuzz-core ]; then
+	# no frame pointers, so that suppression needs the slow unwinder (10x
+	# slower): by default fuzz-core runs fast with the module-wide
+	# fuzz/lsan-fast.supp; PRECISE_LEAKS=1 selects the precise one
+	if [ "$name" = fuzz-core ] && [ "${PRECISE_LEAKS:-0}" = 1 ]; then
+		export LSAN_OPTIONS="suppressions=$PWD/fuzz/lsan.supp:print_suppressions=0"
 		export ASAN_OPTIONS="fast_unwind_on_malloc=0"
 	else
+		export LSAN_OPTIONS="suppressions=$PWD/fuzz/lsan-fast.supp:print_suppressions=0"
 		export ASAN_OPTIONS=""
 	fi
 	echo "fuzzing $name for ${secs}s (corpus $corpus)"
