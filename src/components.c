@@ -7,6 +7,7 @@
 #include "mapping.h"
 #include "pathrw.h"
 #include "sources.h"
+#include "srcimport.h"
 #include "util.h"
 #include "banned.h"
 
@@ -58,6 +59,99 @@ static int same_repo(const char *a, const char *b)
 	return la == lb && !strncasecmp(a, b, la);
 }
 
+/* "{source}" in a debian-source template: the origin's source package. */
+static char *debian_source_name(const char *tmpl, const struct prov_origin *o)
+{
+	const char *src = o->source ? o->source : o->name;
+	const char *at = strstr(tmpl, "{source}");
+
+	if (!src)
+		return NULL;
+	if (!at)
+		return prov_xstrdup(tmpl);
+	return prov_xasprintf("%.*s%s%s", (int)(at - tmpl), tmpl, src, at + strlen("{source}"));
+}
+
+/*
+ * A component whose source is not a git repository: the distribution's
+ * source package (debian-source, for dpkg origins) or an upstream release
+ * archive, imported into a local repository in the cache. 1 when the
+ * mapping says so (done, or a note), 0 when it does not.
+ */
+static int resolve_imported(struct prov_component *comp, struct comp_state *cs, int *partial,
+			    const struct prov_components_ctx *ctx)
+{
+	const struct prov_mapping *mp = cs->mapping;
+	const struct prov_origin *o = cs->origin;
+	struct prov_srcimport_stats st = { 0 };
+	struct prov_srcimport_opts io = { ctx->config, ctx->cache_dir, ctx->offline, &st };
+	struct prov_sources_opts so = { ctx->config, ctx->cache_dir, ctx->offline };
+	struct prov_buf url = PROV_BUF_INIT;
+	char *path = NULL, *commit = NULL, *src = NULL;
+	int npatches = 0, error;
+
+	if (mp->debian_source && o && o->kind && !strcmp(o->kind, "dpkg") &&
+	    (src = debian_source_name(mp->debian_source, o))) {
+		const char *ver = o->source_version ? o->source_version : o->version;
+		const char *base = ctx->config ? prov_config_get(ctx->config, "sources.debianbaseurl") : NULL;
+
+		if (!base)
+			base = "https://deb.debian.org/debian";
+		free(comp->repo);
+		comp->repo = prov_xasprintf("%s (Debian source %s %s)", base, src, ver ? ver : "?");
+		error = ver ? prov_srcimport_debian(&path, &commit, &npatches, base, src, ver, &io)
+			    : prov_error_set(PROV_ENOTFOUND, "the package has no version");
+		if (error == 0) {
+			free(comp->found_by);
+			comp->found_by = prov_xasprintf("Debian source with %d patch%s", npatches,
+							npatches == 1 ? "" : "es");
+			free(comp->ref);
+			comp->ref = prov_xasprintf("refs/imports/%s/%s", src, ver);
+		}
+	} else if (mp->archive) {
+		if (prov_mapping_expand_ref(&url, mp->archive, comp->version) < 0) {
+			set_note(comp, prov_error_last());
+			*partial = 1;
+			goto cleanup;
+		}
+		free(comp->repo);
+		comp->repo = prov_xstrdup(url.buf);
+		error = prov_srcimport_archive(&path, &commit, url.buf, &io);
+		if (error == 0) {
+			free(comp->found_by);
+			comp->found_by = prov_xstrdup("release archive");
+			free(comp->ref);
+			comp->ref = prov_xstrdup("refs/imports/archive");
+		}
+	} else {
+		return 0;
+	}
+	if (error < 0 || prov_sources_open(&cs->repo, path, NULL, 0, 0, &so) < 0) {
+		set_note(comp, prov_error_last());
+		*partial = 1;
+		goto cleanup;
+	}
+	free(comp->commit);
+	comp->commit = commit;
+	commit = NULL;
+	if (st.cached)
+		set_note(comp, "source import cached");
+	else {
+		char *n = prov_xasprintf("download %llu ms, import %llu ms",
+					 (unsigned long long)st.download_ms,
+					 (unsigned long long)st.import_ms);
+
+		set_note(comp, n);
+		free(n);
+	}
+cleanup:
+	free(path);
+	free(commit);
+	free(src);
+	prov_buf_release(&url);
+	return 1;
+}
+
 static void resolve_one(struct prov_component *comp, struct comp_state *cs, int *partial,
 			const struct prov_components_ctx *ctx)
 {
@@ -70,6 +164,11 @@ static void resolve_one(struct prov_component *comp, struct comp_state *cs, int 
 	const char *url = mp->repo;
 	char *commit = NULL;
 
+	/* a commit the system recorded still wins (below); otherwise the
+	 * distribution's source or a release archive, when the mapping names one */
+	if (!(o && is_full_hex(o->commit)) && (mp->debian_source || mp->archive) &&
+	    resolve_imported(comp, cs, partial, ctx))
+		goto cleanup;
 	if (o && o->vcs_url) {
 		if (!url && ctx->config &&
 		    prov_config_get_bool(ctx->config, "fetch.trustsystemurls", 0) == 1)

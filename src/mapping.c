@@ -35,6 +35,8 @@ static void mapping_release(struct prov_mapping *p)
 	free_list(p->libraries, p->nlibraries);
 	free_list(p->packages, p->npackages);
 	free(p->repo);
+	free(p->archive);
+	free(p->debian_source);
 	free(p->subdir);
 	free_list(p->refs, p->nrefs);
 	free_list(p->path_prefixes, p->npath_prefixes);
@@ -224,6 +226,19 @@ static int entry_cb(const git_config_entry *e, void *data)
 					       st->path, p->name, v);
 		else
 			error = set_single(st, &p->repo, key, p->name, v);
+	} else if (!strcmp(key, "archive")) {
+		if (!prov_starts_with(v, "https://") && !prov_starts_with(v, "http://") &&
+		    !prov_starts_with(v, "file://"))
+			error = prov_error_set(PROV_EINPUT, "mapping file '%s': component '%s': archive '%s' is not an https, http or file URL",
+					       st->path, p->name, v);
+		else
+			error = set_single(st, &p->archive, key, p->name, v);
+	} else if (!strcmp(key, "debian-source")) {
+		if (!*v || strchr(v, '/'))
+			error = prov_error_set(PROV_EINPUT, "mapping file '%s': component '%s': debian-source '%s' is not a source package name",
+					       st->path, p->name, v);
+		else
+			error = set_single(st, &p->debian_source, key, p->name, v);
 	} else if (!strcmp(key, "subdir")) {
 		if (!(error = check_subdir(st, p->name, v))) {
 			char *norm = prov_path_normalize(v);

@@ -26,6 +26,8 @@ struct prov_mapping {
 	char **path_prefixes;	/* globs: strip through the first match */
 	size_t npath_prefixes;
 	int subdir_paths;	/* frame paths are relative to subdir, not the repo */
+	char *archive;	/* release archive URL template ({version} ...), or NULL */
+	char *debian_source;	/* Debian source package template ({source}), or NULL */
 	char *file;	/* the file it came from, for messages */
 };
 

@@ -232,7 +232,9 @@ static void environment(struct prov_buf *b, const struct prov_crash *c)
 			if (p->ref)
 				prov_buf_printf(b, " at `%s`", p->ref);
 			if (p->found_by && p->commit)
-				prov_buf_printf(b, " (commit found by %s)", p->found_by);
+				prov_buf_printf(b, prov_starts_with(p->found_by, "Debian source") ||
+						   prov_starts_with(p->found_by, "release archive")
+						   ? " (source: %s)" : " (commit found by %s)", p->found_by);
 			if (p->note)
 				prov_buf_printf(b, "%s%s", p->repo ? "; " : "", p->note);
 			prov_buf_putc(b, '\n');

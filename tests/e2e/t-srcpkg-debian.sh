@@ -81,19 +81,22 @@ arepo=$(val repo "$T/a1.out"); acommit=$(val commit "$T/a1.out")
 check_eq "$(git --git-dir="$arepo" rev-parse "$acommit^{tree}")" "$want_up" "archive tree (top directory stripped) = git write-tree of the upstream sources"
 check_eq "$(git --git-dir="$arepo" show "$acommit:$crash_file" | grep -n CRASH-HERE | cut -d: -f1)" "$upstream_line" "archive: crash line as upstream has it"
 
-# --- the crash, resolved against the import (mapping: repo = the import) ----------
+# --- the crash, resolved from the Debian source package named by a mapping ----------
 if [ -f "$T/s/root/core" ]; then
 	root=$T/s/root
 	cat > "$T/libfoo.map" <<MAP
 [component "libfoo"]
 	package = libfoo
-	repo = $repo
-	ref = refs/imports/libfoo/{version}
+	debian-source = {source}
 MAP
-	"$PROVENANCE" resolve "$root/core" --sysroot "$root" --mapping "$T/libfoo.map" --offline --format json \
-		>"$T/r.json" 2>"$T/r.err"
+	# a fresh cache: the mapping makes provenance download and import the package
+	"$PROVENANCE" --cache "$T/rcache" -c "sources.debianBaseUrl=$base" resolve "$root/core" \
+		--sysroot "$root" --mapping "$T/libfoo.map" --format json >"$T/r.json" 2>"$T/r.err"
 	rc=$?
 	[ $rc -le 1 ] || { cat "$T/r.err"; fail "resolve exited $rc"; }
+	nseries=$(grep -cvE '^\s*(#|$)' "$T/s/patched/debian/patches/series")
+	check_eq "$(json_get "$T/r.json" '[c for c in d["components"] if c["name"] == "libfoo"][0]["found_by"]')" \
+		"Debian source with $nseries patches" "resolve: the report says which source was used"
 	gdb -batch -ex "set sysroot $root" -ex "set debuginfod enabled off" -ex "frame 0" -ex "info line *\$pc" \
 		"$root/usr/bin/foo-app" "$root/core" >"$T/gdb.txt" 2>/dev/null
 	gdb_line=$(grep -oE '^Line [0-9]+' "$T/gdb.txt" | head -1 | cut -d' ' -f2)

@@ -222,6 +222,9 @@ static void test_load_hostile(void **state)
 		 PROV_EINPUT, "include");
 	load_bad("stars.map", "[component \"x\"]\n\tlibrary = *a*a*a*a*a*a*a*a*a*b\n", PROV_EINPUT, "glob");
 	load_bad("bool.map", "[component \"x\"]\n\tsubdir-paths = maybe\n", PROV_EINPUT, "boolean");
+	load_bad("arch.map", "[component \"x\"]\n\tarchive = ftp://a/x.tar.gz\n", PROV_EINPUT, "archive");
+	load_bad("arch2.map", "[component \"x\"]\n\tarchive = /etc/passwd\n", PROV_EINPUT, "archive");
+	load_bad("deb.map", "[component \"x\"]\n\tdebian-source = ../../etc\n", PROV_EINPUT, "debian-source");
 	{
 		static const char nul[] = "[component \"x\"]\n\tlibrary = a\0b\n";
 		struct prov_mappings m;
@@ -252,6 +255,24 @@ static void test_load_hostile(void **state)
 		prov_buf_puts(&big, "# padding padding padding padding padding padding\n");
 	load_bad("huge.map", big.buf, PROV_ELIMIT, "larger");
 	prov_buf_release(&big);
+}
+
+static void test_load_sources_beyond_git(void **state)
+{
+	struct prov_mappings m;
+	char *path = write_file("srcpkg.map",
+				"[component \"zlib\"]\n\tpackage = zlib1g\n\tdebian-source = {source}\n"
+				"\tarchive = https://zlib.net/zlib-{upstream_version}.tar.xz\n");
+
+	(void)state;
+	prov_mappings_init(&m);
+	assert_int_equal(prov_mappings_load_file(&m, path), 0);
+	assert_int_equal(m.n, 1);
+	assert_string_equal(m.items[0].debian_source, "{source}");
+	assert_string_equal(m.items[0].archive, "https://zlib.net/zlib-{upstream_version}.tar.xz");
+	assert_null(m.items[0].repo);
+	prov_mappings_release(&m);
+	free(path);
 }
 
 static void test_unknown_keys_warn(void **state)
@@ -316,6 +337,7 @@ int main(void)
 		cmocka_unit_test(test_url_scheme),
 		cmocka_unit_test(test_load_good),
 		cmocka_unit_test(test_load_hostile),
+		cmocka_unit_test(test_load_sources_beyond_git),
 		cmocka_unit_test(test_unknown_keys_warn),
 		cmocka_unit_test(test_shipped_mappings_parse),
 	};
