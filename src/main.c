@@ -20,14 +20,15 @@ static const struct cmd commands[] = {
 	  "threads, frames, registers and modules of a core file" },
 	{ "resolve", cmd_resolve, PROV_CMD_GIT,
 	  "resolve INPUT... [--exe PATH] [--sysroot DIR] [--format text|markdown|json]\n"
-	  "                  [--mapping FILE]... [--offline] [--context N] [--fix COMMIT]...",
+	  "                  [--mapping FILE]... [--offline] [--context N] [--fix COMMIT]...\n"
+	  "                  [--component NAME] [--all-threads]",
 	  "a core or pasted backtrace to packages, upstream commits and source lines" },
 	{ "env", cmd_env, PROV_CMD_GIT,
 	  "env [--sysroot DIR] [--format text|markdown|json] [--mapping FILE]...",
 	  "the components installed on a system, with versions and commits" },
 	{ "fixcheck", cmd_fixcheck, PROV_CMD_GIT,
 	  "fixcheck COMMIT... (--repo URL|PATH --at REV | INPUT --component NAME)\n"
-	  "                  [--sysroot DIR] [--mapping FILE]... [--format text|json]",
+	  "                  [--sysroot DIR] [--mapping FILE]... [--offline] [--format text|json]",
 	  "is a fix an ancestor of what was deployed, and which release has it" },
 	{ "cache", cmd_cache, 0, "cache stats|clear",
 	  "show or clear the cache of indexes, resolutions and mirrors" },
