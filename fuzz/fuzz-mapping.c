@@ -1,10 +1,14 @@
 /*
  * libFuzzer target: any bytes as a mapping file (git-config syntax read by
  * libgit2), then what the pipeline does with the result: match a module and
- * expand every ref template against a Debian-style version.
+ * expand every ref template against a Debian-style version. libgit2 is
+ * initialised once (the command layer does it for every command that reads
+ * mappings).
  */
 #include <stddef.h>
 #include <stdint.h>
+
+#include <git2.h>
 
 #include "error.h"
 #include "mapping.h"
@@ -13,6 +17,14 @@
 #include "banned.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+/* The parser is libgit2's: without this every file fails the same way. */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	git_libgit2_init();
+	return 0;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <git2.h>
 
 #include "buf.h"
 #include "config.h"
@@ -55,8 +56,10 @@
 #include "../../fuzz/fuzz-json.c"
 #undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_mapping_one
+#define LLVMFuzzerInitialize fuzz_mapping_init
 #include "../../fuzz/fuzz-mapping.c"
 #undef LLVMFuzzerTestOneInput
+#undef LLVMFuzzerInitialize
 #define LLVMFuzzerTestOneInput fuzz_pathrw_one
 #include "../../fuzz/fuzz-pathrw.c"
 #undef LLVMFuzzerTestOneInput
@@ -163,6 +166,7 @@ static void test_json(void **state)
 
 static void test_mapping(void **state)
 {
+	fuzz_mapping_init(NULL, NULL);
 	replay("fuzz-mapping", fuzz_mapping_one, 1);
 }
 
@@ -199,6 +203,66 @@ static void test_seeds_parse(void **state)
 		prov_rpm_header_release(&h);
 	}
 	free(p);
+	/* the mapping seeds are loadable (a fuzzer stuck on one error path is useless) */
+	{
+		struct prov_mappings m;
+
+		git_libgit2_init();
+		prov_mappings_init(&m);
+		p = prov_xasprintf("%s/fixtures/fuzz-seeds/fuzz-mapping/small.map", top());
+		assert_int_equal(prov_mappings_load_file(&m, p), 0);
+		assert_int_equal(m.n, 1);
+		assert_string_equal(m.items[0].repo, "https://example.org/x.git");
+		prov_mappings_release(&m);
+		free(p);
+		git_libgit2_shutdown();
+	}
+	/* compressed seeds decompress (made by zstd, xz, lz4, gzip); bombs hit the cap */
+	{
+		static const char *const kinds[][2] = {
+			{ "tiny-core.zst", "zstd" }, { "tiny-core.xz", "xz" },
+			{ "tiny-core.lz4", "lz4" }, { "tiny-core.gz", "gzip" },
+		};
+		struct prov_input in;
+		char *tmp = prov_xasprintf("%s/seeds-tmp", fuzz_tmpdir());
+		size_t i;
+
+		for (i = 0; i < 4; i++) {
+			p = prov_xasprintf("%s/fixtures/fuzz-seeds/fuzz-input/%s", top(), kinds[i][0]);
+			memset(&in, 0, sizeof(in));
+			assert_int_equal(prov_input_open(&in, p, tmp, 1 << 20), 0);
+			assert_int_equal(in.type, PROV_INPUT_TYPE_CORE);
+			assert_string_equal(in.compression, kinds[i][1]);
+			prov_input_release(&in);
+			free(p);
+		}
+		p = prov_xasprintf("%s/fixtures/fuzz-seeds/fuzz-input/bomb.zst", top());
+		memset(&in, 0, sizeof(in));
+		assert_int_equal(prov_input_open(&in, p, tmp, 1 << 20), PROV_ELIMIT);
+		assert_int_equal(fuzz_dir_count(tmp), 0);
+		free(p);
+		free(tmp);
+	}
+	/* the core seed taken from a real crash analyzes: threads and modules */
+	{
+		struct prov_crash *c = NULL;
+		struct prov_core_opts opts;
+
+		p = prov_xasprintf("%s/fixtures/fuzz-seeds/fuzz-core/notes-nullmain", top());
+		if (prov_read_file(&b, p, 1 << 20) == 0) {	/* absent where no core could be made */
+			fuzz_core_init(NULL, NULL);
+			core_write((const uint8_t *)b.buf, b.len);
+			memset(&opts, 0, sizeof(opts));
+			opts.sysroot = core_root;
+			assert_int_equal(prov_core_analyze(&c, core_file, &opts), 0);
+			assert_true(c->nthreads >= 1);
+			print_message("seed core: %zu threads, %zu modules\n", c->nthreads, c->nmodules);
+			assert_true(c->has_signal);
+			assert_int_equal(c->signal.number, 11);	/* nullmain dies of SIGSEGV */
+			prov_crash_free(c);
+		}
+		free(p);
+	}
 	p = prov_xasprintf("%s/fixtures/fuzz-seeds/fuzz-json/direct-url", top());
 	assert_int_equal(prov_read_file(&b, p, 1 << 20), 0);
 	assert_int_equal(prov_jv_parse(&v, b.buf, b.len), 0);
