@@ -25,7 +25,9 @@ static char *core_root, *core_file;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	core_root = prov_xasprintf("%s/root", fuzz_tmpdir());
+	if (core_root)
+		return 0;	/* once per process */
+	core_root = prov_xasprintf("%s/core-root", fuzz_tmpdir());
 	mkdir(core_root, 0700);
 	core_file = prov_xasprintf("%s/core", fuzz_tmpdir());
 	return 0;

@@ -26,7 +26,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	char *p;
 
-	dpkg_root = prov_xasprintf("%s/root", fuzz_tmpdir());
+	if (dpkg_root)
+		return 0;	/* once per process */
+	dpkg_root = prov_xasprintf("%s/dpkg-root", fuzz_tmpdir());
 	mkdir(dpkg_root, 0700);
 	p = prov_xasprintf("%s/usr", dpkg_root);
 	mkdir(p, 0700);
@@ -35,7 +37,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	mkdir(p, 0700);
 	free(p);
 	p = prov_xasprintf("%s/lib", dpkg_root);
-	if (symlink("usr/lib", p) < 0)
+	if (symlink("usr/lib", p) < 0 && errno != EEXIST)
 		abort();
 	free(p);
 	p = prov_xasprintf("%s/var", dpkg_root);
