@@ -193,25 +193,33 @@ int cmd_env(int argc, char **argv, struct prov_global *g)
 			sysroot = optarg;
 			break;
 		case 'f':
-			if (prov_cmd_parse_format(&format, optarg, "text|markdown|json") < 0)
-				return prov_cmd_usage_error("env", "unknown format '%s'", optarg);
+			if (prov_cmd_parse_format(&format, optarg, "text|markdown|json") < 0) {
+				rc = prov_cmd_usage_error("env", "unknown format '%s'", optarg);
+				goto out;
+			}
 			break;
 		case 'm':
 			mapping_files[nmf++] = optarg;
 			break;
 		case 'h':
-			free(mapping_files);
-			return prov_cmd_help("env", env_help);
+			rc = prov_cmd_help("env", env_help);
+			goto out;
 		case ':':
-			return prov_cmd_usage_error("env", "option '%s' needs a value", argv[optind - 1]);
+			rc = prov_cmd_usage_error("env", "option '%s' needs a value", argv[optind - 1]);
+			goto out;
 		default:
-			return prov_cmd_usage_error("env", "unknown option '%s'", argv[optind - 1]);
+			rc = prov_cmd_usage_error("env", "unknown option '%s'", argv[optind - 1]);
+			goto out;
 		}
 	}
-	if (optind < argc)
-		return prov_cmd_usage_error("env", "unexpected argument '%s'", argv[optind]);
-	if (sysroot && (stat(sysroot, &st) < 0 || !S_ISDIR(st.st_mode)))
-		return prov_cmd_fail(prov_error_set(PROV_EINPUT, "sysroot '%s' is not a directory", sysroot));
+	if (optind < argc) {
+		rc = prov_cmd_usage_error("env", "unexpected argument '%s'", argv[optind]);
+		goto out;
+	}
+	if (sysroot && (stat(sysroot, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		rc = prov_cmd_fail(prov_error_set(PROV_EINPUT, "sysroot '%s' is not a directory", sysroot));
+		goto out;
+	}
 
 	if ((err = prov_mappings_load_all(&maps, mapping_files)) < 0)
 		goto cleanup;
@@ -243,8 +251,9 @@ cleanup:
 	}
 	free(v);
 	free(map);
-	free(mapping_files);
 	prov_mappings_release(&maps);
+out:
+	free(mapping_files);
 	prov_buf_release(&out);
 	prov_cache_free(cache);
 	return rc;
