@@ -646,6 +646,18 @@ static char *archive_repo_name(const char *url)
 	return prov_buf_detach(&b);
 }
 
+/* The ref that makes an import trusted: written last, after every object. */
+static int record_import(git_repository *repo, const char *refname, const git_oid *commit,
+			 const char *why)
+{
+	git_reference *ref = NULL;
+
+	if (git_reference_create(&ref, repo, refname, commit, 1, why) < 0)
+		return git_fail("cannot record the import");
+	git_reference_free(ref);
+	return 0;
+}
+
 int prov_srcimport_archive(char **out_repo, char **out_commit, const char *url,
 			   const struct prov_srcimport_opts *o)
 {
@@ -707,15 +719,9 @@ int prov_srcimport_archive(char **out_repo, char **out_commit, const char *url,
 	}
 	if ((error = commit_tree(&commit_oid, ir.repo, &tree_oid, NULL, msg)) < 0)
 		goto cleanup;
-	{
-		git_reference *ref = NULL;
-		if (git_reference_create(&ref, ir.repo, "refs/imports/archive", &commit_oid, 1,
-					 "provenance: import archive") < 0) {
-			error = git_fail("cannot record the import");
-			goto cleanup;
-		}
-		git_reference_free(ref);
-	}
+	if ((error = record_import(ir.repo, "refs/imports/archive", &commit_oid,
+				   "provenance: import archive")) < 0)
+		goto cleanup;
 	hex = prov_xstrdup(git_oid_tostr_s(&commit_oid));
 	stats.import_ms = prov_now_ms() - t0;
 	stats.bytes = st.bytes;
@@ -1844,15 +1850,9 @@ int prov_srcimport_debian(char **out_repo, char **out_commit, int *out_npatches,
 		if ((error = commit_tree(&commit_oid, ir.repo, &tree_oid, &upstream_commit, msg)) < 0)
 			goto cleanup;
 	}
-	{
-		git_reference *ref = NULL;
-		if (git_reference_create(&ref, ir.repo, refname, &commit_oid, 1,
-					 "provenance: import Debian source") < 0) {
-			error = git_fail("cannot record the import");
-			goto cleanup;
-		}
-		git_reference_free(ref);
-	}
+	if ((error = record_import(ir.repo, refname, &commit_oid,
+				   "provenance: import Debian source")) < 0)
+		goto cleanup;
 	hex = prov_xstrdup(git_oid_tostr_s(&commit_oid));
 	stats.import_ms = prov_now_ms() - t0;
 	stats.bytes = st.bytes;
