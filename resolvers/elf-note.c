@@ -102,25 +102,51 @@ static char *dup_str(const struct prov_jv *o, const char *key)
 	return s && *s ? prov_xstrdup(s) : NULL;
 }
 
-static int elf_note_resolve(struct prov_origin *out, struct prov_resolver *r,
-			    const struct prov_module *mod)
+/* The note's JSON from the module's file under the sysroot: 1 found, 0 not. */
+static int note_from_file(struct prov_buf *json, const struct prov_resolver *r,
+			  const struct prov_module *mod)
 {
-	struct prov_buf json = PROV_BUF_INIT;
-	struct prov_jv *v = NULL;
 	Elf *elf = NULL;
 	struct stat st;
-	int fd, err = PROV_EPASSTHROUGH;
+	int fd, found = 0;
 
 	fd = prov_root_open(r->ctx->sysroot, mod->path, O_RDONLY | O_NONBLOCK);
 	if (fd < 0)
-		return PROV_EPASSTHROUGH;
+		return 0;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		goto cleanup;
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		goto cleanup;
-	if (!find_note(&json, elf))
-		goto cleanup;
+	found = find_note(json, elf);
+cleanup:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return found;
+}
+
+/*
+ * The note from the file; else, as systemd-coredump does, the copy the
+ * analyzer found in the core's memory (the file may be gone, or the
+ * container not unpacked).
+ */
+static int elf_note_resolve(struct prov_origin *out, struct prov_resolver *r,
+			    const struct prov_module *mod)
+{
+	struct prov_buf json = PROV_BUF_INIT;
+	struct prov_jv *v = NULL;
+	const char *evidence = mod->path;
+	int err = PROV_EPASSTHROUGH;
+
+	if (!note_from_file(&json, r, mod)) {
+		if (!mod->package_note)
+			goto cleanup;
+		prov_buf_reset(&json);
+		if (prov_buf_add(&json, mod->package_note, strlen(mod->package_note)) < 0)
+			goto cleanup;
+		evidence = "core memory";
+	}
 	if (prov_jv_parse(&v, json.buf, json.len) < 0 || v->type != PROV_JV_OBJECT) {
 		prov_warn("'%s': unreadable .note.package: %s", mod->path, prov_error_last());
 		goto cleanup;
@@ -131,13 +157,11 @@ static int elf_note_resolve(struct prov_origin *out, struct prov_resolver *r,
 	out->name = dup_str(v, "name");
 	out->version = dup_str(v, "version");
 	out->arch = dup_str(v, "architecture");
-	out->evidence = prov_xstrdup(mod->path);
+	out->evidence = evidence == mod->path ? prov_xstrdup(mod->path)
+					      : prov_xasprintf("%s (from the core's memory)", mod->path);
 	err = 0;
 cleanup:
 	prov_jv_free(v);
-	if (elf)
-		elf_end(elf);
-	close(fd);
 	prov_buf_release(&json);
 	return err;
 }

@@ -66,6 +66,7 @@ struct core_seg {
 struct mod_extra {
 	char *file;	/* what find_elf opened for it */
 	char *note;	/* why a candidate file was refused */
+	char *package_note;	/* .note.package JSON read from the core's memory */
 };
 
 struct pc_memo {
@@ -786,13 +787,20 @@ struct image_info {
 	unsigned char id[64];
 	size_t idlen;
 	uint64_t id_vaddr;
+	char *package_note;	/* systemd's package note (FDO, 0xcafe1a7e): its JSON */
 };
+
+#define NT_FDO_PACKAGING_METADATA 0xcafe1a7e
+#define MAX_PACKAGE_NOTE 65536
 
 #define ALIGN4(n) (((n) + 3) & ~(uint64_t)3)
 
-/* The GNU build ID in a note segment image; 0 or -1. */
-static int find_build_id(const struct core_ctx *x, const unsigned char *d, size_t n,
-			 uint64_t vaddr, struct image_info *out)
+/*
+ * The notes of one note segment image: the GNU build ID and systemd's
+ * package note (what systemd-coredump reads from a core too).
+ */
+static void scan_image_notes(const struct core_ctx *x, const unsigned char *d, size_t n,
+			     uint64_t vaddr, struct image_info *out)
 {
 	uint64_t off = 0;
 
@@ -802,17 +810,19 @@ static int find_build_id(const struct core_ctx *x, const unsigned char *d, size_
 		uint64_t name = off + 12, desc = name + ALIGN4(namesz);
 
 		if (desc > n || descsz > n - desc)
-			return -1;
+			return;
 		if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(d + name, "GNU", 4) == 0 &&
-		    descsz > 0 && descsz <= sizeof(out->id)) {
+		    descsz > 0 && descsz <= sizeof(out->id) && !out->idlen) {
 			memcpy(out->id, d + desc, descsz);
 			out->idlen = descsz;
 			out->id_vaddr = vaddr + desc;
-			return 0;
+		} else if (type == NT_FDO_PACKAGING_METADATA && namesz == 4 &&
+			   memcmp(d + name, "FDO", 4) == 0 && descsz > 1 &&
+			   descsz <= MAX_PACKAGE_NOTE && !out->package_note) {
+			out->package_note = prov_xstrndup((const char *)d + desc, descsz);
 		}
 		off = desc + ALIGN4(descsz);
 	}
-	return -1;
 }
 
 /*
@@ -827,6 +837,7 @@ static int read_image(const struct core_ctx *x, uint64_t lo, struct image_info *
 	unsigned int phnum, shnum, shentsize, type;
 	int have_load = 0, error = -1;
 
+	free(out->package_note);
 	memset(out, 0, sizeof(*out));
 	if (core_read(x, lo, eh, x->is64 ? 64 : 52) < 0 || memcmp(eh, ELFMAG, SELFMAG) != 0 ||
 	    eh[EI_CLASS] != (x->is64 ? ELFCLASS64 : ELFCLASS32))
@@ -876,7 +887,7 @@ static int read_image(const struct core_ctx *x, uint64_t lo, struct image_info *
 	}
 	if (!have_load)
 		goto cleanup;
-	for (i = 0; i < phnum && !out->idlen; i++) {
+	for (i = 0; i < phnum; i++) {
 		const unsigned char *p = ph + i * entsize;
 		uint64_t pvaddr = x->is64 ? rd64(x, p + 16) : rd32(x, p + 8);
 		uint64_t filesz = x->is64 ? rd64(x, p + 32) : rd32(x, p + 16);
@@ -885,7 +896,7 @@ static int read_image(const struct core_ctx *x, uint64_t lo, struct image_info *
 			continue;
 		note = prov_xmalloc(filesz);
 		if (core_read(x, bias + pvaddr, note, filesz) == 0)
-			find_build_id(x, note, filesz, bias + pvaddr, out);
+			scan_image_notes(x, note, filesz, bias + pvaddr, out);
 		free(note);
 		note = NULL;
 	}
@@ -911,6 +922,13 @@ static int report_one(struct core_ctx *x, const char *name, uint64_t lo, uint64_
 	x->nreported++;
 	if (img->idlen)
 		dwfl_module_report_build_id(mod, img->id, img->idlen, img->id_vaddr);
+	if (img->package_note) {
+		void **userdata = NULL;
+
+		dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+		if (userdata)
+			mod_extra(x, userdata)->package_note = prov_xstrdup(img->package_note);
+	}
 	if (out)
 		*out = mod;
 	return 0;
@@ -925,9 +943,9 @@ static int report_one(struct core_ctx *x, const char *name, uint64_t lo, uint64_
  */
 static int report_modules(struct core_ctx *x)
 {
-	struct image_info img;
+	struct image_info img = { 0 };
 	size_t i, j;
-	int error;
+	int error = 0;
 
 	for (i = 0; i < x->nfiles; i++) {
 		const struct nt_file_entry *e = &x->files[i];
@@ -948,7 +966,7 @@ static int report_modules(struct core_ctx *x)
 		if (img.end > hi && img.end - e->start < ((uint64_t)1 << 32))
 			hi = img.end;
 		if ((error = report_one(x, e->name, e->start, hi, &img, NULL)) < 0)
-			return error;
+			goto cleanup;
 	}
 	if (x->has_vdso && read_image(x, x->vdso, &img) == 0) {
 		size_t len = img.file_size > img.end - x->vdso ? img.file_size : img.end - x->vdso;
@@ -961,10 +979,13 @@ static int report_modules(struct core_ctx *x)
 			x->vdso_len = len;
 			if ((error = report_one(x, "[vdso]", x->vdso, x->vdso + ((len + 4095) & ~(size_t)4095),
 						&img, &x->vdso_mod)) < 0)
-				return error;
+				goto cleanup;
 		}
 	}
-	return 0;
+	error = 0;
+cleanup:
+	free(img.package_note);
+	return error;
 }
 
 /* ---- frames ---- */
@@ -1330,6 +1351,7 @@ static int module_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_
 	m->file = prov_xstrdup_or_null(mainfile);
 	m->debug_file = prov_xstrdup_or_null(debugfile);
 	m->note = ex ? prov_xstrdup_or_null(ex->note) : NULL;
+	m->package_note = ex ? prov_xstrdup_or_null(ex->package_note) : NULL;
 	return DWARF_CB_OK;
 }
 
@@ -1622,6 +1644,7 @@ cleanup:
 	for (i = 0; i < x.nextras; i++) {
 		free(x.extras[i]->file);
 		free(x.extras[i]->note);
+		free(x.extras[i]->package_note);
 		free(x.extras[i]);
 	}
 	free(x.extras);

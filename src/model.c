@@ -116,6 +116,7 @@ void prov_crash_free(struct prov_crash *c)
 		free(m->file);
 		free(m->debug_file);
 		free(m->note);
+		free(m->package_note);
 		free(m->component);
 		prov_origin_free(m->origin);
 	}

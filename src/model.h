@@ -71,6 +71,7 @@ struct prov_module {
 	char *file;	/* the file actually used (host path), or NULL */
 	char *debug_file;	/* where debug info came from, or NULL */
 	char *note;	/* e.g. "build-id mismatch: /x has …" */
+	char *package_note;	/* .note.package JSON from the core's memory, or NULL */
 	struct prov_origin *origin;	/* package, NULL when unresolved */
 	char *component;
 };
