@@ -83,54 +83,35 @@ static char *signature(const struct prov_crash *c)
 	return prov_buf_detach(&b);
 }
 
-/* 1 when every input that could be read has the first one's signature. */
-static int all_same(struct prov_crash **crashes, size_t n)
-{
-	char *first = NULL;
-	size_t i, valid = 0;
-	int same = 1;
-
-	for (i = 0; i < n; i++) {
-		char *sig;
-
-		if (!crashes[i])
-			continue;
-		valid++;
-		sig = signature(crashes[i]);
-		if (!first)
-			first = sig;
-		else {
-			same &= strcmp(first, sig) == 0;
-			free(sig);
-		}
-	}
-	free(first);
-	return valid >= 2 && same;
-}
-
-static void set_determinism(struct prov_crash **crashes, size_t n)
+/*
+ * With several inputs, say in each how many share its crashing thread's
+ * signature. Returns 1 when at least two inputs were read and all of them
+ * share one signature (the same crash), else 0.
+ */
+static int set_determinism(struct prov_crash **crashes, size_t n)
 {
 	char **sig;
-	size_t i, j;
+	size_t i, k, valid = 0, same_as_first = 0;
+	const char *first = NULL;
 
 	if (n < 2)
-		return;
+		return 0;
 	sig = prov_xcalloc(n, sizeof(*sig));
 	for (i = 0; i < n; i++)
-		sig[i] = crashes[i] ? signature(crashes[i]) : NULL;
-	for (i = 0, j = 0; i < n; i++)
-		j += sig[i] != NULL;
-	for (i = 0; i < n && j >= 2; i++) {
-		size_t same = 0, valid = 0;
-
-		if (!crashes[i])
-			continue;
-		for (j = 0; j < n; j++) {
-			if (!sig[j])
-				continue;
+		if (crashes[i]) {
+			sig[i] = signature(crashes[i]);
 			valid++;
-			if (strcmp(sig[i], sig[j]) == 0)
-				same++;
+		}
+	for (i = 0; i < n && valid >= 2; i++) {
+		size_t same = 0;
+
+		if (!sig[i])
+			continue;
+		for (k = 0; k < n; k++)
+			same += sig[k] && strcmp(sig[i], sig[k]) == 0;
+		if (!first) {
+			first = sig[i];
+			same_as_first = same;
 		}
 		free(crashes[i]->determinism);
 		if (same == valid)
@@ -144,6 +125,7 @@ static void set_determinism(struct prov_crash **crashes, size_t n)
 	for (i = 0; i < n; i++)
 		free(sig[i]);
 	free(sig);
+	return valid >= 2 && same_as_first == valid;
 }
 
 int cmd_resolve(int argc, char **argv, struct prov_global *g)
@@ -155,7 +137,7 @@ int cmd_resolve(int argc, char **argv, struct prov_global *g)
 	struct prov_crash **crashes = NULL;
 	struct prov_buf out = PROV_BUF_INIT;
 	unsigned int flags = PROV_REPORT_RESOLVE | PROV_REPORT_REGISTERS | PROV_REPORT_MODULES;
-	int opt, code = 0, worst = 0, error;
+	int opt, code = 0, worst = 0, error, same_crash = 0;
 	struct stat st;
 
 	opts.context = 3;
@@ -249,7 +231,7 @@ int cmd_resolve(int argc, char **argv, struct prov_global *g)
 				worst = ec;
 		}
 	}
-	set_determinism(crashes, ninputs);
+	same_crash = set_determinism(crashes, ninputs);
 
 	if (!strcmp(format, "json")) {
 		struct prov_json j;
@@ -274,7 +256,7 @@ int cmd_resolve(int argc, char **argv, struct prov_global *g)
 			error = 0;
 	} else {
 		/* the same crash several times: one report, the inputs listed */
-		int summary = ninputs > 1 && all_same(crashes, ninputs);
+		int summary = same_crash;
 		size_t first = 0;
 
 		while (first < ninputs && !crashes[first])
