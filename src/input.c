@@ -249,7 +249,7 @@ static int spool_stdin(struct prov_input *in, const unsigned char *head, size_t 
 }
 
 /* Decide what the (possibly decompressed) file at `path` holds. */
-static int classify_file(struct prov_input *in, const char *path, int allow_text)
+static int classify_file(struct prov_input *in, const char *path)
 {
 	unsigned char head[HEAD_SIZE];
 	unsigned int type = 0;
@@ -281,7 +281,7 @@ static int classify_file(struct prov_input *in, const char *path, int allow_text
 				       type == ET_EXEC || type == ET_DYN ? "; pass it with --exe" : "");
 		goto cleanup;
 	}
-	if (!allow_text || looks_binary(head, (size_t)n)) {
+	if (looks_binary(head, (size_t)n)) {
 		error = prov_error_set(PROV_EINPUT, "'%s' is neither a core file nor a text backtrace",
 				       in->name);
 		goto cleanup;
@@ -393,9 +393,9 @@ int prov_input_open(struct prov_input *out, const char *name, const char *tmpdir
 		}
 		if (error < 0)
 			goto cleanup;
-		error = classify_file(&in, in.tmpfile, 1);
+		error = classify_file(&in, in.tmpfile);
 	} else {
-		error = classify_file(&in, name, 1);
+		error = classify_file(&in, name);
 	}
 	if (error < 0)
 		goto cleanup;

@@ -324,28 +324,15 @@ void prov_crash_classify_context(struct prov_crash *c)
 		c->context = PROV_CONTEXT_UNKNOWN;
 		return;
 	}
+	/* the innermost of an exit handler or a loader frame says which */
 	for (i = 0; i < t->nframes; i++) {
 		const char *fn = t->frames[i].function;
 
-		if (!fn)
-			continue;
-		if (name_is(fn, exit_fns) || strstr(fn, "__static_initialization_and_destruction") ||
-		    strstr(fn, "::~")) {
-			/* A destructor alone is not exit time; one under exit() is. */
-			size_t k;
-
-			if (name_is(fn, exit_fns)) {
-				c->context = PROV_CONTEXT_EXIT;
-				return;
-			}
-			for (k = i + 1; k < t->nframes; k++)
-				if (t->frames[k].function &&
-				    name_is(t->frames[k].function, exit_fns)) {
-					c->context = PROV_CONTEXT_EXIT;
-					return;
-				}
+		if (fn && name_is(fn, exit_fns)) {
+			c->context = PROV_CONTEXT_EXIT;
+			return;
 		}
-		if (name_is(fn, load_fns)) {
+		if (fn && name_is(fn, load_fns)) {
 			c->context = PROV_CONTEXT_MODULE_LOAD;
 			return;
 		}

@@ -100,8 +100,8 @@ static void detect_recursion(struct prov_crash *c, const struct prov_thread *t)
 
 	if (!t || t->nframes < RECURSION_THRESHOLD)
 		return;
-	/* frames are few (capped): a quadratic scan over distinct names is fine,
-	 * but compare only against the first RECURSION_THRESHOLD starts */
+	/* frames are capped: count the names of the innermost 64 frames (a
+	 * recursion reaches frame 0) over the whole stack */
 	for (i = 0; i < t->nframes && i < 64; i++) {
 		const char *fn = t->frames[i].function;
 		size_t n = 0;

@@ -14,8 +14,6 @@ mkdir -p "$T/dbg" "$T/run"
 build_fixture "$C/badcall.c" "$T/run/prog"
 objcopy --only-keep-debug "$T/run/prog" "$T/dbg/prog.debug"
 objcopy --strip-debug --add-gnu-debuglink="$T/dbg/prog.debug" "$T/run/prog"
-# the debug file is reachable only through the server
-mv "$T/dbg/prog.debug" "$T/dbg/prog.debug.tmp" && mv "$T/dbg/prog.debug.tmp" "$T/dbg/prog.debug"
 core=$(make_core "$T/run" ./prog)
 want_line=$(grep -n 'CRASH HERE' "$C/badcall.c" | cut -d: -f1)
 fn_line='[f["line"] for f in [t for t in d["threads"] if t["crashed"]][0]["frames"] if f["function"] == "run"]'
