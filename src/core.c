@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "corevars.h"
 #include "error.h"
 #include "util.h"
 #include "banned.h"
@@ -1058,6 +1059,10 @@ static void frame_copy(struct prov_frame *dst, const struct prov_frame *src)
 	dst->repo_path = NULL;
 	dst->path_rule = NULL;
 	dst->component = NULL;
+	dst->has_vars = 0;
+	dst->args = dst->locals = NULL;
+	dst->nargs = dst->nlocals = 0;
+	dst->located_by = NULL;
 }
 
 static struct pc_memo *memo_slot(struct core_ctx *x, uint64_t pc, uint64_t adj)
@@ -1219,6 +1224,13 @@ cleanup:
 	return error;
 }
 
+static int core_read_cb(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	return core_read(arg, addr, buf, len);
+}
+
+#define VARS_FRAMES 32	/* frames of the crashing thread whose variables are read */
+
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct core_ctx *x = arg;
@@ -1227,6 +1239,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	bool isact;
 	Dwarf_Word sp = 0;
 	unsigned int spreg = x->machine == EM_X86_64 ? 7 : x->machine == EM_386 ? 4 : 0;
+	size_t first;
 
 	if (!dwfl_frame_pc(state, &pc, &isact)) {
 		free(t->unwind_error);
@@ -1248,8 +1261,12 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	if (x->synth_pc && pc == x->synth_pc)
 		return DWARF_CB_OK;	/* libdwfl found the caller we made up: once is enough */
 	adj = (isact || pc == 0) ? pc : pc - 1;
+	first = t->nframes;
 	if (add_pc_frames(x, t, pc, adj) < 0)
 		return DWARF_CB_ABORT;
+	if (t->crashed && first < VARS_FRAMES && dwfl_addrmodule(x->dwfl, adj))
+		prov_core_frame_vars(&t->frames[first], t->nframes - first, state,
+				     dwfl_addrmodule(x->dwfl, adj), adj, core_read_cb, x);
 	/*
 	 * A call through a NULL or wild pointer leaves pc outside every module,
 	 * with no CFI to unwind by; libdwfl then falls back to the frame

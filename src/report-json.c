@@ -27,6 +27,28 @@ static void write_origin(struct prov_json *j, const struct prov_origin *o)
 	prov_json_end_object(j);
 }
 
+static void write_vars(struct prov_json *j, const char *key, int has,
+		       const struct prov_var *v, size_t n)
+{
+	size_t i;
+
+	prov_json_key(j, key);
+	if (!has) {
+		prov_json_null(j);
+		return;
+	}
+	prov_json_begin_array(j);
+	for (i = 0; i < n; i++) {
+		prov_json_begin_object(j);
+		prov_json_kv_string(j, "name", v[i].name);
+		prov_json_kv_string(j, "type", v[i].type);
+		prov_json_kv_string(j, "value", v[i].value);
+		prov_json_kv_string(j, "note", v[i].note);
+		prov_json_end_object(j);
+	}
+	prov_json_end_array(j);
+}
+
 static void write_frame(struct prov_json *j, const struct prov_frame *f)
 {
 	prov_json_begin_object(j);
@@ -55,6 +77,9 @@ static void write_frame(struct prov_json *j, const struct prov_frame *f)
 	prov_json_kv_string(j, "repo_path", f->repo_path);
 	prov_json_kv_string(j, "path_rule", f->path_rule);
 	prov_json_kv_string(j, "component", f->component);
+	prov_json_kv_string(j, "located_by", f->located_by);
+	write_vars(j, "args", f->has_vars, f->args, f->nargs);
+	write_vars(j, "locals", f->has_vars, f->locals, f->nlocals);
 	prov_json_end_object(j);
 }
 

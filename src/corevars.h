@@ -1,0 +1,25 @@
+#ifndef PROV_COREVARS_H
+#define PROV_COREVARS_H
+
+#include <elfutils/libdwfl.h>
+
+#include "model.h"
+
+/*
+ * Arguments and locals of the crashing thread's frames (part of the core
+ * analyzer: libdw only here and in core.c). For the frames that one pc made
+ * (inlined ones innermost first, then the real one: frames[0..n)), read each
+ * DW_TAG_formal_parameter and DW_TAG_variable in scope through its DWARF
+ * location expression, with the registers libdwfl unwound for `state` and
+ * the crashed process's memory (`read`: the core first, then the modules'
+ * files for what the core did not dump). Sets has_vars/args/locals on the
+ * frames; a value that cannot be known is NULL with a note ("optimized out",
+ * "cannot read memory at 0x…"). Never fails: frames without DWARF stay as
+ * they are.
+ */
+typedef int (*prov_mem_read_fn)(void *arg, uint64_t addr, void *buf, size_t len);
+
+void prov_core_frame_vars(struct prov_frame *frames, size_t n, Dwfl_Frame *state,
+			  Dwfl_Module *mod, Dwarf_Addr adj, prov_mem_read_fn read, void *arg);
+
+#endif
