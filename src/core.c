@@ -119,6 +119,8 @@ struct core_ctx {
 	 * lines up again and again. */
 	struct pc_memo *memo;
 	size_t memo_cap, memo_used;
+	unsigned char fpregs[512];	/* x86-64 user_fpregs_struct of the crashing thread */
+	int has_fpregs;
 	int ok;	/* 0 once an error was stored by a callback */
 	int error;
 };
@@ -450,6 +452,13 @@ static int parse_notes(struct core_ctx *x, const GElf_Phdr *ph, size_t *nnotes)
 				break;
 			case NT_AUXV:
 				note_auxv(x, desc, nh.n_descsz);
+				break;
+			case NT_FPREGSET:	/* the crashing thread's (the first) SSE registers */
+				if (x->machine == EM_X86_64 && x->c->nthreads == 1 && !x->has_fpregs &&
+				    nh.n_descsz >= sizeof(x->fpregs)) {
+					memcpy(x->fpregs, desc, sizeof(x->fpregs));
+					x->has_fpregs = 1;
+				}
 				break;
 			}
 		}
@@ -1266,7 +1275,8 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		return DWARF_CB_ABORT;
 	if (t->crashed && first < VARS_FRAMES && dwfl_addrmodule(x->dwfl, adj))
 		prov_core_frame_vars(&t->frames[first], t->nframes - first, state,
-				     dwfl_addrmodule(x->dwfl, adj), adj, core_read_cb, x);
+				     dwfl_addrmodule(x->dwfl, adj), adj,
+				     first == 0 && x->has_fpregs ? x->fpregs : NULL, core_read_cb, x);
 	/*
 	 * A call through a NULL or wild pointer leaves pc outside every module,
 	 * with no CFI to unwind by; libdwfl then falls back to the frame

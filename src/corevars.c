@@ -9,6 +9,7 @@
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,8 @@ struct vctx {
 	uint64_t fb;
 	Dwarf_Die fb_die;	/* the subprogram whose frame base applies */
 	int have_fb_die;
+	const unsigned char *fpregs;	/* frame 0 only: NT_FPREGSET */
+	const char *no_reg;	/* why a register has no value in this frame */
 };
 
 /* ---- memory and registers ---- */
@@ -145,7 +148,7 @@ static int eval_simple(struct vctx *v, Dwarf_Attribute *attr, const Dwarf_Op *op
 		}
 		if (a >= DW_OP_breg0 && a <= DW_OP_breg31) {
 			if (reg_read(v, a - DW_OP_breg0, &x) < 0) {
-				*why = "optimized out";
+				*why = v->no_reg;
 				return -1;
 			}
 			PUSH(x + (uint64_t)(int64_t)op->number);
@@ -157,7 +160,7 @@ static int eval_simple(struct vctx *v, Dwarf_Attribute *attr, const Dwarf_Op *op
 			break;
 		case DW_OP_bregx:
 			if (reg_read(v, (unsigned int)op->number, &x) < 0) {
-				*why = "optimized out";
+				*why = v->no_reg;
 				return -1;
 			}
 			PUSH(x + (uint64_t)(int64_t)op->number2);
@@ -265,6 +268,8 @@ static int eval_simple(struct vctx *v, Dwarf_Attribute *attr, const Dwarf_Op *op
 		}
 		case DW_OP_entry_value:
 		case DW_OP_GNU_entry_value:
+			*why = "optimized out (only its value at entry was recorded: entry value not recovered)";
+			return -1;
 		case DW_OP_GNU_parameter_ref:
 		case DW_OP_implicit_pointer:
 		case DW_OP_GNU_implicit_pointer:
@@ -397,8 +402,13 @@ static int fetch(struct vctx *v, Dwarf_Attribute *attr, const Dwarf_Op *ops, siz
 			uint64_t r;
 			size_t k;
 
+			/* x86-64 DWARF 17-32: xmm0-15, at 160 in user_fpregs_struct */
+			if (l.regno >= 17 && l.regno <= 32 && v->fpregs && want <= 16) {
+				memcpy(out + off, v->fpregs + 160 + 16 * (l.regno - 17), want);
+				break;
+			}
 			if (reg_read(v, l.regno, &r) < 0) {
-				*why = "optimized out";
+				*why = v->no_reg;
 				return -1;
 			}
 			if (want > 8) {
@@ -1023,7 +1033,8 @@ static int find_scopes(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int dep
 }
 
 void prov_core_frame_vars(struct prov_frame *frames, size_t n, Dwfl_Frame *state,
-			  Dwfl_Module *mod, Dwarf_Addr adj, prov_mem_read_fn read, void *arg)
+			  Dwfl_Module *mod, Dwarf_Addr adj, const unsigned char *fpregs,
+			  prov_mem_read_fn read, void *arg)
 {
 	struct vctx v;
 	Dwarf_Die *cudie, scopes[MAX_SCOPES];
@@ -1039,6 +1050,21 @@ void prov_core_frame_vars(struct prov_frame *frames, size_t n, Dwfl_Frame *state
 	v.adj = adj;
 	v.read = read;
 	v.arg = arg;
+	v.fpregs = fpregs;
+	{
+		Dwarf_Addr pc;
+		bool isact = false;
+
+		/*
+		 * Outside the innermost frame, only the registers the ABI has
+		 * callees preserve (and CFI restores) are known; gdb shows the
+		 * inner frame's value of the others, which the call may have
+		 * changed.
+		 */
+		v.no_reg = dwfl_frame_pc(state, &pc, &isact) && !isact ?
+			"optimized out (held in a register the call did not preserve)" :
+			"optimized out";
+	}
 	cudie = dwfl_module_addrdie(mod, adj, &v.bias);
 	if (!cudie || (nscopes = find_scopes(cudie, adj - v.bias, scopes, 0)) <= 0)
 		return;

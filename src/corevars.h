@@ -14,12 +14,15 @@
  * the crashed process's memory (`read`: the core first, then the modules'
  * files for what the core did not dump). Sets has_vars/args/locals on the
  * frames; a value that cannot be known is NULL with a note ("optimized out",
- * "cannot read memory at 0x…"). Never fails: frames without DWARF stay as
+ * "cannot read memory at 0x…"). `fpregs`: for the innermost frame on x86-64,
+ * the thread's NT_FPREGSET (512 bytes: xmm0-15 hold floating-point
+ * arguments), else NULL. Never fails: frames without DWARF stay as
  * they are.
  */
 typedef int (*prov_mem_read_fn)(void *arg, uint64_t addr, void *buf, size_t len);
 
 void prov_core_frame_vars(struct prov_frame *frames, size_t n, Dwfl_Frame *state,
-			  Dwfl_Module *mod, Dwarf_Addr adj, prov_mem_read_fn read, void *arg);
+			  Dwfl_Module *mod, Dwarf_Addr adj, const unsigned char *fpregs,
+			  prov_mem_read_fn read, void *arg);
 
 #endif

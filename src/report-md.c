@@ -244,6 +244,53 @@ static void environment(struct prov_buf *b, const struct prov_crash *c)
 		prov_buf_putc(b, '\n');
 }
 
+#define EVIDENCE_FRAMES 5	/* frames of the crashing thread whose variables are shown */
+
+static void vars_list(struct prov_buf *b, const char *kind, const struct prov_var *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		prov_buf_printf(b, "- %s ", kind);
+		code_cell(b, v[i].name);
+		prov_buf_puts(b, " (");
+		code_cell(b, v[i].type);
+		prov_buf_puts(b, ")");
+		if (v[i].value) {
+			prov_buf_puts(b, " = ");
+			code_cell(b, v[i].value);
+		} else {
+			prov_buf_puts(b, ": *");
+			cell(b, v[i].note ? v[i].note : "unknown");
+			prov_buf_puts(b, "*");
+		}
+		prov_buf_putc(b, '\n');
+	}
+}
+
+/* gdb's `info args` / `info locals` for the top frames that have DWARF */
+static void frame_variables(struct prov_buf *b, const struct prov_thread *t)
+{
+	size_t i, shown = 0;
+
+	for (i = 0; t && i < t->nframes && shown < EVIDENCE_FRAMES; i++) {
+		const struct prov_frame *f = &t->frames[i];
+
+		if (!f->has_vars)
+			continue;
+		if (!shown++)
+			prov_buf_puts(b, "### Evidence: arguments and locals\n\n");
+		prov_buf_printf(b, "Frame #%d ", f->index);
+		code_cell(b, f->function ? f->function : "??");
+		prov_buf_printf(b, "%s:\n\n", f->inlined ? " (inlined)" : "");
+		if (!f->nargs && !f->nlocals)
+			prov_buf_puts(b, "- no arguments or locals\n");
+		vars_list(b, "arg", f->args, f->nargs);
+		vars_list(b, "local", f->locals, f->nlocals);
+		prov_buf_putc(b, '\n');
+	}
+}
+
 static void sources(struct prov_buf *b, const struct prov_crash *c)
 {
 	size_t i, k;
@@ -401,6 +448,7 @@ int prov_report_markdown(struct prov_buf *b, const struct prov_crash *c, unsigne
 	}
 	call_chain(b, c, t);
 	crashing_instruction(b, c, t);
+	frame_variables(b, t);
 	environment(b, c);
 	sources(b, c);
 	fix_status(b, c);

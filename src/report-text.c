@@ -7,6 +7,20 @@
 
 /* Plain text, readable at a glance: summary, crashing thread first. */
 
+static void frame_vars(struct prov_buf *b, const char *kind, const struct prov_var *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		prov_buf_printf(b, "         %s %s = ", kind, v[i].name ? v[i].name : "?");
+		if (v[i].value)
+			prov_buf_puts(b, v[i].value);
+		else
+			prov_buf_printf(b, "<%s>", v[i].note ? v[i].note : "unknown");
+		prov_buf_printf(b, "  (%s)\n", v[i].type ? v[i].type : "?");
+	}
+}
+
 static void frame_line(struct prov_buf *b, const struct prov_frame *f, unsigned int flags)
 {
 	prov_buf_printf(b, "  #%-3d ", f->index);
@@ -37,6 +51,10 @@ static void frame_line(struct prov_buf *b, const struct prov_frame *f, unsigned 
 			prov_buf_printf(b, " (%s)", f->path_rule);
 	}
 	prov_buf_putc(b, '\n');
+	if ((flags & PROV_REPORT_LOCALS) && f->has_vars) {
+		frame_vars(b, "arg", f->args, f->nargs);
+		frame_vars(b, "local", f->locals, f->nlocals);
+	}
 }
 
 static void thread_block(struct prov_buf *b, const struct prov_thread *t, unsigned int flags)
