@@ -86,6 +86,7 @@ LIB_OBJS += src/config.o
 # Core analyzer (libdwfl) and input detection.
 LIB_OBJS += src/core.o
 LIB_OBJS += src/corevars.o
+LIB_OBJS += src/srcdefs.o
 LIBS += -lstdc++
 
 # Text backtrace parsers.
