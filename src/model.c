@@ -154,6 +154,8 @@ void prov_crash_free(struct prov_crash *c)
 		free(s->component);
 		free(s->commit);
 		free(s->path);
+		free(s->located_by);
+		free(s->function);
 	}
 	free(c->sources);
 	free(c->code);

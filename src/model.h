@@ -149,6 +149,10 @@ struct prov_source {
 	int frame_index;
 	struct prov_source_line *lines;
 	size_t nlines;
+	char *located_by;	/* NULL: the frame's own file:line; "name": its function's
+				 * definition found by name (a guess; line = the definition) */
+	char *function;	/* located_by "name": the definition's qualified name */
+	int candidates;	/* located_by "name": how many definitions matched */
 };
 
 /* `--fix COMMIT`: is it in what was deployed? (same facts as fixcheck) */

@@ -173,6 +173,12 @@ static void write_source(struct prov_json *j, const struct prov_source *s)
 	prov_json_kv_string(j, "path", s->path);
 	prov_json_kv_int(j, "line", s->line);
 	prov_json_kv_int(j, "frame", s->frame_index);
+	prov_json_kv_string(j, "located_by", s->located_by);
+	prov_json_kv_string(j, "function", s->function);
+	if (s->located_by)
+		prov_json_kv_int(j, "candidates", s->candidates);
+	else
+		prov_json_kv_null(j, "candidates");
 	prov_json_key(j, "lines");
 	prov_json_begin_array(j);
 	for (i = 0; i < s->nlines; i++) {

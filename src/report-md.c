@@ -105,6 +105,8 @@ static void call_chain(struct prov_buf *b, const struct prov_crash *c, const str
 			if (f->line > 0)
 				prov_buf_printf(&where, ":%d", f->line);
 		}
+		if (f->located_by)
+			prov_buf_puts(&where, " — no line info; source located by name (a guess)");
 		cell(b, where.buf);
 		prov_buf_puts(b, " | ");
 		if (f->component)
@@ -301,9 +303,17 @@ static void sources(struct prov_buf *b, const struct prov_crash *c)
 	for (i = 0; i < c->nsources; i++) {
 		const struct prov_source *s = &c->sources[i];
 
-		prov_buf_printf(b, "Frame #%d — `%s:%d` in %s at `%.12s`:\n\n```\n",
-				s->frame_index, s->path, s->line, s->component ? s->component : "?",
-				s->commit ? s->commit : "?");
+		if (s->located_by)
+			prov_buf_printf(b, "Frame #%d — no line information: `%s` located by name "
+					"(a guess%s) at `%s:%d` in %s at `%.12s`:\n\n```\n",
+					s->frame_index, s->function ? s->function : "?",
+					s->candidates > 1 ? ", one of several candidates" : "",
+					s->path, s->line, s->component ? s->component : "?",
+					s->commit ? s->commit : "?");
+		else
+			prov_buf_printf(b, "Frame #%d — `%s:%d` in %s at `%.12s`:\n\n```\n",
+					s->frame_index, s->path, s->line,
+					s->component ? s->component : "?", s->commit ? s->commit : "?");
 		for (k = 0; k < s->nlines; k++)
 			prov_buf_printf(b, "%s%5d  %s\n", s->lines[k].number == s->line ? ">" : " ",
 					s->lines[k].number, s->lines[k].text);

@@ -42,6 +42,8 @@ static void frame_line(struct prov_buf *b, const struct prov_frame *f, unsigned 
 	}
 	if (f->module)
 		prov_buf_printf(b, " [%s]", prov_basename(f->module));
+	if (f->located_by)
+		prov_buf_puts(b, " (no line info; source located by name, a guess)");
 	if ((flags & PROV_REPORT_RESOLVE) && f->repo_path) {
 		prov_buf_printf(b, "\n         -> %s%s%s", f->component ? f->component : "",
 				f->component ? ":" : "", f->repo_path);
@@ -225,9 +227,17 @@ int prov_report_text(struct prov_buf *b, const struct prov_crash *c, unsigned in
 			const struct prov_source *s = &c->sources[i];
 			size_t k;
 
-			prov_buf_printf(b, "Source of frame #%d: %s:%s:%d at %.12s\n",
-					s->frame_index, s->component ? s->component : "?",
-					s->path, s->line, s->commit ? s->commit : "?");
+			if (s->located_by)
+				prov_buf_printf(b, "Source of frame #%d, located by name (a guess%s): %s "
+						"defined at %s:%s:%d at %.12s\n", s->frame_index,
+						s->candidates > 1 ? ", one of several candidates" : "",
+						s->function ? s->function : "?",
+						s->component ? s->component : "?", s->path, s->line,
+						s->commit ? s->commit : "?");
+			else
+				prov_buf_printf(b, "Source of frame #%d: %s:%s:%d at %.12s\n",
+						s->frame_index, s->component ? s->component : "?",
+						s->path, s->line, s->commit ? s->commit : "?");
 			for (k = 0; k < s->nlines; k++)
 				prov_buf_printf(b, "%s %5d  %s\n",
 						s->lines[k].number == s->line ? ">" : " ",
