@@ -121,6 +121,7 @@ struct core_ctx {
 	size_t memo_cap, memo_used;
 	unsigned char fpregs[512];	/* x86-64 user_fpregs_struct of the crashing thread */
 	int has_fpregs;
+	struct prov_vars_pending *vars_pending;	/* entry values waiting for the caller */
 	int ok;	/* 0 once an error was stored by a callback */
 	int error;
 };
@@ -1273,9 +1274,9 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	first = t->nframes;
 	if (add_pc_frames(x, t, pc, adj) < 0)
 		return DWARF_CB_ABORT;
-	if (t->crashed && first < VARS_FRAMES && dwfl_addrmodule(x->dwfl, adj))
-		prov_core_frame_vars(&t->frames[first], t->nframes - first, state,
-				     dwfl_addrmodule(x->dwfl, adj), adj,
+	if (t->crashed && first <= VARS_FRAMES)
+		prov_core_frame_vars(t, first, first < VARS_FRAMES, &x->vars_pending, state,
+				     dwfl_addrmodule(x->dwfl, adj), pc, adj,
 				     first == 0 && x->has_fpregs ? x->fpregs : NULL, core_read_cb, x);
 	/*
 	 * A call through a NULL or wild pointer leaves pc outside every module,
@@ -1678,5 +1679,6 @@ cleanup:
 	free(x.segs);
 	free(x.vdso_image);
 	memo_free(&x);
+	prov_vars_pending_free(x.vars_pending);
 	return error;
 }

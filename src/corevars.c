@@ -25,6 +25,7 @@
 #define MAX_ELEMS 16	/* array elements shown */
 #define MAX_MEMBERS 64
 #define MAX_STACK 64
+#define ENTRY_NOTE "optimized out (only its value at entry was recorded: entry value not recovered)"
 
 struct vctx {
 	Dwfl *dwfl;
@@ -42,7 +43,37 @@ struct vctx {
 	int have_fb_die;
 	const unsigned char *fpregs;	/* frame 0 only: NT_FPREGSET */
 	const char *no_reg;	/* why a register has no value in this frame */
+	struct prov_vars_pending *pending;
+	const char *callee;	/* the physical function's linkage name or name */
 };
+
+/*
+ * A variable whose location is only its value at the function's entry
+ * (DW_OP_entry_value(DW_OP_regN) DW_OP_stack_value): the caller's call site
+ * says what it passed in that register, so it is resolved with the next
+ * (calling) frame's registers.
+ */
+struct pending {
+	size_t frame;	/* index in the thread's frames */
+	int local;	/* 0: args[var], 1: locals[var] */
+	size_t var;
+	unsigned int regno;
+	Dwarf_Die type;
+	const char *callee;	/* the function whose entry it is (linkage name, else name) */
+};
+
+struct prov_vars_pending {
+	struct pending *items;
+	size_t n, alloc;
+};
+
+void prov_vars_pending_free(struct prov_vars_pending *p)
+{
+	if (!p)
+		return;
+	free(p->items);
+	free(p);
+}
 
 /* ---- memory and registers ---- */
 
@@ -268,7 +299,7 @@ static int eval_simple(struct vctx *v, Dwarf_Attribute *attr, const Dwarf_Op *op
 		}
 		case DW_OP_entry_value:
 		case DW_OP_GNU_entry_value:
-			*why = "optimized out (only its value at entry was recorded: entry value not recovered)";
+			*why = ENTRY_NOTE;
 			return -1;
 		case DW_OP_GNU_parameter_ref:
 		case DW_OP_implicit_pointer:
@@ -883,7 +914,38 @@ static void format_value(struct vctx *v, struct prov_buf *b, Dwarf_Die *type,
 
 /* ---- variables ---- */
 
-static void read_var(struct vctx *v, Dwarf_Die *die, struct prov_var *out)
+/* What identifies a function across modules: its linkage name, else its name. */
+static const char *func_key(Dwarf_Die *die)
+{
+	Dwarf_Attribute at;
+	const char *s;
+
+	if ((dwarf_attr_integrate(die, DW_AT_linkage_name, &at) ||
+	     dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &at)) && (s = dwarf_formstring(&at)))
+		return s;
+	return die_name(die);
+}
+
+/* DW_OP_entry_value(DW_OP_regN) DW_OP_stack_value: N, else -1 */
+static int entry_reg(Dwarf_Attribute *attr, const Dwarf_Op *ops, size_t nops)
+{
+	Dwarf_Attribute sub;
+	Dwarf_Op *sops;
+	size_t nsops;
+
+	if (nops != 2 || (ops[0].atom != DW_OP_entry_value && ops[0].atom != DW_OP_GNU_entry_value) ||
+	    ops[1].atom != DW_OP_stack_value ||
+	    dwarf_getlocation_attr(attr, &ops[0], &sub) != 0 ||
+	    dwarf_getlocation(&sub, &sops, &nsops) != 0 || nsops != 1)
+		return -1;
+	if (sops[0].atom >= DW_OP_reg0 && sops[0].atom <= DW_OP_reg31)
+		return sops[0].atom - DW_OP_reg0;
+	if (sops[0].atom == DW_OP_regx && sops[0].number < 128)
+		return (int)sops[0].number;
+	return -1;
+}
+
+static void read_var(struct vctx *v, Dwarf_Die *die, struct prov_var *out, int *entry_regno)
 {
 	Dwarf_Attribute at;
 	Dwarf_Die type;
@@ -920,6 +982,8 @@ static void read_var(struct vctx *v, Dwarf_Die *die, struct prov_var *out)
 			}
 			if (!why)
 				why = "unknown";
+			if (!strcmp(why, ENTRY_NOTE))
+				*entry_regno = entry_reg(&at, ops, nops);
 		} else {
 			why = NULL;
 		}
@@ -955,18 +1019,37 @@ cleanup:
 	free(bytes);
 }
 
-static void add_var(struct vctx *v, Dwarf_Die *die, struct prov_var **arr, size_t *n)
+static void add_var(struct vctx *v, Dwarf_Die *die, struct prov_thread *t, size_t fi, int local)
 {
+	struct prov_frame *f = &t->frames[fi];
+	struct prov_var **arr = local ? &f->locals : &f->args;
+	size_t *n = local ? &f->nlocals : &f->nargs;
+	int regno = -1;
+
 	if (*n >= MAX_VARS)
 		return;
 	*arr = prov_xrealloc(*arr, (*n + 1) * sizeof(**arr));
 	memset(&(*arr)[*n], 0, sizeof(**arr));
-	read_var(v, die, &(*arr)[*n]);
+	read_var(v, die, &(*arr)[*n], &regno);
+	if (regno >= 0 && v->pending) {
+		struct pending *pd;
+
+		PROV_ALLOC_GROW(v->pending->items, v->pending->n + 1, v->pending->alloc);
+		pd = &v->pending->items[v->pending->n++];
+		pd->frame = fi;
+		pd->local = local;
+		pd->var = *n;
+		pd->regno = (unsigned int)regno;
+		pd->callee = v->callee;
+		if (!pd->callee || die_type(die, &pd->type) != 0)
+			v->pending->n--;
+	}
 	(*n)++;
 }
 
 /* The variables a scope declares directly: parameters (when `params`) and locals. */
-static void scope_vars(struct vctx *v, Dwarf_Die *scope, struct prov_frame *f, int params)
+static void scope_vars(struct vctx *v, Dwarf_Die *scope, struct prov_thread *t, size_t fi,
+		       int params)
 {
 	Dwarf_Die child;
 
@@ -978,10 +1061,127 @@ static void scope_vars(struct vctx *v, Dwarf_Die *scope, struct prov_frame *f, i
 		if (!die_name(&child) || dwarf_hasattr(&child, DW_AT_declaration))
 			continue;
 		if (tag == DW_TAG_formal_parameter && params)
-			add_var(v, &child, &f->args, &f->nargs);
+			add_var(v, &child, t, fi, 0);
 		else if (tag == DW_TAG_variable)
-			add_var(v, &child, &f->locals, &f->nlocals);
+			add_var(v, &child, t, fi, 1);
 	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/*
+ * The call site in the calling frame (scopes at its pc) that returns to
+ * `ret` (module-relative): what did it pass in register `regno`? 0 and the
+ * value, or -1.
+ */
+static int call_site_value(struct vctx *v, Dwarf_Die *scopes, int nscopes, Dwarf_Addr ret,
+			   const char *callee, unsigned int regno, uint64_t *out)
+{
+	int i;
+
+	for (i = 0; i < nscopes; i++) {
+		Dwarf_Die cs;
+
+		if (dwarf_child(&scopes[i], &cs) != 0)
+			continue;
+		do {
+			int tag = dwarf_tag(&cs);
+			Dwarf_Attribute at;
+			Dwarf_Addr a;
+			Dwarf_Die par;
+
+			if (tag != DW_TAG_call_site && tag != DW_TAG_GNU_call_site)
+				continue;
+			if (!(dwarf_attr(&cs, DW_AT_call_return_pc, &at) ||
+			      dwarf_attr(&cs, DW_AT_low_pc, &at)) || dwarf_formaddr(&at, &a) != 0 ||
+			    a != ret)
+				continue;
+			/*
+			 * Only a direct call to this very function: through a
+			 * pointer, or when a tail call intervened, the registers
+			 * at its entry are not what this site passed (gdb
+			 * declines these too).
+			 */
+			{
+				Dwarf_Die origin;
+				const char *key;
+
+				if (!(dwarf_attr(&cs, DW_AT_call_origin, &at) ||
+				      dwarf_attr(&cs, DW_AT_abstract_origin, &at)) ||
+				    !dwarf_formref_die(&at, &origin) || !(key = func_key(&origin)) ||
+				    strcmp(key, callee) != 0)
+					return -1;
+			}
+			if (dwarf_child(&cs, &par) != 0)
+				return -1;
+			do {
+				Dwarf_Op *ops;
+				size_t nops;
+				struct loc l;
+				const char *why;
+				int ptag = dwarf_tag(&par);
+
+				if ((ptag != DW_TAG_call_site_parameter &&
+				     ptag != DW_TAG_GNU_call_site_parameter) ||
+				    !dwarf_attr(&par, DW_AT_location, &at) ||
+				    dwarf_getlocation(&at, &ops, &nops) != 0 || nops != 1 ||
+				    !((ops[0].atom == DW_OP_reg0 + regno && regno < 32) ||
+				      (ops[0].atom == DW_OP_regx && ops[0].number == regno)))
+					continue;
+				if (!(dwarf_attr(&par, DW_AT_call_value, &at) ||
+				      dwarf_attr(&par, DW_AT_GNU_call_site_value, &at)) ||
+				    dwarf_getlocation(&at, &ops, &nops) != 0 ||
+				    eval_simple(v, &at, ops, 0, nops, &l, &why) < 0)
+					return -1;
+				if (l.kind == LOC_REG)
+					return reg_read(v, l.regno, out);
+				if (l.kind == LOC_IMPLICIT) {
+					*out = load_le(l.data, l.ndata);
+					return 0;
+				}
+				*out = l.addr;	/* the value itself (DW_OP_stack_value implied) */
+				return 0;
+			} while (dwarf_siblingof(&par, &par) == 0);
+			return -1;
+		} while (dwarf_siblingof(&cs, &cs) == 0);
+	}
+	return -1;
+}
+
+/* Resolve the previous frame's entry values with this (calling) frame. */
+static void resolve_pending(struct vctx *v, struct prov_thread *t, Dwarf_Die *scopes, int nscopes,
+			    Dwarf_Addr pc)
+{
+	struct prov_vars_pending *p = v->pending;
+	size_t i;
+
+	for (i = 0; p && i < p->n; i++) {
+		struct pending *pd = &p->items[i];
+		struct prov_frame *f;
+		struct prov_var *var;
+		unsigned char bytes[8];
+		uint64_t x, size;
+		struct prov_buf b;
+		size_t k;
+
+		if (pd->frame >= t->nframes)
+			continue;
+		f = &t->frames[pd->frame];
+		if (pd->var >= (pd->local ? f->nlocals : f->nargs))
+			continue;
+		var = pd->local ? &f->locals[pd->var] : &f->args[pd->var];
+		if (type_size(&pd->type, &size) != 0 || size == 0 || size > 8 ||
+		    call_site_value(v, scopes, nscopes, pc - v->bias, pd->callee, pd->regno, &x) < 0)
+			continue;
+		for (k = 0; k < 8; k++)
+			bytes[k] = (unsigned char)(x >> (8 * k));
+		prov_buf_init(&b, MAX_VALUE + 256);
+		format_value(v, &b, &pd->type, bytes, (size_t)size, 0);
+		free(var->value);
+		var->value = prov_buf_detach(&b);
+		free(var->note);
+		var->note = prov_xstrdup("its value at entry, from the caller's call site");
+	}
+	if (p)
+		p->n = 0;
 }
 
 #define MAX_SCOPES 64
@@ -1032,18 +1232,24 @@ static int find_scopes(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int dep
 	return 0;
 }
 
-void prov_core_frame_vars(struct prov_frame *frames, size_t n, Dwfl_Frame *state,
-			  Dwfl_Module *mod, Dwarf_Addr adj, const unsigned char *fpregs,
+void prov_core_frame_vars(struct prov_thread *t, size_t first, int read_vars,
+			  struct prov_vars_pending **pending, Dwfl_Frame *state, Dwfl_Module *mod,
+			  Dwarf_Addr pc, Dwarf_Addr adj, const unsigned char *fpregs,
 			  prov_mem_read_fn read, void *arg)
 {
 	struct vctx v;
 	Dwarf_Die *cudie, scopes[MAX_SCOPES];
 	int nscopes, i;
-	size_t k = 0;
+	size_t k = first;
+	bool isact = false;
+	Dwarf_Addr pc2;
 
-	if (!n || !state || !mod)
-		return;
+	if (!*pending)
+		*pending = prov_xcalloc(1, sizeof(**pending));
 	memset(&v, 0, sizeof(v));
+	v.pending = *pending;
+	if (!state || !mod || first > t->nframes)
+		goto drop;
 	v.dwfl = dwfl_thread_dwfl(dwfl_frame_thread(state));
 	v.state = state;
 	v.mod = mod;
@@ -1051,23 +1257,16 @@ void prov_core_frame_vars(struct prov_frame *frames, size_t n, Dwfl_Frame *state
 	v.read = read;
 	v.arg = arg;
 	v.fpregs = fpregs;
-	{
-		Dwarf_Addr pc;
-		bool isact = false;
-
-		/*
-		 * Outside the innermost frame, only the registers the ABI has
-		 * callees preserve (and CFI restores) are known; gdb shows the
-		 * inner frame's value of the others, which the call may have
-		 * changed.
-		 */
-		v.no_reg = dwfl_frame_pc(state, &pc, &isact) && !isact ?
-			"optimized out (held in a register the call did not preserve)" :
-			"optimized out";
-	}
+	/*
+	 * Outside the innermost frame, only the registers the ABI has callees
+	 * preserve (and CFI restores) are known; gdb shows the inner frame's
+	 * value of the others, which the call may have changed.
+	 */
+	v.no_reg = dwfl_frame_pc(state, &pc2, &isact) && !isact ?
+		"optimized out (held in a register the call did not preserve)" : "optimized out";
 	cudie = dwfl_module_addrdie(mod, adj, &v.bias);
 	if (!cudie || (nscopes = find_scopes(cudie, adj - v.bias, scopes, 0)) <= 0)
-		return;
+		goto drop;
 	/* the frame base is the real (outermost) function's */
 	for (i = 0; i < nscopes; i++)
 		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
@@ -1076,18 +1275,25 @@ void prov_core_frame_vars(struct prov_frame *frames, size_t n, Dwfl_Frame *state
 			break;
 		}
 	if (!v.have_fb_die)
-		return;
-	for (i = 0; i < nscopes && k < n; i++) {
+		goto drop;
+	if (!isact)
+		resolve_pending(&v, t, scopes, nscopes, pc);
+	v.pending->n = 0;
+	v.callee = func_key(&v.fb_die);
+	for (i = 0; read_vars && i < nscopes && k < t->nframes; i++) {
 		int tag = dwarf_tag(&scopes[i]);
 
 		if (tag == DW_TAG_lexical_block) {
-			scope_vars(&v, &scopes[i], &frames[k], 0);
+			scope_vars(&v, &scopes[i], t, k, 0);
 		} else if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
-			scope_vars(&v, &scopes[i], &frames[k], 1);
-			frames[k].has_vars = 1;
+			scope_vars(&v, &scopes[i], t, k, 1);
+			t->frames[k].has_vars = 1;
 			k++;
 			if (tag == DW_TAG_subprogram)
 				break;
 		}
 	}
+	return;
+drop:
+	(*pending)->n = 0;
 }

@@ -39,6 +39,9 @@ cp "$T/last.out" "$T/o2.json"
 $CHK "$T/o2.json" "$T/o2/vars" "$core" --min 10 || fail "vars -O2: args/locals differ from gdb"
 check_eq "$(json_get "$T/o2.json" '[v["value"] for v in d["threads"][0]["frames"][0]["args"] if v["name"]=="ratio"][0]')" \
 	1.5 "ratio (a double in xmm0 at the crash)"
+# delta only lives as its entry value: the caller's call site passes the constant (vars.c)
+check_eq "$(json_get "$T/o2.json" '[v["value"] for v in d["threads"][0]["frames"][0]["args"] if v["name"]=="delta"][0]')" \
+	"$(grep -o 'crash_here(&rec, label, -[0-9]*L' "$F/vars.c" | sed 's/.*, //; s/L$//')" "delta (entry value from main's call site)"
 
 # a shared library at -O0, recursion: every frame's p and depth
 ${CC:-cc} $CFLAGS_FIXTURE -fPIC -shared -o "$T/lib/libnull.so" "$F/libnull.c" || fail "cannot build libnull.so"
