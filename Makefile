@@ -88,6 +88,7 @@ LIB_OBJS += src/core.o
 LIB_OBJS += src/corevars.o
 LIB_OBJS += src/srcdefs.o
 LIB_OBJS += src/srclocate.o
+LIB_OBJS += src/dbgsrc.o
 LIBS += -lstdc++
 
 # Text backtrace parsers.

@@ -156,6 +156,7 @@ void prov_crash_free(struct prov_crash *c)
 		free(s->path);
 		free(s->located_by);
 		free(s->function);
+		free(s->build_id);
 	}
 	free(c->sources);
 	free(c->code);

@@ -153,6 +153,8 @@ struct prov_source {
 				 * definition found by name (a guess; line = the definition) */
 	char *function;	/* located_by "name": the definition's qualified name */
 	int candidates;	/* located_by "name": how many definitions matched */
+	char *build_id;	/* located_by "debuginfod": the module's build ID (no component,
+			 * no commit: the file debuginfod serves for that build) */
 };
 
 /* `--fix COMMIT`: is it in what was deployed? (same facts as fixcheck) */

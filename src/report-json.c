@@ -163,6 +163,11 @@ void prov_report_json_fix(struct prov_json *j, const struct prov_fix_status *x)
 	prov_json_end_object(j);
 }
 
+static int is_debuginfod(const struct prov_source *s)
+{
+	return s->located_by && !strcmp(s->located_by, "debuginfod");
+}
+
 static void write_source(struct prov_json *j, const struct prov_source *s)
 {
 	size_t i;
@@ -175,7 +180,9 @@ static void write_source(struct prov_json *j, const struct prov_source *s)
 	prov_json_kv_int(j, "frame", s->frame_index);
 	prov_json_kv_string(j, "located_by", s->located_by);
 	prov_json_kv_string(j, "function", s->function);
-	if (s->located_by)
+	if (is_debuginfod(s))
+		prov_json_kv_string(j, "build_id", s->build_id);
+	if (s->located_by && !is_debuginfod(s))
 		prov_json_kv_int(j, "candidates", s->candidates);
 	else
 		prov_json_kv_null(j, "candidates");
@@ -282,7 +289,15 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 	prov_json_key(j, "sources");
 	prov_json_begin_array(j);
 	for (i = 0; i < c->nsources; i++)
-		write_source(j, &c->sources[i]);
+		if (!is_debuginfod(&c->sources[i]))
+			write_source(j, &c->sources[i]);
+	prov_json_end_array(j);
+	/* no component or commit: the file debuginfod serves for the module's build */
+	prov_json_key(j, "debuginfod_sources");
+	prov_json_begin_array(j);
+	for (i = 0; i < c->nsources; i++)
+		if (is_debuginfod(&c->sources[i]))
+			write_source(j, &c->sources[i]);
 	prov_json_end_array(j);
 
 	prov_json_kv_string(j, "determinism", c->determinism);

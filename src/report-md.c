@@ -303,7 +303,11 @@ static void sources(struct prov_buf *b, const struct prov_crash *c)
 	for (i = 0; i < c->nsources; i++) {
 		const struct prov_source *s = &c->sources[i];
 
-		if (s->located_by)
+		if (s->build_id)
+			prov_buf_printf(b, "Frame #%d — `%s:%d` from debuginfod (build ID `%s`; no "
+					"repository commit known):\n\n```\n", s->frame_index, s->path,
+					s->line, s->build_id);
+		else if (s->located_by)
 			prov_buf_printf(b, "Frame #%d — no line information: `%s` located by name "
 					"(a guess%s) at `%s:%d` in %s at `%.12s`:\n\n```\n",
 					s->frame_index, s->function ? s->function : "?",

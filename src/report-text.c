@@ -227,7 +227,10 @@ int prov_report_text(struct prov_buf *b, const struct prov_crash *c, unsigned in
 			const struct prov_source *s = &c->sources[i];
 			size_t k;
 
-			if (s->located_by)
+			if (s->build_id)
+				prov_buf_printf(b, "Source of frame #%d from debuginfod (build ID %s): %s:%d\n",
+						s->frame_index, s->build_id, s->path, s->line);
+			else if (s->located_by)
 				prov_buf_printf(b, "Source of frame #%d, located by name (a guess%s): %s "
 						"defined at %s:%s:%d at %.12s\n", s->frame_index,
 						s->candidates > 1 ? ", one of several candidates" : "",
