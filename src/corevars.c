@@ -790,11 +790,14 @@ static void format_value(struct vctx *v, struct prov_buf *b, Dwarf_Die *type,
 	uint64_t size = 0, x;
 	int tag;
 
-	if (dwarf_peel_type(type, &t) != 0 || type_size(&t, &size) != 0 || size > have) {
-		if (dwarf_tag(&t) != DW_TAG_array_type || size <= have) {
-			prov_buf_puts(b, "?");
-			return;
-		}
+	if (dwarf_peel_type(type, &t) != 0) {
+		prov_buf_puts(b, "?");
+		return;
+	}
+	/* an array larger than what was read shows its first elements */
+	if (type_size(&t, &size) != 0 || (size > have && dwarf_tag(&t) != DW_TAG_array_type)) {
+		prov_buf_puts(b, "?");
+		return;
 	}
 	tag = dwarf_tag(&t);
 	switch (tag) {
