@@ -85,6 +85,10 @@ LIB_OBJS += src/config.o
 
 # Core analyzer (libdwfl) and input detection.
 LIB_OBJS += src/core.o
+LIB_OBJS += src/corevars.o
+LIB_OBJS += src/srcdefs.o
+LIB_OBJS += src/srclocate.o
+LIB_OBJS += src/dbgsrc.o
 LIBS += -lstdc++
 
 # Text backtrace parsers.
@@ -97,6 +101,7 @@ LIB_OBJS += src/parse-misc.o
 # Resolvers (one file each) and the cache.
 LIB_OBJS += src/jsonread.o
 LIB_OBJS += cache/cache.o
+LIB_OBJS += cache/defs.o
 LIB_OBJS += resolvers/registry.o
 LIB_OBJS += resolvers/elf-note.o
 LIB_OBJS += resolvers/dpkg.o

@@ -179,6 +179,13 @@ static int mkdir_p(const char *dir)
 	return err;
 }
 
+/* for the cache's other files (defs.c): the connection */
+sqlite3 *prov_cache__db(struct prov_cache *c);
+sqlite3 *prov_cache__db(struct prov_cache *c)
+{
+	return c->db;
+}
+
 int prov_cache_open(struct prov_cache **out, const char *dir)
 {
 	struct prov_cache *c = NULL;

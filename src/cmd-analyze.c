@@ -23,6 +23,8 @@ static const char analyze_help[] =
 	"   --sysroot DIR   the crashed system's root: files and debug info are looked\n"
 	"                   up under DIR only (by path and by build ID)\n"
 	"   --format FMT    text (default) or json\n"
+	"   --locals        text: arguments and locals (from DWARF) under the crashing\n"
+	"                   thread's frames (JSON always has frames[].args/locals)\n"
 	"\n"
 	"exit codes: 0 done, 2 bad input (missing, not a core, truncated), 64 usage\n";
 
@@ -32,6 +34,7 @@ int cmd_analyze(int argc, char **argv, struct prov_global *g)
 		{ "exe", required_argument, NULL, 'e' },
 		{ "sysroot", required_argument, NULL, 's' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "locals", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -42,6 +45,7 @@ int cmd_analyze(int argc, char **argv, struct prov_global *g)
 	struct prov_input in;
 	char *tmpdir;
 	int opt, error, rc;
+	unsigned int locals = 0;
 
 	(void)g;
 	memset(&opts, 0, sizeof(opts));
@@ -58,6 +62,9 @@ int cmd_analyze(int argc, char **argv, struct prov_global *g)
 		case 'f':
 			if (prov_cmd_parse_format(&format, optarg, "text|json") < 0)
 				return prov_cmd_usage_error("analyze", "unknown format '%s'", optarg);
+			break;
+		case 'l':
+			locals = PROV_REPORT_LOCALS;
 			break;
 		case 'h':
 			return prov_cmd_help("analyze", analyze_help);
@@ -109,7 +116,7 @@ int cmd_analyze(int argc, char **argv, struct prov_global *g)
 		error = prov_report_json(&out, crash);
 	else
 		error = prov_report_text(&out, crash, PROV_REPORT_ALL_THREADS |
-					 PROV_REPORT_REGISTERS | PROV_REPORT_MODULES);
+					 PROV_REPORT_REGISTERS | PROV_REPORT_MODULES | locals);
 	if (error >= 0)
 		error = prov_cmd_write(out.buf, out.len);
 	rc = error < 0 ? prov_cmd_fail(error) : PROV_EXIT_OK;

@@ -32,6 +32,9 @@ static const char help[] =
 	"   --component NAME  the component --fix applies to (default: the one of the\n"
 	"                     innermost frame that has one)\n"
 	"   --all-threads     text and markdown: show every thread\n"
+	"   --locals          text: arguments and locals (from DWARF) under the\n"
+	"                     crashing thread's frames (markdown shows those of the\n"
+	"                     top frames as evidence; JSON has frames[].args/locals)\n"
 	"\n"
 	"With several INPUTs, one report each; when they share the crashing\n"
 	"thread's signature, the determinism line says how many do.\n"
@@ -49,6 +52,7 @@ enum {
 	OPT_FIX,
 	OPT_COMPONENT,
 	OPT_ALL_THREADS,
+	OPT_LOCALS,
 	OPT_HELP,
 };
 
@@ -62,6 +66,7 @@ static const struct option options[] = {
 	{ "fix", required_argument, NULL, OPT_FIX },
 	{ "component", required_argument, NULL, OPT_COMPONENT },
 	{ "all-threads", no_argument, NULL, OPT_ALL_THREADS },
+	{ "locals", no_argument, NULL, OPT_LOCALS },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -184,6 +189,9 @@ int cmd_resolve(int argc, char **argv, struct prov_global *g)
 			break;
 		case OPT_ALL_THREADS:
 			flags |= PROV_REPORT_ALL_THREADS;
+			break;
+		case OPT_LOCALS:
+			flags |= PROV_REPORT_LOCALS;
 			break;
 		case OPT_HELP:
 			code = prov_cmd_help("resolve", help);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "components.h"
+#include "srclocate.h"
 #include "error.h"
 #include "mapping.h"
 #include "pathrw.h"
@@ -399,6 +400,22 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 		s->lines = lines;
 		s->nlines = nl;
 		nsrc++;
+	}
+	/* frames with a function but no line (stripped): the definition by name, a guess */
+	for (j = 0, nsrc = 0; t && j < t->nframes && nsrc < max_frames; j++) {
+		struct prov_frame *f = &t->frames[j];
+		size_t k;
+
+		if (!f->component || f->line > 0 || !f->function || f->python)
+			continue;
+		k = component_index(c, f->component);
+		if (k == (size_t)-1 || k < first || !cs[k].repo || !c->components[k].commit)
+			continue;
+		if (prov_srclocate_frame(c, f, cs[k].repo, &c->components[k], ctx->cache_dir,
+					 ctx->context) < 0)
+			prov_warn("frame #%d: %s", f->index, prov_error_last());
+		else
+			nsrc++;
 	}
 	error = 0;
 cleanup:

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "corevars.h"
 #include "error.h"
 #include "util.h"
 #include "banned.h"
@@ -118,6 +119,9 @@ struct core_ctx {
 	 * lines up again and again. */
 	struct pc_memo *memo;
 	size_t memo_cap, memo_used;
+	unsigned char fpregs[512];	/* x86-64 user_fpregs_struct of the crashing thread */
+	int has_fpregs;
+	struct prov_vars_pending *vars_pending;	/* entry values waiting for the caller */
 	int ok;	/* 0 once an error was stored by a callback */
 	int error;
 };
@@ -449,6 +453,13 @@ static int parse_notes(struct core_ctx *x, const GElf_Phdr *ph, size_t *nnotes)
 				break;
 			case NT_AUXV:
 				note_auxv(x, desc, nh.n_descsz);
+				break;
+			case NT_FPREGSET:	/* the crashing thread's (the first) SSE registers */
+				if (x->machine == EM_X86_64 && x->c->nthreads == 1 && !x->has_fpregs &&
+				    nh.n_descsz >= sizeof(x->fpregs)) {
+					memcpy(x->fpregs, desc, sizeof(x->fpregs));
+					x->has_fpregs = 1;
+				}
 				break;
 			}
 		}
@@ -1058,6 +1069,10 @@ static void frame_copy(struct prov_frame *dst, const struct prov_frame *src)
 	dst->repo_path = NULL;
 	dst->path_rule = NULL;
 	dst->component = NULL;
+	dst->has_vars = 0;
+	dst->args = dst->locals = NULL;
+	dst->nargs = dst->nlocals = 0;
+	dst->located_by = NULL;
 }
 
 static struct pc_memo *memo_slot(struct core_ctx *x, uint64_t pc, uint64_t adj)
@@ -1219,6 +1234,13 @@ cleanup:
 	return error;
 }
 
+static int core_read_cb(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	return core_read(arg, addr, buf, len);
+}
+
+#define VARS_FRAMES 32	/* frames of the crashing thread whose variables are read */
+
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct core_ctx *x = arg;
@@ -1227,6 +1249,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	bool isact;
 	Dwarf_Word sp = 0;
 	unsigned int spreg = x->machine == EM_X86_64 ? 7 : x->machine == EM_386 ? 4 : 0;
+	size_t first;
 
 	if (!dwfl_frame_pc(state, &pc, &isact)) {
 		free(t->unwind_error);
@@ -1248,8 +1271,13 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	if (x->synth_pc && pc == x->synth_pc)
 		return DWARF_CB_OK;	/* libdwfl found the caller we made up: once is enough */
 	adj = (isact || pc == 0) ? pc : pc - 1;
+	first = t->nframes;
 	if (add_pc_frames(x, t, pc, adj) < 0)
 		return DWARF_CB_ABORT;
+	if (t->crashed && first <= VARS_FRAMES)
+		prov_core_frame_vars(t, first, first < VARS_FRAMES, &x->vars_pending, state,
+				     dwfl_addrmodule(x->dwfl, adj), pc, adj,
+				     first == 0 && x->has_fpregs ? x->fpregs : NULL, core_read_cb, x);
 	/*
 	 * A call through a NULL or wild pointer leaves pc outside every module,
 	 * with no CFI to unwind by; libdwfl then falls back to the frame
@@ -1651,5 +1679,6 @@ cleanup:
 	free(x.segs);
 	free(x.vdso_image);
 	memo_free(&x);
+	prov_vars_pending_free(x.vars_pending);
 	return error;
 }

@@ -16,12 +16,12 @@
 
 static const struct cmd commands[] = {
 	{ "analyze", cmd_analyze, 0,
-	  "analyze CORE [--exe PATH] [--sysroot DIR] [--format text|json]",
+	  "analyze CORE [--exe PATH] [--sysroot DIR] [--format text|json] [--locals]",
 	  "threads, frames, registers and modules of a core file" },
 	{ "resolve", cmd_resolve, PROV_CMD_GIT,
 	  "resolve INPUT... [--exe PATH] [--sysroot DIR] [--format text|markdown|json]\n"
 	  "                  [--mapping FILE]... [--offline] [--context N] [--fix COMMIT]...\n"
-	  "                  [--component NAME] [--all-threads]",
+	  "                  [--component NAME] [--all-threads] [--locals]",
 	  "a core or pasted backtrace to packages, upstream commits and source lines" },
 	{ "env", cmd_env, PROV_CMD_GIT,
 	  "env [--sysroot DIR] [--format text|markdown|json] [--mapping FILE]...",

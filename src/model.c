@@ -75,6 +75,19 @@ void prov_component_release(struct prov_component *c)
 	memset(c, 0, sizeof(*c));
 }
 
+void prov_vars_free(struct prov_var *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].type);
+		free(v[i].value);
+		free(v[i].note);
+	}
+	free(v);
+}
+
 static void frame_release(struct prov_frame *f)
 {
 	free(f->function);
@@ -83,6 +96,9 @@ static void frame_release(struct prov_frame *f)
 	free(f->repo_path);
 	free(f->path_rule);
 	free(f->component);
+	prov_vars_free(f->args, f->nargs);
+	prov_vars_free(f->locals, f->nlocals);
+	free(f->located_by);
 }
 
 void prov_crash_free(struct prov_crash *c)
@@ -138,6 +154,9 @@ void prov_crash_free(struct prov_crash *c)
 		free(s->component);
 		free(s->commit);
 		free(s->path);
+		free(s->located_by);
+		free(s->function);
+		free(s->build_id);
 	}
 	free(c->sources);
 	free(c->code);

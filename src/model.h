@@ -27,6 +27,14 @@ struct prov_origin {
 	int guess;	/* 1: inferred from the path only, unverified */
 };
 
+/* A parameter or local variable of a frame, read through DWARF (core input). */
+struct prov_var {
+	char *name;
+	char *type;	/* as C/C++ spells it: "const struct greeter *" */
+	char *value;	/* gdb-like rendering; NULL when unknown (see note) */
+	char *note;	/* "optimized out", "cannot read memory at 0x10" ..., or NULL */
+};
+
 struct prov_frame {
 	int index;	/* as printed (text) or position (core) */
 	int has_pc;
@@ -43,6 +51,10 @@ struct prov_frame {
 	char *repo_path;	/* file rewritten relative to the component's repo */
 	char *path_rule;	/* the rewriting rule that produced repo_path */
 	char *component;
+	int has_vars;	/* args/locals were read (a crashing-thread frame with DWARF) */
+	struct prov_var *args, *locals;
+	size_t nargs, nlocals;
+	char *located_by;	/* "name": source found by the function's name (a guess) */
 };
 
 struct prov_reg {
@@ -137,6 +149,12 @@ struct prov_source {
 	int frame_index;
 	struct prov_source_line *lines;
 	size_t nlines;
+	char *located_by;	/* NULL: the frame's own file:line; "name": its function's
+				 * definition found by name (a guess; line = the definition) */
+	char *function;	/* located_by "name": the definition's qualified name */
+	int candidates;	/* located_by "name": how many definitions matched */
+	char *build_id;	/* located_by "debuginfod": the module's build ID (no component,
+			 * no commit: the file debuginfod serves for that build) */
 };
 
 /* `--fix COMMIT`: is it in what was deployed? (same facts as fixcheck) */
@@ -232,6 +250,7 @@ struct prov_module *prov_crash_module_by_path(const struct prov_crash *c, const 
 /* The component named `name`, or NULL. */
 struct prov_component *prov_crash_component(const struct prov_crash *c, const char *name);
 
+void prov_vars_free(struct prov_var *v, size_t n);	/* the array and its strings; NULL-safe */
 void prov_origin_free(struct prov_origin *o);	/* NULL-safe */
 void prov_origin_release(struct prov_origin *o);	/* frees the strings, zeroes *o */
 struct prov_origin *prov_origin_dup(const struct prov_origin *o);

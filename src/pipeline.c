@@ -12,6 +12,7 @@
 #include "input.h"
 #include "patterns.h"
 #include "pipeline.h"
+#include "dbgsrc.h"
 #include "resolvers/resolver.h"
 #include "textparse.h"
 #include "util.h"
@@ -152,6 +153,8 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 		cctx.max_source_frames = 5;
 		if ((error = prov_components_resolve(c, &incomplete, &cctx)) < 0)
 			goto cleanup;
+		if (in.type == PROV_INPUT_TYPE_CORE)
+			prov_debuginfod_sources(c, opts->context, cctx.max_source_frames);
 	}
 
 	prov_patterns_detect(c);

@@ -27,6 +27,28 @@ static void write_origin(struct prov_json *j, const struct prov_origin *o)
 	prov_json_end_object(j);
 }
 
+static void write_vars(struct prov_json *j, const char *key, int has,
+		       const struct prov_var *v, size_t n)
+{
+	size_t i;
+
+	prov_json_key(j, key);
+	if (!has) {
+		prov_json_null(j);
+		return;
+	}
+	prov_json_begin_array(j);
+	for (i = 0; i < n; i++) {
+		prov_json_begin_object(j);
+		prov_json_kv_string(j, "name", v[i].name);
+		prov_json_kv_string(j, "type", v[i].type);
+		prov_json_kv_string(j, "value", v[i].value);
+		prov_json_kv_string(j, "note", v[i].note);
+		prov_json_end_object(j);
+	}
+	prov_json_end_array(j);
+}
+
 static void write_frame(struct prov_json *j, const struct prov_frame *f)
 {
 	prov_json_begin_object(j);
@@ -55,6 +77,9 @@ static void write_frame(struct prov_json *j, const struct prov_frame *f)
 	prov_json_kv_string(j, "repo_path", f->repo_path);
 	prov_json_kv_string(j, "path_rule", f->path_rule);
 	prov_json_kv_string(j, "component", f->component);
+	prov_json_kv_string(j, "located_by", f->located_by);
+	write_vars(j, "args", f->has_vars, f->args, f->nargs);
+	write_vars(j, "locals", f->has_vars, f->locals, f->nlocals);
 	prov_json_end_object(j);
 }
 
@@ -138,6 +163,11 @@ void prov_report_json_fix(struct prov_json *j, const struct prov_fix_status *x)
 	prov_json_end_object(j);
 }
 
+static int is_debuginfod(const struct prov_source *s)
+{
+	return s->located_by && !strcmp(s->located_by, "debuginfod");
+}
+
 static void write_source(struct prov_json *j, const struct prov_source *s)
 {
 	size_t i;
@@ -148,6 +178,14 @@ static void write_source(struct prov_json *j, const struct prov_source *s)
 	prov_json_kv_string(j, "path", s->path);
 	prov_json_kv_int(j, "line", s->line);
 	prov_json_kv_int(j, "frame", s->frame_index);
+	prov_json_kv_string(j, "located_by", s->located_by);
+	prov_json_kv_string(j, "function", s->function);
+	if (is_debuginfod(s))
+		prov_json_kv_string(j, "build_id", s->build_id);
+	if (s->located_by && !is_debuginfod(s))
+		prov_json_kv_int(j, "candidates", s->candidates);
+	else
+		prov_json_kv_null(j, "candidates");
 	prov_json_key(j, "lines");
 	prov_json_begin_array(j);
 	for (i = 0; i < s->nlines; i++) {
@@ -251,7 +289,15 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 	prov_json_key(j, "sources");
 	prov_json_begin_array(j);
 	for (i = 0; i < c->nsources; i++)
-		write_source(j, &c->sources[i]);
+		if (!is_debuginfod(&c->sources[i]))
+			write_source(j, &c->sources[i]);
+	prov_json_end_array(j);
+	/* no component or commit: the file debuginfod serves for the module's build */
+	prov_json_key(j, "debuginfod_sources");
+	prov_json_begin_array(j);
+	for (i = 0; i < c->nsources; i++)
+		if (is_debuginfod(&c->sources[i]))
+			write_source(j, &c->sources[i]);
 	prov_json_end_array(j);
 
 	prov_json_kv_string(j, "determinism", c->determinism);

@@ -105,6 +105,8 @@ static void call_chain(struct prov_buf *b, const struct prov_crash *c, const str
 			if (f->line > 0)
 				prov_buf_printf(&where, ":%d", f->line);
 		}
+		if (f->located_by)
+			prov_buf_puts(&where, " — no line info; source located by name (a guess)");
 		cell(b, where.buf);
 		prov_buf_puts(b, " | ");
 		if (f->component)
@@ -244,6 +246,53 @@ static void environment(struct prov_buf *b, const struct prov_crash *c)
 		prov_buf_putc(b, '\n');
 }
 
+#define EVIDENCE_FRAMES 5	/* frames of the crashing thread whose variables are shown */
+
+static void vars_list(struct prov_buf *b, const char *kind, const struct prov_var *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		prov_buf_printf(b, "- %s ", kind);
+		code_cell(b, v[i].name);
+		prov_buf_puts(b, " (");
+		code_cell(b, v[i].type);
+		prov_buf_puts(b, ")");
+		if (v[i].value) {
+			prov_buf_puts(b, " = ");
+			code_cell(b, v[i].value);
+		} else {
+			prov_buf_puts(b, ": *");
+			cell(b, v[i].note ? v[i].note : "unknown");
+			prov_buf_puts(b, "*");
+		}
+		prov_buf_putc(b, '\n');
+	}
+}
+
+/* gdb's `info args` / `info locals` for the top frames that have DWARF */
+static void frame_variables(struct prov_buf *b, const struct prov_thread *t)
+{
+	size_t i, shown = 0;
+
+	for (i = 0; t && i < t->nframes && shown < EVIDENCE_FRAMES; i++) {
+		const struct prov_frame *f = &t->frames[i];
+
+		if (!f->has_vars)
+			continue;
+		if (!shown++)
+			prov_buf_puts(b, "### Evidence: arguments and locals\n\n");
+		prov_buf_printf(b, "Frame #%d ", f->index);
+		code_cell(b, f->function ? f->function : "??");
+		prov_buf_printf(b, "%s:\n\n", f->inlined ? " (inlined)" : "");
+		if (!f->nargs && !f->nlocals)
+			prov_buf_puts(b, "- no arguments or locals\n");
+		vars_list(b, "arg", f->args, f->nargs);
+		vars_list(b, "local", f->locals, f->nlocals);
+		prov_buf_putc(b, '\n');
+	}
+}
+
 static void sources(struct prov_buf *b, const struct prov_crash *c)
 {
 	size_t i, k;
@@ -254,9 +303,21 @@ static void sources(struct prov_buf *b, const struct prov_crash *c)
 	for (i = 0; i < c->nsources; i++) {
 		const struct prov_source *s = &c->sources[i];
 
-		prov_buf_printf(b, "Frame #%d — `%s:%d` in %s at `%.12s`:\n\n```\n",
-				s->frame_index, s->path, s->line, s->component ? s->component : "?",
-				s->commit ? s->commit : "?");
+		if (s->build_id)
+			prov_buf_printf(b, "Frame #%d — `%s:%d` from debuginfod (build ID `%s`; no "
+					"repository commit known):\n\n```\n", s->frame_index, s->path,
+					s->line, s->build_id);
+		else if (s->located_by)
+			prov_buf_printf(b, "Frame #%d — no line information: `%s` located by name "
+					"(a guess%s) at `%s:%d` in %s at `%.12s`:\n\n```\n",
+					s->frame_index, s->function ? s->function : "?",
+					s->candidates > 1 ? ", one of several candidates" : "",
+					s->path, s->line, s->component ? s->component : "?",
+					s->commit ? s->commit : "?");
+		else
+			prov_buf_printf(b, "Frame #%d — `%s:%d` in %s at `%.12s`:\n\n```\n",
+					s->frame_index, s->path, s->line,
+					s->component ? s->component : "?", s->commit ? s->commit : "?");
 		for (k = 0; k < s->nlines; k++)
 			prov_buf_printf(b, "%s%5d  %s\n", s->lines[k].number == s->line ? ">" : " ",
 					s->lines[k].number, s->lines[k].text);
@@ -401,6 +462,7 @@ int prov_report_markdown(struct prov_buf *b, const struct prov_crash *c, unsigne
 	}
 	call_chain(b, c, t);
 	crashing_instruction(b, c, t);
+	frame_variables(b, t);
 	environment(b, c);
 	sources(b, c);
 	fix_status(b, c);

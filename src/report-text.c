@@ -7,6 +7,20 @@
 
 /* Plain text, readable at a glance: summary, crashing thread first. */
 
+static void frame_vars(struct prov_buf *b, const char *kind, const struct prov_var *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		prov_buf_printf(b, "         %s %s = ", kind, v[i].name ? v[i].name : "?");
+		if (v[i].value)
+			prov_buf_puts(b, v[i].value);
+		else
+			prov_buf_printf(b, "<%s>", v[i].note ? v[i].note : "unknown");
+		prov_buf_printf(b, "  (%s)\n", v[i].type ? v[i].type : "?");
+	}
+}
+
 static void frame_line(struct prov_buf *b, const struct prov_frame *f, unsigned int flags)
 {
 	prov_buf_printf(b, "  #%-3d ", f->index);
@@ -28,6 +42,8 @@ static void frame_line(struct prov_buf *b, const struct prov_frame *f, unsigned 
 	}
 	if (f->module)
 		prov_buf_printf(b, " [%s]", prov_basename(f->module));
+	if (f->located_by)
+		prov_buf_puts(b, " (no line info; source located by name, a guess)");
 	if ((flags & PROV_REPORT_RESOLVE) && f->repo_path) {
 		prov_buf_printf(b, "\n         -> %s%s%s", f->component ? f->component : "",
 				f->component ? ":" : "", f->repo_path);
@@ -37,6 +53,10 @@ static void frame_line(struct prov_buf *b, const struct prov_frame *f, unsigned 
 			prov_buf_printf(b, " (%s)", f->path_rule);
 	}
 	prov_buf_putc(b, '\n');
+	if ((flags & PROV_REPORT_LOCALS) && f->has_vars) {
+		frame_vars(b, "arg", f->args, f->nargs);
+		frame_vars(b, "local", f->locals, f->nlocals);
+	}
 }
 
 static void thread_block(struct prov_buf *b, const struct prov_thread *t, unsigned int flags)
@@ -207,9 +227,20 @@ int prov_report_text(struct prov_buf *b, const struct prov_crash *c, unsigned in
 			const struct prov_source *s = &c->sources[i];
 			size_t k;
 
-			prov_buf_printf(b, "Source of frame #%d: %s:%s:%d at %.12s\n",
-					s->frame_index, s->component ? s->component : "?",
-					s->path, s->line, s->commit ? s->commit : "?");
+			if (s->build_id)
+				prov_buf_printf(b, "Source of frame #%d from debuginfod (build ID %s): %s:%d\n",
+						s->frame_index, s->build_id, s->path, s->line);
+			else if (s->located_by)
+				prov_buf_printf(b, "Source of frame #%d, located by name (a guess%s): %s "
+						"defined at %s:%s:%d at %.12s\n", s->frame_index,
+						s->candidates > 1 ? ", one of several candidates" : "",
+						s->function ? s->function : "?",
+						s->component ? s->component : "?", s->path, s->line,
+						s->commit ? s->commit : "?");
+			else
+				prov_buf_printf(b, "Source of frame #%d: %s:%s:%d at %.12s\n",
+						s->frame_index, s->component ? s->component : "?",
+						s->path, s->line, s->commit ? s->commit : "?");
 			for (k = 0; k < s->nlines; k++)
 				prov_buf_printf(b, "%s %5d  %s\n",
 						s->lines[k].number == s->line ? ">" : " ",

@@ -13,6 +13,7 @@ enum prov_report_flags {
 	PROV_REPORT_REGISTERS = 1 << 1,	/* text: registers of the crashing thread */
 	PROV_REPORT_MODULES = 1 << 2,	/* text: the module table */
 	PROV_REPORT_RESOLVE = 1 << 3,	/* packages, components, sources sections */
+	PROV_REPORT_LOCALS = 1 << 4,	/* text: arguments and locals under each frame that has them */
 };
 
 /* The design's JSON report ("schema": "provenance/1"); keys always present. */

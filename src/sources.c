@@ -67,6 +67,13 @@ void prov_repo_free(struct prov_repo *r)
 	free(r);
 }
 
+/* for the other libgit2 users of the sources layer (srcdefs.c) */
+git_repository *prov_repo__git(struct prov_repo *r);
+git_repository *prov_repo__git(struct prov_repo *r)
+{
+	return r->repo;
+}
+
 const char *prov_repo_path(const struct prov_repo *r)
 {
 	return r->path;
