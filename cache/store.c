@@ -302,8 +302,12 @@ int prov_store_parse_time(char out[21], const char *text)
 		goto bad;
 	prov_store_format_time(out, (int64_t)t);
 	/* 2026-02-30 normalises to March: refuse it rather than guess */
-	if (digits(&d, out + 8, 2) < 0 || d != tm.tm_mday)
-		goto bad;
+	{
+		int got;
+
+		if (digits(&got, out + 8, 2) < 0 || got != d)
+			goto bad;
+	}
 	return 0;
 bad:
 	return prov_error_set(PROV_EINPUT, "bad time '%s' (expected YYYY-MM-DD[THH:MM[:SS]][Z], UTC, or @SECONDS)",
