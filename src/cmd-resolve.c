@@ -39,6 +39,8 @@ static const char help[] =
 	"   --host NAME       the host the crash happened on (default: unknown)\n"
 	"   --time TIME       when it crashed (YYYY-MM-DD[THH:MM[:SS]][Z], UTC, or\n"
 	"                     @SECONDS; default: the input file's modification time)\n"
+	"                     With --store, --host or --time the report carries the\n"
+	"                     host and time (crash.host, crash.time) for import\n"
 	"\n"
 	"With several INPUTs, one report each; when they share the crashing\n"
 	"thread's signature, the determinism line says how many do.\n"
@@ -319,7 +321,10 @@ int cmd_resolve(int argc, char **argv, struct prov_global *g)
 		}
 		if (partial && worst < 1)
 			worst = 1;
-		set_host_time(crashes[i], argv[optind + (int)i], host, when);
+		/* only when recording: otherwise the same crash read from a copy, a
+		 * compressed file or stdin would give another report */
+		if (use_store || host || when)
+			set_host_time(crashes[i], argv[optind + (int)i], host, when);
 		if (nfixes && (error = prov_fix_status_check(crashes[i], fixes, nfixes, component,
 							      g, opts.offline)) < 0) {
 			int ec = prov_cmd_fail(error);
