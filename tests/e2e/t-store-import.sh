@@ -143,3 +143,10 @@ sum=$(sha256sum <"$T/a.json")
 check_exit 2 "import into a file that is not a store" -- "$PROVENANCE" import --store "$T/a.json" "$T/b.json"
 check_match "$(cat "$T/last.err")" "is not a crash store" "not a store message"
 check_eq "$(sha256sum <"$T/a.json")" "$sum" "a foreign file is left as it was"
+
+# ---- a node-side report carries its host and the core's time (stat), and import keeps them ----
+"$PROVENANCE" resolve --offline --format json --host far-node "$T/core.abort" >"$T/far.json" 2>/dev/null
+check_eq "$(json_get "$T/far.json" "d['crash']['time']")" "$(date -u -r "$T/core.abort" +%Y-%m-%dT%H:%M:%SZ)" "crash.time = the core's mtime (date -r)"
+check_exit 0 "import of a node-side report" -- "$PROVENANCE" import --store "$S" "$T/far.json"
+check_eq "$(sqlite "SELECT host || ' ' || time FROM crashes WHERE host = 'far-node'")" \
+	"far-node $(date -u -r "$T/core.abort" +%Y-%m-%dT%H:%M:%SZ)" "host and time in the store"
