@@ -200,6 +200,10 @@ static int store_crashes(struct prov_buf *notes, struct prov_crash **crashes, si
 			break;
 		if ((err = prov_store_history(&history, store, id)) < 0)
 			break;
+		/* hosts and versions in the store came from other machines' reports */
+		for (char *p = history; p && *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				*p = '?';
 		prov_buf_printf(notes, "%s: %s\n", crashes[i]->input_path,
 				history ? history : "a new signature for the store");
 		free(history);

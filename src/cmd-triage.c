@@ -43,6 +43,48 @@ static const struct option options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/*
+ * Reports come from other machines: a control character in a function name
+ * must not reach the terminal, nor a '|' or '`' break Markdown. Made safe in
+ * place before the human formats are written (JSON escapes on its own).
+ */
+static void defang(char *s, int md)
+{
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f || ((md & 1) && c == '`') || ((md & 2) && c == '|'))
+			*s = '?';
+	}
+}
+
+/* md: 0 text; else Markdown: no '`' anywhere (code spans), no '|' in table cells */
+static void defang_all(struct prov_triage *t, int md)
+{
+	size_t i, k;
+	int cell = md ? 3 : 0;
+
+	md = md ? 1 : 0;
+	for (i = 0; i < t->ngroups; i++) {
+		struct prov_triage_group *g = &t->groups[i];
+
+		defang(g->signature, md);
+		defang(g->first_seen, md);
+		defang(g->last_seen, md);
+		defang(g->signal_name, md);
+		defang(g->context, md);
+		for (k = 0; k < g->nframes; k++) {
+			defang(g->frames[k].function, cell);
+			defang(g->frames[k].file, cell);
+			defang(g->frames[k].module, cell);
+		}
+		for (k = 0; k < g->nversions; k++) {
+			defang(g->versions[k].component, md);
+			defang(g->versions[k].version, md);
+		}
+	}
+}
+
 static double pct(int64_t part, int64_t whole)
 {
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
@@ -338,6 +380,7 @@ int cmd_triage(int argc, char **argv, struct prov_global *g)
 		write_json(&j, &t, runs);
 		err = prov_json_finish(&j);
 	} else {
+		defang_all(&t, !strcmp(format, "markdown"));
 		write_text(&out, &t, runs, !strcmp(format, "markdown"));
 		err = 0;
 	}

@@ -150,3 +150,17 @@ check_eq "$(json_get "$T/far.json" "d['crash']['time']")" "$(date -u -r "$T/core
 check_exit 0 "import of a node-side report" -- "$PROVENANCE" import --store "$S" "$T/far.json"
 check_eq "$(sqlite "SELECT host || ' ' || time FROM crashes WHERE host = 'far-node'")" \
 	"far-node $(date -u -r "$T/core.abort" +%Y-%m-%dT%H:%M:%SZ)" "host and time in the store"
+
+# ---- a hostile report: escape sequences in a function name and a host never reach the terminal ----
+python3 -c 'import json,sys
+r=json.load(open(sys.argv[1])); r["crash"]["host"]="evil\x1b[2J"; r["crash"]["time"]="2026-10-01T00:00:00Z"
+[t for t in r["threads"] if t["crashed"]][0]["frames"][0]["function"]="f\x1b]0;pwn\x07|`x"
+print(json.dumps(r))' "$T/a.json" >"$T/evil.jsonl"
+check_exit 0 "import of a report with escape sequences" -- "$PROVENANCE" import --store "$T/evil.sqlite" "$T/evil.jsonl"
+for fmt in text markdown; do
+	check_exit 0 "triage --format $fmt of it" -- "$PROVENANCE" triage --store "$T/evil.sqlite" --format $fmt
+	if LC_ALL=C grep -q $'\x1b\|\x07' "$T/last.out"; then fail "triage $fmt printed a control character"; fi
+done
+check_exit 0 "query of it" -- "$PROVENANCE" query --store "$T/evil.sqlite" "SELECT host, function FROM crashes JOIN frames ON crash_id = id"
+if LC_ALL=C grep -q $'\x1b\|\x07' "$T/last.out"; then fail "query printed a control character"; fi
+echo "ok: no control characters in triage and query output"
