@@ -276,6 +276,9 @@ int cmd_resolve(int argc, char **argv, struct prov_global *g)
 		case OPT_STORE:
 			use_store = 1;
 			store_opt = optarg;
+			/* "--store x.sqlite" (no '='): a store, never an input to resolve */
+			if (!optarg && optind < argc && prov_ends_with(argv[optind], ".sqlite"))
+				store_opt = argv[optind++];
 			break;
 		case OPT_HOST:
 			host = optarg;
