@@ -145,6 +145,20 @@ static int import_lines(struct import *im, const char *name, const char *text, s
 	return im->fatal;
 }
 
+/* JSON lines, or one broken document (reported once, not line by line)? */
+static int first_line_parses(const char *text, size_t len)
+{
+	const char *nl = memchr(text, '\n', len);
+	struct prov_jv *v = NULL;
+	int ok;
+
+	if (!nl)
+		return 0;
+	ok = prov_jv_parse(&v, text, (size_t)(nl - text)) == 0 && v->type == PROV_JV_OBJECT;
+	prov_jv_free(v);
+	return ok;
+}
+
 static int import_file(struct import *im, const char *path)
 {
 	struct prov_buf b = PROV_BUF_INIT;
@@ -165,15 +179,17 @@ static int import_file(struct import *im, const char *path)
 
 			prov_json_init(&j, &one);
 			write_value(&j, &v->items[i]);
-			if (prov_json_finish(&j) == 0)
+			if (prov_json_finish(&j) == 0) {
 				add_one(im, path, 0, one.buf, one.len);
-			else
+			} else {
+				fprintf(stderr, "provenance: bad report '%s' (element %zu): too large\n", path, i);
 				im->bad++;
+			}
 			prov_buf_release(&one);
 		}
 	} else if (v) {
 		add_one(im, path, 0, b.buf, b.len);
-	} else if (memchr(b.buf, '\n', b.len) && b.len && b.buf[0] == '{') {
+	} else if (first_line_parses(b.buf, b.len)) {
 		import_lines(im, path, b.buf, b.len);	/* JSON lines */
 	} else {
 		add_one(im, path, 0, b.buf, b.len);	/* reports the parse error */

@@ -59,6 +59,10 @@ check_exit 2 "import of a truncated report" -- "$PROVENANCE" import --store "$T/
 check_match "$(head -1 "$T/last.err")" "^provenance: bad report '.*bad.json': " "bad report message"
 check_eq "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM crashes").fetchone()[0])' "$T/other.sqlite")" 1 "the good report beside bad ones"
 
+head -c 3000 "$T/b.json" >"$T/trunc.json"	# a pretty-printed report cut short: one message, not one per line
+check_exit 2 "import of a report cut short" -- "$PROVENANCE" import --store "$T/other.sqlite" "$T/trunc.json"
+check_eq "$(grep -c '^provenance: bad report' "$T/last.err")" 1 "one message for a report cut short"
+
 # ---- triage against the generator's truth ----
 check_exit 0 "triage --format json" -- "$PROVENANCE" triage --store "$S" --runs $RUNS --format json
 cp "$T/last.out" "$T/triage.json"
