@@ -102,6 +102,7 @@ LIB_OBJS += src/parse-misc.o
 LIB_OBJS += src/jsonread.o
 LIB_OBJS += cache/cache.o
 LIB_OBJS += cache/defs.o
+LIB_OBJS += cache/store.o
 LIB_OBJS += resolvers/registry.o
 LIB_OBJS += resolvers/elf-note.o
 LIB_OBJS += resolvers/dpkg.o
@@ -139,6 +140,9 @@ CMD_OBJS += src/cmd-resolve.o
 CMD_OBJS += src/cmd-env.o
 CMD_OBJS += src/cmd-fixcheck.o
 CMD_OBJS += src/cmd-cache.o
+CMD_OBJS += src/cmd-import.o
+CMD_OBJS += src/cmd-triage.o
+CMD_OBJS += src/cmd-query.o
 
 LIB = libprovenance.a
 

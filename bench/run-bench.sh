@@ -8,7 +8,8 @@
 #   BENCH_RUNS=5          timed runs per tool on the small, wide and deep cores
 #   BENCH_LARGE_RUNS=3    timed runs per tool on the large core
 #   BENCH_LARGE_GIB=4     heap touched by the large core's process
-#   BENCH_ONLY="small wide large deep packages fixcheck"   sections to run
+#   BENCH_ONLY="small wide large deep packages fixcheck store"   sections to run
+#   BENCH_STORE_REPORTS=10000   reports the store section imports
 #   BENCH_KEEP_LARGE=1    keep the large core after the run (default: delete)
 #
 # Timings are with a warm page cache (one untimed warm-up run of each tool;
@@ -23,7 +24,8 @@ PROV=${PROVENANCE:-$TOP/provenance}
 RUNS=${BENCH_RUNS:-5}
 LARGE_RUNS=${BENCH_LARGE_RUNS:-3}
 LARGE_GIB=${BENCH_LARGE_GIB:-4}
-ONLY=${BENCH_ONLY:-small wide large deep packages fixcheck}
+ONLY=${BENCH_ONLY:-small wide large deep packages fixcheck store}
+STORE_REPORTS=${BENCH_STORE_REPORTS:-10000}
 NLIBS=300
 NCOMMITS=50000
 TAGEVERY=25
@@ -366,6 +368,47 @@ elif want fixcheck; then
 		                                                   "agree" if ok else "DISAGREE"))
 		EOF
 	done
+fi
+
+# ------------------------------------------------------------- crash store
+# Import of BENCH_STORE_REPORTS reports made by tests/e2e/store-gen.py from
+# two real crashes (a NULL read in a library, an abort) with 100 hosts,
+# unique times and a component version split; triage over the result.
+if want store && [ $cores_ok = 0 ]; then
+	say "== store: n/a (no cores here)"
+elif want store; then
+	d=$OUT/store
+	rm -rf "$d"
+	mkdir -p "$d/fresh"
+	say "== store: $STORE_REPORTS reports from 100 simulated hosts"
+	$CC $FIXFLAGS -fPIC -shared -o "$d/libnull.so" "$TOP/fixtures/crashers/libnull.c"
+	$CC $FIXFLAGS -o "$d/nullmain" "$TOP/fixtures/crashers/nullmain.c" "$d/libnull.so" -Wl,-rpath,"$d"
+	$CC $FIXFLAGS -o "$d/abort" "$TOP/fixtures/crashers/abort.c"
+	mkdir -p "$d/run1" "$d/run2"	# make_core removes the cores of its directory
+	mv "$(make_core "$d/run1" "$d/nullmain")" "$d/core.null"
+	mv "$(make_core "$d/run2" "$d/abort")" "$d/core.abort"
+	"$PROV" resolve --offline --format json "$d/core.null" >"$d/a.json" 2>/dev/null || true
+	"$PROV" resolve --offline --format json "$d/core.abort" >"$d/b.json" 2>/dev/null || true
+	python3 "$TOP/tests/e2e/store-gen.py" "$d/reports.jsonl" "$d/truth.json" "$STORE_REPORTS" 100 1 \
+		"$d/a.json" "$d/b.json"
+	$TIMEIT --out "$RESULTS" --section store --input "$STORE_REPORTS-reports" --tool prov-import --runs 3 --warmup 0 \
+		--fresh "$d/fresh" -- "$PROV" import --store "$d/fresh/store.sqlite" "$d/reports.jsonl"
+	flush
+	"$PROV" import --store "$d/store.sqlite" "$d/reports.jsonl" 2>/dev/null
+	$TIMEIT --out "$RESULTS" --section store --input "$STORE_REPORTS-reports" --tool prov-triage --runs "$RUNS" \
+		-- "$PROV" triage --store "$d/store.sqlite" --runs 20000
+	flush
+	python3 - "$d/store.sqlite" "$d/reports.jsonl" "$RESULTS" <<-'EOF'
+	import json, os, sqlite3, sys
+	db, reports, res = sys.argv[1:]
+	n = sqlite3.connect(db).execute("SELECT count(*) FROM crashes").fetchone()[0]
+	size = sum(os.path.getsize(db + s) for s in ("", "-wal") if os.path.exists(db + s))
+	with open(res, "a") as f:
+	    f.write(json.dumps({"section": "storesize", "crashes": n, "bytes": size,
+	                        "report_bytes": os.path.getsize(reports)}) + "\n")
+	print("  store: %d crashes, %d bytes (%.1f KiB per crash; the reports themselves %.1f KiB each)" % (
+	    n, size, size / 1024 / max(n, 1), os.path.getsize(reports) / 1024 / max(n, 1)))
+	EOF
 fi
 
 # ------------------------------------------------------------------ report

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cache/store.h"
 #include "cmd.h"
 #include "error.h"
 #include "fixstatus.h"
@@ -35,6 +36,14 @@ static const char help[] =
 	"   --locals          text: arguments and locals (from DWARF) under the\n"
 	"                     crashing thread's frames (markdown shows those of the\n"
 	"                     top frames as evidence; JSON has frames[].args/locals)\n"
+	"   --store[=PATH]    record each crash in the crash store (default:\n"
+	"                     store.sqlite in the cache directory) and say when its\n"
+	"                     signature was seen before; see triage and query\n"
+	"   --host NAME       the host the crash happened on (default: unknown)\n"
+	"   --time TIME       when it crashed (YYYY-MM-DD[THH:MM[:SS]][Z], UTC, or\n"
+	"                     @SECONDS; default: the input file's modification time)\n"
+	"                     With --store, --host or --time the report carries the\n"
+	"                     host and time (crash.host, crash.time) for import\n"
 	"\n"
 	"With several INPUTs, one report each; when they share the crashing\n"
 	"thread's signature, the determinism line says how many do.\n"
@@ -53,6 +62,9 @@ enum {
 	OPT_COMPONENT,
 	OPT_ALL_THREADS,
 	OPT_LOCALS,
+	OPT_STORE,
+	OPT_HOST,
+	OPT_TIME,
 	OPT_HELP,
 };
 
@@ -67,6 +79,9 @@ static const struct option options[] = {
 	{ "component", required_argument, NULL, OPT_COMPONENT },
 	{ "all-threads", no_argument, NULL, OPT_ALL_THREADS },
 	{ "locals", no_argument, NULL, OPT_LOCALS },
+	{ "store", optional_argument, NULL, OPT_STORE },
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "time", required_argument, NULL, OPT_TIME },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -133,6 +148,76 @@ static int set_determinism(struct prov_crash **crashes, size_t n)
 	return valid >= 2 && same_as_first == valid;
 }
 
+/* Host and time of a crash for its report and the store. */
+static void set_host_time(struct prov_crash *c, const char *input, const char *host,
+			  const char *when)
+{
+	struct stat st;
+	char buf[21];
+
+	free(c->host);
+	c->host = prov_xstrdup_or_null(host);
+	free(c->time);
+	c->time = NULL;
+	if (when) {
+		c->time = prov_xstrdup(when);
+	} else if (strcmp(input, "-") != 0 && stat(input, &st) == 0) {
+		prov_store_format_time(buf, (int64_t)st.st_mtime);
+		c->time = prov_xstrdup(buf);
+	}
+}
+
+/*
+ * Record each crash in the store and collect what the store knew of its
+ * signature before ("seen 14 times on 9 hosts since ..."), one line per
+ * input in `notes`. 0 or an error (the reports are printed anyway).
+ */
+static int store_crashes(struct prov_buf *notes, struct prov_crash **crashes, size_t n,
+			 const char *path)
+{
+	struct prov_store *store = NULL;
+	struct prov_buf json = PROV_BUF_INIT;
+	size_t i;
+	int err;
+
+	if ((err = prov_store_open(&store, path, 0)) < 0)
+		return err;
+	for (i = 0; i < n; i++) {
+		struct prov_store_meta meta = { 0 };
+		struct prov_json j;
+		char *sig = NULL, *history = NULL;
+		int64_t id;
+
+		if (!crashes[i])
+			continue;
+		prov_buf_reset(&json);
+		prov_json_init(&j, &json);
+		prov_json_begin_object(&j);
+		prov_report_json_body(&j, crashes[i]);
+		prov_json_end_object(&j);
+		if ((err = prov_json_finish(&j)) < 0)
+			break;
+		sig = signature(crashes[i]);
+		meta.signature = sig;
+		err = prov_store_add(&id, store, json.buf, json.len, &meta);
+		free(sig);
+		if (err < 0)
+			break;
+		if ((err = prov_store_history(&history, store, id)) < 0)
+			break;
+		/* hosts and versions in the store came from other machines' reports */
+		for (char *p = history; p && *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				*p = '?';
+		prov_buf_printf(notes, "%s: %s\n", crashes[i]->input_path,
+				history ? history : "a new signature for the store");
+		free(history);
+	}
+	prov_buf_release(&json);
+	prov_store_free(store);
+	return err < 0 ? err : 0;
+}
+
 int cmd_resolve(int argc, char **argv, struct prov_global *g)
 {
 	struct prov_pipeline_opts opts = { 0 };
@@ -142,7 +227,10 @@ int cmd_resolve(int argc, char **argv, struct prov_global *g)
 	struct prov_crash **crashes = NULL;
 	struct prov_buf out = PROV_BUF_INIT;
 	unsigned int flags = PROV_REPORT_RESOLVE | PROV_REPORT_REGISTERS | PROV_REPORT_MODULES;
-	int opt, code = 0, worst = 0, error, same_crash = 0;
+	int opt, code = 0, worst = 0, error, same_crash = 0, use_store = 0;
+	const char *store_opt = NULL, *host = NULL, *when = NULL;
+	char timebuf[21], *store_path = NULL;
+	struct prov_buf notes = PROV_BUF_INIT;
 	struct stat st;
 
 	opts.context = 3;
@@ -193,6 +281,23 @@ int cmd_resolve(int argc, char **argv, struct prov_global *g)
 		case OPT_LOCALS:
 			flags |= PROV_REPORT_LOCALS;
 			break;
+		case OPT_STORE:
+			use_store = 1;
+			store_opt = optarg;
+			/* "--store x.sqlite" (no '='): a store, never an input to resolve */
+			if (!optarg && optind < argc && prov_ends_with(argv[optind], ".sqlite"))
+				store_opt = argv[optind++];
+			break;
+		case OPT_HOST:
+			host = optarg;
+			break;
+		case OPT_TIME:
+			if (prov_store_parse_time(timebuf, optarg) < 0) {
+				code = prov_cmd_usage_error("resolve", "%s", prov_error_last());
+				goto cleanup;
+			}
+			when = timebuf;
+			break;
 		case OPT_HELP:
 			code = prov_cmd_help("resolve", help);
 			goto cleanup;
@@ -231,6 +336,10 @@ int cmd_resolve(int argc, char **argv, struct prov_global *g)
 		}
 		if (partial && worst < 1)
 			worst = 1;
+		/* only when recording: otherwise the same crash read from a copy, a
+		 * compressed file or stdin would give another report */
+		if (use_store || host || when)
+			set_host_time(crashes[i], argv[optind + (int)i], host, when);
 		if (nfixes && (error = prov_fix_status_check(crashes[i], fixes, nfixes, component,
 							      g, opts.offline)) < 0) {
 			int ec = prov_cmd_fail(error);
@@ -240,6 +349,16 @@ int cmd_resolve(int argc, char **argv, struct prov_global *g)
 		}
 	}
 	same_crash = set_determinism(crashes, ninputs);
+	if (use_store) {
+		store_path = store_opt && *store_opt ? prov_xstrdup(store_opt) :
+			     prov_store_default_path(g->cache_dir);
+		if ((error = store_crashes(&notes, crashes, ninputs, store_path)) < 0) {
+			int ec = prov_cmd_fail(error);
+
+			if (ec > worst)
+				worst = ec;
+		}
+	}
 
 	if (!strcmp(format, "json")) {
 		struct prov_json j;
@@ -293,6 +412,22 @@ int cmd_resolve(int argc, char **argv, struct prov_global *g)
 				error = prov_report_text(&out, crashes[i], flags);
 		}
 	}
+	if (notes.len && !strcmp(format, "json")) {
+		/* the JSON on stdout stays one document: the store's notes go to stderr */
+		char *p = notes.buf, *nl;
+
+		for (; *p && (nl = strchr(p, '\n')); p = nl + 1)
+			fprintf(stderr, "provenance: store: %.*s\n", (int)(nl - p), p);
+	} else if (notes.len) {
+		char *p = notes.buf, *nl;
+
+		prov_buf_puts(&out, !strcmp(format, "markdown") ? "\n**Crash store:**\n\n" : "\nstore:\n");
+		for (; *p; p = nl + 1) {
+			nl = strchr(p, '\n');
+			prov_buf_printf(&out, "%s%.*s\n", !strcmp(format, "markdown") ? "- " : "   ",
+					(int)(nl - p), p);
+		}
+	}
 	if (error < 0 || prov_cmd_write(out.buf, out.len) < 0) {
 		code = prov_cmd_fail(error < 0 ? error : PROV_ERROR);
 		goto cleanup;
@@ -304,6 +439,8 @@ cleanup:
 	free(crashes);
 	free(mappings);
 	free(fixes);
+	free(store_path);
+	prov_buf_release(&notes);
 	prov_buf_release(&out);
 	return code;
 }

@@ -43,6 +43,9 @@ int cmd_resolve(int argc, char **argv, struct prov_global *g);
 int cmd_env(int argc, char **argv, struct prov_global *g);
 int cmd_fixcheck(int argc, char **argv, struct prov_global *g);
 int cmd_cache(int argc, char **argv, struct prov_global *g);
+int cmd_import(int argc, char **argv, struct prov_global *g);
+int cmd_triage(int argc, char **argv, struct prov_global *g);
+int cmd_query(int argc, char **argv, struct prov_global *g);
 
 /* Print "provenance: <msg>" for the stored error; returns its exit code. */
 int prov_cmd_fail(int code);

@@ -177,6 +177,15 @@ void prov_json_int(struct prov_json *j, int64_t v)
 		j->error = PROV_ELIMIT;
 }
 
+void prov_json_fixed(struct prov_json *j, double v, int decimals)
+{
+	before_item(j);
+	if (v != v || v > 1e300 || v < -1e300)
+		v = 0;
+	if (!j->error && prov_buf_printf(j->out, "%.*f", decimals, v) < 0)
+		j->error = PROV_ELIMIT;
+}
+
 void prov_json_bool(struct prov_json *j, int v)
 {
 	before_item(j);

@@ -31,6 +31,8 @@ void prov_json_key(struct prov_json *j, const char *key);
 
 void prov_json_string(struct prov_json *j, const char *s);
 void prov_json_int(struct prov_json *j, int64_t v);
+/* A number with a fixed count of decimals (NaN and infinities as 0). */
+void prov_json_fixed(struct prov_json *j, double v, int decimals);
 void prov_json_bool(struct prov_json *j, int v);
 void prov_json_null(struct prov_json *j);
 void prov_json_hex(struct prov_json *j, uint64_t v);	/* "0x1234" */

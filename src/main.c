@@ -32,6 +32,15 @@ static const struct cmd commands[] = {
 	  "is a fix an ancestor of what was deployed, and which release has it" },
 	{ "cache", cmd_cache, 0, "cache stats|clear",
 	  "show or clear the cache of indexes, resolutions and mirrors" },
+	{ "import", cmd_import, 0, "import REPORT.json...|- [--store PATH] [--host NAME] [--time TIME]",
+	  "add reports made with resolve --format json to the crash store" },
+	{ "triage", cmd_triage, 0,
+	  "triage [--since TIME] [--component NAME] [--runs N] [--format text|markdown|json]\n"
+	  "                  [--frames N] [--store PATH]",
+	  "the stored crashes grouped by signature: counts, hosts, versions, repro rate" },
+	{ "query", cmd_query, 0,
+	  "query SQL [--format table|csv|json] [--max-rows N] [--timeout SEC] [--store PATH]",
+	  "one read-only SQL statement over the crash store" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -166,6 +166,8 @@ void prov_crash_free(struct prov_crash *c)
 	free(c->insns_note);
 	free(c->fault_operand);
 	free(c->determinism);
+	free(c->host);
+	free(c->time);
 	for (i = 0; i < c->nfixes; i++) {
 		struct prov_fix_status *x = &c->fixes[i];
 

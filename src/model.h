@@ -217,6 +217,8 @@ struct prov_crash {
 	char *fault_operand;	/* "memory operand [rax + 8]: rax = 0x0" */
 
 	char *determinism;	/* set when several inputs were compared */
+	char *host;	/* where it crashed (resolve --host), or NULL */
+	char *time;	/* when, ISO 8601 UTC (--time, else the input's mtime), or NULL */
 	struct prov_fix_status *fixes;
 	size_t nfixes, fixes_alloc;
 };

@@ -266,6 +266,8 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 		prov_json_end_object(j);
 	}
 	prov_json_end_array(j);
+	prov_json_kv_string(j, "host", c->host);
+	prov_json_kv_string(j, "time", c->time);
 	prov_json_end_object(j);
 
 	prov_json_key(j, "threads");

@@ -136,6 +136,22 @@ def main():
                 a["input"], a["got"], a["expected"], "agree" if a["ok"] else "DISAGREE"))
         w("")
 
+    st = [r for r in recs if r["section"] == "store"]
+    ss = next((r for r in recs if r["section"] == "storesize"), None)
+    if st:
+        w("## Crash store (reports from 100 simulated hosts)")
+        w("")
+        w("| reports | tool | median | min | peak RSS |")
+        w("|---|---|---|---|---|")
+        for r in st:
+            w("| %s | %s | %s | %s | %s |" % (r["input"], r["tool"], fmt_t(r), fmt_min(r), fmt_rss(r)))
+        if ss:
+            w("")
+            w("Store size: %s for %d crashes, %.1f KiB per crash (the JSON-lines reports: %.1f KiB each)." % (
+                size(ss["bytes"]), ss["crashes"], ss["bytes"] / 1024 / max(ss["crashes"], 1),
+                ss["report_bytes"] / 1024 / max(ss["crashes"], 1)))
+        w("")
+
     # Targets
     w("## Targets")
     w("")
@@ -180,6 +196,13 @@ def main():
         else:
             w("| fixcheck < 100 ms (%s) | %s | %.0f ms |" % (
                 r["input"], "PASS" if r["median"] < 0.1 else "MISS", r["median"] * 1000))
+    for r in st:
+        limit = 10.0 if r["tool"] == "prov-import" else 1.0
+        if r.get("median") is None:
+            w("| %s < %.0f s (%s) | n/a | %s |" % (r["tool"], limit, r["input"], fmt_t(r)))
+        else:
+            w("| %s < %.0f s (%s) | %s | %.2f s |" % (
+                r["tool"], limit, r["input"], "PASS" if r["median"] < limit else "MISS", r["median"]))
     w("")
     print("\n".join(out))
 
