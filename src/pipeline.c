@@ -13,6 +13,7 @@
 #include "patterns.h"
 #include "pipeline.h"
 #include "resolvers/resolver.h"
+#include "suspects.h"
 #include "textparse.h"
 #include "util.h"
 #include "banned.h"
@@ -152,6 +153,16 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 		cctx.max_source_frames = 5;
 		if ((error = prov_components_resolve(c, &incomplete, &cctx)) < 0)
 			goto cleanup;
+		if (opts->suspects) {
+			struct prov_suspects_opts sopts = { 0 };
+
+			sopts.config = cctx.config;
+			sopts.cache_dir = cache_dir;
+			sopts.offline = opts->offline;
+			sopts.cache = cache;
+			if ((error = prov_suspects_find(c, &sopts)) < 0)
+				goto cleanup;
+		}
 	}
 
 	prov_patterns_detect(c);

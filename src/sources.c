@@ -14,6 +14,7 @@
 #include "error.h"
 #include "mapping.h"
 #include "sources.h"
+#include "sources-git.h"
 #include "util.h"
 #include "banned.h"
 
@@ -70,6 +71,11 @@ void prov_repo_free(struct prov_repo *r)
 const char *prov_repo_path(const struct prov_repo *r)
 {
 	return r->path;
+}
+
+git_repository *prov_repo_git(struct prov_repo *r)
+{
+	return r->repo;
 }
 
 static int is_hex(const char *s)
