@@ -32,6 +32,9 @@ static const char help[] =
 	"   --component NAME  the component --fix applies to (default: the one of the\n"
 	"                     innermost frame that has one)\n"
 	"   --all-threads     text and markdown: show every thread\n"
+	"   --no-suspects     do not look for possible upstream fixes: by default the\n"
+	"                     upstream commits after the deployed one that changed a\n"
+	"                     crash line or its function are listed (git log -L style)\n"
 	"\n"
 	"With several INPUTs, one report each; when they share the crashing\n"
 	"thread's signature, the determinism line says how many do.\n"
@@ -49,6 +52,7 @@ enum {
 	OPT_FIX,
 	OPT_COMPONENT,
 	OPT_ALL_THREADS,
+	OPT_NO_SUSPECTS,
 	OPT_HELP,
 };
 
@@ -62,6 +66,7 @@ static const struct option options[] = {
 	{ "fix", required_argument, NULL, OPT_FIX },
 	{ "component", required_argument, NULL, OPT_COMPONENT },
 	{ "all-threads", no_argument, NULL, OPT_ALL_THREADS },
+	{ "no-suspects", no_argument, NULL, OPT_NO_SUSPECTS },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -142,6 +147,7 @@ int cmd_resolve(int argc, char **argv, struct prov_global *g)
 
 	opts.context = 3;
 	opts.global = g;
+	opts.suspects = 1;
 	mappings = prov_xcalloc((size_t)argc + 1, sizeof(*mappings));
 	fixes = prov_xcalloc((size_t)argc + 1, sizeof(*fixes));
 	opterr = 0;
@@ -184,6 +190,9 @@ int cmd_resolve(int argc, char **argv, struct prov_global *g)
 			break;
 		case OPT_ALL_THREADS:
 			flags |= PROV_REPORT_ALL_THREADS;
+			break;
+		case OPT_NO_SUSPECTS:
+			opts.suspects = 0;
 			break;
 		case OPT_HELP:
 			code = prov_cmd_help("resolve", help);
