@@ -982,6 +982,26 @@ static char *iso_date(int64_t t)
 	return prov_xstrdup(buf);
 }
 
+/* A word for a shell command line: as it is when safe, else single-quoted. */
+static char *shell_quote(const char *s)
+{
+	static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789@%+=:,./_-";
+	struct prov_buf b = PROV_BUF_INIT;
+	const char *p;
+
+	if (*s && strspn(s, safe) == strlen(s))
+		return prov_xstrdup(s);
+	prov_buf_putc(&b, '\'');
+	for (p = s; *p; p++) {
+		if (*p == '\'')
+			prov_buf_puts(&b, "'\\''");
+		else
+			prov_buf_putc(&b, *p);
+	}
+	prov_buf_putc(&b, '\'');
+	return prov_buf_detach(&b);
+}
+
 int prov_suspects_find(struct prov_crash *c, const struct prov_suspects_opts *opts)
 {
 	const struct prov_thread *t = prov_crash_crashed_thread(c);
@@ -1069,10 +1089,13 @@ int prov_suspects_find(struct prov_crash *c, const struct prov_suspects_opts *op
 		qsort(&c->suspects[first], c->nsuspects - first, sizeof(*c->suspects), suspect_cmp);
 	if (c->nsuspects > first && (top = prov_crash_component(c, c->suspects[first].component)) &&
 	    top->repo && top->commit) {
+		char *repo = shell_quote(top->repo);
+
 		free(c->suspects_fixcheck);
 		c->suspects_fixcheck = prov_xasprintf("provenance fixcheck %.12s --repo %s --at %.12s%s",
-						      c->suspects[first].commit, top->repo,
+						      c->suspects[first].commit, repo,
 						      top->commit, opts->offline ? " --offline" : "");
+		free(repo);
 	}
 	free(groups);
 	return error;
