@@ -547,14 +547,23 @@ int prov_suspects_heads(char ***out, size_t *nout, struct prov_repo *r, const ch
 	    git_reference_name_to_id(&id, repo, "HEAD") == 0)
 		add_head(&list, &n, &alloc, &id);
 	if (git_branch_iterator_new(&it, repo, GIT_BRANCH_LOCAL) == 0) {
-		while (tested < PROV_SUSPECTS_MAX_BRANCHES && git_branch_next(&ref, &type, it) == 0) {
+		while (git_branch_next(&ref, &type, it) == 0) {
 			git_reference *res = NULL;
 
 			if (git_reference_resolve(&res, ref) == 0 && git_reference_target(res)) {
 				const git_oid *t = git_reference_target(res);
 
-				tested++;
-				if (!git_oid_equal(t, &dep) && git_graph_descendant_of(repo, t, &dep) == 1)
+				size_t i;
+				int known = git_oid_equal(t, &dep);
+
+				for (i = 0; i < n && !known; i++) {
+					git_oid h;
+
+					known = git_oid_fromstr(&h, list[i]) == 0 && git_oid_equal(&h, t);
+				}
+				/* a head already listed needs no ancestry walk */
+				if (!known && tested++ < PROV_SUSPECTS_MAX_BRANCHES &&
+				    git_graph_descendant_of(repo, t, &dep) == 1)
 					add_head(&list, &n, &alloc, t);
 			}
 			git_reference_free(res);
