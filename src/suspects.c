@@ -668,6 +668,11 @@ int prov_suspects_function_range(struct prov_line_range *out, const char *text, 
 			if (memcmp(p, name, nl) ||
 			    (p > text + ls && (isalnum((unsigned char)p[-1]) || p[-1] == '_')))
 				continue;
+			/* a definition: only a return type and qualifiers before the
+			 * name (not "if (f(x)) {" or "x = f(y);") */
+			if (strspn(text + ls, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_ \t*&:<>,~") <
+			    (size_t)(p - (text + ls)))
+				continue;
 			while (q < text + le && (*q == ' ' || *q == '\t'))
 				q++;
 			if (q < text + le && *q == '(') {
