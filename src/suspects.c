@@ -26,7 +26,9 @@ struct range {
 struct state {
 	git_oid id;	/* the commit */
 	git_oid blob;	/* the file's blob there */
+	git_oid top;	/* the tree entry of the path's first component */
 	int has_blob;	/* 0: the file is gone (all ranges gone) */
+	int has_top;
 	unsigned int path;	/* index into walk.paths */
 };
 
@@ -43,6 +45,7 @@ struct walk {
 	size_t *slots;	/* open addressing: index + 1, 0 = empty */
 	size_t nslots;
 	char *paths[PROV_SUSPECTS_MAX_RENAMES + 1];
+	char *firsts[PROV_SUSPECTS_MAX_RENAMES + 1];	/* each path's first component */
 	size_t npaths;
 	struct hunk *hunks;
 	size_t nhunks, hunks_alloc;
@@ -225,6 +228,34 @@ static int blob_at(git_oid *out, git_commit *commit, const char *path)
 	return found;
 }
 
+/*
+ * The id of the entry named `first` (a path's first component) in the
+ * commit's root tree: 1 and *out, 0 when absent, or an error. When it equals
+ * the parent's, nothing under it changed: no deeper tree is read.
+ */
+static int top_at(git_oid *out, git_commit *commit, const char *first)
+{
+	git_tree *tree = NULL;
+	const git_tree_entry *e;
+	int found = 0;
+
+	if (git_commit_tree(&tree, commit) < 0)
+		return git_fail(PROV_ERROR, "cannot read a tree");
+	if ((e = git_tree_entry_byname(tree, first))) {
+		git_oid_cpy(out, git_tree_entry_id(e));
+		found = 1;
+	}
+	git_tree_free(tree);
+	return found;
+}
+
+static char *first_component(const char *path)
+{
+	const char *slash = strchr(path, '/');
+
+	return slash ? prov_xstrndup(path, (size_t)(slash - path)) : prov_xstrdup(path);
+}
+
 /* The path `path` was renamed to in parent -> commit, or NULL. */
 static char *renamed_to(struct walk *w, git_commit *parent, git_commit *commit, const char *path)
 {
@@ -269,6 +300,7 @@ static unsigned int intern_path(struct walk *w, char *path)
 		free(path);
 		return (unsigned int)-1;
 	}
+	w->firsts[w->npaths] = first_component(path);
 	w->paths[w->npaths] = path;
 	return (unsigned int)w->npaths++;
 }
@@ -284,14 +316,15 @@ static int base_state(size_t *out, struct walk *w, const git_oid *id)
 	struct state *s;
 	struct range *rg;
 	const struct state *dep;
-	git_oid blob;
+	git_oid blob, top;
 	size_t i;
-	int found, error;
+	int found, error, has_top = 0;
 
 	if (git_commit_lookup(&commit, w->repo, id) < 0)
 		return git_fail(PROV_ERROR, "cannot read a commit");
-	if ((found = blob_at(&blob, commit, w->paths[0])) < 0) {
-		error = found;
+	if ((found = blob_at(&blob, commit, w->paths[0])) < 0 ||
+	    (has_top = top_at(&top, commit, w->firsts[0])) < 0) {
+		error = found < 0 ? found : has_top;
 		goto cleanup;
 	}
 	s = add_state(w, id);
@@ -299,6 +332,9 @@ static int base_state(size_t *out, struct walk *w, const git_oid *id)
 	dep = &w->st[w->deployed];
 	s->path = 0;
 	s->has_blob = found;
+	s->has_top = has_top;
+	if (has_top)
+		git_oid_cpy(&s->top, &top);
 	if (found)
 		git_oid_cpy(&s->blob, &blob);
 	if (!found) {
@@ -325,9 +361,9 @@ static int process(uint64_t *touched, struct walk *w, const git_oid *id)
 	struct state *best = NULL, *s;
 	size_t ps[8];	/* indexes: add_state moves the states */
 	size_t np, i, k, nps = 0, bi = 0, si = (size_t)-1;
-	git_oid blob;
+	git_oid blob, top;
 	unsigned int path;
-	int found, error;
+	int found, error, has_top = 0;
 
 	*touched = 0;
 	if (git_commit_lookup(&commit, w->repo, id) < 0)
@@ -349,7 +385,15 @@ static int process(uint64_t *touched, struct walk *w, const git_oid *id)
 		}
 	path = best ? best->path : 0;
 	found = 0;
-	if (best && (found = blob_at(&blob, commit, w->paths[path])) < 0) {
+	if (best && (has_top = top_at(&top, commit, w->firsts[path])) < 0) {
+		error = has_top;
+		goto cleanup;
+	}
+	if (best && has_top && best->has_top && git_oid_equal(&top, &best->top)) {
+		/* nothing under the path's first directory changed */
+		git_oid_cpy(&blob, &best->blob);
+		found = 1;
+	} else if (best && has_top && (found = blob_at(&blob, commit, w->paths[path])) < 0) {
 		error = found;
 		goto cleanup;
 	}
@@ -366,8 +410,13 @@ static int process(uint64_t *touched, struct walk *w, const git_oid *id)
 				error = found;
 				goto cleanup;
 			}
-			if (found)
+			if (found) {
 				path = p2;
+				if ((has_top = top_at(&top, commit, w->firsts[p2])) < 0) {
+					error = has_top;
+					goto cleanup;
+				}
+			}
 		}
 	}
 	for (i = 0; i < nps && found && si == (size_t)-1; i++)
@@ -377,6 +426,8 @@ static int process(uint64_t *touched, struct walk *w, const git_oid *id)
 		s = add_state(w, id);
 		s->has_blob = 1;
 		s->path = path;
+		s->has_top = has_top;
+		git_oid_cpy(&s->top, &top);
 		git_oid_cpy(&s->blob, &blob);
 		memcpy(ranges_of(w, s), &w->rg[si * w->nr], w->nr * sizeof(struct range));
 		error = 0;
@@ -387,6 +438,9 @@ static int process(uint64_t *touched, struct walk *w, const git_oid *id)
 	s = add_state(w, id);	/* may move w->st and w->rg: use indexes from here */
 	s->path = path;
 	s->has_blob = found;
+	s->has_top = has_top;
+	if (has_top)
+		git_oid_cpy(&s->top, &top);
 	if (found)
 		git_oid_cpy(&s->blob, &blob);
 	for (k = 0; k < w->nr; k++) {
@@ -414,8 +468,10 @@ static void walk_release(struct walk *w)
 {
 	size_t i;
 
-	for (i = 0; i < w->npaths; i++)
+	for (i = 0; i < w->npaths; i++) {
 		free(w->paths[i]);
+		free(w->firsts[i]);
+	}
 	free(w->st);
 	free(w->rg);
 	free(w->slots);
@@ -441,6 +497,7 @@ int prov_suspects_follow(struct prov_touch **out, size_t *nout, struct prov_repo
 	if (nranges == 0 || nranges > PROV_SUSPECTS_MAX_RANGES)
 		return prov_error_set(PROV_ELIMIT, "%zu line ranges to follow (at most %d)", nranges,
 				      PROV_SUSPECTS_MAX_RANGES);
+	w.firsts[w.npaths] = first_component(path);
 	w.paths[w.npaths++] = prov_xstrdup(path);
 	if (git_oid_fromstr(&dep, deployed_hex) < 0 || git_commit_lookup(&dc, w.repo, &dep) < 0) {
 		error = prov_error_set(PROV_ENOTFOUND, "commit '%s' is not in the repository", deployed_hex);
@@ -454,6 +511,11 @@ int prov_suspects_follow(struct prov_touch **out, size_t *nout, struct prov_repo
 	ds = add_state(&w, &dep);
 	w.deployed = 0;
 	ds->has_blob = 1;
+	if ((found = top_at(&ds->top, dc, w.firsts[0])) < 0) {
+		error = found;
+		goto cleanup;
+	}
+	ds->has_top = found;
 	git_oid_cpy(&ds->blob, &blob);
 	for (i = 0; i < nranges; i++) {
 		struct range *rg = &ranges_of(&w, ds)[i];
@@ -898,7 +960,7 @@ static int do_group(struct prov_crash *c, const struct prov_thread *t, struct gr
 	int rframe[PROV_SUSPECTS_MAX_RANGES], rline[PROV_SUSPECTS_MAX_RANGES];
 	struct prov_touch *touches = NULL;
 	struct prov_buf text = PROV_BUF_INIT;
-	size_t nr = 0, nt = 0, i, k;
+	size_t nr = 0, nt = 0, i, k, nlines = 0;
 	char *key = NULL, *cached = NULL;
 	int error;
 
@@ -907,8 +969,16 @@ static int do_group(struct prov_crash *c, const struct prov_thread *t, struct gr
 			error = 0;
 		goto cleanup;
 	}
+	for (i = 0; i < text.len; i++)
+		nlines += text.buf[i] == '\n';
+	if (text.len && text.buf[text.len - 1] != '\n')
+		nlines++;
 	for (i = 0; i < g->nfrs; i++) {
 		const struct prov_frame *f = &t->frames[g->frs[i].frame];
+
+		/* a line past the end of the file (a stale or hostile line table) is not followed */
+		if ((size_t)g->frs[i].line > nlines)
+			continue;
 
 		rg[nr].start = rg[nr].end = g->frs[i].line;
 		rframe[nr] = (int)i;
@@ -920,6 +990,8 @@ static int do_group(struct prov_crash *c, const struct prov_thread *t, struct gr
 			rline[nr++] = 0;
 		}
 	}
+	if (!nr)
+		goto cleanup;
 	key = cache_key(g, heads, nheads, rg, nr);
 	if (!opts->cache || prov_cache_suspects_get(&cached, opts->cache, key) < 0 ||
 	    touches_parse(&touches, &nt, cached) < 0) {
@@ -1035,7 +1107,8 @@ int prov_suspects_find(struct prov_crash *c, const struct prov_suspects_opts *op
 		if (!f->component || !f->repo_path || f->line < 1)
 			continue;
 		p = prov_crash_component(c, f->component);
-		if (!p || !p->commit || !p->repo)
+		/* an imported source (Debian source package, release archive) has no upstream history */
+		if (!p || !p->commit || !p->repo || (p->ref && prov_starts_with(p->ref, "refs/imports/")))
 			continue;
 		nseen++;
 		for (k = 0; k < ng && !g; k++)
