@@ -225,6 +225,7 @@ struct prov_crash {
 	struct prov_suspect *suspects;	/* ranked, best first */
 	size_t nsuspects, suspects_alloc;
 	char *suspects_note;	/* why none could be looked for, or NULL */
+	size_t suspects_frames;	/* frames whose lines were followed (0: not looked) */
 	char *suspects_fixcheck;	/* a fixcheck command line for the top suspect */
 };
 

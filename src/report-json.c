@@ -301,6 +301,7 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 		write_suspect(j, &c->suspects[i]);
 	prov_json_end_array(j);
 	prov_json_kv_string(j, "suspects_note", c->suspects_note);
+	prov_json_kv_int(j, "suspects_frames", (int64_t)c->suspects_frames);
 	prov_json_kv_string(j, "suspects_fixcheck", c->suspects_fixcheck);
 }
 

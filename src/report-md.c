@@ -301,11 +301,14 @@ static void possible_fixes(struct prov_buf *b, const struct prov_crash *c)
 {
 	size_t i, k, shown = c->nsuspects < 10 ? c->nsuspects : 10;
 
-	if (!c->nsuspects && !c->suspects_note)
+	if (!c->nsuspects && !c->suspects_note && !c->suspects_frames)
 		return;
 	prov_buf_puts(b, "### Possible upstream fixes\n\n");
-	if (!c->nsuspects)
-		prov_buf_puts(b, "No upstream commit after the deployed one changed the crash lines or their functions.\n");
+	if (!c->nsuspects && c->suspects_frames)
+		prov_buf_printf(b, "No upstream commit after the deployed one changed the crash line%s of the %zu frame%s looked at, or the function%s around %s.\n",
+				c->suspects_frames == 1 ? "" : "s", c->suspects_frames,
+				c->suspects_frames == 1 ? "" : "s", c->suspects_frames == 1 ? "" : "s",
+				c->suspects_frames == 1 ? "it" : "them");
 	else
 		prov_buf_puts(b, "Upstream commits after the deployed one that changed the crash lines (first) or the functions around them:\n\n");
 	for (i = 0; i < shown; i++) {

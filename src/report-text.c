@@ -95,11 +95,12 @@ static void suspects_block(struct prov_buf *b, const struct prov_crash *c)
 {
 	size_t i, k, shown = c->nsuspects < 10 ? c->nsuspects : 10;
 
-	if (!c->nsuspects && !c->suspects_note)
+	if (!c->nsuspects && !c->suspects_note && !c->suspects_frames)
 		return;
-	prov_buf_puts(b, "Possible upstream fixes (commits after the deployed one that changed the crash lines):\n");
-	if (!c->nsuspects)
-		prov_buf_puts(b, "  none found\n");
+	prov_buf_puts(b, "Possible upstream fixes (commits after the deployed one that changed the crash lines or their functions):\n");
+	if (!c->nsuspects && c->suspects_frames)
+		prov_buf_printf(b, "  none found (%zu frame%s looked at)\n", c->suspects_frames,
+				c->suspects_frames == 1 ? "" : "s");
 	for (i = 0; i < shown; i++) {
 		const struct prov_suspect *x = &c->suspects[i];
 

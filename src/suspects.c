@@ -979,6 +979,7 @@ static int do_group(struct prov_crash *c, const struct prov_thread *t, struct gr
 		/* a line past the end of the file (a stale or hostile line table) is not followed */
 		if ((size_t)g->frs[i].line > nlines)
 			continue;
+		c->suspects_frames++;
 
 		rg[nr].start = rg[nr].end = g->frs[i].line;
 		rframe[nr] = (int)i;

@@ -250,4 +250,12 @@ echo "ok: markdown and text list the suspects"
 # --- --no-suspects ------------------------------------------------------------------------
 "$PROVENANCE" resolve "$core" --mapping "$T/sus.map" --no-suspects --format json >"$T/n.json" 2>/dev/null
 check_eq "$(json_get "$T/n.json" 'len(d["suspects"])')" 0 "--no-suspects lists none"
+# --- deployed at the head: nothing after it -------------------------------------------------
+sed 's/ref = v1.0$/ref = v2.0/' "$T/sus.map" >"$T/head.map"
+"$PROVENANCE" resolve "$core" --mapping "$T/head.map" --format json >"$T/h.json" 2>/dev/null
+check_eq "$(g rev-list --count v2.0..main)" 0 "git: no commit after v2.0 on main"
+check_eq "$(json_get "$T/h.json" 'len(d["suspects"])')" 0 "deployed at the head: no suspects"
+check_match "$(json_get "$T/h.json" 'd["suspects_frames"]')" '^[1-9]' "deployed at the head: frames were looked at"
+"$PROVENANCE" resolve "$core" --mapping "$T/head.map" --format markdown 2>/dev/null |
+	grep -q '^No upstream commit after the deployed one changed' || fail "markdown does not say none was found"
 echo "all suspects checks passed"
