@@ -744,8 +744,9 @@ int prov_suspects_function_range(struct prov_line_range *out, const char *text, 
 		}
 		if (!hit)
 			continue;
-		/* from the name: the first '{' before any ';' opens the body */
-		for (pos = (size_t)(hit - text); pos < len; pos++) {
+		/* from the name: the first '{' before any ';' opens the body
+		 * (at most 4 MiB on: a body longer than that is not a function) */
+		for (pos = (size_t)(hit - text); pos < len && pos - (size_t)(hit - text) < ((size_t)4 << 20); pos++) {
 			char ch = text[pos];
 
 			if (ch == '\n') {
@@ -784,7 +785,9 @@ int prov_suspects_function_range(struct prov_line_range *out, const char *text, 
 				break;
 			}
 		}
-		if (!opened || depth != 0 || pos >= len)
+		if (opened && depth != 0)
+			break;	/* a body that never closes: no earlier line can hold one either */
+		if (!opened || pos >= len)
 			continue;
 		if (cur >= line) {
 			out->start = cand;
