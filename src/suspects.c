@@ -23,13 +23,17 @@ struct range {
 	int s, e;	/* 0-based, [s, e); s < 0: gone (the lines were deleted) */
 };
 
-struct state {
-	git_oid id;	/* the commit */
+/* One followed file at one commit. */
+struct fstate {
 	git_oid blob;	/* the file's blob there */
 	git_oid top;	/* the tree entry of the path's first component */
-	int has_blob;	/* 0: the file is gone (all ranges gone) */
-	int has_top;
 	unsigned int path;	/* index into walk.paths */
+	unsigned char has_blob;	/* 0: the file is gone (its ranges are gone) */
+	unsigned char has_top;
+};
+
+struct state {
+	git_oid id;	/* the commit */
 };
 
 struct hunk {
@@ -39,14 +43,17 @@ struct hunk {
 struct walk {
 	git_repository *repo;
 	size_t nr;	/* ranges per state */
+	size_t nf;	/* files per state */
+	const size_t *rfile;	/* the file of each range */
 	struct state *st;
+	struct fstate *fs;	/* nf per state */
 	struct range *rg;	/* nr per state */
 	size_t nst, alloc;
 	size_t *slots;	/* open addressing: index + 1, 0 = empty */
 	size_t nslots;
-	char *paths[PROV_SUSPECTS_MAX_RENAMES + 1];
-	char *firsts[PROV_SUSPECTS_MAX_RENAMES + 1];	/* each path's first component */
-	size_t npaths;
+	char *paths[PROV_SUSPECTS_MAX_RENAMES + PROV_SUSPECTS_MAX_FRAMES + 1];
+	char *firsts[PROV_SUSPECTS_MAX_RENAMES + PROV_SUSPECTS_MAX_FRAMES + 1];	/* first components */
+	size_t npaths, nrenames;
 	struct hunk *hunks;
 	size_t nhunks, hunks_alloc;
 	size_t deployed;	/* index of the deployed commit's state */
@@ -67,18 +74,19 @@ static size_t oid_slot(const struct walk *w, const git_oid *id)
 	return h & (w->nslots - 1);
 }
 
-static struct state *lookup(struct walk *w, const git_oid *id)
+/* The index of id's state, or (size_t)-1. */
+static size_t lookup(struct walk *w, const git_oid *id)
 {
 	size_t i = oid_slot(w, id);
 
 	while (w->slots[i]) {
-		struct state *s = &w->st[w->slots[i] - 1];
+		size_t k = w->slots[i] - 1;
 
-		if (git_oid_equal(&s->id, id))
-			return s;
+		if (git_oid_equal(&w->st[k].id, id))
+			return k;
 		i = (i + 1) & (w->nslots - 1);
 	}
-	return NULL;
+	return (size_t)-1;
 }
 
 static void rehash(struct walk *w, size_t nslots)
@@ -97,30 +105,37 @@ static void rehash(struct walk *w, size_t nslots)
 	}
 }
 
-/* A new state for `id` (not yet present); its ranges are uninitialised. */
-static struct state *add_state(struct walk *w, const git_oid *id)
+/* A new state for `id` (not yet present), zeroed; its index. */
+static size_t add_state(struct walk *w, const git_oid *id)
 {
-	struct state *s;
-	size_t old = w->alloc, k;
+	size_t old = w->alloc, k, idx;
 
 	if ((w->nst + 1) * 2 > w->nslots)
 		rehash(w, w->nslots ? w->nslots * 2 : 1024);
 	PROV_ALLOC_GROW(w->st, w->nst + 1, w->alloc);
-	if (w->alloc != old)
+	if (w->alloc != old) {
 		w->rg = prov_xrealloc(w->rg, w->alloc * w->nr * sizeof(*w->rg));
-	s = &w->st[w->nst];
-	memset(s, 0, sizeof(*s));
-	git_oid_cpy(&s->id, id);
+		w->fs = prov_xrealloc(w->fs, w->alloc * w->nf * sizeof(*w->fs));
+	}
+	idx = w->nst;
+	memset(&w->st[idx], 0, sizeof(w->st[idx]));
+	memset(&w->fs[idx * w->nf], 0, w->nf * sizeof(*w->fs));
+	git_oid_cpy(&w->st[idx].id, id);
 	k = oid_slot(w, id);
 	while (w->slots[k])
 		k = (k + 1) & (w->nslots - 1);
 	w->slots[k] = ++w->nst;
-	return s;
+	return idx;
 }
 
-static struct range *ranges_of(struct walk *w, const struct state *s)
+static struct fstate *fs_of(struct walk *w, size_t s, size_t f)
 {
-	return &w->rg[(size_t)(s - w->st) * w->nr];
+	return &w->fs[s * w->nf + f];
+}
+
+static struct range *rg_of(struct walk *w, size_t s, size_t r)
+{
+	return &w->rg[s * w->nr + r];
 }
 
 static int hunk_cb(const git_diff_delta *d, const git_diff_hunk *h, void *payload)
@@ -164,6 +179,7 @@ cleanup:
 	git_blob_free(b);
 	return error;
 }
+
 
 /*
  * Map one range across w->hunks; 1 when a hunk touches it (changes or
@@ -296,74 +312,179 @@ static unsigned int intern_path(struct walk *w, char *path)
 			free(path);
 			return (unsigned int)i;
 		}
-	if (w->npaths >= PROV_SUSPECTS_MAX_RENAMES) {
+	if (w->nrenames >= PROV_SUSPECTS_MAX_RENAMES) {
 		free(path);
 		return (unsigned int)-1;
 	}
+	w->nrenames++;
 	w->firsts[w->npaths] = first_component(path);
 	w->paths[w->npaths] = path;
 	return (unsigned int)w->npaths++;
 }
 
+/* Map file f's ranges of state `from` into state `to` across w->hunks; the touched ones' bits. */
+static uint64_t map_file(struct walk *w, size_t from, size_t to, size_t f)
+{
+	uint64_t touched = 0;
+	size_t k;
+
+	for (k = 0; k < w->nr; k++)
+		if (w->rfile[k] == f && map_range(rg_of(w, to, k), w, *rg_of(w, from, k)))
+			touched |= (uint64_t)1 << k;
+	return touched;
+}
+
+static void copy_file(struct walk *w, size_t from, size_t to, size_t f)
+{
+	size_t k;
+
+	*fs_of(w, to, f) = *fs_of(w, from, f);
+	for (k = 0; k < w->nr; k++)
+		if (w->rfile[k] == f)
+			*rg_of(w, to, k) = *rg_of(w, from, k);
+}
+
+static void gone_file(struct walk *w, size_t s, size_t f)
+{
+	size_t k;
+
+	fs_of(w, s, f)->has_blob = 0;
+	for (k = 0; k < w->nr; k++)
+		if (w->rfile[k] == f)
+			rg_of(w, s, k)->s = rg_of(w, s, k)->e = -1;
+}
+
 /*
- * The state of a parent outside the walk (the deployed commit, one of its
- * ancestors, or a commit of a side branch forked before it): the file at
- * the deployed path, its ranges mapped straight from the deployed blob.
+ * The state of a parent outside the walk (an ancestor of the deployed
+ * commit, or a commit of a side branch forked before it): each file at its
+ * deployed path, its ranges mapped straight from the deployed blob.
  */
 static int base_state(size_t *out, struct walk *w, const git_oid *id)
 {
 	git_commit *commit = NULL;
-	struct state *s;
-	struct range *rg;
-	const struct state *dep;
-	git_oid blob, top;
-	size_t i;
-	int found, error, has_top = 0;
+	size_t s, f;
+	int error;
 
 	if (git_commit_lookup(&commit, w->repo, id) < 0)
 		return git_fail(PROV_ERROR, "cannot read a commit");
-	if ((found = blob_at(&blob, commit, w->paths[0])) < 0 ||
-	    (has_top = top_at(&top, commit, w->firsts[0])) < 0) {
-		error = found < 0 ? found : has_top;
-		goto cleanup;
-	}
 	s = add_state(w, id);
-	rg = ranges_of(w, s);
-	dep = &w->st[w->deployed];
-	s->path = 0;
-	s->has_blob = found;
-	s->has_top = has_top;
-	if (has_top)
-		git_oid_cpy(&s->top, &top);
-	if (found)
-		git_oid_cpy(&s->blob, &blob);
-	if (!found) {
-		for (i = 0; i < w->nr; i++)
-			rg[i].s = rg[i].e = -1;
-	} else if (git_oid_equal(&blob, &dep->blob)) {
-		memcpy(rg, ranges_of(w, dep), w->nr * sizeof(*rg));
-	} else {
-		if ((error = diff_blobs(w, &dep->blob, &blob)) < 0)
+	for (f = 0; f < w->nf; f++) {
+		const struct fstate *dep = fs_of(w, w->deployed, f);
+		struct fstate cur;
+		int found = 0, has_top = 0;
+
+		if (!dep->has_blob) {
+			gone_file(w, s, f);
+			continue;
+		}
+		memset(&cur, 0, sizeof(cur));
+		if ((found = blob_at(&cur.blob, commit, w->paths[f])) < 0 ||
+		    (has_top = top_at(&cur.top, commit, w->firsts[f])) < 0) {
+			error = found < 0 ? found : has_top;
 			goto cleanup;
-		for (i = 0; i < w->nr; i++)
-			map_range(&rg[i], w, ranges_of(w, dep)[i]);
+		}
+		cur.path = (unsigned int)f;
+		cur.has_top = (unsigned char)has_top;
+		cur.has_blob = (unsigned char)found;
+		if (!found) {
+			gone_file(w, s, f);
+		} else if (git_oid_equal(&cur.blob, &dep->blob)) {
+			copy_file(w, w->deployed, s, f);
+			*fs_of(w, s, f) = cur;
+		} else {
+			*fs_of(w, s, f) = cur;
+			if ((error = diff_blobs(w, &dep->blob, &cur.blob)) < 0)
+				goto cleanup;
+			map_file(w, w->deployed, s, f);
+		}
 	}
-	*out = (size_t)(s - w->st);
+	*out = s;
 	error = 0;
 cleanup:
 	git_commit_free(commit);
 	return error;
 }
 
+/* File f at commit (state s, parents ps): its blob, ranges and the ranges it touched. */
+static int process_file(uint64_t *touched, struct walk *w, git_commit *commit, git_commit **pcommit,
+			size_t s, const size_t *ps, size_t nps, size_t f)
+{
+	size_t i, bi = (size_t)-1, si = (size_t)-1;
+	struct fstate cur;
+	int found = 0, has_top = 0, error;
+
+	memset(&cur, 0, sizeof(cur));
+	for (i = 0; i < nps && bi == (size_t)-1; i++)
+		if (fs_of(w, ps[i], f)->has_blob)
+			bi = ps[i];
+	if (bi == (size_t)-1) {
+		gone_file(w, s, f);
+		return 0;
+	}
+	cur.path = fs_of(w, bi, f)->path;
+	if ((has_top = top_at(&cur.top, commit, w->firsts[cur.path])) < 0)
+		return has_top;
+	if (has_top && fs_of(w, bi, f)->has_top && git_oid_equal(&cur.top, &fs_of(w, bi, f)->top)) {
+		/* nothing under the path's first directory changed */
+		copy_file(w, bi, s, f);
+		return 0;
+	}
+	if (has_top && (found = blob_at(&cur.blob, commit, w->paths[cur.path])) < 0)
+		return found;
+	if (!found) {
+		/* the file left this path: renamed, or deleted */
+		char *to = NULL;
+
+		if (!*pcommit && git_commit_parent(pcommit, commit, 0) < 0)
+			*pcommit = NULL;
+		if (*pcommit)
+			to = renamed_to(w, *pcommit, commit, w->paths[cur.path]);
+		if (to) {
+			unsigned int p2 = intern_path(w, to);
+
+			if (p2 != (unsigned int)-1 && (found = blob_at(&cur.blob, commit, w->paths[p2])) < 0)
+				return found;
+			if (found) {
+				cur.path = p2;
+				if ((has_top = top_at(&cur.top, commit, w->firsts[p2])) < 0)
+					return has_top;
+			}
+		}
+	}
+	if (!found) {
+		/* the file was deleted: so were the lines */
+		size_t k;
+
+		for (k = 0; k < w->nr; k++)
+			if (w->rfile[k] == f && rg_of(w, bi, k)->s >= 0)
+				*touched |= (uint64_t)1 << k;
+		gone_file(w, s, f);
+		return 0;
+	}
+	cur.has_blob = 1;
+	cur.has_top = (unsigned char)has_top;
+	for (i = 0; i < nps && si == (size_t)-1; i++)
+		if (fs_of(w, ps[i], f)->has_blob && git_oid_equal(&fs_of(w, ps[i], f)->blob, &cur.blob))
+			si = ps[i];
+	if (si != (size_t)-1) {
+		/* the same blob as a parent's (a merge, a pure rename): its ranges */
+		copy_file(w, si, s, f);
+		*fs_of(w, s, f) = cur;
+		return 0;
+	}
+	if ((error = diff_blobs(w, &fs_of(w, bi, f)->blob, &cur.blob)) < 0)
+		return error;
+	*fs_of(w, s, f) = cur;
+	*touched |= map_file(w, bi, s, f);
+	return 0;
+}
+
 static int process(uint64_t *touched, struct walk *w, const git_oid *id)
 {
 	git_commit *commit = NULL, *pcommit = NULL;
-	struct state *best = NULL, *s;
 	size_t ps[8];	/* indexes: add_state moves the states */
-	size_t np, i, k, nps = 0, bi = 0, si = (size_t)-1;
-	git_oid blob, top;
-	unsigned int path;
-	int found, error, has_top = 0;
+	size_t np, i, nps = 0, s, f;
+	int error = 0;
 
 	*touched = 0;
 	if (git_commit_lookup(&commit, w->repo, id) < 0)
@@ -371,93 +492,16 @@ static int process(uint64_t *touched, struct walk *w, const git_oid *id)
 	np = git_commit_parentcount(commit);
 	for (i = 0; i < np && nps < 8; i++) {
 		const git_oid *pid = git_commit_parent_id(commit, (unsigned int)i);
-		struct state *p = lookup(w, pid);
+		size_t p = lookup(w, pid);
 
-		if (p)
-			ps[nps++] = (size_t)(p - w->st);
+		if (p != (size_t)-1)
+			ps[nps++] = p;
 		else if ((error = base_state(&ps[nps++], w, pid)) < 0)
 			goto cleanup;
 	}
-	for (i = 0; i < nps && !best; i++)
-		if (w->st[ps[i]].has_blob) {
-			bi = ps[i];
-			best = &w->st[bi];
-		}
-	path = best ? best->path : 0;
-	found = 0;
-	if (best && (has_top = top_at(&top, commit, w->firsts[path])) < 0) {
-		error = has_top;
-		goto cleanup;
-	}
-	if (best && has_top && best->has_top && git_oid_equal(&top, &best->top)) {
-		/* nothing under the path's first directory changed */
-		git_oid_cpy(&blob, &best->blob);
-		found = 1;
-	} else if (best && has_top && (found = blob_at(&blob, commit, w->paths[path])) < 0) {
-		error = found;
-		goto cleanup;
-	}
-	if (best && !found) {
-		/* the file left this path: renamed, or deleted */
-		char *to = NULL;
-
-		if (git_commit_parent(&pcommit, commit, 0) == 0)
-			to = renamed_to(w, pcommit, commit, w->paths[path]);
-		if (to) {
-			unsigned int p2 = intern_path(w, to);
-
-			if (p2 != (unsigned int)-1 && (found = blob_at(&blob, commit, w->paths[p2])) < 0) {
-				error = found;
-				goto cleanup;
-			}
-			if (found) {
-				path = p2;
-				if ((has_top = top_at(&top, commit, w->firsts[p2])) < 0) {
-					error = has_top;
-					goto cleanup;
-				}
-			}
-		}
-	}
-	for (i = 0; i < nps && found && si == (size_t)-1; i++)
-		if (w->st[ps[i]].has_blob && git_oid_equal(&w->st[ps[i]].blob, &blob))
-			si = ps[i];
-	if (si != (size_t)-1) {
-		s = add_state(w, id);
-		s->has_blob = 1;
-		s->path = path;
-		s->has_top = has_top;
-		git_oid_cpy(&s->top, &top);
-		git_oid_cpy(&s->blob, &blob);
-		memcpy(ranges_of(w, s), &w->rg[si * w->nr], w->nr * sizeof(struct range));
-		error = 0;
-		goto cleanup;
-	}
-	if (best && found && (error = diff_blobs(w, &w->st[bi].blob, &blob)) < 0)
-		goto cleanup;
-	s = add_state(w, id);	/* may move w->st and w->rg: use indexes from here */
-	s->path = path;
-	s->has_blob = found;
-	s->has_top = has_top;
-	if (has_top)
-		git_oid_cpy(&s->top, &top);
-	if (found)
-		git_oid_cpy(&s->blob, &blob);
-	for (k = 0; k < w->nr; k++) {
-		struct range *dst = &ranges_of(w, s)[k];
-
-		if (!best) {
-			dst->s = dst->e = -1;
-		} else if (!found) {
-			/* the file was deleted: so were the lines */
-			if (w->rg[bi * w->nr + k].s >= 0)
-				*touched |= (uint64_t)1 << k;
-			dst->s = dst->e = -1;
-		} else if (map_range(dst, w, w->rg[bi * w->nr + k])) {
-			*touched |= (uint64_t)1 << k;
-		}
-	}
-	error = 0;
+	s = add_state(w, id);
+	for (f = 0; f < w->nf && !error; f++)
+		error = process_file(touched, w, commit, &pcommit, s, ps, nps, f);
 cleanup:
 	git_commit_free(pcommit);
 	git_commit_free(commit);
@@ -473,6 +517,7 @@ static void walk_release(struct walk *w)
 		free(w->firsts[i]);
 	}
 	free(w->st);
+	free(w->fs);
 	free(w->rg);
 	free(w->slots);
 	free(w->hunks);
@@ -480,49 +525,63 @@ static void walk_release(struct walk *w)
 
 int prov_suspects_follow(struct prov_touch **out, size_t *nout, struct prov_repo *r,
 			 const char *deployed_hex, char *const *heads, size_t nheads,
-			 const char *path, const struct prov_line_range *ranges, size_t nranges)
+			 const char *const *paths, size_t npaths,
+			 const struct prov_line_range *ranges, const size_t *range_file, size_t nranges)
 {
 	struct walk w;
 	git_revwalk *rw = NULL;
 	git_commit *dc = NULL;
-	git_oid dep, oid, blob;
+	git_oid dep, oid;
 	struct prov_touch *list = NULL;
-	size_t n = 0, alloc = 0, i, walked = 0;
-	struct state *ds;
+	size_t n = 0, alloc = 0, i, walked = 0, ds, nfound = 0;
 	int error, found;
 
 	memset(&w, 0, sizeof(w));
+	if (nranges == 0 || nranges > PROV_SUSPECTS_MAX_RANGES || npaths == 0 ||
+	    npaths > PROV_SUSPECTS_MAX_FRAMES)
+		return prov_error_set(PROV_ELIMIT, "%zu line ranges in %zu files to follow (at most %d in %d)",
+				      nranges, npaths, PROV_SUSPECTS_MAX_RANGES, PROV_SUSPECTS_MAX_FRAMES);
+	for (i = 0; i < nranges; i++)
+		if (range_file[i] >= npaths)
+			return prov_error_set(PROV_ERROR, "range %zu names no file", i);
 	w.repo = prov_repo_git(r);
 	w.nr = nranges;
-	if (nranges == 0 || nranges > PROV_SUSPECTS_MAX_RANGES)
-		return prov_error_set(PROV_ELIMIT, "%zu line ranges to follow (at most %d)", nranges,
-				      PROV_SUSPECTS_MAX_RANGES);
-	w.firsts[w.npaths] = first_component(path);
-	w.paths[w.npaths++] = prov_xstrdup(path);
+	w.nf = npaths;
+	w.rfile = range_file;
+	for (i = 0; i < npaths; i++) {
+		w.firsts[w.npaths] = first_component(paths[i]);
+		w.paths[w.npaths++] = prov_xstrdup(paths[i]);
+	}
 	if (git_oid_fromstr(&dep, deployed_hex) < 0 || git_commit_lookup(&dc, w.repo, &dep) < 0) {
 		error = prov_error_set(PROV_ENOTFOUND, "commit '%s' is not in the repository", deployed_hex);
 		goto cleanup;
 	}
-	if ((found = blob_at(&blob, dc, path)) <= 0) {
-		error = found < 0 ? found :
-			prov_error_set(PROV_ENOTFOUND, "'%s' is not a file at %.12s", path, deployed_hex);
-		goto cleanup;
-	}
 	ds = add_state(&w, &dep);
-	w.deployed = 0;
-	ds->has_blob = 1;
-	if ((found = top_at(&ds->top, dc, w.firsts[0])) < 0) {
-		error = found;
+	w.deployed = ds;
+	for (i = 0; i < npaths; i++) {
+		struct fstate *x = fs_of(&w, ds, i);
+		int has_top;
+
+		if ((found = blob_at(&x->blob, dc, paths[i])) < 0 ||
+		    (has_top = top_at(&x->top, dc, w.firsts[i])) < 0) {
+			error = found < 0 ? found : has_top;
+			goto cleanup;
+		}
+		x->path = (unsigned int)i;
+		x->has_blob = (unsigned char)found;
+		x->has_top = (unsigned char)has_top;
+		nfound += found > 0;
+	}
+	if (!nfound) {
+		error = prov_error_set(PROV_ENOTFOUND, "'%s' is not a file at %.12s", paths[0], deployed_hex);
 		goto cleanup;
 	}
-	ds->has_top = found;
-	git_oid_cpy(&ds->blob, &blob);
 	for (i = 0; i < nranges; i++) {
-		struct range *rg = &ranges_of(&w, ds)[i];
+		struct range *rg = rg_of(&w, ds, i);
 
 		rg->s = ranges[i].start - 1;
 		rg->e = ranges[i].end;
-		if (rg->s < 0 || rg->e <= rg->s)
+		if (rg->s < 0 || rg->e <= rg->s || !fs_of(&w, ds, range_file[i])->has_blob)
 			rg->s = rg->e = -1;
 	}
 	if (git_revwalk_new(&rw, w.repo) < 0) {
@@ -550,6 +609,8 @@ int prov_suspects_follow(struct prov_touch **out, size_t *nout, struct prov_repo
 					       PROV_SUSPECTS_MAX_COMMITS, deployed_hex);
 			goto cleanup;
 		}
+		if (lookup(&w, &oid) != (size_t)-1)
+			continue;	/* already made as a side branch's base */
 		if ((error = process(&touched, &w, &oid)) < 0)
 			goto cleanup;
 		if (touched) {
@@ -815,6 +876,15 @@ struct group {
 	const char *path;
 	struct fr frs[PROV_SUSPECTS_MAX_FRAMES];
 	size_t nfrs;
+	/* the ranges followed: each frame's line, then its function when found */
+	struct prov_line_range rg[2 * PROV_SUSPECTS_MAX_FRAMES];
+	int rframe[2 * PROV_SUSPECTS_MAX_FRAMES];	/* index into frs */
+	int rline[2 * PROV_SUSPECTS_MAX_FRAMES];	/* 1: a crash line; 0: a function */
+	size_t nr;
+	char *key;	/* in the cache */
+	struct prov_touch *touches;	/* bits: rg */
+	size_t nt;
+	int have;	/* touches are known (cached or followed) */
 };
 
 static int read_blob(struct prov_buf *out, struct prov_repo *r, const char *commit_hex,
@@ -955,16 +1025,14 @@ static int touches_parse(struct prov_touch **out, size_t *nout, const char *text
 	return 0;
 }
 
-static int do_group(struct prov_crash *c, const struct prov_thread *t, struct group *g,
-		    struct prov_repo *repo, char *const *heads, size_t nheads, size_t first,
-		    const struct prov_suspects_opts *opts)
+/* Prepare group g: its ranges, its cache key, and its touches when cached. */
+static int group_prepare(struct prov_crash *c, const struct prov_thread *t, struct group *g,
+			 struct prov_repo *repo, char *const *heads, size_t nheads,
+			 const struct prov_suspects_opts *opts)
 {
-	struct prov_line_range rg[PROV_SUSPECTS_MAX_RANGES];
-	int rframe[PROV_SUSPECTS_MAX_RANGES], rline[PROV_SUSPECTS_MAX_RANGES];
-	struct prov_touch *touches = NULL;
 	struct prov_buf text = PROV_BUF_INIT;
-	size_t nr = 0, nt = 0, i, k, nlines = 0;
-	char *key = NULL, *cached = NULL;
+	size_t i, nlines = 0;
+	char *cached = NULL;
 	int error;
 
 	if ((error = read_blob(&text, repo, g->comp->commit, g->path)) < 0) {
@@ -983,54 +1051,125 @@ static int do_group(struct prov_crash *c, const struct prov_thread *t, struct gr
 		if ((size_t)g->frs[i].line > nlines)
 			continue;
 		c->suspects_frames++;
-
-		rg[nr].start = rg[nr].end = g->frs[i].line;
-		rframe[nr] = (int)i;
-		rline[nr++] = 1;
+		g->rg[g->nr].start = g->rg[g->nr].end = g->frs[i].line;
+		g->rframe[g->nr] = (int)i;
+		g->rline[g->nr++] = 1;
 		if (prov_suspects_function_range(&g->frs[i].func, text.buf, text.len, f->function,
 						 g->frs[i].line) == 0) {
-			rg[nr] = g->frs[i].func;
-			rframe[nr] = (int)i;
-			rline[nr++] = 0;
+			g->rg[g->nr] = g->frs[i].func;
+			g->rframe[g->nr] = (int)i;
+			g->rline[g->nr++] = 0;
 		}
 	}
-	if (!nr)
+	if (!g->nr)
 		goto cleanup;
-	key = cache_key(g, heads, nheads, rg, nr);
-	if (!opts->cache || prov_cache_suspects_get(&cached, opts->cache, key) < 0 ||
-	    touches_parse(&touches, &nt, cached) < 0) {
-		if ((error = prov_suspects_follow(&touches, &nt, repo, g->comp->commit, heads, nheads,
-						  g->path, rg, nr)) < 0) {
-			if (error == PROV_ENOTFOUND)
-				error = 0;
-			goto cleanup;
-		}
-		if (opts->cache) {
-			char *v = touches_format(touches, nt);
+	g->key = cache_key(g, heads, nheads, g->rg, g->nr);
+	if (opts->cache && prov_cache_suspects_get(&cached, opts->cache, g->key) == 0 &&
+	    touches_parse(&g->touches, &g->nt, cached) == 0)
+		g->have = 1;
+	error = 0;
+cleanup:
+	free(cached);
+	prov_buf_release(&text);
+	return error;
+}
 
-			if (prov_cache_suspects_put(opts->cache, key, v) < 0)
-				prov_warn("%s", prov_error_last());
-			free(v);
+/*
+ * Follow the uncached groups of one component in as few walks as the caps
+ * allow (one walk reads each commit once for all their files), then give
+ * each group its touches and cache them.
+ */
+static int follow_groups(struct group *groups, size_t ng, const struct prov_component *comp,
+			 struct prov_repo *repo, char *const *heads, size_t nheads,
+			 const struct prov_suspects_opts *opts)
+{
+	struct prov_line_range rg[PROV_SUSPECTS_MAX_RANGES];
+	size_t rfile[PROV_SUSPECTS_MAX_RANGES], gi[PROV_SUSPECTS_MAX_FRAMES];
+	size_t off[PROV_SUSPECTS_MAX_FRAMES];
+	const char *paths[PROV_SUSPECTS_MAX_FRAMES];
+	size_t i = 0, k, j, t;
+	int error = 0;
+
+	while (i < ng) {
+		struct prov_touch *touches = NULL;
+		size_t nt = 0, nf = 0, nr = 0;
+
+		/* a batch: uncached groups of this component, within the caps */
+		for (; i < ng && nf < PROV_SUSPECTS_MAX_FRAMES; i++) {
+			struct group *g = &groups[i];
+
+			if (g->comp != comp || g->have || !g->nr)
+				continue;
+			if (nr + g->nr > PROV_SUSPECTS_MAX_RANGES)
+				break;
+			gi[nf] = i;
+			off[nf] = nr;
+			paths[nf] = g->path;
+			for (k = 0; k < g->nr; k++) {
+				rg[nr] = g->rg[k];
+				rfile[nr++] = nf;
+			}
+			nf++;
 		}
+		if (!nf)
+			break;
+		error = prov_suspects_follow(&touches, &nt, repo, comp->commit, heads, nheads, paths,
+					     nf, rg, rfile, nr);
+		if (error < 0)
+			return error;
+		for (j = 0; j < nf; j++) {
+			struct group *g = &groups[gi[j]];
+			uint64_t mask = g->nr >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << g->nr) - 1);
+			size_t alloc = 0;
+
+			for (t = 0; t < nt; t++) {
+				uint64_t bits = (touches[t].ranges >> off[j]) & mask;
+
+				if (!bits)
+					continue;
+				PROV_ALLOC_GROW(g->touches, g->nt + 1, alloc);
+				g->touches[g->nt] = touches[t];
+				g->touches[g->nt].ranges = bits;
+				g->nt++;
+			}
+			g->have = 1;
+			if (opts->cache) {
+				char *v = touches_format(g->touches, g->nt);
+
+				if (prov_cache_suspects_put(opts->cache, g->key, v) < 0)
+					prov_warn("%s", prov_error_last());
+				free(v);
+			}
+		}
+		free(touches);
 	}
-	for (k = 0; k < nt; k++) {
-		struct prov_suspect *s = suspect_for(c, touches[k].commit, first);
+	return error;
+}
+
+/* Group g's touches as suspects of the crash. */
+static void group_merge(struct prov_crash *c, const struct prov_thread *t, struct group *g,
+			size_t first)
+{
+	size_t i, k;
+
+	for (k = 0; k < g->nt; k++) {
+		struct prov_suspect *s = suspect_for(c, g->touches[k].commit, first);
 		int line_hit = 0;
 		const struct prov_frame *f0 = NULL;
 
-		for (i = 0; i < nr; i++) {
+		for (i = 0; i < g->nr; i++) {
 			const struct prov_frame *f;
 
-			if (!(touches[k].ranges & ((uint64_t)1 << i)))
+			if (!(g->touches[k].ranges & ((uint64_t)1 << i)))
 				continue;
-			f = &t->frames[g->frs[rframe[i]].frame];
+			f = &t->frames[g->frs[g->rframe[i]].frame];
 			if (!s) {
 				s = prov_crash_add_suspect(c);
-				s->commit = prov_xstrdup(touches[k].commit);
+				s->commit = prov_xstrdup(g->touches[k].commit);
 				s->component = prov_xstrdup(g->comp->name);
 			}
 			add_frame(s, f->index);
-			if (rline[i] && !line_hit) {
+			if (g->rline[i] && !line_hit) {
 				line_hit = 1;
 				f0 = f;
 			} else if (!f0) {
@@ -1052,13 +1191,6 @@ static int do_group(struct prov_crash *c, const struct prov_thread *t, struct gr
 			s->function = prov_xstrdup_or_null(f0->function);
 		}
 	}
-	error = 0;
-cleanup:
-	free(touches);
-	free(cached);
-	free(key);
-	prov_buf_release(&text);
-	return error;
 }
 
 static char *iso_date(int64_t t)
@@ -1156,13 +1288,21 @@ int prov_suspects_find(struct prov_crash *c, const struct prov_suspects_opts *op
 		for (j = i; j < ng && nheads; j++) {
 			if (groups[j].comp != groups[i].comp)
 				continue;
-			if ((error = do_group(c, t, &groups[j], repo, heads, nheads, first, opts)) < 0) {
+			if (group_prepare(c, t, &groups[j], repo, heads, nheads, opts) < 0) {
 				free(c->suspects_note);
 				c->suspects_note = prov_xasprintf("%s: %s: %s", groups[j].comp->name,
 								  groups[j].path, prov_error_last());
-				error = 0;
 			}
 		}
+		if (nheads && (error = follow_groups(groups, ng, groups[i].comp, repo, heads, nheads,
+						     opts)) < 0) {
+			free(c->suspects_note);
+			c->suspects_note = prov_xasprintf("%s: %s", groups[i].comp->name, prov_error_last());
+		}
+		error = 0;
+		for (j = i; j < ng; j++)
+			if (groups[j].comp == groups[i].comp && groups[j].have)
+				group_merge(c, t, &groups[j], first);
 		for (k = before; k < c->nsuspects; k++) {
 			struct prov_suspect *s = &c->suspects[k];
 
@@ -1187,6 +1327,10 @@ int prov_suspects_find(struct prov_crash *c, const struct prov_suspects_opts *op
 						      c->suspects[first].commit, repo,
 						      top->commit, opts->offline ? " --offline" : "");
 		free(repo);
+	}
+	for (i = 0; i < ng; i++) {
+		free(groups[i].key);
+		free(groups[i].touches);
 	}
 	free(groups);
 	return error;

@@ -61,19 +61,21 @@ struct prov_touch {
 int prov_suspects_heads(char ***out, size_t *nout, struct prov_repo *r, const char *deployed_hex);
 
 /*
- * Follow `ranges` (at most PROV_SUSPECTS_MAX_RANGES) of `path` at
- * deployed_hex forward through every commit reachable from `heads` and not
- * from deployed_hex, parents before children: a range moves with the lines
+ * Follow `ranges` (at most PROV_SUSPECTS_MAX_RANGES; range i lies in
+ * paths[range_file[i]], at most PROV_SUSPECTS_MAX_FRAMES files, all followed
+ * in one walk) at deployed_hex forward through every commit reachable from
+ * `heads` and not from deployed_hex, parents before children: a range moves with the lines
  * added or removed above it, grows or shrinks with changes inside it,
  * follows the file through renames (libgit2's similarity detection), and
  * ends when its lines are all deleted. A commit touches a range when it
  * changes, deletes or inserts lines inside it (as `git log -L`). *out lists
- * the touching commits, oldest first. PROV_ENOTFOUND when path is not a
+ * the touching commits, oldest first. PROV_ENOTFOUND when no path is a
  * file at deployed_hex; PROV_ELIMIT past PROV_SUSPECTS_MAX_COMMITS.
  */
 int prov_suspects_follow(struct prov_touch **out, size_t *nout, struct prov_repo *r,
 			 const char *deployed_hex, char *const *heads, size_t nheads,
-			 const char *path, const struct prov_line_range *ranges, size_t nranges);
+			 const char *const *paths, size_t npaths,
+			 const struct prov_line_range *ranges, const size_t *range_file, size_t nranges);
 
 /*
  * The lines of the function named `function` (qualified or not, with or

@@ -88,6 +88,14 @@ printf '\nint sus_a2(void)\n{\n\treturn 2;\n}\n' >>"$up/src/a.c"
 commit "a: add sus_a2 below"
 sed -i '1i /* first line added above everything */' "$up/src/a.c"
 commit "a: one more line above"
+# a topic branch forked at the deployed commit changes sus_a, merged later
+g checkout -q -b topic v1.0
+sed -i 's|	int bias = 1;|	int bias = 5;|' "$up/src/a.c"
+commit "a: start the bias at 5"
+g checkout -q main
+day=$((day + 1))
+d=$(printf '2024-01-%02dT10:00:00Z' "$day")
+GIT_AUTHOR_DATE=$d GIT_COMMITTER_DATE=$d g merge -q --no-ff -m "Merge the topic" topic >/dev/null || fail "merge"
 tag v1.1
 g mv src/b.c src/bee.c
 commit "rename b.c to bee.c"
@@ -173,7 +181,10 @@ all=$want
 check_eq "$(ours sus_a any | tr '\n' ' ')" "$(echo "$want" | tr '\n' ' ')" \
 	"sus_a: commits changing the line or its function = git log -L over the function"
 tune=$(g log --format=%H --grep='tune the bias' main)
-check_eq "$(ours sus_a 'changes function')" "$tune" "sus_a: the commit changing only its function"
+topic=$(g rev-parse topic)
+check_match "$want" "$topic" "git log -L sees the topic branch's commit"
+check_match "$(ours sus_a 'changes function')" "$tune" "sus_a: the commit changing only its function"
+check_match "$(ours sus_a 'changes function')" "$topic" "sus_a: the topic branch's commit, merged into main"
 
 # sus_b: its file renamed, then the crash line changed: followed through the rename
 l=$(at main src/bee.c MARK-B)
