@@ -139,6 +139,7 @@ EOF
 rc=$?
 cat "$T/r.err"
 [ $rc -le 1 ] || fail "resolve exited $rc"
+python3 "$TOP/tests/e2e/check-json-contract.py" "$T/r.json" --kind core || fail "the report breaks the JSON contract"
 check_eq "$(json_get "$T/r.json" '[c["commit"] for c in d["components"] if c["name"] == "libsus"][0]')" \
 	"$deployed" "libsus deployed at v1.0"
 frames='[t for t in d["threads"] if t["crashed"]][0]["frames"]'
