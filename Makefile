@@ -121,6 +121,7 @@ LIB_OBJS += src/components.o
 LIB_OBJS += src/sha256.o
 LIB_OBJS += src/fetch.o
 LIB_OBJS += src/srcimport.o
+LIB_OBJS += src/suspects.o
 
 # Reports and the pipeline.
 LIB_OBJS += src/report-json.o

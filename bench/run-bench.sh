@@ -8,8 +8,8 @@
 #   BENCH_RUNS=5          timed runs per tool on the small, wide and deep cores
 #   BENCH_LARGE_RUNS=3    timed runs per tool on the large core
 #   BENCH_LARGE_GIB=4     heap touched by the large core's process
-#   BENCH_ONLY="small wide large deep packages fixcheck store"   sections to run
 #   BENCH_STORE_REPORTS=10000   reports the store section imports
+#   BENCH_ONLY="small wide large deep packages fixcheck store suspects"   sections to run
 #   BENCH_KEEP_LARGE=1    keep the large core after the run (default: delete)
 #
 # Timings are with a warm page cache (one untimed warm-up run of each tool;
@@ -24,8 +24,8 @@ PROV=${PROVENANCE:-$TOP/provenance}
 RUNS=${BENCH_RUNS:-5}
 LARGE_RUNS=${BENCH_LARGE_RUNS:-3}
 LARGE_GIB=${BENCH_LARGE_GIB:-4}
-ONLY=${BENCH_ONLY:-small wide large deep packages fixcheck store}
 STORE_REPORTS=${BENCH_STORE_REPORTS:-10000}
+ONLY=${BENCH_ONLY:-small wide large deep packages fixcheck store suspects}
 NLIBS=300
 NCOMMITS=50000
 TAGEVERY=25
@@ -409,6 +409,75 @@ elif want store; then
 	print("  store: %d crashes, %d bytes (%.1f KiB per crash; the reports themselves %.1f KiB each)" % (
 	    n, size, size / 1024 / max(n, 1), os.path.getsize(reports) / 1024 / max(n, 1)))
 	EOF
+# ---------------------------------------------------------------- suspects
+# resolve's possible upstream fixes on a 50,000-commit repository: a library
+# built from tag v1000 (commit 25,000) crashes on a line that upstream moved
+# down 25 times (edits above it) and rewrote at commit 30,001 (20,000 commits
+# before the head); another line of the function changed at commit 40,001.
+if want suspects && { ! have git || [ "$cores_ok" != 1 ]; }; then
+	say "== suspects: n/a (needs git and cores)"
+elif want suspects; then
+	d=$OUT/suspects
+	rm -rf "$d"
+	mkdir -p "$d/src"
+	say "== suspects: generating a repository of $NCOMMITS commits"
+	r=$d/repo.git
+	git init -q --bare "$r"
+	t0=$(date +%s)
+	python3 "$BENCH/gen/mksuspects.py" "$NCOMMITS" "$TAGEVERY" 30001 40001 | git -C "$r" fast-import --quiet
+	git -C "$r" symbolic-ref HEAD refs/heads/main
+	say "   generated in $(($(date +%s) - t0)) s"
+	dtag=v1000
+	# the library and the crash live outside this source tree: the git
+	# resolver would otherwise take them for files of provenance's own checkout
+	b=$(mktemp -d "${TMPDIR:-/tmp}/prov-bench-suspects.XXXXXX")
+	mkdir -p "$b/src"
+	git -C "$r" show "$dtag:src/crash.c" >"$b/src/crash.c"
+	$CC -g -O0 -fPIC -shared -fdebug-prefix-map="$b=/usr/src/crashlib-1.0" -o "$b/libcrash.so" "$b/src/crash.c"
+	printf 'int crash_here(int *p);\nint main(void) { return crash_here((int *)0); }\n' >"$b/app.c"
+	$CC -g -O0 -o "$b/app" "$b/app.c" "$b/libcrash.so" -Wl,-rpath,"$b"
+	core=$(make_core "$b" "$b/app")
+	cat >"$d/crash.map" <<-EOF
+	[component "crashlib"]
+		library = libcrash.so*
+		repo = $r
+		ref = $dtag
+		path-prefix = */crashlib-1.0/
+	EOF
+	run=("$PROV" resolve "$core" --mapping "$d/crash.map" --offline)
+	$TIMEIT --out "$RESULTS" --section suspects --input 50k-commits --tool prov-resolve-no-suspects --runs "$RUNS" \
+		--ok 0,1 -- "${run[@]}" --cache "$OUT/cache-suspects-warm" --no-suspects
+	$TIMEIT --out "$RESULTS" --section suspects --input 50k-commits --tool prov-resolve-suspects-warm --runs "$RUNS" \
+		--ok 0,1 -- "${run[@]}" --cache "$OUT/cache-suspects-warm"
+	$TIMEIT --out "$RESULTS" --section suspects --input 50k-commits --tool prov-resolve-suspects-cold --runs "$RUNS" \
+		--fresh "$OUT/cache-suspects-cold" --ok 0,1 -- "${run[@]}" --cache "$OUT/cache-suspects-cold"
+	line=$(git -C "$r" show main:src/crash.c | grep -n 'crash line' | cut -d: -f1)
+	$TIMEIT --out "$RESULTS" --section suspects --input 50k-commits --tool git-log-L --runs "$RUNS" \
+		-- git -C "$r" log --format=%H -L "$line,$line:src/crash.c" "$dtag..main"
+	flush
+	# Agreement with git log -L over the crash line and its function (ground truth).
+	"${run[@]}" --cache "$OUT/cache-suspects-warm" --format json >"$d/resolve.json" 2>"$d/resolve.err" || true
+	fs=$(git -C "$r" show main:src/crash.c | grep -n '^int crash_here(int \*p)$' | cut -d: -f1)
+	fe=$(git -C "$r" show main:src/crash.c | awk -v s="$fs" 'NR > s && /^}/ { print NR; exit }')
+	{ git -C "$r" log --format='commit %H' -L "$line,$line:src/crash.c" "$dtag..main"
+	  git -C "$r" log --format='commit %H' -L "$fs,$fe:src/crash.c" "$dtag..main"; } |
+		sed -n 's/^commit //p' | sort -u >"$d/git.txt"
+	python3 - "$d/resolve.json" "$d/git.txt" "$RESULTS" <<-'EOF'
+	import json, sys
+	rj, gt, res = sys.argv[1:]
+	want = sorted(l.strip() for l in open(gt) if l.strip())
+	try:
+	    got = sorted(s["commit"] for s in json.load(open(rj))["suspects"])
+	except (OSError, ValueError, KeyError, TypeError) as e:
+	    got = ["no JSON (%s)" % e.__class__.__name__]
+	ok = got == want
+	with open(res, "a") as f:
+	    f.write(json.dumps({"section": "suspectagree", "ok": ok, "got": len(got),
+	                        "expected": len(want)}) + "\n")
+	print("  suspects: provenance %d commits, git log -L %d: %s" % (len(got), len(want),
+	      "agree" if ok else "DISAGREE"))
+	EOF
+	rm -rf "$b"
 fi
 
 # ------------------------------------------------------------------ report

@@ -565,6 +565,50 @@ int prov_cache_resolution_put(struct prov_cache *c, const char *root, const char
 	return err;
 }
 
+static int suspects_table(struct prov_cache *c)
+{
+	return exec(c->db, "CREATE TABLE IF NOT EXISTS suspects("
+		    " key TEXT PRIMARY KEY, value TEXT NOT NULL, made INTEGER)");
+}
+
+int prov_cache_suspects_get(char **out, struct prov_cache *c, const char *key)
+{
+	sqlite3_stmt *st = NULL;
+	int err, rc;
+
+	if ((err = suspects_table(c)) < 0 ||
+	    (err = prepare(&st, c, "SELECT value FROM suspects WHERE key=?")) < 0)
+		return err;
+	bind_text(st, 1, key);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*out = col_str(st, 0);
+		err = *out ? 0 : PROV_ENOTFOUND;
+	} else if (rc == SQLITE_DONE) {
+		err = PROV_ENOTFOUND;
+	} else {
+		err = sql_error(c->db, "suspects lookup");
+	}
+	sqlite3_finalize(st);
+	return err;
+}
+
+int prov_cache_suspects_put(struct prov_cache *c, const char *key, const char *value)
+{
+	sqlite3_stmt *st = NULL;
+	int err;
+
+	if ((err = suspects_table(c)) < 0 ||
+	    (err = prepare(&st, c, "INSERT OR REPLACE INTO suspects(key, value, made)"
+			   " VALUES(?,?,strftime('%s','now'))")) < 0)
+		return err;
+	bind_text(st, 1, key);
+	bind_text(st, 2, value);
+	err = sqlite3_step(st) == SQLITE_DONE ? 0 : sql_error(c->db, "suspects write");
+	sqlite3_finalize(st);
+	return err;
+}
+
 int prov_cache_sqlite_blobs(int fd, const char *name, const char *table, const char *column,
 			    int (*fn)(const unsigned char *blob, size_t len, void *data),
 			    void *data)

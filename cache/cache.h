@@ -83,6 +83,16 @@ int prov_cache_resolution_put(struct prov_cache *c, const char *root, const char
 			      const struct prov_origin *o);
 
 /*
+ * Suspects (src/suspects.c): the commits found by following crash lines
+ * through history, keyed by a string naming the repository, the deployed
+ * commit, the branch heads, the path and the line ranges. The table is
+ * made on first use. get: 0 and *out (caller frees), PROV_ENOTFOUND, or an
+ * error; put: 0 or an error.
+ */
+int prov_cache_suspects_get(char **out, struct prov_cache *c, const char *key);
+int prov_cache_suspects_put(struct prov_cache *c, const char *key, const char *value);
+
+/*
  * Read-only access to another SQLite database (rpm's rpmdb.sqlite) by an
  * already open descriptor (from prov_root_open): call fn for every row of
  * `SELECT blob FROM <table>` whose value is a blob. Stops on non-zero and

@@ -44,6 +44,9 @@ static const char help[] =
 	"                     @SECONDS; default: the input file's modification time)\n"
 	"                     With --store, --host or --time the report carries the\n"
 	"                     host and time (crash.host, crash.time) for import\n"
+	"   --no-suspects     do not look for possible upstream fixes: by default the\n"
+	"                     upstream commits after the deployed one that changed a\n"
+	"                     crash line or its function are listed (git log -L style)\n"
 	"\n"
 	"With several INPUTs, one report each; when they share the crashing\n"
 	"thread's signature, the determinism line says how many do.\n"
@@ -65,6 +68,7 @@ enum {
 	OPT_STORE,
 	OPT_HOST,
 	OPT_TIME,
+	OPT_NO_SUSPECTS,
 	OPT_HELP,
 };
 
@@ -82,6 +86,7 @@ static const struct option options[] = {
 	{ "store", optional_argument, NULL, OPT_STORE },
 	{ "host", required_argument, NULL, OPT_HOST },
 	{ "time", required_argument, NULL, OPT_TIME },
+	{ "no-suspects", no_argument, NULL, OPT_NO_SUSPECTS },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -235,6 +240,7 @@ int cmd_resolve(int argc, char **argv, struct prov_global *g)
 
 	opts.context = 3;
 	opts.global = g;
+	opts.suspects = 1;
 	mappings = prov_xcalloc((size_t)argc + 1, sizeof(*mappings));
 	fixes = prov_xcalloc((size_t)argc + 1, sizeof(*fixes));
 	opterr = 0;
@@ -297,6 +303,9 @@ int cmd_resolve(int argc, char **argv, struct prov_global *g)
 				goto cleanup;
 			}
 			when = timebuf;
+			break;
+		case OPT_NO_SUSPECTS:
+			opts.suspects = 0;
 			break;
 		case OPT_HELP:
 			code = prov_cmd_help("resolve", help);

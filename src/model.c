@@ -179,6 +179,21 @@ void prov_crash_free(struct prov_crash *c)
 		free(x->note);
 	}
 	free(c->fixes);
+	for (i = 0; i < c->nsuspects; i++) {
+		struct prov_suspect *x = &c->suspects[i];
+
+		free(x->commit);
+		free(x->subject);
+		free(x->date);
+		free(x->component);
+		free(x->path);
+		free(x->function);
+		free(x->frames);
+		free(x->first_tag);
+	}
+	free(c->suspects);
+	free(c->suspects_note);
+	free(c->suspects_fixcheck);
 	free(c);
 }
 
@@ -264,6 +279,16 @@ struct prov_fix_status *prov_crash_add_fix(struct prov_crash *c)
 
 	PROV_ALLOC_GROW(c->fixes, c->nfixes + 1, c->fixes_alloc);
 	x = &c->fixes[c->nfixes++];
+	memset(x, 0, sizeof(*x));
+	return x;
+}
+
+struct prov_suspect *prov_crash_add_suspect(struct prov_crash *c)
+{
+	struct prov_suspect *x;
+
+	PROV_ALLOC_GROW(c->suspects, c->nsuspects + 1, c->suspects_alloc);
+	x = &c->suspects[c->nsuspects++];
 	memset(x, 0, sizeof(*x));
 	return x;
 }

@@ -169,6 +169,26 @@ struct prov_fix_status {
 	char *note;
 };
 
+/*
+ * A possible upstream fix (issue 15, docs/suspects.md): a commit after the
+ * deployed one, on the branches the mirror has, that changed a crash line of
+ * the crashing thread or the function around it.
+ */
+struct prov_suspect {
+	char *commit;	/* full hex */
+	char *subject;
+	int64_t time;	/* committer time, seconds since the epoch */
+	char *date;	/* "YYYY-MM-DD" (UTC) */
+	char *component;
+	char *path;	/* repository path at the deployed commit */
+	char *function;	/* of the first frame it touches, NULL when unknown */
+	int *frames;	/* indexes of the frames it touches */
+	size_t nframes;
+	char *first_tag;	/* first tag containing it, NULL when none */
+	int crash_line;	/* 1: changes a crash line itself; 0: the function around it */
+	int fix_words;	/* the message says fix, crash, race, null, overflow, leak, UAF */
+};
+
 /* One disassembled instruction around the crashing pc. */
 struct prov_insn {
 	uint64_t addr;
@@ -221,6 +241,12 @@ struct prov_crash {
 	char *time;	/* when, ISO 8601 UTC (--time, else the input's mtime), or NULL */
 	struct prov_fix_status *fixes;
 	size_t nfixes, fixes_alloc;
+
+	struct prov_suspect *suspects;	/* ranked, best first */
+	size_t nsuspects, suspects_alloc;
+	char *suspects_note;	/* why none could be looked for, or NULL */
+	size_t suspects_frames;	/* frames whose lines were followed (0: not looked) */
+	char *suspects_fixcheck;	/* a fixcheck command line for the top suspect */
 };
 
 /* Hard caps on what untrusted input may make the model hold. */
@@ -241,6 +267,7 @@ struct prov_source *prov_crash_add_source(struct prov_crash *c);
 
 struct prov_insn *prov_crash_add_insn(struct prov_crash *c);
 struct prov_fix_status *prov_crash_add_fix(struct prov_crash *c);
+struct prov_suspect *prov_crash_add_suspect(struct prov_crash *c);
 
 /* The crashing thread, or NULL. */
 struct prov_thread *prov_crash_crashed_thread(const struct prov_crash *c);

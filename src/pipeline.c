@@ -14,6 +14,7 @@
 #include "pipeline.h"
 #include "dbgsrc.h"
 #include "resolvers/resolver.h"
+#include "suspects.h"
 #include "textparse.h"
 #include "util.h"
 #include "banned.h"
@@ -155,6 +156,16 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 			goto cleanup;
 		if (in.type == PROV_INPUT_TYPE_CORE)
 			prov_debuginfod_sources(c, opts->context, cctx.max_source_frames);
+		if (opts->suspects) {
+			struct prov_suspects_opts sopts = { 0 };
+
+			sopts.config = cctx.config;
+			sopts.cache_dir = cache_dir;
+			sopts.offline = opts->offline;
+			sopts.cache = cache;
+			if ((error = prov_suspects_find(c, &sopts)) < 0)
+				goto cleanup;
+		}
 	}
 
 	prov_patterns_detect(c);

@@ -17,6 +17,7 @@ struct prov_pipeline_opts {
 	int offline;	/* --offline */
 	int context;	/* --context N: source lines around each frame's line */
 	int no_sources;	/* stop after packages (no mappings/mirrors) */
+	int suspects;	/* look for possible upstream fixes (src/suspects.h) */
 	struct prov_global *global;	/* config, cache dir */
 };
 

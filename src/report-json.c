@@ -198,6 +198,28 @@ static void write_source(struct prov_json *j, const struct prov_source *s)
 	prov_json_end_object(j);
 }
 
+static void write_suspect(struct prov_json *j, const struct prov_suspect *x)
+{
+	size_t i;
+
+	prov_json_begin_object(j);
+	prov_json_kv_string(j, "commit", x->commit);
+	prov_json_kv_string(j, "subject", x->subject);
+	prov_json_kv_string(j, "date", x->date);
+	prov_json_kv_string(j, "component", x->component);
+	prov_json_kv_string(j, "path", x->path);
+	prov_json_kv_string(j, "function", x->function);
+	prov_json_key(j, "frames");
+	prov_json_begin_array(j);
+	for (i = 0; i < x->nframes; i++)
+		prov_json_int(j, x->frames[i]);
+	prov_json_end_array(j);
+	prov_json_kv_string(j, "first_tag", x->first_tag);
+	prov_json_kv_string(j, "how_related", x->crash_line ? "changes crash line" : "changes function");
+	prov_json_kv_bool(j, "fix_words", x->fix_words);
+	prov_json_end_object(j);
+}
+
 void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 {
 	const struct prov_signal *s = &c->signal;
@@ -320,6 +342,15 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 	for (i = 0; i < c->nfixes; i++)
 		prov_report_json_fix(j, &c->fixes[i]);
 	prov_json_end_array(j);
+
+	prov_json_key(j, "suspects");
+	prov_json_begin_array(j);
+	for (i = 0; i < c->nsuspects; i++)
+		write_suspect(j, &c->suspects[i]);
+	prov_json_end_array(j);
+	prov_json_kv_string(j, "suspects_note", c->suspects_note);
+	prov_json_kv_int(j, "suspects_frames", (int64_t)c->suspects_frames);
+	prov_json_kv_string(j, "suspects_fixcheck", c->suspects_fixcheck);
 }
 
 int prov_report_json(struct prov_buf *out, const struct prov_crash *c)

@@ -357,6 +357,49 @@ static void fix_status(struct prov_buf *b, const struct prov_crash *c)
 	prov_buf_putc(b, '\n');
 }
 
+/* Possible upstream fixes (src/suspects.h): ranked, at most 10, the rest counted. */
+static void possible_fixes(struct prov_buf *b, const struct prov_crash *c)
+{
+	size_t i, k, shown = c->nsuspects < 10 ? c->nsuspects : 10;
+
+	if (!c->nsuspects && !c->suspects_note && !c->suspects_frames)
+		return;
+	prov_buf_puts(b, "### Possible upstream fixes\n\n");
+	if (!c->nsuspects && c->suspects_frames)
+		prov_buf_printf(b, "No upstream commit after the deployed one changed the crash line%s of the %zu frame%s looked at, or the function%s around %s.\n",
+				c->suspects_frames == 1 ? "" : "s", c->suspects_frames,
+				c->suspects_frames == 1 ? "" : "s", c->suspects_frames == 1 ? "" : "s",
+				c->suspects_frames == 1 ? "it" : "them");
+	else
+		prov_buf_puts(b, "Upstream commits after the deployed one that changed the crash lines (first) or the functions around them:\n\n");
+	for (i = 0; i < shown; i++) {
+		const struct prov_suspect *x = &c->suspects[i];
+
+		prov_buf_printf(b, "- `%.12s` %s — ", x->commit, x->date ? x->date : "");
+		prov_buf_puts(b, "**");
+		cell(b, x->subject);
+		prov_buf_printf(b, "**: %s of frame", x->crash_line ? "changes the crash line" :
+				"changes the function");
+		for (k = 0; k < x->nframes; k++)
+			prov_buf_printf(b, "%s #%d", k ? "," : "", x->frames[k]);
+		prov_buf_printf(b, " (`%s`", x->path ? x->path : "?");
+		if (x->function)
+			prov_buf_printf(b, ", `%s`", x->function);
+		prov_buf_printf(b, ") in %s; ", x->component ? x->component : "?");
+		if (x->first_tag)
+			prov_buf_printf(b, "first released in `%s`\n", x->first_tag);
+		else
+			prov_buf_puts(b, "in no release yet\n");
+	}
+	if (c->nsuspects > shown)
+		prov_buf_printf(b, "- … and %zu more (`--format json` lists them all)\n", c->nsuspects - shown);
+	if (c->suspects_note)
+		prov_buf_printf(b, "\nNot every frame could be looked at: %s\n", c->suspects_note);
+	if (c->suspects_fixcheck)
+		prov_buf_printf(b, "\nCheck the top one against the deployed build: `%s`\n", c->suspects_fixcheck);
+	prov_buf_putc(b, '\n');
+}
+
 static int has_pattern(const struct prov_crash *c, const char *id)
 {
 	size_t i;
@@ -383,6 +426,10 @@ static void next_steps(struct prov_buf *b, const struct prov_crash *c, const str
 		if (c->fixes[i].known && c->fixes[i].included)
 			prov_buf_printf(b, "%d. The candidate fix `%.12s` is already deployed and the crash still happened: it does not fix this crash.\n",
 					++n, c->fixes[i].fix_commit ? c->fixes[i].fix_commit : c->fixes[i].fix);
+	if (c->suspects_fixcheck)
+		prov_buf_printf(b, "%d. Upstream changed the crash code after the deployed build: read `%.12s` (%s) and check it with `%s`.\n",
+				++n, c->suspects[0].commit, c->suspects[0].first_tag ? c->suspects[0].first_tag : "no release yet",
+				c->suspects_fixcheck);
 	if (has_pattern(c, "null-deref"))
 		prov_buf_printf(b, "%d. Find where the NULL pointer came from: check the callers in the call chain for an unchecked return or an uninitialised member.\n", ++n);
 	if (has_pattern(c, "bad-call"))
@@ -466,6 +513,7 @@ int prov_report_markdown(struct prov_buf *b, const struct prov_crash *c, unsigne
 	environment(b, c);
 	sources(b, c);
 	fix_status(b, c);
+	possible_fixes(b, c);
 	next_steps(b, c, t);
 	(void)flags;
 	prov_buf_rtrim(b);

@@ -110,6 +110,40 @@ void prov_report_signal_summary(struct prov_buf *b, const struct prov_crash *c)
 		prov_buf_printf(b, ", sent by pid %" PRId64, s->sender_pid);
 }
 
+/* Possible upstream fixes (src/suspects.h), best first, at most 10. */
+static void suspects_block(struct prov_buf *b, const struct prov_crash *c)
+{
+	size_t i, k, shown = c->nsuspects < 10 ? c->nsuspects : 10;
+
+	if (!c->nsuspects && !c->suspects_note && !c->suspects_frames)
+		return;
+	prov_buf_puts(b, "Possible upstream fixes (commits after the deployed one that changed the crash lines or their functions):\n");
+	if (!c->nsuspects && c->suspects_frames)
+		prov_buf_printf(b, "  none found (%zu frame%s looked at)\n", c->suspects_frames,
+				c->suspects_frames == 1 ? "" : "s");
+	for (i = 0; i < shown; i++) {
+		const struct prov_suspect *x = &c->suspects[i];
+
+		prov_buf_printf(b, "  %.12s %s %s: %s\n      %s of frame", x->commit,
+				x->date ? x->date : "?", x->component ? x->component : "?",
+				x->subject ? x->subject : "", x->crash_line ? "changes the crash line" :
+				"changes the function");
+		for (k = 0; k < x->nframes; k++)
+			prov_buf_printf(b, "%s #%d", k ? "," : "", x->frames[k]);
+		prov_buf_printf(b, " (%s%s%s); %s%s\n", x->path ? x->path : "?",
+				x->function ? ", " : "", x->function ? x->function : "",
+				x->first_tag ? "first in " : "in no release yet",
+				x->first_tag ? x->first_tag : "");
+	}
+	if (c->nsuspects > shown)
+		prov_buf_printf(b, "  (%zu more not shown; see --format json)\n", c->nsuspects - shown);
+	if (c->suspects_note)
+		prov_buf_printf(b, "  note: %s\n", c->suspects_note);
+	if (c->suspects_fixcheck)
+		prov_buf_printf(b, "  check the top one: %s\n", c->suspects_fixcheck);
+	prov_buf_putc(b, '\n');
+}
+
 int prov_report_text(struct prov_buf *b, const struct prov_crash *c, unsigned int flags)
 {
 	const struct prov_thread *crashed = prov_crash_crashed_thread(c);
@@ -247,6 +281,7 @@ int prov_report_text(struct prov_buf *b, const struct prov_crash *c, unsigned in
 						s->lines[k].number, s->lines[k].text);
 			prov_buf_putc(b, '\n');
 		}
+		suspects_block(b, c);
 	}
 	prov_buf_rtrim(b);
 	return prov_buf_putc(b, '\n');

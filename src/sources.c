@@ -14,6 +14,7 @@
 #include "error.h"
 #include "mapping.h"
 #include "sources.h"
+#include "sources-git.h"
 #include "util.h"
 #include "banned.h"
 
@@ -77,6 +78,11 @@ git_repository *prov_repo__git(struct prov_repo *r)
 const char *prov_repo_path(const struct prov_repo *r)
 {
 	return r->path;
+}
+
+git_repository *prov_repo_git(struct prov_repo *r)
+{
+	return r->repo;
 }
 
 static int is_hex(const char *s)

@@ -150,6 +150,18 @@ def main():
             w("Store size: %s for %d crashes, %.1f KiB per crash (the JSON-lines reports: %.1f KiB each)." % (
                 size(ss["bytes"]), ss["crashes"], ss["bytes"] / 1024 / max(ss["crashes"], 1),
                 ss["report_bytes"] / 1024 / max(ss["crashes"], 1)))
+    sx = [r for r in recs if r["section"] == "suspects"]
+    if sx:
+        w("## Suspects (50,000 commits; crash line rewritten 20,000 commits before the head)")
+        w("")
+        w("| input | tool | median | min | peak RSS |")
+        w("|---|---|---|---|---|")
+        for r in sx:
+            w("| %s | %s | %s | %s | %s |" % (r["input"], r["tool"], fmt_t(r), fmt_min(r), fmt_rss(r)))
+        for a in (r for r in recs if r["section"] == "suspectagree"):
+            w("")
+            w("Suspects against `git log -L` over the crash line and its function: provenance "
+              "%d commits, git %d: **%s**" % (a["got"], a["expected"], "agree" if a["ok"] else "DISAGREE"))
         w("")
 
     # Targets
@@ -203,6 +215,14 @@ def main():
         else:
             w("| %s < %.0f s (%s) | %s | %.2f s |" % (
                 r["tool"], limit, r["input"], "PASS" if r["median"] < limit else "MISS", r["median"]))
+    base = med(("suspects", "50k-commits", "prov-resolve-no-suspects"))
+    warm = med(("suspects", "50k-commits", "prov-resolve-suspects-warm"))
+    if sx:
+        if base is None or warm is None:
+            w("| suspects warm run adds < 1 s | n/a | missing figure |")
+        else:
+            w("| suspects warm run adds < 1 s | %s | %.0f ms with, %.0f ms without (+%.0f ms) |" % (
+                "PASS" if warm - base < 1 else "MISS", warm * 1000, base * 1000, (warm - base) * 1000))
     w("")
     print("\n".join(out))
 

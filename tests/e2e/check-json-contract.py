@@ -159,6 +159,22 @@ def main():
         for j, ln in enumerate(lines or []):
             check(ln, "%s.lines[%d]" % (sp, j), "number", "int")
             check(ln, "%s.lines[%d]" % (sp, j), "text", "str")
+    # contract addition (issue 15): suspects[] in resolve reports
+    sus = check(d, "", "suspects", "list") if "suspects" in d else None
+    for i, s in enumerate(sus or []):
+        sp = "suspects[%d]" % i
+        check(s, sp, "commit", "hexid")
+        check(s, sp, "subject", "str")
+        check(s, sp, "date", "str", nullable=True)
+        check(s, sp, "component", "str")
+        check(s, sp, "path", "str")
+        check(s, sp, "function", "str", nullable=True)
+        check(s, sp, "first_tag", "str", nullable=True)
+        check(s, sp, "how_related", ("changes crash line", "changes function"))
+        fr = check(s, sp, "frames", "list")
+        for j, x in enumerate(fr or []):
+            if not is_int(x):
+                bad("%s.frames[%d]" % (sp, j), "not an integer")
     for p in problems:
         print("contract: " + p)
     return 1 if problems else 0

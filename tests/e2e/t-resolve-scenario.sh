@@ -79,6 +79,21 @@ check_eq "$(json_get "$T/r.json" 'd["fixes"][0]["included"]')" "$want" "fix incl
 first=$(git -C "$up" tag --contains "$fix" --sort=creatordate | head -1)
 check_eq "$(json_get "$T/r.json" 'd["fixes"][0]["first_tag"]')" "$first" "first tag with the fix (git tag --contains)"
 
+# --- possible upstream fixes vs git log -L over the crashing functions -------------
+want=$(for fn in name_length greet_format; do
+	git -C "$up" log --format='commit %H' -L ":$fn:$crash_file" "$deployed..main" | sed -n 's/^commit //p'
+done | sort -u | tr '\n' ' ')
+check_eq "$(json_get "$T/r.json" '" ".join(sorted(s["commit"] for s in d["suspects"])) + " "')" "$want" \
+	"suspects = git log -L :name_length: and :greet_format: $crash_file $deployed_tag..main"
+check_eq "$(json_get "$T/r.json" 'd["suspects"][0]["commit"]')" "$fix" "the top suspect is the fixture's real fix"
+# the fix rewrites greet_format's crash line (frame #1's line at the deployed tag): git diff -U0 says so
+l1=$(grep -n 'int len = name_length(g);' "$T/s/build/$crash_file" | cut -d: -f1)
+git -C "$up" diff -U0 "$deployed" "$fix" -- "$crash_file" | grep -Eq "^@@ -$l1(,[1-9][0-9]*)? " ||
+	fail "fixture: the fix does not rewrite line $l1"
+check_eq "$(json_get "$T/r.json" 'd["suspects"][0]["how_related"]')" "changes crash line" "the fix changes the crash line"
+check_eq "$(json_get "$T/r.json" 'd["suspects"][0]["first_tag"]')" "$(git -C "$up" tag --contains "$fix" --sort=taggerdate | head -1)" \
+	"the top suspect's first tag (git tag --contains)"
+
 # --- the same crash compressed four ways gives the same report ------------------------
 norm='import json,sys; d=json.load(open(sys.argv[1])); d["input"]["path"]=None; print(json.dumps(d, sort_keys=True))'
 python3 -c "$norm" "$T/r.json" >"$T/r.norm"
@@ -126,6 +141,8 @@ assert tables >= 2, tables
 print("ok: %d markdown tables well formed" % tables)
 PY
 grep -q "v1.1.0" "$T/r.md" || fail "markdown does not name the first release with the fix"
+sed -n '/^### Possible upstream fixes/,/^### R/p' "$T/r.md" | grep -qF "\`${fix:0:12}\`" ||
+	fail "markdown's 'Possible upstream fixes' does not name the fix"
 grep -q "libgreet1\|libgreet" "$T/r.md" || fail "markdown environment lacks libgreet"
 
 # --- the crashing instruction vs gdb's x/i $pc ---------------------------------------------
