@@ -85,6 +85,9 @@ LIB_OBJS += src/config.o
 
 # Core analyzer (libdwfl) and input detection.
 LIB_OBJS += src/core.o
+LIB_OBJS += src/core-python.o
+LIB_OBJS += src/python.o
+LIB_OBJS += src/python-offsets.o
 LIBS += -lstdc++
 
 # Text backtrace parsers.

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "core-python.h"
 #include "error.h"
 #include "util.h"
 #include "banned.h"
@@ -754,6 +755,14 @@ static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modn
 }
 
 /* ---- modules from the core's memory ---- */
+
+static int core_read(const struct core_ctx *x, uint64_t addr, void *buf, size_t len);
+
+/* The Python reader's view of the core's memory. */
+static int core_mem_read(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	return core_read(arg, addr, buf, len);
+}
 
 /* Read [addr, addr+len) of the crashed process from the core: 0, or -1 when not all there. */
 static int core_read(const struct core_ctx *x, uint64_t addr, void *buf, size_t len)
@@ -1622,6 +1631,8 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 			if (!x.c->threads[i].nframes && !x.c->threads[i].unwind_error)
 				x.c->threads[i].unwind_error = prov_xstrdup(msg);
 	}
+	if (!x.opts->no_python)
+		prov_core_python_frames(x.c, x.dwfl, core_mem_read, &x);
 	dwfl_getmodules(x.dwfl, debug_file_cb, &x, 0);
 	if (x.c->nmodules > 1)
 		qsort(x.c->modules, x.c->nmodules, sizeof(*x.c->modules), module_cmp);

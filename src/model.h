@@ -61,6 +61,9 @@ struct prov_thread {
 	size_t nframes, frames_alloc;
 	int truncated;	/* the frame cap was hit */
 	char *unwind_error;	/* why unwinding stopped early, if it did */
+	int python;	/* a CPython thread state runs on this thread */
+	int holds_gil;	/* its thread state held the GIL */
+	char *python_note;	/* why its Python frames are missing or cut short */
 };
 
 struct prov_module {
@@ -199,6 +202,11 @@ struct prov_crash {
 	char *fault_operand;	/* "memory operand [rax + 8]: rax = 0x0" */
 
 	char *determinism;	/* set when several inputs were compared */
+
+	/* The CPython interpreter state, when the process ran one (python.c). */
+	char *python_version;	/* "3.11", NULL: no interpreter state read */
+	int python_finalizing;	/* the runtime was finalizing (an exit-time crash) */
+	char *python_note;	/* why the interpreter state could not be read */
 	struct prov_fix_status *fixes;
 	size_t nfixes, fixes_alloc;
 };
