@@ -8,6 +8,7 @@
 #include "error.h"
 #include "report.h"
 #include "code.h"
+#include "config.h"
 #include "disasm.h"
 #include "input.h"
 #include "patterns.h"
@@ -23,6 +24,8 @@ static const char analyze_help[] =
 	"   --sysroot DIR   the crashed system's root: files and debug info are looked\n"
 	"                   up under DIR only (by path and by build ID)\n"
 	"   --format FMT    text (default) or json\n"
+	"   --no-python     no Python frames from the interpreter state (as\n"
+	"                   -c python.frames=false)\n"
 	"\n"
 	"exit codes: 0 done, 2 bad input (missing, not a core, truncated), 64 usage\n";
 
@@ -32,6 +35,7 @@ int cmd_analyze(int argc, char **argv, struct prov_global *g)
 		{ "exe", required_argument, NULL, 'e' },
 		{ "sysroot", required_argument, NULL, 's' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "no-python", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -58,6 +62,9 @@ int cmd_analyze(int argc, char **argv, struct prov_global *g)
 		case 'f':
 			if (prov_cmd_parse_format(&format, optarg, "text|json") < 0)
 				return prov_cmd_usage_error("analyze", "unknown format '%s'", optarg);
+			break;
+		case 'P':
+			opts.no_python = 1;
 			break;
 		case 'h':
 			return prov_cmd_help("analyze", analyze_help);
@@ -88,6 +95,8 @@ int cmd_analyze(int argc, char **argv, struct prov_global *g)
 			"'%s' is not a core file (for a text backtrace use 'provenance resolve')", core));
 	}
 	prov_pipeline_setup_debuginfod(g, 0);
+	if (prov_config_get_bool(g->config, "python.frames", 1) == 0)
+		opts.no_python = 1;
 	error = prov_core_analyze(&crash, in.path, &opts);
 	if (error < 0) {
 		if (in.tmpfile && error == PROV_EINPUT)

@@ -5,6 +5,7 @@
 
 #include "cache/cache.h"
 #include "components.h"
+#include "config.h"
 #include "code.h"
 #include "core.h"
 #include "disasm.h"
@@ -110,6 +111,8 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 		prov_pipeline_setup_debuginfod(opts->global, opts->offline);
 		copts.exe = opts->exe;
 		copts.sysroot = opts->sysroot;
+		copts.no_python = opts->global && opts->global->config &&
+			prov_config_get_bool(opts->global->config, "python.frames", 1) == 0;
 		if ((error = prov_core_analyze(&c, in.path, &copts)) < 0) {
 			/* the analyzer names the temporary file; name the user's */
 			if (in.tmpfile && error == PROV_EINPUT)
