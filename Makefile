@@ -88,6 +88,7 @@ LIB_OBJS += src/core.o
 LIB_OBJS += src/core-python.o
 LIB_OBJS += src/python.o
 LIB_OBJS += src/python-offsets.o
+LIB_OBJS += src/ptrace-stop.o
 LIBS += -lstdc++
 
 # Text backtrace parsers.

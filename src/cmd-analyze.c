@@ -24,6 +24,8 @@ static const char analyze_help[] =
 	"   --sysroot DIR   the crashed system's root: files and debug info are looked\n"
 	"                   up under DIR only (by path and by build ID)\n"
 	"   --format FMT    text (default) or json\n"
+	"   --pid PID       a running process instead of a core: its threads are\n"
+	"                   stopped with ptrace, read, and let go (it keeps running)\n"
 	"   --no-python     no Python frames from the interpreter state (as\n"
 	"                   -c python.frames=false)\n"
 	"\n"
@@ -36,6 +38,7 @@ int cmd_analyze(int argc, char **argv, struct prov_global *g)
 		{ "sysroot", required_argument, NULL, 's' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "no-python", no_argument, NULL, 'P' },
+		{ "pid", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -45,7 +48,7 @@ int cmd_analyze(int argc, char **argv, struct prov_global *g)
 	const char *format = "text", *core = NULL;
 	struct prov_input in;
 	char *tmpdir;
-	int opt, error, rc;
+	int opt, error, rc, pid = 0;
 
 	(void)g;
 	memset(&opts, 0, sizeof(opts));
@@ -66,6 +69,11 @@ int cmd_analyze(int argc, char **argv, struct prov_global *g)
 		case 'P':
 			opts.no_python = 1;
 			break;
+		case 'p':
+			if (prov_parse_int(&pid, optarg, strlen(optarg)) < 0 || pid <= 0)
+				return prov_cmd_usage_error("analyze", "--pid needs a process id, "
+							    "not '%s'", optarg);
+			break;
 		case 'h':
 			return prov_cmd_help("analyze", analyze_help);
 		case ':':
@@ -75,6 +83,17 @@ int cmd_analyze(int argc, char **argv, struct prov_global *g)
 			return prov_cmd_usage_error("analyze", "unknown option '%s'",
 						    argv[optind - 1]);
 		}
+	}
+	if (pid) {
+		if (optind < argc)
+			return prov_cmd_usage_error("analyze", "--pid takes no core file ('%s')",
+						    argv[optind]);
+		if (prov_config_get_bool(g->config, "python.frames", 1) == 0)
+			opts.no_python = 1;
+		error = prov_core_analyze_pid(&crash, pid, &opts);
+		if (error < 0)
+			return prov_cmd_fail(error);
+		goto report;
 	}
 	if (optind >= argc)
 		return prov_cmd_usage_error("analyze", "no core file given");
@@ -110,6 +129,7 @@ int cmd_analyze(int argc, char **argv, struct prov_global *g)
 		crash->input_path = prov_xstrdup(core);
 	}
 	prov_input_release(&in);
+report:
 	prov_crash_classify_context(crash);
 	prov_code_capture(crash);
 	prov_disasm_crash(crash, 6, 3);

@@ -32,6 +32,8 @@ static const char help[] =
 	"   --component NAME  the component --fix applies to (default: the one of the\n"
 	"                     innermost frame that has one)\n"
 	"   --all-threads     text and markdown: show every thread\n"
+	"   --pid PID         a running process instead of INPUT (stopped with ptrace,\n"
+	"                     read, and let go: it keeps running)\n"
 	"\n"
 	"With several INPUTs, one report each; when they share the crashing\n"
 	"thread's signature, the determinism line says how many do.\n"
@@ -49,6 +51,7 @@ enum {
 	OPT_FIX,
 	OPT_COMPONENT,
 	OPT_ALL_THREADS,
+	OPT_PID,
 	OPT_HELP,
 };
 
@@ -62,6 +65,7 @@ static const struct option options[] = {
 	{ "fix", required_argument, NULL, OPT_FIX },
 	{ "component", required_argument, NULL, OPT_COMPONENT },
 	{ "all-threads", no_argument, NULL, OPT_ALL_THREADS },
+	{ "pid", required_argument, NULL, OPT_PID },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -185,6 +189,13 @@ int cmd_resolve(int argc, char **argv, struct prov_global *g)
 		case OPT_ALL_THREADS:
 			flags |= PROV_REPORT_ALL_THREADS;
 			break;
+		case OPT_PID:
+			if (prov_parse_int(&opts.pid, optarg, strlen(optarg)) < 0 || opts.pid <= 0) {
+				code = prov_cmd_usage_error("resolve", "--pid needs a process id, not '%s'",
+							    optarg);
+				goto cleanup;
+			}
+			break;
 		case OPT_HELP:
 			code = prov_cmd_help("resolve", help);
 			goto cleanup;
@@ -196,7 +207,14 @@ int cmd_resolve(int argc, char **argv, struct prov_global *g)
 			goto cleanup;
 		}
 	}
-	if (optind >= argc) {
+	if (opts.pid && optind < argc) {
+		code = prov_cmd_usage_error("resolve", "--pid takes no INPUT ('%s')", argv[optind]);
+		goto cleanup;
+	}
+	if (opts.pid) {
+		/* the process stands in for the one INPUT */
+		optind = argc - 1;
+	} else if (optind >= argc) {
 		code = prov_cmd_usage_error("resolve", "no INPUT given");
 		goto cleanup;
 	}

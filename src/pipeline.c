@@ -102,10 +102,22 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 
 	memset(&in, 0, sizeof(in));
 	tmpdir = prov_xasprintf("%s/tmp", cache_dir ? cache_dir : ".");
-	if ((error = prov_input_open(&in, name, tmpdir, opts->global ? prov_input_max_core(opts->global->config) : 0)) < 0)
+	if (opts->pid) {
+		struct prov_core_opts copts = { 0 };
+
+		prov_pipeline_setup_debuginfod(opts->global, opts->offline);
+		copts.exe = opts->exe;
+		copts.no_python = opts->global && opts->global->config &&
+			prov_config_get_bool(opts->global->config, "python.frames", 1) == 0;
+		if ((error = prov_core_analyze_pid(&c, opts->pid, &copts)) < 0)
+			goto cleanup;
+		prov_crash_classify_context(c);
+	} else if ((error = prov_input_open(&in, name, tmpdir, opts->global ? prov_input_max_core(opts->global->config) : 0)) < 0)
 		goto cleanup;
 
-	if (in.type == PROV_INPUT_TYPE_CORE) {
+	if (opts->pid) {
+		/* analyzed above */
+	} else if (in.type == PROV_INPUT_TYPE_CORE) {
 		struct prov_core_opts copts = { 0 };
 
 		prov_pipeline_setup_debuginfod(opts->global, opts->offline);

@@ -18,6 +18,7 @@ struct prov_pipeline_opts {
 	int context;	/* --context N: source lines around each frame's line */
 	int no_sources;	/* stop after packages (no mappings/mirrors) */
 	struct prov_global *global;	/* config, cache dir */
+	int pid;	/* --pid: a running process instead of the input (input ignored) */
 };
 
 /*

@@ -101,7 +101,8 @@ int prov_report_text(struct prov_buf *b, const struct prov_crash *c, unsigned in
 	const struct prov_thread *crashed = prov_crash_crashed_thread(c);
 	size_t i;
 
-	prov_buf_printf(b, "%s: %s", c->kind == PROV_INPUT_CORE ? "core" : "backtrace",
+	prov_buf_printf(b, "%s: %s", c->kind != PROV_INPUT_CORE ? "backtrace" :
+			c->format && strcmp(c->format, "process") == 0 ? "live process" : "core",
 			c->input_path ? c->input_path : "-");
 	if (c->kind == PROV_INPUT_TEXT && c->format)
 		prov_buf_printf(b, " (%s)", c->format);
