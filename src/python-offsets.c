@@ -25,14 +25,86 @@
 
 #define NO (-1)
 
+/* PyFrameObject (3.8-3.10) starts with PyObject_VAR_HEAD (24 bytes): f_back,
+ * f_code, f_builtins, f_globals, f_locals, f_valuestack, then 3.8/3.9:
+ * f_stacktop, f_trace, f_trace_lines, f_trace_opcodes, f_gen, f_lasti;
+ * 3.10: f_trace, f_stackdepth, f_trace_lines, f_trace_opcodes, f_gen,
+ * f_lasti. PyCodeObject (3.8-3.10, Include/code.h, Include/cpython/code.h):
+ * PyObject_HEAD, seven ints (co_argcount .. co_firstlineno), co_code,
+ * co_consts, co_names, co_varnames, co_freevars, co_cellvars, co_cell2arg,
+ * co_filename, co_name, co_lnotab (3.10: co_linetable). */
+#define CODE_38_310 \
+	.co_filename = 104, .co_name = 112, .co_qualname = NO, .co_linetable = 120, \
+	.co_firstlineno = 40, .co_code_adaptive = NO, .co_firsttraceable = NO, \
+	.ascii_size = 48, .compact_size = 72
+/* PyThreadState 3.8-3.10 (Include/cpython/pystate.h): prev, next, interp,
+ * frame, four ints (3.8/3.9: recursion_depth, overflowed/recursion_critical,
+ * stackcheck_counter, tracing, use_tracing; 3.10: recursion_depth,
+ * recursion_headroom, stackcheck_counter, tracing, then CFrame *cframe),
+ * the profile/trace hooks, curexc_*, exc_state (_PyErr_StackItem: 4
+ * pointers), exc_info, dict, gilstate_counter, async_exc, thread_id. No
+ * native_thread_id before 3.11. PyInterpreterState 3.8-3.10
+ * (Include/internal/pycore_interp.h, 3.8: Include/cpython/pystate.h): next,
+ * tstate_head. */
+#define THREADS_38_310 \
+	.is_next = 0, .is_threads_head = 8, .is_gil = NO, .is_gil_inline = NO, \
+	.gil_locked = NO, .gil_holder = NO, \
+	.ts_next = 8, .ts_cframe = NO, .cf_current_frame = NO, .ts_frame = 24, \
+	.ts_thread_id = 176, .ts_native_thread_id = NO, \
+	.fr_previous = 24, .fr_code = 32, .fr_instr = NO, .fr_is_entry = NO, .fr_owner = NO
+
 static const struct py_offsets tables[] = {
+	{
+		/* 3.8: _PyRuntimeState (Include/internal/pycore_pystate.h):
+		 * four ints, PyThreadState *finalizing, interpreters {mutex,
+		 * head}. The GIL state sits behind the gc state: not read. */
+		.minor = 8,
+		.frames = PY_FRAME_OBJECT,
+		.lines = PY_LINE_LNOTAB,
+		.rt_finalizing = 16,
+		.rt_interp_head = 32,
+		.rt_tstate_current = NO,
+		THREADS_38_310,
+		.fr_lasti = 104,
+		CODE_38_310,
+	},
+	{
+		/* 3.9: _PyRuntimeState (Include/internal/pycore_runtime.h):
+		 * four ints, _finalizing, interpreters {mutex, head, main,
+		 * next_id}, xidregistry {mutex, head}, main_thread,
+		 * exitfuncs[32], nexitfuncs, ceval {signals_pending, gil
+		 * (struct _gil_runtime_state, 208 bytes)}, gilstate
+		 * {check_enabled, tstate_current} */
+		.minor = 9,
+		.frames = PY_FRAME_OBJECT,
+		.lines = PY_LINE_LNOTAB,
+		.rt_finalizing = 16,
+		.rt_interp_head = 32,
+		.rt_tstate_current = 568,
+		THREADS_38_310,
+		.fr_lasti = 104,
+		CODE_38_310,
+	},
+	{
+		/* 3.10: _PyRuntimeState as 3.9; PyFrameObject lost f_stacktop */
+		.minor = 10,
+		.frames = PY_FRAME_OBJECT,
+		.lines = PY_LINE_LINETABLE,
+		.rt_finalizing = 16,
+		.rt_interp_head = 32,
+		.rt_tstate_current = 568,
+		THREADS_38_310,
+		.fr_lasti = 96,
+		CODE_38_310,
+	},
 	{
 		/* 3.11 */
 		.minor = 11,
 		.frames = PY_FRAME_INTERP,
 		.lines = PY_LINE_LOCATIONS,
-		/* _PyRuntimeState: _finalizing (after five ints), interpreters
-		 * {mutex, head}, gilstate.tstate_current */
+		/* _PyRuntimeState: _initialized and four more ints, _finalizing,
+		 * interpreters {mutex, head}, ... gilstate.tstate_current as
+		 * 3.9 plus 8 */
 		.rt_finalizing = 24,
 		.rt_interp_head = 40,
 		.rt_tstate_current = 576,
@@ -43,8 +115,8 @@ static const struct py_offsets tables[] = {
 		.is_gil_inline = NO,
 		.gil_locked = NO,
 		.gil_holder = NO,
-		/* struct _ts: prev, next, interp, ... cframe, ... thread_id,
-		 * native_thread_id */
+		/* struct _ts: prev, next, interp, seven ints, cframe, ...
+		 * thread_id, native_thread_id */
 		.ts_next = 8,
 		.ts_cframe = 56,
 		.cf_current_frame = 8,	/* _PyCFrame: use_tracing, current_frame */
@@ -60,9 +132,12 @@ static const struct py_offsets tables[] = {
 		.fr_lasti = NO,
 		.fr_is_entry = 68,
 		.fr_owner = 69,
-		/* PyCodeObject: co_firstlineno, co_filename, co_name,
-		 * co_qualname, co_linetable, _co_firsttraceable,
-		 * co_code_adaptive */
+		/* PyCodeObject: PyObject_VAR_HEAD, co_consts, co_names,
+		 * co_exceptiontable, co_flags, two shorts, co_argcount ..
+		 * co_firstlineno (72) .. co_nfreevars, co_localsplusnames,
+		 * co_localspluskinds, co_filename, co_name, co_qualname,
+		 * co_linetable, co_weakreflist, _co_code, _co_linearray,
+		 * _co_firsttraceable, co_extra, co_code_adaptive */
 		.co_filename = 112,
 		.co_name = 120,
 		.co_qualname = 128,
@@ -73,6 +148,61 @@ static const struct py_offsets tables[] = {
 		/* PyASCIIObject still has wstr (removed in 3.12) */
 		.ascii_size = 48,
 		.compact_size = 72,
+	},
+	{
+		/* 3.12 */
+		.minor = 12,
+		.frames = PY_FRAME_INTERP,
+		.lines = PY_LINE_LOCATIONS,
+		/* _PyRuntimeState starts as 3.11's; the GIL moved into the
+		 * interpreter (ceval.gil) behind its gc state: not read */
+		.rt_finalizing = 24,
+		.rt_interp_head = 40,
+		.rt_tstate_current = NO,
+		/* struct _is: next, id, id_refcount, requires_idref, id_mutex,
+		 * _initialized, finalizing, monitoring_version,
+		 * last_restart_version, threads {next_unique_id, head} */
+		.is_next = 0,
+		.is_threads_head = 72,
+		.is_gil = NO,
+		.is_gil_inline = NO,
+		.gil_locked = NO,
+		.gil_holder = NO,
+		/* struct _ts: prev, next, interp, _status, six ints, cframe,
+		 * four hooks, current_exception, exc_info, dict,
+		 * gilstate_counter, async_exc, thread_id, native_thread_id;
+		 * _PyCFrame: current_frame, previous */
+		.ts_next = 8,
+		.ts_cframe = 56,
+		.cf_current_frame = 0,
+		.ts_frame = NO,
+		.ts_thread_id = 136,
+		.ts_native_thread_id = 144,
+		/* _PyInterpreterFrame: f_code, previous, f_funcobj, f_globals,
+		 * f_builtins, f_locals, frame_obj, prev_instr, stacktop,
+		 * return_offset, owner, localsplus */
+		.fr_previous = 8,
+		.fr_code = 0,
+		.fr_instr = 56,
+		.fr_lasti = NO,
+		.fr_is_entry = NO,
+		.fr_owner = 70,
+		/* PyCodeObject: PyObject_VAR_HEAD, co_consts, co_names,
+		 * co_exceptiontable, eleven ints and co_version, ...,
+		 * co_filename (112), co_name, co_qualname, co_linetable,
+		 * co_weakreflist, _co_cached, _co_instrumentation_version,
+		 * _co_monitoring, _co_firsttraceable (176), co_extra,
+		 * co_code_adaptive (192) */
+		.co_filename = 112,
+		.co_name = 120,
+		.co_qualname = 128,
+		.co_linetable = 136,
+		.co_firstlineno = 68,
+		.co_code_adaptive = 192,
+		.co_firsttraceable = 176,
+		/* PyASCIIObject without wstr */
+		.ascii_size = 40,
+		.compact_size = 56,
 	},
 };
 
@@ -116,9 +246,12 @@ int py_offsets_from_debug(struct py_offsets *out, uint64_t *hexversion,
 	memcpy(w, d, nw * 8);
 	if (nw < 64)
 		return -1;
-	if ((w[W_VERSION] >> 24) != 3 || ((w[W_VERSION] >> 16) & 0xff) < 13)
+	*hexversion = w[W_VERSION];
+	/* 3.15 grew thread_state again: only the layouts known are read */
+	if ((w[W_VERSION] >> 24) != 3 || ((w[W_VERSION] >> 16) & 0xff) < 13 ||
+	    ((w[W_VERSION] >> 16) & 0xff) > 14)
 		return -1;
-	v314 = ((w[W_VERSION] >> 16) & 0xff) >= 14;
+	v314 = ((w[W_VERSION] >> 16) & 0xff) == 14;
 	memset(&o, 0, sizeof(o));
 	o.minor = (unsigned int)((w[W_VERSION] >> 16) & 0xff);
 	o.frames = PY_FRAME_INTERP;
@@ -196,6 +329,5 @@ int py_offsets_from_debug(struct py_offsets *out, uint64_t *hexversion,
 	/* PyCompactUnicodeObject adds utf8_length and utf8 */
 	o.compact_size = o.ascii_size + 16;
 	*out = o;
-	*hexversion = w[W_VERSION];
 	return 0;
 }

@@ -72,7 +72,8 @@ const struct py_offsets *py_offsets_for(unsigned int minor);
 /*
  * Fill *out from a 3.13+ _Py_DebugOffsets image (the first bytes of
  * _PyRuntime, n of them): 0, or -1 when the cookie, version or an offset
- * makes no sense. *hexversion gets its version field.
+ * makes no sense or the version's layout is unknown (3.13 and 3.14 are
+ * known). *hexversion gets its version field whenever the cookie matched.
  */
 int py_offsets_from_debug(struct py_offsets *out, uint64_t *hexversion,
 			  const unsigned char *d, size_t n);

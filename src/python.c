@@ -625,13 +625,14 @@ static int setup_offsets(struct py_reader *r, struct prov_crash *c)
 {
 	const struct prov_py_target *t = r->t;
 	unsigned char head[1024];
-	uint64_t hex;
+	uint64_t hex = 0;
 
 	/* 3.13+: _PyRuntime begins with _Py_DebugOffsets */
 	if (rd(r, t->runtime, head, sizeof(head)) == 0 && memcmp(head, PY_DEBUG_COOKIE, 8) == 0) {
 		if (py_offsets_from_debug(&r->o, &hex, head, sizeof(head)) < 0) {
-			c->python_note = prov_xasprintf("_PyRuntime's debug offsets in '%s' make "
-							"no sense", t->module ? t->module : "?");
+			c->python_note = prov_xasprintf("_PyRuntime's debug offsets in '%s' (version "
+							"0x%" PRIx64 ") are damaged or of an unknown "
+							"layout", t->module ? t->module : "?", hex);
 			return -1;
 		}
 		c->python_version = prov_xasprintf("%u.%u.%u", (unsigned int)(hex >> 24) & 0xff,
