@@ -21,6 +21,8 @@
 #define MAX_TABLE (1u << 20)	/* bytes of a line table */
 #define MAX_READS (1u << 20)	/* reads per annotation: a bound on the work */
 #define CODE_CACHE 256	/* a power of two */
+#define MAX_TOTAL_FRAMES (1u << 17)	/* Python frames of all threads */
+#define MAX_TOTAL_BYTES ((size_t)64 << 20)	/* their names and files */
 
 /* _PyInterpreterFrame.owner (Include/internal/pycore_frame.h) */
 #define OWNED_BY_GENERATOR 1
@@ -55,6 +57,7 @@ struct py_reader {
 	struct py_offsets o;
 	unsigned long reads;
 	int exhausted;
+	size_t frames, bytes;	/* what all threads' frames hold so far */
 	uint64_t code_types[4];	/* addresses of type objects named "code" */
 	struct py_code cache[CODE_CACHE];
 };
@@ -209,8 +212,10 @@ static uint64_t varint(const unsigned char *p, size_t n, size_t *i)
 	unsigned char c;
 
 	do {
-		if (*i >= n || shift > 56)
+		if (*i >= n || shift > 56) {
+			*i = n + 1;	/* cut short: the caller sees i > n */
 			return 0;
+		}
 		c = p[(*i)++];
 		v |= (uint64_t)(c & 63) << shift;
 		shift += 6;
@@ -268,7 +273,7 @@ int prov_python_loctable_line(const unsigned char *p, size_t n, int firstlineno,
 			i += 1;
 			break;
 		}
-		if (line < 0 || line > INT32_MAX)
+		if (i > n || line < 0 || line > INT32_MAX)
 			return -1;
 		if (unit < start + len)
 			return has ? (int)line : -1;
@@ -471,6 +476,11 @@ static void read_frames(struct py_reader *r, struct py_thread *pt)
 			pt->note = prov_xasprintf("stopped after %d Python frames", MAX_PY_FRAMES);
 			break;
 		}
+		if (r->frames >= MAX_TOTAL_FRAMES || r->bytes >= MAX_TOTAL_BYTES) {
+			pt->note = prov_xstrdup("stopped: the Python frames of all threads exceed "
+						"the limit");
+			break;
+		}
 		if (rd_u64(r, at(frame, o->fr_previous), &next) < 0 ||
 		    rd_u64(r, at(frame, o->fr_code), &code) < 0 ||
 		    (o->fr_owner >= 0 && rd_u8(r, at(frame, o->fr_owner), &owner) < 0) ||
@@ -512,6 +522,8 @@ static void read_frames(struct py_reader *r, struct py_thread *pt)
 		f->file = prov_xstrdup_or_null(c->file);
 		f->line = line > 0 ? line : 0;
 		f->entry = entry != 0;
+		r->frames++;
+		r->bytes += (f->name ? strlen(f->name) : 0) + (f->file ? strlen(f->file) : 0) + 64;
 		frame = next;
 	}
 	if (r->exhausted && !pt->note)
@@ -621,6 +633,15 @@ static size_t interleave(struct prov_thread *t, struct py_thread *pt)
 
 /* ---- the runtime ---- */
 
+/* The first note on the interpreter state is kept: later ones follow from it. */
+static void crash_note(struct prov_crash *c, char *msg)
+{
+	if (c->python_note)
+		free(msg);
+	else
+		c->python_note = msg;
+}
+
 static int setup_offsets(struct py_reader *r, struct prov_crash *c)
 {
 	const struct prov_py_target *t = r->t;
@@ -630,9 +651,9 @@ static int setup_offsets(struct py_reader *r, struct prov_crash *c)
 	/* 3.13+: _PyRuntime begins with _Py_DebugOffsets */
 	if (rd(r, t->runtime, head, sizeof(head)) == 0 && memcmp(head, PY_DEBUG_COOKIE, 8) == 0) {
 		if (py_offsets_from_debug(&r->o, &hex, head, sizeof(head)) < 0) {
-			c->python_note = prov_xasprintf("_PyRuntime's debug offsets in '%s' (version "
+			crash_note(c, prov_xasprintf("_PyRuntime's debug offsets in '%s' (version "
 							"0x%" PRIx64 ") are damaged or of an unknown "
-							"layout", t->module ? t->module : "?", hex);
+							"layout", t->module ? t->module : "?", hex));
 			return -1;
 		}
 		c->python_version = prov_xasprintf("%u.%u.%u", (unsigned int)(hex >> 24) & 0xff,
@@ -648,12 +669,12 @@ static int setup_offsets(struct py_reader *r, struct prov_crash *c)
 			c->python_version = prov_xasprintf("%u.%u", t->major, t->minor);
 			return 0;
 		}
-		c->python_note = prov_xasprintf("Python %u.%u: no interpreter-state layout "
-						"known for this version", t->major, t->minor);
+		crash_note(c, prov_xasprintf("Python %u.%u: no interpreter-state layout "
+						"known for this version", t->major, t->minor));
 		return -1;
 	}
-	c->python_note = prov_xasprintf("the Python version of '%s' is unknown",
-					t->module ? t->module : "?");
+	crash_note(c, prov_xasprintf("the Python version of '%s' is unknown",
+					t->module ? t->module : "?"));
 	return -1;
 }
 
@@ -675,7 +696,7 @@ size_t prov_python_annotate(struct prov_crash *c, const struct prov_py_target *t
 	if (r->o.rt_tstate_current >= 0)
 		(void)rd_u64(r, at(t->runtime, r->o.rt_tstate_current), &gil_ts);
 	if (rd_u64(r, at(t->runtime, r->o.rt_interp_head), &interp) < 0) {
-		c->python_note = prov_xstrdup("cannot read _PyRuntime's interpreter list");
+		crash_note(c, prov_xstrdup("cannot read _PyRuntime's interpreter list"));
 		goto cleanup;
 	}
 	while (interp && ninterp < MAX_INTERPS) {
@@ -697,16 +718,16 @@ size_t prov_python_annotate(struct prov_crash *c, const struct prov_py_target *t
 				(void)rd_u64(r, at(gil, r->o.gil_holder), &holder);
 		}
 		if (rd_u64(r, at(interp, r->o.is_threads_head), &ts) < 0) {
-			c->python_note = prov_xasprintf("cannot read the thread states of the "
-							"interpreter at 0x%" PRIx64, interp);
+			crash_note(c, prov_xasprintf("cannot read the thread states of the "
+							"interpreter at 0x%" PRIx64, interp));
 			break;
 		}
 		while (ts) {
 			struct py_thread *pt;
 
 			if (ts == mark) {
-				c->python_note = prov_xasprintf("thread state list loops at 0x%"
-								PRIx64, ts);
+				crash_note(c, prov_xasprintf("thread state list loops at 0x%"
+								PRIx64, ts));
 				break;
 			}
 			if (++steps == power) {
@@ -714,8 +735,8 @@ size_t prov_python_annotate(struct prov_crash *c, const struct prov_py_target *t
 				power *= 2;
 			}
 			if (npts >= MAX_PY_THREADS) {
-				c->python_note = prov_xasprintf("stopped after %d Python threads",
-								MAX_PY_THREADS);
+				crash_note(c, prov_xasprintf("stopped after %d Python threads",
+								MAX_PY_THREADS));
 				break;
 			}
 			if (npts == alloc) {
@@ -731,7 +752,7 @@ size_t prov_python_annotate(struct prov_crash *c, const struct prov_py_target *t
 			pt->holds_gil = ts == gil_ts || ts == holder;
 			read_frames(r, pt);
 			if (rd_u64(r, at(ts, r->o.ts_next), &ts) < 0) {
-				c->python_note = prov_xstrdup("cannot read the next thread state");
+				crash_note(c, prov_xstrdup("cannot read the next thread state"));
 				break;
 			}
 		}
