@@ -13,6 +13,7 @@
 #include "input.h"
 #include "patterns.h"
 #include "pipeline.h"
+#include "python.h"
 #include "resolvers/resolver.h"
 #include "textparse.h"
 #include "util.h"
@@ -142,6 +143,9 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 			goto cleanup;
 	}
 
+	/* Python frames' .py files resolve as modules do */
+	if (c->kind == PROV_INPUT_CORE)
+		prov_python_file_modules(c);
 	if (cache_dir && prov_cache_open(&cache, cache_dir) < 0) {
 		prov_warn("cache unavailable, continuing without it: %s", prov_error_last());
 		cache = NULL;

@@ -787,6 +787,32 @@ cleanup:
 	return added;
 }
 
+/* ---- Python files as modules ---- */
+
+size_t prov_python_file_modules(struct prov_crash *c)
+{
+	size_t i, j, added = 0;
+
+	for (i = 0; i < c->nthreads; i++)
+		for (j = 0; j < c->threads[i].nframes; j++) {
+			struct prov_frame *f = &c->threads[i].frames[j];
+			struct prov_module *m;
+
+			if (!f->python || f->module || !f->file || f->file[0] != '/')
+				continue;
+			m = prov_crash_module_by_path(c, f->file);
+			if (!m) {
+				if (added >= PROV_PYTHON_MAX_FILES || c->nmodules >= PROV_MAX_MODULES)
+					continue;
+				m = prov_crash_add_module(c);
+				m->path = prov_xstrdup(f->file);
+				added++;
+			}
+			f->module = prov_xstrdup(m->path);
+		}
+	return added;
+}
+
 /* ---- names ---- */
 
 int prov_python_is_interpreter(const char *path)

@@ -43,6 +43,17 @@ struct prov_py_target {
  */
 size_t prov_python_annotate(struct prov_crash *c, const struct prov_py_target *t);
 
+/*
+ * Give each Python frame's source file a module of its own (path = the .py
+ * file, no address range), and the frame's module that path, so that the
+ * resolvers (pip RECORD, dpkg .list, conda), the mappings and the source
+ * excerpts treat Python frames as they treat native ones. Only absolute
+ * paths ("<frozen ...>" and "<string>" name no file); at most
+ * PROV_PYTHON_MAX_FILES files. Returns the number of modules added.
+ */
+#define PROV_PYTHON_MAX_FILES 4096
+size_t prov_python_file_modules(struct prov_crash *c);
+
 /* "3.11" from a file name such as "libpython3.11.so.1.0" or "python3.11d";
  * 0 and *major, *minor set, or -1. */
 int prov_python_version_from_name(unsigned int *major, unsigned int *minor, const char *path);

@@ -18,6 +18,7 @@
 
 #include "buf.h"
 #include "model.h"
+#include "pathrw.h"
 #include "python.h"
 #include "util.h"
 
@@ -238,6 +239,36 @@ static void test_names(void **state)
 	assert_false(prov_python_is_interpreter("/usr/lib/libc.so.6"));
 }
 
+static void rewrite(const char *file, const char *want, const char *rule)
+{
+	char *rp = NULL, *r = NULL;
+
+	if (!want) {
+		assert_int_not_equal(prov_pathrw_rewrite(&rp, &r, file, NULL, NULL), 0);
+		return;
+	}
+	assert_int_equal(prov_pathrw_rewrite(&rp, &r, file, NULL, NULL), 0);
+	assert_string_equal(rp, want);
+	assert_string_equal(r, rule);
+	free(rp);
+	free(r);
+}
+
+/* Installed Python files to repository paths */
+static void test_python_paths(void **state)
+{
+	(void)state;
+	rewrite("/opt/venv/lib/python3.11/site-packages/torch/nn/modules/module.py",
+		"torch/nn/modules/module.py", "site-packages");
+	rewrite("/usr/lib/python3/dist-packages/apt/package.py", "apt/package.py", "site-packages");
+	rewrite("/usr/lib/python3.11/threading.py", "Lib/threading.py", "python-stdlib");
+	rewrite("/root/.pyenv/versions/3.11.7/lib/python3.11/concurrent/futures/thread.py",
+		"Lib/concurrent/futures/thread.py", "python-stdlib");
+	/* not .py: the build paths of native code keep their rules */
+	rewrite("/usr/lib/python3.11/lib-dynload/x.so", NULL, NULL);
+	rewrite("/usr/lib/python3.x/threading.py", NULL, NULL);
+}
+
 static void test_seeds_through_fuzz_target(void **state)
 {
 	static const char *const seeds[] = {
@@ -273,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_huge),
 		cmocka_unit_test(test_loctable),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_python_paths),
 		cmocka_unit_test(test_seeds_through_fuzz_target),
 	};
 
