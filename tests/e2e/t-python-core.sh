@@ -17,6 +17,7 @@ run_one() {	# NAME INTERPRETER
 	check_exit 0 "$name: analyze" -- "$PROVENANCE" analyze --format json "$core"
 	cp "$T/last.out" "$dir/report.json"
 	python3 "$CHECK" "$dir/report.json" "$dir/crash.py" crash || fail "$name: Python frames"
+	python3 "$TOP/tests/e2e/check-json-contract.py" "$dir/report.json" || fail "$name: JSON contract"
 	check_eq "$(json_get "$dir/report.json" 'd["python"]["version"]')" \
 		"$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')" "$name: version"
 	check_eq "$(json_get "$dir/report.json" 'd["python"]["finalizing"]')" false "$name: finalizing"

@@ -28,7 +28,8 @@ before=$(state)
 check_exit 0 "analyze --pid" -- "$PROVENANCE" analyze --pid $PID --format json
 cp "$T/last.out" "$T/live.json"
 python3 "$CHECK" "$T/live.json" "$T/park.py" park || fail "Python frames of the live process"
-check_eq "$(json_get "$T/live.json" 'd["input"]["format"] if "input" in d else "process"')" process "input format"
+check_eq "$(json_get "$T/live.json" 'd["input"]["format"]')" process "input format"
+python3 "$TOP/tests/e2e/check-json-contract.py" "$T/live.json" || fail "JSON contract of the live report"
 after=$(state)
 check_eq "$after" "$before" "threads, states, tracer and pending signals after the snapshot"
 
