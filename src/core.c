@@ -18,7 +18,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/user.h>
 #include <unistd.h>
 
 #include "core.h"
@@ -1691,6 +1693,33 @@ static char *proc_text(pid_t pid, const char *what, int nul_to_space)
 	return prov_buf_detach(&b);
 }
 
+/* A stopped thread's registers (user_regs_struct, as NT_PRSTATUS holds
+ * them) and its name (comm). */
+static void live_thread_facts(struct prov_thread *t, pid_t pid)
+{
+#if defined(__x86_64__)
+	struct user_regs_struct regs;
+	const unsigned long long *w = (const unsigned long long *)&regs;
+	size_t i, n = sizeof(x86_64_regs) / sizeof(x86_64_regs[0]);
+
+	if (!t->regs && sizeof(regs) >= n * 8 &&
+	    ptrace(PTRACE_GETREGS, (pid_t)t->tid, NULL, &regs) == 0) {
+		t->regs = prov_xcalloc(n, sizeof(*t->regs));
+		t->nregs = n;
+		for (i = 0; i < n; i++) {
+			memcpy(t->regs[i].name, x86_64_regs[i], strlen(x86_64_regs[i]) + 1);
+			t->regs[i].value = w[i];
+		}
+	}
+#endif
+	if (!t->name) {
+		char *what = prov_xasprintf("task/%" PRId64 "/comm", t->tid);
+
+		t->name = proc_text(pid, what, 0);
+		free(what);
+	}
+}
+
 int prov_core_analyze_pid(struct prov_crash **out, pid_t pid, const struct prov_core_opts *opts)
 {
 	static const struct prov_core_opts no_opts;
@@ -1782,6 +1811,9 @@ int prov_core_analyze_pid(struct prov_crash **out, pid_t pid, const struct prov_
 				       (int)pid, dwfl_errmsg(-1));
 		goto cleanup;
 	}
+	for (i = 0; i < x.c->nthreads; i++)
+		if (x.c->threads[i].has_tid)
+			live_thread_facts(&x.c->threads[i], pid);
 	if (!x.opts->no_python)
 		prov_core_python_frames(x.c, x.dwfl, core_mem_read, &x);
 	dwfl_getmodules(x.dwfl, debug_file_cb, &x, 0);
