@@ -4,6 +4,8 @@
 # process, every expected frame from the script's MARK- comments, and the
 # process still running, untraced and with no signal left pending.
 . "$(dirname "$0")/lib.sh"
+# a libdw leak on python3.11-dbg's DWARF (see the file) must not fail ASan runs
+export LSAN_OPTIONS="suppressions=$TOP/tests/e2e/lsan-libdw.supp:print_suppressions=0:fast_unwind_on_malloc=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 command -v gcore >/dev/null || skip "no gcore (gdb)"
 py=$(command -v python3) || skip "no python3"
 SCRIPT=$TOP/fixtures/crashers/python-threads.py
