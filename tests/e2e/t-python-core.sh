@@ -43,14 +43,46 @@ run_one() {	# NAME INTERPRETER
 	fi
 }
 
+# An exit-time crash: a __del__ run while the interpreter tears __main__ down
+# (after the runtime was marked finalizing). Ground truth: the script's
+# shape, and gdb's _PyRuntime._finalizing where python3.11-dbg gives symbols.
+finalizing_one() {	# NAME INTERPRETER
+	local name=$1 py=$2 dir=$T/$1-fin core want
+	mkdir -p "$dir"
+	cat >"$dir/fin.py" <<'PYSRC'
+import ctypes
+
+
+class Closer:
+    def __del__(self, crash=ctypes.string_at):
+        crash(0)  # MARK-del
+
+
+keep = Closer()
+PYSRC
+	core=$(make_core "$dir" "$py" fin.py) || exit 1
+	check_exit 0 "$name: analyze the exit-time crash" -- "$PROVENANCE" analyze --format json "$core"
+	cp "$T/last.out" "$dir/report.json"
+	check_eq "$(json_get "$dir/report.json" 'd["python"]["finalizing"]')" true "$name: finalizing"
+	check_eq "$(json_get "$dir/report.json" '[[f["function"], f["line"]] for f in d["threads"][0]["frames"] if f["language"] == "python"][-1]')" \
+		"[\"Closer.__del__\", $(grep -n MARK-del "$dir/fin.py" | cut -d: -f1)]" "$name: the __del__ frame"
+	if [ "$name" = debian ] && [ -f /usr/share/gdb/auto-load/usr/bin/python3.11-gdb.py ]; then
+		want=$(timeout 120 gdb -nx -batch -ex 'p/x _PyRuntime._finalizing._value' "$py" "$core" 2>/dev/null | tail -1)
+		check_match "$want" '= 0x[1-9a-f]' "$name: gdb says _PyRuntime._finalizing is set"
+	fi
+}
+
 host=$(command -v python3) || skip "no python3"
 host=$(readlink -f "$host")
 run_one host "$host"
+finalizing_one host "$host"
 if [ -x /usr/bin/python3.11 ] && [ "$(readlink -f /usr/bin/python3.11)" != "$host" ]; then
 	run_one debian /usr/bin/python3.11
+	finalizing_one debian /usr/bin/python3.11
 elif [ -x /usr/bin/python3.11 ]; then
 	note "the host's python3 is Debian's python3.11: checked once"
 	run_one debian /usr/bin/python3.11
+	finalizing_one debian /usr/bin/python3.11
 else
 	note "no Debian python3.11 (make deps installs it): only the host's python3 checked"
 fi
