@@ -18,7 +18,7 @@
 #define MAX_PY_THREADS 4096
 #define MAX_PY_FRAMES 1024	/* per thread */
 #define MAX_STR 1024	/* characters of a name or a file */
-#define MAX_TABLE (1u << 20)	/* bytes of a line table */
+#define MAX_TABLE (1u << 18)	/* bytes of a line table (with the code cache: 64 MiB at most) */
 #define MAX_READS (1u << 20)	/* reads per annotation: a bound on the work */
 #define CODE_CACHE 256	/* a power of two */
 #define MAX_TOTAL_FRAMES (1u << 17)	/* Python frames of all threads */
