@@ -36,9 +36,9 @@ TEST_PKGS = cmocka
 DEB_PACKAGES = pkg-config libdw-dev libelf-dev libasm-dev libdebuginfod-dev \
 	elfutils debuginfod libgit2-dev libarchive-dev libsqlite3-dev \
 	libcurl4-openssl-dev libcmocka-dev libcapstone-dev gdb git rpm zstd lz4 xz-utils gzip \
-	python3 file dpkg-dev
+	python3 file dpkg-dev python3.11 python3.11-dbg
 DEB_COMMANDS = pkg-config eu-stack eu-unstrip gdb git rpm rpmbuild zstd lz4 xz \
-	gzip python3 dpkg-source
+	gzip python3 dpkg-source python3.11 python3.11-dbg
 
 ifeq ($(V),1)
 Q =
@@ -89,6 +89,10 @@ LIB_OBJS += src/corevars.o
 LIB_OBJS += src/srcdefs.o
 LIB_OBJS += src/srclocate.o
 LIB_OBJS += src/dbgsrc.o
+LIB_OBJS += src/core-python.o
+LIB_OBJS += src/python.o
+LIB_OBJS += src/python-offsets.o
+LIB_OBJS += src/ptrace-stop.o
 LIBS += -lstdc++
 
 # Text backtrace parsers.

@@ -9,7 +9,7 @@
 #   BENCH_LARGE_RUNS=3    timed runs per tool on the large core
 #   BENCH_LARGE_GIB=4     heap touched by the large core's process
 #   BENCH_STORE_REPORTS=10000   reports the store section imports
-#   BENCH_ONLY="small wide large deep packages fixcheck store suspects"   sections to run
+#   BENCH_ONLY="small wide large deep packages fixcheck store suspects python"   sections to run
 #   BENCH_KEEP_LARGE=1    keep the large core after the run (default: delete)
 #
 # Timings are with a warm page cache (one untimed warm-up run of each tool;
@@ -25,7 +25,7 @@ RUNS=${BENCH_RUNS:-5}
 LARGE_RUNS=${BENCH_LARGE_RUNS:-3}
 LARGE_GIB=${BENCH_LARGE_GIB:-4}
 STORE_REPORTS=${BENCH_STORE_REPORTS:-10000}
-ONLY=${BENCH_ONLY:-small wide large deep packages fixcheck store suspects}
+ONLY=${BENCH_ONLY:-small wide large deep packages fixcheck store suspects python}
 NLIBS=300
 NCOMMITS=50000
 TAGEVERY=25
@@ -236,6 +236,38 @@ if [ "$cores_ok" = 1 ]; then
 			rm -f "$core"
 		fi
 	done
+fi
+
+# ----------------------------------------------------------- Python frames
+# A 64-thread Python process (Debian's python3.11 when installed, so that
+# gdb's py-bt from python3.11-dbg can run beside): analyze with and without
+# the Python frames read from the interpreter state.
+if want python && [ "$cores_ok" = 1 ]; then
+	py=$(command -v python3)
+	[ -x /usr/bin/python3.11 ] && py=/usr/bin/python3.11
+	d=$OUT/python
+	mkdir -p "$d"
+	say "== core 'python64': generating ($py)"
+	core=$(make_core "$d" "$py" "$BENCH/gen/python64.py")
+	say "core 'python64': $(du -h --apparent-size "$core" | cut -f1) ($core)"
+	$TIMEIT --out "$RESULTS" --section python --input python64 --tool prov-analyze --runs "$RUNS" \
+		-- "$PROV" analyze "$core" --format json
+	$TIMEIT --out "$RESULTS" --section python --input python64 --tool prov-analyze-no-python --runs "$RUNS" \
+		-- "$PROV" analyze "$core" --format json --no-python
+	gdbpy=/usr/share/gdb/auto-load/usr/bin/python3.11-gdb.py
+	if have gdb && [ "$py" = /usr/bin/python3.11 ] && [ -f "$gdbpy" ]; then
+		$TIMEIT --out "$RESULTS" --section python --input python64 --tool gdb-py-bt --runs "$RUNS" \
+			-- gdb -nx -batch -iex 'set debuginfod enabled off' -ex 'set pagination off' \
+			-ex "source $gdbpy" -ex 'thread apply all py-bt' "$py" "$core"
+	else
+		say "  gdb py-bt: n/a (needs gdb, /usr/bin/python3.11 and python3.11-dbg)"
+	fi
+	flush
+	"$PROV" analyze "$core" --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+n = sum(f["language"] == "python" for t in d["threads"] for f in t["frames"])
+print("  %d threads, %d Python frames" % (len(d["threads"]), n))'
 fi
 
 # ------------------------------------------------------ package resolution

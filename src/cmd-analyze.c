@@ -8,6 +8,7 @@
 #include "error.h"
 #include "report.h"
 #include "code.h"
+#include "config.h"
 #include "disasm.h"
 #include "input.h"
 #include "patterns.h"
@@ -25,6 +26,10 @@ static const char analyze_help[] =
 	"   --format FMT    text (default) or json\n"
 	"   --locals        text: arguments and locals (from DWARF) under the crashing\n"
 	"                   thread's frames (JSON always has frames[].args/locals)\n"
+	"   --pid PID       a running process instead of a core: its threads are\n"
+	"                   stopped with ptrace, read, and let go (it keeps running)\n"
+	"   --no-python     no Python frames from the interpreter state (as\n"
+	"                   -c python.frames=false)\n"
 	"\n"
 	"exit codes: 0 done, 2 bad input (missing, not a core, truncated), 64 usage\n";
 
@@ -35,6 +40,8 @@ int cmd_analyze(int argc, char **argv, struct prov_global *g)
 		{ "sysroot", required_argument, NULL, 's' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "locals", no_argument, NULL, 'l' },
+		{ "no-python", no_argument, NULL, 'P' },
+		{ "pid", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -44,7 +51,7 @@ int cmd_analyze(int argc, char **argv, struct prov_global *g)
 	const char *format = "text", *core = NULL;
 	struct prov_input in;
 	char *tmpdir;
-	int opt, error, rc;
+	int opt, error, rc, pid = 0;
 	unsigned int locals = 0;
 
 	(void)g;
@@ -66,6 +73,14 @@ int cmd_analyze(int argc, char **argv, struct prov_global *g)
 		case 'l':
 			locals = PROV_REPORT_LOCALS;
 			break;
+		case 'P':
+			opts.no_python = 1;
+			break;
+		case 'p':
+			if (prov_parse_int(&pid, optarg, strlen(optarg)) < 0 || pid <= 0)
+				return prov_cmd_usage_error("analyze", "--pid needs a process id, "
+							    "not '%s'", optarg);
+			break;
 		case 'h':
 			return prov_cmd_help("analyze", analyze_help);
 		case ':':
@@ -75,6 +90,17 @@ int cmd_analyze(int argc, char **argv, struct prov_global *g)
 			return prov_cmd_usage_error("analyze", "unknown option '%s'",
 						    argv[optind - 1]);
 		}
+	}
+	if (pid) {
+		if (optind < argc)
+			return prov_cmd_usage_error("analyze", "--pid takes no core file ('%s')",
+						    argv[optind]);
+		if (prov_config_get_bool(g->config, "python.frames", 1) == 0)
+			opts.no_python = 1;
+		error = prov_core_analyze_pid(&crash, pid, &opts);
+		if (error < 0)
+			return prov_cmd_fail(error);
+		goto report;
 	}
 	if (optind >= argc)
 		return prov_cmd_usage_error("analyze", "no core file given");
@@ -95,6 +121,8 @@ int cmd_analyze(int argc, char **argv, struct prov_global *g)
 			"'%s' is not a core file (for a text backtrace use 'provenance resolve')", core));
 	}
 	prov_pipeline_setup_debuginfod(g, 0);
+	if (prov_config_get_bool(g->config, "python.frames", 1) == 0)
+		opts.no_python = 1;
 	error = prov_core_analyze(&crash, in.path, &opts);
 	if (error < 0) {
 		if (in.tmpfile && error == PROV_EINPUT)
@@ -108,6 +136,7 @@ int cmd_analyze(int argc, char **argv, struct prov_global *g)
 		crash->input_path = prov_xstrdup(core);
 	}
 	prov_input_release(&in);
+report:
 	prov_crash_classify_context(crash);
 	prov_code_capture(crash);
 	prov_disasm_crash(crash, 6, 3);

@@ -47,6 +47,8 @@ static const char help[] =
 	"   --no-suspects     do not look for possible upstream fixes: by default the\n"
 	"                     upstream commits after the deployed one that changed a\n"
 	"                     crash line or its function are listed (git log -L style)\n"
+	"   --pid PID         a running process instead of INPUT (stopped with ptrace,\n"
+	"                     read, and let go: it keeps running)\n"
 	"\n"
 	"With several INPUTs, one report each; when they share the crashing\n"
 	"thread's signature, the determinism line says how many do.\n"
@@ -69,6 +71,7 @@ enum {
 	OPT_HOST,
 	OPT_TIME,
 	OPT_NO_SUSPECTS,
+	OPT_PID,
 	OPT_HELP,
 };
 
@@ -87,6 +90,7 @@ static const struct option options[] = {
 	{ "host", required_argument, NULL, OPT_HOST },
 	{ "time", required_argument, NULL, OPT_TIME },
 	{ "no-suspects", no_argument, NULL, OPT_NO_SUSPECTS },
+	{ "pid", required_argument, NULL, OPT_PID },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -307,6 +311,13 @@ int cmd_resolve(int argc, char **argv, struct prov_global *g)
 		case OPT_NO_SUSPECTS:
 			opts.suspects = 0;
 			break;
+		case OPT_PID:
+			if (prov_parse_int(&opts.pid, optarg, strlen(optarg)) < 0 || opts.pid <= 0) {
+				code = prov_cmd_usage_error("resolve", "--pid needs a process id, not '%s'",
+							    optarg);
+				goto cleanup;
+			}
+			break;
 		case OPT_HELP:
 			code = prov_cmd_help("resolve", help);
 			goto cleanup;
@@ -318,7 +329,14 @@ int cmd_resolve(int argc, char **argv, struct prov_global *g)
 			goto cleanup;
 		}
 	}
-	if (optind >= argc) {
+	if (opts.pid && optind < argc) {
+		code = prov_cmd_usage_error("resolve", "--pid takes no INPUT ('%s')", argv[optind]);
+		goto cleanup;
+	}
+	if (opts.pid) {
+		/* the process stands in for the one INPUT */
+		optind = argc - 1;
+	} else if (optind >= argc) {
 		code = prov_cmd_usage_error("resolve", "no INPUT given");
 		goto cleanup;
 	}

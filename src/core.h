@@ -1,6 +1,8 @@
 #ifndef PROV_CORE_H
 #define PROV_CORE_H
 
+#include <sys/types.h>
+
 #include "model.h"
 
 /*
@@ -15,6 +17,7 @@ struct prov_core_opts {
 	const char *exe;	/* --exe: the executable, when not where the core says */
 	const char *sysroot;	/* --sysroot: look files up under this root first; NULL = "/" */
 	unsigned int max_frames;	/* per thread; 0 = PROV_MAX_FRAMES */
+	int no_python;	/* 1: no Python frames from the interpreter state */
 };
 
 /*
@@ -27,6 +30,16 @@ struct prov_core_opts {
  */
 int prov_core_analyze(struct prov_crash **out, const char *path,
 		      const struct prov_core_opts *opts);
+
+/*
+ * Analyze a running process as a core: every thread is stopped with ptrace
+ * (PTRACE_SEIZE, no signal), unwound by libdwfl, its memory read through
+ * /proc/PID/mem (Python frames too), then let go: the process keeps running.
+ * input_path is "pid PID", format "process"; no thread is the crashed one.
+ * Errors: PROV_EINPUT with one message when the process is missing or
+ * cannot be attached (permissions, ptrace_scope).
+ */
+int prov_core_analyze_pid(struct prov_crash **out, pid_t pid, const struct prov_core_opts *opts);
 
 /* 1 when the first bytes are an ELF header of type ET_CORE, else 0. */
 int prov_core_is_core(const unsigned char *head, size_t len);

@@ -122,6 +122,7 @@ void prov_crash_free(struct prov_crash *c)
 		free(t->regs);
 		free(t->name);
 		free(t->unwind_error);
+		free(t->python_note);
 	}
 	free(c->threads);
 	for (i = 0; i < c->nmodules; i++) {
@@ -168,6 +169,8 @@ void prov_crash_free(struct prov_crash *c)
 	free(c->determinism);
 	free(c->host);
 	free(c->time);
+	free(c->python_version);
+	free(c->python_note);
 	for (i = 0; i < c->nfixes; i++) {
 		struct prov_fix_status *x = &c->fixes[i];
 

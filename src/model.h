@@ -73,6 +73,9 @@ struct prov_thread {
 	size_t nframes, frames_alloc;
 	int truncated;	/* the frame cap was hit */
 	char *unwind_error;	/* why unwinding stopped early, if it did */
+	int python;	/* a CPython thread state runs on this thread */
+	int holds_gil;	/* its thread state held the GIL */
+	char *python_note;	/* why its Python frames are missing or cut short */
 };
 
 struct prov_module {
@@ -239,6 +242,11 @@ struct prov_crash {
 	char *determinism;	/* set when several inputs were compared */
 	char *host;	/* where it crashed (resolve --host), or NULL */
 	char *time;	/* when, ISO 8601 UTC (--time, else the input's mtime), or NULL */
+
+	/* The CPython interpreter state, when the process ran one (python.c). */
+	char *python_version;	/* "3.11", NULL: no interpreter state read */
+	int python_finalizing;	/* the runtime was finalizing (an exit-time crash) */
+	char *python_note;	/* why the interpreter state could not be read */
 	struct prov_fix_status *fixes;
 	size_t nfixes, fixes_alloc;
 

@@ -79,6 +79,44 @@ int prov_pathrw_glob_ok(const char *glob)
 
 #define glob_ok prov_pathrw_glob_ok
 
+/*
+ * An installed Python file: what follows the last site-packages/ or
+ * dist-packages/ is its path in the distribution's source tree
+ * (…/site-packages/torch/nn/modules/module.py -> torch/nn/modules/module.py).
+ */
+static const char *rule_site_packages(const char *path)
+{
+	const char *p = path, *best = NULL;
+
+	if (!prov_ends_with(path, ".py"))
+		return NULL;
+	while ((p = strstr(p, "-packages/"))) {
+		if (p - path >= 5 && (strncmp(p - 5, "/site", 5) == 0 || strncmp(p - 5, "/dist", 5) == 0))
+			best = p + strlen("-packages/");
+		p++;
+	}
+	return best;
+}
+
+/* CPython's standard library, installed as <prefix>/lib/python3.N/x.py,
+ * is Lib/x.py in its repository: the caller prefixes "Lib/". */
+static const char *rule_python_stdlib(const char *path)
+{
+	const char *p = path, *rest;
+
+	if (!prov_ends_with(path, ".py"))
+		return NULL;
+	while ((p = strstr(p, "/lib/python3."))) {
+		rest = p + strlen("/lib/python3.");
+		while (*rest >= '0' && *rest <= '9')
+			rest++;
+		if (rest > p + strlen("/lib/python3.") && *rest == '/')
+			return rest + 1;
+		p++;
+	}
+	return NULL;
+}
+
 /* The rest of `path` after the shortest prefix (ending at a '/') matching glob. */
 static const char *strip_glob(const char *path, const char *glob)
 {
@@ -225,6 +263,13 @@ int prov_pathrw_rewrite(char **out, char **out_rule, const char *file,
 		if (glob_ok(ctx->path_prefixes[i]) && strlen(path) <= PROV_PATHRW_MAX_GLOB_PATH &&
 		    (rest = strip_glob(path, ctx->path_prefixes[i])))
 			rule = "path-prefix";
+	if (!rule && (rest = rule_site_packages(path)))
+		rule = "site-packages";
+	if (!rule && (rest = rule_python_stdlib(path))) {
+		owned = prov_xasprintf("Lib/%s", rest);
+		rest = owned;
+		rule = "python-stdlib";
+	}
 	if (!rule && (rest = rule_rpm_long(path)))
 		rule = "rpm-longer-pathname";
 	if (!rule && (rest = rule_rpm_usr_src_debug(path)))

@@ -21,7 +21,9 @@ struct prov_pathrw_ctx {
 /*
  * Rewrite `file` (joined to comp_dir first when it is relative and comp_dir
  * is given). Rules in order, first match wins: substitute-path (user),
- * path-prefix (component), rpm-longer-pathname, rpm-usr-src-debug,
+ * path-prefix (component), site-packages and python-stdlib (installed .py
+ * files: after site-/dist-packages/; <prefix>/lib/python3.N/x.py -> Lib/x.py),
+ * rpm-longer-pathname, rpm-usr-src-debug,
  * debian-build, bazel-proc-self-cwd, bazel-external, conda-build,
  * pip-build, repo-name (".../<repo>/"), tmp-build-dir, relative (already
  * relative). Then ".", ".." and "//" are normalised and, with

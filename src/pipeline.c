@@ -5,6 +5,7 @@
 
 #include "cache/cache.h"
 #include "components.h"
+#include "config.h"
 #include "code.h"
 #include "core.h"
 #include "disasm.h"
@@ -13,6 +14,7 @@
 #include "patterns.h"
 #include "pipeline.h"
 #include "dbgsrc.h"
+#include "python.h"
 #include "resolvers/resolver.h"
 #include "suspects.h"
 #include "textparse.h"
@@ -103,15 +105,29 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 
 	memset(&in, 0, sizeof(in));
 	tmpdir = prov_xasprintf("%s/tmp", cache_dir ? cache_dir : ".");
-	if ((error = prov_input_open(&in, name, tmpdir, opts->global ? prov_input_max_core(opts->global->config) : 0)) < 0)
+	if (opts->pid) {
+		struct prov_core_opts copts = { 0 };
+
+		prov_pipeline_setup_debuginfod(opts->global, opts->offline);
+		copts.exe = opts->exe;
+		copts.no_python = opts->global && opts->global->config &&
+			prov_config_get_bool(opts->global->config, "python.frames", 1) == 0;
+		if ((error = prov_core_analyze_pid(&c, opts->pid, &copts)) < 0)
+			goto cleanup;
+		prov_crash_classify_context(c);
+	} else if ((error = prov_input_open(&in, name, tmpdir, opts->global ? prov_input_max_core(opts->global->config) : 0)) < 0)
 		goto cleanup;
 
-	if (in.type == PROV_INPUT_TYPE_CORE) {
+	if (opts->pid) {
+		/* analyzed above */
+	} else if (in.type == PROV_INPUT_TYPE_CORE) {
 		struct prov_core_opts copts = { 0 };
 
 		prov_pipeline_setup_debuginfod(opts->global, opts->offline);
 		copts.exe = opts->exe;
 		copts.sysroot = opts->sysroot;
+		copts.no_python = opts->global && opts->global->config &&
+			prov_config_get_bool(opts->global->config, "python.frames", 1) == 0;
 		if ((error = prov_core_analyze(&c, in.path, &copts)) < 0) {
 			/* the analyzer names the temporary file; name the user's */
 			if (in.tmpfile && error == PROV_EINPUT)
@@ -129,6 +145,9 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 			goto cleanup;
 	}
 
+	/* Python frames' .py files resolve as modules do */
+	if (c->kind == PROV_INPUT_CORE)
+		prov_python_file_modules(c);
 	if (cache_dir && prov_cache_open(&cache, cache_dir) < 0) {
 		prov_warn("cache unavailable, continuing without it: %s", prov_error_last());
 		cache = NULL;

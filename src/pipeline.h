@@ -19,6 +19,7 @@ struct prov_pipeline_opts {
 	int no_sources;	/* stop after packages (no mappings/mirrors) */
 	int suspects;	/* look for possible upstream fixes (src/suspects.h) */
 	struct prov_global *global;	/* config, cache dir */
+	int pid;	/* --pid: a running process instead of the input (input ignored) */
 };
 
 /*

@@ -105,6 +105,9 @@ static void write_thread(struct prov_json *j, const struct prov_thread *t)
 	}
 	prov_json_kv_bool(j, "truncated", t->truncated);
 	prov_json_kv_string(j, "unwind_error", t->unwind_error);
+	prov_json_kv_bool(j, "python", t->python);
+	prov_json_kv_bool(j, "holds_gil", t->holds_gil);
+	prov_json_kv_string(j, "python_note", t->python_note);
 	prov_json_key(j, "frames");
 	prov_json_begin_array(j);
 	for (i = 0; i < t->nframes; i++)
@@ -291,6 +294,17 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 	prov_json_kv_string(j, "host", c->host);
 	prov_json_kv_string(j, "time", c->time);
 	prov_json_end_object(j);
+
+	prov_json_key(j, "python");
+	if (c->python_version || c->python_note) {
+		prov_json_begin_object(j);
+		prov_json_kv_string(j, "version", c->python_version);
+		prov_json_kv_bool(j, "finalizing", c->python_finalizing);
+		prov_json_kv_string(j, "note", c->python_note);
+		prov_json_end_object(j);
+	} else {
+		prov_json_null(j);
+	}
 
 	prov_json_key(j, "threads");
 	prov_json_begin_array(j);

@@ -93,7 +93,8 @@ static void call_chain(struct prov_buf *b, const struct prov_crash *c, const str
 		struct prov_buf where = PROV_BUF_INIT;
 		const struct prov_module *m = f->module ? prov_crash_module_by_path(c, f->module) : NULL;
 
-		prov_buf_printf(b, "| #%d%s | ", f->index, f->inlined ? " (inlined)" : "");
+		prov_buf_printf(b, "| #%d%s | ", f->index,
+				f->inlined ? " (inlined)" : f->python ? " (Python)" : "");
 		code_cell(b, f->function ? f->function : "??");
 		prov_buf_puts(b, " | ");
 		if (f->module)

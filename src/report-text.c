@@ -28,6 +28,8 @@ static void frame_line(struct prov_buf *b, const struct prov_frame *f, unsigned 
 		prov_buf_printf(b, "0x%016" PRIx64 " ", f->pc);
 	else if (f->inlined)
 		prov_buf_puts(b, "[inlined]          ");
+	else if (f->python)
+		prov_buf_puts(b, "[python]           ");
 	else
 		prov_buf_puts(b, "                   ");
 	prov_buf_puts(b, f->function ? f->function : "??");
@@ -70,6 +72,8 @@ static void thread_block(struct prov_buf *b, const struct prov_thread *t, unsign
 		prov_buf_printf(b, " \"%s\"", t->name);
 	if (t->crashed)
 		prov_buf_puts(b, " (crashed)");
+	if (t->holds_gil)
+		prov_buf_puts(b, " (holds the GIL)");
 	prov_buf_puts(b, ":\n");
 	for (i = 0; i < t->nframes; i++)
 		frame_line(b, &t->frames[i], flags);
@@ -79,6 +83,8 @@ static void thread_block(struct prov_buf *b, const struct prov_thread *t, unsign
 		prov_buf_printf(b, "  ... stopped after %zu frames\n", t->nframes);
 	if (t->unwind_error)
 		prov_buf_printf(b, "  (unwinding stopped: %s)\n", t->unwind_error);
+	if (t->python_note)
+		prov_buf_printf(b, "  (Python frames: %s)\n", t->python_note);
 }
 
 static void registers_block(struct prov_buf *b, const struct prov_thread *t)
@@ -149,7 +155,8 @@ int prov_report_text(struct prov_buf *b, const struct prov_crash *c, unsigned in
 	const struct prov_thread *crashed = prov_crash_crashed_thread(c);
 	size_t i;
 
-	prov_buf_printf(b, "%s: %s", c->kind == PROV_INPUT_CORE ? "core" : "backtrace",
+	prov_buf_printf(b, "%s: %s", c->kind != PROV_INPUT_CORE ? "backtrace" :
+			c->format && strcmp(c->format, "process") == 0 ? "live process" : "core",
 			c->input_path ? c->input_path : "-");
 	if (c->kind == PROV_INPUT_TEXT && c->format)
 		prov_buf_printf(b, " (%s)", c->format);
@@ -178,6 +185,11 @@ int prov_report_text(struct prov_buf *b, const struct prov_crash *c, unsigned in
 		prov_buf_putc(b, '\n');
 	}
 	prov_buf_printf(b, "context: %s\n", prov_context_name(c->context));
+	if (c->python_version)
+		prov_buf_printf(b, "python: %s%s\n", c->python_version,
+				c->python_finalizing ? " (finalizing: an exit-time crash)" : "");
+	if (c->python_note)
+		prov_buf_printf(b, "python: %s\n", c->python_note);
 	for (i = 0; i < c->npatterns; i++)
 		prov_buf_printf(b, "pattern: %s (%s)\n", c->patterns[i].id,
 				c->patterns[i].evidence);

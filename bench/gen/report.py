@@ -165,6 +165,18 @@ def main():
         w("")
 
     # Targets
+    py = [r for r in recs if r["section"] == "python"]
+    if py:
+        base = by.get(("python", "python64", "prov-analyze-no-python"))
+        w("## Python frames (64-thread Python core)")
+        w("")
+        w("| tool | median | min | peak RSS | median ÷ analyze --no-python |")
+        w("|---|---|---|---|---|")
+        for r in py:
+            w("| %s | %s | %s | %s | %s |" % (r["tool"], fmt_t(r), fmt_min(r), fmt_rss(r),
+                                           fmt_ratio(ratio(r, base))))
+        w("")
+
     w("## Targets")
     w("")
     w("| target | result | detail |")
@@ -200,6 +212,10 @@ def main():
               size(sizes.get("small", 0)), size(sizes.get("large", 0))))
     else:
         w("| analyze peak RSS independent of core size | n/a | small or large core not measured |")
+    a, b = med(("python", "python64", "prov-analyze")), med(("python", "python64", "prov-analyze-no-python"))
+    if a is not None and b is not None:
+        w("| Python frames add < 10 %% to analyze (python64) | %s | %.0f ms vs %.0f ms (+%.1f %%) |" % (
+            "PASS" if a < 1.1 * b else "MISS", a * 1000, b * 1000, (a / b - 1) * 100))
     for r in fx:
         if r["tool"] != "prov-fixcheck":
             continue
