@@ -169,6 +169,8 @@ int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_c
 				tmp.found_by = prov_xstrdup(r->ops->name);
 			if (bare)
 				tmp.guess = 1;	/* the directory was our guess */
+			/* the package installed a file, not the build that crashed */
+			tmp.build_id_mismatch = mod->build_id_mismatch;
 			mod->origin = prov_xcalloc(1, sizeof(*mod->origin));
 			*mod->origin = tmp;
 			memset(&tmp, 0, sizeof(tmp));

@@ -112,7 +112,7 @@ int cmd_analyze(int argc, char **argv, struct prov_global *g)
 					 PROV_REPORT_REGISTERS | PROV_REPORT_MODULES);
 	if (error >= 0)
 		error = prov_cmd_write(out.buf, out.len);
-	rc = error < 0 ? prov_cmd_fail(error) : PROV_EXIT_OK;
+	rc = error < 0 ? prov_cmd_fail(error) : crash->partial ? PROV_EXIT_PARTIAL : PROV_EXIT_OK;
 	prov_buf_release(&out);
 	prov_crash_free(crash);
 	return rc;

@@ -67,6 +67,7 @@ struct mod_extra {
 	char *file;	/* what find_elf opened for it */
 	char *note;	/* why a candidate file was refused */
 	char *package_note;	/* .note.package JSON read from the core's memory */
+	int id_from_file;	/* the core lost the image: its build ID came from the file */
 };
 
 struct pc_memo {
@@ -91,6 +92,7 @@ struct core_ctx {
 	unsigned int max_frames;
 
 	int seen_siginfo, seen_prpsinfo;
+	int first_cursig;	/* the first thread's pr_cursig: 0 in gcore's snapshots */
 	int has_entry;
 	uint64_t entry;
 	int has_vdso;
@@ -278,6 +280,7 @@ static int note_prstatus(struct core_ctx *x, const unsigned char *d, size_t n)
 		t->crashed = 1;
 		c->has_crashed_thread = 1;
 		c->crashed_thread = 0;
+		x->first_cursig = cursig;
 		if (!c->has_signal && cursig) {
 			c->has_signal = 1;
 			c->signal.number = cursig;
@@ -788,6 +791,7 @@ struct image_info {
 	size_t idlen;
 	uint64_t id_vaddr;
 	char *package_note;	/* systemd's package note (FDO, 0xcafe1a7e): its JSON */
+	int later_loads;	/* a PT_LOAD maps the file at a nonzero page offset */
 };
 
 #define NT_FDO_PACKAGING_METADATA 0xcafe1a7e
@@ -882,6 +886,8 @@ static int read_image(const struct core_ctx *x, uint64_t lo, struct image_info *
 			vaddr0 = align > 1 && (align & (align - 1)) == 0 ? pvaddr & ~(align - 1) : pvaddr;
 			bias = type == ET_EXEC ? 0 : lo - vaddr0;
 		}
+		if ((x->is64 ? rd64(x, p + 8) : rd32(x, p + 4)) >= 4096)
+			out->later_loads = 1;
 		if (pvaddr + memsz >= pvaddr && bias + pvaddr + memsz > out->end)
 			out->end = bias + pvaddr + memsz;
 	}
@@ -904,6 +910,97 @@ static int read_image(const struct core_ctx *x, uint64_t lo, struct image_info *
 cleanup:
 	free(ph);
 	return error;
+}
+
+/*
+ * The same facts from the file itself (under the sysroot), for a core that
+ * lost the image's first page (truncated inside its memory segments): 0, or
+ * -1 when the file is not there or not an ELF image of the core's class.
+ */
+static int read_image_file(const struct core_ctx *x, const char *path, uint64_t lo,
+			   struct image_info *out)
+{
+	int fd, error = -1, have_load = 0;
+	Elf *elf = NULL;
+	GElf_Ehdr eh;
+	size_t phnum, i;
+	uint64_t bias = 0;
+	const void *bits = NULL;
+	ssize_t len;
+	struct stat st;
+
+	free(out->package_note);
+	memset(out, 0, sizeof(*out));
+	if (!path || path[0] != '/')
+		return -1;
+	fd = prov_root_open(x->sysroot, path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		goto cleanup;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
+	    eh.e_ident[EI_CLASS] != (x->is64 ? ELFCLASS64 : ELFCLASS32) ||
+	    (eh.e_type != ET_DYN && eh.e_type != ET_EXEC) || elf_getphdrnum(elf, &phnum) < 0 ||
+	    phnum > 512)
+		goto cleanup;
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (!have_load) {
+			uint64_t v0 = ph.p_align > 1 && (ph.p_align & (ph.p_align - 1)) == 0
+				? ph.p_vaddr & ~(ph.p_align - 1) : ph.p_vaddr;
+
+			have_load = 1;
+			bias = eh.e_type == ET_EXEC ? 0 : lo - v0;
+		}
+		if (ph.p_offset >= 4096)
+			out->later_loads = 1;
+		if (ph.p_vaddr + ph.p_memsz >= ph.p_vaddr && bias + ph.p_vaddr + ph.p_memsz > out->end)
+			out->end = bias + ph.p_vaddr + ph.p_memsz;
+	}
+	if (!have_load)
+		goto cleanup;
+	out->file_size = (uint64_t)st.st_size;
+	len = dwelf_elf_gnu_build_id(elf, &bits);
+	if (len > 0 && (size_t)len <= sizeof(out->id)) {
+		memcpy(out->id, bits, (size_t)len);
+		out->idlen = (size_t)len;
+	}
+	error = 0;
+cleanup:
+	elf_end(elf);
+	close(fd);
+	return error;
+}
+
+/*
+ * Did the dynamic loader map this image (what eu-unstrip reports), or did
+ * the process merely mmap the file (gdb does this)? A loaded image's later
+ * segments are mappings of the same file at a page offset within its range;
+ * a plain mmap is one mapping of the whole file, and its range computed
+ * from the program headers overlaps other mappings.
+ */
+static int image_was_loaded(const struct core_ctx *x, size_t i, uint64_t hi,
+			    const struct image_info *img)
+{
+	const struct nt_file_entry *e = &x->files[i];
+	size_t j;
+	int later = 0;
+
+	for (j = 0; j < x->nfiles; j++) {
+		const struct nt_file_entry *o = &x->files[j];
+
+		if (j == i || !o->name || o->start < e->start || o->start >= hi)
+			continue;
+		if (strcmp(o->name, e->name) != 0)
+			return 0;	/* another file inside its range */
+		if (o->pgoff != 0)
+			later = 1;
+	}
+	return later || !img->later_loads;
 }
 
 static int report_one(struct core_ctx *x, const char *name, uint64_t lo, uint64_t hi,
@@ -951,8 +1048,17 @@ static int report_modules(struct core_ctx *x)
 		const struct nt_file_entry *e = &x->files[i];
 		uint64_t hi;
 
-		if (!e->name || e->pgoff != 0 || read_image(x, e->start, &img) < 0)
+		int from_file = 0;
+		Dwfl_Module *mod = NULL;
+
+		if (!e->name || e->pgoff != 0)
 			continue;
+		if (read_image(x, e->start, &img) < 0) {
+			/* a truncated core lost the image: the file says what it was */
+			if (!x->c->partial || read_image_file(x, e->name, e->start, &img) < 0)
+				continue;
+			from_file = 1;
+		}
 		hi = e->end;
 		/* its other mappings follow it (NT_FILE is in address order) */
 		for (j = i + 1; j < x->nfiles; j++) {
@@ -965,8 +1071,17 @@ static int report_modules(struct core_ctx *x)
 		}
 		if (img.end > hi && img.end - e->start < ((uint64_t)1 << 32))
 			hi = img.end;
-		if ((error = report_one(x, e->name, e->start, hi, &img, NULL)) < 0)
+		if (!image_was_loaded(x, i, hi, &img))
+			continue;
+		if ((error = report_one(x, e->name, e->start, hi, &img, &mod)) < 0)
 			goto cleanup;
+		if (mod && from_file) {
+			void **userdata = NULL;
+
+			dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+			if (userdata)
+				mod_extra(x, userdata)->id_from_file = 1;
+		}
 	}
 	if (x->has_vdso && read_image(x, x->vdso, &img) == 0) {
 		size_t len = img.file_size > img.end - x->vdso ? img.file_size : img.end - x->vdso;
@@ -1302,6 +1417,30 @@ static int thread_cb(Dwfl_Thread *thread, void *arg)
 	return DWARF_CB_OK;
 }
 
+/* A truncated core: say which threads lost their stack (why their unwinding stopped). */
+static void note_missing_stacks(struct core_ctx *x)
+{
+	size_t i, k;
+
+	for (i = 0; i < x->c->nthreads; i++) {
+		struct prov_thread *t = &x->c->threads[i];
+		unsigned char raw[8];
+		char *msg;
+
+		for (k = 0; k < t->nregs; k++)
+			if (!strcmp(t->regs[k].name, "rsp") || !strcmp(t->regs[k].name, "esp"))
+				break;
+		if (k == t->nregs || core_read(x, t->regs[k].value, raw, x->is64 ? 8 : 4) == 0)
+			continue;
+		msg = prov_xasprintf("its stack memory (sp 0x%" PRIx64 ") is missing from the "
+				     "truncated core%s%s", t->regs[k].value,
+				     t->unwind_error ? ": " : "",
+				     t->unwind_error ? t->unwind_error : "");
+		free(t->unwind_error);
+		t->unwind_error = msg;
+	}
+}
+
 /* ---- modules ---- */
 
 static int module_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
@@ -1352,6 +1491,10 @@ static int module_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_
 	m->debug_file = prov_xstrdup_or_null(debugfile);
 	m->note = ex ? prov_xstrdup_or_null(ex->note) : NULL;
 	m->package_note = ex ? prov_xstrdup_or_null(ex->package_note) : NULL;
+	/* a file was found by path but is another build: say so, do not use it */
+	m->build_id_mismatch = ex && ex->note && !mainfile &&
+			       prov_starts_with(ex->note, "build-id mismatch");
+	m->build_id_from_file = ex && ex->id_from_file;
 	return DWARF_CB_OK;
 }
 
@@ -1507,6 +1650,17 @@ static int read_program_headers(struct core_ctx *x)
 	if (!x->c->nthreads)
 		return prov_error_set(PROV_EINPUT, "'%s' has no thread status notes (NT_PRSTATUS): "
 				      "damaged or truncated", x->path);
+	x->c->partial = truncated_mem;
+	/*
+	 * The kernel dumps a core for a fatal signal and records it as every
+	 * thread's pr_cursig; gcore takes a snapshot of a live process and
+	 * records none (its NT_SIGINFO only says the process was stopped).
+	 */
+	if (!x->first_cursig) {
+		x->c->snapshot = 1;
+		x->c->has_crashed_thread = 0;
+		x->c->threads[0].crashed = 0;
+	}
 	if (truncated_mem)
 		prov_warn("'%s' is truncated inside its memory segments (file has %" PRIu64
 			  " bytes, segments need %" PRIu64 "): results may be partial",
@@ -1622,6 +1776,8 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 			if (!x.c->threads[i].nframes && !x.c->threads[i].unwind_error)
 				x.c->threads[i].unwind_error = prov_xstrdup(msg);
 	}
+	if (x.c->partial)
+		note_missing_stacks(&x);
 	dwfl_getmodules(x.dwfl, debug_file_cb, &x, 0);
 	if (x.c->nmodules > 1)
 		qsort(x.c->modules, x.c->nmodules, sizeof(*x.c->modules), module_cmp);
