@@ -108,11 +108,15 @@ static char *find_in_libdirs(const char *root, const char *name)
 	for (i = 0; libdirs[i]; i++) {
 		char *p = prov_xasprintf("%s/%s", libdirs[i], name);
 		int fd = prov_root_open(root, p, O_RDONLY | O_NONBLOCK);
+		struct stat st;
 
-		if (fd >= 0) {
+		/* a file: /usr/lib/python3 is a directory, not the module "python3" */
+		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
 			close(fd);
 			return p;
 		}
+		if (fd >= 0)
+			close(fd);
 		free(p);
 	}
 	return NULL;
