@@ -105,6 +105,7 @@ LIB_OBJS += resolvers/pip.o
 LIB_OBJS += resolvers/conda.o
 LIB_OBJS += resolvers/rocm.o
 LIB_OBJS += resolvers/git.o
+LIB_OBJS += resolvers/python.o
 LIB_OBJS += resolvers/path.o
 
 # Mappings, path rewriting, sources (libgit2), fixcheck.
