@@ -105,6 +105,8 @@ struct core_ctx {
 	size_t nreported;
 	struct nt_file_entry *files;
 	size_t nfiles;
+	struct core_seg *noexec;	/* PT_LOADs not executable: vaddr, filesz = memsz */
+	size_t nnoexec, noexec_alloc;
 
 	struct mod_extra **extras;
 	size_t nextras, extras_alloc;
@@ -114,6 +116,8 @@ struct core_ctx {
 	int have_last;
 	uint64_t last_pc, last_sp;
 	uint64_t synth_pc;	/* a caller frame made from [sp] after a jump to nowhere */
+	uint64_t wild_ret, wild_sp;	/* a call to nowhere: its return address and sp */
+	int resume_first;	/* the next frame is a caller's (a return address) */
 
 	/* Frames made for a pc, reused: threads parked in the same few places
 	 * (a pool of workers in futex_wait) would look the same symbols and
@@ -1334,6 +1338,17 @@ cleanup:
 	return error;
 }
 
+/* 1 when addr lies in a segment the core says is not executable (a stack, data). */
+static int addr_not_code(const struct core_ctx *x, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < x->nnoexec; i++)
+		if (addr >= x->noexec[i].vaddr && addr - x->noexec[i].vaddr < x->noexec[i].filesz)
+			return 1;
+	return 0;
+}
+
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct core_ctx *x = arg;
@@ -1349,12 +1364,24 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 						 t->nframes, dwfl_errmsg(-1));
 		return DWARF_CB_ABORT;
 	}
+	if (x->resume_first) {
+		isact = false;	/* a return address: look its call up, not the next insn */
+		x->resume_first = 0;
+	}
 	if (spreg && dwfl_frame_reg(state, spreg, &sp) != 0)
 		sp = 0;
 	if (x->have_last && pc == x->last_pc && sp == x->last_sp) {
 		free(t->unwind_error);
 		t->unwind_error = prov_xasprintf("unwinder loop: frame at pc 0x%" PRIx64
 						 " repeats", (uint64_t)pc);
+		return DWARF_CB_ABORT;
+	}
+	/* a caller's pc in a stack or data segment is the unwinder's guess, not a frame */
+	if (t->nframes && !isact && addr_not_code(x, pc)) {
+		free(t->unwind_error);
+		t->unwind_error = prov_xasprintf("frame %zu: pc 0x%" PRIx64 " is in non-executable "
+						 "memory (not a return address)", t->nframes,
+						 (uint64_t)pc);
 		return DWARF_CB_ABORT;
 	}
 	x->have_last = 1;
@@ -1369,7 +1396,8 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	 * A call through a NULL or wild pointer leaves pc outside every module,
 	 * with no CFI to unwind by; libdwfl then falls back to the frame
 	 * pointer and skips the caller. The call just pushed the return
-	 * address, so [sp] names the caller (what gdb does too).
+	 * address, so [sp] names the caller (what gdb does too): stop here and
+	 * unwind again from the caller (resume_unwind).
 	 */
 	if (t->nframes && !t->frames[0].inlined && t->nframes == 1 && x->machine == EM_X86_64 &&
 	    sp && !dwfl_addrmodule(x->dwfl, pc)) {
@@ -1378,12 +1406,120 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 
 		if (core_read(x, sp, raw, 8) == 0 && (ret = rd64(x, raw)) &&
 		    dwfl_addrmodule(x->dwfl, ret)) {
-			if (add_pc_frames(x, t, ret, ret - 1) < 0)
-				return DWARF_CB_ABORT;
-			x->synth_pc = ret;
+			x->wild_ret = ret;
+			x->wild_sp = sp;
+			return DWARF_CB_ABORT;
 		}
 	}
 	return DWARF_CB_OK;
+}
+
+/* ---- unwinding again from the caller of a call to nowhere ---- */
+
+struct resume_arg {
+	struct core_ctx *x;
+	pid_t tid;
+	Dwarf_Word regs[17];	/* x86-64 DWARF numbering: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
+};
+
+static pid_t resume_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct resume_arg *a = arg;
+
+	(void)dwfl;
+	if (*thread_argp)
+		return 0;
+	*thread_argp = a;
+	return a->tid;
+}
+
+static bool resume_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct resume_arg *a = arg;
+	unsigned char raw[8];
+
+	(void)dwfl;
+	if (core_read(a->x, addr, raw, 8) < 0)
+		return false;
+	*result = rd64(a->x, raw);
+	return true;
+}
+
+static bool resume_set_registers(Dwfl_Thread *thread, void *thread_arg)
+{
+	struct resume_arg *a = thread_arg;
+
+	return dwfl_thread_state_registers(thread, 0, 17, a->regs);
+}
+
+static const Dwfl_Thread_Callbacks resume_callbacks = {
+	.next_thread = resume_next_thread,
+	.memory_read = resume_memory_read,
+	.set_initial_registers = resume_set_registers,
+};
+
+static const Dwfl_Callbacks core_callbacks;
+
+/*
+ * The thread's registers at the call to nowhere, as if it had returned at
+ * once (pc = the return address, sp past it; nothing else ran), unwound by
+ * a second Dwfl over the same modules: the whole caller chain, as gdb shows.
+ * 0, or -1 when that could not be set up (the caller keeps [sp] alone).
+ */
+static int resume_unwind(struct core_ctx *x, struct prov_thread *t, pid_t tid)
+{
+	static const char *const dw[17] = { "rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp",
+		"rsp", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip" };
+	struct resume_arg a;
+	Dwfl *saved = x->dwfl;
+	Dwfl_Module *saved_vdso = x->vdso_mod;
+	unsigned char *saved_image = x->vdso_image;
+	size_t saved_len = x->vdso_len, saved_reported = x->nreported, i, k;
+	int ok = -1;
+
+	memset(&a, 0, sizeof(a));
+	a.x = x;
+	a.tid = tid;
+	for (i = 0; i < 17; i++) {
+		for (k = 0; k < t->nregs; k++)
+			if (strcmp(t->regs[k].name, dw[i]) == 0)
+				break;
+		if (k == t->nregs)
+			return -1;
+		a.regs[i] = t->regs[k].value;
+	}
+	a.regs[7] = x->wild_sp + 8;
+	a.regs[16] = x->wild_ret;
+
+	x->vdso_image = NULL;
+	x->vdso_mod = NULL;
+	x->vdso_len = 0;
+	x->nreported = 0;
+	x->dwfl = dwfl_begin(&core_callbacks);
+	if (!x->dwfl)
+		goto cleanup;
+	dwfl_report_begin(x->dwfl);
+	if (report_modules(x) < 0 || dwfl_report_end(x->dwfl, NULL, NULL) != 0)
+		goto cleanup;
+	if (!dwfl_attach_state(x->dwfl, x->elf, tid, &resume_callbacks, &a))
+		goto cleanup;
+	x->have_last = 0;
+	x->resume_first = 1;
+	if (dwfl_getthread_frames(x->dwfl, tid, frame_cb, x) < 0 && !t->unwind_error &&
+	    dwfl_errno() != 0)
+		t->unwind_error = prov_xstrdup(dwfl_errmsg(-1));
+	ok = 0;
+cleanup:
+	x->resume_first = 0;
+	if (x->dwfl)
+		dwfl_end(x->dwfl);
+	free(x->vdso_image);
+	x->dwfl = saved;
+	x->vdso_mod = saved_vdso;
+	x->vdso_image = saved_image;
+	x->vdso_len = saved_len;
+	x->nreported = saved_reported;
+	return ok;
 }
 
 static int thread_cb(Dwfl_Thread *thread, void *arg)
@@ -1410,8 +1546,16 @@ static int thread_cb(Dwfl_Thread *thread, void *arg)
 	x->cur = i;
 	x->have_last = 0;
 	x->synth_pc = 0;
+	x->wild_ret = 0;
 	rc = dwfl_thread_getframes(thread, frame_cb, x);
 	t = &c->threads[i];
+	if (x->wild_ret) {
+		if (resume_unwind(x, t, tid) < 0 &&
+		    add_pc_frames(x, t, x->wild_ret, x->wild_ret - 1) == 0)
+			x->synth_pc = x->wild_ret;
+		x->wild_ret = 0;
+		return DWARF_CB_OK;
+	}
 	if (rc < 0 && !t->unwind_error)
 		t->unwind_error = prov_xstrdup(dwfl_errmsg(-1));
 	return DWARF_CB_OK;
@@ -1615,6 +1759,12 @@ static int read_program_headers(struct core_ctx *x)
 		if (!gelf_getphdr(x->elf, (int)i, &ph))
 			return prov_error_set(PROV_EINPUT, "cannot read program header %zu of '%s': %s",
 					      i, x->path, elf_errmsg(-1));
+		if (ph.p_type == PT_LOAD && !(ph.p_flags & PF_X) && ph.p_memsz) {
+			PROV_ALLOC_GROW(x->noexec, x->nnoexec + 1, x->noexec_alloc);
+			x->noexec[x->nnoexec].vaddr = ph.p_vaddr;
+			x->noexec[x->nnoexec].filesz = ph.p_memsz;
+			x->nnoexec++;
+		}
 		if (ph.p_offset > x->size || ph.p_filesz > x->size - ph.p_offset) {
 			if (ph.p_type == PT_NOTE)
 				return prov_error_set(PROV_EINPUT, "'%s' is truncated inside its notes "
@@ -1689,17 +1839,18 @@ static void fill_process(struct core_ctx *x)
 	}
 }
 
+static char *core_debuginfo_path;	/* NULL: libdwfl's default */
+static const Dwfl_Callbacks core_callbacks = {
+	.find_elf = find_elf_cb,
+	.find_debuginfo = find_debuginfo_cb,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &core_debuginfo_path,
+};
+
 int prov_core_analyze(struct prov_crash **out, const char *path,
 		      const struct prov_core_opts *opts)
 {
 	static const struct prov_core_opts no_opts;
-	static char *debuginfo_path;	/* NULL: libdwfl's default */
-	static const Dwfl_Callbacks callbacks = {
-		.find_elf = find_elf_cb,
-		.find_debuginfo = find_debuginfo_cb,
-		.section_address = dwfl_offline_section_address,
-		.debuginfo_path = &debuginfo_path,
-	};
 	struct core_ctx x;
 	struct core_ctx *saved = current;
 	int error;
@@ -1745,7 +1896,7 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 	fill_process(&x);
 
 	current = &x;
-	x.dwfl = dwfl_begin(&callbacks);
+	x.dwfl = dwfl_begin(&core_callbacks);
 	if (!x.dwfl) {
 		error = prov_error_set(PROV_ERROR, "dwfl_begin: %s", dwfl_errmsg(-1));
 		goto cleanup;
@@ -1805,6 +1956,7 @@ cleanup:
 	}
 	free(x.extras);
 	free(x.segs);
+	free(x.noexec);
 	free(x.vdso_image);
 	memo_free(&x);
 	return error;
