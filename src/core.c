@@ -1153,6 +1153,94 @@ static void call_site(Dwarf_Die *cudie, Dwarf_Die *inl, char **file, int *line)
 		*file = path_join(cu_comp_dir(cudie), name);
 }
 
+#define MAX_SCOPE_DEPTH 128
+
+/* Does the DIE say where its code is (low_pc/high_pc, ranges, entry_pc)? */
+static int die_has_code_attrs(Dwarf_Die *die)
+{
+	return dwarf_hasattr(die, DW_AT_low_pc) || dwarf_hasattr(die, DW_AT_ranges);
+}
+
+/*
+ * The scopes holding addr below `parent`, appended outermost first: the
+ * subprogram, then lexical blocks and inlined subroutines down to the
+ * innermost. Walks the DIE tree itself: libdw's dwarf_getscopes misses the
+ * inline chains of GCC's LTO units (abstract origins in other units).
+ */
+static void walk_scopes(Dwarf_Die *parent, Dwarf_Addr addr, Dwarf_Die **v, size_t *n,
+			size_t *alloc, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > MAX_SCOPE_DEPTH || dwarf_child(parent, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+
+		switch (tag) {
+		case DW_TAG_subprogram:
+		case DW_TAG_inlined_subroutine:
+		case DW_TAG_lexical_block:
+		case DW_TAG_try_block:
+		case DW_TAG_catch_block:
+			if (!die_has_code_attrs(&child)) {
+				/* a block without ranges of its own: what it holds may have some */
+				if (tag == DW_TAG_lexical_block) {
+					size_t before = *n;
+
+					walk_scopes(&child, addr, v, n, alloc, depth + 1);
+					if (*n > before)
+						return;
+				}
+				break;
+			}
+			if (dwarf_haspc(&child, addr) != 1)
+				break;
+			PROV_ALLOC_GROW(*v, *n + 1, *alloc);
+			(*v)[(*n)++] = child;
+			walk_scopes(&child, addr, v, n, alloc, depth + 1);
+			return;
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type: {
+			/* C++ member functions and namespaced code */
+			size_t before = *n;
+
+			if (depth > 8)
+				break;
+			walk_scopes(&child, addr, v, n, alloc, depth + 1);
+			if (*n > before)
+				return;
+			break;
+		}
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/* dwarf_getscopes' shape (innermost first, up to the subprogram): count, or 0 when none. */
+static int die_scopes(Dwarf_Die *cudie, Dwarf_Addr addr, Dwarf_Die **out)
+{
+	Dwarf_Die *v = NULL, *r;
+	size_t n = 0, alloc = 0, i;
+
+	*out = NULL;
+	walk_scopes(cudie, addr, &v, &n, &alloc, 0);
+	if (!n || dwarf_tag(&v[0]) != DW_TAG_subprogram) {
+		free(v);
+		return 0;
+	}
+	r = prov_xcalloc(n, sizeof(*r));
+	for (i = 0; i < n; i++)
+		r[i] = v[n - 1 - i];
+	free(v);
+	*out = r;
+	return (int)n;
+}
+
 static struct prov_frame *new_frame(struct core_ctx *x, struct prov_thread *t)
 {
 	struct prov_frame *f;
@@ -1267,7 +1355,12 @@ static int add_pc_frames_uncached(struct core_ctx *x, struct prov_thread *t, Dwa
 		sname = dwfl_module_addrinfo(m, adj, &off, &sym, NULL, NULL, NULL);
 		cudie = dwfl_module_addrdie(m, adj, &bias);
 		if (cudie)
+			nscopes = die_scopes(cudie, adj - bias, &scopes);
+		if (nscopes <= 0 && cudie) {
+			free(scopes);
+			scopes = NULL;
 			nscopes = dwarf_getscopes(cudie, adj - bias, &scopes);
+		}
 		if (nscopes < 0)
 			nscopes = 0;
 		ln = dwfl_module_getsrc(m, adj);
