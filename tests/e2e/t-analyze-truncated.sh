@@ -75,6 +75,8 @@ for cut in $((load_off + 4096)) $((stack_off)) $((size - 4096)); do
 	fi
 	"$PROVENANCE" analyze "$T/cut" >"$T/cut.txt" 2>/dev/null
 	grep -q "PARTIAL" "$T/cut.txt" || fail "cut at $cut: no banner in the text report"
+	"$PROVENANCE" resolve --offline "$T/cut" --format markdown >"$T/cut.md" 2>/dev/null
+	grep -q "Warning:.*PARTIAL" "$T/cut.md" || fail "cut at $cut: no banner in the Markdown report"
 done
 # the whole core is not partial
 check_exit 0 "the whole core" -- "$PROVENANCE" analyze "$core" --format json
