@@ -24,7 +24,8 @@ static const char analyze_help[] =
 	"                   up under DIR only (by path and by build ID)\n"
 	"   --format FMT    text (default) or json\n"
 	"\n"
-	"exit codes: 0 done, 2 bad input (missing, not a core, truncated), 64 usage\n";
+	"exit codes: 0 done, 1 partial (a core cut inside its memory segments),\n"
+	"2 bad input (missing, not a core, truncated before its memory), 64 usage\n";
 
 int cmd_analyze(int argc, char **argv, struct prov_global *g)
 {
