@@ -68,6 +68,7 @@ struct mod_extra {
 	char *note;	/* why a candidate file was refused */
 	char *package_note;	/* .note.package JSON read from the core's memory */
 	int id_from_file;	/* the core lost the image: its build ID came from the file */
+	int path_mismatch;	/* the file at the recorded path is another build */
 };
 
 struct pc_memo {
@@ -624,6 +625,8 @@ static int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 		r = try_candidate(x, userdata, x->sysroot, modname, bits, len, &fd, &elf, &name);
 		if (r > 0)
 			goto done;
+		if (r < 0)
+			mod_extra(x, userdata)->path_mismatch = 1;
 		if (prov_ends_with(modname, " (deleted)")) {
 			/* the file was replaced after it was mapped: the build ID decides */
 			char *p = prov_xstrndup(modname, strlen(modname) - strlen(" (deleted)"));
@@ -632,6 +635,8 @@ static int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 			free(p);
 			if (r > 0)
 				goto done;
+			if (r < 0)
+				mod_extra(x, userdata)->path_mismatch = 1;
 		}
 	}
 	if (len > 0) {
@@ -1729,8 +1734,7 @@ static int module_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_
 	m->note = ex ? prov_xstrdup_or_null(ex->note) : NULL;
 	m->package_note = ex ? prov_xstrdup_or_null(ex->package_note) : NULL;
 	/* a file was found by path but is another build: say so, do not use it */
-	m->build_id_mismatch = ex && ex->note && !mainfile &&
-			       prov_starts_with(ex->note, "build-id mismatch");
+	m->build_id_mismatch = ex && ex->path_mismatch && !mainfile;
 	m->build_id_from_file = ex && ex->id_from_file;
 	return DWARF_CB_OK;
 }
