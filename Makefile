@@ -36,9 +36,9 @@ TEST_PKGS = cmocka
 DEB_PACKAGES = pkg-config libdw-dev libelf-dev libasm-dev libdebuginfod-dev \
 	elfutils debuginfod libgit2-dev libarchive-dev libsqlite3-dev \
 	libcurl4-openssl-dev libcmocka-dev libcapstone-dev gdb git rpm zstd lz4 xz-utils gzip \
-	python3 file dpkg-dev python3.11 python3.11-dbg
+	python3 file dpkg-dev python3.11 python3.11-dbg binutils
 DEB_COMMANDS = pkg-config eu-stack eu-unstrip gdb git rpm rpmbuild zstd lz4 xz \
-	gzip python3 dpkg-source python3.11 python3.11-dbg
+	gzip python3 dpkg-source python3.11 python3.11-dbg addr2line
 
 ifeq ($(V),1)
 Q =
@@ -115,6 +115,7 @@ LIB_OBJS += resolvers/pip.o
 LIB_OBJS += resolvers/conda.o
 LIB_OBJS += resolvers/rocm.o
 LIB_OBJS += resolvers/git.o
+LIB_OBJS += resolvers/python.o
 LIB_OBJS += resolvers/path.o
 
 # Mappings, path rewriting, sources (libgit2), fixcheck.

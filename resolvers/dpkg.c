@@ -353,6 +353,9 @@ static int dpkg_resolve(struct prov_origin *out, struct prov_resolver *r,
 
 	if ((err = dpkg_open(d)) < 0)
 		return err;
+	/* packages list their directories too: owning a directory is not owning a module */
+	if (prov_root_isdir(r->ctx->sysroot, mod->path))
+		return PROV_EPASSTHROUGH;
 	key = prov_pkgpath_canon(mod->path, d->merged);
 	err = lookup_key(&o, d, key);
 	if (err == PROV_ENOTFOUND) {

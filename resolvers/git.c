@@ -1,3 +1,4 @@
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,6 +202,124 @@ cleanup:
 	return o;
 }
 
+/* The git directory of the working tree at `top` (a linked worktree's own), or NULL. */
+static char *tree_gitdir(const char *root, const char *top)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	char *dotgit = prov_xasprintf("%s/.git", strcmp(top, "/") ? top : "");
+	char *gitdir = NULL;
+	const char *ref;
+
+	if (prov_root_isdir(root, dotgit)) {
+		gitdir = dotgit;
+		dotgit = NULL;
+	} else if (read_small(&b, root, dotgit) == 0 && (ref = prov_skip_prefix(b.buf, "gitdir:"))) {
+		while (*ref == ' ')
+			ref++;
+		if (*ref && strlen(ref) <= 4096) {
+			char *j = ref[0] == '/' ? prov_xstrdup(ref) : prov_xasprintf("%s/%s", top, ref);
+
+			gitdir = prov_path_normalize(j);
+			free(j);
+		}
+	}
+	free(dotgit);
+	prov_buf_release(&b);
+	return gitdir;
+}
+
+/* git's offset varint (index v4 path prefixes): 0 or -1 when cut. */
+static int index_varint(const unsigned char **p, const unsigned char *end, uint64_t *out)
+{
+	uint64_t v;
+	unsigned char c;
+
+	if (*p >= end)
+		return -1;
+	c = *(*p)++;
+	v = c & 127;
+	while (c & 128) {
+		if (*p >= end || v > (UINT64_MAX >> 8))
+			return -1;
+		c = *(*p)++;
+		v = ((v + 1) << 7) + (c & 127);
+	}
+	*out = v;
+	return 0;
+}
+
+/*
+ * Does the index of `gitdir` hold `rel` (what `git ls-files` lists)? Files
+ * a tool's working tree ignores or never added (pyenv's versions/) are not
+ * its files. Index versions 2, 3 and 4; anything unreadable says no.
+ */
+static int index_tracks(const char *root, const char *gitdir, const char *rel)
+{
+	struct prov_buf b = PROV_BUF_INIT, name = PROV_BUF_INIT;
+	char *path = prov_xasprintf("%s/index", gitdir);
+	const unsigned char *p, *end;
+	uint32_t version, count, i;
+	size_t rl = strlen(rel);
+	int found = 0;
+
+	if (prov_root_read(&b, root, path, PACKED_CAP) < 0 || b.len < 12 ||
+	    memcmp(b.buf, "DIRC", 4) != 0)
+		goto cleanup;
+	p = (const unsigned char *)b.buf;
+	end = p + b.len;
+	version = (uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 | p[7];
+	count = (uint32_t)p[8] << 24 | (uint32_t)p[9] << 16 | (uint32_t)p[10] << 8 | p[11];
+	if (version < 2 || version > 4)
+		goto cleanup;
+	p += 12;
+	for (i = 0; i < count; i++) {
+		const unsigned char *entry = p, *nul;
+		unsigned int flags;
+		size_t fixed = 62;
+
+		if ((size_t)(end - p) < fixed)
+			goto cleanup;
+		flags = (unsigned int)p[60] << 8 | p[61];
+		if (version >= 3 && (flags & 0x4000))
+			fixed += 2;
+		if ((size_t)(end - p) < fixed)
+			goto cleanup;
+		p += fixed;
+		if (version == 4) {
+			uint64_t strip;
+
+			if (index_varint(&p, end, &strip) < 0 || strip > name.len)
+				goto cleanup;
+			name.len -= (size_t)strip;
+		} else {
+			prov_buf_reset(&name);
+		}
+		nul = memchr(p, 0, (size_t)(end - p));
+		if (!nul)
+			goto cleanup;
+		if (prov_buf_add(&name, (const char *)p, (size_t)(nul - p)) < 0)
+			goto cleanup;
+		if (name.len == rl && memcmp(name.buf, rel, rl) == 0) {
+			found = 1;
+			break;
+		}
+		p = nul + 1;
+		if (version != 4) {
+			/* entries are NUL-padded to a multiple of 8 bytes */
+			size_t len = ((size_t)(nul - entry) + 8) & ~(size_t)7;
+
+			if (len > (size_t)(end - entry))
+				goto cleanup;
+			p = entry + len;
+		}
+	}
+cleanup:
+	free(path);
+	prov_buf_release(&name);
+	prov_buf_release(&b);
+	return found;
+}
+
 static int has_dotgit(const char *root, const char *dir)
 {
 	char *p = prov_xasprintf("%s/.git", strcmp(dir, "/") ? dir : "");
@@ -236,7 +355,14 @@ static int git_resolve(struct prov_origin *out, struct prov_resolver *r,
 	while ((slash = strrchr(anc, '/')) && slash != anc && depth++ < 64) {
 		*slash = 0;
 		if (has_dotgit(r->ctx->sysroot, anc)) {
-			o = tree_origin(r->ctx->sysroot, anc);
+			/* only a file the working tree tracks (git ls-files) is its file */
+			char *gitdir = tree_gitdir(r->ctx->sysroot, anc);
+			char *norm = prov_path_normalize(mod->path);
+
+			if (gitdir && index_tracks(r->ctx->sysroot, gitdir, norm + strlen(anc) + 1))
+				o = tree_origin(r->ctx->sysroot, anc);
+			free(gitdir);
+			free(norm);
 			break;
 		}
 	}

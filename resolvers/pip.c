@@ -402,6 +402,19 @@ cleanup:
 	return err;
 }
 
+/* Append dir to the newline-separated list unless it is there already. */
+static void add_site_once(struct prov_buf *sites, const char *d)
+{
+	const char *pos = sites->buf, *end = sites->buf + sites->len, *line;
+	size_t n, dl = strlen(d);
+
+	while (prov_next_line(&line, &n, &pos, end))
+		if (n == dl && memcmp(line, d, n) == 0)
+			return;
+	prov_buf_puts(sites, d);
+	prov_buf_putc(sites, '\n');
+}
+
 /* Add the site-packages and dist-packages of prefix/lib/python3.x to sites. */
 static void add_sites_under(struct prov_buf *sites, const char *root, const char *prefix)
 {
@@ -418,16 +431,103 @@ static void add_sites_under(struct prov_buf *sites, const char *root, const char
 			for (k = 0; k < 2; k++) {
 				char *d = prov_xasprintf("%s/%s/%s", lib, py[i], kinds[k]);
 
-				if (prov_root_isdir(root, d)) {
-					prov_buf_puts(sites, d);
-					prov_buf_putc(sites, '\n');
-				}
+				if (prov_root_isdir(root, d))
+					add_site_once(sites, d);
 				free(d);
 			}
 		}
 	}
 	prov_strv_free(py, npy);
 	free(lib);
+}
+
+/* add_sites_under for every entry of directory `dir` (pyenv versions, uv Pythons, virtualenvs). */
+static void add_sites_of_children(struct prov_buf *sites, const char *root, const char *dir)
+{
+	char **names = NULL;
+	size_t n = 0, i;
+
+	if (prov_root_listdir(&names, &n, root, dir) < 0)
+		return;
+	for (i = 0; i < n && i < 1000; i++) {
+		char *p = prov_xasprintf("%s/%s", dir, names[i]);
+
+		add_sites_under(sites, root, p);
+		free(p);
+	}
+	prov_strv_free(names, n);
+}
+
+/* A user's Pythons: ~/.local, pyenv's versions, uv's Pythons, the usual venv places. */
+static void add_home_sites(struct prov_buf *sites, const char *root, const char *home)
+{
+	static const char *const one[] = { ".local", ".venv", "venv", NULL };
+	static const char *const many[] = { ".pyenv/versions", ".local/share/uv/python",
+		".virtualenvs", NULL };
+	size_t i;
+
+	for (i = 0; one[i]; i++) {
+		char *p = prov_xasprintf("%s/%s", home, one[i]);
+
+		add_sites_under(sites, root, p);
+		free(p);
+	}
+	for (i = 0; many[i]; i++) {
+		char *p = prov_xasprintf("%s/%s", home, many[i]);
+
+		add_sites_of_children(sites, root, p);
+		free(p);
+	}
+}
+
+/*
+ * The host's Pythons on PATH: the prefix of each python3 found there (its
+ * real file: pyenv's shims aside, <prefix>/bin/python3.X), and a venv whose
+ * bin directory is on PATH (pyvenv.cfg beside it).
+ */
+static void add_path_sites(struct prov_buf *sites)
+{
+	const char *path = getenv("PATH"), *p, *e;
+	int ndirs = 0;
+
+	for (p = path; p && *p && ndirs < 64; p = *e ? e + 1 : e, ndirs++) {
+		char *dir, *py, *real, *cfg, *up;
+
+		e = strchr(p, ':');
+		if (!e)
+			e = p + strlen(p);
+		if (e == p || *p != '/' || e - p > 4096)
+			continue;
+		dir = prov_xstrndup(p, (size_t)(e - p));
+		py = prov_xasprintf("%s/python3", dir);
+		cfg = prov_xasprintf("%s/../pyvenv.cfg", dir);
+		up = prov_xasprintf("%s/..", dir);
+		real = prov_root_realpath(NULL, py);
+		if (real && prov_root_isdir(NULL, dir)) {
+			char *norm = prov_path_normalize(up);
+			struct prov_buf b = PROV_BUF_INIT;
+
+			if (prov_root_read(&b, NULL, cfg, 1 << 16) == 0)
+				add_sites_under(sites, NULL, norm);	/* a venv */
+			prov_buf_release(&b);
+			free(norm);
+			/* <prefix>/bin/python3.X: the prefix */
+			char *slash = strrchr(real, '/');
+
+			if (slash) {
+				*slash = 0;
+				if (prov_ends_with(real, "/bin")) {
+					real[strlen(real) - 4] = 0;
+					add_sites_under(sites, NULL, *real ? real : "/");
+				}
+			}
+		}
+		free(real);
+		free(up);
+		free(cfg);
+		free(py);
+		free(dir);
+	}
 }
 
 static int pip_inventory(struct prov_resolver *r, struct prov_origin_list *l)
@@ -443,6 +543,27 @@ static int pip_inventory(struct prov_resolver *r, struct prov_origin_list *l)
 
 	for (i = 0; prefixes[i]; i++)
 		add_sites_under(&sites, root, prefixes[i]);
+	if (!root || !*root || strcmp(root, "/") == 0) {
+		const char *home = getenv("HOME");
+
+		add_path_sites(&sites);
+		if (home && home[0] == '/')
+			add_home_sites(&sites, root, home);
+	} else {
+		char **homes = NULL;
+		size_t nh = 0;
+
+		add_home_sites(&sites, root, "/root");
+		if (prov_root_listdir(&homes, &nh, root, "/home") == 0) {
+			for (j = 0; j < nh && j < 1000; j++) {
+				char *h = prov_xasprintf("/home/%s", homes[j]);
+
+				add_home_sites(&sites, root, h);
+				free(h);
+			}
+			prov_strv_free(homes, nh);
+		}
+	}
 	/* environments one level down: conda envs, /opt/<venv>, /workspace/<venv> */
 	for (i = 0; envdirs[i]; i++) {
 		char **names = NULL;

@@ -20,6 +20,7 @@ const struct prov_resolver_ops *const prov_resolvers[] = {
 	&prov_resolver_pip,
 	&prov_resolver_conda,
 	&prov_resolver_rocm,
+	&prov_resolver_python,
 	&prov_resolver_git,
 	&prov_resolver_path,
 	NULL
@@ -108,11 +109,15 @@ static char *find_in_libdirs(const char *root, const char *name)
 	for (i = 0; libdirs[i]; i++) {
 		char *p = prov_xasprintf("%s/%s", libdirs[i], name);
 		int fd = prov_root_open(root, p, O_RDONLY | O_NONBLOCK);
+		struct stat st;
 
-		if (fd >= 0) {
+		/* a file: /usr/lib/python3 is a directory, not the module "python3" */
+		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
 			close(fd);
 			return p;
 		}
+		if (fd >= 0)
+			close(fd);
 		free(p);
 	}
 	return NULL;
@@ -169,6 +174,8 @@ int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_c
 				tmp.found_by = prov_xstrdup(r->ops->name);
 			if (bare)
 				tmp.guess = 1;	/* the directory was our guess */
+			/* the package installed a file, not the build that crashed */
+			tmp.build_id_mismatch = mod->build_id_mismatch;
 			mod->origin = prov_xcalloc(1, sizeof(*mod->origin));
 			*mod->origin = tmp;
 			memset(&tmp, 0, sizeof(tmp));

@@ -80,7 +80,8 @@ struct prov_resolver_ops {
 
 extern const struct prov_resolver_ops prov_resolver_elf_note, prov_resolver_dpkg,
 	prov_resolver_rpm, prov_resolver_pip, prov_resolver_conda, prov_resolver_rocm,
-	prov_resolver_git, prov_resolver_path;
+	prov_resolver_git, prov_resolver_path,
+	prov_resolver_python;
 
 /* The registry: NULL-terminated, in priority order. */
 extern const struct prov_resolver_ops *const prov_resolvers[];

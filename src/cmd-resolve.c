@@ -54,7 +54,9 @@ static const char help[] =
 	"thread's signature, the determinism line says how many do.\n"
 	"\n"
 	"exit: 0 done, 1 done but incomplete (a module of the crashing thread not\n"
-	"resolved, a commit or source not found), 2 bad input, 64 usage error.\n";
+	"resolved, a commit or source not found, a core cut inside its memory, an\n"
+	"installed file that is another build than the crash's), 2 bad input, 64\n"
+	"usage error.\n";
 
 enum {
 	OPT_EXE = 256,

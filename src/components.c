@@ -18,6 +18,7 @@ struct comp_state {
 	const struct prov_mapping *mapping;
 	const struct prov_origin *origin;	/* first origin that matched */
 	struct prov_repo *repo;
+	int mismatch;	/* a module of it is another build than the crash's */
 };
 
 static int is_full_hex(const char *s)
@@ -341,12 +342,28 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 			if (!c->components[k].version)
 				c->components[k].version = prov_xstrdup_or_null(m->origin->version);
 		}
+		if (m->build_id_mismatch && !cs[k].mismatch) {
+			char *n = prov_xasprintf("installed %s %s does not match the crash (another "
+						 "build ID): no commit or source is taken from it; give "
+						 "--sysroot or install the matching package",
+						 m->origin && m->origin->name ? m->origin->name : m->path,
+						 m->origin && m->origin->version ? m->origin->version : "?");
+
+			cs[k].mismatch = 1;
+			set_note(&c->components[k], n);
+			free(n);
+		}
 		free(m->component);
 		m->component = prov_xstrdup(mp->name);
 	}
-	/* components -> commits */
-	for (i = first; i < c->ncomponents; i++)
+	/* components -> commits; never for an installed build that is not the crashed one */
+	for (i = first; i < c->ncomponents; i++) {
+		if (cs[i].mismatch) {
+			*partial = 1;
+			continue;
+		}
 		resolve_one(&c->components[i], &cs[i], partial, ctx);
+	}
 
 	/* frames -> components and repository paths */
 	for (i = 0; i < c->nthreads; i++) {

@@ -72,6 +72,8 @@ struct mod_extra {
 	char *file;	/* what find_elf opened for it */
 	char *note;	/* why a candidate file was refused */
 	char *package_note;	/* .note.package JSON read from the core's memory */
+	int id_from_file;	/* the core lost the image: its build ID came from the file */
+	int path_mismatch;	/* the file at the recorded path is another build */
 };
 
 struct pc_memo {
@@ -96,6 +98,7 @@ struct core_ctx {
 	unsigned int max_frames;
 
 	int seen_siginfo, seen_prpsinfo;
+	int first_cursig;	/* the first thread's pr_cursig: 0 in gcore's snapshots */
 	int has_entry;
 	uint64_t entry;
 	int has_vdso;
@@ -108,6 +111,8 @@ struct core_ctx {
 	size_t nreported;
 	struct nt_file_entry *files;
 	size_t nfiles;
+	struct core_seg *noexec;	/* PT_LOADs not executable: vaddr, filesz = memsz */
+	size_t nnoexec, noexec_alloc;
 
 	struct mod_extra **extras;
 	size_t nextras, extras_alloc;
@@ -117,6 +122,8 @@ struct core_ctx {
 	int have_last;
 	uint64_t last_pc, last_sp;
 	uint64_t synth_pc;	/* a caller frame made from [sp] after a jump to nowhere */
+	uint64_t wild_ret, wild_sp;	/* a call to nowhere: its return address and sp */
+	int resume_first;	/* the next frame is a caller's (a return address) */
 
 	/* Frames made for a pc, reused: threads parked in the same few places
 	 * (a pool of workers in futex_wait) would look the same symbols and
@@ -287,6 +294,7 @@ static int note_prstatus(struct core_ctx *x, const unsigned char *d, size_t n)
 		t->crashed = 1;
 		c->has_crashed_thread = 1;
 		c->crashed_thread = 0;
+		x->first_cursig = cursig;
 		if (!c->has_signal && cursig) {
 			c->has_signal = 1;
 			c->signal.number = cursig;
@@ -633,6 +641,8 @@ static int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 		r = try_candidate(x, userdata, x->sysroot, modname, bits, len, &fd, &elf, &name);
 		if (r > 0)
 			goto done;
+		if (r < 0)
+			mod_extra(x, userdata)->path_mismatch = 1;
 		if (prov_ends_with(modname, " (deleted)")) {
 			/* the file was replaced after it was mapped: the build ID decides */
 			char *p = prov_xstrndup(modname, strlen(modname) - strlen(" (deleted)"));
@@ -641,6 +651,8 @@ static int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 			free(p);
 			if (r > 0)
 				goto done;
+			if (r < 0)
+				mod_extra(x, userdata)->path_mismatch = 1;
 		}
 	}
 	if (len > 0) {
@@ -815,6 +827,7 @@ struct image_info {
 	size_t idlen;
 	uint64_t id_vaddr;
 	char *package_note;	/* systemd's package note (FDO, 0xcafe1a7e): its JSON */
+	int later_loads;	/* a PT_LOAD maps the file at a nonzero page offset */
 };
 
 #define NT_FDO_PACKAGING_METADATA 0xcafe1a7e
@@ -909,6 +922,8 @@ static int read_image(const struct core_ctx *x, uint64_t lo, struct image_info *
 			vaddr0 = align > 1 && (align & (align - 1)) == 0 ? pvaddr & ~(align - 1) : pvaddr;
 			bias = type == ET_EXEC ? 0 : lo - vaddr0;
 		}
+		if ((x->is64 ? rd64(x, p + 8) : rd32(x, p + 4)) >= 4096)
+			out->later_loads = 1;
 		if (pvaddr + memsz >= pvaddr && bias + pvaddr + memsz > out->end)
 			out->end = bias + pvaddr + memsz;
 	}
@@ -931,6 +946,97 @@ static int read_image(const struct core_ctx *x, uint64_t lo, struct image_info *
 cleanup:
 	free(ph);
 	return error;
+}
+
+/*
+ * The same facts from the file itself (under the sysroot), for a core that
+ * lost the image's first page (truncated inside its memory segments): 0, or
+ * -1 when the file is not there or not an ELF image of the core's class.
+ */
+static int read_image_file(const struct core_ctx *x, const char *path, uint64_t lo,
+			   struct image_info *out)
+{
+	int fd, error = -1, have_load = 0;
+	Elf *elf = NULL;
+	GElf_Ehdr eh;
+	size_t phnum, i;
+	uint64_t bias = 0;
+	const void *bits = NULL;
+	ssize_t len;
+	struct stat st;
+
+	free(out->package_note);
+	memset(out, 0, sizeof(*out));
+	if (!path || path[0] != '/')
+		return -1;
+	fd = prov_root_open(x->sysroot, path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		goto cleanup;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
+	    eh.e_ident[EI_CLASS] != (x->is64 ? ELFCLASS64 : ELFCLASS32) ||
+	    (eh.e_type != ET_DYN && eh.e_type != ET_EXEC) || elf_getphdrnum(elf, &phnum) < 0 ||
+	    phnum > 512)
+		goto cleanup;
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (!have_load) {
+			uint64_t v0 = ph.p_align > 1 && (ph.p_align & (ph.p_align - 1)) == 0
+				? ph.p_vaddr & ~(ph.p_align - 1) : ph.p_vaddr;
+
+			have_load = 1;
+			bias = eh.e_type == ET_EXEC ? 0 : lo - v0;
+		}
+		if (ph.p_offset >= 4096)
+			out->later_loads = 1;
+		if (ph.p_vaddr + ph.p_memsz >= ph.p_vaddr && bias + ph.p_vaddr + ph.p_memsz > out->end)
+			out->end = bias + ph.p_vaddr + ph.p_memsz;
+	}
+	if (!have_load)
+		goto cleanup;
+	out->file_size = (uint64_t)st.st_size;
+	len = dwelf_elf_gnu_build_id(elf, &bits);
+	if (len > 0 && (size_t)len <= sizeof(out->id)) {
+		memcpy(out->id, bits, (size_t)len);
+		out->idlen = (size_t)len;
+	}
+	error = 0;
+cleanup:
+	elf_end(elf);
+	close(fd);
+	return error;
+}
+
+/*
+ * Did the dynamic loader map this image (what eu-unstrip reports), or did
+ * the process merely mmap the file (gdb does this)? A loaded image's later
+ * segments are mappings of the same file at a page offset within its range;
+ * a plain mmap is one mapping of the whole file, and its range computed
+ * from the program headers overlaps other mappings.
+ */
+static int image_was_loaded(const struct core_ctx *x, size_t i, uint64_t hi,
+			    const struct image_info *img)
+{
+	const struct nt_file_entry *e = &x->files[i];
+	size_t j;
+	int later = 0;
+
+	for (j = 0; j < x->nfiles; j++) {
+		const struct nt_file_entry *o = &x->files[j];
+
+		if (j == i || !o->name || o->start < e->start || o->start >= hi)
+			continue;
+		if (strcmp(o->name, e->name) != 0)
+			return 0;	/* another file inside its range */
+		if (o->pgoff != 0)
+			later = 1;
+	}
+	return later || !img->later_loads;
 }
 
 static int report_one(struct core_ctx *x, const char *name, uint64_t lo, uint64_t hi,
@@ -978,8 +1084,17 @@ static int report_modules(struct core_ctx *x)
 		const struct nt_file_entry *e = &x->files[i];
 		uint64_t hi;
 
-		if (!e->name || e->pgoff != 0 || read_image(x, e->start, &img) < 0)
+		int from_file = 0;
+		Dwfl_Module *mod = NULL;
+
+		if (!e->name || e->pgoff != 0)
 			continue;
+		if (read_image(x, e->start, &img) < 0) {
+			/* a truncated core lost the image: the file says what it was */
+			if (!x->c->partial || read_image_file(x, e->name, e->start, &img) < 0)
+				continue;
+			from_file = 1;
+		}
 		hi = e->end;
 		/* its other mappings follow it (NT_FILE is in address order) */
 		for (j = i + 1; j < x->nfiles; j++) {
@@ -992,8 +1107,17 @@ static int report_modules(struct core_ctx *x)
 		}
 		if (img.end > hi && img.end - e->start < ((uint64_t)1 << 32))
 			hi = img.end;
-		if ((error = report_one(x, e->name, e->start, hi, &img, NULL)) < 0)
+		if (!image_was_loaded(x, i, hi, &img))
+			continue;
+		if ((error = report_one(x, e->name, e->start, hi, &img, &mod)) < 0)
 			goto cleanup;
+		if (mod && from_file) {
+			void **userdata = NULL;
+
+			dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+			if (userdata)
+				mod_extra(x, userdata)->id_from_file = 1;
+		}
 	}
 	if (x->has_vdso && read_image(x, x->vdso, &img) == 0) {
 		size_t len = img.file_size > img.end - x->vdso ? img.file_size : img.end - x->vdso;
@@ -1059,6 +1183,94 @@ static void call_site(Dwarf_Die *cudie, Dwarf_Die *inl, char **file, int *line)
 		name = dwarf_filesrc(files, fileidx, NULL, NULL);
 	if (name)
 		*file = path_join(cu_comp_dir(cudie), name);
+}
+
+#define MAX_SCOPE_DEPTH 128
+
+/* Does the DIE say where its code is (low_pc/high_pc, ranges, entry_pc)? */
+static int die_has_code_attrs(Dwarf_Die *die)
+{
+	return dwarf_hasattr(die, DW_AT_low_pc) || dwarf_hasattr(die, DW_AT_ranges);
+}
+
+/*
+ * The scopes holding addr below `parent`, appended outermost first: the
+ * subprogram, then lexical blocks and inlined subroutines down to the
+ * innermost. Walks the DIE tree itself: libdw's dwarf_getscopes misses the
+ * inline chains of GCC's LTO units (abstract origins in other units).
+ */
+static void walk_scopes(Dwarf_Die *parent, Dwarf_Addr addr, Dwarf_Die **v, size_t *n,
+			size_t *alloc, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > MAX_SCOPE_DEPTH || dwarf_child(parent, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+
+		switch (tag) {
+		case DW_TAG_subprogram:
+		case DW_TAG_inlined_subroutine:
+		case DW_TAG_lexical_block:
+		case DW_TAG_try_block:
+		case DW_TAG_catch_block:
+			if (!die_has_code_attrs(&child)) {
+				/* a block without ranges of its own: what it holds may have some */
+				if (tag == DW_TAG_lexical_block) {
+					size_t before = *n;
+
+					walk_scopes(&child, addr, v, n, alloc, depth + 1);
+					if (*n > before)
+						return;
+				}
+				break;
+			}
+			if (dwarf_haspc(&child, addr) != 1)
+				break;
+			PROV_ALLOC_GROW(*v, *n + 1, *alloc);
+			(*v)[(*n)++] = child;
+			walk_scopes(&child, addr, v, n, alloc, depth + 1);
+			return;
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type: {
+			/* C++ member functions and namespaced code */
+			size_t before = *n;
+
+			if (depth > 8)
+				break;
+			walk_scopes(&child, addr, v, n, alloc, depth + 1);
+			if (*n > before)
+				return;
+			break;
+		}
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/* dwarf_getscopes' shape (innermost first, up to the subprogram): count, or 0 when none. */
+static int die_scopes(Dwarf_Die *cudie, Dwarf_Addr addr, Dwarf_Die **out)
+{
+	Dwarf_Die *v = NULL, *r;
+	size_t n = 0, alloc = 0, i;
+
+	*out = NULL;
+	walk_scopes(cudie, addr, &v, &n, &alloc, 0);
+	if (!n || dwarf_tag(&v[0]) != DW_TAG_subprogram) {
+		free(v);
+		return 0;
+	}
+	r = prov_xcalloc(n, sizeof(*r));
+	for (i = 0; i < n; i++)
+		r[i] = v[n - 1 - i];
+	free(v);
+	*out = r;
+	return (int)n;
 }
 
 static struct prov_frame *new_frame(struct core_ctx *x, struct prov_thread *t)
@@ -1179,7 +1391,12 @@ static int add_pc_frames_uncached(struct core_ctx *x, struct prov_thread *t, Dwa
 		sname = dwfl_module_addrinfo(m, adj, &off, &sym, NULL, NULL, NULL);
 		cudie = dwfl_module_addrdie(m, adj, &bias);
 		if (cudie)
+			nscopes = die_scopes(cudie, adj - bias, &scopes);
+		if (nscopes <= 0 && cudie) {
+			free(scopes);
+			scopes = NULL;
 			nscopes = dwarf_getscopes(cudie, adj - bias, &scopes);
+		}
 		if (nscopes < 0)
 			nscopes = 0;
 		ln = dwfl_module_getsrc(m, adj);
@@ -1257,6 +1474,17 @@ static int core_read_cb(void *arg, uint64_t addr, void *buf, size_t len)
 
 #define VARS_FRAMES 32	/* frames of the crashing thread whose variables are read */
 
+/* 1 when addr lies in a segment the core says is not executable (a stack, data). */
+static int addr_not_code(const struct core_ctx *x, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < x->nnoexec; i++)
+		if (addr >= x->noexec[i].vaddr && addr - x->noexec[i].vaddr < x->noexec[i].filesz)
+			return 1;
+	return 0;
+}
+
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct core_ctx *x = arg;
@@ -1273,12 +1501,24 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 						 t->nframes, dwfl_errmsg(-1));
 		return DWARF_CB_ABORT;
 	}
+	if (x->resume_first) {
+		isact = false;	/* a return address: look its call up, not the next insn */
+		x->resume_first = 0;
+	}
 	if (spreg && dwfl_frame_reg(state, spreg, &sp) != 0)
 		sp = 0;
 	if (x->have_last && pc == x->last_pc && sp == x->last_sp) {
 		free(t->unwind_error);
 		t->unwind_error = prov_xasprintf("unwinder loop: frame at pc 0x%" PRIx64
 						 " repeats", (uint64_t)pc);
+		return DWARF_CB_ABORT;
+	}
+	/* a caller's pc in a stack or data segment is the unwinder's guess, not a frame */
+	if (t->nframes && !isact && addr_not_code(x, pc)) {
+		free(t->unwind_error);
+		t->unwind_error = prov_xasprintf("frame %zu: pc 0x%" PRIx64 " is in non-executable "
+						 "memory (not a return address)", t->nframes,
+						 (uint64_t)pc);
 		return DWARF_CB_ABORT;
 	}
 	x->have_last = 1;
@@ -1298,7 +1538,8 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	 * A call through a NULL or wild pointer leaves pc outside every module,
 	 * with no CFI to unwind by; libdwfl then falls back to the frame
 	 * pointer and skips the caller. The call just pushed the return
-	 * address, so [sp] names the caller (what gdb does too).
+	 * address, so [sp] names the caller (what gdb does too): stop here and
+	 * unwind again from the caller (resume_unwind).
 	 */
 	if (t->nframes && !t->frames[0].inlined && t->nframes == 1 && x->machine == EM_X86_64 &&
 	    sp && !dwfl_addrmodule(x->dwfl, pc)) {
@@ -1307,12 +1548,120 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 
 		if (core_read(x, sp, raw, 8) == 0 && (ret = rd64(x, raw)) &&
 		    dwfl_addrmodule(x->dwfl, ret)) {
-			if (add_pc_frames(x, t, ret, ret - 1) < 0)
-				return DWARF_CB_ABORT;
-			x->synth_pc = ret;
+			x->wild_ret = ret;
+			x->wild_sp = sp;
+			return DWARF_CB_ABORT;
 		}
 	}
 	return DWARF_CB_OK;
+}
+
+/* ---- unwinding again from the caller of a call to nowhere ---- */
+
+struct resume_arg {
+	struct core_ctx *x;
+	pid_t tid;
+	Dwarf_Word regs[17];	/* x86-64 DWARF numbering: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
+};
+
+static pid_t resume_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct resume_arg *a = arg;
+
+	(void)dwfl;
+	if (*thread_argp)
+		return 0;
+	*thread_argp = a;
+	return a->tid;
+}
+
+static bool resume_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct resume_arg *a = arg;
+	unsigned char raw[8];
+
+	(void)dwfl;
+	if (core_read(a->x, addr, raw, 8) < 0)
+		return false;
+	*result = rd64(a->x, raw);
+	return true;
+}
+
+static bool resume_set_registers(Dwfl_Thread *thread, void *thread_arg)
+{
+	struct resume_arg *a = thread_arg;
+
+	return dwfl_thread_state_registers(thread, 0, 17, a->regs);
+}
+
+static const Dwfl_Thread_Callbacks resume_callbacks = {
+	.next_thread = resume_next_thread,
+	.memory_read = resume_memory_read,
+	.set_initial_registers = resume_set_registers,
+};
+
+static const Dwfl_Callbacks core_callbacks;
+
+/*
+ * The thread's registers at the call to nowhere, as if it had returned at
+ * once (pc = the return address, sp past it; nothing else ran), unwound by
+ * a second Dwfl over the same modules: the whole caller chain, as gdb shows.
+ * 0, or -1 when that could not be set up (the caller keeps [sp] alone).
+ */
+static int resume_unwind(struct core_ctx *x, struct prov_thread *t, pid_t tid)
+{
+	static const char *const dw[17] = { "rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp",
+		"rsp", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip" };
+	struct resume_arg a;
+	Dwfl *saved = x->dwfl;
+	Dwfl_Module *saved_vdso = x->vdso_mod;
+	unsigned char *saved_image = x->vdso_image;
+	size_t saved_len = x->vdso_len, saved_reported = x->nreported, i, k;
+	int ok = -1;
+
+	memset(&a, 0, sizeof(a));
+	a.x = x;
+	a.tid = tid;
+	for (i = 0; i < 17; i++) {
+		for (k = 0; k < t->nregs; k++)
+			if (strcmp(t->regs[k].name, dw[i]) == 0)
+				break;
+		if (k == t->nregs)
+			return -1;
+		a.regs[i] = t->regs[k].value;
+	}
+	a.regs[7] = x->wild_sp + 8;
+	a.regs[16] = x->wild_ret;
+
+	x->vdso_image = NULL;
+	x->vdso_mod = NULL;
+	x->vdso_len = 0;
+	x->nreported = 0;
+	x->dwfl = dwfl_begin(&core_callbacks);
+	if (!x->dwfl)
+		goto cleanup;
+	dwfl_report_begin(x->dwfl);
+	if (report_modules(x) < 0 || dwfl_report_end(x->dwfl, NULL, NULL) != 0)
+		goto cleanup;
+	if (!dwfl_attach_state(x->dwfl, x->elf, tid, &resume_callbacks, &a))
+		goto cleanup;
+	x->have_last = 0;
+	x->resume_first = 1;
+	if (dwfl_getthread_frames(x->dwfl, tid, frame_cb, x) < 0 && !t->unwind_error &&
+	    dwfl_errno() != 0)
+		t->unwind_error = prov_xstrdup(dwfl_errmsg(-1));
+	ok = 0;
+cleanup:
+	x->resume_first = 0;
+	if (x->dwfl)
+		dwfl_end(x->dwfl);
+	free(x->vdso_image);
+	x->dwfl = saved;
+	x->vdso_mod = saved_vdso;
+	x->vdso_image = saved_image;
+	x->vdso_len = saved_len;
+	x->nreported = saved_reported;
+	return ok;
 }
 
 static int thread_cb(Dwfl_Thread *thread, void *arg)
@@ -1339,11 +1688,43 @@ static int thread_cb(Dwfl_Thread *thread, void *arg)
 	x->cur = i;
 	x->have_last = 0;
 	x->synth_pc = 0;
+	x->wild_ret = 0;
 	rc = dwfl_thread_getframes(thread, frame_cb, x);
 	t = &c->threads[i];
+	if (x->wild_ret) {
+		if (resume_unwind(x, t, tid) < 0 &&
+		    add_pc_frames(x, t, x->wild_ret, x->wild_ret - 1) == 0)
+			x->synth_pc = x->wild_ret;
+		x->wild_ret = 0;
+		return DWARF_CB_OK;
+	}
 	if (rc < 0 && !t->unwind_error)
 		t->unwind_error = prov_xstrdup(dwfl_errmsg(-1));
 	return DWARF_CB_OK;
+}
+
+/* A truncated core: say which threads lost their stack (why their unwinding stopped). */
+static void note_missing_stacks(struct core_ctx *x)
+{
+	size_t i, k;
+
+	for (i = 0; i < x->c->nthreads; i++) {
+		struct prov_thread *t = &x->c->threads[i];
+		unsigned char raw[8];
+		char *msg;
+
+		for (k = 0; k < t->nregs; k++)
+			if (!strcmp(t->regs[k].name, "rsp") || !strcmp(t->regs[k].name, "esp"))
+				break;
+		if (k == t->nregs || core_read(x, t->regs[k].value, raw, x->is64 ? 8 : 4) == 0)
+			continue;
+		msg = prov_xasprintf("its stack memory (sp 0x%" PRIx64 ") is missing from the "
+				     "truncated core%s%s", t->regs[k].value,
+				     t->unwind_error ? ": " : "",
+				     t->unwind_error ? t->unwind_error : "");
+		free(t->unwind_error);
+		t->unwind_error = msg;
+	}
 }
 
 /* ---- modules ---- */
@@ -1396,6 +1777,9 @@ static int module_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_
 	m->debug_file = prov_xstrdup_or_null(debugfile);
 	m->note = ex ? prov_xstrdup_or_null(ex->note) : NULL;
 	m->package_note = ex ? prov_xstrdup_or_null(ex->package_note) : NULL;
+	/* a file was found by path but is another build: say so, do not use it */
+	m->build_id_mismatch = ex && ex->path_mismatch && !mainfile;
+	m->build_id_from_file = ex && ex->id_from_file;
 	return DWARF_CB_OK;
 }
 
@@ -1516,6 +1900,12 @@ static int read_program_headers(struct core_ctx *x)
 		if (!gelf_getphdr(x->elf, (int)i, &ph))
 			return prov_error_set(PROV_EINPUT, "cannot read program header %zu of '%s': %s",
 					      i, x->path, elf_errmsg(-1));
+		if (ph.p_type == PT_LOAD && !(ph.p_flags & PF_X) && ph.p_memsz) {
+			PROV_ALLOC_GROW(x->noexec, x->nnoexec + 1, x->noexec_alloc);
+			x->noexec[x->nnoexec].vaddr = ph.p_vaddr;
+			x->noexec[x->nnoexec].filesz = ph.p_memsz;
+			x->nnoexec++;
+		}
 		if (ph.p_offset > x->size || ph.p_filesz > x->size - ph.p_offset) {
 			if (ph.p_type == PT_NOTE)
 				return prov_error_set(PROV_EINPUT, "'%s' is truncated inside its notes "
@@ -1551,6 +1941,17 @@ static int read_program_headers(struct core_ctx *x)
 	if (!x->c->nthreads)
 		return prov_error_set(PROV_EINPUT, "'%s' has no thread status notes (NT_PRSTATUS): "
 				      "damaged or truncated", x->path);
+	x->c->partial = truncated_mem;
+	/*
+	 * The kernel dumps a core for a fatal signal and records it as every
+	 * thread's pr_cursig; gcore takes a snapshot of a live process and
+	 * records none (its NT_SIGINFO only says the process was stopped).
+	 */
+	if (!x->first_cursig) {
+		x->c->snapshot = 1;
+		x->c->has_crashed_thread = 0;
+		x->c->threads[0].crashed = 0;
+	}
 	if (truncated_mem)
 		prov_warn("'%s' is truncated inside its memory segments (file has %" PRIu64
 			  " bytes, segments need %" PRIu64 "): results may be partial",
@@ -1579,17 +1980,18 @@ static void fill_process(struct core_ctx *x)
 	}
 }
 
+static char *core_debuginfo_path;	/* NULL: libdwfl's default */
+static const Dwfl_Callbacks core_callbacks = {
+	.find_elf = find_elf_cb,
+	.find_debuginfo = find_debuginfo_cb,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &core_debuginfo_path,
+};
+
 int prov_core_analyze(struct prov_crash **out, const char *path,
 		      const struct prov_core_opts *opts)
 {
 	static const struct prov_core_opts no_opts;
-	static char *debuginfo_path;	/* NULL: libdwfl's default */
-	static const Dwfl_Callbacks callbacks = {
-		.find_elf = find_elf_cb,
-		.find_debuginfo = find_debuginfo_cb,
-		.section_address = dwfl_offline_section_address,
-		.debuginfo_path = &debuginfo_path,
-	};
 	struct core_ctx x;
 	struct core_ctx *saved = current;
 	int error;
@@ -1635,7 +2037,7 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 	fill_process(&x);
 
 	current = &x;
-	x.dwfl = dwfl_begin(&callbacks);
+	x.dwfl = dwfl_begin(&core_callbacks);
 	if (!x.dwfl) {
 		error = prov_error_set(PROV_ERROR, "dwfl_begin: %s", dwfl_errmsg(-1));
 		goto cleanup;
@@ -1668,6 +2070,8 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 	}
 	if (!x.opts->no_python)
 		prov_core_python_frames(x.c, x.dwfl, core_mem_read, &x);
+	if (x.c->partial)
+		note_missing_stacks(&x);
 	dwfl_getmodules(x.dwfl, debug_file_cb, &x, 0);
 	if (x.c->nmodules > 1)
 		qsort(x.c->modules, x.c->nmodules, sizeof(*x.c->modules), module_cmp);
@@ -1695,6 +2099,7 @@ cleanup:
 	}
 	free(x.extras);
 	free(x.segs);
+	free(x.noexec);
 	free(x.vdso_image);
 	memo_free(&x);
 	prov_vars_pending_free(x.vars_pending);

@@ -59,6 +59,7 @@ struct prov_origin *prov_origin_dup(const struct prov_origin *o)
 	d->found_by = prov_xstrdup_or_null(o->found_by);
 	d->evidence = prov_xstrdup_or_null(o->evidence);
 	d->guess = o->guess;
+	d->build_id_mismatch = o->build_id_mismatch;
 	return d;
 }
 

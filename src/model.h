@@ -25,6 +25,7 @@ struct prov_origin {
 	char *found_by;	/* resolver name */
 	char *evidence;	/* the file that said so, relative to the sysroot */
 	int guess;	/* 1: inferred from the path only, unverified */
+	int build_id_mismatch;	/* the installed file is another build than the crash's */
 };
 
 /* A parameter or local variable of a frame, read through DWARF (core input). */
@@ -87,6 +88,8 @@ struct prov_module {
 	char *debug_file;	/* where debug info came from, or NULL */
 	char *note;	/* e.g. "build-id mismatch: /x has …" */
 	char *package_note;	/* .note.package JSON from the core's memory, or NULL */
+	int build_id_mismatch;	/* the file on disk has another build ID than the core's */
+	int build_id_from_file;	/* the core lost the build ID: it was read from the file */
 	struct prov_origin *origin;	/* package, NULL when unresolved */
 	char *component;
 };
@@ -203,6 +206,8 @@ struct prov_crash {
 	char *input_path;
 	enum prov_input_kind kind;
 	char *format;	/* text input: "gdb", "eu-stack", ...; core: "core" */
+	int partial;	/* a core cut inside its memory segments */
+	int snapshot;	/* a core of a live process (gcore): no crash */
 
 	int has_process;
 	struct prov_process process;

@@ -161,6 +161,7 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 			goto cleanup;
 	}
 	incomplete |= modules_incomplete(c);
+	incomplete |= c->partial;	/* a truncated core */
 
 	if (!opts->no_sources) {
 		struct prov_components_ctx cctx = { 0 };

@@ -24,6 +24,11 @@ static void write_origin(struct prov_json *j, const struct prov_origin *o)
 	prov_json_kv_string(j, "found_by", o->found_by);
 	prov_json_kv_string(j, "evidence", o->evidence);
 	prov_json_kv_bool(j, "guess", o->guess);
+	/* a mismatched build: the version is what is installed, not what ran */
+	if (o->build_id_mismatch) {
+		prov_json_kv_bool(j, "build_id_match", 0);
+		prov_json_kv_string(j, "version_is", "installed, not the crashed build");
+	}
 	prov_json_end_object(j);
 }
 
@@ -128,6 +133,14 @@ static void write_module(struct prov_json *j, const struct prov_module *m)
 		prov_json_kv_null(j, "end");
 	}
 	prov_json_kv_string(j, "build_id", m->build_id);
+	if (m->build_id_mismatch)
+		prov_json_kv_bool(j, "build_id_match", 0);
+	else if (m->build_id && m->file)
+		prov_json_kv_bool(j, "build_id_match", 1);
+	else
+		prov_json_kv_null(j, "build_id_match");
+	if (m->build_id_from_file)
+		prov_json_kv_string(j, "build_id_from", "file");
 	prov_json_kv_string(j, "file", m->file);
 	prov_json_kv_string(j, "debug_file", m->debug_file);
 	prov_json_kv_string(j, "note", m->note);
@@ -236,6 +249,10 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 	prov_json_kv_string(j, "path", c->input_path);
 	prov_json_kv_string(j, "kind", c->kind == PROV_INPUT_CORE ? "core" : "text");
 	prov_json_kv_string(j, "format", c->format);
+	if (c->kind == PROV_INPUT_CORE) {
+		prov_json_kv_bool(j, "partial", c->partial);
+		prov_json_kv_bool(j, "snapshot", c->snapshot);
+	}
 	prov_json_end_object(j);
 
 	prov_json_key(j, "process");
@@ -282,6 +299,7 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 	else
 		prov_json_kv_null(j, "thread");
 	prov_json_kv_string(j, "context", prov_context_name(c->context));
+	prov_json_kv_bool(j, "snapshot", c->snapshot);
 	prov_json_key(j, "patterns");
 	prov_json_begin_array(j);
 	for (i = 0; i < c->npatterns; i++) {

@@ -217,6 +217,8 @@ static void environment(struct prov_buf *b, const struct prov_crash *c)
 		cell(b, m->origin->name);
 		prov_buf_printf(b, " (%s) | ", m->origin->kind);
 		cell(b, m->origin->version);
+		if (m->origin->build_id_mismatch)
+			prov_buf_puts(b, " (installed; not the crashed build)");
 		prov_buf_puts(b, " | ");
 		code_cell(b, m->origin->commit);
 		prov_buf_puts(b, " |\n");
@@ -472,6 +474,14 @@ int prov_report_markdown(struct prov_buf *b, const struct prov_crash *c, unsigne
 		t = &c->threads[0];
 	prov_buf_printf(b, "## %s: `%s`\n\n", c->kind == PROV_INPUT_CORE ? "Coredump Analysis" : "Crash Analysis",
 			c->input_path ? c->input_path : "-");
+	{
+		struct prov_buf cav = PROV_BUF_INIT;
+
+		prov_report_caveats(&cav, c, "> **Warning:** ");
+		if (cav.len)
+			prov_buf_printf(b, "%s\n", cav.buf);
+		prov_buf_release(&cav);
+	}
 	if (c->has_process && (c->process.executable || c->process.cmdline)) {
 		prov_buf_puts(b, "**Process:** ");
 		if (c->process.has_pid)
@@ -485,7 +495,9 @@ int prov_report_markdown(struct prov_buf *b, const struct prov_crash *c, unsigne
 	else
 		prov_buf_puts(b, "unknown");
 	prov_buf_puts(b, "  \n**Crashing thread:** ");
-	if (t) {
+	if (c->snapshot) {
+		prov_buf_puts(b, "none (snapshot of a live process)");
+	} else if (t) {
 		prov_buf_puts(b, "Thread");
 		if (t->has_tid)
 			prov_buf_printf(b, " %" PRId64, t->tid);

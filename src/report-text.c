@@ -150,6 +150,36 @@ static void suspects_block(struct prov_buf *b, const struct prov_crash *c)
 	prov_buf_putc(b, '\n');
 }
 
+void prov_report_caveats(struct prov_buf *b, const struct prov_crash *c, const char *prefix)
+{
+	size_t i, j;
+
+	if (c->partial)
+		prov_buf_printf(b, "%sPARTIAL: the core is truncated inside its memory segments; "
+				"threads whose stack is missing could not be unwound, and no crash "
+				"pattern is derived from what is missing\n", prefix);
+	if (c->snapshot)
+		prov_buf_printf(b, "%sSNAPSHOT: the core was taken from a live process (gcore); "
+				"no thread crashed\n", prefix);
+	for (i = 0; i < c->nmodules; i++) {
+		const struct prov_module *m = &c->modules[i];
+		int dup = 0;
+
+		if (!m->build_id_mismatch || !m->origin)
+			continue;
+		for (j = 0; j < i && !dup; j++)
+			dup = c->modules[j].build_id_mismatch && c->modules[j].origin &&
+			      m->path && c->modules[j].path && !strcmp(m->path, c->modules[j].path);
+		if (dup)
+			continue;
+		prov_buf_printf(b, "%sinstalled %s %s (%s) does not match the crash: the core's "
+				"build ID differs; give --sysroot with the crashed system's root or "
+				"install the matching package\n", prefix,
+				m->origin->name ? m->origin->name : "?",
+				m->origin->version ? m->origin->version : "?", m->path);
+	}
+}
+
 int prov_report_text(struct prov_buf *b, const struct prov_crash *c, unsigned int flags)
 {
 	const struct prov_thread *crashed = prov_crash_crashed_thread(c);
@@ -161,6 +191,7 @@ int prov_report_text(struct prov_buf *b, const struct prov_crash *c, unsigned in
 	if (c->kind == PROV_INPUT_TEXT && c->format)
 		prov_buf_printf(b, " (%s)", c->format);
 	prov_buf_putc(b, '\n');
+	prov_report_caveats(b, c, "warning: ");
 	if (c->has_process) {
 		prov_buf_puts(b, "process:");
 		if (c->process.has_pid)
@@ -176,6 +207,8 @@ int prov_report_text(struct prov_buf *b, const struct prov_crash *c, unsigned in
 		prov_report_signal_summary(b, c);
 		prov_buf_putc(b, '\n');
 	}
+	if (c->snapshot)
+		prov_buf_puts(b, "snapshot: no crashing thread\n");
 	if (crashed) {
 		prov_buf_puts(b, "crashing thread:");
 		if (crashed->has_tid)
@@ -238,7 +271,8 @@ int prov_report_text(struct prov_buf *b, const struct prov_crash *c, unsigned in
 				prov_buf_printf(b, "  [%s %s %s%s]", m->origin->kind,
 						m->origin->name ? m->origin->name : "?",
 						m->origin->version ? m->origin->version : "?",
-						m->origin->guess ? ", guessed from the path" : "");
+						m->origin->guess ? ", guessed from the path" :
+						m->origin->build_id_mismatch ? ", installed, not the crashed build" : "");
 			if (!m->file && c->kind == PROV_INPUT_CORE)
 				prov_buf_puts(b, "  (file not found)");
 			if (m->note)

@@ -29,6 +29,13 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c);
 /* "SIGSEGV (11), SEGV_MAPERR, fault address 0x0" */
 void prov_report_signal_summary(struct prov_buf *b, const struct prov_crash *c);
 
+/*
+ * What the reader must know before trusting the rest, one line each after
+ * `prefix`: a truncated core, a snapshot (no crash), installed files that
+ * are not the build that crashed.
+ */
+void prov_report_caveats(struct prov_buf *b, const struct prov_crash *c, const char *prefix);
+
 int prov_report_text(struct prov_buf *out, const struct prov_crash *c, unsigned int flags);
 int prov_report_markdown(struct prov_buf *out, const struct prov_crash *c, unsigned int flags);
 

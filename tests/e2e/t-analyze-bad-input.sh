@@ -63,9 +63,10 @@ for cut in $((load_off + 4096)) $(((load_off + size) / 2)) $((size - 4096)); do
 	timeout 20 "$PROVENANCE" analyze "$T/cut-$cut" --format json >"$T/out" 2>"$T/err"
 	rc=$?
 	case $rc in
-	0) python3 "$TOP/tests/e2e/check-json-contract.py" "$T/out" || fail "cut at $cut: broken JSON"
+	1) python3 "$TOP/tests/e2e/check-json-contract.py" "$T/out" || fail "cut at $cut: broken JSON"
 	   grep -qF "$T/cut-$cut" "$T/err" || fail "cut at $cut: no warning naming the file"
-	   echo "ok: core cut at $cut (memory): partial report, warning: $(head -1 "$T/err")" ;;
+	   check_eq "$(json_get "$T/out" 'd["input"]["partial"]')" true "cut at $cut: input.partial"
+	   echo "ok: core cut at $cut (memory): partial report (exit 1), warning: $(head -1 "$T/err")" ;;
 	2) [ "$(wc -l <"$T/err")" -eq 1 ] || fail "cut at $cut: stderr is not one line"
 	   echo "ok: core cut at $cut (memory): exit 2: $(cat "$T/err")" ;;
 	*) cat "$T/err"; fail "core cut at $cut (memory): exit $rc" ;;
