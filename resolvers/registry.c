@@ -330,7 +330,7 @@ int prov_root_read(struct prov_buf *out, const char *root, const char *path, siz
 	if (fd < 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return PROV_ENOTFOUND;
-		return prov_error_set(PROV_EINPUT, "cannot open '%s': %s", path, strerror(errno));
+		return prov_error_set(PROV_EINPUT, "cannot open '%s': %s", path, prov_strerror(errno));
 	}
 	/* never block on a FIFO or read a device a hostile root planted */
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {

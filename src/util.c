@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -211,18 +212,20 @@ int prov_read_fd(struct prov_buf *out, int fd, const char *name, size_t cap)
 
 int prov_read_file(struct prov_buf *out, const char *path, size_t cap)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a regular file only: a FIFO or a device is refused, never opened */
+	int fd = prov_root_open(NULL, path, O_RDONLY);
 	int error;
 
 	if (fd < 0)
 		return prov_error_set(PROV_EINPUT, "cannot open '%s': %s", path,
-				      strerror(errno));
+				      prov_strerror(errno));
 	error = prov_read_fd(out, fd, path, cap);
 	close(fd);
 	return error;
 }
 
-int prov_root_open(const char *root, const char *path, int flags)
+/* openat2 RESOLVE_IN_ROOT under root, or a plain open on the host */
+static int root_open_raw(const char *root, const char *path, int flags)
 {
 	struct open_how how;
 	int dirfd, fd, saved;
@@ -246,6 +249,61 @@ int prov_root_open(const char *root, const char *path, int flags)
 	close(dirfd);
 	errno = saved;
 	return fd;
+}
+
+int prov_open_regular_at(int pathfd, int flags)
+{
+	struct stat st;
+	char proc[64];
+	int fd;
+
+	if (fstat(pathfd, &st) < 0)
+		return -1;
+	if (!S_ISREG(st.st_mode)) {
+		errno = PROV_ENOTREG;
+		return -1;
+	}
+	/* the inode already checked, reopened for reading: nothing else is opened */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pathfd);
+	fd = open(proc, (flags & ~(O_CREAT | O_TRUNC | O_PATH)) | O_CLOEXEC | O_NOCTTY);
+	return fd;
+}
+
+int prov_root_open(const char *root, const char *path, int flags)
+{
+	int pfd, fd, saved;
+	struct stat st;
+
+	if (flags & (O_DIRECTORY | O_PATH))
+		return root_open_raw(root, path, flags);
+	/* O_PATH first: a FIFO or a device is looked at, never opened */
+	pfd = root_open_raw(root, path, O_PATH | (flags & O_NOFOLLOW));
+	if (pfd < 0)
+		return -1;
+	fd = prov_open_regular_at(pfd, flags);
+	saved = errno;
+	if (fd < 0 && saved != PROV_ENOTREG && access("/proc/self/fd", X_OK) != 0) {
+		/* no /proc: open without blocking and check what was opened */
+		fd = root_open_raw(root, path, flags | O_NONBLOCK | O_NOCTTY);
+		saved = errno;
+		if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+			close(fd);
+			fd = -1;
+			saved = PROV_ENOTREG;
+		} else if (fd >= 0) {
+			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+		}
+	}
+	close(pfd);
+	errno = saved;
+	return fd;
+}
+
+const char *prov_strerror(int err)
+{
+	if (err == PROV_ENOTREG)
+		return "not a regular file";
+	return strerror(err);
 }
 
 char *prov_root_join(const char *root, const char *path)
