@@ -2,7 +2,11 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <poll.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <archive.h>
@@ -203,15 +207,22 @@ static ssize_t read_archive(void *ctx, char *buf, size_t len)
 	return (ssize_t)n;
 }
 
-static ssize_t read_stdin(void *ctx, char *buf, size_t len)
+struct stream {
+	int fd;
+	const char *label;	/* "standard input" or "'NAME'" */
+};
+
+static ssize_t read_stream(void *ctx, char *buf, size_t len)
 {
+	const struct stream *s = ctx;
+
 	for (;;) {
-		ssize_t n = read(0, buf, len);
+		ssize_t n = read(s->fd, buf, len);
 
 		if (n >= 0)
 			return n;
 		if (errno != EINTR)
-			return prov_error_set(PROV_EINPUT, "cannot read standard input: %s",
+			return prov_error_set(PROV_EINPUT, "cannot read %s: %s", s->label,
 					      strerror(errno));
 	}
 }
@@ -241,11 +252,47 @@ cleanup:
 	return error;
 }
 
-/* Copy standard input to a temporary file (a core piped in). */
-static int spool_stdin(struct prov_input *in, const unsigned char *head, size_t hlen,
-		       const char *tmpdir, uint64_t max)
+/* Copy a stream (standard input, a pipe) to a temporary file (a core piped in). */
+static int spool_stream(struct prov_input *in, struct stream *s, const unsigned char *head,
+			size_t hlen, const char *tmpdir, uint64_t max)
 {
-	return spool(in, tmpdir, max, read_stdin, NULL, head, hlen, "standard input holds");
+	char *too_big = prov_xasprintf("%s holds", s->label);
+	int error = spool(in, tmpdir, max, read_stream, s, head, hlen, too_big);
+
+	free(too_big);
+	return error;
+}
+
+/*
+ * Open a pipe named as INPUT without ever blocking in open(): an anonymous
+ * pipe (<(cmd), /dev/fd/N) has a writer and is read as it comes; a named
+ * FIFO must have data (or its writer's end) within PROV_INPUT_FIFO_WAIT_MS.
+ */
+static int open_pipe(int *out, int pathfd, const char *name)
+{
+	struct statfs sf;
+	struct pollfd pfd;
+	char proc[64];
+	int fd, r;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pathfd);
+	if ((fd = open(proc, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
+		return prov_error_set(PROV_EINPUT, "cannot open '%s': %s", name, strerror(errno));
+	if (fstatfs(pathfd, &sf) < 0 || sf.f_type != PIPEFS_MAGIC) {
+		pfd.fd = fd;
+		pfd.events = POLLIN;
+		do
+			r = poll(&pfd, 1, PROV_INPUT_FIFO_WAIT_MS);
+		while (r < 0 && errno == EINTR);
+		if (r <= 0) {
+			close(fd);
+			return prov_error_set(PROV_EINPUT, "'%s' is a named pipe with nothing to read (no data within %d ms)",
+					      name, PROV_INPUT_FIFO_WAIT_MS);
+		}
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	*out = fd;
+	return 0;
 }
 
 /* Decide what the (possibly decompressed) file at `path` holds. */
@@ -256,7 +303,7 @@ static int classify_file(struct prov_input *in, const char *path)
 	ssize_t n;
 	int fd, kind, error = 0;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0)
 		return prov_error_set(PROV_EINPUT, "cannot open '%s': %s", in->name,
 				      strerror(errno));
 	if ((n = read_head(fd, head, sizeof(head))) < 0) {
@@ -307,7 +354,7 @@ int prov_input_open(struct prov_input *out, const char *name, const char *tmpdir
 	unsigned char head[HEAD_SIZE];
 	const char *comp;
 	ssize_t n;
-	int fd = -1, error;
+	int fd = -1, sfd = -1, error;
 	struct stat st;
 
 	memset(&in, 0, sizeof(in));
@@ -316,46 +363,85 @@ int prov_input_open(struct prov_input *out, const char *name, const char *tmpdir
 	if (!max_core)
 		max_core = PROV_INPUT_DEFAULT_MAX_CORE;
 
-	if (strcmp(name, "-") == 0) {
-		unsigned int type;
+	if (strcmp(name, "-") != 0) {
+		int pathfd = open(name, O_PATH | O_CLOEXEC);
 
-		if ((n = read_head(0, head, sizeof(head))) < 0) {
-			error = prov_error_set(PROV_EINPUT, "cannot read standard input: %s",
+		/* looked at before it is opened: a FIFO or a device is never opened blindly */
+		if (pathfd < 0 || fstat(pathfd, &st) < 0) {
+			error = prov_error_set(PROV_EINPUT, "cannot open '%s': %s", in.name,
 					       strerror(errno));
+			if (pathfd >= 0)
+				close(pathfd);
 			goto cleanup;
 		}
-		if (n == 0) {
-			error = prov_error_set(PROV_EINPUT, "standard input is empty");
-			goto cleanup;
-		}
-		if (elf_kind(head, (size_t)n, &type) != 0 || compression_of(head, (size_t)n)) {
-			if ((error = spool_stdin(&in, head, (size_t)n, tmpdir, max_core)) < 0)
+		if (S_ISFIFO(st.st_mode)) {
+			error = open_pipe(&sfd, pathfd, in.name);
+			close(pathfd);
+			if (error < 0)
 				goto cleanup;
-			error = 0;
+		} else {
+			close(pathfd);
+			if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+				error = prov_error_set(PROV_EINPUT, "'%s' is not a regular file or a pipe",
+						       in.name);
+				goto cleanup;
+			}
+		}
+	} else {
+		sfd = 0;
+	}
+	if (sfd >= 0) {
+		/* a stream cannot be read twice: what type detection read is kept */
+		unsigned int type;
+		struct stream s;
+		char *label = strcmp(name, "-") == 0 ? prov_xstrdup("standard input")
+						     : prov_xasprintf("'%s'", in.name);
+
+		s.fd = sfd;
+		s.label = label;
+		n = read_head(sfd, head, sizeof(head));
+		if (n < 0) {
+			error = prov_error_set(PROV_EINPUT, "cannot read %s: %s", label,
+					       strerror(errno));
+		} else if (n == 0) {
+			error = prov_error_set(PROV_EINPUT, "%s is empty", label);
+		} else if (elf_kind(head, (size_t)n, &type) != 0 || compression_of(head, (size_t)n)) {
+			error = spool_stream(&in, &s, head, (size_t)n, tmpdir, max_core);
 		} else {
 			/* text: keep it in memory */
 			char chunk[65536];
 
 			if ((error = prov_buf_add(&in.text, head, (size_t)n)) < 0)
-				goto cleanup;
+				goto stream_done;
 			for (;;) {
-				ssize_t r = read(0, chunk, sizeof(chunk));
+				ssize_t r = read_stream(&s, chunk, sizeof(chunk));
 
-				if (r < 0 && errno == EINTR)
-					continue;
-				if (r <= 0)
+				if (r < 0) {
+					error = (int)r;
+					goto stream_done;
+				}
+				if (r == 0)
 					break;
 				if (in.text.len + (size_t)r > PROV_INPUT_MAX_TEXT) {
 					error = prov_error_set(PROV_ELIMIT,
-							       "standard input is larger than %zu bytes of text",
-							       PROV_INPUT_MAX_TEXT);
-					goto cleanup;
+							       "%s is larger than %zu bytes of text",
+							       label, PROV_INPUT_MAX_TEXT);
+					goto stream_done;
 				}
 				prov_buf_add(&in.text, chunk, (size_t)r);
 			}
 			in.type = PROV_INPUT_TYPE_TEXT;
-			goto done;
 		}
+stream_done:
+		free(label);
+		if (sfd > 0)
+			close(sfd);
+		sfd = -1;
+		if (error < 0)
+			goto cleanup;
+		if (in.type == PROV_INPUT_TYPE_TEXT && !in.tmpfile)
+			goto done;
+		error = 0;
 		name = in.tmpfile;
 	}
 
@@ -368,7 +454,7 @@ int prov_input_open(struct prov_input *out, const char *name, const char *tmpdir
 		error = prov_error_set(PROV_EINPUT, "'%s' is a directory", in.name);
 		goto cleanup;
 	}
-	if ((fd = open(name, O_RDONLY | O_CLOEXEC)) < 0) {
+	if ((fd = open(name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0) {
 		error = prov_error_set(PROV_EINPUT, "cannot open '%s': %s", in.name,
 				       strerror(errno));
 		goto cleanup;

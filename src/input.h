@@ -28,6 +28,8 @@ struct prov_input {
 
 #define PROV_INPUT_MAX_TEXT ((size_t)64 << 20)
 #define PROV_INPUT_DEFAULT_MAX_CORE ((uint64_t)64 << 30)
+/* a named FIFO as INPUT must have data (or a closed writer) within this */
+#define PROV_INPUT_FIFO_WAIT_MS 2000
 
 /*
  * Open `name`. `tmpdir` receives decompressed cores (created 0700 if
