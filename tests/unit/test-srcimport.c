@@ -157,6 +157,8 @@ static void test_archive_vs_git(void **state)
 	struct prov_config *cfg = prov_config_new();
 	struct prov_srcimport_stats stats;
 	struct prov_srcimport_opts o = { cfg, NULL, 0, &stats };
+
+	prov_config_set(cfg, "sources.localDirs", tmpdir);	/* file:// only below it */
 	char *cache = prov_xasprintf("%s/cache", tmpdir), *url, *want, *got;
 	char *repo = NULL, *commit = NULL, *repo2 = NULL, *commit2 = NULL;
 	static const char *const kinds[] = { "tar.gz", "tar.xz", "zip", NULL };
@@ -225,6 +227,8 @@ static void test_debian_pN_vs_gnu_patch(void **state)
 	struct prov_config *cfg = prov_config_new();
 	struct prov_srcimport_stats stats;
 	struct prov_srcimport_opts o = { cfg, NULL, 0, &stats };
+
+	prov_config_set(cfg, "sources.localDirs", tmpdir);	/* file:// only below it */
 	char *cache = prov_xasprintf("%s/cache-deb", tmpdir), *base, *want, *got;
 	char *repo = NULL, *commit = NULL;
 	int n = -1;
