@@ -646,13 +646,19 @@ int prov_pkgindex_lookup(struct prov_origin **out, struct prov_pkgindex *ix,
 		size_t pk[16], n, i;
 		int err;
 
-		if ((err = prov_cache_index_lookup(pk, &n, 16, ix->cache, ix->cache_id, path)) < 0)
-			return err;
+		/* a damaged cache costs this lookup, not the run: it is checked and
+		 * set aside when the cache is closed, and rebuilt by the next run */
+		if ((err = prov_cache_index_lookup(pk, &n, 16, ix->cache, ix->cache_id, path)) < 0) {
+			prov_warn("%s", prov_error_last());
+			return PROV_ENOTFOUND;
+		}
 		for (i = 0; i < n; i++) {
 			struct prov_origin *o = NULL;
 
-			if ((err = prov_cache_index_pkg(&o, ix->cache, ix->cache_id, pk[i])) < 0)
-				return err;
+			if ((err = prov_cache_index_pkg(&o, ix->cache, ix->cache_id, pk[i])) < 0) {
+				prov_warn("%s", prov_error_last());
+				return PROV_ENOTFOUND;
+			}
 			if (exclude && o->name && strcmp(o->name, exclude) == 0) {
 				prov_origin_free(o);
 				continue;

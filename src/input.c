@@ -1,9 +1,11 @@
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/magic.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -70,6 +72,70 @@ static ssize_t read_head(int fd, unsigned char *buf, size_t size)
 	return (ssize_t)got;
 }
 
+/* a process's start time (field 22 of /proc/PID/stat, clock ticks since boot), or 0 */
+static unsigned long long start_time_of(long pid)
+{
+	char path[64], buf[1024];
+	unsigned long long t = 0;
+	const char *p;
+	ssize_t n;
+	int fd, field;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (!(p = strrchr(buf, ')')))
+		return 0;
+	/* field 3 follows ") " */
+	for (field = 2; *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	while (*p >= '0' && *p <= '9')
+		t = t * 10 + (unsigned long long)(*p++ - '0');
+	return t;
+}
+
+int prov_input_remove_stale(const char *tmpdir)
+{
+	DIR *d = opendir(tmpdir);
+	struct dirent *e;
+	int removed = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		const char *p = e->d_name;
+		unsigned long long pid = 0, start = 0;
+
+		if (strncmp(p, "input-", 6) != 0)
+			continue;
+		for (p += 6; *p >= '0' && *p <= '9'; p++)
+			pid = pid * 10 + (unsigned long long)(*p - '0');
+		if (*p++ != '-' || !pid || pid > 1U << 30)
+			continue;
+		for (; *p >= '0' && *p <= '9'; p++)
+			start = start * 10 + (unsigned long long)(*p - '0');
+		if (*p != '-') {
+			/* input-PID-XXXXXX of older versions: only when no such process lives */
+			if (kill((pid_t)pid, 0) < 0 && errno == ESRCH &&
+			    unlinkat(dirfd(d), e->d_name, 0) == 0)
+				removed++;
+			continue;
+		}
+		/* dead, or the pid now belongs to another process */
+		if (start_time_of((long)pid) != start &&
+		    unlinkat(dirfd(d), e->d_name, 0) == 0)
+			removed++;
+	}
+	closedir(d);
+	return removed;
+}
+
 static int make_tmp(char **out, int *fd_out, const char *tmpdir)
 {
 	char *path;
@@ -89,7 +155,9 @@ static int make_tmp(char **out, int *fd_out, const char *tmpdir)
 			return prov_error_set(PROV_ERROR, "cannot create '%s': %s", tmpdir,
 					      strerror(errno));
 	}
-	path = prov_xasprintf("%s/input-%ld-XXXXXX", tmpdir, (long)getpid());
+	/* pid and start time: a later run can tell a dead run's file (prov_input_remove_stale) */
+	path = prov_xasprintf("%s/input-%ld-%llu-XXXXXX", tmpdir, (long)getpid(),
+			      start_time_of((long)getpid()));
 	fd = mkstemp(path);
 	if (fd < 0) {
 		int e = errno;
@@ -359,6 +427,7 @@ int prov_input_open(struct prov_input *out, const char *name, const char *tmpdir
 
 	memset(&in, 0, sizeof(in));
 	prov_buf_init(&in.text, 0);
+	prov_input_remove_stale(tmpdir);
 	in.name = prov_xstrdup(name);
 	if (!max_core)
 		max_core = PROV_INPUT_DEFAULT_MAX_CORE;

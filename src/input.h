@@ -41,6 +41,14 @@ int prov_input_open(struct prov_input *out, const char *name, const char *tmpdir
 		    uint64_t max_core);
 void prov_input_release(struct prov_input *in);
 
+/*
+ * Remove temporaries of runs that are gone from `tmpdir`: files are named
+ * input-PID-START-XXXXXX (START: the process's start time), so a dead run's
+ * file is told from a live one's even when its pid was reused. Every
+ * prov_input_open and `cache clear` call it. Returns how many were removed.
+ */
+int prov_input_remove_stale(const char *tmpdir);
+
 struct prov_config;
 /* The cap on a decompressed core: config core.maxSize (bytes), else the default. */
 uint64_t prov_input_max_core(const struct prov_config *cfg);

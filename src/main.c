@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <git2.h>
@@ -154,7 +155,33 @@ static char *resolve_cache_dir(const char *opt)
 		return prov_xasprintf("%s/provenance", xdg);
 	if (home && *home)
 		return prov_xasprintf("%s/.cache/provenance", home);
-	return prov_xstrdup(".provenance-cache");
+	return NULL;	/* see private_tmp_cache() */
+}
+
+/*
+ * HOME unset (a service, a bare container): a per-user directory under /tmp,
+ * mode 0700, never the current directory. NULL with the error set when that
+ * name is taken by something this user does not privately own.
+ */
+static char *private_tmp_cache(void)
+{
+	char *dir = prov_xasprintf("/tmp/provenance-%lu", (unsigned long)geteuid());
+	struct stat st;
+
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		prov_error_set(PROV_ERROR, "HOME is not set and '%s' cannot be created: %s; use --cache DIR",
+			       dir, strerror(errno));
+		free(dir);
+		return NULL;
+	}
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077)) {
+		prov_error_set(PROV_ERROR, "HOME is not set and '%s' is not a private directory of this user; use --cache DIR",
+			       dir);
+		free(dir);
+		return NULL;
+	}
+	return dir;
 }
 
 /*
@@ -259,6 +286,11 @@ int main(int argc, char **argv)
 		 * read again costs a tenth of an ancestry walk */
 		git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
 		git_inited = 1;
+	}
+	if (!g.cache_dir && !(g.cache_dir = private_tmp_cache())) {
+		fprintf(stderr, "provenance: %s\n", prov_error_last());
+		code = PROV_EXIT_INPUT;
+		goto cleanup;
 	}
 	code = c->fn(argc - 1, argv + 1, &g);
 flush:
