@@ -73,13 +73,13 @@ check_eq "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).e
 
 # ---- 13. temporaries of a killed run ----
 C="$T/c13"
+# an ELF core header (e_type 4) on a pipe, and then nothing: the run spools and waits
 mkfifo "$T/core.fifo"
-# an ELF core header (e_type 4) and then nothing: the run spools and waits
 python3 -c 'import sys,time,struct
 h = b"\x7fELF\x02\x01\x01" + b"\0" * 9 + struct.pack("<HHI", 4, 62, 1) + b"\1" * 9000
 f = open(sys.argv[1], "wb"); f.write(h); f.flush(); time.sleep(30)' "$T/core.fifo" &
 writer=$!
-"$PROVENANCE" --cache "$C" analyze "$T/core.fifo" >/dev/null 2>&1 &
+"$PROVENANCE" --cache "$C" analyze - <"$T/core.fifo" >/dev/null 2>&1 &
 victim=$!
 for i in $(seq 1 100); do ls "$C"/tmp/input-* >/dev/null 2>&1 && break; sleep 0.1; done
 ls "$C"/tmp/input-* >/dev/null 2>&1 || fail "the run did not spool (test is not testing)"
