@@ -190,6 +190,9 @@ int prov_read_fd(struct prov_buf *out, int fd, const char *name, size_t cap)
 	ssize_t n;
 
 	prov_buf_reset(out);
+	/* the caller's cap is the limit, not the buffer's default (256 MiB) */
+	if (out->cap < cap)
+		out->cap = cap;
 	for (;;) {
 		n = read(fd, chunk, sizeof(chunk));
 		if (n < 0) {
@@ -205,7 +208,9 @@ int prov_read_fd(struct prov_buf *out, int fd, const char *name, size_t cap)
 					      "'%s' is larger than the limit of %zu bytes",
 					      name, cap);
 		if (prov_buf_add(out, chunk, (size_t)n) < 0)
-			return PROV_ELIMIT;
+			return prov_error_set(PROV_ELIMIT,
+					      "'%s' is larger than the limit of %zu bytes",
+					      name, out->cap);
 	}
 	return 0;
 }
