@@ -75,7 +75,12 @@ int prov_cmd_fail(int code)
 
 	if (code == PROV_OK)
 		return 0;
-	fprintf(stderr, "provenance: %s\n", *msg ? msg : "unknown error");
+	{
+		char *safe = prov_escape_controls_str(*msg ? msg : "unknown error");
+
+		fprintf(stderr, "provenance: %s\n", safe);
+		free(safe);
+	}
 	return prov_error_exit_code(code);
 }
 
@@ -108,6 +113,28 @@ int prov_cmd_help(const char *cmd, const char *body)
 
 int prov_cmd_write(const char *data, size_t len)
 {
+	/* C0 controls from input never reach the terminal raw (JSON has none) */
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)data[i];
+
+		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+			break;
+	}
+	if (i < len) {
+		struct prov_buf b = PROV_BUF_INIT;
+		int err = 0;
+
+		b.cap = (size_t)-1;
+		prov_buf_add(&b, data, len);
+		prov_escape_controls(&b, i, 0);
+		if (fwrite(b.buf, 1, b.len, stdout) != b.len)
+			err = prov_error_set(PROV_ERROR, "cannot write to standard output: %s",
+					     strerror(errno));
+		prov_buf_release(&b);
+		return err;
+	}
 	if (len && fwrite(data, 1, len, stdout) != len)
 		return prov_error_set(PROV_ERROR, "cannot write to standard output: %s",
 				      strerror(errno));
@@ -137,8 +164,11 @@ int prov_cmd_parse_format(const char **out, const char *value, const char *allow
 
 static void warn_to_stderr(const char *msg, void *data)
 {
+	char *safe = prov_escape_controls_str(msg);
+
 	(void)data;
-	fprintf(stderr, "provenance: warning: %s\n", msg);
+	fprintf(stderr, "provenance: warning: %s\n", safe);
+	free(safe);
 }
 
 static char *resolve_cache_dir(const char *opt)

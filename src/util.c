@@ -407,3 +407,56 @@ uint64_t prov_now_ms(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
+
+/* C0 controls but \n and \t, DEL; with c1, also U+0080..U+009F (UTF-8 C2 80..C2 9F) */
+static size_t control_len(const unsigned char *p, size_t left, int c1)
+{
+	if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+		return 1;
+	if (c1 && left >= 2 && p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+		return 2;
+	return 0;
+}
+
+size_t prov_escape_controls(struct prov_buf *b, size_t from, int c1)
+{
+	static const char hex[] = "0123456789abcdef";
+	struct prov_buf out = PROV_BUF_INIT;
+	const unsigned char *p = (const unsigned char *)b->buf;
+	size_t i, n = 0;
+
+	for (i = from; i < b->len; i++)
+		if (control_len(p + i, b->len - i, c1))
+			break;
+	if (i >= b->len)
+		return 0;
+	out.cap = b->cap > SIZE_MAX / 4 ? SIZE_MAX : b->cap * 4;
+	prov_buf_add(&out, b->buf, i);
+	while (i < b->len) {
+		size_t l = control_len(p + i, b->len - i, c1), k;
+
+		if (!l) {
+			prov_buf_putc(&out, (char)p[i++]);
+			continue;
+		}
+		for (k = 0; k < l; k++) {
+			char e[4] = { '\\', 'x', hex[p[i + k] >> 4], hex[p[i + k] & 15] };
+
+			prov_buf_add(&out, e, 4);
+		}
+		i += l;
+		n++;
+	}
+	prov_buf_release(b);
+	*b = out;
+	return n;
+}
+
+char *prov_escape_controls_str(const char *s)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+
+	prov_buf_puts(&b, s);
+	prov_escape_controls(&b, 0, 1);
+	return prov_buf_detach(&b);
+}

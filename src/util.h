@@ -101,4 +101,16 @@ int prov_isatty(int fd);
 /* Milliseconds from a monotonic clock. */
 uint64_t prov_now_ms(void);
 
+/*
+ * Make control characters from input visible as \xHH (terminal escape
+ * sequences in function names, paths or notes must not reach a terminal
+ * raw): C0 controls but \n and \t, DEL and, with c1, U+0080..U+009F. Only
+ * bytes from `from` on are touched. Returns how many were escaped. Every
+ * human format (text, Markdown, messages) goes through it; JSON has its own
+ * escaping.
+ */
+size_t prov_escape_controls(struct prov_buf *b, size_t from, int c1);
+/* The same for one string (C1 too); caller frees. */
+char *prov_escape_controls_str(const char *s);
+
 #endif
