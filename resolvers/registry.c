@@ -544,6 +544,30 @@ void prov_pkgindex_add_file(struct prov_pkgindex *ix, size_t pkg, const char *pa
 
 	if (pkg >= ix->npkgs)
 		return;
+	/*
+	 * A path repeated (200k times in one .list, or in many packages) would
+	 * make one probe cluster and the index quadratic. A lookup excludes at
+	 * most one package name, so two owners with different names answer
+	 * every lookup: the first, and the first named otherwise. Later ones
+	 * are dropped here, so each path holds at most two slots.
+	 */
+	if (ix->nslots) {
+		const char *name = ix->pkgs[pkg].o.name;
+		size_t owners = 0;
+
+		for (s = hash_str(path) & (ix->nslots - 1); ix->slots[s];
+		     s = (s + 1) & (ix->nslots - 1)) {
+			size_t f = ix->slots[s] - 1;
+			const char *other;
+
+			if (strcmp(ix->files[f], path) != 0)
+				continue;
+			other = ix->pkgs[ix->file_pkg[f]].o.name;
+			if (ix->file_pkg[f] == pkg || ++owners >= 2 ||
+			    (name && other && strcmp(name, other) == 0) || (!name && !other))
+				return;
+		}
+	}
 	PROV_ALLOC_GROW(ix->files, ix->nfiles + 1, ix->files_alloc);
 	PROV_ALLOC_GROW(ix->file_pkg, ix->nfiles + 1, ix->fpkg_alloc);
 	ix->files[ix->nfiles] = prov_xstrdup(path);
