@@ -215,8 +215,11 @@ static int spool(struct prov_input *in, const char *tmpdir, uint64_t max, spool_
 		 void *ctx, const unsigned char *head, size_t hlen, const char *too_big)
 {
 	char *chunk = prov_xmalloc(1 << 20), *tmp = NULL;
+	unsigned char kind_head[HEAD_SIZE];
+	size_t kind_len = 0;
 	uint64_t total = hlen;
-	int fd = -1, error;
+	int fd = -1, error, text = 0;
+	unsigned int type;
 
 	if ((error = make_tmp(&tmp, &fd, tmpdir)) < 0)
 		goto cleanup;
@@ -231,7 +234,26 @@ static int spool(struct prov_input *in, const char *tmpdir, uint64_t max, spool_
 			error = (int)n;
 			goto cleanup;
 		}
+		/*
+		 * The kind is known from the first bytes: text is held to the
+		 * text limit while it decompresses, not to the core limit after
+		 * (a zstd bomb of text wrote 16 GiB before it was refused).
+		 */
+		if (!hlen && kind_len < 18) {
+			size_t k = (size_t)n < sizeof(kind_head) - kind_len ? (size_t)n
+									: sizeof(kind_head) - kind_len;
+
+			memcpy(kind_head + kind_len, chunk, k);
+			kind_len += k;
+			if (kind_len >= 18 && !elf_kind(kind_head, kind_len, &type))
+				text = 1;
+		}
 		total += (uint64_t)n;
+		if (text && total > PROV_INPUT_MAX_TEXT) {
+			error = prov_error_set(PROV_ELIMIT, "%s more than %zu bytes of text",
+					       too_big, PROV_INPUT_MAX_TEXT);
+			goto cleanup;
+		}
 		if (total > max) {
 			error = prov_error_set(PROV_ELIMIT, "%s more than %llu bytes; raise -c core.maxSize=BYTES",
 					       too_big, (unsigned long long)max);
