@@ -27,6 +27,8 @@ struct tnode {
 	git_oid oid;	/* blobs */
 	struct tnode **kids;	/* trees */
 	size_t n, alloc;
+	size_t *hslots;	/* name hash -> kid index + 1 (big directories), or NULL */
+	size_t nhslots;
 };
 
 struct import_state {
@@ -45,6 +47,7 @@ static void tnode_free(struct tnode *t)
 	for (i = 0; i < t->n; i++)
 		tnode_free(t->kids[i]);
 	free(t->kids);
+	free(t->hslots);
 	free(t->name);
 	free(t);
 }
@@ -58,14 +61,77 @@ static struct tnode *tnode_new(const char *name, size_t len, unsigned mode)
 	return t;
 }
 
+static uint64_t tnode_hash(const char *s, size_t len)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (len--)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+/* (Re)build the name index of a directory: kids at most a quarter of the slots. */
+static void tnode_index(struct tnode *dir)
+{
+	size_t i, n = 64;
+
+	while (n < dir->n * 4)
+		n *= 2;
+	free(dir->hslots);
+	dir->hslots = prov_xcalloc(n, sizeof(*dir->hslots));
+	dir->nhslots = n;
+	for (i = 0; i < dir->n; i++) {
+		size_t h = tnode_hash(dir->kids[i]->name, strlen(dir->kids[i]->name)) & (n - 1);
+
+		while (dir->hslots[h])
+			h = (h + 1) & (n - 1);
+		dir->hslots[h] = i + 1;
+	}
+}
+
+/*
+ * The child called name. A directory of 200k entries made a linear search
+ * per entry quadratic: past 16 children a hash index answers.
+ */
 static struct tnode **tnode_slot(struct tnode *dir, const char *name, size_t len)
 {
-	size_t i;
+	size_t i, h;
 
-	for (i = dir->n; i-- > 0;)
-		if (strlen(dir->kids[i]->name) == len && !memcmp(dir->kids[i]->name, name, len))
-			return &dir->kids[i];
+	if (dir->n <= 16) {
+		for (i = dir->n; i-- > 0;)
+			if (strlen(dir->kids[i]->name) == len && !memcmp(dir->kids[i]->name, name, len))
+				return &dir->kids[i];
+		return NULL;
+	}
+	if (!dir->hslots)
+		tnode_index(dir);
+	for (h = tnode_hash(name, len) & (dir->nhslots - 1); dir->hslots[h];
+	     h = (h + 1) & (dir->nhslots - 1)) {
+		struct tnode *k = dir->kids[dir->hslots[h] - 1];
+
+		if (strlen(k->name) == len && !memcmp(k->name, name, len))
+			return &dir->kids[dir->hslots[h] - 1];
+	}
 	return NULL;
+}
+
+/* Append a child known not to be there, keeping the index. */
+static void tnode_append(struct tnode *dir, struct tnode *kid)
+{
+	PROV_ALLOC_GROW(dir->kids, dir->n + 1, dir->alloc);
+	dir->kids[dir->n++] = kid;
+	if (dir->hslots) {
+		size_t h;
+
+		if (dir->n * 4 > dir->nhslots) {
+			tnode_index(dir);
+			return;
+		}
+		for (h = tnode_hash(kid->name, strlen(kid->name)) & (dir->nhslots - 1);
+		     dir->hslots[h]; h = (h + 1) & (dir->nhslots - 1))
+			;
+		dir->hslots[h] = dir->n;
+	}
 }
 
 static void tnode_add(struct tnode *dir, struct tnode *kid)
@@ -77,8 +143,7 @@ static void tnode_add(struct tnode *dir, struct tnode *kid)
 		*slot = kid;
 		return;
 	}
-	PROV_ALLOC_GROW(dir->kids, dir->n + 1, dir->alloc);
-	dir->kids[dir->n++] = kid;
+	tnode_append(dir, kid);
 }
 
 /* Remove and return the child called name, or NULL. */
@@ -90,6 +155,8 @@ static struct tnode *tnode_take(struct tnode *dir, const char *name)
 		return NULL;
 	t = *slot;
 	*slot = dir->kids[--dir->n];
+	free(dir->hslots);	/* indexes moved: rebuilt when next needed */
+	dir->hslots = NULL;
 	return t;
 }
 
@@ -162,8 +229,7 @@ static struct tnode *tnode_mkdirs(struct tnode *root, const char **parts, const 
 			*slot = tnode_new(parts[i], lens[i], GIT_FILEMODE_TREE);
 		} else if (!slot) {
 			struct tnode *t = tnode_new(parts[i], lens[i], GIT_FILEMODE_TREE);
-			PROV_ALLOC_GROW(d->kids, d->n + 1, d->alloc);
-			d->kids[d->n++] = t;
+			tnode_append(d, t);
 			slot = &d->kids[d->n - 1];
 		}
 		d = *slot;

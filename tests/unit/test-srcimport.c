@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -150,6 +151,65 @@ static void test_quilt_to_git(void **state)
 		assert_int_equal(prov_srcimport_quilt_to_git(&out, badhunk, strlen(badhunk), 1, "b"), PROV_EINPUT);
 	}
 	prov_buf_release(&out);
+}
+
+static uint64_t user_ms(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (uint64_t)ru.ru_utime.tv_sec * 1000 + (uint64_t)ru.ru_utime.tv_usec / 1000;
+}
+
+/* Import a tar of n entries in one directory (names of 200 bytes); user CPU
+ * ms taken (the disk's fsyncs are the shared machine's noise, not the work). */
+static uint64_t import_flat(size_t n, const struct prov_srcimport_opts *o)
+{
+	char *repo = NULL, *commit = NULL, *url, *got;
+	uint64_t t0;
+
+	assert_int_equal(sh("python3 -c 'import tarfile,io,sys\n"
+			    "t = tarfile.open(sys.argv[1], \"w\")\n"
+			    "for i in range(int(sys.argv[2])):\n"
+			    "    ti = tarfile.TarInfo(\"flat/\" + \"f\" * 190 + \"%%09d\" %% i); ti.size = 2\n"
+			    "    t.addfile(ti, io.BytesIO(b\"x\\n\"))\n"
+			    "t.close()' '%s/flat%zu.tar' %zu", tmpdir, n, n), 0);
+	url = prov_xasprintf("file://%s/flat%zu.tar", tmpdir, n);
+	t0 = user_ms();
+	assert_int_equal(prov_srcimport_archive(&repo, &commit, url, o), 0);
+	t0 = user_ms() - t0;
+	/* ground truth: git itself counts the entries of the imported tree */
+	got = sh_out("git --git-dir='%s' ls-tree '%s' | wc -l", repo, commit);
+	assert_int_equal(strtoul(got, NULL, 10), n);
+	free(got);
+	free(repo);
+	free(commit);
+	free(url);
+	return t0;
+}
+
+/* A tar of many entries in one directory: linear, not quadratic (issue 17 item 9). */
+static void test_archive_flat_scaling(void **state)
+{
+	struct prov_config *cfg = prov_config_new();
+	struct prov_srcimport_stats stats;
+	struct prov_srcimport_opts o = { cfg, NULL, 0, &stats };
+	char *cache = prov_xasprintf("%s/cache-flat", tmpdir);
+	uint64_t t0, t1, t2;
+
+	(void)state;
+	prov_config_set(cfg, "sources.localDirs", tmpdir);
+	o.cache_dir = cache;
+	t0 = import_flat(10, &o);
+	t1 = import_flat(6000, &o);
+	t2 = import_flat(12000, &o);
+	print_message("flat tar import (user CPU): 10 entries %llu ms, 6000 %llu ms, 12000 %llu ms\n",
+		      (unsigned long long)t0, (unsigned long long)t1, (unsigned long long)t2);
+	/* doubling the entries must not quadruple the work (noise floor 150 ms) */
+	if (t2 > t0 + 150)
+		assert_true((t2 - t0) * 10 <= (t1 > t0 ? t1 - t0 : 1) * 30);
+	free(cache);
+	prov_config_free(cfg);
 }
 
 static void test_archive_vs_git(void **state)
@@ -307,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_pool_dir),
 		cmocka_unit_test(test_quilt_to_git),
 		cmocka_unit_test(test_archive_vs_git),
+		cmocka_unit_test(test_archive_flat_scaling),
 		cmocka_unit_test(test_debian_pN_vs_gnu_patch),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
