@@ -432,7 +432,8 @@ char *prov_root_realpath(const char *root, const char *path)
 char *prov_root_identity(const char *root, const char *path)
 {
 	struct stat st;
-	int fd = prov_root_open(root, path, O_RDONLY | O_NONBLOCK);
+	/* O_PATH: files and directories alike, and nothing is opened for reading */
+	int fd = prov_root_open(root, path, O_PATH);
 
 	if (fd < 0)
 		return NULL;
