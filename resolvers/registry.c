@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -363,12 +364,89 @@ char *prov_root_key(const char *root)
 	return norm;
 }
 
+/*
+ * The kernel's answer when the whole path exists: one openat2 (RESOLVE_IN_ROOT
+ * resolves symlinks as chroot would) and the name of what it opened. A
+ * readlink per component through a path 400 levels deep was quadratic in
+ * the depth. NULL when it cannot tell (missing components: the walk below).
+ */
+static char *kernel_realpath(const char *root, const char *path)
+{
+	char proc[64], host[PATH_MAX], *rroot = NULL, *result = NULL;
+	ssize_t n;
+	size_t rl;
+	int fd = prov_root_open(root, path, O_PATH);
+
+	if (fd < 0)
+		return NULL;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, host, sizeof(host) - 1);
+	close(fd);
+	if (n <= 0 || n >= (ssize_t)sizeof(host) - 1)
+		return NULL;
+	host[n] = 0;
+	if (host[0] != '/')
+		return NULL;
+	if (!root || !*root || !strcmp(root, "/"))
+		return prov_xstrdup(host);
+	if (!(rroot = realpath(root, NULL)))
+		return NULL;
+	rl = strlen(rroot);
+	if (rl == 1)
+		result = prov_xstrdup(host);
+	else if (!strncmp(host, rroot, rl) && (host[rl] == '/' || !host[rl]))
+		result = prov_xstrdup(host[rl] ? host + rl : "/");
+	free(rroot);
+	return result;
+}
+
 char *prov_root_realpath(const char *root, const char *path)
 {
 	struct prov_buf done = PROV_BUF_INIT;	/* resolved prefix, "" = root */
-	char *rest = prov_xasprintf("%s", path), *result;
+	char *rest, *result;
 	char *p;
 	int links = 0;
+
+	if ((result = kernel_realpath(root, path)))
+		return result;
+	if (path[0] == '/' && !strstr(path, "/..") && !strstr(path, "/./")) {
+		/*
+		 * A missing file: the longest existing prefix (existence is
+		 * monotone in the prefix, so a binary search over the slashes)
+		 * resolved by the kernel, the missing rest appended as it is.
+		 */
+		size_t *cut = NULL, ncut = 0, alloc = 0, lo = 0, hi, i;
+		char *best = NULL;
+
+		for (i = 1; path[i]; i++)
+			if (path[i] == '/') {
+				PROV_ALLOC_GROW(cut, ncut + 1, alloc);
+				cut[ncut++] = i;
+			}
+		hi = ncut;	/* prefixes path[0..cut[k]) for k < ncut */
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			char *pre = prov_xstrndup(path, cut[mid]), *r = kernel_realpath(root, pre);
+
+			free(pre);
+			if (r) {
+				free(best);
+				best = r;
+				lo = mid + 1;
+			} else {
+				hi = mid;
+			}
+		}
+		if (best || lo == 0) {
+			result = lo == 0 ? prov_xstrdup(path)
+				 : prov_xasprintf("%s%s", strcmp(best, "/") ? best : "", path + cut[lo - 1]);
+			free(best);
+			free(cut);
+			return result;
+		}
+		free(cut);
+	}
+	rest = prov_xasprintf("%s", path);
 
 	p = rest;
 	while (*p) {
@@ -843,4 +921,110 @@ int prov_is_hex_commit(const char *s, size_t len)
 		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
 			return 0;
 	return 1;
+}
+
+/* ---- per-directory memo of nearest-ancestor answers ---- */
+
+struct dirmemo_entry {
+	char *dir;
+	char *answer;	/* NULL: no such ancestor */
+};
+
+struct prov_dirmemo {
+	struct dirmemo_entry *slots;
+	size_t nslots, n, bytes;
+};
+
+static struct dirmemo_entry *dirmemo_find(const struct prov_dirmemo *m, const char *dir)
+{
+	size_t s;
+
+	if (!m->nslots)
+		return NULL;
+	for (s = hash_str(dir) & (m->nslots - 1); m->slots[s].dir; s = (s + 1) & (m->nslots - 1))
+		if (!strcmp(m->slots[s].dir, dir))
+			return &m->slots[s];
+	return NULL;
+}
+
+static void dirmemo_put(struct prov_dirmemo *m, const char *dir, const char *answer)
+{
+	size_t s, i;
+
+	if (m->bytes + strlen(dir) > PROV_DIRMEMO_MAX_BYTES || dirmemo_find(m, dir))
+		return;
+	if ((m->n + 1) * 2 > m->nslots) {
+		size_t n = m->nslots ? m->nslots * 2 : 256;
+		struct dirmemo_entry *old = m->slots, *e;
+
+		m->slots = prov_xcalloc(n, sizeof(*m->slots));
+		for (i = 0; i < m->nslots; i++) {
+			if (!old[i].dir)
+				continue;
+			for (s = hash_str(old[i].dir) & (n - 1); m->slots[s].dir; s = (s + 1) & (n - 1))
+				;
+			e = &m->slots[s];
+			*e = old[i];
+		}
+		free(old);
+		m->nslots = n;
+	}
+	for (s = hash_str(dir) & (m->nslots - 1); m->slots[s].dir; s = (s + 1) & (m->nslots - 1))
+		;
+	m->slots[s].dir = prov_xstrdup(dir);
+	m->slots[s].answer = answer ? prov_xstrdup(answer) : NULL;
+	m->n++;
+	m->bytes += strlen(dir) + 1;
+}
+
+void prov_dirmemo_free(struct prov_dirmemo *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->nslots; i++) {
+		free(m->slots[i].dir);
+		free(m->slots[i].answer);
+	}
+	free(m->slots);
+	free(m);
+}
+
+char *prov_nearest_ancestor(struct prov_dirmemo **memo, const char *root, const char *path,
+			    int (*test)(const char *root, const char *dir, void *data), void *data)
+{
+	char *anc = prov_xstrdup(path), *slash, *answer = NULL;
+	size_t *marks = NULL, nmarks = 0, alloc = 0, i;
+	int depth = 0, known = 0;
+
+	if (!*memo)
+		*memo = prov_xcalloc(1, sizeof(**memo));
+	while ((slash = strrchr(anc, '/')) && slash != anc && depth++ < 64) {
+		const struct dirmemo_entry *e;
+
+		*slash = 0;
+		if ((e = dirmemo_find(*memo, anc))) {
+			answer = e->answer ? prov_xstrdup(e->answer) : NULL;
+			known = 1;
+			break;
+		}
+		PROV_ALLOC_GROW(marks, nmarks + 1, alloc);
+		marks[nmarks++] = (size_t)(slash - anc);
+		if (test(root, anc, data)) {
+			answer = prov_xstrdup(anc);
+			break;
+		}
+	}
+	(void)known;
+	/* every directory walked has the same answer */
+	for (i = 0; i < nmarks; i++) {
+		char *d = prov_xstrndup(path, marks[i]);
+
+		dirmemo_put(*memo, d, answer);
+		free(d);
+	}
+	free(marks);
+	free(anc);
+	return answer;
 }
