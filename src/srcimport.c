@@ -1313,6 +1313,7 @@ cleanup:
 
 /* ---- hunk offsets (patch(1) finds a hunk whose lines moved; libgit2 does not) ---- */
 
+/* hunk lines compared while relocating, for a whole series (2000 patches each searching 900k lines ran past 120 s) */
 #define RELOCATE_MAX_COMPARES ((uint64_t)50 * 1000 * 1000)
 
 struct lines {
@@ -1381,14 +1382,13 @@ static long find_hunk(const struct lines *file, const struct lines *pre, long wa
  * match nowhere are left for libgit2 to refuse.
  */
 static int relocate_hunks(struct prov_buf *out, const struct prov_buf *in, git_repository *repo,
-			  const git_oid *tree_oid)
+			  const git_oid *tree_oid, uint64_t *compares)
 {
 	struct prov_buf file = PROV_BUF_INIT;
 	struct lines fl = { 0 }, pre = { 0 };
 	const char *p = in->buf, *end = in->buf + in->len;
 	int have_file = 0, error = 0;
 	long min = 0, delta = 0, shift = 0;
-	uint64_t compares = 0;
 	struct prov_buf hunk = PROV_BUF_INIT;
 
 	prov_buf_reset(out);
@@ -1467,7 +1467,7 @@ static int relocate_hunks(struct prov_buf *out, const struct prov_buf *in, git_r
 				if (at < 0)
 					at = 0;
 			} else {
-				at = find_hunk(&fl, &pre, (long)a - 1 + shift, min, &compares);
+				at = find_hunk(&fl, &pre, (long)a - 1 + shift, min, compares);
 				if (at < 0)
 					goto copy;
 				shift = at - ((long)a - 1);
@@ -1533,6 +1533,10 @@ static int apply_series(int *out, git_oid *tree_oid, git_repository *repo)
 {
 	struct prov_buf series = PROV_BUF_INIT, patch = PROV_BUF_INIT, git_text = PROV_BUF_INIT;
 	const char *p, *end;
+	char **seen = NULL;
+	size_t nseen = 0, seen_alloc = 0, i;
+	/* one relocation budget for the whole series, not one per patch */
+	uint64_t compares = 0;
 	int n = 0, error;
 
 	error = read_blob_at(&series, repo, tree_oid, "debian/patches/series", (size_t)1 << 20);
@@ -1613,6 +1617,18 @@ static int apply_series(int *out, git_oid *tree_oid, git_repository *repo)
 			free(path);
 			goto cleanup;
 		}
+		/* quilt applies a patch once: a series naming one twice is refused */
+		for (i = 0; i < nseen; i++)
+			if (!strcmp(seen[i], path))
+				break;
+		if (i < nseen) {
+			error = prov_error_set(PROV_EINPUT, "debian/patches/series lists '%s' twice", name);
+			free(name);
+			free(path);
+			goto cleanup;
+		}
+		PROV_ALLOC_GROW(seen, nseen + 1, seen_alloc);
+		seen[nseen++] = prov_xstrdup(path);
 		error = read_blob_at(&patch, repo, tree_oid, path, PROV_SRCIMPORT_MAX_PATCH);
 		if (error == PROV_ENOTFOUND)
 			error = prov_error_set(PROV_EINPUT, "debian/patches/series names '%s', which is not in debian/patches",
@@ -1620,7 +1636,7 @@ static int apply_series(int *out, git_oid *tree_oid, git_repository *repo)
 		if (error == 0)
 			error = prov_srcimport_quilt_to_git(&git_text, patch.buf, patch.len, strip, path);
 		if (error == 0)
-			error = relocate_hunks(&patch, &git_text, repo, tree_oid);
+			error = relocate_hunks(&patch, &git_text, repo, tree_oid, &compares);
 		if (error == 0)
 			error = apply_patch(tree_oid, repo, &patch, path);
 		free(name);
@@ -1631,6 +1647,9 @@ static int apply_series(int *out, git_oid *tree_oid, git_repository *repo)
 	}
 	*out = n;
 cleanup:
+	for (i = 0; i < nseen; i++)
+		free(seen[i]);
+	free(seen);
 	prov_buf_release(&series);
 	prov_buf_release(&patch);
 	prov_buf_release(&git_text);

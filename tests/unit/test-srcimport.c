@@ -351,6 +351,15 @@ static void test_debian_pN_vs_gnu_patch(void **state)
 	got = sh_out("git --git-dir='%s/imports/debian-bar.git' for-each-ref refs/imports/bar/3.4-1 | wc -l", cache);
 	assert_string_equal(got, "0");	/* nothing recorded */
 	free(got);
+	/* a series naming one patch twice (quilt applies a patch once; issue 17 item 8) */
+	assert_int_equal(sh("set -e; cd '%s/deb';"
+			    "printf 'zero.patch -p0\nzero.patch -p0\n' > d/debian/patches/series; tar -C d -cJf bar_3.5-1.debian.tar.xz debian;"
+			    "{ printf 'Format: 3.0 (quilt)\nSource: bar\nVersion: 3.5-1\nChecksums-Sha256:\n';"
+			    "  for f in bar_3.2.orig.tar.gz bar_3.5-1.debian.tar.xz; do"
+			    "    printf ' %%s %%s %%s\n' $(sha256sum $f | cut -d' ' -f1) $(stat -c %%s $f) $f; done; } > bar_3.5-1.dsc",
+			    tmpdir), 0);
+	assert_int_equal(prov_srcimport_debian(&repo, &commit, &n, base, "bar", "3.5-1", &o), PROV_EINPUT);
+	assert_non_null(strstr(prov_error_last(), "lists 'zero.patch' twice"));
 	/* bad names and versions */
 	assert_int_equal(prov_srcimport_debian(&repo, &commit, &n, base, "bar/../x", "1", &o), PROV_EINPUT);
 	assert_int_equal(prov_srcimport_debian(&repo, &commit, &n, base, "bar", "1 2", &o), PROV_EINPUT);
