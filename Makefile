@@ -82,6 +82,7 @@ LIB_OBJS += src/util.o
 LIB_OBJS += src/json.o
 LIB_OBJS += src/model.o
 LIB_OBJS += src/config.o
+LIB_OBJS += src/cfgparse.o
 
 # Core analyzer (libdwfl) and input detection.
 LIB_OBJS += src/core.o

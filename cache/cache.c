@@ -42,8 +42,14 @@ static const char schema_sql[] =
 	" branch TEXT, found_by TEXT, evidence TEXT, guess INTEGER,"
 	" PRIMARY KEY(root, build_id));";
 
+/* the open database SQLite last called corrupt: checked and set aside on close */
+static sqlite3 *corrupt_db;
+
 static int sql_error(sqlite3 *db, const char *what)
 {
+	if (db && ((sqlite3_errcode(db) & 0xff) == SQLITE_CORRUPT ||
+		   (sqlite3_errcode(db) & 0xff) == SQLITE_NOTADB))
+		corrupt_db = db;
 	return prov_error_set(PROV_ERROR, "cache: %s: %s", what,
 			      db ? sqlite3_errmsg(db) : "out of memory");
 }
@@ -87,8 +93,9 @@ static int try_open(sqlite3 **out, const char *path)
 	int64_t appid = 0, ver = 0, ntables = 0;
 	int rc, err;
 
+	/* NOFOLLOW: a symlink planted as cache.sqlite is refused (and set aside) */
 	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-			     SQLITE_OPEN_NOMUTEX, NULL);
+			     SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, NULL);
 	if (rc != SQLITE_OK) {
 		err = sql_error(db, "cannot open the database");
 		sqlite3_close(db);
@@ -137,6 +144,48 @@ fail:
 	if (rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT)
 		return 1;
 	return err;
+}
+
+/*
+ * cache.sqlite and its -wal/-shm must be regular files this user owns (or
+ * absent): a symlink would make SQLite write where it points, a FIFO would
+ * hang. 1 when something else sits there (the caller sets it aside).
+ */
+static int foreign_files(const char *path)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
+	struct stat st;
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		char *p = prov_xasprintf("%s%s", path, suffix[i]);
+
+		if (lstat(p, &st) == 0 && (!S_ISREG(st.st_mode) || st.st_uid != geteuid())) {
+			if (i == 0)
+				bad = 1;
+			else if (unlink(p) < 0)	/* a side file is ours to remove, never to follow */
+				bad = 1;
+		}
+		free(p);
+	}
+	return bad;
+}
+
+/* PRAGMA quick_check: 1 when the database is damaged */
+static int damaged(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	int bad = 1;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW) {
+		const unsigned char *r = sqlite3_column_text(st, 0);
+
+		bad = !r || strcmp((const char *)r, "ok") != 0;
+	}
+	sqlite3_finalize(st);
+	return bad;
 }
 
 static void set_aside(const char *path)
@@ -197,7 +246,7 @@ int prov_cache_open(struct prov_cache **out, const char *dir)
 		return err;
 	path = prov_xasprintf("%s/cache.sqlite", dir);
 	for (attempt = 0; attempt < 2; attempt++) {
-		err = try_open(&db, path);
+		err = foreign_files(path) ? 1 : try_open(&db, path);
 		if (err <= 0)
 			break;
 		set_aside(path);
@@ -222,6 +271,16 @@ void prov_cache_free(struct prov_cache *c)
 {
 	if (!c)
 		return;
+	if (c->db && corrupt_db == c->db) {
+		/* SQLite said corrupt during the run: check, and set it aside if so */
+		int bad = damaged(c->db);
+
+		corrupt_db = NULL;
+		sqlite3_close(c->db);
+		c->db = NULL;
+		if (bad)
+			set_aside(c->path);
+	}
 	sqlite3_close(c->db);
 	free(c->path);
 	free(c->dir);

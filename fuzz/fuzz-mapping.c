@@ -1,9 +1,10 @@
 /*
  * libFuzzer target: any bytes as a mapping file (git-config syntax read by
- * libgit2), then what the pipeline does with the result: match a module and
- * expand every ref template against a Debian-style version. libgit2 is
- * initialised once (the command layer does it for every command that reads
- * mappings).
+ * our own parser, src/cfgparse.c, which cannot include other files), then
+ * what the pipeline does with the result: match a module and expand every
+ * ref template against a Debian-style version. Seeds hold [include] after a
+ * BOM, \f, \v, CR-only line ends and another header on the same line.
+ * libgit2 is initialised once (local repo checks use it).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -19,7 +20,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
-/* The parser is libgit2's: without this every file fails the same way. */
+/* libgit2 checks that a local repo is a git repository. */
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	git_libgit2_init();

@@ -25,6 +25,7 @@ struct conda {
 	struct prov_resolver base;
 	struct prefix p[MAX_PREFIXES];
 	size_t n;
+	struct prov_dirmemo *memo;	/* directory -> nearest ancestor holding conda-meta/ */
 };
 
 static void add_meta(struct prov_pkgindex *ix, const char *root, const char *prefix,
@@ -144,33 +145,32 @@ static int conda_init(struct prov_resolver **out, const struct prov_resolve_ctx 
 	return 0;
 }
 
+static int has_conda_meta(const char *root, const char *dir, void *data)
+{
+	char *meta = prov_xasprintf("%s/conda-meta", dir);
+	int is = prov_root_isdir(root, meta);
+
+	free(meta);
+	return is;
+}
+
 static int conda_resolve(struct prov_origin *out, struct prov_resolver *r,
 			 const struct prov_module *mod)
 {
 	struct conda *c = (struct conda *)r;
 	char *norm = prov_path_normalize(mod->path);
-	char *anc = prov_xstrdup(norm);
+	char *anc;
 	struct prov_origin *o = NULL;
-	int err = PROV_EPASSTHROUGH, depth = 0;
-	char *slash;
+	int err = PROV_EPASSTHROUGH;
 
-	/* nearest ancestor holding conda-meta/ */
-	while ((slash = strrchr(anc, '/')) && slash != anc && depth++ < 64) {
-		char *meta;
-		int is;
+	/* nearest ancestor holding conda-meta/, memoized per directory */
+	anc = prov_nearest_ancestor(&c->memo, r->ctx->sysroot, norm, has_conda_meta, NULL);
+	if (anc) {
+		struct prefix *p = open_prefix(c, anc);
 
-		*slash = 0;
-		meta = prov_xasprintf("%s/conda-meta", anc);
-		is = prov_root_isdir(r->ctx->sysroot, meta);
-		free(meta);
-		if (is) {
-			struct prefix *p = open_prefix(c, anc);
-
-			if (p && (err = prov_pkgindex_lookup(&o, p->ix, norm, NULL)) == 0) {
-				*out = *o;
-				free(o);
-			}
-			break;
+		if (p && (err = prov_pkgindex_lookup(&o, p->ix, norm, NULL)) == 0) {
+			*out = *o;
+			free(o);
 		}
 	}
 	free(anc);
@@ -222,6 +222,7 @@ static void conda_free(struct prov_resolver *r)
 		free(c->p[i].dir);
 		prov_pkgindex_free(c->p[i].ix);
 	}
+	prov_dirmemo_free(c->memo);
 	free(c);
 }
 

@@ -19,6 +19,7 @@
 
 struct gitres {
 	struct prov_resolver base;
+	struct prov_dirmemo *memo;	/* directory -> nearest ancestor with a .git */
 };
 
 static int read_small(struct prov_buf *b, const char *root, const char *path)
@@ -331,6 +332,11 @@ static int has_dotgit(const char *root, const char *dir)
 	return yes;
 }
 
+static int has_dotgit_test(const char *root, const char *dir, void *data)
+{
+	return has_dotgit(root, dir);
+}
+
 static int git_init(struct prov_resolver **out, const struct prov_resolve_ctx *ctx)
 {
 	struct gitres *g = prov_xcalloc(1, sizeof(*g));
@@ -342,31 +348,26 @@ static int git_init(struct prov_resolver **out, const struct prov_resolve_ctx *c
 static int git_resolve(struct prov_origin *out, struct prov_resolver *r,
 		       const struct prov_module *mod)
 {
-	char *anc = prov_path_normalize(mod->path);
+	char *norm = prov_path_normalize(mod->path), *anc = NULL;
 	struct prov_origin *o = NULL;
-	char *slash;
-	int depth = 0;
 
-	if (anc[0] != '/') {
-		free(anc);
+	if (norm[0] != '/') {
+		free(norm);
 		return PROV_EPASSTHROUGH;
 	}
-	/* nearest ancestor directory with a .git (not the root itself) */
-	while ((slash = strrchr(anc, '/')) && slash != anc && depth++ < 64) {
-		*slash = 0;
-		if (has_dotgit(r->ctx->sysroot, anc)) {
-			/* only a file the working tree tracks (git ls-files) is its file */
-			char *gitdir = tree_gitdir(r->ctx->sysroot, anc);
-			char *norm = prov_path_normalize(mod->path);
+	/* nearest ancestor directory with a .git (not the root itself), memoized per directory */
+	anc = prov_nearest_ancestor(&((struct gitres *)r)->memo, r->ctx->sysroot, norm,
+				    has_dotgit_test, NULL);
+	if (anc) {
+		/* only a file the working tree tracks (git ls-files) is its file */
+		char *gitdir = tree_gitdir(r->ctx->sysroot, anc);
 
-			if (gitdir && index_tracks(r->ctx->sysroot, gitdir, norm + strlen(anc) + 1))
-				o = tree_origin(r->ctx->sysroot, anc);
-			free(gitdir);
-			free(norm);
-			break;
-		}
+		if (gitdir && index_tracks(r->ctx->sysroot, gitdir, norm + strlen(anc) + 1))
+			o = tree_origin(r->ctx->sysroot, anc);
+		free(gitdir);
 	}
 	free(anc);
+	free(norm);
 	if (!o)
 		return PROV_EPASSTHROUGH;
 	*out = *o;
@@ -403,6 +404,8 @@ static int git_inventory(struct prov_resolver *r, struct prov_origin_list *l)
 
 static void git_free(struct prov_resolver *r)
 {
+	if (r)
+		prov_dirmemo_free(((struct gitres *)r)->memo);
 	free(r);
 }
 

@@ -1,5 +1,9 @@
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "resolvers/resolver.h"
 #include "jsonread.h"
@@ -23,6 +27,9 @@
 struct site {
 	char *dir;	/* absolute, normalised */
 	struct prov_pkgindex *ix;
+	dev_t dev;	/* the real directory: symlinked site-packages share one index */
+	ino_t ino;
+	size_t same;	/* an alias: the index of the site it resolves to, else SIZE_MAX */
 };
 
 struct pip {
@@ -261,14 +268,37 @@ static struct site *open_site(struct pip *pp, const char *dir)
 	char *id, *identity;
 	size_t i;
 
+	struct stat st;
+	int fd;
+
 	for (i = 0; i < pp->nsites; i++)
-		if (strcmp(pp->sites[i].dir, dir) == 0)
+		if (strcmp(pp->sites[i].dir, dir) == 0) {
+			if (pp->sites[i].same != SIZE_MAX)
+				i = pp->sites[i].same;
 			return pp->sites[i].ix ? &pp->sites[i] : NULL;
+		}
 	if (pp->nsites >= MAX_SITES)
 		return NULL;
+	/* 64 symlinks to one site-packages: each real directory is read once */
+	if ((fd = prov_root_open(root, dir, O_PATH | O_DIRECTORY)) < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return NULL;
+	}
+	close(fd);
 	s = &pp->sites[pp->nsites++];
 	s->dir = prov_xstrdup(dir);
 	s->ix = NULL;
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
+	s->same = SIZE_MAX;
+	for (i = 0; i + 1 < pp->nsites; i++)
+		if (pp->sites[i].same == SIZE_MAX && pp->sites[i].dev == st.st_dev &&
+		    pp->sites[i].ino == st.st_ino) {
+			s->same = i;
+			return pp->sites[i].ix ? &pp->sites[i] : NULL;
+		}
 	args[0] = root;
 	args[1] = dir;
 	id = prov_root_identity(root, dir);
@@ -382,6 +412,13 @@ static int pip_resolve(struct prov_origin *out, struct prov_resolver *r,
 	}
 	if (!dir || !(s = open_site(pp, dir)))
 		goto cleanup;
+	if (strcmp(s->dir, dir) != 0) {
+		/* reached through another name of the same directory: its index's paths */
+		char *alias = prov_xasprintf("%s%s", s->dir, norm + strlen(dir));
+
+		free(norm);
+		norm = alias;
+	}
 	if ((err = prov_pkgindex_lookup(&o, s->ix, norm, NULL)) < 0)
 		goto cleanup;
 	{
@@ -538,7 +575,8 @@ static int pip_inventory(struct prov_resolver *r, struct prov_origin_list *l)
 	static const char *const prefixes[] = { "/usr", "/usr/local", "/opt/conda", NULL };
 	static const char *const envdirs[] = { "/opt/conda/envs", "/opt", "/workspace", NULL };
 	const char *pos, *end, *line;
-	size_t n, i, j;
+	struct site *seen[MAX_SITES];
+	size_t n, i, j, nseen = 0;
 	int err = 0;
 
 	for (i = 0; prefixes[i]; i++)
@@ -586,6 +624,17 @@ static int pip_inventory(struct prov_resolver *r, struct prov_origin_list *l)
 		char *dir = prov_xstrndup(line, n);
 		struct site *s = open_site(pp, dir);
 		size_t n0 = l->n, k;
+
+		/* a site reached again through a symlink is listed once */
+		for (k = 0; s && k < nseen; k++)
+			if (seen[k] == s)
+				s = NULL;
+		if (s && nseen < MAX_SITES)
+			seen[nseen++] = s;
+		if (!s) {
+			free(dir);
+			continue;
+		}
 
 		if (s && (err = prov_pkgindex_packages(s->ix, 0, l)) < 0) {
 			free(dir);

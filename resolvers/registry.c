@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -337,7 +338,7 @@ int prov_root_read(struct prov_buf *out, const char *root, const char *path, siz
 	if (fd < 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return PROV_ENOTFOUND;
-		return prov_error_set(PROV_EINPUT, "cannot open '%s': %s", path, strerror(errno));
+		return prov_error_set(PROV_EINPUT, "cannot open '%s': %s", path, prov_strerror(errno));
 	}
 	/* never block on a FIFO or read a device a hostile root planted */
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -370,12 +371,89 @@ char *prov_root_key(const char *root)
 	return norm;
 }
 
+/*
+ * The kernel's answer when the whole path exists: one openat2 (RESOLVE_IN_ROOT
+ * resolves symlinks as chroot would) and the name of what it opened. A
+ * readlink per component through a path 400 levels deep was quadratic in
+ * the depth. NULL when it cannot tell (missing components: the walk below).
+ */
+static char *kernel_realpath(const char *root, const char *path)
+{
+	char proc[64], host[PATH_MAX], *rroot = NULL, *result = NULL;
+	ssize_t n;
+	size_t rl;
+	int fd = prov_root_open(root, path, O_PATH);
+
+	if (fd < 0)
+		return NULL;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, host, sizeof(host) - 1);
+	close(fd);
+	if (n <= 0 || n >= (ssize_t)sizeof(host) - 1)
+		return NULL;
+	host[n] = 0;
+	if (host[0] != '/')
+		return NULL;
+	if (!root || !*root || !strcmp(root, "/"))
+		return prov_xstrdup(host);
+	if (!(rroot = realpath(root, NULL)))
+		return NULL;
+	rl = strlen(rroot);
+	if (rl == 1)
+		result = prov_xstrdup(host);
+	else if (!strncmp(host, rroot, rl) && (host[rl] == '/' || !host[rl]))
+		result = prov_xstrdup(host[rl] ? host + rl : "/");
+	free(rroot);
+	return result;
+}
+
 char *prov_root_realpath(const char *root, const char *path)
 {
 	struct prov_buf done = PROV_BUF_INIT;	/* resolved prefix, "" = root */
-	char *rest = prov_xasprintf("%s", path), *result;
+	char *rest, *result;
 	char *p;
 	int links = 0;
+
+	if ((result = kernel_realpath(root, path)))
+		return result;
+	if (path[0] == '/' && !strstr(path, "/..") && !strstr(path, "/./")) {
+		/*
+		 * A missing file: the longest existing prefix (existence is
+		 * monotone in the prefix, so a binary search over the slashes)
+		 * resolved by the kernel, the missing rest appended as it is.
+		 */
+		size_t *cut = NULL, ncut = 0, alloc = 0, lo = 0, hi, i;
+		char *best = NULL;
+
+		for (i = 1; path[i]; i++)
+			if (path[i] == '/') {
+				PROV_ALLOC_GROW(cut, ncut + 1, alloc);
+				cut[ncut++] = i;
+			}
+		hi = ncut;	/* prefixes path[0..cut[k]) for k < ncut */
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			char *pre = prov_xstrndup(path, cut[mid]), *r = kernel_realpath(root, pre);
+
+			free(pre);
+			if (r) {
+				free(best);
+				best = r;
+				lo = mid + 1;
+			} else {
+				hi = mid;
+			}
+		}
+		if (best || lo == 0) {
+			result = lo == 0 ? prov_xstrdup(path)
+				 : prov_xasprintf("%s%s", strcmp(best, "/") ? best : "", path + cut[lo - 1]);
+			free(best);
+			free(cut);
+			return result;
+		}
+		free(cut);
+	}
+	rest = prov_xasprintf("%s", path);
 
 	p = rest;
 	while (*p) {
@@ -439,7 +517,8 @@ char *prov_root_realpath(const char *root, const char *path)
 char *prov_root_identity(const char *root, const char *path)
 {
 	struct stat st;
-	int fd = prov_root_open(root, path, O_RDONLY | O_NONBLOCK);
+	/* O_PATH: files and directories alike, and nothing is opened for reading */
+	int fd = prov_root_open(root, path, O_PATH);
 
 	if (fd < 0)
 		return NULL;
@@ -551,6 +630,30 @@ void prov_pkgindex_add_file(struct prov_pkgindex *ix, size_t pkg, const char *pa
 
 	if (pkg >= ix->npkgs)
 		return;
+	/*
+	 * A path repeated (200k times in one .list, or in many packages) would
+	 * make one probe cluster and the index quadratic. A lookup excludes at
+	 * most one package name, so two owners with different names answer
+	 * every lookup: the first, and the first named otherwise. Later ones
+	 * are dropped here, so each path holds at most two slots.
+	 */
+	if (ix->nslots) {
+		const char *name = ix->pkgs[pkg].o.name;
+		size_t owners = 0;
+
+		for (s = hash_str(path) & (ix->nslots - 1); ix->slots[s];
+		     s = (s + 1) & (ix->nslots - 1)) {
+			size_t f = ix->slots[s] - 1;
+			const char *other;
+
+			if (strcmp(ix->files[f], path) != 0)
+				continue;
+			other = ix->pkgs[ix->file_pkg[f]].o.name;
+			if (ix->file_pkg[f] == pkg || ++owners >= 2 ||
+			    (name && other && strcmp(name, other) == 0) || (!name && !other))
+				return;
+		}
+	}
 	PROV_ALLOC_GROW(ix->files, ix->nfiles + 1, ix->files_alloc);
 	PROV_ALLOC_GROW(ix->file_pkg, ix->nfiles + 1, ix->fpkg_alloc);
 	ix->files[ix->nfiles] = prov_xstrdup(path);
@@ -653,13 +756,19 @@ int prov_pkgindex_lookup(struct prov_origin **out, struct prov_pkgindex *ix,
 		size_t pk[16], n, i;
 		int err;
 
-		if ((err = prov_cache_index_lookup(pk, &n, 16, ix->cache, ix->cache_id, path)) < 0)
-			return err;
+		/* a damaged cache costs this lookup, not the run: it is checked and
+		 * set aside when the cache is closed, and rebuilt by the next run */
+		if ((err = prov_cache_index_lookup(pk, &n, 16, ix->cache, ix->cache_id, path)) < 0) {
+			prov_warn("%s", prov_error_last());
+			return PROV_ENOTFOUND;
+		}
 		for (i = 0; i < n; i++) {
 			struct prov_origin *o = NULL;
 
-			if ((err = prov_cache_index_pkg(&o, ix->cache, ix->cache_id, pk[i])) < 0)
-				return err;
+			if ((err = prov_cache_index_pkg(&o, ix->cache, ix->cache_id, pk[i])) < 0) {
+				prov_warn("%s", prov_error_last());
+				return PROV_ENOTFOUND;
+			}
 			if (exclude && o->name && strcmp(o->name, exclude) == 0) {
 				prov_origin_free(o);
 				continue;
@@ -819,4 +928,110 @@ int prov_is_hex_commit(const char *s, size_t len)
 		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
 			return 0;
 	return 1;
+}
+
+/* ---- per-directory memo of nearest-ancestor answers ---- */
+
+struct dirmemo_entry {
+	char *dir;
+	char *answer;	/* NULL: no such ancestor */
+};
+
+struct prov_dirmemo {
+	struct dirmemo_entry *slots;
+	size_t nslots, n, bytes;
+};
+
+static struct dirmemo_entry *dirmemo_find(const struct prov_dirmemo *m, const char *dir)
+{
+	size_t s;
+
+	if (!m->nslots)
+		return NULL;
+	for (s = hash_str(dir) & (m->nslots - 1); m->slots[s].dir; s = (s + 1) & (m->nslots - 1))
+		if (!strcmp(m->slots[s].dir, dir))
+			return &m->slots[s];
+	return NULL;
+}
+
+static void dirmemo_put(struct prov_dirmemo *m, const char *dir, const char *answer)
+{
+	size_t s, i;
+
+	if (m->bytes + strlen(dir) > PROV_DIRMEMO_MAX_BYTES || dirmemo_find(m, dir))
+		return;
+	if ((m->n + 1) * 2 > m->nslots) {
+		size_t n = m->nslots ? m->nslots * 2 : 256;
+		struct dirmemo_entry *old = m->slots, *e;
+
+		m->slots = prov_xcalloc(n, sizeof(*m->slots));
+		for (i = 0; i < m->nslots; i++) {
+			if (!old[i].dir)
+				continue;
+			for (s = hash_str(old[i].dir) & (n - 1); m->slots[s].dir; s = (s + 1) & (n - 1))
+				;
+			e = &m->slots[s];
+			*e = old[i];
+		}
+		free(old);
+		m->nslots = n;
+	}
+	for (s = hash_str(dir) & (m->nslots - 1); m->slots[s].dir; s = (s + 1) & (m->nslots - 1))
+		;
+	m->slots[s].dir = prov_xstrdup(dir);
+	m->slots[s].answer = answer ? prov_xstrdup(answer) : NULL;
+	m->n++;
+	m->bytes += strlen(dir) + 1;
+}
+
+void prov_dirmemo_free(struct prov_dirmemo *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->nslots; i++) {
+		free(m->slots[i].dir);
+		free(m->slots[i].answer);
+	}
+	free(m->slots);
+	free(m);
+}
+
+char *prov_nearest_ancestor(struct prov_dirmemo **memo, const char *root, const char *path,
+			    int (*test)(const char *root, const char *dir, void *data), void *data)
+{
+	char *anc = prov_xstrdup(path), *slash, *answer = NULL;
+	size_t *marks = NULL, nmarks = 0, alloc = 0, i;
+	int depth = 0, known = 0;
+
+	if (!*memo)
+		*memo = prov_xcalloc(1, sizeof(**memo));
+	while ((slash = strrchr(anc, '/')) && slash != anc && depth++ < 64) {
+		const struct dirmemo_entry *e;
+
+		*slash = 0;
+		if ((e = dirmemo_find(*memo, anc))) {
+			answer = e->answer ? prov_xstrdup(e->answer) : NULL;
+			known = 1;
+			break;
+		}
+		PROV_ALLOC_GROW(marks, nmarks + 1, alloc);
+		marks[nmarks++] = (size_t)(slash - anc);
+		if (test(root, anc, data)) {
+			answer = prov_xstrdup(anc);
+			break;
+		}
+	}
+	(void)known;
+	/* every directory walked has the same answer */
+	for (i = 0; i < nmarks; i++) {
+		char *d = prov_xstrndup(path, marks[i]);
+
+		dirmemo_put(*memo, d, answer);
+		free(d);
+	}
+	free(marks);
+	free(anc);
+	return answer;
 }

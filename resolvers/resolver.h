@@ -226,4 +226,19 @@ int prov_pip_record_foreach(const char *text, size_t len, size_t *nbad,
 /* METADATA / PKG-INFO headers: Name and Version (first occurrence, before the body). Caller frees; NULL when absent. */
 void prov_pip_metadata(char **name, char **version, const char *text, size_t len);
 
+/*
+ * The nearest ancestor directory of `path` (absolute, normalised; "/" itself
+ * excluded, at most 64 levels up) for which test(root, dir, data) holds, or
+ * NULL; caller frees. Answers are memoized per directory in *memo (created
+ * on first use, freed with prov_dirmemo_free), so 30k modules deep in one
+ * tree cost one test per directory, not one per module and ancestor. The
+ * memo keeps at most PROV_DIRMEMO_MAX_BYTES of keys; beyond, it stops
+ * remembering (answers stay right).
+ */
+#define PROV_DIRMEMO_MAX_BYTES ((size_t)64 << 20)
+struct prov_dirmemo;
+char *prov_nearest_ancestor(struct prov_dirmemo **memo, const char *root, const char *path,
+			    int (*test)(const char *root, const char *dir, void *data), void *data);
+void prov_dirmemo_free(struct prov_dirmemo *m);
+
 #endif

@@ -319,7 +319,7 @@ static int build(struct prov_pkgindex *ix, void *data)
 
 	fd = prov_root_open(r->base.ctx->sysroot, r->db, O_RDONLY);
 	if (fd < 0)
-		return prov_error_set(PROV_EINPUT, "cannot open '%s': %s", r->db, strerror(errno));
+		return prov_error_set(PROV_EINPUT, "cannot open '%s': %s", r->db, prov_strerror(errno));
 	err = prov_cache_sqlite_blobs(fd, r->db, "Packages", "blob", add_blob, &bs);
 	close(fd);
 	if (bs.nbad > 5)

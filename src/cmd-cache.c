@@ -9,6 +9,7 @@
 
 #include "cmd.h"
 #include "error.h"
+#include "input.h"
 #include "util.h"
 #include "cache/cache.h"
 #include "banned.h"
@@ -111,6 +112,11 @@ int cmd_cache(int argc, char **argv, struct prov_global *g)
 	if (strcmp(sub, "stats") == 0)
 		return cache_stats(g);
 	if (strcmp(sub, "clear") == 0) {
+		char *tmp = prov_xasprintf("%s/tmp", g->cache_dir);
+
+		/* temporaries of runs that were killed; a live run's stay */
+		prov_input_remove_stale(tmp);
+		free(tmp);
 		if ((err = prov_cache_clear_dir(g->cache_dir)) < 0)
 			return prov_cmd_fail(err);
 		printf("cleared %s\n", g->cache_dir);

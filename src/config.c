@@ -4,8 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <git2.h>
-
+#include "cfgparse.h"
 #include "config.h"
 #include "error.h"
 #include "util.h"
@@ -83,45 +82,44 @@ int prov_config_add_arg(struct prov_config *cfg, const char *arg)
 	return 0;
 }
 
-static int copy_entry(const git_config_entry *e, void *data)
+static int copy_entry(const char *name, const char *value, size_t line, void *data)
 {
 	/*
 	 * A path cannot be a key in a file: [substitute-path "FROM"] to = TO
 	 * is the file's spelling of -c substitute-path.FROM=TO.
 	 */
-	if (prov_starts_with(e->name, "substitute-path.") && prov_ends_with(e->name, ".to") &&
-	    strlen(e->name) > strlen("substitute-path..to")) {
-		char *key = prov_xstrndup(e->name, strlen(e->name) - 3);
+	if (!value)
+		value = "true";
+	if (prov_starts_with(name, "substitute-path.") && prov_ends_with(name, ".to") &&
+	    strlen(name) > strlen("substitute-path..to")) {
+		char *key = prov_xstrndup(name, strlen(name) - 3);
 
-		prov_config_set(data, key, e->value);
+		prov_config_set(data, key, value);
 		free(key);
 		return 0;
 	}
-	prov_config_set(data, e->name, e->value);
+	prov_config_set(data, name, value);
 	return 0;
 }
 
 int prov_config_read_file(struct prov_config *cfg, const char *path)
 {
-	git_config *gc = NULL;
+	struct prov_buf text = PROV_BUF_INIT;
 	struct stat st;
 	int error;
 
 	if (stat(path, &st) < 0 && errno == ENOENT)
 		return 0;
-	git_libgit2_init();	/* reference-counted; shut down below */
-	if (git_config_open_ondisk(&gc, path) < 0 ||
-	    git_config_foreach(gc, copy_entry, cfg) < 0) {
-		const git_error *ge = git_error_last();
-
-		error = prov_error_set(PROV_EINPUT, "cannot read config '%s': %s",
-				       path, ge ? ge->message : "unknown error");
+	/* a regular file only (never a FIFO or a device), parsed from memory: no includes */
+	if ((error = prov_read_file(&text, path, PROV_CONFIG_MAX_FILE)) < 0)
+		goto cleanup;
+	if (memchr(text.buf, '\0', text.len)) {
+		error = prov_error_set(PROV_EINPUT, "config '%s' is not a text file", path);
 		goto cleanup;
 	}
-	error = 0;
+	error = prov_cfg_parse(text.buf, text.len, "config", path, copy_entry, cfg);
 cleanup:
-	git_config_free(gc);
-	git_libgit2_shutdown();
+	prov_buf_release(&text);
 	return error;
 }
 

@@ -1,6 +1,9 @@
 #ifndef PROV_CONFIG_H
 #define PROV_CONFIG_H
 
+/* the config file is read whole into memory, at most this many bytes */
+#define PROV_CONFIG_MAX_FILE ((size_t)1 << 20)
+
 /*
  * Configuration in git-config syntax: $XDG_CONFIG_HOME/provenance/config
  * (default ~/.config/provenance/config), then every `-c KEY=VALUE` in

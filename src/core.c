@@ -1039,6 +1039,80 @@ static int image_was_loaded(const struct core_ctx *x, size_t i, uint64_t hi,
 	return later || !img->later_loads;
 }
 
+/*
+ * read_image memoized by address: 65,000 NT_FILE entries naming one image
+ * (with 511 PT_NOTEs of 64 KiB) re-read it for each entry, past 120 s.
+ */
+struct image_memo {
+	uint64_t *lo;	/* open addressing on lo; used[i] says the slot holds one */
+	unsigned char *used;
+	int *rc;
+	struct image_info *img;
+	size_t nslots, n;
+};
+
+static int read_image_memo(const struct core_ctx *x, struct image_memo *m, uint64_t lo,
+			   struct image_info *out)
+{
+	size_t s, i;
+	int rc;
+
+	if ((m->n + 1) * 2 > m->nslots) {
+		struct image_memo old = *m;
+		size_t n = m->nslots ? m->nslots * 2 : 64;
+
+		m->lo = prov_xcalloc(n, sizeof(*m->lo));
+		m->used = prov_xcalloc(n, 1);
+		m->rc = prov_xcalloc(n, sizeof(*m->rc));
+		m->img = prov_xcalloc(n, sizeof(*m->img));
+		m->nslots = n;
+		for (i = 0; i < old.nslots; i++) {
+			if (!old.used[i])
+				continue;
+			for (s = (size_t)(old.lo[i] * 0x9e3779b97f4a7c15ULL >> 20) & (n - 1); m->used[s];
+			     s = (s + 1) & (n - 1))
+				;
+			m->used[s] = 1;
+			m->lo[s] = old.lo[i];
+			m->rc[s] = old.rc[i];
+			m->img[s] = old.img[i];
+		}
+		free(old.lo);
+		free(old.used);
+		free(old.rc);
+		free(old.img);
+	}
+	for (s = (size_t)(lo * 0x9e3779b97f4a7c15ULL >> 20) & (m->nslots - 1); m->used[s];
+	     s = (s + 1) & (m->nslots - 1))
+		if (m->lo[s] == lo)
+			break;
+	if (!m->used[s]) {
+		m->used[s] = 1;
+		m->lo[s] = lo;
+		m->rc[s] = read_image(x, lo, &m->img[s]);
+		m->n++;
+	}
+	rc = m->rc[s];
+	free(out->package_note);
+	*out = m->img[s];
+	out->package_note = m->img[s].package_note ? prov_xstrdup(m->img[s].package_note) : NULL;
+	return rc;
+}
+
+static void image_memo_release(struct image_memo *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nslots; i++)
+		if (m->used[i])
+			free(m->img[i].package_note);
+	free(m->lo);
+	free(m->used);
+	free(m->rc);
+	free(m->img);
+	memset(m, 0, sizeof(*m));
+}
+
 static int report_one(struct core_ctx *x, const char *name, uint64_t lo, uint64_t hi,
 		      const struct image_info *img, Dwfl_Module **out)
 {
@@ -1077,6 +1151,7 @@ static int report_one(struct core_ctx *x, const char *name, uint64_t lo, uint64_
 static int report_modules(struct core_ctx *x)
 {
 	struct image_info img = { 0 };
+	struct image_memo memo = { 0 };
 	size_t i, j;
 	int error = 0;
 
@@ -1089,7 +1164,7 @@ static int report_modules(struct core_ctx *x)
 
 		if (!e->name || e->pgoff != 0)
 			continue;
-		if (read_image(x, e->start, &img) < 0) {
+		if (read_image_memo(x, &memo, e->start, &img) < 0) {
 			/* a truncated core lost the image: the file says what it was */
 			if (!x->c->partial || read_image_file(x, e->name, e->start, &img) < 0)
 				continue;
@@ -1136,6 +1211,7 @@ static int report_modules(struct core_ctx *x)
 	error = 0;
 cleanup:
 	free(img.package_note);
+	image_memo_release(&memo);
 	return error;
 }
 

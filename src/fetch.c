@@ -1,3 +1,4 @@
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -296,6 +297,159 @@ cleanup:
 	return res;
 }
 
+/* a directory the user named: sources.localDirs (':'-separated) or a url.file://DIR.insteadOf target */
+struct local_dirs {
+	const char *real;	/* the file, resolved */
+	int allowed;
+};
+
+static void allow_if_under(struct local_dirs *ld, const char *dir, size_t len)
+{
+	char *d = prov_xstrndup(dir, len), *rd;
+	size_t n;
+
+	rd = *d ? realpath(d, NULL) : NULL;
+	free(d);
+	if (!rd)
+		return;
+	n = strlen(rd);
+	while (n > 1 && rd[n - 1] == '/')
+		n--;
+	if (!strncmp(ld->real, rd, n) && (n == 1 || ld->real[n] == '/'))
+		ld->allowed = 1;
+	free(rd);
+}
+
+static int local_dir_cb(const char *key, const char *value, void *data)
+{
+	struct local_dirs *ld = data;
+
+	if (!strcmp(key, "sources.localdirs")) {
+		const char *p = value;
+
+		while (*p) {
+			size_t l = strcspn(p, ":");
+
+			allow_if_under(ld, p, l);
+			p += l;
+			if (*p)
+				p++;
+		}
+	} else if (prov_ends_with(key, ".insteadof") &&
+		   !strncasecmp(key + strlen("url."), "file://", 7)) {
+		const char *dir = key + strlen("url.file://");
+
+		allow_if_under(ld, dir, strlen(dir) - strlen(".insteadof"));
+	}
+	return 0;
+}
+
+static int hexval(char c)
+{
+	return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+}
+
+/* %XX decoded path of a file:// URL (a host part is refused), or NULL */
+static char *file_url_path(const char *url)
+{
+	const char *p = url + 7;
+	struct prov_buf b = PROV_BUF_INIT;
+
+	if (*p != '/')
+		return NULL;
+	for (; *p; p++) {
+		unsigned v;
+
+		if (*p == '%' && isxdigit((unsigned char)p[1]) && isxdigit((unsigned char)p[2])) {
+			v = (unsigned)(hexval(p[1]) << 4 | hexval(p[2]));
+			if (!v) {
+				prov_buf_release(&b);
+				return NULL;
+			}
+			prov_buf_putc(&b, (char)v);
+			p += 2;
+		} else {
+			prov_buf_putc(&b, *p);
+		}
+	}
+	return prov_buf_detach(&b);
+}
+
+/*
+ * file://: read here, never by libcurl, and only a regular file below a
+ * directory the user named (-c sources.localDirs=DIR, or the DIR of a
+ * url.file://DIR.insteadOf rule): a mapping cannot make us read
+ * /etc/shadow, a FIFO or a device.
+ */
+static int copy_local(struct xfer *x, const char *real_url, const char *url,
+		      const struct prov_config *cfg)
+{
+	struct local_dirs ld = { NULL, 0 };
+	char *path = file_url_path(real_url), *real = NULL;
+	char *chunk = NULL;
+	int fd = -1, error = 0;
+
+	if (!path) {
+		error = prov_error_set(PROV_EINPUT, "cannot download '%s': a file URL must be file:///PATH",
+				       url);
+		goto cleanup;
+	}
+	if (!(real = realpath(path, NULL))) {
+		error = errno == ENOENT || errno == ENOTDIR
+			? prov_error_set(PROV_ENOTFOUND, "cannot download '%s': '%s' does not exist", url, path)
+			: prov_error_set(PROV_EINPUT, "cannot download '%s': %s", url, strerror(errno));
+		goto cleanup;
+	}
+	ld.real = real;
+	if (cfg)
+		prov_config_foreach(cfg, "", local_dir_cb, &ld);
+	if (!ld.allowed) {
+		error = prov_error_set(PROV_EINPUT, "cannot download '%s': '%s' is not under a directory named with -c sources.localDirs=DIR",
+				       url, path);
+		goto cleanup;
+	}
+	if ((fd = prov_root_open(NULL, real, O_RDONLY)) < 0) {
+		error = prov_error_set(PROV_EINPUT, "cannot download '%s': cannot open '%s': %s", url,
+				       path, prov_strerror(errno));
+		goto cleanup;
+	}
+	if (x->offset && lseek(fd, (off_t)x->offset, SEEK_SET) < 0) {
+		error = prov_error_set(PROV_ERROR, "cannot read '%s': %s", path, strerror(errno));
+		goto cleanup;
+	}
+	chunk = prov_xmalloc(1 << 16);
+	for (;;) {
+		ssize_t n = read(fd, chunk, 1 << 16);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			error = prov_error_set(PROV_ERROR, "cannot read '%s': %s", path, strerror(errno));
+			goto cleanup;
+		}
+		if (n == 0)
+			break;
+		if (x->offset + (uint64_t)n > x->max) {
+			error = prov_error_set(PROV_ELIMIT, "download of '%s' is larger than fetch.maxSize (%llu bytes)",
+					       url, (unsigned long long)x->max);
+			goto cleanup;
+		}
+		if (write(x->fd, chunk, (size_t)n) != n) {
+			error = prov_error_set(PROV_ERROR, "cannot write the download of '%s': %s", url,
+					       strerror(errno));
+			goto cleanup;
+		}
+		x->offset += (uint64_t)n;
+	}
+cleanup:
+	if (fd >= 0)
+		close(fd);
+	free(chunk);
+	free(real);
+	free(path);
+	return error;
+}
+
 int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o)
 {
 	static int curl_ready;
@@ -366,7 +520,16 @@ int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o
 		curl_ready = 1;
 	}
 	for (i = 0; ; i++) {
-		enum attempt_result r = attempt(&error, &x, real_url, url, timeout, connect_timeout);
+		enum attempt_result r;
+
+		if (!strncasecmp(real_url, "file://", 7)) {
+			if ((error = copy_local(&x, real_url, url, o->config)) < 0) {
+				unlink(part);
+				goto cleanup;
+			}
+			break;
+		}
+		r = attempt(&error, &x, real_url, url, timeout, connect_timeout);
 		if (r == ATTEMPT_OK)
 			break;
 		if (r == ATTEMPT_FAIL || i >= retries) {

@@ -1,8 +1,14 @@
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <archive.h>
@@ -66,6 +72,70 @@ static ssize_t read_head(int fd, unsigned char *buf, size_t size)
 	return (ssize_t)got;
 }
 
+/* a process's start time (field 22 of /proc/PID/stat, clock ticks since boot), or 0 */
+static unsigned long long start_time_of(long pid)
+{
+	char path[64], buf[1024];
+	unsigned long long t = 0;
+	const char *p;
+	ssize_t n;
+	int fd, field;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (!(p = strrchr(buf, ')')))
+		return 0;
+	/* field 3 follows ") " */
+	for (field = 2; *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	while (*p >= '0' && *p <= '9')
+		t = t * 10 + (unsigned long long)(*p++ - '0');
+	return t;
+}
+
+int prov_input_remove_stale(const char *tmpdir)
+{
+	DIR *d = opendir(tmpdir);
+	struct dirent *e;
+	int removed = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		const char *p = e->d_name;
+		unsigned long long pid = 0, start = 0;
+
+		if (strncmp(p, "input-", 6) != 0)
+			continue;
+		for (p += 6; *p >= '0' && *p <= '9'; p++)
+			pid = pid * 10 + (unsigned long long)(*p - '0');
+		if (*p++ != '-' || !pid || pid > 1U << 30)
+			continue;
+		for (; *p >= '0' && *p <= '9'; p++)
+			start = start * 10 + (unsigned long long)(*p - '0');
+		if (*p != '-') {
+			/* input-PID-XXXXXX of older versions: only when no such process lives */
+			if (kill((pid_t)pid, 0) < 0 && errno == ESRCH &&
+			    unlinkat(dirfd(d), e->d_name, 0) == 0)
+				removed++;
+			continue;
+		}
+		/* dead, or the pid now belongs to another process */
+		if (start_time_of((long)pid) != start &&
+		    unlinkat(dirfd(d), e->d_name, 0) == 0)
+			removed++;
+	}
+	closedir(d);
+	return removed;
+}
+
 static int make_tmp(char **out, int *fd_out, const char *tmpdir)
 {
 	char *path;
@@ -85,7 +155,9 @@ static int make_tmp(char **out, int *fd_out, const char *tmpdir)
 			return prov_error_set(PROV_ERROR, "cannot create '%s': %s", tmpdir,
 					      strerror(errno));
 	}
-	path = prov_xasprintf("%s/input-%ld-XXXXXX", tmpdir, (long)getpid());
+	/* pid and start time: a later run can tell a dead run's file (prov_input_remove_stale) */
+	path = prov_xasprintf("%s/input-%ld-%llu-XXXXXX", tmpdir, (long)getpid(),
+			      start_time_of((long)getpid()));
 	fd = mkstemp(path);
 	if (fd < 0) {
 		int e = errno;
@@ -143,8 +215,11 @@ static int spool(struct prov_input *in, const char *tmpdir, uint64_t max, spool_
 		 void *ctx, const unsigned char *head, size_t hlen, const char *too_big)
 {
 	char *chunk = prov_xmalloc(1 << 20), *tmp = NULL;
+	unsigned char kind_head[HEAD_SIZE];
+	size_t kind_len = 0;
 	uint64_t total = hlen;
-	int fd = -1, error;
+	int fd = -1, error, text = 0;
+	unsigned int type;
 
 	if ((error = make_tmp(&tmp, &fd, tmpdir)) < 0)
 		goto cleanup;
@@ -159,7 +234,26 @@ static int spool(struct prov_input *in, const char *tmpdir, uint64_t max, spool_
 			error = (int)n;
 			goto cleanup;
 		}
+		/*
+		 * The kind is known from the first bytes: text is held to the
+		 * text limit while it decompresses, not to the core limit after
+		 * (a zstd bomb of text wrote 16 GiB before it was refused).
+		 */
+		if (!hlen && kind_len < 18) {
+			size_t k = (size_t)n < sizeof(kind_head) - kind_len ? (size_t)n
+									: sizeof(kind_head) - kind_len;
+
+			memcpy(kind_head + kind_len, chunk, k);
+			kind_len += k;
+			if (kind_len >= 18 && !elf_kind(kind_head, kind_len, &type))
+				text = 1;
+		}
 		total += (uint64_t)n;
+		if (text && total > PROV_INPUT_MAX_TEXT) {
+			error = prov_error_set(PROV_ELIMIT, "%s more than %zu bytes of text",
+					       too_big, PROV_INPUT_MAX_TEXT);
+			goto cleanup;
+		}
 		if (total > max) {
 			error = prov_error_set(PROV_ELIMIT, "%s more than %llu bytes; raise -c core.maxSize=BYTES",
 					       too_big, (unsigned long long)max);
@@ -203,15 +297,22 @@ static ssize_t read_archive(void *ctx, char *buf, size_t len)
 	return (ssize_t)n;
 }
 
-static ssize_t read_stdin(void *ctx, char *buf, size_t len)
+struct stream {
+	int fd;
+	const char *label;	/* "standard input" or "'NAME'" */
+};
+
+static ssize_t read_stream(void *ctx, char *buf, size_t len)
 {
+	const struct stream *s = ctx;
+
 	for (;;) {
-		ssize_t n = read(0, buf, len);
+		ssize_t n = read(s->fd, buf, len);
 
 		if (n >= 0)
 			return n;
 		if (errno != EINTR)
-			return prov_error_set(PROV_EINPUT, "cannot read standard input: %s",
+			return prov_error_set(PROV_EINPUT, "cannot read %s: %s", s->label,
 					      strerror(errno));
 	}
 }
@@ -241,11 +342,47 @@ cleanup:
 	return error;
 }
 
-/* Copy standard input to a temporary file (a core piped in). */
-static int spool_stdin(struct prov_input *in, const unsigned char *head, size_t hlen,
-		       const char *tmpdir, uint64_t max)
+/* Copy a stream (standard input, a pipe) to a temporary file (a core piped in). */
+static int spool_stream(struct prov_input *in, struct stream *s, const unsigned char *head,
+			size_t hlen, const char *tmpdir, uint64_t max)
 {
-	return spool(in, tmpdir, max, read_stdin, NULL, head, hlen, "standard input holds");
+	char *too_big = prov_xasprintf("%s holds", s->label);
+	int error = spool(in, tmpdir, max, read_stream, s, head, hlen, too_big);
+
+	free(too_big);
+	return error;
+}
+
+/*
+ * Open a pipe named as INPUT without ever blocking in open(): an anonymous
+ * pipe (<(cmd), /dev/fd/N) has a writer and is read as it comes; a named
+ * FIFO must have data (or its writer's end) within PROV_INPUT_FIFO_WAIT_MS.
+ */
+static int open_pipe(int *out, int pathfd, const char *name)
+{
+	struct statfs sf;
+	struct pollfd pfd;
+	char proc[64];
+	int fd, r;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pathfd);
+	if ((fd = open(proc, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
+		return prov_error_set(PROV_EINPUT, "cannot open '%s': %s", name, strerror(errno));
+	if (fstatfs(pathfd, &sf) < 0 || sf.f_type != PIPEFS_MAGIC) {
+		pfd.fd = fd;
+		pfd.events = POLLIN;
+		do
+			r = poll(&pfd, 1, PROV_INPUT_FIFO_WAIT_MS);
+		while (r < 0 && errno == EINTR);
+		if (r <= 0) {
+			close(fd);
+			return prov_error_set(PROV_EINPUT, "'%s' is a named pipe with nothing to read (no data within %d ms)",
+					      name, PROV_INPUT_FIFO_WAIT_MS);
+		}
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	*out = fd;
+	return 0;
 }
 
 /* Decide what the (possibly decompressed) file at `path` holds. */
@@ -256,7 +393,7 @@ static int classify_file(struct prov_input *in, const char *path)
 	ssize_t n;
 	int fd, kind, error = 0;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0)
 		return prov_error_set(PROV_EINPUT, "cannot open '%s': %s", in->name,
 				      strerror(errno));
 	if ((n = read_head(fd, head, sizeof(head))) < 0) {
@@ -307,55 +444,95 @@ int prov_input_open(struct prov_input *out, const char *name, const char *tmpdir
 	unsigned char head[HEAD_SIZE];
 	const char *comp;
 	ssize_t n;
-	int fd = -1, error;
+	int fd = -1, sfd = -1, error;
 	struct stat st;
 
 	memset(&in, 0, sizeof(in));
 	prov_buf_init(&in.text, 0);
+	prov_input_remove_stale(tmpdir);
 	in.name = prov_xstrdup(name);
 	if (!max_core)
 		max_core = PROV_INPUT_DEFAULT_MAX_CORE;
 
-	if (strcmp(name, "-") == 0) {
-		unsigned int type;
+	if (strcmp(name, "-") != 0) {
+		int pathfd = open(name, O_PATH | O_CLOEXEC);
 
-		if ((n = read_head(0, head, sizeof(head))) < 0) {
-			error = prov_error_set(PROV_EINPUT, "cannot read standard input: %s",
+		/* looked at before it is opened: a FIFO or a device is never opened blindly */
+		if (pathfd < 0 || fstat(pathfd, &st) < 0) {
+			error = prov_error_set(PROV_EINPUT, "cannot open '%s': %s", in.name,
 					       strerror(errno));
+			if (pathfd >= 0)
+				close(pathfd);
 			goto cleanup;
 		}
-		if (n == 0) {
-			error = prov_error_set(PROV_EINPUT, "standard input is empty");
-			goto cleanup;
-		}
-		if (elf_kind(head, (size_t)n, &type) != 0 || compression_of(head, (size_t)n)) {
-			if ((error = spool_stdin(&in, head, (size_t)n, tmpdir, max_core)) < 0)
+		if (S_ISFIFO(st.st_mode)) {
+			error = open_pipe(&sfd, pathfd, in.name);
+			close(pathfd);
+			if (error < 0)
 				goto cleanup;
-			error = 0;
+		} else {
+			close(pathfd);
+			if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+				error = prov_error_set(PROV_EINPUT, "'%s' is not a regular file or a pipe",
+						       in.name);
+				goto cleanup;
+			}
+		}
+	} else {
+		sfd = 0;
+	}
+	if (sfd >= 0) {
+		/* a stream cannot be read twice: what type detection read is kept */
+		unsigned int type;
+		struct stream s;
+		char *label = strcmp(name, "-") == 0 ? prov_xstrdup("standard input")
+						     : prov_xasprintf("'%s'", in.name);
+
+		s.fd = sfd;
+		s.label = label;
+		n = read_head(sfd, head, sizeof(head));
+		if (n < 0) {
+			error = prov_error_set(PROV_EINPUT, "cannot read %s: %s", label,
+					       strerror(errno));
+		} else if (n == 0) {
+			error = prov_error_set(PROV_EINPUT, "%s is empty", label);
+		} else if (elf_kind(head, (size_t)n, &type) != 0 || compression_of(head, (size_t)n)) {
+			error = spool_stream(&in, &s, head, (size_t)n, tmpdir, max_core);
 		} else {
 			/* text: keep it in memory */
 			char chunk[65536];
 
 			if ((error = prov_buf_add(&in.text, head, (size_t)n)) < 0)
-				goto cleanup;
+				goto stream_done;
 			for (;;) {
-				ssize_t r = read(0, chunk, sizeof(chunk));
+				ssize_t r = read_stream(&s, chunk, sizeof(chunk));
 
-				if (r < 0 && errno == EINTR)
-					continue;
-				if (r <= 0)
+				if (r < 0) {
+					error = (int)r;
+					goto stream_done;
+				}
+				if (r == 0)
 					break;
 				if (in.text.len + (size_t)r > PROV_INPUT_MAX_TEXT) {
 					error = prov_error_set(PROV_ELIMIT,
-							       "standard input is larger than %zu bytes of text",
-							       PROV_INPUT_MAX_TEXT);
-					goto cleanup;
+							       "%s is larger than %zu bytes of text",
+							       label, PROV_INPUT_MAX_TEXT);
+					goto stream_done;
 				}
 				prov_buf_add(&in.text, chunk, (size_t)r);
 			}
 			in.type = PROV_INPUT_TYPE_TEXT;
-			goto done;
 		}
+stream_done:
+		free(label);
+		if (sfd > 0)
+			close(sfd);
+		sfd = -1;
+		if (error < 0)
+			goto cleanup;
+		if (in.type == PROV_INPUT_TYPE_TEXT && !in.tmpfile)
+			goto done;
+		error = 0;
 		name = in.tmpfile;
 	}
 
@@ -368,7 +545,7 @@ int prov_input_open(struct prov_input *out, const char *name, const char *tmpdir
 		error = prov_error_set(PROV_EINPUT, "'%s' is a directory", in.name);
 		goto cleanup;
 	}
-	if ((fd = open(name, O_RDONLY | O_CLOEXEC)) < 0) {
+	if ((fd = open(name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0) {
 		error = prov_error_set(PROV_EINPUT, "cannot open '%s': %s", in.name,
 				       strerror(errno));
 		goto cleanup;

@@ -28,6 +28,8 @@ struct prov_input {
 
 #define PROV_INPUT_MAX_TEXT ((size_t)64 << 20)
 #define PROV_INPUT_DEFAULT_MAX_CORE ((uint64_t)64 << 30)
+/* a named FIFO as INPUT must have data (or a closed writer) within this */
+#define PROV_INPUT_FIFO_WAIT_MS 2000
 
 /*
  * Open `name`. `tmpdir` receives decompressed cores (created 0700 if
@@ -38,6 +40,14 @@ struct prov_input {
 int prov_input_open(struct prov_input *out, const char *name, const char *tmpdir,
 		    uint64_t max_core);
 void prov_input_release(struct prov_input *in);
+
+/*
+ * Remove temporaries of runs that are gone from `tmpdir`: files are named
+ * input-PID-START-XXXXXX (START: the process's start time), so a dead run's
+ * file is told from a live one's even when its pid was reused. Every
+ * prov_input_open and `cache clear` call it. Returns how many were removed.
+ */
+int prov_input_remove_stale(const char *tmpdir);
 
 struct prov_config;
 /* The cap on a decompressed core: config core.maxSize (bytes), else the default. */

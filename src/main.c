@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <git2.h>
@@ -69,7 +70,8 @@ static void print_overview(FILE *f)
 		   "   -c KEY=VALUE   set a config value (repeatable), e.g.\n"
 		   "                  -c url.file:///srv/mirrors/.insteadOf=https://github.com/\n"
 		   "   --cache DIR    cache directory (default: $PROVENANCE_CACHE,\n"
-		   "                  else $XDG_CACHE_HOME/provenance, else ~/.cache/provenance)\n"
+		   "                  else $XDG_CACHE_HOME/provenance, else ~/.cache/provenance;\n"
+		   "                  HOME unset: /tmp/provenance-UID, mode 0700)\n"
 		   "   --help         this text; 'provenance COMMAND --help' for a command\n"
 		   "   --version      print the version\n"
 		   "\nexit codes: 0 done, 1 done but incomplete (fixcheck: not included),\n"
@@ -83,7 +85,12 @@ int prov_cmd_fail(int code)
 
 	if (code == PROV_OK)
 		return 0;
-	fprintf(stderr, "provenance: %s\n", *msg ? msg : "unknown error");
+	{
+		char *safe = prov_escape_controls_str(*msg ? msg : "unknown error");
+
+		fprintf(stderr, "provenance: %s\n", safe);
+		free(safe);
+	}
 	return prov_error_exit_code(code);
 }
 
@@ -116,6 +123,28 @@ int prov_cmd_help(const char *cmd, const char *body)
 
 int prov_cmd_write(const char *data, size_t len)
 {
+	/* C0 controls from input never reach the terminal raw (JSON has none) */
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)data[i];
+
+		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+			break;
+	}
+	if (i < len) {
+		struct prov_buf b = PROV_BUF_INIT;
+		int err = 0;
+
+		b.cap = (size_t)-1;
+		prov_buf_add(&b, data, len);
+		prov_escape_controls(&b, i, 0);
+		if (fwrite(b.buf, 1, b.len, stdout) != b.len)
+			err = prov_error_set(PROV_ERROR, "cannot write to standard output: %s",
+					     strerror(errno));
+		prov_buf_release(&b);
+		return err;
+	}
 	if (len && fwrite(data, 1, len, stdout) != len)
 		return prov_error_set(PROV_ERROR, "cannot write to standard output: %s",
 				      strerror(errno));
@@ -145,8 +174,11 @@ int prov_cmd_parse_format(const char **out, const char *value, const char *allow
 
 static void warn_to_stderr(const char *msg, void *data)
 {
+	char *safe = prov_escape_controls_str(msg);
+
 	(void)data;
-	fprintf(stderr, "provenance: warning: %s\n", msg);
+	fprintf(stderr, "provenance: warning: %s\n", safe);
+	free(safe);
 }
 
 static char *resolve_cache_dir(const char *opt)
@@ -163,7 +195,33 @@ static char *resolve_cache_dir(const char *opt)
 		return prov_xasprintf("%s/provenance", xdg);
 	if (home && *home)
 		return prov_xasprintf("%s/.cache/provenance", home);
-	return prov_xstrdup(".provenance-cache");
+	return NULL;	/* see private_tmp_cache() */
+}
+
+/*
+ * HOME unset (a service, a bare container): a per-user directory under /tmp,
+ * mode 0700, never the current directory. NULL with the error set when that
+ * name is taken by something this user does not privately own.
+ */
+static char *private_tmp_cache(void)
+{
+	char *dir = prov_xasprintf("/tmp/provenance-%lu", (unsigned long)geteuid());
+	struct stat st;
+
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		prov_error_set(PROV_ERROR, "HOME is not set and '%s' cannot be created: %s; use --cache DIR",
+			       dir, strerror(errno));
+		free(dir);
+		return NULL;
+	}
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077)) {
+		prov_error_set(PROV_ERROR, "HOME is not set and '%s' is not a private directory of this user; use --cache DIR",
+			       dir);
+		free(dir);
+		return NULL;
+	}
+	return dir;
 }
 
 /*
@@ -268,6 +326,11 @@ int main(int argc, char **argv)
 		 * read again costs a tenth of an ancestry walk */
 		git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
 		git_inited = 1;
+	}
+	if (!g.cache_dir && !(g.cache_dir = private_tmp_cache())) {
+		fprintf(stderr, "provenance: %s\n", prov_error_last());
+		code = PROV_EXIT_INPUT;
+		goto cleanup;
 	}
 	code = c->fn(argc - 1, argv + 1, &g);
 flush:

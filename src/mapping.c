@@ -9,6 +9,7 @@
 
 #include <git2.h>
 
+#include "cfgparse.h"
 #include "error.h"
 #include "mapping.h"
 #include "pathrw.h"
@@ -179,10 +180,10 @@ static int check_subdir(struct load_state *st, const char *name, const char *v)
 	return 0;
 }
 
-static int entry_cb(const git_config_entry *e, void *data)
+static int entry_cb(const char *name, const char *value, size_t line, void *data)
 {
 	struct load_state *st = data;
-	const char *n = e->name, *v = e->value ? e->value : "";
+	const char *n = name, *v = value ? value : "";
 	const char *first, *last, *key;
 	struct prov_mapping *p;
 	int error = 0;
@@ -197,20 +198,20 @@ static int entry_cb(const git_config_entry *e, void *data)
 	if (strlen(v) > PROV_MAPPING_MAX_VALUE) {
 		st->error = prov_error_set(PROV_ELIMIT, "mapping file '%s': value of '%s' is longer than %d bytes",
 					   st->path, n, PROV_MAPPING_MAX_VALUE);
-		return -1;
+		return st->error;
 	}
 	if (last - first - 1 > 256) {
 		st->error = prov_error_set(PROV_ELIMIT, "mapping file '%s': component name longer than 256 bytes",
 					   st->path);
-		return -1;
+		return st->error;
 	}
 	if (!(p = item_for(st, first + 1, (size_t)(last - first - 1))))
-		return -1;
+		return st->error;
 	key = last + 1;
 	if ((!strcmp(key, "library") || !strcmp(key, "path-prefix")) && !prov_pathrw_glob_ok(v)) {
 		st->error = prov_error_set(PROV_EINPUT, "mapping file '%s': component '%s': %s glob '%.64s' has more than %d '*' or %d bytes",
 					   st->path, p->name, key, v, PROV_PATHRW_MAX_STARS, PROV_PATHRW_MAX_GLOB);
-		return -1;
+		return st->error;
 	}
 	if (!strcmp(key, "library"))
 		error = add_value(st, &p->libraries, &p->nlibraries, key, p->name, v);
@@ -250,7 +251,7 @@ static int entry_cb(const git_config_entry *e, void *data)
 			free(norm);
 		}
 	} else if (!strcmp(key, "subdir-paths")) {
-		int b = git_config_parse_bool(&p->subdir_paths, v);
+		int b = git_config_parse_bool(&p->subdir_paths, value ? v : "true");
 
 		if (b < 0)
 			error = prov_error_set(PROV_EINPUT, "mapping file '%s': component '%s': subdir-paths '%s' is not a boolean",
@@ -261,37 +262,7 @@ static int entry_cb(const git_config_entry *e, void *data)
 	}
 	if (error < 0) {
 		st->error = error;
-		return -1;
-	}
-	return 0;
-}
-
-/* libgit2 follows [include] and [includeIf]: a mapping file must not make us read other files. */
-static int check_no_include(const char *path, const struct prov_buf *text)
-{
-	const char *p = text->buf;
-	size_t lineno = 1;
-
-	if (memchr(text->buf, '\0', text->len))
-		return prov_error_set(PROV_EINPUT, "mapping file '%s' is not a text file", path);
-	while (*p) {
-		const char *q = p;
-
-		while (*q == ' ' || *q == '\t')
-			q++;
-		if (*q == '[') {
-			q++;
-			while (*q == ' ' || *q == '\t')
-				q++;
-			if (!strncasecmp(q, "include", 7))
-				return prov_error_set(PROV_EINPUT, "mapping file '%s' line %zu: include sections are not allowed in mapping files",
-						      path, lineno);
-		}
-		p = strchr(p, '\n');
-		if (!p)
-			break;
-		p++;
-		lineno++;
+		return error;
 	}
 	return 0;
 }
@@ -311,7 +282,6 @@ int prov_mappings_load_file(struct prov_mappings *m, const char *path)
 {
 	struct prov_buf text = PROV_BUF_INIT;
 	struct load_state st = { m, m->n, path, 0 };
-	git_config *gc = NULL;
 	size_t i, w;
 	int error;
 
@@ -321,26 +291,13 @@ int prov_mappings_load_file(struct prov_mappings *m, const char *path)
 					       path, PROV_MAPPING_MAX_FILE);
 		goto cleanup;
 	}
-	if ((error = check_no_include(path, &text)) < 0)
-		goto cleanup;
-	if (git_config_open_ondisk(&gc, path) < 0) {
-		const git_error *ge = git_error_last();
-
-		error = prov_error_set(PROV_EINPUT, "cannot parse mapping file '%s': %s", path,
-				       ge ? ge->message : "unknown error");
+	if (memchr(text.buf, '\0', text.len)) {
+		error = prov_error_set(PROV_EINPUT, "mapping file '%s' is not a text file", path);
 		goto cleanup;
 	}
-	if (git_config_foreach(gc, entry_cb, &st) < 0) {
-		if (st.error < 0) {
-			error = st.error;
-		} else {
-			const git_error *ge = git_error_last();
-
-			error = prov_error_set(PROV_EINPUT, "cannot read mapping file '%s': %s", path,
-					       ge ? ge->message : "unknown error");
-		}
+	/* our own parser, from memory: nothing else can be opened ([include] is refused) */
+	if ((error = prov_cfg_parse(text.buf, text.len, "mapping file", path, entry_cb, &st)) < 0)
 		goto cleanup;
-	}
 	/* local repositories must be git repositories; file:///etc is not */
 	for (i = st.first; i < m->n; i++) {
 		const char *repo = m->items[i].repo, *lp;
@@ -369,7 +326,6 @@ cleanup:
 			mapping_release(&m->items[i]);
 		m->n = st.first;
 	}
-	git_config_free(gc);
 	prov_buf_release(&text);
 	return error;
 }

@@ -464,7 +464,7 @@ static void next_steps(struct prov_buf *b, const struct prov_crash *c, const str
 	prov_buf_putc(b, '\n');
 }
 
-int prov_report_markdown(struct prov_buf *b, const struct prov_crash *c, unsigned int flags)
+static int report_markdown_body(struct prov_buf *b, const struct prov_crash *c, unsigned int flags)
 {
 	const struct prov_thread *t = prov_crash_crashed_thread(c);
 	const char *role;
@@ -531,4 +531,14 @@ int prov_report_markdown(struct prov_buf *b, const struct prov_crash *c, unsigne
 	(void)flags;
 	prov_buf_rtrim(b);
 	return prov_buf_putc(b, '\n');
+}
+
+int prov_report_markdown(struct prov_buf *b, const struct prov_crash *c, unsigned int flags)
+{
+	size_t start = b->len;
+	int err = report_markdown_body(b, c, flags);
+
+	/* every string from input (function names, paths, notes): no raw control characters */
+	prov_escape_controls(b, start, 1);
+	return err;
 }

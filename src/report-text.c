@@ -180,7 +180,7 @@ void prov_report_caveats(struct prov_buf *b, const struct prov_crash *c, const c
 	}
 }
 
-int prov_report_text(struct prov_buf *b, const struct prov_crash *c, unsigned int flags)
+static int report_text_body(struct prov_buf *b, const struct prov_crash *c, unsigned int flags)
 {
 	const struct prov_thread *crashed = prov_crash_crashed_thread(c);
 	size_t i;
@@ -331,4 +331,14 @@ int prov_report_text(struct prov_buf *b, const struct prov_crash *c, unsigned in
 	}
 	prov_buf_rtrim(b);
 	return prov_buf_putc(b, '\n');
+}
+
+int prov_report_text(struct prov_buf *b, const struct prov_crash *c, unsigned int flags)
+{
+	size_t start = b->len;
+	int err = report_text_body(b, c, flags);
+
+	/* every string from input (function names, paths, notes): no raw control characters */
+	prov_escape_controls(b, start, 1);
+	return err;
 }

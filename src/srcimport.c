@@ -27,6 +27,8 @@ struct tnode {
 	git_oid oid;	/* blobs */
 	struct tnode **kids;	/* trees */
 	size_t n, alloc;
+	size_t *hslots;	/* name hash -> kid index + 1 (big directories), or NULL */
+	size_t nhslots;
 };
 
 struct import_state {
@@ -45,6 +47,7 @@ static void tnode_free(struct tnode *t)
 	for (i = 0; i < t->n; i++)
 		tnode_free(t->kids[i]);
 	free(t->kids);
+	free(t->hslots);
 	free(t->name);
 	free(t);
 }
@@ -58,14 +61,77 @@ static struct tnode *tnode_new(const char *name, size_t len, unsigned mode)
 	return t;
 }
 
+static uint64_t tnode_hash(const char *s, size_t len)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (len--)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+/* (Re)build the name index of a directory: kids at most a quarter of the slots. */
+static void tnode_index(struct tnode *dir)
+{
+	size_t i, n = 64;
+
+	while (n < dir->n * 4)
+		n *= 2;
+	free(dir->hslots);
+	dir->hslots = prov_xcalloc(n, sizeof(*dir->hslots));
+	dir->nhslots = n;
+	for (i = 0; i < dir->n; i++) {
+		size_t h = tnode_hash(dir->kids[i]->name, strlen(dir->kids[i]->name)) & (n - 1);
+
+		while (dir->hslots[h])
+			h = (h + 1) & (n - 1);
+		dir->hslots[h] = i + 1;
+	}
+}
+
+/*
+ * The child called name. A directory of 200k entries made a linear search
+ * per entry quadratic: past 16 children a hash index answers.
+ */
 static struct tnode **tnode_slot(struct tnode *dir, const char *name, size_t len)
 {
-	size_t i;
+	size_t i, h;
 
-	for (i = dir->n; i-- > 0;)
-		if (strlen(dir->kids[i]->name) == len && !memcmp(dir->kids[i]->name, name, len))
-			return &dir->kids[i];
+	if (dir->n <= 16) {
+		for (i = dir->n; i-- > 0;)
+			if (strlen(dir->kids[i]->name) == len && !memcmp(dir->kids[i]->name, name, len))
+				return &dir->kids[i];
+		return NULL;
+	}
+	if (!dir->hslots)
+		tnode_index(dir);
+	for (h = tnode_hash(name, len) & (dir->nhslots - 1); dir->hslots[h];
+	     h = (h + 1) & (dir->nhslots - 1)) {
+		struct tnode *k = dir->kids[dir->hslots[h] - 1];
+
+		if (strlen(k->name) == len && !memcmp(k->name, name, len))
+			return &dir->kids[dir->hslots[h] - 1];
+	}
 	return NULL;
+}
+
+/* Append a child known not to be there, keeping the index. */
+static void tnode_append(struct tnode *dir, struct tnode *kid)
+{
+	PROV_ALLOC_GROW(dir->kids, dir->n + 1, dir->alloc);
+	dir->kids[dir->n++] = kid;
+	if (dir->hslots) {
+		size_t h;
+
+		if (dir->n * 4 > dir->nhslots) {
+			tnode_index(dir);
+			return;
+		}
+		for (h = tnode_hash(kid->name, strlen(kid->name)) & (dir->nhslots - 1);
+		     dir->hslots[h]; h = (h + 1) & (dir->nhslots - 1))
+			;
+		dir->hslots[h] = dir->n;
+	}
 }
 
 static void tnode_add(struct tnode *dir, struct tnode *kid)
@@ -77,8 +143,7 @@ static void tnode_add(struct tnode *dir, struct tnode *kid)
 		*slot = kid;
 		return;
 	}
-	PROV_ALLOC_GROW(dir->kids, dir->n + 1, dir->alloc);
-	dir->kids[dir->n++] = kid;
+	tnode_append(dir, kid);
 }
 
 /* Remove and return the child called name, or NULL. */
@@ -90,6 +155,8 @@ static struct tnode *tnode_take(struct tnode *dir, const char *name)
 		return NULL;
 	t = *slot;
 	*slot = dir->kids[--dir->n];
+	free(dir->hslots);	/* indexes moved: rebuilt when next needed */
+	dir->hslots = NULL;
 	return t;
 }
 
@@ -162,8 +229,7 @@ static struct tnode *tnode_mkdirs(struct tnode *root, const char **parts, const 
 			*slot = tnode_new(parts[i], lens[i], GIT_FILEMODE_TREE);
 		} else if (!slot) {
 			struct tnode *t = tnode_new(parts[i], lens[i], GIT_FILEMODE_TREE);
-			PROV_ALLOC_GROW(d->kids, d->n + 1, d->alloc);
-			d->kids[d->n++] = t;
+			tnode_append(d, t);
 			slot = &d->kids[d->n - 1];
 		}
 		d = *slot;
@@ -1247,6 +1313,7 @@ cleanup:
 
 /* ---- hunk offsets (patch(1) finds a hunk whose lines moved; libgit2 does not) ---- */
 
+/* hunk lines compared while relocating, for a whole series (2000 patches each searching 900k lines ran past 120 s) */
 #define RELOCATE_MAX_COMPARES ((uint64_t)50 * 1000 * 1000)
 
 struct lines {
@@ -1315,14 +1382,13 @@ static long find_hunk(const struct lines *file, const struct lines *pre, long wa
  * match nowhere are left for libgit2 to refuse.
  */
 static int relocate_hunks(struct prov_buf *out, const struct prov_buf *in, git_repository *repo,
-			  const git_oid *tree_oid)
+			  const git_oid *tree_oid, uint64_t *compares)
 {
 	struct prov_buf file = PROV_BUF_INIT;
 	struct lines fl = { 0 }, pre = { 0 };
 	const char *p = in->buf, *end = in->buf + in->len;
 	int have_file = 0, error = 0;
 	long min = 0, delta = 0, shift = 0;
-	uint64_t compares = 0;
 	struct prov_buf hunk = PROV_BUF_INIT;
 
 	prov_buf_reset(out);
@@ -1401,7 +1467,7 @@ static int relocate_hunks(struct prov_buf *out, const struct prov_buf *in, git_r
 				if (at < 0)
 					at = 0;
 			} else {
-				at = find_hunk(&fl, &pre, (long)a - 1 + shift, min, &compares);
+				at = find_hunk(&fl, &pre, (long)a - 1 + shift, min, compares);
 				if (at < 0)
 					goto copy;
 				shift = at - ((long)a - 1);
@@ -1467,6 +1533,10 @@ static int apply_series(int *out, git_oid *tree_oid, git_repository *repo)
 {
 	struct prov_buf series = PROV_BUF_INIT, patch = PROV_BUF_INIT, git_text = PROV_BUF_INIT;
 	const char *p, *end;
+	char **seen = NULL;
+	size_t nseen = 0, seen_alloc = 0, i;
+	/* one relocation budget for the whole series, not one per patch */
+	uint64_t compares = 0;
 	int n = 0, error;
 
 	error = read_blob_at(&series, repo, tree_oid, "debian/patches/series", (size_t)1 << 20);
@@ -1547,6 +1617,18 @@ static int apply_series(int *out, git_oid *tree_oid, git_repository *repo)
 			free(path);
 			goto cleanup;
 		}
+		/* quilt applies a patch once: a series naming one twice is refused */
+		for (i = 0; i < nseen; i++)
+			if (!strcmp(seen[i], path))
+				break;
+		if (i < nseen) {
+			error = prov_error_set(PROV_EINPUT, "debian/patches/series lists '%s' twice", name);
+			free(name);
+			free(path);
+			goto cleanup;
+		}
+		PROV_ALLOC_GROW(seen, nseen + 1, seen_alloc);
+		seen[nseen++] = prov_xstrdup(path);
 		error = read_blob_at(&patch, repo, tree_oid, path, PROV_SRCIMPORT_MAX_PATCH);
 		if (error == PROV_ENOTFOUND)
 			error = prov_error_set(PROV_EINPUT, "debian/patches/series names '%s', which is not in debian/patches",
@@ -1554,7 +1636,7 @@ static int apply_series(int *out, git_oid *tree_oid, git_repository *repo)
 		if (error == 0)
 			error = prov_srcimport_quilt_to_git(&git_text, patch.buf, patch.len, strip, path);
 		if (error == 0)
-			error = relocate_hunks(&patch, &git_text, repo, tree_oid);
+			error = relocate_hunks(&patch, &git_text, repo, tree_oid, &compares);
 		if (error == 0)
 			error = apply_patch(tree_oid, repo, &patch, path);
 		free(name);
@@ -1565,6 +1647,9 @@ static int apply_series(int *out, git_oid *tree_oid, git_repository *repo)
 	}
 	*out = n;
 cleanup:
+	for (i = 0; i < nseen; i++)
+		free(seen[i]);
+	free(seen);
 	prov_buf_release(&series);
 	prov_buf_release(&patch);
 	prov_buf_release(&git_text);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -189,6 +190,9 @@ int prov_read_fd(struct prov_buf *out, int fd, const char *name, size_t cap)
 	ssize_t n;
 
 	prov_buf_reset(out);
+	/* the caller's cap is the limit, not the buffer's default (256 MiB) */
+	if (out->cap < cap)
+		out->cap = cap;
 	for (;;) {
 		n = read(fd, chunk, sizeof(chunk));
 		if (n < 0) {
@@ -204,25 +208,29 @@ int prov_read_fd(struct prov_buf *out, int fd, const char *name, size_t cap)
 					      "'%s' is larger than the limit of %zu bytes",
 					      name, cap);
 		if (prov_buf_add(out, chunk, (size_t)n) < 0)
-			return PROV_ELIMIT;
+			return prov_error_set(PROV_ELIMIT,
+					      "'%s' is larger than the limit of %zu bytes",
+					      name, out->cap);
 	}
 	return 0;
 }
 
 int prov_read_file(struct prov_buf *out, const char *path, size_t cap)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a regular file only: a FIFO or a device is refused, never opened */
+	int fd = prov_root_open(NULL, path, O_RDONLY);
 	int error;
 
 	if (fd < 0)
 		return prov_error_set(PROV_EINPUT, "cannot open '%s': %s", path,
-				      strerror(errno));
+				      prov_strerror(errno));
 	error = prov_read_fd(out, fd, path, cap);
 	close(fd);
 	return error;
 }
 
-int prov_root_open(const char *root, const char *path, int flags)
+/* openat2 RESOLVE_IN_ROOT under root, or a plain open on the host */
+static int root_open_raw(const char *root, const char *path, int flags)
 {
 	struct open_how how;
 	int dirfd, fd, saved;
@@ -246,6 +254,61 @@ int prov_root_open(const char *root, const char *path, int flags)
 	close(dirfd);
 	errno = saved;
 	return fd;
+}
+
+int prov_open_regular_at(int pathfd, int flags)
+{
+	struct stat st;
+	char proc[64];
+	int fd;
+
+	if (fstat(pathfd, &st) < 0)
+		return -1;
+	if (!S_ISREG(st.st_mode)) {
+		errno = PROV_ENOTREG;
+		return -1;
+	}
+	/* the inode already checked, reopened for reading: nothing else is opened */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pathfd);
+	fd = open(proc, (flags & ~(O_CREAT | O_TRUNC | O_PATH)) | O_CLOEXEC | O_NOCTTY);
+	return fd;
+}
+
+int prov_root_open(const char *root, const char *path, int flags)
+{
+	int pfd, fd, saved;
+	struct stat st;
+
+	if (flags & (O_DIRECTORY | O_PATH))
+		return root_open_raw(root, path, flags);
+	/* O_PATH first: a FIFO or a device is looked at, never opened */
+	pfd = root_open_raw(root, path, O_PATH | (flags & O_NOFOLLOW));
+	if (pfd < 0)
+		return -1;
+	fd = prov_open_regular_at(pfd, flags);
+	saved = errno;
+	if (fd < 0 && saved != PROV_ENOTREG && access("/proc/self/fd", X_OK) != 0) {
+		/* no /proc: open without blocking and check what was opened */
+		fd = root_open_raw(root, path, flags | O_NONBLOCK | O_NOCTTY);
+		saved = errno;
+		if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+			close(fd);
+			fd = -1;
+			saved = PROV_ENOTREG;
+		} else if (fd >= 0) {
+			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+		}
+	}
+	close(pfd);
+	errno = saved;
+	return fd;
+}
+
+const char *prov_strerror(int err)
+{
+	if (err == PROV_ENOTREG)
+		return "not a regular file";
+	return strerror(err);
 }
 
 char *prov_root_join(const char *root, const char *path)
@@ -343,4 +406,57 @@ uint64_t prov_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* C0 controls but \n and \t, DEL; with c1, also U+0080..U+009F (UTF-8 C2 80..C2 9F) */
+static size_t control_len(const unsigned char *p, size_t left, int c1)
+{
+	if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+		return 1;
+	if (c1 && left >= 2 && p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+		return 2;
+	return 0;
+}
+
+size_t prov_escape_controls(struct prov_buf *b, size_t from, int c1)
+{
+	static const char hex[] = "0123456789abcdef";
+	struct prov_buf out = PROV_BUF_INIT;
+	const unsigned char *p = (const unsigned char *)b->buf;
+	size_t i, n = 0;
+
+	for (i = from; i < b->len; i++)
+		if (control_len(p + i, b->len - i, c1))
+			break;
+	if (i >= b->len)
+		return 0;
+	out.cap = b->cap > SIZE_MAX / 4 ? SIZE_MAX : b->cap * 4;
+	prov_buf_add(&out, b->buf, i);
+	while (i < b->len) {
+		size_t l = control_len(p + i, b->len - i, c1), k;
+
+		if (!l) {
+			prov_buf_putc(&out, (char)p[i++]);
+			continue;
+		}
+		for (k = 0; k < l; k++) {
+			char e[4] = { '\\', 'x', hex[p[i + k] >> 4], hex[p[i + k] & 15] };
+
+			prov_buf_add(&out, e, 4);
+		}
+		i += l;
+		n++;
+	}
+	prov_buf_release(b);
+	*b = out;
+	return n;
+}
+
+char *prov_escape_controls_str(const char *s)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+
+	prov_buf_puts(&b, s);
+	prov_escape_controls(&b, 0, 1);
+	return prov_buf_detach(&b);
 }

@@ -1,6 +1,7 @@
 #ifndef PROV_UTIL_H
 #define PROV_UTIL_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -49,7 +50,8 @@ char *prov_hex(const unsigned char *bytes, size_t len);
 /*
  * Read a whole file into `out` (cleared first), at most `cap` bytes:
  * PROV_ELIMIT when larger, PROV_EINPUT when it cannot be opened or read
- * (message names the path), 0 on success.
+ * (message names the path; a FIFO or a device is not opened: "not a regular
+ * file"), 0 on success.
  */
 int prov_read_file(struct prov_buf *out, const char *path, size_t cap);
 /* The same for an already open descriptor; `name` is for messages. */
@@ -61,8 +63,22 @@ int prov_read_fd(struct prov_buf *out, int fd, const char *name, size_t cap);
  * leave `root` (openat2 RESOLVE_IN_ROOT, as chroot would resolve it). root
  * NULL or "/" opens the path on the host. Returns an fd or -1 with errno set.
  * Only O_RDONLY-style flags are meaningful; O_CLOEXEC is always added.
+ * Unless flags ask for O_DIRECTORY or O_PATH, only a regular file is opened:
+ * the path is first opened O_PATH and checked with fstat, so a FIFO or a
+ * device is never opened (no hang, no driver side effect); anything else
+ * fails with errno PROV_ENOTREG (prov_strerror says "not a regular file").
  */
 int prov_root_open(const char *root, const char *path, int flags);
+
+/* errno of prov_root_open for what is not a regular file */
+#define PROV_ENOTREG EMEDIUMTYPE
+
+/* Reopen an O_PATH descriptor for reading if it is a regular file (-1 with
+ * errno PROV_ENOTREG otherwise). The O_PATH descriptor stays open. */
+int prov_open_regular_at(int pathfd, int flags);
+
+/* strerror() that also names PROV_ENOTREG */
+const char *prov_strerror(int err);
 
 /*
  * The host path of `path` under `root` for display and for libraries that
@@ -84,5 +100,17 @@ int prov_isatty(int fd);
 
 /* Milliseconds from a monotonic clock. */
 uint64_t prov_now_ms(void);
+
+/*
+ * Make control characters from input visible as \xHH (terminal escape
+ * sequences in function names, paths or notes must not reach a terminal
+ * raw): C0 controls but \n and \t, DEL and, with c1, U+0080..U+009F. Only
+ * bytes from `from` on are touched. Returns how many were escaped. Every
+ * human format (text, Markdown, messages) goes through it; JSON has its own
+ * escaping.
+ */
+size_t prov_escape_controls(struct prov_buf *b, size_t from, int c1);
+/* The same for one string (C1 too); caller frees. */
+char *prov_escape_controls_str(const char *s);
 
 #endif

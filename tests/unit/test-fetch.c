@@ -116,6 +116,40 @@ static void test_fetch_file_url(void **state)
 
 	(void)state;
 	write_file(src, "release contents\n");
+	/* file:// only below a directory the user named */
+	assert_int_equal(prov_fetch_file(&out, url, &o), PROV_EINPUT);
+	assert_non_null(strstr(prov_error_last(), "sources.localDirs"));
+	assert_int_equal(prov_fetch_file(&out, "file:///etc/passwd", &o), PROV_EINPUT);
+	prov_config_set(cfg, "sources.localDirs", "/nonexistent:/usr/share/doc");
+	assert_int_equal(prov_fetch_file(&out, url, &o), PROV_EINPUT);
+	prov_config_add_arg(cfg, "sources.localDirs=/nonexistent2");	/* every value counts */
+	{
+		char *dirs = prov_xasprintf("sources.localDirs=/nonexistent:%s", tmpdir);
+
+		assert_int_equal(prov_config_add_arg(cfg, dirs), 0);
+		free(dirs);
+	}
+	/* still not: ".." out of it, a symlink out of it, a FIFO or a device in it */
+	{
+		char *up = prov_xasprintf("file://%s/../../etc/passwd", tmpdir);
+		char *link = prov_xasprintf("%s/passwd-link", tmpdir), *lurl;
+		char *fifo = prov_xasprintf("%s/fifo", tmpdir), *furl;
+
+		assert_int_equal(prov_fetch_file(&out, up, &o), PROV_EINPUT);
+		assert_int_equal(symlink("/etc/passwd", link), 0);
+		lurl = prov_xasprintf("file://%s", link);
+		assert_int_equal(prov_fetch_file(&out, lurl, &o), PROV_EINPUT);
+		assert_int_equal(mkfifo(fifo, 0600), 0);
+		furl = prov_xasprintf("file://%s", fifo);
+		assert_int_equal(prov_fetch_file(&out, furl, &o), PROV_EINPUT);
+		assert_non_null(strstr(prov_error_last(), "not a regular file"));
+		assert_null(out);
+		free(up);
+		free(link);
+		free(lurl);
+		free(fifo);
+		free(furl);
+	}
 	assert_int_equal(prov_fetch_file(&out, url, &o), 0);
 	assert_non_null(strstr(out, "/downloads/"));
 	assert_int_equal(prov_read_file(&b, out, 1024), 0);

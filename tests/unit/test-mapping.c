@@ -201,6 +201,81 @@ static void load_bad(const char *name, const char *text, int code, const char *m
 	free(path);
 }
 
+/* libgit2 followed [include] in all these spellings; our parser refuses each */
+static void test_include_variants(void **state)
+{
+	static const char *const evil[] = {
+		"\xef\xbb\xbf[include]\n\tpath = SECRET\n",
+		"[component \"x\"][include]\n\tpath = SECRET\n",
+		"[component \"x\"]\n\tlibrary = a\n\f[include]\n\tpath = SECRET\n",
+		"[component \"x\"]\n\tlibrary = a\n\v[include]\n\tpath = SECRET\n",
+		"[component \"x\"]\n\tlibrary = a\n\r[include]\n\tpath = SECRET\n",
+		"[component \"x\"]\r\tlibrary = a\r[include]\r\tpath = SECRET\r",
+		"[component \"x\"] library = a\r[ INCLUDE ] path = SECRET\n",
+		"[component \"x\"]\n[includeIf \"gitdir:/\"]\n\tpath = SECRET\n",
+		"[component \"x\"]\n[include \"x\"]\n\tpath = SECRET\n",
+	};
+	char *secret = write_file("secret.map", "[component \"leak\"]\n\tlibrary = leaked\n");
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(evil) / sizeof(evil[0]); i++) {
+		struct prov_buf text = PROV_BUF_INIT;
+		struct prov_mappings m;
+		char *name = prov_xasprintf("evil%zu.map", i), *path;
+		const char *s;
+
+		for (s = evil[i]; *s; s++) {
+			if (!strncmp(s, "SECRET", 6)) {
+				prov_buf_puts(&text, secret);
+				s += 5;
+			} else {
+				prov_buf_putc(&text, *s);
+			}
+		}
+		path = write_file(name, text.buf);
+		prov_mappings_init(&m);
+		assert_int_equal(prov_mappings_load_file(&m, path), PROV_EINPUT);
+		assert_non_null(strstr(prov_error_last(), "include"));
+		assert_null(prov_mappings_find(&m, "leak"));
+		prov_mappings_release(&m);
+		prov_buf_release(&text);
+		free(name);
+		free(path);
+	}
+	free(secret);
+}
+
+/* the same bytes that carried includes parse when they hold only components */
+static void test_parse_odd_bytes(void **state)
+{
+	static const char *const ok[] = {
+		"\xef\xbb\xbf[component \"x\"]\n\tlibrary = liba.so*\n",
+		"[component \"x\"]\r\n\tlibrary = liba.so*\r\n",
+		"[component \"x\"]\r\tlibrary = liba.so*\r",
+		"\f[component \"x\"]\v\n\tlibrary = \"liba.so*\" ; comment\n",
+		"[component \"x\"] library = liba.so*\n",
+		"[COMPONENT \"x\"]\n\tLibrary = li\\\nba.so*\n",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		struct prov_mappings m;
+		char *name = prov_xasprintf("odd%zu.map", i), *path = write_file(name, ok[i]);
+		const struct prov_mapping *x;
+
+		prov_mappings_init(&m);
+		assert_int_equal(prov_mappings_load_file(&m, path), 0);
+		assert_non_null(x = prov_mappings_find(&m, "x"));
+		assert_int_equal(x->nlibraries, 1);
+		assert_string_equal(x->libraries[0], "liba.so*");
+		prov_mappings_release(&m);
+		free(name);
+		free(path);
+	}
+}
+
 static void test_load_hostile(void **state)
 {
 	struct prov_buf big = PROV_BUF_INIT;
@@ -340,6 +415,8 @@ int main(void)
 		cmocka_unit_test(test_load_sources_beyond_git),
 		cmocka_unit_test(test_unknown_keys_warn),
 		cmocka_unit_test(test_shipped_mappings_parse),
+		cmocka_unit_test(test_include_variants),
+		cmocka_unit_test(test_parse_odd_bytes),
 	};
 	int r;
 

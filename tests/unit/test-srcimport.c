@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -152,11 +153,72 @@ static void test_quilt_to_git(void **state)
 	prov_buf_release(&out);
 }
 
+static uint64_t user_ms(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (uint64_t)ru.ru_utime.tv_sec * 1000 + (uint64_t)ru.ru_utime.tv_usec / 1000;
+}
+
+/* Import a tar of n entries in one directory (names of 200 bytes); user CPU
+ * ms taken (the disk's fsyncs are the shared machine's noise, not the work). */
+static uint64_t import_flat(size_t n, const struct prov_srcimport_opts *o)
+{
+	char *repo = NULL, *commit = NULL, *url, *got;
+	uint64_t t0;
+
+	assert_int_equal(sh("python3 -c 'import tarfile,io,sys\n"
+			    "t = tarfile.open(sys.argv[1], \"w\")\n"
+			    "for i in range(int(sys.argv[2])):\n"
+			    "    ti = tarfile.TarInfo(\"flat/\" + \"f\" * 190 + \"%%09d\" %% i); ti.size = 2\n"
+			    "    t.addfile(ti, io.BytesIO(b\"x\\n\"))\n"
+			    "t.close()' '%s/flat%zu.tar' %zu", tmpdir, n, n), 0);
+	url = prov_xasprintf("file://%s/flat%zu.tar", tmpdir, n);
+	t0 = user_ms();
+	assert_int_equal(prov_srcimport_archive(&repo, &commit, url, o), 0);
+	t0 = user_ms() - t0;
+	/* ground truth: git itself counts the entries of the imported tree */
+	got = sh_out("git --git-dir='%s' ls-tree '%s' | wc -l", repo, commit);
+	assert_int_equal(strtoul(got, NULL, 10), n);
+	free(got);
+	free(repo);
+	free(commit);
+	free(url);
+	return t0;
+}
+
+/* A tar of many entries in one directory: linear, not quadratic (issue 17 item 9). */
+static void test_archive_flat_scaling(void **state)
+{
+	struct prov_config *cfg = prov_config_new();
+	struct prov_srcimport_stats stats;
+	struct prov_srcimport_opts o = { cfg, NULL, 0, &stats };
+	char *cache = prov_xasprintf("%s/cache-flat", tmpdir);
+	uint64_t t0, t1, t2;
+
+	(void)state;
+	prov_config_set(cfg, "sources.localDirs", tmpdir);
+	o.cache_dir = cache;
+	t0 = import_flat(10, &o);
+	t1 = import_flat(6000, &o);
+	t2 = import_flat(12000, &o);
+	print_message("flat tar import (user CPU): 10 entries %llu ms, 6000 %llu ms, 12000 %llu ms\n",
+		      (unsigned long long)t0, (unsigned long long)t1, (unsigned long long)t2);
+	/* doubling the entries must not quadruple the work (noise floor 150 ms) */
+	if (t2 > t0 + 150)
+		assert_true((t2 - t0) * 10 <= (t1 > t0 ? t1 - t0 : 1) * 30);
+	free(cache);
+	prov_config_free(cfg);
+}
+
 static void test_archive_vs_git(void **state)
 {
 	struct prov_config *cfg = prov_config_new();
 	struct prov_srcimport_stats stats;
 	struct prov_srcimport_opts o = { cfg, NULL, 0, &stats };
+
+	prov_config_set(cfg, "sources.localDirs", tmpdir);	/* file:// only below it */
 	char *cache = prov_xasprintf("%s/cache", tmpdir), *url, *want, *got;
 	char *repo = NULL, *commit = NULL, *repo2 = NULL, *commit2 = NULL;
 	static const char *const kinds[] = { "tar.gz", "tar.xz", "zip", NULL };
@@ -225,6 +287,8 @@ static void test_debian_pN_vs_gnu_patch(void **state)
 	struct prov_config *cfg = prov_config_new();
 	struct prov_srcimport_stats stats;
 	struct prov_srcimport_opts o = { cfg, NULL, 0, &stats };
+
+	prov_config_set(cfg, "sources.localDirs", tmpdir);	/* file:// only below it */
 	char *cache = prov_xasprintf("%s/cache-deb", tmpdir), *base, *want, *got;
 	char *repo = NULL, *commit = NULL;
 	int n = -1;
@@ -287,6 +351,15 @@ static void test_debian_pN_vs_gnu_patch(void **state)
 	got = sh_out("git --git-dir='%s/imports/debian-bar.git' for-each-ref refs/imports/bar/3.4-1 | wc -l", cache);
 	assert_string_equal(got, "0");	/* nothing recorded */
 	free(got);
+	/* a series naming one patch twice (quilt applies a patch once; issue 17 item 8) */
+	assert_int_equal(sh("set -e; cd '%s/deb';"
+			    "printf 'zero.patch -p0\nzero.patch -p0\n' > d/debian/patches/series; tar -C d -cJf bar_3.5-1.debian.tar.xz debian;"
+			    "{ printf 'Format: 3.0 (quilt)\nSource: bar\nVersion: 3.5-1\nChecksums-Sha256:\n';"
+			    "  for f in bar_3.2.orig.tar.gz bar_3.5-1.debian.tar.xz; do"
+			    "    printf ' %%s %%s %%s\n' $(sha256sum $f | cut -d' ' -f1) $(stat -c %%s $f) $f; done; } > bar_3.5-1.dsc",
+			    tmpdir), 0);
+	assert_int_equal(prov_srcimport_debian(&repo, &commit, &n, base, "bar", "3.5-1", &o), PROV_EINPUT);
+	assert_non_null(strstr(prov_error_last(), "lists 'zero.patch' twice"));
 	/* bad names and versions */
 	assert_int_equal(prov_srcimport_debian(&repo, &commit, &n, base, "bar/../x", "1", &o), PROV_EINPUT);
 	assert_int_equal(prov_srcimport_debian(&repo, &commit, &n, base, "bar", "1 2", &o), PROV_EINPUT);
@@ -303,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_pool_dir),
 		cmocka_unit_test(test_quilt_to_git),
 		cmocka_unit_test(test_archive_vs_git),
+		cmocka_unit_test(test_archive_flat_scaling),
 		cmocka_unit_test(test_debian_pN_vs_gnu_patch),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
