@@ -26,6 +26,7 @@ enum tp_fmt {
 	TP_TSAN,
 	TP_MSAN,
 	TP_LSAN,
+	TP_LIBFUZZER,
 	TP_FAULTHANDLER,
 	TP_PYTB,
 	TP_PYSTACK,
@@ -81,6 +82,7 @@ struct tp_state {
 	int san_seen_crash;
 	/* UBSan "runtime error" without a stack (yet) */
 	int ub_pending;
+	int ub_wait;	/* lines read since the runtime error */
 	char *ub_file;
 	int ub_line, ub_col;
 
@@ -141,7 +143,12 @@ int tp_native_line(struct tp_state *st, char *s, size_t indent);
 int tp_gdb_pending_feed(struct tp_state *st, char *s, int flush);
 int tp_san_line(struct tp_state *st, char *s, size_t indent);
 void tp_san_flush(struct tp_state *st);
+/* A line that is no frame: a pending runtime error waits a few lines for
+ * its stack (notes, a memory dump) before it becomes a thread of its own. */
+void tp_san_idle(struct tp_state *st);
 int tp_san_frame_ok(const char *s);
+/* 1 when s is a frame only a sanitizer prints ("(module+0xOFF)", "#0 0x") */
+int tp_san_frame_own(const char *s);
 int tp_python_line(struct tp_state *st, char *s, size_t indent);
 int tp_misc_line(struct tp_state *st, char *s, size_t indent);
 

@@ -593,7 +593,7 @@ int tp_native_line(struct tp_state *st, char *s, size_t indent)
 	int r;
 
 	if (s[0] == '#' && tp_isdigit((unsigned char)s[1])) {
-		if (st->san && tp_san_frame_ok(s))
+		if ((st->san && tp_san_frame_ok(s)) || tp_san_frame_own(s))
 			return 0;
 		if (st->fmt == TP_EUSTACK && eustack_frame(st, s))
 			return 1;

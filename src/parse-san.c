@@ -18,11 +18,26 @@ struct san_fr {
 	const char *fn, *file, *mod, *bid;
 	size_t fn_len, file_len, mod_len, bid_len;
 	int line, col;
+	int in;	/* "0xPC in ..." */
 };
 
 static int blank(int ch)
 {
 	return ch == ' ' || ch == '\t';
+}
+
+/* "libfoo.so.1", "/usr/lib/libfoo.so", "Foo.dylib" */
+static int looks_like_library(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (blank(s[i]) || s[i] == '(' || s[i] == '<')
+			return 0;
+	for (i = 0; i + 3 <= n; i++)
+		if (memcmp(s + i, ".so", 3) == 0 && (i + 3 == n || s[i + 3] == '.'))
+			return 1;
+	return n > 6 && memcmp(s + n - 6, ".dylib", 6) == 0;
 }
 
 /* "#N [0xADDR [in]] [FUNC] [FILE:LINE[:COL]] [(MODULE+0xOFF)] [(BuildId: HEX)]" */
@@ -32,6 +47,7 @@ static int san_parse(const char *s, struct san_fr *o)
 	size_t n, i;
 	long open;
 	uint64_t off;
+	int in = 0;
 
 	memset(o, 0, sizeof(*o));
 	if (s[0] != '#' || tp_dec(&o->index, s + 1, &p) < 0 || !blank(*p))
@@ -79,6 +95,8 @@ static int san_parse(const char *s, struct san_fr *o)
 		if (n >= 3 && strncmp(p, "in ", 3) == 0) {
 			p += 3;
 			n -= 3;
+			in = 1;
+			o->in = 1;
 		}
 	}
 	while (n && blank(*p)) {
@@ -111,7 +129,16 @@ static int san_parse(const char *s, struct san_fr *o)
 				o->file = w;
 				o->file_len = path_len;
 				n = sp;
-			} else if (wn == 6 && memcmp(w, "<null>", 6) == 0) {
+			} else if ((wn == 6 && memcmp(w, "<null>", 6) == 0) ||
+				   (wn >= 2 && memcmp(w, "??", 2) == 0) ||
+				   (wn == 10 && memcmp(w, "_asan_rtl_", 10) == 0) ||
+				   (wn >= 2 && w[wn - 1] == '?' && w[wn - 2] == ':')) {
+				/* a location the symbolizer did not know */
+				n = sp;
+			} else if (memchr(w, '/', wn) && w[wn - 1] != ')') {
+				/* a file without a line */
+				o->file = w;
+				o->file_len = wn;
 				n = sp;
 			}
 		} else if (!o->has_pc && !o->mod) {
@@ -119,11 +146,24 @@ static int san_parse(const char *s, struct san_fr *o)
 		}
 		while (n && blank(p[n - 1]))
 			n--;
+		/* gdb's "f () from LIB" / "f () at FILE" is no sanitizer frame */
+		if ((n >= 5 && memcmp(p + n - 5, " from", 5) == 0) ||
+		    (n >= 3 && memcmp(p + n - 3, " at", 3) == 0))
+			return 0;
 		if (!(n == 6 && memcmp(p, "<null>", 6) == 0) && n) {
-			if (!tp_plausible_function(p, n))
+			/* "#N 0xPC in TEXT" is a frame whatever TEXT is ("in Content
+			 * Shell Framework:x86_64" on macOS) */
+			if (!tp_plausible_function(p, n) && !(o->has_pc && in))
 				return 0;
 			o->fn = p;
 			o->fn_len = n;
+			/* "in libpthread.so.0": a library where the symbol would be */
+			if (!o->file && !o->mod && looks_like_library(p, n)) {
+				o->mod = p;
+				o->mod_len = n;
+				o->fn = NULL;
+				o->fn_len = 0;
+			}
 		}
 	}
 	if (!o->has_pc && !o->mod && !o->file)
@@ -140,6 +180,16 @@ int tp_san_frame_ok(const char *s)
 	return san_parse(s, &fr);
 }
 
+int tp_san_frame_own(const char *s)
+{
+	struct san_fr fr;
+
+	if (!san_parse(s, &fr))
+		return 0;
+	/* gdb pads "#N" to three columns: "#0  0x..." */
+	return fr.mod || (fr.has_pc && fr.in && fr.index < 10 && s[2] == ' ' && s[3] == '0');
+}
+
 static int san_kind(const char *p, const char **rest)
 {
 	static const struct {
@@ -152,6 +202,7 @@ static int san_kind(const char *p, const char **rest)
 		{ "ThreadSanitizer: ", TP_TSAN },
 		{ "UndefinedBehaviorSanitizer: ", TP_UBSAN },
 		{ "HWAddressSanitizer: ", TP_ASAN },
+		{ "libFuzzer: ", TP_LIBFUZZER },
 	};
 	size_t i;
 
@@ -216,6 +267,13 @@ void tp_san_flush(struct tp_state *st)
 	free(st->ub_file);
 	st->ub_file = NULL;
 	tp_close(st);
+}
+
+void tp_san_idle(struct tp_state *st)
+{
+	if (st->ub_pending && ++st->ub_wait <= 8)
+		return;
+	tp_san_flush(st);
 }
 
 static void san_header(struct tp_state *st, int kind, const char *rest)
@@ -325,10 +383,12 @@ int tp_san_line(struct tp_state *st, char *s, size_t indent)
 		while (tp_isdigit((unsigned char)*e))
 			e++;
 		if (e > p + 2 && e[0] == '=' && e[1] == '=') {
+			const char *w = e[2] == ' ' ? e + 3 : e + 2;
+
 			if (prov_parse_i64(&pid, p + 2, (size_t)(e - p - 2)) == 0 &&
-			    (prov_starts_with(e + 2, "ERROR: ") || prov_starts_with(e + 2, "WARNING: ")))
+			    (prov_starts_with(w, "ERROR: ") || prov_starts_with(w, "WARNING: ")))
 				tp_set_pid(st, pid);
-			p = e + 2;
+			p = w;
 			if (!prov_starts_with(p, "ERROR: ") && !prov_starts_with(p, "WARNING: ")) {
 				if (prov_starts_with(p, "ABORTING")) {
 					tp_san_flush(st);
@@ -371,6 +431,7 @@ int tp_san_line(struct tp_state *st, char *s, size_t indent)
 			free(st->san_next_name);
 			st->san_next_name = NULL;
 			st->ub_pending = 1;
+			st->ub_wait = 0;
 			free(st->ub_file);
 			st->ub_file = tp_strndup(s, path_len);
 			st->ub_line = line;
@@ -380,7 +441,7 @@ int tp_san_line(struct tp_state *st, char *s, size_t indent)
 	}
 	if (!st->san)
 		return 0;
-	tp_san_flush(st);
+	tp_san_idle(st);
 	/* "READ of size 8 at 0x... thread T0" names the crashing stack */
 	if ((prov_starts_with(s, "READ of size ") || prov_starts_with(s, "WRITE of size ")) &&
 	    (p = strstr(s, " thread ")) != NULL) {

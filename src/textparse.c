@@ -22,6 +22,7 @@ static const char *const fmt_names[TP_NFMT] = {
 	[TP_TSAN] = "tsan",
 	[TP_MSAN] = "msan",
 	[TP_LSAN] = "lsan",
+	[TP_LIBFUZZER] = "libfuzzer",
 	[TP_FAULTHANDLER] = "faulthandler",
 	[TP_PYTB] = "python-traceback",
 	[TP_PYSTACK] = "pystack",
@@ -215,7 +216,7 @@ void tp_strip_args(char *fn)
 int tp_plausible_function(const char *s, size_t n)
 {
 	size_t i;
-	int angle = 0, paren = 0, space = 0, op = 0;
+	int angle = 0, paren = 0, space = 0, op = 0, scoped = 0;
 
 	if (!n || n > 8192)
 		return 0;
@@ -236,10 +237,25 @@ int tp_plausible_function(const char *s, size_t n)
 			space = 1;
 		if (ch == 'o' && n - i >= 8 && memcmp(s + i, "operator", 8) == 0)
 			op = 1;
+		if ((ch == ':' && i + 1 < n && s[i + 1] == ':') || ch == '(' || ch == '<')
+			scoped = 1;
 	}
-	/* spaces outside templates and argument lists: only "operator new" */
-	if (space && !op)
+	/*
+	 * spaces outside templates and argument lists: "operator new", a C++
+	 * name with its return type, qualifiers or a thunk ("void ns::f<int>()",
+	 * "Foo::bar() const", "non-virtual thunk to X::y()"); prose has none of
+	 * "::", "(" or "<"
+	 */
+	if (space && !op && !scoped)
 		return 0;
+	if (space && !op) {
+		/* "(LWP 12) f (a=1) at x.c:3" is a whole line, not a name */
+		if (s[0] == '(' && !(n >= 21 && memcmp(s, "(anonymous namespace)", 21) == 0))
+			return 0;
+		for (i = 0; i + 4 <= n; i++)
+			if (memcmp(s + i, " at ", 4) == 0 || (i + 6 <= n && memcmp(s + i, " from ", 6) == 0))
+				return 0;
+	}
 	return 1;
 }
 
@@ -647,7 +663,7 @@ static int handle_line(struct tp_state *st, char *line)
 	indent = (size_t)(tp_ws(s) - s);
 	s += indent;
 	if (!*s) {
-		tp_san_flush(st);
+		tp_san_idle(st);
 		if (tp_cur(st) && tp_cur(st)->nframes)
 			tp_close(st);
 		return 0;
@@ -656,8 +672,8 @@ static int handle_line(struct tp_state *st, char *line)
 	    tp_python_line(st, s, indent) || tp_misc_line(st, s, indent))
 		return 0;
 	/* prose ends the block; a sanitizer report runs on to its SUMMARY */
-	tp_san_flush(st);
-	if (st->san && st->san != TP_UBSAN) {
+	tp_san_idle(st);
+	if (st->san && (st->san != TP_UBSAN || st->ub_pending)) {
 		tp_close(st);
 		return 0;
 	}
