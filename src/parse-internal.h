@@ -74,6 +74,7 @@ struct tp_state {
 	int64_t crashed_lwp;
 	struct prov_buf pending;	/* a frame whose argument list runs on */
 	int pending_lines;
+	int pending_wrap;	/* pending may only go on with an indented line */
 
 	/* sanitizers: between a report header and its SUMMARY */
 	int san;	/* TP_ASAN ... or TP_NONE */

@@ -92,7 +92,10 @@ static long gdb_args_close(const char *p)
 	return -1;
 }
 
-/* 1 parsed, 0 not a gdb frame, 2 the argument list runs on (needs more). */
+/*
+ * 1 parsed, 0 not a gdb frame, 2 the argument list runs on (needs more), 3
+ * the name or location may be wrapped to the next (indented) line.
+ */
 static int gdb_frame(struct tp_state *st, const char *s, int force)
 {
 	struct prov_frame *f;
@@ -120,8 +123,22 @@ static int gdb_frame(struct tp_state *st, const char *s, int force)
 		return 1;
 	}
 	open = gdb_args_open(p);
-	if (open < 0)
-		return 0;
+	if (open < 0) {
+		/* "#27 0x… in" with the name (and its "()") on the next line */
+		if (!has_pc)
+			return 0;
+		if (!force)
+			return 3;
+		f = tp_frame_new(st, TP_GDB, index);
+		if (!f)
+			return 1;
+		f->has_pc = 1;
+		f->pc = pc;
+		fn_len = strlen(p);
+		if (fn_len && tp_plausible_function(p, fn_len) && strcmp(p, "??") != 0)
+			tp_set(&f->function, p, fn_len);
+		return 1;
+	}
 	fn = p;
 	fn_len = (size_t)open;
 	while (fn_len && blank(fn[fn_len - 1]))
@@ -134,14 +151,20 @@ static int gdb_frame(struct tp_state *st, const char *s, int force)
 			return 2;
 	} else {
 		rest = tp_ws(p + open + close + 1);
+		if ((strcmp(rest, "at") == 0 || strcmp(rest, "from") == 0) && !force)
+			return 3;	/* the location is on the next line */
 		if (strncmp(rest, "at ", 3) == 0) {
 			rest = tp_ws(rest + 3);
-			if (tp_file_line(rest, strlen(rest), &path_len, &line, &col) < 0)
+			/* "in syscall () at /lib64/libc.so.6": a library after "at" */
+			if (tp_file_line(rest, strlen(rest), &path_len, &line, &col) < 0 &&
+			    (!*rest || strchr(rest, ' ')))
 				return 0;
 		} else if (strncmp(rest, "from ", 5) == 0) {
 			rest = tp_ws(rest + 5);
 			if (!*rest)
 				return 0;
+		} else if (strcmp(rest, "at") == 0 || strcmp(rest, "from") == 0) {
+			rest = NULL;
 		} else if (*rest) {
 			return 0;
 		}
@@ -167,12 +190,15 @@ int tp_gdb_pending_feed(struct tp_state *st, char *s, int flush)
 {
 	const char *t;
 	char *text;
+	size_t before;
 	int r;
 
 	if (!st->pending.len)
 		return 0;
 	t = s ? tp_ws(s) : "";
-	if (flush || !*t || *t == '#' || st->pending_lines >= TP_MAX_PENDING_LINES) {
+	/* a name or location wrapped to the next line is indented */
+	if (flush || !*t || *t == '#' || st->pending_lines >= TP_MAX_PENDING_LINES ||
+	    (st->pending_wrap && t == s)) {
 		/* the list never closed: keep what the first line said */
 		text = prov_buf_detach(&st->pending);
 		st->pending_lines = 0;
@@ -180,6 +206,7 @@ int tp_gdb_pending_feed(struct tp_state *st, char *s, int flush)
 		free(text);
 		return 0;
 	}
+	before = st->pending.len;
 	if (prov_buf_putc(&st->pending, ' ') < 0 || prov_buf_puts(&st->pending, t) < 0) {
 		text = prov_buf_detach(&st->pending);
 		st->pending_lines = 0;
@@ -191,10 +218,19 @@ int tp_gdb_pending_feed(struct tp_state *st, char *s, int flush)
 	/* detach first: opening a thread for the frame flushes what is pending */
 	text = prov_buf_detach(&st->pending);
 	r = gdb_frame(st, text, 0);
-	if (r == 2)
+	if (r == 2 || r == 3) {
 		prov_buf_puts(&st->pending, text);
-	else
+		st->pending_wrap = r == 3;
+	} else if (r == 0) {
+		/* what was joined is no frame: keep the lines before it */
 		st->pending_lines = 0;
+		text[before] = '\0';
+		gdb_frame(st, text, 1);
+		free(text);
+		return 0;
+	} else {
+		st->pending_lines = 0;
+	}
 	free(text);
 	return 1;
 }
@@ -284,6 +320,8 @@ static int gdb_line(struct tp_state *st, const char *s, size_t indent)
 		const char *e;
 
 		st->gdb_crashed_num = num;
+		if (!lwp && (lwp = strstr(p, "(process ")) != NULL)
+			lwp += 4;
 		if (lwp) {
 			lwp += 5;
 			for (e = lwp; tp_isdigit((unsigned char)*e); e++)
@@ -600,10 +638,11 @@ int tp_native_line(struct tp_state *st, char *s, size_t indent)
 		if (st->fmt == TP_COREDUMPCTL && coredump_frame(st, s))
 			return 1;
 		r = gdb_frame(st, s, 0);
-		if (r == 2) {
+		if (r == 2 || r == 3) {
 			prov_buf_reset(&st->pending);
 			if (prov_buf_puts(&st->pending, s) == 0)
 				st->pending_lines = 1;
+			st->pending_wrap = r == 3;
 			return 1;
 		}
 		if (r)
