@@ -111,10 +111,12 @@ static int gdb_frame(struct tp_state *st, const char *s, int force)
 		if (!blank(*q))
 			return 0;
 		q = tp_ws(q);
-		if (strncmp(q, "in ", 3) != 0)
+		if (strcmp(q, "in") == 0 && !force)
+			return 3;	/* "#27 0x… in" and the name on the next line */
+		if (strncmp(q, "in ", 3) != 0 && strcmp(q, "in") != 0)
 			return 0;
 		has_pc = 1;
-		p = tp_ws(q + 3);
+		p = tp_ws(q + 2);
 	}
 	if (strcmp(p, "<signal handler called>") == 0) {
 		f = tp_frame_new(st, TP_GDB, index);
@@ -186,6 +188,15 @@ static int gdb_frame(struct tp_state *st, const char *s, int force)
 	return 1;
 }
 
+/* "... at" / "... from" and then a path alone at column 0 */
+static int wrapped_location(const struct prov_buf *b, const char *t)
+{
+	if (!((b->len >= 3 && memcmp(b->buf + b->len - 3, " at", 3) == 0) ||
+	      (b->len >= 5 && memcmp(b->buf + b->len - 5, " from", 5) == 0)))
+		return 0;
+	return (*t == '/' || *t == '.') && !strchr(t, ' ');
+}
+
 int tp_gdb_pending_feed(struct tp_state *st, char *s, int flush)
 {
 	const char *t;
@@ -198,7 +209,7 @@ int tp_gdb_pending_feed(struct tp_state *st, char *s, int flush)
 	t = s ? tp_ws(s) : "";
 	/* a name or location wrapped to the next line is indented */
 	if (flush || !*t || *t == '#' || st->pending_lines >= TP_MAX_PENDING_LINES ||
-	    (st->pending_wrap && t == s)) {
+	    (st->pending_wrap && t == s && !wrapped_location(&st->pending, t))) {
 		/* the list never closed: keep what the first line said */
 		text = prov_buf_detach(&st->pending);
 		st->pending_lines = 0;
@@ -384,7 +395,14 @@ static int gdb_line(struct tp_state *st, const char *s, size_t indent)
 			tp_set(&t->unwind_error, p, strlen(p));
 		return 1;
 	}
-	/* bt full: locals are indented; these two are not */
+	/*
+	 * bt full: locals are indented, but a long value wraps to column 0
+	 * ("{x = 0, y = 0}", "<repeats 3 times>}"); gdb's warnings come
+	 * between a thread header and its frames
+	 */
+	if (indent == 0 && (strchr("{}<\"'", s[0]) || strstr(s, " = ") ||
+			    prov_starts_with(s, "warning: ") || prov_starts_with(s, "BFD: ")))
+		return 1;
 	if (indent > 0 || strcmp(s, "No locals.") == 0 ||
 	    strcmp(s, "No symbol table info available.") == 0 ||
 	    strcmp(s, "(More stack frames follow...)") == 0)

@@ -354,7 +354,10 @@ struct prov_frame *tp_frame_new(struct tp_state *st, int fmt, int index)
 	struct tp_tinfo *ti = tp_cur_info(st);
 	struct prov_frame *f;
 
-	if (t && (ti->fmt != fmt || (index >= 0 && index <= ti->last_index)))
+	/* gdb repeats an index now and then ("#6 0x0 in ?? ()" then "#6 f (...)") */
+	if (t && (ti->fmt != fmt ||
+		  (index >= 0 && (index < ti->last_index ||
+				  (index == ti->last_index && (fmt != TP_GDB || index == 0))))))
 		t = NULL;
 	if (!t) {
 		t = tp_open(st, fmt, 0);
