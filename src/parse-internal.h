@@ -48,6 +48,7 @@ struct tp_tinfo {
 	int reverse;	/* frames were printed most recent call last */
 	int last_index;	/* last printed index, -1 before the first frame */
 	int is_explicit;	/* opened by a header line */
+	int after_term;	/* the frame gdb printed after "Program terminated" */
 };
 
 struct tp_modhash {
@@ -71,6 +72,7 @@ struct tp_state {
 	/* gdb */
 	int gdb_crashed_num;	/* from "received signal" / "[Current thread is" */
 	int has_crashed_lwp;
+	int gdb_after_term;	/* "Program terminated/received signal" just read */
 	int64_t crashed_lwp;
 	struct prov_buf pending;	/* a frame whose argument list runs on */
 	int pending_lines;

@@ -174,6 +174,9 @@ static int gdb_frame(struct tp_state *st, const char *s, int force)
 	f = tp_frame_new(st, TP_GDB, index);
 	if (!f)
 		return 1;
+	if (st->gdb_after_term && index == 0 && tp_cur(st)->nframes == 1)
+		tp_cur_info(st)->after_term = 1;
+	st->gdb_after_term = 0;
 	f->has_pc = has_pc;
 	f->pc = pc;
 	if (!(fn_len == 2 && memcmp(fn, "??", 2) == 0))
@@ -253,6 +256,12 @@ static void gdb_signal_name(struct tp_state *st, const char *p)
 	char *name;
 	int signo;
 
+	/* "Program terminated with signal 11, Segmentation fault." */
+	if (tp_dec(&signo, p, &e) == 0) {
+		if (*e == ',' || *e == '\0')
+			tp_set_signal(st, signo);
+		return;
+	}
 	while ((*e >= 'A' && *e <= 'Z') || tp_isdigit((unsigned char)*e))
 		e++;
 	if (e == p || e - p > 16)
@@ -316,6 +325,8 @@ static int gdb_line(struct tp_state *st, const char *s, size_t indent)
 	    (p = prov_skip_prefix(s, "Program received signal "))) {
 		gdb_signal_name(st, p);
 		tp_end_block(st);
+		/* gdb prints the crashing frame next */
+		st->gdb_after_term = 1;
 		return 1;
 	}
 	if (strncmp(s, "Thread ", 7) == 0 && tp_dec(&num, s + 7, &p) == 0 &&

@@ -775,6 +775,65 @@ static void dedupe_gdb(struct tp_state *st)
 	}
 }
 
+static int same_frame0(const struct prov_frame *a, const struct prov_frame *b, int by_pc)
+{
+	if (by_pc)
+		return a->has_pc && b->has_pc && a->pc == b->pc;
+	return a->function && str_eq(a->function, b->function) && str_eq(a->file, b->file) &&
+	       a->line == b->line;
+}
+
+/*
+ * The frame gdb printed after "Program terminated with signal" is the
+ * crashing thread's #0: the thread whose #0 has its pc (else its function,
+ * file and line). The one-frame copy goes. (size_t)-1 when none matches.
+ */
+static size_t gdb_term_thread(struct tp_state *st)
+{
+	struct prov_crash *c = st->c;
+	size_t i, j, k;
+	int by_pc;
+
+	for (i = 0; i < c->nthreads; i++) {
+		if (!st->ti[i].after_term || c->threads[i].nframes != 1)
+			continue;
+		for (by_pc = 1; by_pc >= 0; by_pc--)
+			for (j = 0; j < c->nthreads; j++) {
+				if (j == i || st->ti[j].fmt != TP_GDB || !c->threads[j].nframes ||
+				    !same_frame0(&c->threads[i].frames[0], &c->threads[j].frames[0], by_pc))
+					continue;
+				k = j > i ? j - 1 : j;
+				drop_thread(st, i);
+				return k;
+			}
+	}
+	return (size_t)-1;
+}
+
+/* The only gdb thread holding "<signal handler called>". */
+static size_t gdb_handler_thread(struct tp_state *st)
+{
+	struct prov_crash *c = st->c;
+	size_t i, k, pick = (size_t)-1;
+
+	for (i = 0; i < c->nthreads; i++) {
+		if (st->ti[i].fmt != TP_GDB)
+			continue;
+		for (k = 0; k < c->threads[i].nframes; k++) {
+			const char *fn = c->threads[i].frames[k].function;
+
+			if (fn && strcmp(fn, "<signal handler called>") == 0)
+				break;
+		}
+		if (k == c->threads[i].nframes)
+			continue;
+		if (pick != (size_t)-1)
+			return (size_t)-1;
+		pick = i;
+	}
+	return pick;
+}
+
 static void finish(struct tp_state *st)
 {
 	struct prov_crash *c = st->c;
@@ -802,6 +861,10 @@ static void finish(struct tp_state *st)
 		for (i = 0; i < c->nthreads && pick == (size_t)-1; i++)
 			if (c->threads[i].has_tid && c->threads[i].tid == st->crashed_lwp)
 				pick = i;
+	if (pick == (size_t)-1)
+		pick = gdb_term_thread(st);
+	if (pick == (size_t)-1)
+		pick = gdb_handler_thread(st);
 	if (pick == (size_t)-1)
 		for (i = 0; i < c->nthreads && pick == (size_t)-1; i++)
 			if (st->ti[i].fmt == TP_GDB && st->ti[i].bare)
