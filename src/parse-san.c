@@ -299,6 +299,8 @@ static void san_header(struct tp_state *st, int kind, const char *rest)
 		tp_set_signal(st, prov_signal_number("SIGILL"));
 	else if (prov_starts_with(rest, "ABRT "))
 		tp_set_signal(st, prov_signal_number("SIGABRT"));
+	else if (prov_starts_with(rest, "TRAP "))
+		tp_set_signal(st, prov_signal_number("SIGTRAP"));
 	if (((p = strstr(rest, " address ")) != NULL && tp_hex(&addr, p + 9, &e) == 0) ||
 	    ((p = strstr(rest, " on 0x")) != NULL && tp_hex(&addr, p + 4, &e) == 0))
 		tp_set_addr(st, addr);
