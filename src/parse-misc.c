@@ -46,7 +46,18 @@ static int btsym_parse(const char *s, struct loose *o)
 	if (n < 6 || s[n - 1] != ']')
 		return 0;
 	open = strchr(s, '(');
-	if (!open || open == s)
+	if (!open) {
+		/* "./prog[0x40f19a]": no symbol, no parentheses */
+		q = strchr(s, '[');
+		if (!q || q == s || has_blank(s, (size_t)(q - s)) || tp_hex(&o->pc, q + 1, &plus) < 0 ||
+		    plus != s + n - 1 || !(memchr(s, '/', (size_t)(q - s)) || memchr(s, '.', (size_t)(q - s))))
+			return 0;
+		o->has_pc = 1;
+		o->mod = s;
+		o->mod_len = (size_t)(q - s);
+		return 1;
+	}
+	if (open == s)
 		return 0;
 	close = strchr(open, ')');
 	if (!close)
@@ -216,7 +227,36 @@ static int c10_line(struct tp_state *st, const char *s)
 	}
 	if (btsym_parse(p, &o))
 		return emit(st, TP_C10, index, &o);
-	return 0;
+	/* "F from FILE:LINE" and "F (0xADDR) at FILE:LINE" (symbolized by c10) */
+	{
+		const char *loc = NULL, *x;
+		size_t path_len;
+
+		for (x = p; *x; x++)
+			if (strncmp(x, " from ", 6) == 0 || strncmp(x, " at ", 4) == 0)
+				loc = x;
+		if (!loc)
+			return 0;
+		o.fn = p;
+		o.fn_len = (size_t)(loc - p);
+		q = tp_ws(loc + (loc[1] == 'f' ? 6 : 4));
+		if (tp_file_line(q, strlen(q), &path_len, &o.line, &o.col) < 0)
+			return 0;
+		o.file = q;
+		o.file_len = path_len;
+		/* " (0xADDR)" after the name */
+		if (o.fn_len > 4 && p[o.fn_len - 1] == ')' &&
+		    (open = tp_match_open(p, o.fn_len - 1)) > 0 && tp_hex(&o.pc, p + open + 1, &x) == 0 &&
+		    x == p + o.fn_len - 1) {
+			o.has_pc = 1;
+			o.fn_len = (size_t)open;
+		}
+		while (o.fn_len && blank(p[o.fn_len - 1]))
+			o.fn_len--;
+		if (!o.fn_len || !tp_plausible_function(p, o.fn_len))
+			return 0;
+		return emit(st, TP_C10, index, &o);
+	}
 }
 
 /* "*** SIGSEGV (@0x0) received by PID 1234 (TID 0x7f..) from PID 0; stack trace: ***" */
@@ -300,8 +340,24 @@ int tp_misc_line(struct tp_state *st, char *s, size_t indent)
 
 	if (c10_line(st, s) || glog_header(st, s))
 		return 1;
+	/* OpenMPI: "Signal: Segmentation fault (11)" */
+	if ((p = prov_skip_prefix(s, "Signal: ")) != NULL) {
+		size_t n = strlen(p);
+
+		q = p + n;
+		if (n > 3 && q[-1] == ')') {
+			const char *d = q - 1;
+
+			while (d > p && tp_isdigit((unsigned char)d[-1]))
+				d--;
+			if (d > p + 1 && d[-1] == '(' && tp_dec(&index, d, &q) == 0 && *q == ')') {
+				tp_set_signal(st, index);
+				return 1;
+			}
+		}
+	}
 	/* "[N] ..." and "[bt] #N ..." */
-	if (s[0] == '[' && tp_dec(&index, s + 1, &p) == 0 && p[0] == ']' && blank(p[1])) {
+	if (s[0] == '[' && tp_dec(&index, tp_ws(s + 1), &p) == 0 && p[0] == ']' && blank(p[1])) {
 		if (loose_parse(tp_ws(p + 1), &o))
 			return emit(st, TP_SIGHANDLER, index, &o);
 		return 0;

@@ -547,8 +547,17 @@ static int coredump_frame(struct tp_state *st, const char *s)
 	if (open < 0)
 		return 0;
 	plus = strstr(p + open, " + 0x");
-	if (!plus || tp_hex(&off, plus + 3, &q) < 0 || q != p + n - 1)
+	if (!plus) {
+		/* old systemd: "n/a (/tmp/a.out)" without an offset */
+		const char *m = p + open + 1;
+
+		if (!st->coredump_seen || (*m != '/' && !strstr(m, ".so")) ||
+		    memchr(m, ' ', (size_t)(p + n - 1 - m)))
+			return 0;
+		plus = p + n - 1;
+	} else if (tp_hex(&off, plus + 3, &q) < 0 || q != p + n - 1) {
 		return 0;
+	}
 	f = tp_frame_new(st, TP_COREDUMPCTL, index);
 	if (!f)
 		return 1;

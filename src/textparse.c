@@ -548,11 +548,89 @@ static size_t timestamp_len(const char *s)
 	return (size_t)(p - s);
 }
 
+static int is_alpha(int ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+}
+
+/* syslog: "Apr 14 21:02:39 " then "[18] ", "host prog[12]: " or "host prog: " */
+static size_t syslog_len(const char *s)
+{
+	const char *p = s, *q;
+	size_t n;
+
+	if (!(is_alpha(p[0]) && is_alpha(p[1]) && is_alpha(p[2]) && p[3] == ' ' &&
+	      (p[4] == ' ' || tp_isdigit((unsigned char)p[4])) && tp_isdigit((unsigned char)p[5]) &&
+	      p[6] == ' '))
+		return 0;
+	n = timestamp_len(p + 7);
+	if (!n || p[7 + n] != ' ')
+		return 0;
+	p += 7 + n + 1;
+	if (*p == '[') {
+		for (q = p + 1; tp_isdigit((unsigned char)*q); q++)
+			;
+		if (q > p + 1 && q[0] == ']' && q[1] == ' ')
+			return (size_t)(q + 2 - s);
+		return (size_t)(p - s);
+	}
+	/* "host prog[pid]: " */
+	for (q = p; *q && *q != ' ' && q - p < 64; q++)
+		;
+	if (*q == ' ' && q > p) {
+		const char *r = q + 1, *e;
+
+		for (e = r; *e && *e != ' ' && *e != ':' && e - r < 64; e++)
+			;
+		if (e[0] == ':' && e[1] == ' ' && e > r && (e[-1] == ']' || is_alpha(e[-1])))
+			return (size_t)(e + 2 - s);
+	}
+	return (size_t)(p - s);
+}
+
+/* "[stderr] ", "[node07:31337] " (OpenMPI): a word, or host:pid, in brackets */
+static size_t tag_len(const char *s)
+{
+	const char *q = s + 1, *colon = NULL;
+	int alpha = 0;
+
+	if (s[0] != '[')
+		return 0;
+	for (; *q && *q != ']' && q - s < 64; q++) {
+		if (*q == ':' && !colon)
+			colon = q;
+		else if (is_alpha(*q))
+			alpha = 1;
+		else if (!tp_isdigit((unsigned char)*q) && *q != '-' && *q != '_' && *q != '.')
+			return 0;
+	}
+	if (*q != ']' || q[1] != ' ' || !alpha)
+		return 0;
+	if (colon) {
+		const char *d;
+
+		for (d = colon + 1; d < q; d++)
+			if (!tp_isdigit((unsigned char)*d))
+				return 0;
+		if (d == colon + 1)
+			return 0;
+	} else if (q - s == 3 && s[1] == 'b' && s[2] == 't') {
+		return 0;	/* "[bt] #3 ...": read as a frame list */
+	}
+	return (size_t)(q + 2 - s);
+}
+
 /* Length of one known log prefix at s, 0 when none. */
 static size_t known_prefix(const char *s)
 {
 	size_t n;
 	const char *p;
+
+	if ((n = syslog_len(s)) > 0 || (n = tag_len(s)) > 0)
+		return n;
+	/* glog dumps kept in comments */
+	if (s[0] == ';' && (s[1] == ' ' || s[1] == '\0'))
+		return s[1] ? 2 : 1;
 
 	if ((n = timestamp_len(s)) > 0) {
 		p = s + n;
