@@ -310,7 +310,9 @@ void tp_close(struct tp_state *st)
 	/* gdb prints no address for a frame whose callee was inlined into it */
 	if (ti->fmt == TP_GDB)
 		for (i = 1; i < t->nframes; i++)
-			if (!t->frames[i].has_pc && t->frames[i].index > 0)
+			if (!t->frames[i].has_pc && t->frames[i].index > 0 &&
+			    !(t->frames[i].function &&
+			      strcmp(t->frames[i].function, "<signal handler called>") == 0))
 				t->frames[i - 1].inlined = 1;
 }
 
