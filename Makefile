@@ -36,9 +36,9 @@ TEST_PKGS = cmocka
 DEB_PACKAGES = pkg-config libdw-dev libelf-dev libasm-dev libdebuginfod-dev \
 	elfutils debuginfod libgit2-dev libarchive-dev libsqlite3-dev \
 	libcurl4-openssl-dev libcmocka-dev libcapstone-dev gdb git rpm zstd lz4 xz-utils gzip \
-	python3 file dpkg-dev
+	python3 file dpkg-dev valgrind
 DEB_COMMANDS = pkg-config eu-stack eu-unstrip gdb git rpm rpmbuild zstd lz4 xz \
-	gzip python3 dpkg-source
+	gzip python3 dpkg-source valgrind
 
 ifeq ($(V),1)
 Q =
@@ -88,11 +88,17 @@ LIB_OBJS += src/core.o
 LIBS += -lstdc++
 
 # Text backtrace parsers.
-LIB_OBJS += src/textparse.o
-LIB_OBJS += src/parse-native.o
-LIB_OBJS += src/parse-san.o
-LIB_OBJS += src/parse-python.o
-LIB_OBJS += src/parse-misc.o
+LIB_OBJS += src/text/driver.o
+LIB_OBJS += src/text/formats.o
+LIB_OBJS += src/text/state.o
+LIB_OBJS += src/text/lines.o
+LIB_OBJS += src/text/prefix.o
+LIB_OBJS += src/text/native.o
+LIB_OBJS += src/text/sanitizer.o
+LIB_OBJS += src/text/python.o
+LIB_OBJS += src/text/selfprinted.o
+LIB_OBJS += src/text/valgrind.o
+LIB_OBJS += src/text/cudasan.o
 
 # Resolvers (one file each) and the cache.
 LIB_OBJS += src/jsonread.o

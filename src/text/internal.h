@@ -1,13 +1,22 @@
-#ifndef PROV_PARSE_INTERNAL_H
-#define PROV_PARSE_INTERNAL_H
+#ifndef PROV_TEXT_INTERNAL_H
+#define PROV_TEXT_INTERNAL_H
 
 /*
- * Private to the text parsers (src/textparse.c, src/parse-*.c). The driver
- * splits the input into lines, strips log prefixes and hands each line to the
- * format families in turn; a family that recognises the line consumes it and
- * returns 1. Frames go through tp_frame_new(), which decides when a new thread
- * starts; per-thread bookkeeping the model has no field for lives in
- * struct tp_tinfo, parallel to crash->threads.
+ * Private to the text reader (src/text/). Layers, each calling only the ones
+ * below it:
+ *
+ *   driver.c      lines, prefixes, the format table, which thread crashed
+ *   formats.c     tp_formats[]: one entry per format family
+ *   native.c sanitizer.c python.c selfprinted.c valgrind.c cudasan.c
+ *                 the families: read a line, build frames
+ *   state.c lines.c prefix.c
+ *                 threads/frames/modules being built, string helpers, prefixes
+ *
+ * A family that recognises a line consumes it and returns 1. Frames go
+ * through tp_frame_new(), which decides when a new thread starts; per-thread
+ * bookkeeping the model has no field for lives in struct tp_tinfo, parallel
+ * to crash->threads. A new format is a new file, one tp_formats[] entry and
+ * its fixtures (fixtures/text/<format>/).
  */
 
 #include <stddef.h>
@@ -33,6 +42,8 @@ enum tp_fmt {
 	TP_C10,
 	TP_BTSYM,
 	TP_SIGHANDLER,
+	TP_VALGRIND,
+	TP_CUDASAN,
 	TP_NFMT
 };
 
@@ -93,7 +104,15 @@ struct tp_state {
 	int py_crash_next;
 	int coredump_seen;
 
+	/* valgrind and compute-sanitizer */
+	int vg_seen;	/* an error's "at" stack has started */
+	int cs_err;	/* inside a compute-sanitizer error */
+	int cs_seen;	/* its first error's host frames were read */
+
 	struct tp_modhash mods;	/* module path -> index */
+
+	/* set by the driver: runs before a thread closes */
+	void (*before_close)(struct tp_state *st);
 
 	/* log prefix learned for the open block ("web-1  | ") */
 	char *learned;
@@ -140,20 +159,58 @@ int tp_plausible_function(const char *s, size_t n);
 /* Index of the '(' matching the ')' at s[close], or -1. */
 long tp_match_open(const char *s, size_t close);
 
-/* Format families: 1 consumed, 0 not theirs. `s` has no leading blank;
- * `indent` is how many blanks were skipped. */
+/* state.c: drop thread k (and its tinfo); string equality allowing NULLs */
+void tp_drop_thread(struct tp_state *st, size_t k);
+int tp_str_eq(const char *a, const char *b);
+
+/* prefix.c: cut the log prefixes off the line (in place); the new start */
+char *tp_strip_prefix(struct tp_state *st, char *line);
+
+/*
+ * A format family. `line` is required, the hooks optional:
+ *   pending       a line that may continue the last one (before prefixes
+ *                 and indentation are judged): 1 consumed
+ *   line          `s` has no leading blank, `indent` blanks were skipped
+ *   idle          a blank line (blank = 1) or a line nobody read: 1 keeps
+ *                 the family's block open
+ *   before_close  finish what belongs to the open thread
+ *   end           end of input
+ *   settle        after end: drop copies, return the thread the family
+ *                 says crashed, (size_t)-1 for none
+ */
+struct tp_format {
+	const char *name;
+	int (*pending)(struct tp_state *st, char *s);
+	int (*line)(struct tp_state *st, char *s, size_t indent);
+	int (*idle)(struct tp_state *st, int blank);
+	void (*before_close)(struct tp_state *st);
+	void (*end)(struct tp_state *st);
+	size_t (*settle)(struct tp_state *st);
+};
+
+/* formats.c: in the order lines are offered; ends with a NULL name */
+extern const struct tp_format tp_formats[];
+
+/* native.c: gdb, eu-stack, coredumpctl */
 int tp_native_line(struct tp_state *st, char *s, size_t indent);
-int tp_gdb_pending_feed(struct tp_state *st, char *s, int flush);
+int tp_gdb_pending(struct tp_state *st, char *s);
+void tp_gdb_before_close(struct tp_state *st);
+size_t tp_gdb_settle(struct tp_state *st);
+/* sanitizer.c: ASan, LSan, MSan, TSan, UBSan, libFuzzer */
 int tp_san_line(struct tp_state *st, char *s, size_t indent);
-void tp_san_flush(struct tp_state *st);
-/* A line that is no frame: a pending runtime error waits a few lines for
- * its stack (notes, a memory dump) before it becomes a thread of its own. */
-void tp_san_idle(struct tp_state *st);
+int tp_san_idle(struct tp_state *st, int blank);
+void tp_san_end(struct tp_state *st);
 int tp_san_frame_ok(const char *s);
 /* 1 when s is a frame only a sanitizer prints ("(module+0xOFF)", "#0 0x") */
 int tp_san_frame_own(const char *s);
+/* python.c: faulthandler, tracebacks, pystack */
 int tp_python_line(struct tp_state *st, char *s, size_t indent);
+/* selfprinted.c: c10, backtrace_symbols, signal handlers, glog, LLVM */
 int tp_misc_line(struct tp_state *st, char *s, size_t indent);
+/* valgrind.c: memcheck */
+int tp_valgrind_line(struct tp_state *st, char *s, size_t indent);
+/* cudasan.c: NVIDIA compute-sanitizer */
+int tp_cudasan_line(struct tp_state *st, char *s, size_t indent);
 
 const char *tp_fmt_name(int fmt);
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "parse-internal.h"
+#include "text/internal.h"
 #include "util.h"
 #include "banned.h"
 
@@ -200,7 +200,7 @@ static int wrapped_location(const struct prov_buf *b, const char *t)
 	return (*t == '/' || *t == '.') && !strchr(t, ' ');
 }
 
-int tp_gdb_pending_feed(struct tp_state *st, char *s, int flush)
+static int gdb_pending_feed(struct tp_state *st, char *s, int flush)
 {
 	const char *t;
 	char *text;
@@ -247,6 +247,17 @@ int tp_gdb_pending_feed(struct tp_state *st, char *s, int flush)
 	}
 	free(text);
 	return 1;
+}
+
+int tp_gdb_pending(struct tp_state *st, char *s)
+{
+	return st->pending.len && gdb_pending_feed(st, s, 0);
+}
+
+void tp_gdb_before_close(struct tp_state *st)
+{
+	/* a frame still waiting for its argument list belongs to this thread */
+	gdb_pending_feed(st, NULL, 1);
 }
 
 /* "SIGSEGV, Segmentation fault." */
@@ -692,4 +703,148 @@ int tp_native_line(struct tp_state *st, char *s, size_t indent)
 	if (eustack_line(st, s, indent) || coredump_line(st, s))
 		return 1;
 	return gdb_line(st, s, indent);
+}
+
+/* ---- which gdb thread crashed ---- */
+
+/* 1: a's frames are b's first frames (2: all of them) */
+static int same_frames(const struct prov_thread *a, const struct prov_thread *b)
+{
+	size_t i;
+
+	if (a->nframes > b->nframes)
+		return 0;
+	for (i = 0; i < a->nframes; i++) {
+		const struct prov_frame *x = &a->frames[i], *y = &b->frames[i];
+
+		/* gdb's "#0 0x… in ?? ()" before it loaded the libraries: the
+		 * same pc, no symbol yet */
+		if (a->nframes == 1 && !x->function && !x->file && x->has_pc && y->has_pc &&
+		    x->pc == y->pc && x->index == y->index)
+			continue;
+		if (x->index != y->index || x->has_pc != y->has_pc || x->pc != y->pc ||
+		    x->line != y->line || !tp_str_eq(x->function, y->function) ||
+		    !tp_str_eq(x->file, y->file))
+			return 0;
+	}
+	return a->nframes == b->nframes ? 2 : 1;
+}
+
+/*
+ * `bt` followed by `thread apply all bt` (or `bt full`) prints the current
+ * thread twice: keep the copy with a thread header, remember it was `bt`'s.
+ * A copy that is only the first frames (gdb's "#0 ..." line when it loads a
+ * core) goes too.
+ */
+static void dedupe_gdb(struct tp_state *st)
+{
+	struct prov_crash *c = st->c;
+	size_t i, j, budget = 20000000;
+
+	for (i = 0; i < c->nthreads;) {
+		int dropped = 0, r;
+
+		if (st->ti[i].fmt != TP_GDB || !st->ti[i].bare || c->threads[i].has_tid) {
+			i++;
+			continue;
+		}
+		for (j = 0; j < c->nthreads && budget; j++, budget--) {
+			if (j == i || st->ti[j].fmt != TP_GDB)
+				continue;
+			/* gdb prints the current frame alone when it loads a core */
+			r = same_frames(&c->threads[i], &c->threads[j]);
+			if (!r || (r == 2 && !c->threads[j].has_tid && j > i))
+				continue;
+			st->ti[j].bare = 1;
+			tp_drop_thread(st, i);
+			dropped = 1;
+			break;
+		}
+		if (!dropped)
+			i++;
+	}
+}
+
+static int same_frame0(const struct prov_frame *a, const struct prov_frame *b, int by_pc)
+{
+	if (by_pc)
+		return a->has_pc && b->has_pc && a->pc == b->pc;
+	return a->function && tp_str_eq(a->function, b->function) && tp_str_eq(a->file, b->file) &&
+	       a->line == b->line;
+}
+
+/*
+ * The frame gdb printed after "Program terminated with signal" is the
+ * crashing thread's #0: the thread whose #0 has its pc (else its function,
+ * file and line). The one-frame copy goes. (size_t)-1 when none matches.
+ */
+static size_t gdb_term_thread(struct tp_state *st)
+{
+	struct prov_crash *c = st->c;
+	size_t i, j, k;
+	int by_pc;
+
+	for (i = 0; i < c->nthreads; i++) {
+		if (!st->ti[i].after_term || c->threads[i].nframes != 1)
+			continue;
+		for (by_pc = 1; by_pc >= 0; by_pc--)
+			for (j = 0; j < c->nthreads; j++) {
+				if (j == i || st->ti[j].fmt != TP_GDB || !c->threads[j].nframes ||
+				    !same_frame0(&c->threads[i].frames[0], &c->threads[j].frames[0], by_pc))
+					continue;
+				k = j > i ? j - 1 : j;
+				tp_drop_thread(st, i);
+				return k;
+			}
+	}
+	return (size_t)-1;
+}
+
+/* The only gdb thread holding "<signal handler called>". */
+static size_t gdb_handler_thread(struct tp_state *st)
+{
+	struct prov_crash *c = st->c;
+	size_t i, k, pick = (size_t)-1;
+
+	for (i = 0; i < c->nthreads; i++) {
+		if (st->ti[i].fmt != TP_GDB)
+			continue;
+		for (k = 0; k < c->threads[i].nframes; k++) {
+			const char *fn = c->threads[i].frames[k].function;
+
+			if (fn && strcmp(fn, "<signal handler called>") == 0)
+				break;
+		}
+		if (k == c->threads[i].nframes)
+			continue;
+		if (pick != (size_t)-1)
+			return (size_t)-1;
+		pick = i;
+	}
+	return pick;
+}
+
+size_t tp_gdb_settle(struct tp_state *st)
+{
+	struct prov_crash *c = st->c;
+	size_t i, pick = (size_t)-1;
+
+	dedupe_gdb(st);
+	if (st->gdb_crashed_num > 0)
+		for (i = 0; i < c->nthreads && pick == (size_t)-1; i++)
+			if (st->ti[i].fmt == TP_GDB && st->ti[i].gdbnum == st->gdb_crashed_num)
+				pick = i;
+	if (pick == (size_t)-1 && st->has_crashed_lwp)
+		for (i = 0; i < c->nthreads && pick == (size_t)-1; i++)
+			if (c->threads[i].has_tid && c->threads[i].tid == st->crashed_lwp)
+				pick = i;
+	if (pick == (size_t)-1)
+		pick = gdb_term_thread(st);
+	if (pick == (size_t)-1)
+		pick = gdb_handler_thread(st);
+	if (pick == (size_t)-1)
+		for (i = 0; i < c->nthreads && pick == (size_t)-1; i++)
+			if (st->ti[i].fmt == TP_GDB && st->ti[i].bare)
+				pick = i;
+	return pick;
 }

@@ -1,5 +1,5 @@
 /*
- * Sanitizer reports: ASan, LSan, MSan, TSan, UBSan. The first stack after a
+ * Sanitizer reports: ASan, LSan, MSan, TSan, UBSan, libFuzzer. The first stack after a
  * report header is the crashing thread; "freed by", "previously allocated
  * by", TSan's "Previous write" stacks become threads of their own.
  */
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "parse-internal.h"
+#include "text/internal.h"
 #include "util.h"
 #include "banned.h"
 
@@ -244,7 +244,7 @@ static char *clean_name(const char *s, size_t n)
 	return prov_buf_detach(&b);
 }
 
-void tp_san_flush(struct tp_state *st)
+static void tp_san_flush(struct tp_state *st)
 {
 	struct prov_thread *t;
 	struct prov_frame *f;
@@ -269,10 +269,29 @@ void tp_san_flush(struct tp_state *st)
 	tp_close(st);
 }
 
-void tp_san_idle(struct tp_state *st)
+/* A line that is no frame: a pending runtime error waits a few lines for
+ * its stack (notes, a memory dump) before it becomes a thread of its own. */
+static void san_wait(struct tp_state *st)
 {
 	if (st->ub_pending && ++st->ub_wait <= 8)
 		return;
+	tp_san_flush(st);
+}
+
+int tp_san_idle(struct tp_state *st, int blank)
+{
+	san_wait(st);
+	if (blank)
+		return 0;
+	/* prose inside a report: the report runs on to its SUMMARY */
+	if (st->san && (st->san != TP_UBSAN || st->ub_pending))
+		return 1;
+	st->san = TP_NONE;
+	return 0;
+}
+
+void tp_san_end(struct tp_state *st)
+{
 	tp_san_flush(st);
 }
 
@@ -443,7 +462,7 @@ int tp_san_line(struct tp_state *st, char *s, size_t indent)
 	}
 	if (!st->san)
 		return 0;
-	tp_san_idle(st);
+	san_wait(st);
 	/* "READ of size 8 at 0x... thread T0" names the crashing stack */
 	if ((prov_starts_with(s, "READ of size ") || prov_starts_with(s, "WRITE of size ")) &&
 	    (p = strstr(s, " thread ")) != NULL) {

@@ -1,0 +1,210 @@
+/*
+ * Text backtraces: the driver. Splits the input into lines (capped), strips
+ * log prefixes, hands each line to the formats of tp_formats[] (formats.c)
+ * in turn, and settles which thread crashed at the end. The formats build
+ * threads through state.c and never call back into the driver.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "text/internal.h"
+#include "textparse.h"
+#include "util.h"
+#include "banned.h"
+
+static int is_blank(int ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f' || ch == '\v';
+}
+
+/* st->before_close: what every format must finish before a thread closes */
+static void before_close(struct tp_state *st)
+{
+	const struct tp_format *f;
+
+	for (f = tp_formats; f->name; f++)
+		if (f->before_close)
+			f->before_close(st);
+}
+
+/* A blank line (blank = 1) or one no format read: 1 when a format keeps its block open. */
+static int idle(struct tp_state *st, int blank)
+{
+	const struct tp_format *f;
+	int keep = 0;
+
+	for (f = tp_formats; f->name; f++)
+		if (f->idle && f->idle(st, blank))
+			keep = 1;
+	return keep;
+}
+
+/* ---- the line loop ---- */
+
+static int handle_line(struct tp_state *st, char *line)
+{
+	const struct tp_format *f;
+	char *s;
+	size_t n, indent;
+
+	n = strlen(line);
+	while (n && (line[n - 1] == '\r' || is_blank((unsigned char)line[n - 1])))
+		n--;
+	line[n] = '\0';
+	s = tp_strip_prefix(st, line);
+	for (f = tp_formats; f->name; f++)
+		if (f->pending && f->pending(st, s))
+			return 0;
+	indent = (size_t)(tp_ws(s) - s);
+	s += indent;
+	if (!*s) {
+		idle(st, 1);
+		if (tp_cur(st) && tp_cur(st)->nframes)
+			tp_close(st);
+		return 0;
+	}
+	for (f = tp_formats; f->name; f++)
+		if (f->line(st, s, indent))
+			return 0;
+	/* prose ends the block, unless a format keeps it (a sanitizer report
+	 * runs on to its SUMMARY) */
+	if (idle(st, 0))
+		tp_close(st);
+	else
+		tp_end_block(st);
+	return 0;
+}
+
+static void finish(struct tp_state *st)
+{
+	const struct tp_format *f;
+	struct prov_crash *c = st->c;
+	size_t i, pick = (size_t)-1, named = (size_t)-1;
+	int best = TP_NONE;
+
+	for (f = tp_formats; f->name; f++)
+		if (f->end)
+			f->end(st);
+	tp_end_block(st);
+	/* threads that never got a frame say nothing */
+	for (i = 0; i < c->nthreads;) {
+		if (!c->threads[i].nframes)
+			tp_drop_thread(st, i);
+		else
+			i++;
+	}
+	/* a format may drop copies; the one it names crashed, unless a thread
+	 * already says so (a sanitizer's first stack, coredumpctl's first) */
+	for (f = tp_formats; f->name; f++)
+		if (f->settle) {
+			size_t k = f->settle(st);
+
+			if (k != (size_t)-1 && named == (size_t)-1)
+				named = k;
+		}
+	for (i = 0; i < c->nthreads && pick == (size_t)-1; i++)
+		if (c->threads[i].crashed)
+			pick = i;
+	if (pick == (size_t)-1)
+		pick = named;
+	if (pick == (size_t)-1 && c->nthreads)
+		pick = 0;
+	for (i = 0; i < c->nthreads; i++)
+		c->threads[i].crashed = i == pick;
+	if (pick != (size_t)-1) {
+		c->has_crashed_thread = 1;
+		c->crashed_thread = pick;
+	}
+	for (i = 1; i < TP_NFMT; i++)
+		if (st->counts[i] > (best ? st->counts[best] : 0) ||
+		    (best && st->counts[i] == st->counts[best] && st->counts[i] &&
+		     st->first_fmt[i] < st->first_fmt[best]))
+			best = (int)i;
+	c->format = prov_xstrdup_or_null(tp_fmt_name(best));
+	/* frames name their modules; later stages resolve them */
+	for (i = 0; i < c->nthreads; i++) {
+		size_t k;
+
+		for (k = 0; k < c->threads[i].nframes; k++) {
+			const char *m = c->threads[i].frames[k].module;
+
+			if (m)
+				tp_module_note(st, m, strlen(m), NULL, 0);
+		}
+	}
+	prov_crash_classify_context(c);
+}
+
+int prov_text_parse(struct prov_crash **out, const char *name,
+		    const char *data, size_t len)
+{
+	struct tp_state st;
+	struct prov_buf line = PROV_BUF_INIT;
+	size_t pos = 0, skipped = 0;
+	int error;
+
+	memset(&st, 0, sizeof(st));
+	if (!name)
+		name = "-";
+	if (len > TP_MAX_INPUT)
+		return prov_error_set(PROV_ELIMIT, "'%s' is larger than %zu MiB; not a backtrace to read",
+				      name, TP_MAX_INPUT >> 20);
+	if (!data && len)
+		return prov_error_set(PROV_EINPUT, "'%s' holds no backtrace that provenance can read", name);
+	st.mods.nslots = 64;
+	st.mods.slots = prov_xcalloc(st.mods.nslots, sizeof(*st.mods.slots));
+	st.c = prov_crash_new(PROV_INPUT_TEXT, name);
+	st.name = name;
+	st.before_close = before_close;
+	prov_buf_init(&st.pending, TP_MAX_LINE * 2);
+	prov_buf_init(&line, TP_MAX_LINE + 1);
+
+	while (pos < len) {
+		const char *nl = memchr(data + pos, '\n', len - pos);
+		size_t end = nl ? (size_t)(nl - data) : len;
+		size_t n = end - pos;
+
+		if (n > TP_MAX_LINE) {
+			skipped++;
+		} else {
+			prov_buf_reset(&line);
+			if (prov_buf_add(&line, data + pos, n) < 0) {
+				error = PROV_ELIMIT;
+				goto cleanup;
+			}
+			/* a NUL byte would end the C string early: make it a blank */
+			if (memchr(line.buf, '\0', line.len)) {
+				size_t i;
+
+				for (i = 0; i < line.len; i++)
+					if (!line.buf[i])
+						line.buf[i] = ' ';
+			}
+			handle_line(&st, line.buf);
+		}
+		pos = nl ? end + 1 : len;
+	}
+	if (skipped)
+		prov_warn("'%s': skipped %zu line(s) longer than %zu KiB", name, skipped,
+			  TP_MAX_LINE >> 10);
+	finish(&st);
+	if (!st.c->nthreads) {
+		error = prov_error_set(PROV_EINPUT, "'%s' holds no backtrace that provenance can read",
+				       name);
+		goto cleanup;
+	}
+	*out = st.c;
+	st.c = NULL;
+	error = 0;
+cleanup:
+	prov_buf_release(&line);
+	prov_buf_release(&st.pending);
+	prov_crash_free(st.c);
+	free(st.ti);
+	free(st.san_next_name);
+	free(st.ub_file);
+	free(st.learned);
+	free(st.mods.slots);
+	return error;
+}
