@@ -201,7 +201,15 @@ struct prov_crash {
 	char *determinism;	/* set when several inputs were compared */
 	struct prov_fix_status *fixes;
 	size_t nfixes, fixes_alloc;
+
+	/* text input: lines that looked like frames but were not read, and
+	 * the first PROV_MAX_UNPARSED of them as "LINE: text" */
+	size_t unparsed_lines;
+	char **unparsed;
+	size_t nunparsed;
 };
+
+#define PROV_MAX_UNPARSED 10
 
 /* Hard caps on what untrusted input may make the model hold. */
 #define PROV_MAX_FRAMES 4096	/* per thread */

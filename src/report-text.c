@@ -100,6 +100,12 @@ int prov_report_text(struct prov_buf *b, const struct prov_crash *c, unsigned in
 	if (c->kind == PROV_INPUT_TEXT && c->format)
 		prov_buf_printf(b, " (%s)", c->format);
 	prov_buf_putc(b, '\n');
+	if (c->unparsed_lines) {
+		prov_buf_printf(b, "not read: %zu line(s) that look like frames%s\n", c->unparsed_lines,
+				c->unparsed_lines > c->nunparsed ? "; the first:" : ":");
+		for (i = 0; i < c->nunparsed; i++)
+			prov_buf_printf(b, "  line %s\n", c->unparsed[i]);
+	}
 	if (c->has_process) {
 		prov_buf_puts(b, "process:");
 		if (c->process.has_pid)

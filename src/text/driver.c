@@ -28,6 +28,49 @@ static void before_close(struct tp_state *st)
 			f->before_close(st);
 }
 
+/*
+ * Does an unread line look like a frame? Such lines are counted and the
+ * first few named in the report, so that no frame is dropped silently.
+ */
+static int looks_like_frame(const char *s)
+{
+	const char *p;
+	int n;
+
+	if (s[0] == '#' && tp_dec(&n, s + 1, &p) == 0 && (*p == ' ' || *p == '\t')) {
+		/* libFuzzer's "#2<TAB>INITED cov: ..." status lines are no frames */
+		if (*p == '\t' && p[1] >= 'A' && p[1] <= 'Z')
+			return 0;
+		p = tp_ws(p);
+		return (p[0] == '0' && p[1] == 'x') || strstr(p, " (") != NULL || strstr(p, " in ") != NULL;
+	}
+	if (prov_starts_with(s, "frame #"))
+		return 1;
+	if ((prov_starts_with(s, "at 0x") || prov_starts_with(s, "by 0x")) && strchr(s, ':'))
+		return 1;
+	/* a SyntaxError names its place without ", in": no frame */
+	if (prov_starts_with(s, "File \"") && strstr(s, "\", line ") && strstr(s, " in "))
+		return 1;
+	return 0;
+}
+
+static void note_unparsed(struct tp_state *st, const char *s)
+{
+	struct prov_crash *c = st->c;
+	char *q;
+
+	c->unparsed_lines++;
+	if (c->nunparsed >= PROV_MAX_UNPARSED)
+		return;
+	if (!c->nunparsed)
+		c->unparsed = prov_xcalloc(PROV_MAX_UNPARSED, sizeof(*c->unparsed));
+	c->unparsed[c->nunparsed] = prov_xasprintf("%zu: %.200s", st->lineno, s);
+	/* the report prints it: no control characters */
+	for (q = c->unparsed[c->nunparsed++]; *q; q++)
+		if ((unsigned char)*q < 0x20 || *q == 0x7f)
+			*q = '?';
+}
+
 /* A blank line (blank = 1) or one no format read: 1 when a format keeps its block open. */
 static int idle(struct tp_state *st, int blank)
 {
@@ -67,6 +110,12 @@ static int handle_line(struct tp_state *st, char *line)
 	for (f = tp_formats; f->name; f++)
 		if (f->line(st, s, indent))
 			return 0;
+	/* a frame we cannot read is named in the report; it does not split
+	 * the stack around it */
+	if (looks_like_frame(s)) {
+		note_unparsed(st, s);
+		return 0;
+	}
 	/* prose ends the block, unless a format keeps it (a sanitizer report
 	 * runs on to its SUMMARY) */
 	if (idle(st, 0))
@@ -165,6 +214,7 @@ int prov_text_parse(struct prov_crash **out, const char *name,
 		size_t end = nl ? (size_t)(nl - data) : len;
 		size_t n = end - pos;
 
+		st.lineno++;
 		if (n > TP_MAX_LINE) {
 			skipped++;
 		} else {

@@ -79,6 +79,7 @@ struct tp_state {
 	long counts[TP_NFMT];
 	int first_fmt[TP_NFMT];	/* order of first appearance, for ties */
 	int nseen;
+	size_t lineno;	/* of the line being read, from 1 */
 
 	/* gdb */
 	int gdb_crashed_num;	/* from "received signal" / "[Current thread is" */

@@ -219,6 +219,9 @@ int tp_plausible_function(const char *s, size_t n)
 	if (space && !op && !scoped)
 		return 0;
 	if (space && !op) {
+		/* a name's brackets are balanced */
+		if (paren || angle)
+			return 0;
 		/* "(LWP 12) f (a=1) at x.c:3" is a whole line, not a name */
 		if (s[0] == '(' && !(n >= 21 && memcmp(s, "(anonymous namespace)", 21) == 0))
 			return 0;

@@ -153,7 +153,8 @@ static int san_parse(const char *s, struct san_fr *o)
 		if (!(n == 6 && memcmp(p, "<null>", 6) == 0) && n) {
 			/* "#N 0xPC in TEXT" is a frame whatever TEXT is ("in Content
 			 * Shell Framework:x86_64" on macOS) */
-			if (!tp_plausible_function(p, n) && !(o->has_pc && in))
+			if (!tp_plausible_function(p, n) &&
+			    !(o->has_pc && in && !memchr(p, '(', n) && !memchr(p, ')', n)))
 				return 0;
 			o->fn = p;
 			o->fn_len = n;
