@@ -116,6 +116,7 @@ LIB_OBJS += resolvers/path.o
 # Mappings, path rewriting, sources (libgit2), fixcheck.
 LIB_OBJS += src/mapping.o
 LIB_OBJS += src/pathrw.o
+LIB_OBJS += src/buildpath.o
 LIB_OBJS += src/sources.o
 LIB_OBJS += src/components.o
 LIB_OBJS += src/sha256.o
