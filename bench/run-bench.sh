@@ -8,7 +8,7 @@
 #   BENCH_RUNS=5          timed runs per tool on the small, wide and deep cores
 #   BENCH_LARGE_RUNS=3    timed runs per tool on the large core
 #   BENCH_LARGE_GIB=4     heap touched by the large core's process
-#   BENCH_ONLY="small wide large deep packages fixcheck"   sections to run
+#   BENCH_ONLY="small wide large deep packages fixcheck text"   sections to run
 #   BENCH_KEEP_LARGE=1    keep the large core after the run (default: delete)
 #
 # Timings are with a warm page cache (one untimed warm-up run of each tool;
@@ -23,7 +23,7 @@ PROV=${PROVENANCE:-$TOP/provenance}
 RUNS=${BENCH_RUNS:-5}
 LARGE_RUNS=${BENCH_LARGE_RUNS:-3}
 LARGE_GIB=${BENCH_LARGE_GIB:-4}
-ONLY=${BENCH_ONLY:-small wide large deep packages fixcheck}
+ONLY=${BENCH_ONLY:-small wide large deep packages fixcheck text}
 NLIBS=300
 NCOMMITS=50000
 TAGEVERY=25
@@ -366,6 +366,28 @@ elif want fixcheck; then
 		                                                   "agree" if ok else "DISAGREE"))
 		EOF
 	done
+fi
+
+# ------------------------------------------------------------------ text
+# Text throughput: the text fixtures (fixtures/text/*/*.txt) concatenated
+# until 10 MiB, read by resolve (offline, text report).
+if want text; then
+	d=$OUT/text
+	mkdir -p "$d"
+	big=$d/fixtures-10mib.txt
+	: >"$big"
+	while [ "$(stat -c %s "$big")" -lt $((10 << 20)) ]; do
+		cat "$TOP"/fixtures/text/*/*.txt >>"$big"
+	done
+	$TIMEIT --out "$RESULTS" --section text --input fixtures-10mib --tool prov-resolve --runs "$RUNS" --ok 0,1 \
+		-- "$PROV" --cache "$OUT/cache-text" resolve "$big" --offline --format text
+	flush
+	python3 - "$big" "$RESULTS" <<-'EOF'
+	import json, os, sys
+	with open(sys.argv[2], "a") as f:
+	    f.write(json.dumps({"section": "textsize", "input": "fixtures-10mib",
+	                        "bytes": os.path.getsize(sys.argv[1])}) + "\n")
+	EOF
 fi
 
 # ------------------------------------------------------------------ report

@@ -43,9 +43,14 @@ static int looks_like_frame(const char *s)
 		if (*p == '\t' && p[1] >= 'A' && p[1] <= 'Z')
 			return 0;
 		p = tp_ws(p);
-		return (p[0] == '0' && p[1] == 'x') || strstr(p, " (") != NULL || strstr(p, " in ") != NULL;
+		if (p[0] == '0' && p[1] == 'x')
+			return 1;
+		/* "#3  name (args)": one word, then its argument list */
+		while (*p && *p != ' ' && *p != '(')
+			p++;
+		return p[0] == ' ' && p[1] == '(';
 	}
-	if (prov_starts_with(s, "frame #"))
+	if (prov_starts_with(s, "frame #") && strstr(s, "0x"))
 		return 1;
 	if ((prov_starts_with(s, "at 0x") || prov_starts_with(s, "by 0x")) && strchr(s, ':'))
 		return 1;
@@ -207,11 +212,13 @@ static void finish(struct tp_state *st)
 			f->end(st);
 	tp_end_block(st);
 	/* threads that never got a frame say nothing */
-	for (i = 0; i < c->nthreads;) {
-		if (!c->threads[i].nframes)
-			tp_drop_thread(st, i);
-		else
-			i++;
+	if (c->nthreads) {
+		unsigned char *drop = prov_xcalloc(c->nthreads, 1);
+
+		for (i = 0; i < c->nthreads; i++)
+			drop[i] = !c->threads[i].nframes;
+		tp_drop_threads(st, drop);
+		free(drop);
 	}
 	/* a format may drop copies; the one it names crashed, unless a thread
 	 * already says so (a sanitizer's first stack, coredumpctl's first) */

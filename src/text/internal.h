@@ -162,6 +162,8 @@ long tp_match_open(const char *s, size_t close);
 
 /* state.c: drop thread k (and its tinfo); string equality allowing NULLs */
 void tp_drop_thread(struct tp_state *st, size_t k);
+/* drop every thread i with drop[i] != 0, in one pass */
+void tp_drop_threads(struct tp_state *st, const unsigned char *drop);
 int tp_str_eq(const char *a, const char *b);
 
 /* prefix.c: cut the log prefixes off the line (in place); the new start */

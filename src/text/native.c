@@ -740,29 +740,31 @@ static void dedupe_gdb(struct tp_state *st)
 {
 	struct prov_crash *c = st->c;
 	size_t i, j, budget = 20000000;
+	unsigned char *drop;
+	int any = 0, r;
 
-	for (i = 0; i < c->nthreads;) {
-		int dropped = 0, r;
-
-		if (st->ti[i].fmt != TP_GDB || !st->ti[i].bare || c->threads[i].has_tid) {
-			i++;
+	if (!c->nthreads)
+		return;
+	drop = prov_xcalloc(c->nthreads, 1);
+	for (i = 0; i < c->nthreads; i++) {
+		if (st->ti[i].fmt != TP_GDB || !st->ti[i].bare || c->threads[i].has_tid)
 			continue;
-		}
 		for (j = 0; j < c->nthreads && budget; j++, budget--) {
-			if (j == i || st->ti[j].fmt != TP_GDB)
+			if (j == i || drop[j] || st->ti[j].fmt != TP_GDB)
 				continue;
 			/* gdb prints the current frame alone when it loads a core */
 			r = same_frames(&c->threads[i], &c->threads[j]);
 			if (!r || (r == 2 && !c->threads[j].has_tid && j > i))
 				continue;
 			st->ti[j].bare = 1;
-			tp_drop_thread(st, i);
-			dropped = 1;
+			drop[i] = 1;
+			any = 1;
 			break;
 		}
-		if (!dropped)
-			i++;
 	}
+	if (any)
+		tp_drop_threads(st, drop);
+	free(drop);
 }
 
 static int same_frame0(const struct prov_frame *a, const struct prov_frame *b, int by_pc)

@@ -296,10 +296,8 @@ void tp_set_pid(struct tp_state *st, int64_t pid)
 	st->c->process.pid = pid;
 }
 
-void tp_drop_thread(struct tp_state *st, size_t k)
+static void free_thread(struct prov_thread *t)
 {
-	struct prov_crash *c = st->c;
-	struct prov_thread *t = &c->threads[k];
 	size_t i;
 
 	for (i = 0; i < t->nframes; i++) {
@@ -316,9 +314,35 @@ void tp_drop_thread(struct tp_state *st, size_t k)
 	free(t->name);
 	free(t->regs);
 	free(t->unwind_error);
+}
+
+void tp_drop_thread(struct tp_state *st, size_t k)
+{
+	struct prov_crash *c = st->c;
+
+	free_thread(&c->threads[k]);
 	memmove(&c->threads[k], &c->threads[k + 1], (c->nthreads - k - 1) * sizeof(*c->threads));
 	memmove(&st->ti[k], &st->ti[k + 1], (c->nthreads - k - 1) * sizeof(*st->ti));
 	c->nthreads--;
+}
+
+void tp_drop_threads(struct tp_state *st, const unsigned char *drop)
+{
+	struct prov_crash *c = st->c;
+	size_t i, n = 0;
+
+	for (i = 0; i < c->nthreads; i++) {
+		if (drop[i]) {
+			free_thread(&c->threads[i]);
+			continue;
+		}
+		if (n != i) {
+			c->threads[n] = c->threads[i];
+			st->ti[n] = st->ti[i];
+		}
+		n++;
+	}
+	c->nthreads = n;
 }
 
 int tp_str_eq(const char *a, const char *b)
