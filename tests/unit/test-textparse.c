@@ -522,7 +522,7 @@ static void test_unparsed_lines(void **state)
 				   "#1  0x0000000000401150 in g () at a.c:2 and then some\n"
 				   "#2  0x0000000000401170 in main () at a.c:9\n"
 				   "#3\tINITED cov: 2 ft: 2\n"
-				   "frame #7: ???\n"),
+				   "frame #7: ??? 0x12 garbage\n"),
 			 0);
 	assert_int_equal(c->nthreads, 1);
 	assert_int_equal(c->threads[0].nframes, 2);
@@ -530,7 +530,7 @@ static void test_unparsed_lines(void **state)
 	assert_int_equal(c->unparsed_lines, 2);
 	assert_int_equal(c->nunparsed, 2);
 	assert_string_equal(c->unparsed[0], "2: #1  0x0000000000401150 in g () at a.c:2 and then some");
-	assert_string_equal(c->unparsed[1], "5: frame #7: ???");
+	assert_string_equal(c->unparsed[1], "5: frame #7: ??? 0x12 garbage");
 	prov_crash_free(c);
 }
 
