@@ -105,6 +105,8 @@ struct tp_state {
 	int py_crash_next;
 	int coredump_seen;
 
+	int c10_seen;	/* the first c10 block was read */
+
 	/* valgrind and compute-sanitizer */
 	int vg_seen;	/* an error's "at" stack has started */
 	int cs_err;	/* inside a compute-sanitizer error */

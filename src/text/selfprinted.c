@@ -159,10 +159,18 @@ static int loose_parse(const char *s, struct loose *o)
 
 static int emit(struct tp_state *st, int fmt, int index, const struct loose *o)
 {
+	struct prov_thread *before = tp_cur(st);
+	size_t nbefore = st->c->nthreads;
 	struct prov_frame *f = tp_frame_new(st, fmt, index);
 
 	if (!f)
 		return 1;
+	/* c10's "Exception raised from ... (most recent call first):" block is
+	 * where it failed, under the Python traceback that called it */
+	if (fmt == TP_C10 && (st->c->nthreads != nbefore || tp_cur(st) != before) && !st->c10_seen) {
+		tp_cur(st)->crashed = 1;
+		st->c10_seen = 1;
+	}
 	f->has_pc = o->has_pc;
 	f->pc = o->pc;
 	if (o->fn && o->fn_len) {
