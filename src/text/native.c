@@ -460,7 +460,12 @@ static int eustack_frame(struct tp_state *st, const char *s)
 			dash = q;
 	if (!dash && !tp_plausible_function(p, n) && n)
 		return 0;
-	f = tp_frame_new(st, TP_EUSTACK, index);
+	/*
+	 * eu-stack prints "PID"/"TID" headers and "- MODULE"; without either,
+	 * "#N 0xADDR FUNC" is a program's own signal handler (Chromium's
+	 * base::debug::StackTrace)
+	 */
+	f = tp_frame_new(st, st->fmt == TP_EUSTACK || dash ? TP_EUSTACK : TP_SIGHANDLER, index);
 	if (!f)
 		return 1;
 	f->has_pc = 1;
@@ -477,6 +482,9 @@ static int eustack_frame(struct tp_state *st, const char *s)
 		free(f->function);
 		f->function = NULL;
 	}
+	/* a handler prints the name with its parameter types */
+	if (f->function && tp_cur_info(st)->fmt == TP_SIGHANDLER)
+		tp_strip_args(f->function);
 	return 1;
 }
 

@@ -350,6 +350,15 @@ static int san_frame(struct tp_state *st, const struct san_fr *o)
 	struct tp_tinfo *ti = tp_cur_info(st);
 	struct prov_frame *f;
 
+	/* "#3 0x… (libc.so.6+0x4251f)" in the middle of a signal handler's
+	 * "#N 0xADDR FUNC" list goes on with it */
+	if (!st->san && t && o->index == ti->last_index + 1 &&
+	    (ti->fmt == TP_SIGHANDLER || ti->fmt == TP_EUSTACK))
+		fmt = ti->fmt;
+	/* LLVM's "Stack dump:" prints frames in the sanitizers' shape */
+	else if (!st->san && st->fmt == TP_SIGHANDLER)
+		fmt = TP_SIGHANDLER;
+
 	if (!t || ti->fmt != fmt || o->index <= ti->last_index) {
 		st->ub_pending = 0;
 		free(st->ub_file);

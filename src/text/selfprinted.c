@@ -348,6 +348,23 @@ int tp_misc_line(struct tp_state *st, char *s, size_t indent)
 
 	if (c10_line(st, s) || glog_header(st, s))
 		return 1;
+	/* LLVM: "Stack dump:", then numbered notes and " #N 0x… f (lib+0x…)" */
+	if (strcmp(s, "Stack dump:") == 0) {
+		tp_end_block(st);
+		st->fmt = TP_SIGHANDLER;
+		return 1;
+	}
+	if (st->fmt == TP_SIGHANDLER && tp_dec(&index, s, &p) == 0 && p[0] == '.' &&
+	    (p[1] == '\t' || p[1] == ' '))
+		return 1;	/* "0.\tProgram arguments: ..." */
+	/* Chromium: "Received signal 11 SEGV_MAPERR 000000000000" */
+	if ((p = prov_skip_prefix(s, "Received signal ")) != NULL && tp_dec(&index, p, &q) == 0 &&
+	    (*q == ' ' || *q == '\0')) {
+		tp_set_signal(st, index);
+		tp_end_block(st);
+		st->fmt = TP_SIGHANDLER;
+		return 1;
+	}
 	/* OpenMPI: "Signal: Segmentation fault (11)" */
 	if ((p = prov_skip_prefix(s, "Signal: ")) != NULL) {
 		size_t n = strlen(p);
