@@ -91,6 +91,47 @@ static int idle(struct tp_state *st, int blank)
 
 /* ---- the line loop ---- */
 
+/*
+ * Terminal colours (sanitizers colour their reports on a tty): drop
+ * "ESC [ ... letter" everywhere, and the "[1m[31m" left at the start of a
+ * line when a paste lost the ESC. In place; the new length.
+ */
+static size_t strip_colours(char *line, size_t n)
+{
+	size_t i = 0, o = 0, k;
+
+	for (;;) {
+		/* "[0m", "[1;31m" without ESC, at the start only */
+		if (i == 0 || o == 0) {
+			k = i;
+			if (line[k] == '[') {
+				k++;
+				while (tp_isdigit((unsigned char)line[k]) || line[k] == ';')
+					k++;
+				if (line[k] == 'm' && k > i + 1) {
+					i = k + 1;
+					continue;
+				}
+			}
+		}
+		break;
+	}
+	while (i < n) {
+		if (line[i] == '\033' && line[i + 1] == '[') {
+			k = i + 2;
+			while (k < n && (tp_isdigit((unsigned char)line[k]) || line[k] == ';' || line[k] == '?'))
+				k++;
+			if (k < n && ((line[k] >= 'A' && line[k] <= 'Z') || (line[k] >= 'a' && line[k] <= 'z'))) {
+				i = k + 1;
+				continue;
+			}
+		}
+		line[o++] = line[i++];
+	}
+	line[o] = '\0';
+	return o;
+}
+
 static int handle_line(struct tp_state *st, char *line)
 {
 	const struct tp_format *f;
@@ -98,6 +139,8 @@ static int handle_line(struct tp_state *st, char *line)
 	size_t n, indent;
 
 	n = strlen(line);
+	if (memchr(line, '\033', n) || line[0] == '[')
+		n = strip_colours(line, n);
 	while (n && (line[n - 1] == '\r' || is_blank((unsigned char)line[n - 1])))
 		n--;
 	line[n] = '\0';
