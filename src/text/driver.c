@@ -77,15 +77,18 @@ static void note_unparsed(struct tp_state *st, const char *s)
 			*q = '?';
 }
 
-/* A blank line (blank = 1) or one no format read: 1 when a format keeps its block open. */
+/*
+ * A blank line (blank = 1) or one no format read: the most any format keeps
+ * (0 nothing, 1 its block, 2 even the open thread).
+ */
 static int idle(struct tp_state *st, int blank)
 {
 	const struct tp_format *f;
-	int keep = 0;
+	int keep = 0, k;
 
 	for (f = tp_formats; f->name; f++)
-		if (f->idle && f->idle(st, blank))
-			keep = 1;
+		if (f->idle && (k = f->idle(st, blank)) > keep)
+			keep = k;
 	return keep;
 }
 
@@ -151,8 +154,7 @@ static int handle_line(struct tp_state *st, char *line)
 	indent = (size_t)(tp_ws(s) - s);
 	s += indent;
 	if (!*s) {
-		idle(st, 1);
-		if (tp_cur(st) && tp_cur(st)->nframes)
+		if (idle(st, 1) < 2 && tp_cur(st) && tp_cur(st)->nframes)
 			tp_close(st);
 		return 0;
 	}
@@ -167,10 +169,15 @@ static int handle_line(struct tp_state *st, char *line)
 	}
 	/* prose ends the block, unless a format keeps it (a sanitizer report
 	 * runs on to its SUMMARY) */
-	if (idle(st, 0))
+	switch (idle(st, 0)) {
+	case 2:
+		break;
+	case 1:
 		tp_close(st);
-	else
+		break;
+	default:
 		tp_end_block(st);
+	}
 	return 0;
 }
 

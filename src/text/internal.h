@@ -177,7 +177,7 @@ char *tp_strip_prefix(struct tp_state *st, char *line);
  *                 and indentation are judged): 1 consumed
  *   line          `s` has no leading blank, `indent` blanks were skipped
  *   idle          a blank line (blank = 1) or a line nobody read: 1 keeps
- *                 the family's block open
+ *                 the family's block open, 2 even its open thread
  *   before_close  finish what belongs to the open thread
  *   end           end of input
  *   settle        after end: drop copies, return the thread the family
@@ -199,6 +199,7 @@ extern const struct tp_format tp_formats[];
 /* native.c: gdb, eu-stack, coredumpctl */
 int tp_native_line(struct tp_state *st, char *s, size_t indent);
 int tp_gdb_pending(struct tp_state *st, char *s);
+int tp_gdb_idle(struct tp_state *st, int blank);
 void tp_gdb_before_close(struct tp_state *st);
 size_t tp_gdb_settle(struct tp_state *st);
 /* sanitizer.c: ASan, LSan, MSan, TSan, UBSan, libFuzzer */

@@ -254,6 +254,19 @@ int tp_gdb_pending(struct tp_state *st, char *s)
 	return st->pending.len && gdb_pending_feed(st, s, 0);
 }
 
+/*
+ * A gdb stack goes on over a blank line or text between its frames (the
+ * source line gdb prints, a prompt, a remark): only a thread header or a
+ * new "#0" starts another.
+ */
+int tp_gdb_idle(struct tp_state *st, int blank)
+{
+	struct tp_tinfo *ti = tp_cur_info(st);
+
+	(void)blank;
+	return ti && ti->fmt == TP_GDB && st->fmt == TP_GDB ? 2 : 0;
+}
+
 void tp_gdb_before_close(struct tp_state *st)
 {
 	/* a frame still waiting for its argument list belongs to this thread */
@@ -294,7 +307,10 @@ static int gdb_thread_header(struct tp_state *st, const char *s)
 
 	if (strncmp(s, "Thread ", 7) != 0 || tp_dec(&num, s + 7, &p) < 0 || strncmp(p, " (", 2) != 0)
 		return 0;
-	if (n < 3 || s[n - 1] != ':' || s[n - 2] != ')')
+	/* "...):" and, as some pastes have it, "...)" */
+	if (n >= 3 && s[n - 1] == ':')
+		n--;
+	if (n < 2 || s[n - 1] != ')')
 		return 0;
 	t = tp_open(st, TP_GDB, 1);
 	if (!t)
@@ -316,13 +332,14 @@ static int gdb_thread_header(struct tp_state *st, const char *s)
 			t->tid = tid;
 		}
 	}
-	if (n >= 4 && s[n - 3] == '"') {
-		long i = (long)n - 4;
+	/* n ends at the ')': "... "name")" */
+	if (n >= 3 && s[n - 2] == '"') {
+		long i = (long)n - 3;
 
 		while (i > 0 && s[i] != '"')
 			i--;
 		if (i > 0 && s[i] == '"' && s[i - 1] == ' ')
-			tp_set(&t->name, s + i + 1, (size_t)(n - 4 - (size_t)i));
+			tp_set(&t->name, s + i + 1, (size_t)(n - 3 - (size_t)i));
 	}
 	return 1;
 }

@@ -398,14 +398,38 @@ int tp_misc_line(struct tp_state *st, char *s, size_t indent)
 	/* glog: "@     0x7f3b8c1b8980 foo()"; "PC: @ 0x..." is the fault pc, no frame */
 	if (prov_starts_with(s, "PC: @ ") && st->fmt == TP_SIGHANDLER)
 		return 1;
+	/* glog kept in comments or quotes: "# @ 0x...", "> @ 0x..." */
+	if ((s[0] == '#' || s[0] == '>' || s[0] == '|') && blank(s[1]) && tp_ws(s + 1)[0] == '@')
+		s = (char *)tp_ws(s + 1);
 	if (s[0] == '@' && blank(s[1])) {
 		p = tp_ws(s + 1);
 		memset(&o, 0, sizeof(o));
 		if (tp_hex(&o.pc, p, &q) == 0 && (blank(*q) || !*q)) {
+			size_t n;
+			long open;
+			int size;
+
 			o.has_pc = 1;
 			p = tp_ws(q);
+			/* "@ 0x7f.. 128 foo()": a frame size column before the name */
+			if (tp_dec(&size, p, &q) == 0 && blank(*q))
+				p = tp_ws(q);
+			n = strlen(p);
+			/* "foo() (libfoo.so+0x1c)" */
+			if (n > 4 && p[n - 1] == ')' && (open = tp_match_open(p, n - 1)) >= 0) {
+				const char *plus = strstr(p + open, "+0x");
+
+				if (plus && plus > p + open + 1 && tp_hex(&o.off, plus + 1, &q) == 0 &&
+				    q == p + n - 1 && (open == 0 || blank(p[open - 1]))) {
+					o.mod = p + open + 1;
+					o.mod_len = (size_t)(plus - o.mod);
+					n = (size_t)open;
+					while (n && blank(p[n - 1]))
+						n--;
+				}
+			}
 			o.fn = p;
-			o.fn_len = strlen(p);
+			o.fn_len = n;
 			if (o.fn_len && !tp_plausible_function(p, o.fn_len))
 				return 0;
 			return emit(st, TP_SIGHANDLER, -1, &o);

@@ -141,10 +141,14 @@ struct prov_frame *tp_frame_new(struct tp_state *st, int fmt, int index)
 	struct tp_tinfo *ti = tp_cur_info(st);
 	struct prov_frame *f;
 
-	/* gdb repeats an index now and then ("#6 0x0 in ?? ()" then "#6 f (...)") */
+	/*
+	 * A new stack starts at a lower index; gdb's starts at #0 only: it
+	 * repeats an index now and then ("#6 0x0 in ?? ()" then "#6 f (...)")
+	 * and pastes lose frames in the middle
+	 */
 	if (t && (ti->fmt != fmt ||
-		  (index >= 0 && (index < ti->last_index ||
-				  (index == ti->last_index && (fmt != TP_GDB || index == 0))))))
+		  (fmt == TP_GDB && index == 0 && t->nframes) ||
+		  (fmt != TP_GDB && index >= 0 && index <= ti->last_index)))
 		t = NULL;
 	if (!t) {
 		t = tp_open(st, fmt, 0);
