@@ -253,6 +253,9 @@ static void tp_san_flush(struct tp_state *st)
 	if (!st->ub_pending)
 		return;
 	st->ub_pending = 0;
+	/* no stack and no location: nothing to show */
+	if (!st->ub_file)
+		return;
 	t = tp_open(st, TP_UBSAN, 1);
 	if (t) {
 		t->crashed = st->san_crash_next;
@@ -448,10 +451,12 @@ int tp_san_line(struct tp_state *st, char *s, size_t indent)
 		return 1;
 	/* UBSan: "file.c:2:60: runtime error: ..." */
 	if ((p = strstr(s, ": runtime error: ")) != NULL) {
-		size_t path_len;
-		int line, col;
+		size_t path_len = 0;
+		int line = 0, col = 0;
+		/* "<unknown>: runtime error: ..." when UBSan had no location */
+		int unknown = p - s == 9 && memcmp(s, "<unknown>", 9) == 0;
 
-		if (tp_file_line(s, (size_t)(p - s), &path_len, &line, &col) == 0) {
+		if (unknown || tp_file_line(s, (size_t)(p - s), &path_len, &line, &col) == 0) {
 			tp_san_flush(st);
 			tp_end_block(st);
 			st->san = TP_UBSAN;
@@ -464,7 +469,7 @@ int tp_san_line(struct tp_state *st, char *s, size_t indent)
 			st->ub_pending = 1;
 			st->ub_wait = 0;
 			free(st->ub_file);
-			st->ub_file = tp_strndup(s, path_len);
+			st->ub_file = unknown ? NULL : tp_strndup(s, path_len);
 			st->ub_line = line;
 			st->ub_col = col;
 			return 1;
