@@ -68,8 +68,18 @@ static int btsym_parse(const char *s, struct loose *o)
 	o->has_pc = 1;
 	o->mod = s;
 	o->mod_len = (size_t)(open - s);
-	if (has_blank(o->mod, o->mod_len))
-		return 0;
+	/* "3  ./prog(main+0x1d)[0x…]", "Backtrace: ./prog(…)[0x…]": the path is
+	 * the last word before the parenthesis, and it looks like one */
+	if (has_blank(o->mod, o->mod_len)) {
+		const char *w = open;
+
+		while (w > s && !blank(w[-1]))
+			w--;
+		if (w == open || !(memchr(w, '/', (size_t)(open - w)) || memchr(w, '.', (size_t)(open - w))))
+			return 0;
+		o->mod = w;
+		o->mod_len = (size_t)(open - w);
+	}
 	plus = NULL;
 	for (q = open + 1; q < close; q++)
 		if (*q == '+')
