@@ -122,7 +122,7 @@ struct tp_state {
 	size_t learned_len;
 };
 
-/* Driver helpers (textparse.c). */
+/* Threads, frames and modules being built (state.c). */
 struct prov_thread *tp_cur(struct tp_state *st);
 struct tp_tinfo *tp_cur_info(struct tp_state *st);
 void tp_close(struct tp_state *st);	/* close the open thread */
