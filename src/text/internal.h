@@ -132,8 +132,8 @@ struct prov_thread *tp_open(struct tp_state *st, int fmt, int is_explicit);
 /*
  * A new frame of `fmt` with printed index `index` (-1: none printed, the
  * position is used). Opens a thread when none is open, the open one is of
- * another format, or the index does not grow. NULL when a cap is hit (the
- * line still counts as consumed).
+ * another format, or the index does not grow (gdb: a new "#0"). NULL when a
+ * cap is hit (the line still counts as consumed).
  */
 struct prov_frame *tp_frame_new(struct tp_state *st, int fmt, int index);
 struct prov_frame *tp_last_frame(struct tp_state *st);
@@ -143,7 +143,7 @@ void tp_set_signal(struct tp_state *st, int signo);
 void tp_set_addr(struct tp_state *st, uint64_t addr);
 void tp_set_pid(struct tp_state *st, int64_t pid);
 
-/* Small string helpers. */
+/* Small string helpers (lines.c). */
 char *tp_strndup(const char *s, size_t n);	/* trims surrounding blanks */
 void tp_set(char **dst, const char *s, size_t n);	/* replace, trimmed */
 const char *tp_ws(const char *s);
