@@ -536,8 +536,21 @@ static int eustack_line(struct tp_state *st, const char *s, size_t indent)
 			return 1;
 		}
 	}
-	if (st->fmt != TP_EUSTACK || indent == 0)
+	if (indent == 0)
 		return 0;
+	/* eu-stack pasted without its PID/TID lines reads as a handler's "#N
+	 * 0xADDR FUNC" list: its indented source and build-id lines still go
+	 * with the frame above */
+	if (st->fmt == TP_SIGHANDLER && tp_last_frame(st) &&
+	    (*s == '[' || strchr(s, ':')) && !strchr(s, ' ')) {
+		size_t path_len;
+		int line, col;
+
+		if (*s != '[' && tp_file_line(s, strlen(s), &path_len, &line, &col) < 0)
+			return 0;
+	} else if (st->fmt != TP_EUSTACK) {
+		return 0;
+	}
 	/* -b: "[buildid]@0xbase+0xoff"; -s: "/src/file.c:42:7" */
 	if (*s == '[') {
 		struct prov_frame *f = tp_last_frame(st);
