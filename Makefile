@@ -36,9 +36,9 @@ TEST_PKGS = cmocka
 DEB_PACKAGES = pkg-config libdw-dev libelf-dev libasm-dev libdebuginfod-dev \
 	elfutils debuginfod libgit2-dev libarchive-dev libsqlite3-dev \
 	libcurl4-openssl-dev libcmocka-dev libcapstone-dev gdb git rpm zstd lz4 xz-utils gzip \
-	python3 file dpkg-dev python3.11 python3.11-dbg binutils
+	python3 file dpkg-dev python3.11 python3.11-dbg binutils valgrind
 DEB_COMMANDS = pkg-config eu-stack eu-unstrip gdb git rpm rpmbuild zstd lz4 xz \
-	gzip python3 dpkg-source python3.11 python3.11-dbg addr2line
+	gzip python3 dpkg-source python3.11 python3.11-dbg addr2line valgrind
 
 ifeq ($(V),1)
 Q =
@@ -97,11 +97,17 @@ LIB_OBJS += src/ptrace-stop.o
 LIBS += -lstdc++
 
 # Text backtrace parsers.
-LIB_OBJS += src/textparse.o
-LIB_OBJS += src/parse-native.o
-LIB_OBJS += src/parse-san.o
-LIB_OBJS += src/parse-python.o
-LIB_OBJS += src/parse-misc.o
+LIB_OBJS += src/text/driver.o
+LIB_OBJS += src/text/formats.o
+LIB_OBJS += src/text/state.o
+LIB_OBJS += src/text/lines.o
+LIB_OBJS += src/text/prefix.o
+LIB_OBJS += src/text/native.o
+LIB_OBJS += src/text/sanitizer.o
+LIB_OBJS += src/text/python.o
+LIB_OBJS += src/text/selfprinted.o
+LIB_OBJS += src/text/valgrind.o
+LIB_OBJS += src/text/cudasan.o
 
 # Resolvers (one file each) and the cache.
 LIB_OBJS += src/jsonread.o
@@ -122,6 +128,7 @@ LIB_OBJS += resolvers/path.o
 # Mappings, path rewriting, sources (libgit2), fixcheck.
 LIB_OBJS += src/mapping.o
 LIB_OBJS += src/pathrw.o
+LIB_OBJS += src/buildpath.o
 LIB_OBJS += src/sources.o
 LIB_OBJS += src/components.o
 LIB_OBJS += src/sha256.o

@@ -9,7 +9,7 @@
 #   BENCH_LARGE_RUNS=3    timed runs per tool on the large core
 #   BENCH_LARGE_GIB=4     heap touched by the large core's process
 #   BENCH_STORE_REPORTS=10000   reports the store section imports
-#   BENCH_ONLY="small wide large deep packages fixcheck store suspects python"   sections to run
+#   BENCH_ONLY="small wide large deep packages fixcheck store suspects python text"   sections to run
 #   BENCH_KEEP_LARGE=1    keep the large core after the run (default: delete)
 #
 # Timings are with a warm page cache (one untimed warm-up run of each tool;
@@ -25,7 +25,7 @@ RUNS=${BENCH_RUNS:-5}
 LARGE_RUNS=${BENCH_LARGE_RUNS:-3}
 LARGE_GIB=${BENCH_LARGE_GIB:-4}
 STORE_REPORTS=${BENCH_STORE_REPORTS:-10000}
-ONLY=${BENCH_ONLY:-small wide large deep packages fixcheck store suspects python}
+ONLY=${BENCH_ONLY:-small wide large deep packages fixcheck store suspects python text}
 NLIBS=300
 NCOMMITS=50000
 TAGEVERY=25
@@ -510,6 +510,26 @@ elif want suspects; then
 	      "agree" if ok else "DISAGREE"))
 	EOF
 	rm -rf "$b"
+# ------------------------------------------------------------------ text
+# Text throughput: the text fixtures (fixtures/text/*/*.txt) concatenated
+# until 10 MiB, read by resolve (offline, text report).
+if want text; then
+	d=$OUT/text
+	mkdir -p "$d"
+	big=$d/fixtures-10mib.txt
+	: >"$big"
+	while [ "$(stat -c %s "$big")" -lt $((10 << 20)) ]; do
+		cat "$TOP"/fixtures/text/*/*.txt >>"$big"
+	done
+	$TIMEIT --out "$RESULTS" --section text --input fixtures-10mib --tool prov-resolve --runs "$RUNS" --ok 0,1 \
+		-- "$PROV" --cache "$OUT/cache-text" resolve "$big" --offline --format text
+	flush
+	python3 - "$big" "$RESULTS" <<-'EOF'
+	import json, os, sys
+	with open(sys.argv[2], "a") as f:
+	    f.write(json.dumps({"section": "textsize", "input": "fixtures-10mib",
+	                        "bytes": os.path.getsize(sys.argv[1])}) + "\n")
+	EOF
 fi
 
 # ------------------------------------------------------------------ report

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "resolvers/resolver.h"
+#include "buildpath.h"
 #include "error.h"
 #include "util.h"
 #include "banned.h"
@@ -11,6 +12,8 @@
  *   .../site-packages/<top>/...   -> pip distribution "<top>"
  *   /opt/<name>-<version>/...     -> "<name>", "<version>"
  *   /opt/<name>/...               -> "<name>"
+ *   build-system source paths     -> see buildpath.h
+ *     (/usr/src/debug/rocclr-5.5.1-8.fc39.x86_64/... -> rocclr 5.5.1-8.fc39)
  * Nothing is read from disk.
  */
 
@@ -32,6 +35,13 @@ static int path_resolve(struct prov_origin *out, struct prov_resolver *r,
 	const char *p, *rest, *slash;
 	int err = PROV_EPASSTHROUGH;
 
+	if (prov_buildpath_split(&out->name, &out->version, NULL, norm)) {
+		out->kind = prov_xstrdup("path");
+		out->evidence = prov_xstrdup(mod->path);
+		out->guess = 1;
+		err = 0;
+		goto cleanup;
+	}
 	for (p = norm; (p = strstr(p, "-packages/")); p++) {
 		const char *start = p;
 

@@ -110,6 +110,9 @@ void prov_crash_free(struct prov_crash *c)
 		return;
 	free(c->input_path);
 	free(c->format);
+	for (i = 0; i < c->nunparsed; i++)
+		free(c->unparsed[i]);
+	free(c->unparsed);
 	free(c->process.executable);
 	free(c->process.cmdline);
 	free(c->signal.name);

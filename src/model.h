@@ -260,7 +260,14 @@ struct prov_crash {
 	char *suspects_note;	/* why none could be looked for, or NULL */
 	size_t suspects_frames;	/* frames whose lines were followed (0: not looked) */
 	char *suspects_fixcheck;	/* a fixcheck command line for the top suspect */
+	/* text input: lines that looked like frames but were not read, and
+	 * the first PROV_MAX_UNPARSED of them as "LINE: text" */
+	size_t unparsed_lines;
+	char **unparsed;
+	size_t nunparsed;
 };
+
+#define PROV_MAX_UNPARSED 10
 
 /* Hard caps on what untrusted input may make the model hold. */
 #define PROV_MAX_FRAMES 4096	/* per thread */

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <string.h>
 
+#include "buildpath.h"
 #include "cache/cache.h"
 #include "components.h"
 #include "config.h"
@@ -188,6 +189,8 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 		}
 	}
 
+	/* repo_path from build-system prefixes where no component gave one */
+	prov_buildpath_repo_paths(c);
 	prov_patterns_detect(c);
 	if (partial)
 		*partial = incomplete;

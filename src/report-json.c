@@ -252,6 +252,21 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 	if (c->kind == PROV_INPUT_CORE) {
 		prov_json_kv_bool(j, "partial", c->partial);
 		prov_json_kv_bool(j, "snapshot", c->snapshot);
+	} else {
+		prov_json_kv_null(j, "partial");
+		prov_json_kv_null(j, "snapshot");
+	}
+	/* lines that looked like frames but were not read (text input) */
+	if (c->kind == PROV_INPUT_TEXT) {
+		prov_json_kv_int(j, "unparsed_lines", (int64_t)c->unparsed_lines);
+		prov_json_key(j, "unparsed");
+		prov_json_begin_array(j);
+		for (i = 0; i < c->nunparsed; i++)
+			prov_json_string(j, c->unparsed[i]);
+		prov_json_end_array(j);
+	} else {
+		prov_json_kv_null(j, "unparsed_lines");
+		prov_json_kv_null(j, "unparsed");
 	}
 	prov_json_end_object(j);
 

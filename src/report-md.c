@@ -489,6 +489,16 @@ static int report_markdown_body(struct prov_buf *b, const struct prov_crash *c, 
 		code_cell(b, c->process.cmdline ? c->process.cmdline : c->process.executable);
 		prov_buf_puts(b, "  \n");
 	}
+	if (c->unparsed_lines) {
+		prov_buf_printf(b, "**Not read:** %zu line(s) that look like frames%s  \n", c->unparsed_lines,
+				c->unparsed_lines > c->nunparsed ? "; the first:" : ":");
+		for (i = 0; i < c->nunparsed; i++) {
+			prov_buf_puts(b, "- line ");
+			code_cell(b, c->unparsed[i]);
+			prov_buf_puts(b, "\n");
+		}
+		prov_buf_puts(b, "\n");
+	}
 	prov_buf_puts(b, "**Crash signal:** ");
 	if (c->has_signal)
 		prov_report_signal_summary(b, c);

@@ -192,6 +192,12 @@ static int report_text_body(struct prov_buf *b, const struct prov_crash *c, unsi
 		prov_buf_printf(b, " (%s)", c->format);
 	prov_buf_putc(b, '\n');
 	prov_report_caveats(b, c, "warning: ");
+	if (c->unparsed_lines) {
+		prov_buf_printf(b, "not read: %zu line(s) that look like frames%s\n", c->unparsed_lines,
+				c->unparsed_lines > c->nunparsed ? "; the first:" : ":");
+		for (i = 0; i < c->nunparsed; i++)
+			prov_buf_printf(b, "  line %s\n", c->unparsed[i]);
+	}
 	if (c->has_process) {
 		prov_buf_puts(b, "process:");
 		if (c->process.has_pid)

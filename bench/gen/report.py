@@ -162,6 +162,18 @@ def main():
             w("")
             w("Suspects against `git log -L` over the crash line and its function: provenance "
               "%d commits, git %d: **%s**" % (a["got"], a["expected"], "agree" if a["ok"] else "DISAGREE"))
+    tx = [r for r in recs if r["section"] == "text"]
+    if tx:
+        tsize = {r["input"]: r["bytes"] for r in recs if r["section"] == "textsize"}
+        w("## Text backtraces (fixtures/text concatenated)")
+        w("")
+        w("| input | size | tool | median | min | peak RSS | throughput (median) |")
+        w("|---|---|---|---|---|---|---|")
+        for r in tx:
+            n = tsize.get(r["input"], 0)
+            tp = "%.1f MB/s" % (n / 1e6 / r["median"]) if n and r.get("median") else "n/a"
+            w("| %s | %s | %s | %s | %s | %s | %s |" % (r["input"], size(n), r["tool"], fmt_t(r),
+                                                       fmt_min(r), fmt_rss(r), tp))
         w("")
 
     # Targets

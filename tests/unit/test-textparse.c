@@ -511,6 +511,29 @@ static void test_gdb_inlined(void **state)
 	prov_crash_free(c);
 }
 
+/* Lines that look like frames but no format reads are counted and named. */
+static void test_unparsed_lines(void **state)
+{
+	struct prov_crash *c = NULL;
+
+	(void)state;
+	assert_int_equal(parse_str(&c,
+				   "#0  0x0000000000401136 in f () at a.c:1\n"
+				   "#1  0x0000000000401150 in g () at a.c:2 and then some\n"
+				   "#2  0x0000000000401170 in main () at a.c:9\n"
+				   "#3\tINITED cov: 2 ft: 2\n"
+				   "frame #7: ??? 0x12 garbage\n"),
+			 0);
+	assert_int_equal(c->nthreads, 1);
+	assert_int_equal(c->threads[0].nframes, 2);
+	/* #1 and "frame #7:"; libFuzzer's status line is no frame */
+	assert_int_equal(c->unparsed_lines, 2);
+	assert_int_equal(c->nunparsed, 2);
+	assert_string_equal(c->unparsed[0], "2: #1  0x0000000000401150 in g () at a.c:2 and then some");
+	assert_string_equal(c->unparsed[1], "5: frame #7: ??? 0x12 garbage");
+	prov_crash_free(c);
+}
+
 static void test_random_bytes(void **state)
 {
 	unsigned int seed = 12345;
@@ -638,6 +661,7 @@ int main(void)
 		cmocka_unit_test(test_numbers_in_prose_end_block),
 		cmocka_unit_test(test_bt_full_locals),
 		cmocka_unit_test(test_gdb_inlined),
+		cmocka_unit_test(test_unparsed_lines),
 		cmocka_unit_test(test_random_bytes),
 		cmocka_unit_test(test_truncations),
 		cmocka_unit_test(test_long_lines),

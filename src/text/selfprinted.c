@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "parse-internal.h"
+#include "text/internal.h"
 #include "util.h"
 #include "banned.h"
 
@@ -46,7 +46,18 @@ static int btsym_parse(const char *s, struct loose *o)
 	if (n < 6 || s[n - 1] != ']')
 		return 0;
 	open = strchr(s, '(');
-	if (!open || open == s)
+	if (!open) {
+		/* "./prog[0x40f19a]": no symbol, no parentheses */
+		q = strchr(s, '[');
+		if (!q || q == s || has_blank(s, (size_t)(q - s)) || tp_hex(&o->pc, q + 1, &plus) < 0 ||
+		    plus != s + n - 1 || !(memchr(s, '/', (size_t)(q - s)) || memchr(s, '.', (size_t)(q - s))))
+			return 0;
+		o->has_pc = 1;
+		o->mod = s;
+		o->mod_len = (size_t)(q - s);
+		return 1;
+	}
+	if (open == s)
 		return 0;
 	close = strchr(open, ')');
 	if (!close)
@@ -57,8 +68,18 @@ static int btsym_parse(const char *s, struct loose *o)
 	o->has_pc = 1;
 	o->mod = s;
 	o->mod_len = (size_t)(open - s);
-	if (has_blank(o->mod, o->mod_len))
-		return 0;
+	/* "3  ./prog(main+0x1d)[0x…]", "Backtrace: ./prog(…)[0x…]": the path is
+	 * the last word before the parenthesis, and it looks like one */
+	if (has_blank(o->mod, o->mod_len)) {
+		const char *w = open;
+
+		while (w > s && !blank(w[-1]))
+			w--;
+		if (w == open || !(memchr(w, '/', (size_t)(open - w)) || memchr(w, '.', (size_t)(open - w))))
+			return 0;
+		o->mod = w;
+		o->mod_len = (size_t)(open - w);
+	}
 	plus = NULL;
 	for (q = open + 1; q < close; q++)
 		if (*q == '+')
@@ -148,10 +169,18 @@ static int loose_parse(const char *s, struct loose *o)
 
 static int emit(struct tp_state *st, int fmt, int index, const struct loose *o)
 {
+	struct prov_thread *before = tp_cur(st);
+	size_t nbefore = st->c->nthreads;
 	struct prov_frame *f = tp_frame_new(st, fmt, index);
 
 	if (!f)
 		return 1;
+	/* c10's "Exception raised from ... (most recent call first):" block is
+	 * where it failed, under the Python traceback that called it */
+	if (fmt == TP_C10 && (st->c->nthreads != nbefore || tp_cur(st) != before) && !st->c10_seen) {
+		tp_cur(st)->crashed = 1;
+		st->c10_seen = 1;
+	}
 	f->has_pc = o->has_pc;
 	f->pc = o->pc;
 	if (o->fn && o->fn_len) {
@@ -216,7 +245,36 @@ static int c10_line(struct tp_state *st, const char *s)
 	}
 	if (btsym_parse(p, &o))
 		return emit(st, TP_C10, index, &o);
-	return 0;
+	/* "F from FILE:LINE" and "F (0xADDR) at FILE:LINE" (symbolized by c10) */
+	{
+		const char *loc = NULL, *x;
+		size_t path_len;
+
+		for (x = p; *x; x++)
+			if (strncmp(x, " from ", 6) == 0 || strncmp(x, " at ", 4) == 0)
+				loc = x;
+		if (!loc)
+			return 0;
+		o.fn = p;
+		o.fn_len = (size_t)(loc - p);
+		q = tp_ws(loc + (loc[1] == 'f' ? 6 : 4));
+		if (tp_file_line(q, strlen(q), &path_len, &o.line, &o.col) < 0)
+			return 0;
+		o.file = q;
+		o.file_len = path_len;
+		/* " (0xADDR)" after the name */
+		if (o.fn_len > 4 && p[o.fn_len - 1] == ')' &&
+		    (open = tp_match_open(p, o.fn_len - 1)) > 0 && tp_hex(&o.pc, p + open + 1, &x) == 0 &&
+		    x == p + o.fn_len - 1) {
+			o.has_pc = 1;
+			o.fn_len = (size_t)open;
+		}
+		while (o.fn_len && blank(p[o.fn_len - 1]))
+			o.fn_len--;
+		if (!o.fn_len || !tp_plausible_function(p, o.fn_len))
+			return 0;
+		return emit(st, TP_C10, index, &o);
+	}
 }
 
 /* "*** SIGSEGV (@0x0) received by PID 1234 (TID 0x7f..) from PID 0; stack trace: ***" */
@@ -300,8 +358,41 @@ int tp_misc_line(struct tp_state *st, char *s, size_t indent)
 
 	if (c10_line(st, s) || glog_header(st, s))
 		return 1;
+	/* LLVM: "Stack dump:", then numbered notes and " #N 0x… f (lib+0x…)" */
+	if (strcmp(s, "Stack dump:") == 0) {
+		tp_end_block(st);
+		st->fmt = TP_SIGHANDLER;
+		return 1;
+	}
+	if (st->fmt == TP_SIGHANDLER && tp_dec(&index, s, &p) == 0 && p[0] == '.' &&
+	    (p[1] == '\t' || p[1] == ' '))
+		return 1;	/* "0.\tProgram arguments: ..." */
+	/* Chromium: "Received signal 11 SEGV_MAPERR 000000000000" */
+	if ((p = prov_skip_prefix(s, "Received signal ")) != NULL && tp_dec(&index, p, &q) == 0 &&
+	    (*q == ' ' || *q == '\0')) {
+		tp_set_signal(st, index);
+		tp_end_block(st);
+		st->fmt = TP_SIGHANDLER;
+		return 1;
+	}
+	/* OpenMPI: "Signal: Segmentation fault (11)" */
+	if ((p = prov_skip_prefix(s, "Signal: ")) != NULL) {
+		size_t n = strlen(p);
+
+		q = p + n;
+		if (n > 3 && q[-1] == ')') {
+			const char *d = q - 1;
+
+			while (d > p && tp_isdigit((unsigned char)d[-1]))
+				d--;
+			if (d > p + 1 && d[-1] == '(' && tp_dec(&index, d, &q) == 0 && *q == ')') {
+				tp_set_signal(st, index);
+				return 1;
+			}
+		}
+	}
 	/* "[N] ..." and "[bt] #N ..." */
-	if (s[0] == '[' && tp_dec(&index, s + 1, &p) == 0 && p[0] == ']' && blank(p[1])) {
+	if (s[0] == '[' && tp_dec(&index, tp_ws(s + 1), &p) == 0 && p[0] == ']' && blank(p[1])) {
 		if (loose_parse(tp_ws(p + 1), &o))
 			return emit(st, TP_SIGHANDLER, index, &o);
 		return 0;
@@ -317,14 +408,38 @@ int tp_misc_line(struct tp_state *st, char *s, size_t indent)
 	/* glog: "@     0x7f3b8c1b8980 foo()"; "PC: @ 0x..." is the fault pc, no frame */
 	if (prov_starts_with(s, "PC: @ ") && st->fmt == TP_SIGHANDLER)
 		return 1;
+	/* glog kept in comments or quotes: "# @ 0x...", "> @ 0x..." */
+	if ((s[0] == '#' || s[0] == '>' || s[0] == '|') && blank(s[1]) && tp_ws(s + 1)[0] == '@')
+		s = (char *)tp_ws(s + 1);
 	if (s[0] == '@' && blank(s[1])) {
 		p = tp_ws(s + 1);
 		memset(&o, 0, sizeof(o));
 		if (tp_hex(&o.pc, p, &q) == 0 && (blank(*q) || !*q)) {
+			size_t n;
+			long open;
+			int size;
+
 			o.has_pc = 1;
 			p = tp_ws(q);
+			/* "@ 0x7f.. 128 foo()": a frame size column before the name */
+			if (tp_dec(&size, p, &q) == 0 && blank(*q))
+				p = tp_ws(q);
+			n = strlen(p);
+			/* "foo() (libfoo.so+0x1c)" */
+			if (n > 4 && p[n - 1] == ')' && (open = tp_match_open(p, n - 1)) >= 0) {
+				const char *plus = strstr(p + open, "+0x");
+
+				if (plus && plus > p + open + 1 && tp_hex(&o.off, plus + 1, &q) == 0 &&
+				    q == p + n - 1 && (open == 0 || blank(p[open - 1]))) {
+					o.mod = p + open + 1;
+					o.mod_len = (size_t)(plus - o.mod);
+					n = (size_t)open;
+					while (n && blank(p[n - 1]))
+						n--;
+				}
+			}
 			o.fn = p;
-			o.fn_len = strlen(p);
+			o.fn_len = n;
 			if (o.fn_len && !tp_plausible_function(p, o.fn_len))
 				return 0;
 			return emit(st, TP_SIGHANDLER, -1, &o);

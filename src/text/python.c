@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "parse-internal.h"
+#include "text/internal.h"
 #include "util.h"
 #include "banned.h"
 

@@ -1,13 +1,22 @@
-#ifndef PROV_PARSE_INTERNAL_H
-#define PROV_PARSE_INTERNAL_H
+#ifndef PROV_TEXT_INTERNAL_H
+#define PROV_TEXT_INTERNAL_H
 
 /*
- * Private to the text parsers (src/textparse.c, src/parse-*.c). The driver
- * splits the input into lines, strips log prefixes and hands each line to the
- * format families in turn; a family that recognises the line consumes it and
- * returns 1. Frames go through tp_frame_new(), which decides when a new thread
- * starts; per-thread bookkeeping the model has no field for lives in
- * struct tp_tinfo, parallel to crash->threads.
+ * Private to the text reader (src/text/). Layers, each calling only the ones
+ * below it:
+ *
+ *   driver.c      lines, prefixes, the format table, which thread crashed
+ *   formats.c     tp_formats[]: one entry per format family
+ *   native.c sanitizer.c python.c selfprinted.c valgrind.c cudasan.c
+ *                 the families: read a line, build frames
+ *   state.c lines.c prefix.c
+ *                 threads/frames/modules being built, string helpers, prefixes
+ *
+ * A family that recognises a line consumes it and returns 1. Frames go
+ * through tp_frame_new(), which decides when a new thread starts; per-thread
+ * bookkeeping the model has no field for lives in struct tp_tinfo, parallel
+ * to crash->threads. A new format is a new file, one tp_formats[] entry and
+ * its fixtures (fixtures/text/<format>/).
  */
 
 #include <stddef.h>
@@ -26,12 +35,15 @@ enum tp_fmt {
 	TP_TSAN,
 	TP_MSAN,
 	TP_LSAN,
+	TP_LIBFUZZER,
 	TP_FAULTHANDLER,
 	TP_PYTB,
 	TP_PYSTACK,
 	TP_C10,
 	TP_BTSYM,
 	TP_SIGHANDLER,
+	TP_VALGRIND,
+	TP_CUDASAN,
 	TP_NFMT
 };
 
@@ -47,6 +59,7 @@ struct tp_tinfo {
 	int reverse;	/* frames were printed most recent call last */
 	int last_index;	/* last printed index, -1 before the first frame */
 	int is_explicit;	/* opened by a header line */
+	int after_term;	/* the frame gdb printed after "Program terminated" */
 };
 
 struct tp_modhash {
@@ -66,13 +79,16 @@ struct tp_state {
 	long counts[TP_NFMT];
 	int first_fmt[TP_NFMT];	/* order of first appearance, for ties */
 	int nseen;
+	size_t lineno;	/* of the line being read, from 1 */
 
 	/* gdb */
 	int gdb_crashed_num;	/* from "received signal" / "[Current thread is" */
 	int has_crashed_lwp;
+	int gdb_after_term;	/* "Program terminated/received signal" just read */
 	int64_t crashed_lwp;
 	struct prov_buf pending;	/* a frame whose argument list runs on */
 	int pending_lines;
+	int pending_wrap;	/* pending may only go on with an indented line */
 
 	/* sanitizers: between a report header and its SUMMARY */
 	int san;	/* TP_ASAN ... or TP_NONE */
@@ -81,6 +97,7 @@ struct tp_state {
 	int san_seen_crash;
 	/* UBSan "runtime error" without a stack (yet) */
 	int ub_pending;
+	int ub_wait;	/* lines read since the runtime error */
 	char *ub_file;
 	int ub_line, ub_col;
 
@@ -88,14 +105,24 @@ struct tp_state {
 	int py_crash_next;
 	int coredump_seen;
 
+	int c10_seen;	/* the first c10 block was read */
+
+	/* valgrind and compute-sanitizer */
+	int vg_seen;	/* an error's "at" stack has started */
+	int cs_err;	/* inside a compute-sanitizer error */
+	int cs_seen;	/* its first error's host frames were read */
+
 	struct tp_modhash mods;	/* module path -> index */
+
+	/* set by the driver: runs before a thread closes */
+	void (*before_close)(struct tp_state *st);
 
 	/* log prefix learned for the open block ("web-1  | ") */
 	char *learned;
 	size_t learned_len;
 };
 
-/* Driver helpers (textparse.c). */
+/* Threads, frames and modules being built (state.c). */
 struct prov_thread *tp_cur(struct tp_state *st);
 struct tp_tinfo *tp_cur_info(struct tp_state *st);
 void tp_close(struct tp_state *st);	/* close the open thread */
@@ -105,8 +132,8 @@ struct prov_thread *tp_open(struct tp_state *st, int fmt, int is_explicit);
 /*
  * A new frame of `fmt` with printed index `index` (-1: none printed, the
  * position is used). Opens a thread when none is open, the open one is of
- * another format, or the index does not grow. NULL when a cap is hit (the
- * line still counts as consumed).
+ * another format, or the index does not grow (gdb: a new "#0"). NULL when a
+ * cap is hit (the line still counts as consumed).
  */
 struct prov_frame *tp_frame_new(struct tp_state *st, int fmt, int index);
 struct prov_frame *tp_last_frame(struct tp_state *st);
@@ -116,7 +143,7 @@ void tp_set_signal(struct tp_state *st, int signo);
 void tp_set_addr(struct tp_state *st, uint64_t addr);
 void tp_set_pid(struct tp_state *st, int64_t pid);
 
-/* Small string helpers. */
+/* Small string helpers (lines.c). */
 char *tp_strndup(const char *s, size_t n);	/* trims surrounding blanks */
 void tp_set(char **dst, const char *s, size_t n);	/* replace, trimmed */
 const char *tp_ws(const char *s);
@@ -135,15 +162,61 @@ int tp_plausible_function(const char *s, size_t n);
 /* Index of the '(' matching the ')' at s[close], or -1. */
 long tp_match_open(const char *s, size_t close);
 
-/* Format families: 1 consumed, 0 not theirs. `s` has no leading blank;
- * `indent` is how many blanks were skipped. */
+/* state.c: drop thread k (and its tinfo); string equality allowing NULLs */
+void tp_drop_thread(struct tp_state *st, size_t k);
+/* drop every thread i with drop[i] != 0, in one pass */
+void tp_drop_threads(struct tp_state *st, const unsigned char *drop);
+int tp_str_eq(const char *a, const char *b);
+
+/* prefix.c: cut the log prefixes off the line (in place); the new start */
+char *tp_strip_prefix(struct tp_state *st, char *line);
+
+/*
+ * A format family. `line` is required, the hooks optional:
+ *   pending       a line that may continue the last one (before prefixes
+ *                 and indentation are judged): 1 consumed
+ *   line          `s` has no leading blank, `indent` blanks were skipped
+ *   idle          a blank line (blank = 1) or a line nobody read: 1 keeps
+ *                 the family's block open, 2 even its open thread
+ *   before_close  finish what belongs to the open thread
+ *   end           end of input
+ *   settle        after end: drop copies, return the thread the family
+ *                 says crashed, (size_t)-1 for none
+ */
+struct tp_format {
+	const char *name;
+	int (*pending)(struct tp_state *st, char *s);
+	int (*line)(struct tp_state *st, char *s, size_t indent);
+	int (*idle)(struct tp_state *st, int blank);
+	void (*before_close)(struct tp_state *st);
+	void (*end)(struct tp_state *st);
+	size_t (*settle)(struct tp_state *st);
+};
+
+/* formats.c: in the order lines are offered; ends with a NULL name */
+extern const struct tp_format tp_formats[];
+
+/* native.c: gdb, eu-stack, coredumpctl */
 int tp_native_line(struct tp_state *st, char *s, size_t indent);
-int tp_gdb_pending_feed(struct tp_state *st, char *s, int flush);
+int tp_gdb_pending(struct tp_state *st, char *s);
+int tp_gdb_idle(struct tp_state *st, int blank);
+void tp_gdb_before_close(struct tp_state *st);
+size_t tp_gdb_settle(struct tp_state *st);
+/* sanitizer.c: ASan, LSan, MSan, TSan, UBSan, libFuzzer */
 int tp_san_line(struct tp_state *st, char *s, size_t indent);
-void tp_san_flush(struct tp_state *st);
+int tp_san_idle(struct tp_state *st, int blank);
+void tp_san_end(struct tp_state *st);
 int tp_san_frame_ok(const char *s);
+/* 1 when s is a frame only a sanitizer prints ("(module+0xOFF)", "#0 0x") */
+int tp_san_frame_own(const char *s);
+/* python.c: faulthandler, tracebacks, pystack */
 int tp_python_line(struct tp_state *st, char *s, size_t indent);
+/* selfprinted.c: c10, backtrace_symbols, signal handlers, glog, LLVM */
 int tp_misc_line(struct tp_state *st, char *s, size_t indent);
+/* valgrind.c: memcheck */
+int tp_valgrind_line(struct tp_state *st, char *s, size_t indent);
+/* cudasan.c: NVIDIA compute-sanitizer */
+int tp_cudasan_line(struct tp_state *st, char *s, size_t indent);
 
 const char *tp_fmt_name(int fmt);
 

@@ -1,5 +1,5 @@
 /*
- * Sanitizer reports: ASan, LSan, MSan, TSan, UBSan. The first stack after a
+ * Sanitizer reports: ASan, LSan, MSan, TSan, UBSan, libFuzzer. The first stack after a
  * report header is the crashing thread; "freed by", "previously allocated
  * by", TSan's "Previous write" stacks become threads of their own.
  */
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "parse-internal.h"
+#include "text/internal.h"
 #include "util.h"
 #include "banned.h"
 
@@ -18,11 +18,26 @@ struct san_fr {
 	const char *fn, *file, *mod, *bid;
 	size_t fn_len, file_len, mod_len, bid_len;
 	int line, col;
+	int in;	/* "0xPC in ..." */
 };
 
 static int blank(int ch)
 {
 	return ch == ' ' || ch == '\t';
+}
+
+/* "libfoo.so.1", "/usr/lib/libfoo.so", "Foo.dylib" */
+static int looks_like_library(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (blank(s[i]) || s[i] == '(' || s[i] == '<')
+			return 0;
+	for (i = 0; i + 3 <= n; i++)
+		if (memcmp(s + i, ".so", 3) == 0 && (i + 3 == n || s[i + 3] == '.'))
+			return 1;
+	return n > 6 && memcmp(s + n - 6, ".dylib", 6) == 0;
 }
 
 /* "#N [0xADDR [in]] [FUNC] [FILE:LINE[:COL]] [(MODULE+0xOFF)] [(BuildId: HEX)]" */
@@ -32,6 +47,7 @@ static int san_parse(const char *s, struct san_fr *o)
 	size_t n, i;
 	long open;
 	uint64_t off;
+	int in = 0;
 
 	memset(o, 0, sizeof(*o));
 	if (s[0] != '#' || tp_dec(&o->index, s + 1, &p) < 0 || !blank(*p))
@@ -79,6 +95,8 @@ static int san_parse(const char *s, struct san_fr *o)
 		if (n >= 3 && strncmp(p, "in ", 3) == 0) {
 			p += 3;
 			n -= 3;
+			in = 1;
+			o->in = 1;
 		}
 	}
 	while (n && blank(*p)) {
@@ -111,7 +129,16 @@ static int san_parse(const char *s, struct san_fr *o)
 				o->file = w;
 				o->file_len = path_len;
 				n = sp;
-			} else if (wn == 6 && memcmp(w, "<null>", 6) == 0) {
+			} else if ((wn == 6 && memcmp(w, "<null>", 6) == 0) ||
+				   (wn >= 2 && memcmp(w, "??", 2) == 0) ||
+				   (wn == 10 && memcmp(w, "_asan_rtl_", 10) == 0) ||
+				   (wn >= 2 && w[wn - 1] == '?' && w[wn - 2] == ':')) {
+				/* a location the symbolizer did not know */
+				n = sp;
+			} else if (memchr(w, '/', wn) && w[wn - 1] != ')') {
+				/* a file without a line */
+				o->file = w;
+				o->file_len = wn;
 				n = sp;
 			}
 		} else if (!o->has_pc && !o->mod) {
@@ -119,11 +146,25 @@ static int san_parse(const char *s, struct san_fr *o)
 		}
 		while (n && blank(p[n - 1]))
 			n--;
+		/* gdb's "f () from LIB" / "f () at FILE" is no sanitizer frame */
+		if ((n >= 5 && memcmp(p + n - 5, " from", 5) == 0) ||
+		    (n >= 3 && memcmp(p + n - 3, " at", 3) == 0))
+			return 0;
 		if (!(n == 6 && memcmp(p, "<null>", 6) == 0) && n) {
-			if (!tp_plausible_function(p, n))
+			/* "#N 0xPC in TEXT" is a frame whatever TEXT is ("in Content
+			 * Shell Framework:x86_64" on macOS) */
+			if (!tp_plausible_function(p, n) &&
+			    !(o->has_pc && in && !memchr(p, '(', n) && !memchr(p, ')', n)))
 				return 0;
 			o->fn = p;
 			o->fn_len = n;
+			/* "in libpthread.so.0": a library where the symbol would be */
+			if (!o->file && !o->mod && looks_like_library(p, n)) {
+				o->mod = p;
+				o->mod_len = n;
+				o->fn = NULL;
+				o->fn_len = 0;
+			}
 		}
 	}
 	if (!o->has_pc && !o->mod && !o->file)
@@ -140,6 +181,16 @@ int tp_san_frame_ok(const char *s)
 	return san_parse(s, &fr);
 }
 
+int tp_san_frame_own(const char *s)
+{
+	struct san_fr fr;
+
+	if (!san_parse(s, &fr))
+		return 0;
+	/* gdb pads "#N" to three columns: "#0  0x..." */
+	return fr.mod || (fr.has_pc && fr.in && fr.index < 10 && s[2] == ' ' && s[3] == '0');
+}
+
 static int san_kind(const char *p, const char **rest)
 {
 	static const struct {
@@ -152,6 +203,7 @@ static int san_kind(const char *p, const char **rest)
 		{ "ThreadSanitizer: ", TP_TSAN },
 		{ "UndefinedBehaviorSanitizer: ", TP_UBSAN },
 		{ "HWAddressSanitizer: ", TP_ASAN },
+		{ "libFuzzer: ", TP_LIBFUZZER },
 	};
 	size_t i;
 
@@ -193,7 +245,7 @@ static char *clean_name(const char *s, size_t n)
 	return prov_buf_detach(&b);
 }
 
-void tp_san_flush(struct tp_state *st)
+static void tp_san_flush(struct tp_state *st)
 {
 	struct prov_thread *t;
 	struct prov_frame *f;
@@ -201,6 +253,9 @@ void tp_san_flush(struct tp_state *st)
 	if (!st->ub_pending)
 		return;
 	st->ub_pending = 0;
+	/* no stack and no location: nothing to show */
+	if (!st->ub_file)
+		return;
 	t = tp_open(st, TP_UBSAN, 1);
 	if (t) {
 		t->crashed = st->san_crash_next;
@@ -216,6 +271,32 @@ void tp_san_flush(struct tp_state *st)
 	free(st->ub_file);
 	st->ub_file = NULL;
 	tp_close(st);
+}
+
+/* A line that is no frame: a pending runtime error waits a few lines for
+ * its stack (notes, a memory dump) before it becomes a thread of its own. */
+static void san_wait(struct tp_state *st)
+{
+	if (st->ub_pending && ++st->ub_wait <= 8)
+		return;
+	tp_san_flush(st);
+}
+
+int tp_san_idle(struct tp_state *st, int blank)
+{
+	san_wait(st);
+	if (blank)
+		return 0;
+	/* prose inside a report: the report runs on to its SUMMARY */
+	if (st->san && (st->san != TP_UBSAN || st->ub_pending))
+		return 1;
+	st->san = TP_NONE;
+	return 0;
+}
+
+void tp_san_end(struct tp_state *st)
+{
+	tp_san_flush(st);
 }
 
 static void san_header(struct tp_state *st, int kind, const char *rest)
@@ -241,6 +322,8 @@ static void san_header(struct tp_state *st, int kind, const char *rest)
 		tp_set_signal(st, prov_signal_number("SIGILL"));
 	else if (prov_starts_with(rest, "ABRT "))
 		tp_set_signal(st, prov_signal_number("SIGABRT"));
+	else if (prov_starts_with(rest, "TRAP "))
+		tp_set_signal(st, prov_signal_number("SIGTRAP"));
 	if (((p = strstr(rest, " address ")) != NULL && tp_hex(&addr, p + 9, &e) == 0) ||
 	    ((p = strstr(rest, " on 0x")) != NULL && tp_hex(&addr, p + 4, &e) == 0))
 		tp_set_addr(st, addr);
@@ -269,6 +352,15 @@ static int san_frame(struct tp_state *st, const struct san_fr *o)
 	struct prov_thread *t = tp_cur(st);
 	struct tp_tinfo *ti = tp_cur_info(st);
 	struct prov_frame *f;
+
+	/* "#3 0x… (libc.so.6+0x4251f)" in the middle of a signal handler's
+	 * "#N 0xADDR FUNC" list goes on with it */
+	if (!st->san && t && o->index == ti->last_index + 1 &&
+	    (ti->fmt == TP_SIGHANDLER || ti->fmt == TP_EUSTACK))
+		fmt = ti->fmt;
+	/* LLVM's "Stack dump:" prints frames in the sanitizers' shape */
+	else if (!st->san && st->fmt == TP_SIGHANDLER)
+		fmt = TP_SIGHANDLER;
 
 	if (!t || ti->fmt != fmt || o->index <= ti->last_index) {
 		st->ub_pending = 0;
@@ -325,10 +417,12 @@ int tp_san_line(struct tp_state *st, char *s, size_t indent)
 		while (tp_isdigit((unsigned char)*e))
 			e++;
 		if (e > p + 2 && e[0] == '=' && e[1] == '=') {
+			const char *w = e[2] == ' ' ? e + 3 : e + 2;
+
 			if (prov_parse_i64(&pid, p + 2, (size_t)(e - p - 2)) == 0 &&
-			    (prov_starts_with(e + 2, "ERROR: ") || prov_starts_with(e + 2, "WARNING: ")))
+			    (prov_starts_with(w, "ERROR: ") || prov_starts_with(w, "WARNING: ")))
 				tp_set_pid(st, pid);
-			p = e + 2;
+			p = w;
 			if (!prov_starts_with(p, "ERROR: ") && !prov_starts_with(p, "WARNING: ")) {
 				if (prov_starts_with(p, "ABORTING")) {
 					tp_san_flush(st);
@@ -357,10 +451,12 @@ int tp_san_line(struct tp_state *st, char *s, size_t indent)
 		return 1;
 	/* UBSan: "file.c:2:60: runtime error: ..." */
 	if ((p = strstr(s, ": runtime error: ")) != NULL) {
-		size_t path_len;
-		int line, col;
+		size_t path_len = 0;
+		int line = 0, col = 0;
+		/* "<unknown>: runtime error: ..." when UBSan had no location */
+		int unknown = p - s == 9 && memcmp(s, "<unknown>", 9) == 0;
 
-		if (tp_file_line(s, (size_t)(p - s), &path_len, &line, &col) == 0) {
+		if (unknown || tp_file_line(s, (size_t)(p - s), &path_len, &line, &col) == 0) {
 			tp_san_flush(st);
 			tp_end_block(st);
 			st->san = TP_UBSAN;
@@ -371,8 +467,9 @@ int tp_san_line(struct tp_state *st, char *s, size_t indent)
 			free(st->san_next_name);
 			st->san_next_name = NULL;
 			st->ub_pending = 1;
+			st->ub_wait = 0;
 			free(st->ub_file);
-			st->ub_file = tp_strndup(s, path_len);
+			st->ub_file = unknown ? NULL : tp_strndup(s, path_len);
 			st->ub_line = line;
 			st->ub_col = col;
 			return 1;
@@ -380,7 +477,7 @@ int tp_san_line(struct tp_state *st, char *s, size_t indent)
 	}
 	if (!st->san)
 		return 0;
-	tp_san_flush(st);
+	san_wait(st);
 	/* "READ of size 8 at 0x... thread T0" names the crashing stack */
 	if ((prov_starts_with(s, "READ of size ") || prov_starts_with(s, "WRITE of size ")) &&
 	    (p = strstr(s, " thread ")) != NULL) {

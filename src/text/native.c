@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "parse-internal.h"
+#include "text/internal.h"
 #include "util.h"
 #include "banned.h"
 
@@ -92,7 +92,10 @@ static long gdb_args_close(const char *p)
 	return -1;
 }
 
-/* 1 parsed, 0 not a gdb frame, 2 the argument list runs on (needs more). */
+/*
+ * 1 parsed, 0 not a gdb frame, 2 the argument list runs on (needs more), 3
+ * the name or location may be wrapped to the next (indented) line.
+ */
 static int gdb_frame(struct tp_state *st, const char *s, int force)
 {
 	struct prov_frame *f;
@@ -108,10 +111,12 @@ static int gdb_frame(struct tp_state *st, const char *s, int force)
 		if (!blank(*q))
 			return 0;
 		q = tp_ws(q);
-		if (strncmp(q, "in ", 3) != 0)
+		if (strcmp(q, "in") == 0 && !force)
+			return 3;	/* "#27 0x… in" and the name on the next line */
+		if (strncmp(q, "in ", 3) != 0 && strcmp(q, "in") != 0)
 			return 0;
 		has_pc = 1;
-		p = tp_ws(q + 3);
+		p = tp_ws(q + 2);
 	}
 	if (strcmp(p, "<signal handler called>") == 0) {
 		f = tp_frame_new(st, TP_GDB, index);
@@ -120,8 +125,22 @@ static int gdb_frame(struct tp_state *st, const char *s, int force)
 		return 1;
 	}
 	open = gdb_args_open(p);
-	if (open < 0)
-		return 0;
+	if (open < 0) {
+		/* "#27 0x… in" with the name (and its "()") on the next line */
+		if (!has_pc)
+			return 0;
+		if (!force)
+			return 3;
+		f = tp_frame_new(st, TP_GDB, index);
+		if (!f)
+			return 1;
+		f->has_pc = 1;
+		f->pc = pc;
+		fn_len = strlen(p);
+		if (fn_len && tp_plausible_function(p, fn_len) && strcmp(p, "??") != 0)
+			tp_set(&f->function, p, fn_len);
+		return 1;
+	}
 	fn = p;
 	fn_len = (size_t)open;
 	while (fn_len && blank(fn[fn_len - 1]))
@@ -134,14 +153,20 @@ static int gdb_frame(struct tp_state *st, const char *s, int force)
 			return 2;
 	} else {
 		rest = tp_ws(p + open + close + 1);
+		if ((strcmp(rest, "at") == 0 || strcmp(rest, "from") == 0) && !force)
+			return 3;	/* the location is on the next line */
 		if (strncmp(rest, "at ", 3) == 0) {
 			rest = tp_ws(rest + 3);
-			if (tp_file_line(rest, strlen(rest), &path_len, &line, &col) < 0)
+			/* "in syscall () at /lib64/libc.so.6": a library after "at" */
+			if (tp_file_line(rest, strlen(rest), &path_len, &line, &col) < 0 &&
+			    (!*rest || strchr(rest, ' ')))
 				return 0;
 		} else if (strncmp(rest, "from ", 5) == 0) {
 			rest = tp_ws(rest + 5);
 			if (!*rest)
 				return 0;
+		} else if (strcmp(rest, "at") == 0 || strcmp(rest, "from") == 0) {
+			rest = NULL;
 		} else if (*rest) {
 			return 0;
 		}
@@ -149,6 +174,9 @@ static int gdb_frame(struct tp_state *st, const char *s, int force)
 	f = tp_frame_new(st, TP_GDB, index);
 	if (!f)
 		return 1;
+	if (st->gdb_after_term && index == 0 && tp_cur(st)->nframes == 1)
+		tp_cur_info(st)->after_term = 1;
+	st->gdb_after_term = 0;
 	f->has_pc = has_pc;
 	f->pc = pc;
 	if (!(fn_len == 2 && memcmp(fn, "??", 2) == 0))
@@ -163,16 +191,28 @@ static int gdb_frame(struct tp_state *st, const char *s, int force)
 	return 1;
 }
 
-int tp_gdb_pending_feed(struct tp_state *st, char *s, int flush)
+/* "... at" / "... from" and then a path alone at column 0 */
+static int wrapped_location(const struct prov_buf *b, const char *t)
+{
+	if (!((b->len >= 3 && memcmp(b->buf + b->len - 3, " at", 3) == 0) ||
+	      (b->len >= 5 && memcmp(b->buf + b->len - 5, " from", 5) == 0)))
+		return 0;
+	return (*t == '/' || *t == '.') && !strchr(t, ' ');
+}
+
+static int gdb_pending_feed(struct tp_state *st, char *s, int flush)
 {
 	const char *t;
 	char *text;
+	size_t before;
 	int r;
 
 	if (!st->pending.len)
 		return 0;
 	t = s ? tp_ws(s) : "";
-	if (flush || !*t || *t == '#' || st->pending_lines >= TP_MAX_PENDING_LINES) {
+	/* a name or location wrapped to the next line is indented */
+	if (flush || !*t || *t == '#' || st->pending_lines >= TP_MAX_PENDING_LINES ||
+	    (st->pending_wrap && t == s && !wrapped_location(&st->pending, t))) {
 		/* the list never closed: keep what the first line said */
 		text = prov_buf_detach(&st->pending);
 		st->pending_lines = 0;
@@ -180,6 +220,7 @@ int tp_gdb_pending_feed(struct tp_state *st, char *s, int flush)
 		free(text);
 		return 0;
 	}
+	before = st->pending.len;
 	if (prov_buf_putc(&st->pending, ' ') < 0 || prov_buf_puts(&st->pending, t) < 0) {
 		text = prov_buf_detach(&st->pending);
 		st->pending_lines = 0;
@@ -191,12 +232,45 @@ int tp_gdb_pending_feed(struct tp_state *st, char *s, int flush)
 	/* detach first: opening a thread for the frame flushes what is pending */
 	text = prov_buf_detach(&st->pending);
 	r = gdb_frame(st, text, 0);
-	if (r == 2)
+	if (r == 2 || r == 3) {
 		prov_buf_puts(&st->pending, text);
-	else
+		st->pending_wrap = r == 3;
+	} else if (r == 0) {
+		/* what was joined is no frame: keep the lines before it */
 		st->pending_lines = 0;
+		text[before] = '\0';
+		gdb_frame(st, text, 1);
+		free(text);
+		return 0;
+	} else {
+		st->pending_lines = 0;
+	}
 	free(text);
 	return 1;
+}
+
+int tp_gdb_pending(struct tp_state *st, char *s)
+{
+	return st->pending.len && gdb_pending_feed(st, s, 0);
+}
+
+/*
+ * A gdb stack goes on over a blank line or text between its frames (the
+ * source line gdb prints, a prompt, a remark): only a thread header or a
+ * new "#0" starts another.
+ */
+int tp_gdb_idle(struct tp_state *st, int blank)
+{
+	struct tp_tinfo *ti = tp_cur_info(st);
+
+	(void)blank;
+	return ti && ti->fmt == TP_GDB && st->fmt == TP_GDB ? 2 : 0;
+}
+
+void tp_gdb_before_close(struct tp_state *st)
+{
+	/* a frame still waiting for its argument list belongs to this thread */
+	gdb_pending_feed(st, NULL, 1);
 }
 
 /* "SIGSEGV, Segmentation fault." */
@@ -206,6 +280,12 @@ static void gdb_signal_name(struct tp_state *st, const char *p)
 	char *name;
 	int signo;
 
+	/* "Program terminated with signal 11, Segmentation fault." */
+	if (tp_dec(&signo, p, &e) == 0) {
+		if (*e == ',' || *e == '\0')
+			tp_set_signal(st, signo);
+		return;
+	}
 	while ((*e >= 'A' && *e <= 'Z') || tp_isdigit((unsigned char)*e))
 		e++;
 	if (e == p || e - p > 16)
@@ -227,7 +307,10 @@ static int gdb_thread_header(struct tp_state *st, const char *s)
 
 	if (strncmp(s, "Thread ", 7) != 0 || tp_dec(&num, s + 7, &p) < 0 || strncmp(p, " (", 2) != 0)
 		return 0;
-	if (n < 3 || s[n - 1] != ':' || s[n - 2] != ')')
+	/* "...):" and, as some pastes have it, "...)" */
+	if (n >= 3 && s[n - 1] == ':')
+		n--;
+	if (n < 2 || s[n - 1] != ')')
 		return 0;
 	t = tp_open(st, TP_GDB, 1);
 	if (!t)
@@ -249,13 +332,14 @@ static int gdb_thread_header(struct tp_state *st, const char *s)
 			t->tid = tid;
 		}
 	}
-	if (n >= 4 && s[n - 3] == '"') {
-		long i = (long)n - 4;
+	/* n ends at the ')': "... "name")" */
+	if (n >= 3 && s[n - 2] == '"') {
+		long i = (long)n - 3;
 
 		while (i > 0 && s[i] != '"')
 			i--;
 		if (i > 0 && s[i] == '"' && s[i - 1] == ' ')
-			tp_set(&t->name, s + i + 1, (size_t)(n - 4 - (size_t)i));
+			tp_set(&t->name, s + i + 1, (size_t)(n - 3 - (size_t)i));
 	}
 	return 1;
 }
@@ -269,6 +353,8 @@ static int gdb_line(struct tp_state *st, const char *s, size_t indent)
 	    (p = prov_skip_prefix(s, "Program received signal "))) {
 		gdb_signal_name(st, p);
 		tp_end_block(st);
+		/* gdb prints the crashing frame next */
+		st->gdb_after_term = 1;
 		return 1;
 	}
 	if (strncmp(s, "Thread ", 7) == 0 && tp_dec(&num, s + 7, &p) == 0 &&
@@ -284,6 +370,8 @@ static int gdb_line(struct tp_state *st, const char *s, size_t indent)
 		const char *e;
 
 		st->gdb_crashed_num = num;
+		if (!lwp && (lwp = strstr(p, "(process ")) != NULL)
+			lwp += 4;
 		if (lwp) {
 			lwp += 5;
 			for (e = lwp; tp_isdigit((unsigned char)*e); e++)
@@ -346,7 +434,14 @@ static int gdb_line(struct tp_state *st, const char *s, size_t indent)
 			tp_set(&t->unwind_error, p, strlen(p));
 		return 1;
 	}
-	/* bt full: locals are indented; these two are not */
+	/*
+	 * bt full: locals are indented, but a long value wraps to column 0
+	 * ("{x = 0, y = 0}", "<repeats 3 times>}"); gdb's warnings come
+	 * between a thread header and its frames
+	 */
+	if (indent == 0 && (strchr("{}<\"'", s[0]) || strstr(s, " = ") ||
+			    prov_starts_with(s, "warning: ") || prov_starts_with(s, "BFD: ")))
+		return 1;
 	if (indent > 0 || strcmp(s, "No locals.") == 0 ||
 	    strcmp(s, "No symbol table info available.") == 0 ||
 	    strcmp(s, "(More stack frames follow...)") == 0)
@@ -382,7 +477,12 @@ static int eustack_frame(struct tp_state *st, const char *s)
 			dash = q;
 	if (!dash && !tp_plausible_function(p, n) && n)
 		return 0;
-	f = tp_frame_new(st, TP_EUSTACK, index);
+	/*
+	 * eu-stack prints "PID"/"TID" headers and "- MODULE"; without either,
+	 * "#N 0xADDR FUNC" is a program's own signal handler (Chromium's
+	 * base::debug::StackTrace)
+	 */
+	f = tp_frame_new(st, st->fmt == TP_EUSTACK || dash ? TP_EUSTACK : TP_SIGHANDLER, index);
 	if (!f)
 		return 1;
 	f->has_pc = 1;
@@ -399,6 +499,9 @@ static int eustack_frame(struct tp_state *st, const char *s)
 		free(f->function);
 		f->function = NULL;
 	}
+	/* a handler prints the name with its parameter types */
+	if (f->function && tp_cur_info(st)->fmt == TP_SIGHANDLER)
+		tp_strip_args(f->function);
 	return 1;
 }
 
@@ -433,8 +536,21 @@ static int eustack_line(struct tp_state *st, const char *s, size_t indent)
 			return 1;
 		}
 	}
-	if (st->fmt != TP_EUSTACK || indent == 0)
+	if (indent == 0)
 		return 0;
+	/* eu-stack pasted without its PID/TID lines reads as a handler's "#N
+	 * 0xADDR FUNC" list: its indented source and build-id lines still go
+	 * with the frame above */
+	if (st->fmt == TP_SIGHANDLER && tp_last_frame(st) &&
+	    (*s == '[' || strchr(s, ':')) && !strchr(s, ' ')) {
+		size_t path_len;
+		int line, col;
+
+		if (*s != '[' && tp_file_line(s, strlen(s), &path_len, &line, &col) < 0)
+			return 0;
+	} else if (st->fmt != TP_EUSTACK) {
+		return 0;
+	}
 	/* -b: "[buildid]@0xbase+0xoff"; -s: "/src/file.c:42:7" */
 	if (*s == '[') {
 		struct prov_frame *f = tp_last_frame(st);
@@ -480,8 +596,17 @@ static int coredump_frame(struct tp_state *st, const char *s)
 	if (open < 0)
 		return 0;
 	plus = strstr(p + open, " + 0x");
-	if (!plus || tp_hex(&off, plus + 3, &q) < 0 || q != p + n - 1)
+	if (!plus) {
+		/* old systemd: "n/a (/tmp/a.out)" without an offset */
+		const char *m = p + open + 1;
+
+		if (!st->coredump_seen || (*m != '/' && !strstr(m, ".so")) ||
+		    memchr(m, ' ', (size_t)(p + n - 1 - m)))
+			return 0;
+		plus = p + n - 1;
+	} else if (tp_hex(&off, plus + 3, &q) < 0 || q != p + n - 1) {
 		return 0;
+	}
 	f = tp_frame_new(st, TP_COREDUMPCTL, index);
 	if (!f)
 		return 1;
@@ -593,17 +718,18 @@ int tp_native_line(struct tp_state *st, char *s, size_t indent)
 	int r;
 
 	if (s[0] == '#' && tp_isdigit((unsigned char)s[1])) {
-		if (st->san && tp_san_frame_ok(s))
+		if ((st->san && tp_san_frame_ok(s)) || tp_san_frame_own(s))
 			return 0;
 		if (st->fmt == TP_EUSTACK && eustack_frame(st, s))
 			return 1;
 		if (st->fmt == TP_COREDUMPCTL && coredump_frame(st, s))
 			return 1;
 		r = gdb_frame(st, s, 0);
-		if (r == 2) {
+		if (r == 2 || r == 3) {
 			prov_buf_reset(&st->pending);
 			if (prov_buf_puts(&st->pending, s) == 0)
 				st->pending_lines = 1;
+			st->pending_wrap = r == 3;
 			return 1;
 		}
 		if (r)
@@ -615,4 +741,150 @@ int tp_native_line(struct tp_state *st, char *s, size_t indent)
 	if (eustack_line(st, s, indent) || coredump_line(st, s))
 		return 1;
 	return gdb_line(st, s, indent);
+}
+
+/* ---- which gdb thread crashed ---- */
+
+/* 1: a's frames are b's first frames (2: all of them) */
+static int same_frames(const struct prov_thread *a, const struct prov_thread *b)
+{
+	size_t i;
+
+	if (a->nframes > b->nframes)
+		return 0;
+	for (i = 0; i < a->nframes; i++) {
+		const struct prov_frame *x = &a->frames[i], *y = &b->frames[i];
+
+		/* gdb's "#0 0x… in ?? ()" before it loaded the libraries: the
+		 * same pc, no symbol yet */
+		if (a->nframes == 1 && !x->function && !x->file && x->has_pc && y->has_pc &&
+		    x->pc == y->pc && x->index == y->index)
+			continue;
+		if (x->index != y->index || x->has_pc != y->has_pc || x->pc != y->pc ||
+		    x->line != y->line || !tp_str_eq(x->function, y->function) ||
+		    !tp_str_eq(x->file, y->file))
+			return 0;
+	}
+	return a->nframes == b->nframes ? 2 : 1;
+}
+
+/*
+ * `bt` followed by `thread apply all bt` (or `bt full`) prints the current
+ * thread twice: keep the copy with a thread header, remember it was `bt`'s.
+ * A copy that is only the first frames (gdb's "#0 ..." line when it loads a
+ * core) goes too.
+ */
+static void dedupe_gdb(struct tp_state *st)
+{
+	struct prov_crash *c = st->c;
+	size_t i, j, budget = 20000000;
+	unsigned char *drop;
+	int any = 0, r;
+
+	if (!c->nthreads)
+		return;
+	drop = prov_xcalloc(c->nthreads, 1);
+	for (i = 0; i < c->nthreads; i++) {
+		if (st->ti[i].fmt != TP_GDB || !st->ti[i].bare || c->threads[i].has_tid)
+			continue;
+		for (j = 0; j < c->nthreads && budget; j++, budget--) {
+			if (j == i || drop[j] || st->ti[j].fmt != TP_GDB)
+				continue;
+			/* gdb prints the current frame alone when it loads a core */
+			r = same_frames(&c->threads[i], &c->threads[j]);
+			if (!r || (r == 2 && !c->threads[j].has_tid && j > i))
+				continue;
+			st->ti[j].bare = 1;
+			drop[i] = 1;
+			any = 1;
+			break;
+		}
+	}
+	if (any)
+		tp_drop_threads(st, drop);
+	free(drop);
+}
+
+static int same_frame0(const struct prov_frame *a, const struct prov_frame *b, int by_pc)
+{
+	if (by_pc)
+		return a->has_pc && b->has_pc && a->pc == b->pc;
+	return a->function && tp_str_eq(a->function, b->function) && tp_str_eq(a->file, b->file) &&
+	       a->line == b->line;
+}
+
+/*
+ * The frame gdb printed after "Program terminated with signal" is the
+ * crashing thread's #0: the thread whose #0 has its pc (else its function,
+ * file and line). The one-frame copy goes. (size_t)-1 when none matches.
+ */
+static size_t gdb_term_thread(struct tp_state *st)
+{
+	struct prov_crash *c = st->c;
+	size_t i, j, k;
+	int by_pc;
+
+	for (i = 0; i < c->nthreads; i++) {
+		if (!st->ti[i].after_term || c->threads[i].nframes != 1)
+			continue;
+		for (by_pc = 1; by_pc >= 0; by_pc--)
+			for (j = 0; j < c->nthreads; j++) {
+				if (j == i || st->ti[j].fmt != TP_GDB || !c->threads[j].nframes ||
+				    !same_frame0(&c->threads[i].frames[0], &c->threads[j].frames[0], by_pc))
+					continue;
+				k = j > i ? j - 1 : j;
+				tp_drop_thread(st, i);
+				return k;
+			}
+	}
+	return (size_t)-1;
+}
+
+/* The only gdb thread holding "<signal handler called>". */
+static size_t gdb_handler_thread(struct tp_state *st)
+{
+	struct prov_crash *c = st->c;
+	size_t i, k, pick = (size_t)-1;
+
+	for (i = 0; i < c->nthreads; i++) {
+		if (st->ti[i].fmt != TP_GDB)
+			continue;
+		for (k = 0; k < c->threads[i].nframes; k++) {
+			const char *fn = c->threads[i].frames[k].function;
+
+			if (fn && strcmp(fn, "<signal handler called>") == 0)
+				break;
+		}
+		if (k == c->threads[i].nframes)
+			continue;
+		if (pick != (size_t)-1)
+			return (size_t)-1;
+		pick = i;
+	}
+	return pick;
+}
+
+size_t tp_gdb_settle(struct tp_state *st)
+{
+	struct prov_crash *c = st->c;
+	size_t i, pick = (size_t)-1;
+
+	dedupe_gdb(st);
+	if (st->gdb_crashed_num > 0)
+		for (i = 0; i < c->nthreads && pick == (size_t)-1; i++)
+			if (st->ti[i].fmt == TP_GDB && st->ti[i].gdbnum == st->gdb_crashed_num)
+				pick = i;
+	if (pick == (size_t)-1 && st->has_crashed_lwp)
+		for (i = 0; i < c->nthreads && pick == (size_t)-1; i++)
+			if (c->threads[i].has_tid && c->threads[i].tid == st->crashed_lwp)
+				pick = i;
+	if (pick == (size_t)-1)
+		pick = gdb_term_thread(st);
+	if (pick == (size_t)-1)
+		pick = gdb_handler_thread(st);
+	if (pick == (size_t)-1)
+		for (i = 0; i < c->nthreads && pick == (size_t)-1; i++)
+			if (st->ti[i].fmt == TP_GDB && st->ti[i].bare)
+				pick = i;
+	return pick;
 }

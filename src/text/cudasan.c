@@ -1,0 +1,216 @@
+/*
+ * NVIDIA compute-sanitizer (and cuda-memcheck): every line starts with
+ * "=========". An error ("========= Invalid __global__ read of size 4
+ * bytes") has a device frame ("at 0x70 in file.cu:6:kernel()" or "at
+ * kernel()+0x70 in file.cu:6") and the host backtrace of the kernel launch
+ * ("Host Frame:FUNC [0xOFF] in LIB", the library possibly on the next line).
+ * The first error's host frames crashed; the device frame is a thread of
+ * its own, named "device". Frames are numbered from 0 as printed.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "text/internal.h"
+#include "util.h"
+#include "banned.h"
+
+/* "=========" at s: the text after it and its indentation */
+static const char *bar_prefix(const char *s, size_t *indent)
+{
+	const char *p = s;
+
+	while (*p == '=')
+		p++;
+	if (p - s < 9)
+		return NULL;
+	*indent = (size_t)(tp_ws(p) - p);
+	return tp_ws(p);
+}
+
+/* "[0xOFF]" ending at e (exclusive), its start, or NULL */
+static const char *off_bracket(const char *s, const char *e)
+{
+	const char *b;
+	uint64_t v;
+
+	if (e - s < 4 || e[-1] != ']')
+		return NULL;
+	for (b = e - 1; b > s && *b != '['; b--)
+		;
+	if (*b != '[' || tp_hex(&v, b + 1, &s) < 0 || s != e - 1)
+		return NULL;
+	return b;
+}
+
+static void host_frame(struct tp_state *st, const char *p)
+{
+	struct prov_thread *t = tp_cur(st);
+	struct prov_frame *f;
+	const char *e = p + strlen(p), *in = NULL, *b, *x;
+	size_t fn_len;
+
+	if (!t || tp_cur_info(st)->fmt != TP_CUDASAN || !t->name || strcmp(t->name, "host") != 0) {
+		t = tp_open(st, TP_CUDASAN, 1);
+		if (!t)
+			return;
+		t->name = prov_xstrdup("host");
+		if (!st->cs_seen)
+			t->crashed = 1;
+		st->cs_seen = 1;
+	}
+	/* "FUNC [0xOFF] in LIB": the last " in " after a "]" */
+	for (x = p; (x = strstr(x, "] in ")) != NULL; x++)
+		in = x + 1;
+	if (in)
+		e = in;
+	while (e > p && e[-1] == ' ')
+		e--;
+	f = tp_frame_new(st, TP_CUDASAN, -1);
+	if (!f)
+		return;
+	if (in)
+		tp_set(&f->module, in + 4, strlen(in + 4));
+	b = off_bracket(p, e);
+	if (b) {
+		const char *q;
+
+		if (tp_hex(&f->pc, b + 1, &q) == 0)
+			f->has_pc = 1;
+		e = b;
+	}
+	while (e > p && e[-1] == ' ')
+		e--;
+	fn_len = (size_t)(e - p);
+	/* old cuda-memcheck: "LIB (FUNC + 0xOFF)" */
+	if (fn_len > 2 && p[fn_len - 1] == ')') {
+		long open = tp_match_open(p, fn_len - 1);
+		const char *plus;
+
+		if (open > 0 && p[open - 1] == ' ' && !memchr(p, ' ', (size_t)open - 1)) {
+			tp_set(&f->module, p, (size_t)open - 1);
+			plus = strstr(p + open, " + 0x");
+			tp_set(&f->function, p + open + 1,
+			       (size_t)((plus && plus < e ? plus : e - 1) - (p + open + 1)));
+			fn_len = 0;
+		}
+	}
+	/* old cuda-memcheck: "LIB [0xADDR]" with no symbol */
+	if (fn_len && (p[0] == '/' || (p[0] == '.' && p[1] == '/')) && !memchr(p, ' ', fn_len) &&
+	    !f->module) {
+		tp_set(&f->module, p, fn_len);
+		fn_len = 0;
+	}
+	/* newer: "FUNC in FILE:LINE" */
+	if (fn_len) {
+		const char *loc = NULL;
+		size_t path_len;
+		int line, col;
+
+		for (x = p; x + 4 <= p + fn_len; x++)
+			if (memcmp(x, " in ", 4) == 0)
+				loc = x;
+		if (loc && tp_file_line(loc + 4, (size_t)(p + fn_len - loc - 4), &path_len, &line, &col) == 0) {
+			tp_set(&f->file, loc + 4, path_len);
+			f->line = line;
+			f->column = col;
+			fn_len = (size_t)(loc - p);
+		}
+		tp_set(&f->function, p, fn_len);
+	}
+	if (f->function)
+		tp_strip_args(f->function);
+}
+
+/* "at 0x70 in /src/k.cu:6:kernel()", "at kernel()+0x70 in k.cu:6", "at 0x9670 in void f<int>(int)" */
+static void device_frame(struct tp_state *st, const char *p)
+{
+	struct prov_thread *t;
+	struct prov_frame *f;
+	const char *in = strstr(p, " in "), *q;
+	uint64_t v;
+	size_t path_len;
+	int line, col;
+
+	t = tp_open(st, TP_CUDASAN, 1);
+	if (!t)
+		return;
+	t->name = prov_xstrdup("device");
+	f = tp_frame_new(st, TP_CUDASAN, -1);
+	if (!f)
+		return;
+	if (tp_hex(&v, p, &q) == 0 && q == in) {
+		/* "0x70 in FILE:LINE:FUNC" or "0x70 in FUNC" */
+		const char *r = in + 4, *c1 = strchr(r, ':');
+
+		f->has_pc = 1;
+		f->pc = v;
+		if (c1 && tp_dec(&line, c1 + 1, &q) == 0 && *q == ':' && !memchr(r, ' ', (size_t)(c1 - r))) {
+			tp_set(&f->file, r, (size_t)(c1 - r));
+			f->line = line;
+			tp_set(&f->function, q + 1, strlen(q + 1));
+		} else {
+			tp_set(&f->function, r, strlen(r));
+		}
+	} else if (in) {
+		const char *plus = NULL, *x;
+
+		for (x = p; x < in; x++)
+			if (x[0] == '+' && x[1] == '0' && x[2] == 'x')
+				plus = x;
+		tp_set(&f->function, p, (size_t)((plus ? plus : in) - p));
+		if (plus && tp_hex(&v, plus + 1, &q) == 0) {
+			f->has_offset = 1;
+			f->offset = v;
+		}
+		if (tp_file_line(in + 4, strlen(in + 4), &path_len, &line, &col) == 0) {
+			tp_set(&f->file, in + 4, path_len);
+			f->line = line;
+		}
+	} else {
+		tp_set(&f->function, p, strlen(p));
+	}
+	if (f->function)
+		tp_strip_args(f->function);
+	tp_close(st);
+}
+
+int tp_cudasan_line(struct tp_state *st, char *s, size_t indent)
+{
+	struct prov_frame *f;
+	const char *p, *q;
+	size_t in;
+
+	(void)indent;
+	p = bar_prefix(s, &in);
+	if (!p)
+		return 0;
+	if (!*p)
+		return 1;
+	if ((q = prov_skip_prefix(p, "Host Frame:")) != NULL) {
+		host_frame(st, tp_ws(q));
+		return 1;
+	}
+	/* the two-line form: the library of the last host frame */
+	if (prov_starts_with(p, "in ") && in > 1) {
+		f = tp_last_frame(st);
+		if (f && tp_cur_info(st)->fmt == TP_CUDASAN && !f->module)
+			tp_set(&f->module, p + 3, strlen(p + 3));
+		return 1;
+	}
+	if (in > 1 && prov_starts_with(p, "at ") && st->cs_err) {
+		device_frame(st, p + 3);
+		return 1;
+	}
+	if (in > 1 && prov_starts_with(p, "Device Frame:") && st->cs_err) {
+		device_frame(st, tp_ws(p + 13));
+		return 1;
+	}
+	if (in <= 1) {
+		/* a new error, "COMPUTE-SANITIZER", "ERROR SUMMARY: 1 error" */
+		tp_end_block(st);
+		st->fmt = TP_CUDASAN;
+		st->cs_err = !prov_starts_with(p, "ERROR SUMMARY") && strcmp(p, "COMPUTE-SANITIZER") != 0;
+	}
+	return 1;
+}
