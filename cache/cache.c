@@ -675,3 +675,74 @@ cleanup:
 	free(norm);
 	return err;
 }
+
+/* ---- patch ids (src/backport.c) ---- */
+
+static int patchid_table(struct prov_cache *c)
+{
+	return exec(c->db, "CREATE TABLE IF NOT EXISTS patchids("
+		    " commit_id TEXT PRIMARY KEY, patchid TEXT NOT NULL, files TEXT NOT NULL)");
+}
+
+int prov_cache_patchid_get_many(char **ids, char **files, struct prov_cache *c,
+				const char *const *commits, size_t n)
+{
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int err, rc;
+
+	for (i = 0; i < n; i++)
+		ids[i] = files[i] = NULL;
+	if ((err = patchid_table(c)) < 0 ||
+	    (err = prepare(&st, c, "SELECT patchid, files FROM patchids WHERE commit_id=?")) < 0)
+		return err;
+	for (i = 0; i < n; i++) {
+		sqlite3_reset(st);
+		bind_text(st, 1, commits[i]);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			ids[i] = col_str(st, 0);
+			files[i] = col_str(st, 1);
+		} else if (rc != SQLITE_DONE) {
+			err = sql_error(c->db, "patch-id lookup");
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	return err;
+}
+
+int prov_cache_patchid_put_many(struct prov_cache *c, const char *const *commits,
+				const char *const *ids, const char *const *files, size_t n)
+{
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int err;
+
+	if (!n)
+		return 0;
+	if ((err = patchid_table(c)) < 0 || (err = exec(c->db, "BEGIN IMMEDIATE")) < 0)
+		return err;
+	if ((err = prepare(&st, c, "INSERT OR REPLACE INTO patchids(commit_id, patchid, files)"
+			   " VALUES(?,?,?)")) < 0)
+		goto fail;
+	for (i = 0; i < n; i++) {
+		sqlite3_reset(st);
+		bind_text(st, 1, commits[i]);
+		bind_text(st, 2, ids[i]);
+		bind_text(st, 3, files[i] ? files[i] : "");
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			err = sql_error(c->db, "patch-id write");
+			goto fail;
+		}
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if ((err = exec(c->db, "COMMIT")) < 0)
+		goto fail;
+	return 0;
+fail:
+	sqlite3_finalize(st);
+	sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+	return err;
+}

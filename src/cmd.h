@@ -10,6 +10,7 @@ enum prov_exit {
 	PROV_EXIT_OK = 0,
 	PROV_EXIT_PARTIAL = 1,	/* done but incomplete; fixcheck: not an ancestor */
 	PROV_EXIT_INPUT = 2,	/* bad input */
+	PROV_EXIT_UNKNOWN = 3,	/* could not determine (fixcheck, resolve --fix) */
 	PROV_EXIT_USAGE = 64,
 };
 

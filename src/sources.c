@@ -43,7 +43,13 @@ struct prov_repo {
 	struct tag_entry *tags;
 	size_t ntags;
 	int tags_loaded;
+	int stale;	/* a refresh was needed but the fetch failed */
 };
+
+int prov_repo_stale(const struct prov_repo *r)
+{
+	return r && r->stale;
+}
 
 static int git_fail(int code, const char *what)
 {
@@ -395,8 +401,10 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 		if (!all_heads && wants_satisfied(repo, wants, nwants))
 			goto have;
 		/* a mirror that cannot be refreshed (network down) is still usable as it is */
-		if (do_fetch(repo, fetch_url, url, wants, nwants, all_heads) < 0)
+		if (do_fetch(repo, fetch_url, url, wants, nwants, all_heads) < 0) {
 			prov_warn("%s; using the mirror as it is", prov_error_last());
+			r->stale = 1;
+		}
 		goto have;
 	}
 	/* a new mirror: build it aside, rename it into place when complete */
@@ -850,6 +858,272 @@ int prov_repo_read_lines(struct prov_source_line **out, size_t *nout, struct pro
 	error = 0;
 cleanup:
 	prov_source_lines_free(lines, n);
+	git_blob_free(blob);
+	git_tree_entry_free(entry);
+	git_tree_free(tree);
+	git_commit_free(commit);
+	return error;
+}
+
+/* ---- backports: diffs, patch-ids, ranges ---- */
+
+struct diff_text {
+	struct prov_buf *out;
+	int over;
+};
+
+static int diff_line_cb(const git_diff_delta *delta, const git_diff_hunk *hunk,
+			const git_diff_line *line, void *payload)
+{
+	struct diff_text *dt = payload;
+
+	(void)delta;
+	(void)hunk;
+	if (dt->out->len + line->content_len + 2 > PROV_SOURCES_MAX_DIFF) {
+		dt->over = 1;
+		return -1;
+	}
+	if (line->origin == GIT_DIFF_LINE_CONTEXT || line->origin == GIT_DIFF_LINE_ADDITION ||
+	    line->origin == GIT_DIFF_LINE_DELETION)
+		prov_buf_putc(dt->out, line->origin);
+	prov_buf_add(dt->out, line->content, line->content_len);
+	return 0;
+}
+
+int prov_repo_commit_diff(struct prov_buf *text, char patchid[41], struct prov_repo *r,
+			  const char *commit_hex)
+{
+	git_commit *commit = NULL, *parent = NULL;
+	git_tree *tree = NULL, *ptree = NULL;
+	git_diff *diff = NULL;
+	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
+	git_oid oid, pid;
+	struct diff_text dt = { text, 0 };
+	int error;
+
+	memset(patchid, '0', 40);
+	patchid[40] = '\0';
+	if ((error = parse_oid(&oid, commit_hex)) < 0)
+		return error;
+	if (git_commit_lookup(&commit, r->repo, &oid) < 0) {
+		error = prov_error_set(PROV_ENOTFOUND, "unknown commit '%s' in '%s'", commit_hex, r->url);
+		goto cleanup;
+	}
+	if (git_commit_parentcount(commit) > 1) {
+		error = 0;
+		goto cleanup;
+	}
+	if ((git_commit_parentcount(commit) == 1 &&
+	     (git_commit_parent(&parent, commit, 0) < 0 || git_commit_tree(&ptree, parent) < 0)) ||
+	    git_commit_tree(&tree, commit) < 0) {
+		error = git_fail(PROV_ERROR, "cannot read a commit's tree");
+		goto cleanup;
+	}
+	dopts.context_lines = 3;
+	if (git_diff_tree_to_tree(&diff, r->repo, ptree, tree, &dopts) < 0) {
+		error = git_fail(PROV_ERROR, "cannot diff a commit");
+		goto cleanup;
+	}
+	if (git_diff_patchid(&pid, diff, NULL) < 0) {
+		error = git_fail(PROV_ERROR, "cannot compute a patch-id");
+		goto cleanup;
+	}
+	git_oid_tostr(patchid, 41, &pid);
+	if (git_diff_print(diff, GIT_DIFF_FORMAT_PATCH, diff_line_cb, &dt) < 0) {
+		error = dt.over ? prov_error_set(PROV_ELIMIT, "the diff of %.12s is larger than %zu bytes",
+						 commit_hex, PROV_SOURCES_MAX_DIFF)
+				: git_fail(PROV_ERROR, "cannot print a diff");
+		goto cleanup;
+	}
+	error = 0;
+cleanup:
+	git_diff_free(diff);
+	git_tree_free(tree);
+	git_tree_free(ptree);
+	git_commit_free(parent);
+	git_commit_free(commit);
+	return error;
+}
+
+void prov_range_free(struct prov_range_commit *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; c && i < n; i++)
+		free(c[i].picked_from);
+	free(c);
+}
+
+/* The ids named by "(cherry picked from commit X)" lines of a message. */
+static char *picked_from(const char *msg)
+{
+	static const char key[] = "(cherry picked from commit ";
+	struct prov_buf b = PROV_BUF_INIT;
+	const char *p = msg;
+
+	while (p && (p = strstr(p, key))) {
+		const char *h = p + sizeof(key) - 1;
+		size_t n = 0;
+
+		while (n < 40 && isxdigit((unsigned char)h[n]))
+			n++;
+		if (n >= 4 && (h[n] == ')' || n == 40)) {
+			if (b.len)
+				prov_buf_putc(&b, ' ');
+			prov_buf_add(&b, h, n);
+		}
+		p = h;
+	}
+	if (!b.len) {
+		prov_buf_release(&b);
+		return NULL;
+	}
+	return prov_buf_detach(&b);
+}
+
+int prov_repo_range(struct prov_range_commit **out, size_t *nout, struct prov_repo *r,
+		    const char *tip_hex, const char *hide_hex, size_t max)
+{
+	git_revwalk *walk = NULL;
+	struct prov_range_commit *list = NULL;
+	size_t n = 0, alloc = 0;
+	git_oid tip, hide, oid;
+	int error;
+
+	if ((error = parse_oid(&tip, tip_hex)) < 0 ||
+	    (hide_hex && (error = parse_oid(&hide, hide_hex)) < 0))
+		return error;
+	if (git_revwalk_new(&walk, r->repo) < 0) {
+		error = git_fail(PROV_ERROR, "cannot walk history");
+		goto cleanup;
+	}
+	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL);
+	if (git_revwalk_push(walk, &tip) < 0 || (hide_hex && git_revwalk_hide(walk, &hide) < 0)) {
+		error = git_fail(PROV_ERROR, "cannot walk history");
+		goto cleanup;
+	}
+	while (git_revwalk_next(&oid, walk) == 0) {
+		git_commit *c = NULL;
+
+		if (n >= max) {
+			error = prov_error_set(PROV_ELIMIT, "more than %zu commits between %.12s and %.12s",
+					       max, hide_hex ? hide_hex : "the root", tip_hex);
+			goto cleanup;
+		}
+		if (git_commit_lookup(&c, r->repo, &oid) < 0) {
+			error = git_fail(PROV_ERROR, "cannot read commit");
+			goto cleanup;
+		}
+		PROV_ALLOC_GROW(list, n + 1, alloc);
+		memset(&list[n], 0, sizeof(list[n]));
+		git_oid_tostr(list[n].hex, sizeof(list[n].hex), &oid);
+		list[n].picked_from = picked_from(git_commit_message(c));
+		list[n].merge = git_commit_parentcount(c) > 1;
+		n++;
+		git_commit_free(c);
+	}
+	*out = list;
+	*nout = n;
+	list = NULL;
+	n = 0;
+	error = 0;
+cleanup:
+	prov_range_free(list, n);
+	git_revwalk_free(walk);
+	return error;
+}
+
+int prov_repo_merge_base(char **out, struct prov_repo *r, const char *a_hex, const char *b_hex)
+{
+	git_oid a, b, base;
+	char hex[GIT_OID_HEXSZ + 1];
+	int error, rc;
+
+	*out = NULL;
+	if ((error = parse_oid(&a, a_hex)) < 0 || (error = parse_oid(&b, b_hex)) < 0)
+		return error;
+	rc = git_merge_base(&base, r->repo, &a, &b);
+	if (rc == GIT_ENOTFOUND)
+		return 0;
+	if (rc < 0)
+		return git_fail(PROV_ERROR, "cannot compute a merge base");
+	git_oid_tostr(hex, sizeof(hex), &base);
+	*out = prov_xstrdup(hex);
+	return 0;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int prov_repo_branches_containing(char ***out, size_t *nout, struct prov_repo *r,
+				  const char *commit_hex)
+{
+	git_reference_iterator *it = NULL;
+	git_reference *ref = NULL;
+	char **names = NULL;
+	size_t n = 0, alloc = 0;
+	git_oid target;
+	int error;
+
+	if ((error = parse_oid(&target, commit_hex)) < 0)
+		return error;
+	if (git_reference_iterator_glob_new(&it, r->repo, "refs/heads/*") < 0)
+		return git_fail(PROV_ERROR, "cannot list branches");
+	while (git_reference_next(&ref, it) == 0) {
+		git_object *obj = NULL;
+		git_oid tip;
+		int yes = 0;
+
+		if (n < 10000 && git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT) == 0) {
+			git_oid_cpy(&tip, git_object_id(obj));
+			if (descends(&yes, r->repo, &tip, &target) == 0 && yes) {
+				PROV_ALLOC_GROW(names, n + 1, alloc);
+				names[n++] = prov_xstrdup(git_reference_shorthand(ref));
+			}
+		}
+		git_object_free(obj);
+		git_reference_free(ref);
+	}
+	git_reference_iterator_free(it);
+	if (n)
+		qsort(names, n, sizeof(*names), str_cmp);
+	*out = names;
+	*nout = n;
+	return 0;
+}
+
+int prov_repo_read_blob(struct prov_buf *out, struct prov_repo *r, const char *commit_hex,
+			const char *path, size_t max)
+{
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	git_tree_entry *entry = NULL;
+	git_blob *blob = NULL;
+	git_oid oid;
+	int error;
+
+	if ((error = parse_oid(&oid, commit_hex)) < 0)
+		return error;
+	if (git_commit_lookup(&commit, r->repo, &oid) < 0 || git_commit_tree(&tree, commit) < 0) {
+		error = prov_error_set(PROV_ENOTFOUND, "unknown commit '%s' in '%s'", commit_hex, r->url);
+		goto cleanup;
+	}
+	if (git_tree_entry_bypath(&entry, tree, path) < 0 ||
+	    git_tree_entry_type(entry) != GIT_OBJECT_BLOB ||
+	    git_blob_lookup(&blob, r->repo, git_tree_entry_id(entry)) < 0) {
+		error = prov_error_set(PROV_ENOTFOUND, "no file '%s' at commit %.12s", path, commit_hex);
+		goto cleanup;
+	}
+	if ((size_t)git_blob_rawsize(blob) > max) {
+		error = prov_error_set(PROV_ELIMIT, "'%s' at %.12s is larger than %zu bytes", path,
+				       commit_hex, max);
+		goto cleanup;
+	}
+	prov_buf_add(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+	error = 0;
+cleanup:
 	git_blob_free(blob);
 	git_tree_entry_free(entry);
 	git_tree_free(tree);
