@@ -28,6 +28,9 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c);
 /* "SIGSEGV (11), SEGV_MAPERR, fault address 0x0" */
 void prov_report_signal_summary(struct prov_buf *b, const struct prov_crash *c);
 
+/* How a --fix is in (or what to do): "as cherry-pick 1234abcd5678", ... Caller frees. */
+char *prov_report_fix_how(const struct prov_fix_status *x);
+
 int prov_report_text(struct prov_buf *out, const struct prov_crash *c, unsigned int flags);
 int prov_report_markdown(struct prov_buf *out, const struct prov_crash *c, unsigned int flags);
 
