@@ -2,11 +2,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <git2.h>
@@ -44,6 +48,7 @@ struct prov_repo {
 	size_t ntags;
 	int tags_loaded;
 	int stale;	/* a refresh was needed but the fetch failed */
+	char *fetch_error;	/* why */
 };
 
 int prov_repo_stale(const struct prov_repo *r)
@@ -70,6 +75,7 @@ void prov_repo_free(struct prov_repo *r)
 	git_repository_free(r->repo);
 	free(r->path);
 	free(r->url);
+	free(r->fetch_error);
 	free(r);
 }
 
@@ -173,13 +179,56 @@ struct progress {
 	const char *url;
 	int shown;
 	uint64_t last_ms;
+	int tty;
+	int fd;	/* the parent's watch pipe (bounded_fetch), or -1 */
+	uint64_t last_bytes;
+	uint64_t last_ping_ms;
 };
+
+/* Tell the parent that something arrived (at most every 50 ms). */
+static void ping(struct progress *p)
+{
+	uint64_t now;
+
+	if (p->fd < 0)
+		return;
+	now = prov_now_ms();
+	if (now - p->last_ping_ms < 50)
+		return;
+	p->last_ping_ms = now;
+	if (write(p->fd, "P", 1) < 0) {
+		/* the parent is gone or not listening: nothing to do */
+	}
+}
+
+static int sideband_cb(const char *str, int len, void *payload)
+{
+	(void)str;
+	(void)len;
+	ping(payload);
+	return 0;
+}
+
+static int tips_cb(const char *refname, const git_oid *a, const git_oid *b, void *payload)
+{
+	(void)refname;
+	(void)a;
+	(void)b;
+	ping(payload);
+	return 0;
+}
 
 static int progress_cb(const git_indexer_progress *s, void *payload)
 {
 	struct progress *p = payload;
 	uint64_t now = prov_now_ms();
 
+	if (s->received_bytes != p->last_bytes || s->indexed_deltas) {
+		p->last_bytes = s->received_bytes;
+		ping(p);
+	}
+	if (!p->tty)
+		return 0;
 	if (now - p->last_ms < 100 && s->received_objects != s->total_objects)
 		return 0;
 	p->last_ms = now;
@@ -210,14 +259,14 @@ static int ref_name_ok(const char *w)
 }
 
 static int do_fetch(git_repository *repo, const char *fetch_url, const char *display_url,
-		    const char *const *wants, size_t nwants, int all_heads)
+		    const char *const *wants, size_t nwants, int all_heads, int watch_fd)
 {
 	git_fetch_options fo = GIT_FETCH_OPTIONS_INIT;
 	git_remote *remote = NULL;
 	git_strarray arr = { NULL, 0 };
 	char **specs = NULL;
 	size_t n = 0, i;
-	struct progress prog = { display_url, 0, 0 };
+	struct progress prog = { display_url, 0, 0, 0, -1, 0, 0 };
 	int error;
 
 	for (i = 0; i < nwants; i++)
@@ -235,10 +284,12 @@ static int do_fetch(git_repository *repo, const char *fetch_url, const char *dis
 								   wants[i], wants[i]));
 	arr.strings = specs;
 	arr.count = n;
-	if (prov_isatty(2)) {
-		fo.callbacks.transfer_progress = progress_cb;
-		fo.callbacks.payload = &prog;
-	}
+	prog.tty = prov_isatty(2);
+	prog.fd = watch_fd;
+	fo.callbacks.transfer_progress = progress_cb;
+	fo.callbacks.sideband_progress = sideband_cb;
+	fo.callbacks.update_tips = tips_cb;
+	fo.callbacks.payload = &prog;
 	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 	if (git_remote_create_anonymous(&remote, repo, fetch_url) < 0) {
 		error = git_fail(PROV_ERROR, "cannot set up a fetch");
@@ -268,6 +319,171 @@ cleanup:
 	free(specs);
 	git_remote_free(remote);
 	return error;
+}
+
+/* ---- fetches that cannot hang: a child process, watched and killed ---- */
+
+struct fetch_bounds {
+	uint64_t connect_s, stall_s, total_s;	/* 0: no bound */
+};
+
+static uint64_t bound(const struct prov_config *cfg, const char *key, uint64_t def)
+{
+	const char *v = cfg ? prov_config_get(cfg, key) : NULL;
+	char *end;
+	unsigned long long n;
+
+	if (!v || !*v)
+		return def;
+	n = strtoull(v, &end, 10);
+	if (*end || n > 7ULL * 86400) {
+		prov_warn("ignoring %s = '%s': not a number of seconds", key, v);
+		return def;
+	}
+	return n;
+}
+
+static void fetch_bounds_read(struct fetch_bounds *b, const struct prov_config *cfg)
+{
+	b->connect_s = bound(cfg, "fetch.connecttimeout", 30);
+	b->stall_s = bound(cfg, "fetch.stalltimeout", 60);
+	b->total_s = bound(cfg, "fetch.timeout", 600);
+}
+
+/* What a killed fetch may leave: ref locks and libgit2's pack temporaries. */
+static int litter_cb(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	const char *base = path + ftw->base;
+
+	(void)sb;
+	if (type == FTW_F && (prov_ends_with(base, ".lock") || prov_starts_with(base, "pack_git2_")))
+		unlink(path);
+	return 0;
+}
+
+static void remove_litter(const char *repo_path)
+{
+	nftw(repo_path, litter_cb, 16, FTW_PHYS);
+}
+
+/*
+ * Fetch into the repository at repo_path in a child process, killed when
+ * nothing arrived within fetch.connectTimeout, when nothing more arrived for
+ * fetch.stallTimeout, or after fetch.timeout in all. A killed fetch leaves
+ * at most unreferenced objects (its lock files are removed); the caller
+ * trusts a new mirror only after a successful fetch.
+ */
+static int bounded_fetch(const char *repo_path, const char *fetch_url, const char *display_url,
+			 const char *const *wants, size_t nwants, int all_heads,
+			 const struct prov_config *cfg)
+{
+	struct fetch_bounds b;
+	struct prov_buf msg = PROV_BUF_INIT;
+	uint64_t start, last, now;
+	int fds[2], status = 0, got_any = 0, in_msg = 0, killed = 0;
+	const char *why = NULL;
+	pid_t pid, parent;
+
+	fetch_bounds_read(&b, cfg);
+	fprintf(stderr, "fetching %s (mirror)\n", display_url);
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return prov_error_set(PROV_ERROR, "cannot fetch '%s': pipe: %s", display_url, strerror(errno));
+	fflush(stdout);
+	fflush(stderr);
+	parent = getpid();
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return prov_error_set(PROV_ERROR, "cannot fetch '%s': fork: %s", display_url, strerror(errno));
+	}
+	if (pid == 0) {
+		git_repository *repo = NULL;
+		int rc = 1;
+
+		close(fds[0]);
+		/* a killed run must not leave its fetch running */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
+		signal(SIGPIPE, SIG_IGN);
+		if (git_repository_open_bare(&repo, repo_path) < 0)
+			git_fail(PROV_ERROR, "cannot open mirror");
+		else if (do_fetch(repo, fetch_url, display_url, wants, nwants, all_heads, fds[1]) == 0)
+			rc = 0;
+		if (rc) {
+			const char *m = prov_error_last();
+
+			if (write(fds[1], "E", 1) == 1 && write(fds[1], m, strlen(m)) < 0)
+				rc = 1;
+		}
+		_exit(rc);
+	}
+	close(fds[1]);
+	start = last = prov_now_ms();
+	for (;;) {
+		struct pollfd pfd = { fds[0], POLLIN, 0 };
+		char buf[512];
+		int pr = poll(&pfd, 1, 100);
+
+		now = prov_now_ms();
+		if (pr > 0) {
+			ssize_t n = read(fds[0], buf, sizeof(buf));
+
+			if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+				break;
+			for (ssize_t i = 0; i < n; i++) {
+				if (in_msg) {
+					prov_buf_putc(&msg, buf[i]);
+				} else if (buf[i] == 'E') {
+					in_msg = 1;
+				} else {
+					got_any = 1;
+					last = now;
+				}
+			}
+		}
+		if (b.total_s && now - start > b.total_s * 1000)
+			why = "took longer than";
+		else if (!got_any && b.connect_s && now - start > b.connect_s * 1000)
+			why = "got no answer within";
+		else if (got_any && b.stall_s && now - last > b.stall_s * 1000)
+			why = "stalled for";
+		if (why) {
+			kill(pid, SIGKILL);
+			killed = 1;
+			break;
+		}
+	}
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (killed) {
+		remove_litter(repo_path);
+		prov_buf_release(&msg);
+		if (!strcmp(why, "took longer than"))
+			return prov_error_set(PROV_ERROR, "fetch of %s took longer than %llu s (fetch.timeout)",
+					      display_url, (unsigned long long)b.total_s);
+		if (!strcmp(why, "stalled for"))
+			return prov_error_set(PROV_ERROR, "fetch of %s stalled for %llu s (fetch.stallTimeout)",
+					      display_url, (unsigned long long)b.stall_s);
+		return prov_error_set(PROV_ERROR, "fetch of %s got no answer within %llu s (fetch.connectTimeout)",
+				      display_url, (unsigned long long)b.connect_s);
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		prov_buf_release(&msg);
+		return 0;
+	}
+	remove_litter(repo_path);
+	if (msg.len)
+		prov_error_set(PROV_ERROR, "%s", msg.buf);
+	else if (WIFSIGNALED(status))
+		prov_error_set(PROV_ERROR, "cannot fetch '%s': the fetch process died of signal %d",
+			       display_url, WTERMSIG(status));
+	else
+		prov_error_set(PROV_ERROR, "cannot fetch '%s'", display_url);
+	prov_buf_release(&msg);
+	return PROV_ERROR;
 }
 
 /* Does every want resolve in the repo as a tag or a commit by hex? */
@@ -401,9 +617,18 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 		if (!all_heads && wants_satisfied(repo, wants, nwants))
 			goto have;
 		/* a mirror that cannot be refreshed (network down) is still usable as it is */
-		if (do_fetch(repo, fetch_url, url, wants, nwants, all_heads) < 0) {
+		if (bounded_fetch(mirror, fetch_url, url, wants, nwants, all_heads,
+				  opts->config) < 0) {
 			prov_warn("%s; using the mirror as it is", prov_error_last());
 			r->stale = 1;
+			r->fetch_error = prov_xstrdup(prov_error_last());
+		}
+		/* see what the fetch (in another process) wrote */
+		git_repository_free(repo);
+		repo = NULL;
+		if (git_repository_open_bare(&repo, mirror) < 0) {
+			error = git_fail(PROV_ERROR, "cannot open mirror");
+			goto cleanup;
 		}
 		goto have;
 	}
@@ -417,10 +642,10 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 		error = git_fail(PROV_ERROR, "cannot create a mirror");
 		goto cleanup;
 	}
-	if ((error = do_fetch(repo, fetch_url, url, wants, nwants, all_heads)) < 0)
-		goto cleanup;
 	git_repository_free(repo);
 	repo = NULL;
+	if ((error = bounded_fetch(tmp, fetch_url, url, wants, nwants, all_heads, opts->config)) < 0)
+		goto cleanup;
 	if (rename(tmp, mirror) < 0) {
 		error = prov_error_set(PROV_ERROR, "cannot rename '%s': %s", tmp, strerror(errno));
 		goto cleanup;
@@ -487,8 +712,9 @@ static int resolve_oid(git_oid *out, struct prov_repo *r, const char *rev)
 done:
 	git_object_free(obj);
 	if (error)
-		prov_error_set(PROV_ENOTFOUND, "unknown revision '%s' in '%s'", rev ? rev : "",
-			       r->url);
+		prov_error_set(PROV_ENOTFOUND, "unknown revision '%s' in '%s'%s%s%s", rev ? rev : "",
+			       r->url, r->fetch_error ? " (the mirror could not be refreshed: " : "",
+			       r->fetch_error ? r->fetch_error : "", r->fetch_error ? ")" : "");
 	return error;
 }
 
