@@ -85,6 +85,7 @@ LIB_OBJS += src/config.o
 
 # Core analyzer (libdwfl) and input detection.
 LIB_OBJS += src/core.o
+LIB_OBJS += src/dbgbudget.o
 LIBS += -lstdc++
 
 # Text backtrace parsers.

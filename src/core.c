@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "dbgbudget.h"
 #include "error.h"
 #include "util.h"
 #include "banned.h"
@@ -570,6 +571,7 @@ static int debuginfod_fd(const unsigned char *bits, int len, int executable, cha
 		return -1;
 	if (!(client = debuginfod_begin()))
 		return -1;
+	prov_dbgbudget_attach(client);	/* one time budget for the whole run */
 	fd = executable ? debuginfod_find_executable(client, bits, len, path)
 			: debuginfod_find_debuginfo(client, bits, len, path);
 	debuginfod_end(client);
@@ -1596,6 +1598,9 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 		error = prov_error_set(PROV_ERROR, "dwfl_begin: %s", dwfl_errmsg(-1));
 		goto cleanup;
 	}
+	/* libdwfl's own debuginfod queries share the run's time budget */
+	if (getenv("DEBUGINFOD_URLS") && *getenv("DEBUGINFOD_URLS"))
+		prov_dbgbudget_attach(dwfl_get_debuginfod_client(x.dwfl));
 	dwfl_report_begin(x.dwfl);
 	if ((error = report_modules(&x)) < 0)
 		goto cleanup;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cache/cache.h"
+#include "dbgbudget.h"
 #include "components.h"
 #include "code.h"
 #include "core.h"
@@ -73,6 +74,7 @@ void prov_pipeline_setup_debuginfod(const struct prov_global *g, int offline)
 	}
 	if (!urls || !*urls)
 		return;
+	prov_dbgbudget_init(g ? g->config : NULL);
 	setenv("DEBUGINFOD_TIMEOUT", timeout ? timeout : "30", 0);
 	setenv("DEBUGINFOD_MAXTIME", timeout ? timeout : "120", 0);
 	if (g && g->cache_dir) {
