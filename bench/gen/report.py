@@ -136,6 +136,20 @@ def main():
                 a["input"], a["got"], a["expected"], "agree" if a["ok"] else "DISAGREE"))
         w("")
 
+    bp = [r for r in recs if r["section"] == "backport"]
+    if bp:
+        w("## fixcheck on a release branch (5,000 commits past the merge base)")
+        w("")
+        w("| fix | tool | median | min | peak RSS |")
+        w("|---|---|---|---|---|")
+        for r in bp:
+            w("| %s | %s | %s | %s | %s |" % (r["input"], r["tool"], fmt_t(r), fmt_min(r), fmt_rss(r)))
+        for a in (r for r in recs if r["section"] == "backportagree"):
+            w("")
+            w("- provenance %s; git patch-id says %s: **%s**" % (
+                a["got"], a["expected"], "agree" if a["ok"] else "DISAGREE"))
+        w("")
+
     # Targets
     w("## Targets")
     w("")
@@ -180,6 +194,14 @@ def main():
         else:
             w("| fixcheck < 100 ms (%s) | %s | %.0f ms |" % (
                 r["input"], "PASS" if r["median"] < 0.1 else "MISS", r["median"] * 1000))
+    for r in bp:
+        if r["tool"] != "prov-fixcheck-warm":
+            continue
+        if r.get("median") is None:
+            w("| backport check < 1 s warm (%s) | n/a | %s |" % (r["input"], fmt_t(r)))
+        else:
+            w("| backport check < 1 s warm (%s) | %s | %.0f ms |" % (
+                r["input"], "PASS" if r["median"] < 1.0 else "MISS", r["median"] * 1000))
     w("")
     print("\n".join(out))
 
