@@ -215,6 +215,10 @@ int cmd_resolve(int argc, char **argv, struct prov_global *g)
 						    opts.sysroot));
 		goto cleanup;
 	}
+	if (opts.exe && (error = prov_cmd_check_exe(opts.exe)) < 0) {
+		code = prov_cmd_fail(error);
+		goto cleanup;
+	}
 	mappings[nmappings] = NULL;
 	opts.mappings = nmappings ? mappings : NULL;
 

@@ -55,6 +55,9 @@ int prov_cmd_help(const char *cmd, const char *body);
 /* Write a buffer to stdout; 0 or -1 (message set). */
 int prov_cmd_write(const char *data, size_t len);
 
+/* --exe PATH: 0 when PATH is a readable ELF file, else PROV_EINPUT saying why. */
+int prov_cmd_check_exe(const char *path);
+
 /* Parse --format; 0 or PROV_EUSAGE. `allowed` is e.g. "text|json". */
 int prov_cmd_parse_format(const char **out, const char *value, const char *allowed);
 
