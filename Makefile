@@ -27,6 +27,8 @@ VERSION := 0.1.0
 bindir = $(PREFIX)/bin
 datadir = $(PREFIX)/share/provenance
 mandir = $(PREFIX)/share/man
+bashcompdir = $(PREFIX)/share/bash-completion/completions
+zshcompdir = $(PREFIX)/share/zsh/site-functions
 
 PKGS = libdw libelf libgit2 libarchive sqlite3 libcurl libdebuginfod capstone
 TEST_PKGS = cmocka
@@ -204,17 +206,25 @@ fuzz/fuzz-%: fuzz/fuzz-%.c $(LIB_OBJS:.o=.c)
 check-fuzz: fuzz
 	$(Q)./fuzz/run-fuzz.sh $(FUZZ_SECONDS)
 
-install: all
-	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(datadir)/mappings $(DESTDIR)$(mandir)/man1
+install: all install-data
+	install -d $(DESTDIR)$(bindir)
 	install -m 755 $(PROGRAM) $(DESTDIR)$(bindir)/$(PROGRAM)
+
+# everything but the program (no build): mappings, man page, shell completion
+install-data:
+	install -d $(DESTDIR)$(datadir)/mappings $(DESTDIR)$(mandir)/man1
 	install -m 644 mappings/*.map $(DESTDIR)$(datadir)/mappings/
-	install -m 644 docs/provenance.1 $(DESTDIR)$(mandir)/man1/provenance.1
+	sed 's|/usr/local/share/provenance|$(datadir)|g' docs/provenance.1 >$(DESTDIR)$(mandir)/man1/provenance.1
+	chmod 644 $(DESTDIR)$(mandir)/man1/provenance.1
+	install -d $(DESTDIR)$(bashcompdir) $(DESTDIR)$(zshcompdir)
+	install -m 644 docs/completion/provenance.bash $(DESTDIR)$(bashcompdir)/provenance
+	install -m 644 docs/completion/_provenance $(DESTDIR)$(zshcompdir)/_provenance
 
 clean:
 	rm -f $(PROGRAM) $(LIB) $(LIB_OBJS) $(CMD_OBJS) $(UNIT_TESTS) .build-flags
 	rm -f $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(UNIT_TESTS:=.d)
 	rm -rf tests/out $(FUZZ_TARGETS)
 
-.PHONY: all deps check check-unit demo bench fuzz check-fuzz install clean FORCE
+.PHONY: all deps check check-unit demo bench fuzz check-fuzz install install-data clean FORCE
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d)
