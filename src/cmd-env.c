@@ -24,12 +24,14 @@ static const char env_help[] =
 	"   --format FMT    text (default), markdown or json\n"
 	"   --mapping FILE  extra component mappings (repeatable); JSON gives each\n"
 	"                   package's upstream component, repository and ref\n"
-	"   --offline       never fetch: Git Hash only from mirrors already in the cache\n"
+	"   --fetch         fetch the mirrors that are missing (network)\n"
+	"   --offline       never fetch (the default)\n"
 	"\n"
 	"A package that a mapping names is shown under its component's name, as\n"
 	"'provenance resolve' does, and its Git Hash is the mapping's ref resolved in\n"
-	"the component's repository (fetched into the mirror cache unless --offline;\n"
-	"url.<base>.insteadOf applies).\n"
+	"the component's repository: a mirror already in the cache, or a local or\n"
+	"file:// upstream (url.<base>.insteadOf applies); with --fetch, missing\n"
+	"mirrors are fetched first (a whole system's upstreams can be large).\n"
 	"\n"
 	"exit codes: 0 done, 2 the sysroot does not exist or a mapping is bad, 64 usage\n";
 
@@ -170,8 +172,10 @@ static void fill_commits(struct prov_origin **v, size_t n, const struct env_map 
 			continue;
 		want = map[i].ref;
 		if (prov_sources_open(&repo, map[i].repo, &want, 1, 0, &so) < 0) {
-			prov_warn("%s: no Git Hash for %s: %s", map[i].component, v[i]->name,
-				  prov_error_last());
+			/* offline, a missing mirror is the normal case: no warning */
+			if (!offline || prov_error_last_code() != PROV_ENOTFOUND)
+				prov_warn("%s: no Git Hash for %s: %s", map[i].component, v[i]->name,
+					  prov_error_last());
 			failed[nfailed++] = map[i].repo;
 			continue;
 		}
@@ -220,6 +224,7 @@ int cmd_env(int argc, char **argv, struct prov_global *g)
 		{ "format", required_argument, NULL, 'f' },
 		{ "mapping", required_argument, NULL, 'm' },
 		{ "offline", no_argument, NULL, 'o' },
+		{ "fetch", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -233,7 +238,7 @@ int cmd_env(int argc, char **argv, struct prov_global *g)
 	struct env_map *map = NULL;
 	const char **mapping_files = prov_xcalloc((size_t)argc + 1, sizeof(*mapping_files));
 	size_t n = 0, i, nmf = 0;
-	int opt, err, rc, offline = 0;
+	int opt, err, rc, offline = 1;
 
 	prov_mappings_init(&maps);
 
@@ -255,6 +260,9 @@ int cmd_env(int argc, char **argv, struct prov_global *g)
 			break;
 		case 'o':
 			offline = 1;
+			break;
+		case 'F':
+			offline = 0;
 			break;
 		case 'h':
 			rc = prov_cmd_help("env", env_help);

@@ -30,7 +30,7 @@ _provenance() {
 	case $cmd in
 	analyze) COMPREPLY=($(compgen -W "--exe --sysroot --format --help" -- "$cur")) ;;
 	resolve) COMPREPLY=($(compgen -W "--exe --sysroot --format --mapping --offline --context --fix --component --all-threads --help" -- "$cur")) ;;
-	env) COMPREPLY=($(compgen -W "--sysroot --format --mapping --offline --help" -- "$cur")) ;;
+	env) COMPREPLY=($(compgen -W "--sysroot --format --mapping --offline --fetch --help" -- "$cur")) ;;
 	fixcheck) COMPREPLY=($(compgen -W "--repo --at --debian-source --component --sysroot --mapping --offline --format --help" -- "$cur")) ;;
 	cache) COMPREPLY=($(compgen -W "stats clear --help" -- "$cur")) ;;
 	esac
