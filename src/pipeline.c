@@ -127,6 +127,9 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 	} else {
 		if ((error = prov_text_parse(&c, in.name, in.text.buf, in.text.len)) < 0)
 			goto cleanup;
+		/* one reason for every renderer (text, Markdown, JSON) */
+		if (!c->ninsns && !c->insns_note)
+			c->insns_note = prov_xstrdup("a text backtrace has no code bytes (disassembly needs a core)");
 	}
 
 	if (cache_dir && prov_cache_open(&cache, cache_dir) < 0) {
