@@ -37,7 +37,7 @@ TEST_PKGS = cmocka
 # tools the tests use to build fixtures (rpm databases, compressed cores).
 DEB_PACKAGES = pkg-config libdw-dev libelf-dev libasm-dev libdebuginfod-dev \
 	elfutils debuginfod libgit2-dev libarchive-dev libsqlite3-dev \
-	libcurl4-openssl-dev libcmocka-dev libcapstone-dev python3-jsonschema gdb git rpm zstd lz4 xz-utils gzip \
+	libcurl4-openssl-dev libcmocka-dev libcapstone-dev binutils-dev python3-jsonschema gdb git rpm zstd lz4 xz-utils gzip \
 	python3 file dpkg-dev
 DEB_COMMANDS = pkg-config eu-stack eu-unstrip gdb git rpm rpmbuild zstd lz4 xz \
 	gzip python3 dpkg-source
@@ -73,7 +73,7 @@ ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(WARNINGS) $(SAN_FLAGS) -D_GNU_SOURCE \
 	-DPROV_VERSION='"$(VERSION)"' -DPROV_DATADIR='"$(datadir)"' \
 	-I. -Isrc $(PKG_CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
-LIBS = $(PKG_LIBS) -lasm -lpthread
+LIBS = $(PKG_LIBS) -lasm -lopcodes -lpthread
 
 PROGRAM = provenance
 
@@ -168,6 +168,7 @@ deps:
 	$(Q)missing=""; \
 	$(PKG_CONFIG) --exists $(PKGS) $(TEST_PKGS) 2>/dev/null || missing=libs; \
 	test -f /usr/include/elfutils/libasm.h || missing="$$missing libasm"; \
+	test -f /usr/include/dis-asm.h || missing="$$missing binutils-dev"; \
 	for c in $(DEB_COMMANDS); do command -v $$c >/dev/null 2>&1 || missing="$$missing $$c"; done; \
 	if [ -n "$$missing" ]; then \
 		if [ "$(NO_DEPS)" = 1 ]; then echo "missing: $$missing (NO_DEPS=1 set)" >&2; exit 1; fi; \
