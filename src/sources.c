@@ -323,6 +323,10 @@ cleanup:
 
 /* ---- fetches that cannot hang: a child process, watched and killed ---- */
 
+static int bounded_fetch_once(const char *repo_path, const char *fetch_url, const char *display_url,
+			      const char *const *wants, size_t nwants, int all_heads,
+			      const struct prov_config *cfg);
+
 struct fetch_bounds {
 	uint64_t connect_s, stall_s, total_s;	/* 0: no bound */
 };
@@ -373,9 +377,66 @@ static void remove_litter(const char *repo_path)
  * at most unreferenced objects (its lock files are removed); the caller
  * trusts a new mirror only after a successful fetch.
  */
+/*
+ * Hosts that did not answer within fetch.connectTimeout in this run: the
+ * next fetch from one fails at once, so that a machine without network
+ * pays the connect bound once per host, not once per repository.
+ */
+#define MAX_DEAD_HOSTS 64
+static char *dead_hosts[MAX_DEAD_HOSTS];
+static size_t ndead_hosts;
+
+/* "scheme://[user@]host[:port]/..." -> "host[:port]" (caller frees), or NULL. */
+static char *url_host(const char *url)
+{
+	const char *p = strstr(url, "://"), *end, *at;
+
+	if (!p)
+		return NULL;
+	p += 3;
+	end = p + strcspn(p, "/");
+	at = memchr(p, '@', (size_t)(end - p));
+	if (at)
+		p = at + 1;
+	return end > p ? prov_xstrndup(p, (size_t)(end - p)) : NULL;
+}
+
+static int host_is_dead(const char *host)
+{
+	size_t i;
+
+	for (i = 0; host && i < ndead_hosts; i++)
+		if (!strcmp(dead_hosts[i], host))
+			return 1;
+	return 0;
+}
+
 static int bounded_fetch(const char *repo_path, const char *fetch_url, const char *display_url,
 			 const char *const *wants, size_t nwants, int all_heads,
 			 const struct prov_config *cfg)
+{
+	char *host = url_host(fetch_url);
+	int error;
+
+	if (host_is_dead(host)) {
+		error = prov_error_set(PROV_ERROR, "fetch of %s skipped: %s did not answer earlier in this run",
+				       display_url, host);
+		free(host);
+		return error;
+	}
+	error = bounded_fetch_once(repo_path, fetch_url, display_url, wants, nwants, all_heads, cfg);
+	if (error < 0 && strstr(prov_error_last(), "got no answer within") && host &&
+	    ndead_hosts < MAX_DEAD_HOSTS) {
+		dead_hosts[ndead_hosts++] = host;
+		host = NULL;
+	}
+	free(host);
+	return error;
+}
+
+static int bounded_fetch_once(const char *repo_path, const char *fetch_url, const char *display_url,
+			      const char *const *wants, size_t nwants, int all_heads,
+			      const struct prov_config *cfg)
 {
 	struct fetch_bounds b;
 	struct prov_buf msg = PROV_BUF_INIT;

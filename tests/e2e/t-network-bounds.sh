@@ -94,4 +94,23 @@ check_match "$(cat "$T/last.err")" "cannot determine whether v1 is in" "resolve:
 sleep 0.5
 pgrep -f "provenance --cache $T/c5" >/dev/null && fail "a fetch process outlived the run"
 echo "ok: no fetch process left"
+
+# 6. a host that did not answer is not asked again in the same run: two
+#    components on the silent host cost one connect bound, not two
+cat >"$T/bt2.txt" <<'BT'
+PID 1234 - process
+TID 1234:
+#0  0x00007f0000001234 crash_here - /usr/lib/libproj.so.1
+    /build/proj-1/src/x.c:4
+#1  0x00007f0000002234 other - /usr/lib/libtwo.so.1
+    /build/two-1/src/y.c:7
+#2  0x0000555555555555 main - /usr/bin/app
+BT
+printf '[component "proj"]\n\tlibrary = libproj.so*\n\trepo = git://127.0.0.1:%s/one.git\n\tref = v1\n[component "two"]\n\tlibrary = libtwo.so*\n\trepo = git://127.0.0.1:%s/two.git\n\tref = v1\n' \
+	"$silent" "$silent" >"$T/two.map"
+timed 1 9 "two repositories on a silent host (less than twice the bound)" -- "$PROVENANCE" --cache "$T/c6" -c fetch.connectTimeout=5 \
+	resolve "$T/bt2.txt" --mapping "$T/two.map" --format json
+notes=$(json_get "$T/last.out" '" | ".join(c["note"] or "" for c in d["components"])')
+check_match "$notes" "got no answer within 5 s" "the first repository: no answer"
+check_match "$notes" "skipped: 127\.0\.0\.1:$silent did not answer earlier in this run" "the second: skipped"
 echo "all ok"
