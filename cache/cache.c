@@ -746,3 +746,59 @@ fail:
 	sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
 	return err;
 }
+
+static int backport_table(struct prov_cache *c)
+{
+	return exec(c->db, "CREATE TABLE IF NOT EXISTS backport_ranges("
+		    " fix TEXT NOT NULL, deployed TEXT NOT NULL, via TEXT NOT NULL,"
+		    " present TEXT NOT NULL, PRIMARY KEY(fix, deployed))");
+}
+
+int prov_cache_backport_get(char **via, char **present, struct prov_cache *c, const char *fix,
+			    const char *deployed)
+{
+	sqlite3_stmt *st = NULL;
+	int err, rc;
+
+	*via = *present = NULL;
+	if ((err = backport_table(c)) < 0 ||
+	    (err = prepare(&st, c, "SELECT via, present FROM backport_ranges WHERE fix=? AND deployed=?")) < 0)
+		return err;
+	bind_text(st, 1, fix);
+	bind_text(st, 2, deployed);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*via = col_str(st, 0);
+		*present = col_str(st, 1);
+		err = *via && *present ? 0 : PROV_ENOTFOUND;
+		if (err) {
+			free(*via);
+			free(*present);
+			*via = *present = NULL;
+		}
+	} else {
+		err = rc == SQLITE_DONE ? PROV_ENOTFOUND : sql_error(c->db, "backport lookup");
+	}
+	sqlite3_finalize(st);
+	return err;
+}
+
+int prov_cache_backport_put(struct prov_cache *c, const char *fix, const char *deployed,
+			    const char *via, const char *present)
+{
+	sqlite3_stmt *st = NULL;
+	int err;
+
+	if ((err = backport_table(c)) < 0 ||
+	    (err = prepare(&st, c, "INSERT OR REPLACE INTO backport_ranges(fix, deployed, via, present)"
+			   " VALUES(?,?,?,?)")) < 0)
+		return err;
+	bind_text(st, 1, fix);
+	bind_text(st, 2, deployed);
+	bind_text(st, 3, via ? via : "");
+	bind_text(st, 4, present ? present : "");
+	if (sqlite3_step(st) != SQLITE_DONE)
+		err = sql_error(c->db, "backport write");
+	sqlite3_finalize(st);
+	return err;
+}

@@ -111,4 +111,14 @@ int prov_cache_patchid_get_many(char **ids, char **files, struct prov_cache *c,
 int prov_cache_patchid_put_many(struct prov_cache *c, const char *const *commits,
 				const char *const *ids, const char *const *files, size_t n);
 
+/*
+ * The result of searching the commits between a fix and a deployed commit
+ * (immutable for two commit ids): `via` ("" when not found whole) and
+ * `present` ("path\tcommit\n" lines). get: PROV_ENOTFOUND when not kept.
+ */
+int prov_cache_backport_get(char **via, char **present, struct prov_cache *c, const char *fix,
+			    const char *deployed);
+int prov_cache_backport_put(struct prov_cache *c, const char *fix, const char *deployed,
+			    const char *via, const char *present);
+
 #endif

@@ -175,6 +175,26 @@ static int file_id(char id[65], const char *files, const char *path)
 	return 0;
 }
 
+/* The commit kept for `path` in a "path\tcommit\n" list (40 hex); 0 when absent. */
+static int file_id_any(char id[65], const char *list, const char *path)
+{
+	size_t pl = strlen(path);
+	const char *p = list;
+
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		size_t l = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (l > pl + 1 && l - pl - 1 <= 64 && !strncmp(p, path, pl) && p[pl] == '\t') {
+			memcpy(id, p + pl + 1, l - pl - 1);
+			id[l - pl - 1] = '\0';
+			return 1;
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	return 0;
+}
+
 /* ---- patch ids of commits, through the cache ---- */
 
 struct ids {
@@ -529,13 +549,44 @@ int prov_backport_check(struct prov_backport *out, struct prov_repo *r, const ch
 		fix_ids[k] = prov_xstrdup(id);
 	}
 	present = prov_xcalloc(nfiles + 1, sizeof(*present));
-	if ((error = prov_repo_range(&rc, &nrc, r, deployed_hex, fix_hex, max)) < 0)
-		goto cleanup;
-	found = search_range(&out->via, present, r, rc, nrc, fix_hex, out->patchid, fix_files,
-			     fix_ids, nfiles, o->cache);
-	if (found < 0) {
-		error = found;
-		goto cleanup;
+	{
+		/* the range search's result depends on the two commit ids only: kept */
+		char *mvia = NULL, *mpresent = NULL;
+
+		if (o->cache && prov_cache_backport_get(&mvia, &mpresent, o->cache, fix_hex,
+							deployed_hex) == 0) {
+			found = *mvia != '\0';
+			if (found)
+				out->via = prov_xstrdup(mvia);
+			for (k = 0; !found && k < nfiles; k++) {
+				char id[65];
+
+				/* the same "path\tvalue\n" layout as the id lists */
+				if (file_id_any(id, mpresent, fix_files[k]))
+					present[k] = prov_xstrdup(id);
+			}
+			free(mvia);
+			free(mpresent);
+		} else {
+			struct prov_buf pb = PROV_BUF_INIT;
+
+			prov_error_clear();
+			if ((error = prov_repo_range(&rc, &nrc, r, deployed_hex, fix_hex, max)) < 0)
+				goto cleanup;
+			found = search_range(&out->via, present, r, rc, nrc, fix_hex, out->patchid,
+					     fix_files, fix_ids, nfiles, o->cache);
+			if (found < 0) {
+				error = found;
+				goto cleanup;
+			}
+			for (k = 0; k < nfiles; k++)
+				if (present[k])
+					prov_buf_printf(&pb, "%s\t%s\n", fix_files[k], present[k]);
+			if (o->cache && prov_cache_backport_put(o->cache, fix_hex, deployed_hex,
+								found ? out->via : "", pb.buf) < 0)
+				prov_warn("%s", prov_error_last());
+			prov_buf_release(&pb);
+		}
 	}
 	if (found) {
 		out->included = 1;
