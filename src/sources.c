@@ -380,8 +380,10 @@ static void remove_litter(const char *repo_path)
 /*
  * Hosts that did not answer within fetch.connectTimeout in this run: the
  * next fetch from one fails at once, so that a machine without network
- * pays the connect bound once per host, not once per repository.
+ * pays the connect bound once per host, not once per repository; after
+ * DEAD_NETWORK hosts, the network is taken as down for the rest of the run.
  */
+#define DEAD_NETWORK 2
 #define MAX_DEAD_HOSTS 64
 static char *dead_hosts[MAX_DEAD_HOSTS];
 static size_t ndead_hosts;
@@ -421,6 +423,12 @@ static int bounded_fetch(const char *repo_path, const char *fetch_url, const cha
 	if (host_is_dead(host)) {
 		error = prov_error_set(PROV_ERROR, "fetch of %s skipped: %s did not answer earlier in this run",
 				       display_url, host);
+		free(host);
+		return error;
+	}
+	if (ndead_hosts >= DEAD_NETWORK) {
+		error = prov_error_set(PROV_ERROR, "fetch of %s skipped: %zu hosts did not answer earlier in this run (no network?)",
+				       display_url, ndead_hosts);
 		free(host);
 		return error;
 	}

@@ -113,4 +113,29 @@ timed 1 9 "two repositories on a silent host (less than twice the bound)" -- "$P
 notes=$(json_get "$T/last.out" '" | ".join(c["note"] or "" for c in d["components"])')
 check_match "$notes" "got no answer within 5 s" "the first repository: no answer"
 check_match "$notes" "skipped: 127\.0\.0\.1:$silent did not answer earlier in this run" "the second: skipped"
+
+# 7. two hosts without an answer: the network is taken as down for the rest of the run
+python3 "$TOP/tests/e2e/stall-proxy.py" silent "$T/silent2.port" &
+s2pid=$!
+trap 'kill $dpid $spid $ppid_ $s2pid 2>/dev/null; rm -rf "$T"' EXIT
+wait_file "$T/silent2.port" "the second silent server"
+silent2=$(cat "$T/silent2.port")
+cat >"$T/bt3.txt" <<'BT'
+PID 1234 - process
+TID 1234:
+#0  0x00007f0000001234 crash_here - /usr/lib/libproj.so.1
+    /build/proj-1/src/x.c:4
+#1  0x00007f0000002234 other - /usr/lib/libtwo.so.1
+    /build/two-1/src/y.c:7
+#2  0x00007f0000003234 third - /usr/lib/libthree.so.1
+    /build/three-1/src/z.c:9
+#3  0x0000555555555555 main - /usr/bin/app
+BT
+printf '[component "proj"]\n\tlibrary = libproj.so*\n\trepo = git://127.0.0.1:%s/one.git\n\tref = v1\n' "$silent" >"$T/three.map"
+printf '[component "two"]\n\tlibrary = libtwo.so*\n\trepo = git://127.0.0.1:%s/two.git\n\tref = v1\n' "$silent2" >>"$T/three.map"
+printf '[component "three"]\n\tlibrary = libthree.so*\n\trepo = git://127.0.0.1:%s/up.git\n\tref = v1\n' "$dport" >>"$T/three.map"
+timed 1 14 "two silent hosts, then a third repository (less than three bounds)" -- "$PROVENANCE" --cache "$T/c7" -c fetch.connectTimeout=5 \
+	resolve "$T/bt3.txt" --mapping "$T/three.map" --format json
+notes=$(json_get "$T/last.out" '" | ".join(c["note"] or "" for c in d["components"])')
+check_match "$notes" "skipped: 2 hosts did not answer earlier in this run" "the third: skipped, the network is down"
 echo "all ok"
