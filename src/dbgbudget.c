@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,8 +33,14 @@ static int progress(debuginfod_client *c, long a, long b)
 	(void)c;
 	(void)a;
 	(void)b;
-	if (!started_ms)
+	if (!started_ms) {
+		const char *urls = getenv("DEBUGINFOD_URLS");
+
 		started_ms = now ? now : 1;
+		/* one line when the network is first used, as for git fetches */
+		fprintf(stderr, "asking debuginfod %s for missing files by build ID\n",
+			urls ? urls : "");
+	}
 	if (!budget_ms || now - started_ms <= budget_ms)
 		return 0;
 	if (!spent) {

@@ -92,6 +92,7 @@ rc=$?
 took=$(( $(date +%s) - start ))
 [ $rc -le 1 ] || { cat "$T/slow2.err"; fail "resolve with a total budget exited $rc"; }
 check_match "$(cat "$T/slow2.err")" "debuginfod: gave up after 3 s in total \(debuginfod\.totalTimeout\)" "the budget is reported"
+check_eq "$(grep -c "^asking debuginfod $DEBUGINFOD_URLS " "$T/slow2.err")" 1 "one line on stderr when debuginfod is first asked"
 nmods=$(json_get "$T/slow2.json" 'len(d["modules"])')
 [ "$nmods" -ge 2 ] || fail "expected several modules to ask for, got $nmods"
 [ $took -lt 12 ] || fail "the total budget of 3 s did not hold: ${took}s for $nmods modules (15 s per query)"
