@@ -159,6 +159,7 @@ static const char *const known_keys[] = {
 	"core.maxsize",
 	"debuginfod.timeout", "debuginfod.totaltimeout",
 	"sources.debianbaseurl",
+	"sources.localdirs",	/* issue-17's file:// allow-list */
 	NULL
 };
 
