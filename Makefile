@@ -169,6 +169,7 @@ deps:
 	$(PKG_CONFIG) --exists $(PKGS) $(TEST_PKGS) 2>/dev/null || missing=libs; \
 	test -f /usr/include/elfutils/libasm.h || missing="$$missing libasm"; \
 	test -f /usr/include/dis-asm.h || missing="$$missing binutils-dev"; \
+	python3 -c 'import jsonschema' >/dev/null 2>&1 || missing="$$missing python3-jsonschema"; \
 	for c in $(DEB_COMMANDS); do command -v $$c >/dev/null 2>&1 || missing="$$missing $$c"; done; \
 	if [ -n "$$missing" ]; then \
 		if [ "$(NO_DEPS)" = 1 ]; then echo "missing: $$missing (NO_DEPS=1 set)" >&2; exit 1; fi; \
