@@ -27,6 +27,8 @@ VERSION := 0.1.0
 bindir = $(PREFIX)/bin
 datadir = $(PREFIX)/share/provenance
 mandir = $(PREFIX)/share/man
+bashcompdir = $(PREFIX)/share/bash-completion/completions
+zshcompdir = $(PREFIX)/share/zsh/site-functions
 
 PKGS = libdw libelf libgit2 libarchive sqlite3 libcurl libdebuginfod capstone
 TEST_PKGS = cmocka
@@ -35,7 +37,7 @@ TEST_PKGS = cmocka
 # tools the tests use to build fixtures (rpm databases, compressed cores).
 DEB_PACKAGES = pkg-config libdw-dev libelf-dev libasm-dev libdebuginfod-dev \
 	elfutils debuginfod libgit2-dev libarchive-dev libsqlite3-dev \
-	libcurl4-openssl-dev libcmocka-dev libcapstone-dev gdb git rpm zstd lz4 xz-utils gzip \
+	libcurl4-openssl-dev libcmocka-dev libcapstone-dev binutils-dev python3-jsonschema gdb git rpm zstd lz4 xz-utils gzip \
 	python3 file dpkg-dev python3.11 python3.11-dbg binutils valgrind
 DEB_COMMANDS = pkg-config eu-stack eu-unstrip gdb git rpm rpmbuild zstd lz4 xz \
 	gzip python3 dpkg-source python3.11 python3.11-dbg addr2line valgrind
@@ -71,7 +73,7 @@ ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(WARNINGS) $(SAN_FLAGS) -D_GNU_SOURCE \
 	-DPROV_VERSION='"$(VERSION)"' -DPROV_DATADIR='"$(datadir)"' \
 	-I. -Isrc $(PKG_CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
-LIBS = $(PKG_LIBS) -lasm -lpthread
+LIBS = $(PKG_LIBS) -lasm -lopcodes -lpthread
 
 PROGRAM = provenance
 
@@ -94,6 +96,7 @@ LIB_OBJS += src/core-python.o
 LIB_OBJS += src/python.o
 LIB_OBJS += src/python-offsets.o
 LIB_OBJS += src/ptrace-stop.o
+LIB_OBJS += src/dbgbudget.o
 LIBS += -lstdc++
 
 # Text backtrace parsers.
@@ -145,6 +148,7 @@ LIB_OBJS += src/input.o
 LIB_OBJS += src/disasm.o
 LIB_OBJS += src/code.o
 LIB_OBJS += src/fixstatus.o
+LIB_OBJS += src/backport.o
 LIB_OBJS += src/pipeline.o
 
 # Commands (one file each) and main.
@@ -187,6 +191,8 @@ deps:
 	$(Q)missing=""; \
 	$(PKG_CONFIG) --exists $(PKGS) $(TEST_PKGS) 2>/dev/null || missing=libs; \
 	test -f /usr/include/elfutils/libasm.h || missing="$$missing libasm"; \
+	test -f /usr/include/dis-asm.h || missing="$$missing binutils-dev"; \
+	python3 -c 'import jsonschema' >/dev/null 2>&1 || missing="$$missing python3-jsonschema"; \
 	for c in $(DEB_COMMANDS); do command -v $$c >/dev/null 2>&1 || missing="$$missing $$c"; done; \
 	if [ -n "$$missing" ]; then \
 		if [ "$(NO_DEPS)" = 1 ]; then echo "missing: $$missing (NO_DEPS=1 set)" >&2; exit 1; fi; \
@@ -225,17 +231,25 @@ fuzz/fuzz-%: fuzz/fuzz-%.c $(LIB_OBJS:.o=.c)
 check-fuzz: fuzz
 	$(Q)./fuzz/run-fuzz.sh $(FUZZ_SECONDS)
 
-install: all
-	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(datadir)/mappings $(DESTDIR)$(mandir)/man1
+install: all install-data
+	install -d $(DESTDIR)$(bindir)
 	install -m 755 $(PROGRAM) $(DESTDIR)$(bindir)/$(PROGRAM)
+
+# everything but the program (no build): mappings, man page, shell completion
+install-data:
+	install -d $(DESTDIR)$(datadir)/mappings $(DESTDIR)$(mandir)/man1
 	install -m 644 mappings/*.map $(DESTDIR)$(datadir)/mappings/
-	install -m 644 docs/provenance.1 $(DESTDIR)$(mandir)/man1/provenance.1
+	sed 's|/usr/local/share/provenance|$(datadir)|g' docs/provenance.1 >$(DESTDIR)$(mandir)/man1/provenance.1
+	chmod 644 $(DESTDIR)$(mandir)/man1/provenance.1
+	install -d $(DESTDIR)$(bashcompdir) $(DESTDIR)$(zshcompdir)
+	install -m 644 docs/completion/provenance.bash $(DESTDIR)$(bashcompdir)/provenance
+	install -m 644 docs/completion/_provenance $(DESTDIR)$(zshcompdir)/_provenance
 
 clean:
 	rm -f $(PROGRAM) $(LIB) $(LIB_OBJS) $(CMD_OBJS) $(UNIT_TESTS) .build-flags
 	rm -f $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(UNIT_TESTS:=.d)
 	rm -rf tests/out $(FUZZ_TARGETS)
 
-.PHONY: all deps check check-unit demo bench fuzz check-fuzz install clean FORCE
+.PHONY: all deps check check-unit demo bench fuzz check-fuzz install install-data clean FORCE
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d)

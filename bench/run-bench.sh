@@ -9,7 +9,7 @@
 #   BENCH_LARGE_RUNS=3    timed runs per tool on the large core
 #   BENCH_LARGE_GIB=4     heap touched by the large core's process
 #   BENCH_STORE_REPORTS=10000   reports the store section imports
-#   BENCH_ONLY="small wide large deep packages fixcheck store suspects python text"   sections to run
+#   BENCH_ONLY="small wide large deep packages fixcheck backport store suspects python text"   sections to run
 #   BENCH_KEEP_LARGE=1    keep the large core after the run (default: delete)
 #
 # Timings are with a warm page cache (one untimed warm-up run of each tool;
@@ -25,7 +25,7 @@ RUNS=${BENCH_RUNS:-5}
 LARGE_RUNS=${BENCH_LARGE_RUNS:-3}
 LARGE_GIB=${BENCH_LARGE_GIB:-4}
 STORE_REPORTS=${BENCH_STORE_REPORTS:-10000}
-ONLY=${BENCH_ONLY:-small wide large deep packages fixcheck store suspects python text}
+ONLY=${BENCH_ONLY:-small wide large deep packages fixcheck backport store suspects python text}
 NLIBS=300
 NCOMMITS=50000
 TAGEVERY=25
@@ -530,6 +530,40 @@ if want text; then
 	    f.write(json.dumps({"section": "textsize", "input": "fixtures-10mib",
 	                        "bytes": os.path.getsize(sys.argv[1])}) + "\n")
 	EOF
+# ---------------------------------------------------------------- backport
+# fixcheck's cherry-pick search on a release branch of 5,000 commits past the
+# merge base: cold (patch-ids computed) and warm (from the cache); target:
+# under a second warm. Ground truth: git patch-id --stable of the copy.
+if want backport && ! have git; then
+	say "== backport: n/a (git is not installed)"
+elif want backport; then
+	say "== backport: a release branch of 5000 commits past the merge base"
+	br=$OUT/branch.git
+	rm -rf "$br" "$OUT/branch.marks"
+	git init -q --bare "$br"
+	python3 "$BENCH/gen/mkbranch.py" 1000 5000 2>"$OUT/branch.copy" |
+		git -C "$br" fast-import --quiet --export-marks="$OUT/branch.marks"
+	bmark() { awk -v m=":$1" '$1 == m { print $2 }' "$OUT/branch.marks"; }
+	fix1=$(bmark 1001); fix2=$(bmark 1002)
+	copy=$(bmark "$(awk '{print $2}' "$OUT/branch.copy")")
+	for p in "picked:$fix1" "missing:$fix2"; do
+		IFS=: read -r pname fix <<<"$p"
+		rm -rf "$OUT/cache-backport-$pname"
+		$TIMEIT --out "$RESULTS" --section backport --input "$pname" --tool prov-fixcheck-cold --runs 1 --warmup 0 --ok 0,1 \
+			-- "$PROV" --cache "$OUT/cache-backport-$pname" fixcheck "$fix" --repo "$br" --at r1 --format json
+		flush
+		$TIMEIT --out "$RESULTS" --section backport --input "$pname" --tool prov-fixcheck-warm --runs "$RUNS" --ok 0,1 \
+			-- "$PROV" --cache "$OUT/cache-backport-$pname" fixcheck "$fix" --repo "$br" --at r1 --format json
+		flush
+	done
+	# agreement: the copy git patch-id finds is the one provenance names
+	want_pid=$(git -C "$br" show "$fix1" | git patch-id --stable | cut -d' ' -f1)
+	got_pid=$(git -C "$br" show "$copy" | git patch-id --stable | cut -d' ' -f1)
+	via=$("$PROV" --cache "$OUT/cache-backport-picked" fixcheck "$fix1" --repo "$br" --at r1 --format json 2>/dev/null |
+		python3 -c 'import json,sys; d=json.load(sys.stdin)[0]; print(d["how"], d["via"])')
+	ok=false; [ "$want_pid" = "$got_pid" ] && [ "$via" = "cherry-pick $copy" ] && ok=true
+	printf '{"section": "backportagree", "ok": %s, "got": "%s", "expected": "cherry-pick %s"}\n' "$ok" "$via" "$copy" >>"$RESULTS"
+	say "  backport: provenance $via; git patch-id: cherry-pick $copy: $([ $ok = true ] && echo agree || echo DISAGREE)"
 fi
 
 # ------------------------------------------------------------------ report

@@ -785,3 +785,130 @@ cleanup:
 	free(norm);
 	return err;
 }
+
+/* ---- patch ids (src/backport.c) ---- */
+
+static int patchid_table(struct prov_cache *c)
+{
+	return exec(c->db, "CREATE TABLE IF NOT EXISTS patchids("
+		    " commit_id TEXT PRIMARY KEY, patchid TEXT NOT NULL, files TEXT NOT NULL)");
+}
+
+int prov_cache_patchid_get_many(char **ids, char **files, struct prov_cache *c,
+				const char *const *commits, size_t n)
+{
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int err, rc;
+
+	for (i = 0; i < n; i++)
+		ids[i] = files[i] = NULL;
+	if ((err = patchid_table(c)) < 0 ||
+	    (err = prepare(&st, c, "SELECT patchid, files FROM patchids WHERE commit_id=?")) < 0)
+		return err;
+	for (i = 0; i < n; i++) {
+		sqlite3_reset(st);
+		bind_text(st, 1, commits[i]);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			ids[i] = col_str(st, 0);
+			files[i] = col_str(st, 1);
+		} else if (rc != SQLITE_DONE) {
+			err = sql_error(c->db, "patch-id lookup");
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	return err;
+}
+
+int prov_cache_patchid_put_many(struct prov_cache *c, const char *const *commits,
+				const char *const *ids, const char *const *files, size_t n)
+{
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int err;
+
+	if (!n)
+		return 0;
+	if ((err = patchid_table(c)) < 0 || (err = exec(c->db, "BEGIN IMMEDIATE")) < 0)
+		return err;
+	if ((err = prepare(&st, c, "INSERT OR REPLACE INTO patchids(commit_id, patchid, files)"
+			   " VALUES(?,?,?)")) < 0)
+		goto fail;
+	for (i = 0; i < n; i++) {
+		sqlite3_reset(st);
+		bind_text(st, 1, commits[i]);
+		bind_text(st, 2, ids[i]);
+		bind_text(st, 3, files[i] ? files[i] : "");
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			err = sql_error(c->db, "patch-id write");
+			goto fail;
+		}
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if ((err = exec(c->db, "COMMIT")) < 0)
+		goto fail;
+	return 0;
+fail:
+	sqlite3_finalize(st);
+	sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+	return err;
+}
+
+static int backport_table(struct prov_cache *c)
+{
+	return exec(c->db, "CREATE TABLE IF NOT EXISTS backport_ranges("
+		    " fix TEXT NOT NULL, deployed TEXT NOT NULL, via TEXT NOT NULL,"
+		    " present TEXT NOT NULL, PRIMARY KEY(fix, deployed))");
+}
+
+int prov_cache_backport_get(char **via, char **present, struct prov_cache *c, const char *fix,
+			    const char *deployed)
+{
+	sqlite3_stmt *st = NULL;
+	int err, rc;
+
+	*via = *present = NULL;
+	if ((err = backport_table(c)) < 0 ||
+	    (err = prepare(&st, c, "SELECT via, present FROM backport_ranges WHERE fix=? AND deployed=?")) < 0)
+		return err;
+	bind_text(st, 1, fix);
+	bind_text(st, 2, deployed);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*via = col_str(st, 0);
+		*present = col_str(st, 1);
+		err = *via && *present ? 0 : PROV_ENOTFOUND;
+		if (err) {
+			free(*via);
+			free(*present);
+			*via = *present = NULL;
+		}
+	} else {
+		err = rc == SQLITE_DONE ? PROV_ENOTFOUND : sql_error(c->db, "backport lookup");
+	}
+	sqlite3_finalize(st);
+	return err;
+}
+
+int prov_cache_backport_put(struct prov_cache *c, const char *fix, const char *deployed,
+			    const char *via, const char *present)
+{
+	sqlite3_stmt *st = NULL;
+	int err;
+
+	if ((err = backport_table(c)) < 0 ||
+	    (err = prepare(&st, c, "INSERT OR REPLACE INTO backport_ranges(fix, deployed, via, present)"
+			   " VALUES(?,?,?,?)")) < 0)
+		return err;
+	bind_text(st, 1, fix);
+	bind_text(st, 2, deployed);
+	bind_text(st, 3, via ? via : "");
+	bind_text(st, 4, present ? present : "");
+	if (sqlite3_step(st) != SQLITE_DONE)
+		err = sql_error(c->db, "backport write");
+	sqlite3_finalize(st);
+	return err;
+}

@@ -109,4 +109,26 @@ int prov_cache_sqlite_blobs(int fd, const char *name, const char *table, const c
  */
 int prov_cache_clear_dir(const char *dir);
 
+/*
+ * Patch ids of commits (src/backport.c), keyed by commit id: git's stable
+ * patch-id and the per-file ids ("path\tid\n" lines). The table is made on
+ * first use. get_many fills ids[i]/files[i] (caller frees; NULL when not
+ * cached) for each of n commits with one statement; put_many writes n rows
+ * in one transaction.
+ */
+int prov_cache_patchid_get_many(char **ids, char **files, struct prov_cache *c,
+				const char *const *commits, size_t n);
+int prov_cache_patchid_put_many(struct prov_cache *c, const char *const *commits,
+				const char *const *ids, const char *const *files, size_t n);
+
+/*
+ * The result of searching the commits between a fix and a deployed commit
+ * (immutable for two commit ids): `via` ("" when not found whole) and
+ * `present` ("path\tcommit\n" lines). get: PROV_ENOTFOUND when not kept.
+ */
+int prov_cache_backport_get(char **via, char **present, struct prov_cache *c, const char *fix,
+			    const char *deployed);
+int prov_cache_backport_put(struct prov_cache *c, const char *fix, const char *deployed,
+			    const char *via, const char *present);
+
 #endif

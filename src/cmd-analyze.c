@@ -109,6 +109,8 @@ int cmd_analyze(int argc, char **argv, struct prov_global *g)
 		return prov_cmd_usage_error("analyze", "one core file at a time ('%s' is extra)",
 					    argv[optind + 1]);
 	core = argv[optind];
+	if (opts.exe && (error = prov_cmd_check_exe(opts.exe)) < 0)
+		return prov_cmd_fail(error);
 
 	/* compressed cores (systemd-coredump's storage) are decompressed first */
 	tmpdir = prov_xasprintf("%s/tmp", g->cache_dir);

@@ -59,8 +59,9 @@ static int count_mirrors(const char *dir)
 	free(m);
 	if (!d)
 		return 0;
+	/* <name>.git only: not the <name>.git.lock files, not a <name>.git.tmp being built */
 	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
+		if (e->d_name[0] != '.' && prov_ends_with(e->d_name, ".git"))
 			n++;
 	closedir(d);
 	return n;
@@ -88,7 +89,6 @@ static int cache_stats(struct prov_global *g)
 	printf("database:     %s (%llu bytes)\n", prov_cache_path(c), (unsigned long long)s.db_size);
 	printf("indexes:      %llu (%llu packages, %llu files)\n", (unsigned long long)s.nindexes,
 	       (unsigned long long)s.npackages, (unsigned long long)s.nfiles);
-	printf("resolutions:  %llu\n", (unsigned long long)s.nresolutions);
 	printf("mirrors:      %d (%llu bytes in %llu files)\n", count_mirrors(g->cache_dir),
 	       (unsigned long long)mbytes, (unsigned long long)mfiles);
 	prov_cache_free(c);

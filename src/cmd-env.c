@@ -8,6 +8,7 @@
 #include "error.h"
 #include "json.h"
 #include "mapping.h"
+#include "sources.h"
 #include "util.h"
 #include "cache/cache.h"
 #include "resolvers/resolver.h"
@@ -23,12 +24,32 @@ static const char env_help[] =
 	"   --format FMT    text (default), markdown or json\n"
 	"   --mapping FILE  extra component mappings (repeatable); JSON gives each\n"
 	"                   package's upstream component, repository and ref\n"
+	"   --fetch         fetch the mirrors that are missing (network)\n"
+	"   --offline       never fetch (the default)\n"
+	"\n"
+	"A package that a mapping names is shown under its component's name, as\n"
+	"'provenance resolve' does, and its Git Hash is the mapping's ref resolved in\n"
+	"the component's repository: a mirror already in the cache, or a local or\n"
+	"file:// upstream (url.<base>.insteadOf applies); with --fetch, missing\n"
+	"mirrors are fetched first (a whole system's upstreams can be large).\n"
 	"\n"
 	"exit codes: 0 done, 2 the sysroot does not exist or a mapping is bad, 64 usage\n";
 
 static const char *or_empty(const char *s)
 {
 	return s ? s : "";
+}
+
+/* What the mappings say of an origin: its upstream component, repository and ref. */
+struct env_map {
+	const char *component;
+	const char *repo;
+	char *ref;
+};
+/* As resolve names them: the mapping's component, else the package. */
+static const char *shown_name(const struct prov_origin *o, const struct env_map *m)
+{
+	return m && m->component ? m->component : o->name;
 }
 
 static void md_cell(struct prov_buf *b, const char *s)
@@ -45,14 +66,15 @@ static void md_cell(struct prov_buf *b, const char *s)
 	prov_buf_puts(b, " |");
 }
 
-static void write_markdown(struct prov_buf *b, struct prov_origin **v, size_t n)
+static void write_markdown(struct prov_buf *b, struct prov_origin **v, size_t n,
+			   const struct env_map *map)
 {
 	size_t i;
 
 	prov_buf_puts(b, "| Component | Version | Git Hash |\n|---|---|---|\n");
 	for (i = 0; i < n; i++) {
 		prov_buf_putc(b, '|');
-		md_cell(b, v[i]->name);
+		md_cell(b, shown_name(v[i], &map[i]));
 		md_cell(b, v[i]->version);
 		md_cell(b, v[i]->commit);
 		prov_buf_putc(b, '\n');
@@ -73,13 +95,14 @@ static void pad(struct prov_buf *b, const char *s, size_t w)
 		prov_buf_putc(b, ' ');
 }
 
-static void write_text(struct prov_buf *b, struct prov_origin **v, size_t n)
+static void write_text(struct prov_buf *b, struct prov_origin **v, size_t n,
+		       const struct env_map *map)
 {
 	size_t i, wn = strlen("COMPONENT"), wv = strlen("VERSION"), wc = strlen("GIT HASH");
 
 	for (i = 0; i < n; i++) {
-		if (width(v[i]->name) > wn)
-			wn = width(v[i]->name);
+		if (width(shown_name(v[i], &map[i])) > wn)
+			wn = width(shown_name(v[i], &map[i]));
 		if (width(v[i]->version) > wv)
 			wv = width(v[i]->version);
 		if (width(v[i]->commit) > wc)
@@ -94,20 +117,13 @@ static void write_text(struct prov_buf *b, struct prov_origin **v, size_t n)
 	pad(b, "GIT HASH", wc + 2);
 	prov_buf_puts(b, "FOUND BY\n");
 	for (i = 0; i < n; i++) {
-		pad(b, v[i]->name ? v[i]->name : "-", wn + 2);
+		pad(b, shown_name(v[i], &map[i]) ? shown_name(v[i], &map[i]) : "-", wn + 2);
 		pad(b, v[i]->version ? v[i]->version : "-", wv + 2);
 		pad(b, v[i]->commit ? v[i]->commit : "-", wc + 2);
 		prov_buf_puts(b, or_empty(v[i]->found_by));
 		prov_buf_putc(b, '\n');
 	}
 }
-
-/* What the mappings say of an origin: its upstream component, repository and ref. */
-struct env_map {
-	const char *component;
-	const char *repo;
-	char *ref;
-};
 
 static void map_origins(struct env_map *out, struct prov_origin **v, size_t n,
 			const struct prov_mappings *maps)
@@ -132,6 +148,45 @@ static void map_origins(struct env_map *out, struct prov_origin **v, size_t n,
 	prov_error_clear();
 	prov_buf_release(&ref);
 }
+
+/* The Git Hash of mapped packages: the mapping's ref in the component's repository. */
+static void fill_commits(struct prov_origin **v, size_t n, const struct env_map *map,
+			 struct prov_global *g, int offline)
+{
+	struct prov_sources_opts so = { g ? g->config : NULL, g ? g->cache_dir : NULL, offline };
+	const char **failed = prov_xcalloc(n + 1, sizeof(*failed));
+	size_t i, k, nfailed = 0;
+
+	for (i = 0; i < n; i++) {
+		struct prov_repo *repo = NULL;
+		const char *want;
+		char *hex = NULL;
+		int skip = 0;
+
+		if (v[i]->commit || !map[i].repo || !map[i].ref)
+			continue;
+		for (k = 0; k < nfailed; k++)
+			if (!strcmp(failed[k], map[i].repo))
+				skip = 1;
+		if (skip)
+			continue;
+		want = map[i].ref;
+		if (prov_sources_open(&repo, map[i].repo, &want, 1, 0, &so) < 0) {
+			/* offline, a missing mirror is the normal case: no warning */
+			if (!offline || prov_error_last_code() != PROV_ENOTFOUND)
+				prov_warn("%s: no Git Hash for %s: %s", map[i].component, v[i]->name,
+					  prov_error_last());
+			failed[nfailed++] = map[i].repo;
+			continue;
+		}
+		if (prov_repo_resolve(&hex, repo, map[i].ref) == 0)
+			v[i]->commit = hex;
+		prov_repo_free(repo);
+	}
+	free(failed);
+	prov_error_clear();
+}
+
 
 static int write_json(struct prov_buf *b, struct prov_origin **v, size_t n,
 		      const struct env_map *map)
@@ -168,6 +223,8 @@ int cmd_env(int argc, char **argv, struct prov_global *g)
 		{ "sysroot", required_argument, NULL, 's' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "mapping", required_argument, NULL, 'm' },
+		{ "offline", no_argument, NULL, 'o' },
+		{ "fetch", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -181,7 +238,7 @@ int cmd_env(int argc, char **argv, struct prov_global *g)
 	struct env_map *map = NULL;
 	const char **mapping_files = prov_xcalloc((size_t)argc + 1, sizeof(*mapping_files));
 	size_t n = 0, i, nmf = 0;
-	int opt, err, rc;
+	int opt, err, rc, offline = 1;
 
 	prov_mappings_init(&maps);
 
@@ -200,6 +257,12 @@ int cmd_env(int argc, char **argv, struct prov_global *g)
 			break;
 		case 'm':
 			mapping_files[nmf++] = optarg;
+			break;
+		case 'o':
+			offline = 1;
+			break;
+		case 'F':
+			offline = 0;
 			break;
 		case 'h':
 			rc = prov_cmd_help("env", env_help);
@@ -234,12 +297,13 @@ int cmd_env(int argc, char **argv, struct prov_global *g)
 		goto cleanup;
 	map = prov_xcalloc(n ? n : 1, sizeof(*map));
 	map_origins(map, v, n, &maps);
+	fill_commits(v, n, map, g, offline);
 	if (strcmp(format, "json") == 0)
 		err = write_json(&out, v, n, map);
 	else if (strcmp(format, "markdown") == 0)
-		write_markdown(&out, v, n);
+		write_markdown(&out, v, n, map);
 	else
-		write_text(&out, v, n);
+		write_text(&out, v, n, map);
 	if (err >= 0)
 		err = prov_cmd_write(out.buf, out.len);
 cleanup:

@@ -2,12 +2,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backport.h"
 #include "cmd.h"
 #include "error.h"
 #include "json.h"
 #include "model.h"
 #include "pipeline.h"
 #include "sources.h"
+#include "srcimport.h"
 #include "util.h"
 #include "banned.h"
 
@@ -15,11 +17,14 @@
 #define MAX_MAPPINGS 256
 
 static const char help[] =
-	"Is each COMMIT (a fix) an ancestor of, or equal to, what was deployed?\n"
+	"Is each COMMIT (a fix) in what was deployed, and how?\n"
 	"\n"
 	"  --repo URL|PATH   the repository (a local path is used in place; a URL is\n"
 	"                    fetched into the mirror cache, url.<base>.insteadOf applied)\n"
 	"  --at REV          the deployed revision: a commit, tag or branch\n"
+	"  --debian-source SOURCE=VERSION\n"
+	"                    the deployed build is REV plus the patches of this Debian\n"
+	"                    source package (downloaded from sources.debianBaseUrl)\n"
 	"  INPUT --component NAME\n"
 	"                    take the deployed commit and repository of component NAME\n"
 	"                    from a crash (core or backtrace), as 'provenance resolve' finds it\n"
@@ -28,21 +33,69 @@ static const char help[] =
 	"  --offline         never fetch; use the mirrors in the cache\n"
 	"  --format text|json\n"
 	"\n"
-	"Text output: one line per COMMIT, 'YES <fix> is in <rev> (first in tag T)' or\n"
-	"'NO <fix> is not in <rev> ...'. Exit 0 when every fix is included, 1 when one\n"
-	"is not, 2 for an unknown commit or revision, 64 for a usage error.\n";
+	"A fix is in the deployed build by ancestry ('ancestor'), as a commit on its\n"
+	"history that says '(cherry picked from commit FIX)' or has the fix's\n"
+	"patch-id (git patch-id --stable), or whose changes cover every file of the\n"
+	"fix ('cherry-pick'), as a Debian patch ('distribution-patch'), or only for\n"
+	"some of its files ('partial', not included).\n"
+	"\n"
+	"Text output: one line per COMMIT, 'YES <fix> is in <rev> (first in tag T):\n"
+	"<how>', 'PARTIAL ...' or 'NO <fix> is not in <rev> ...' with the first tag\n"
+	"containing it and, when a branch holding <rev> got it later by cherry-pick,\n"
+	"'upgrade to TAG, same branch B'. Exit 0 when every fix is included, 1 when\n"
+	"one is not, 2 for an unknown commit or revision, 3 when it could not be\n"
+	"determined (fetch failed, no mirror offline, no deployed commit), 64 for a\n"
+	"usage error.\n";
 
 struct result {
 	const char *arg;
 	char *fix;
-	int included;
-	char *first_tag;
+	struct prov_backport bp;
 };
+
+static void json_words(struct prov_json *j, const char *key, const char *list, const char *sep)
+{
+	const char *p = list;
+
+	prov_json_key(j, key);
+	if (!list) {
+		prov_json_null(j);
+		return;
+	}
+	prov_json_begin_array(j);
+	while (*p) {
+		size_t l = strcspn(p, sep);
+		char *w = prov_xstrndup(p, l);
+
+		if (l)
+			prov_json_string(j, w);
+		free(w);
+		p += l;
+		p += strspn(p, sep);
+	}
+	prov_json_end_array(j);
+}
+
+/* "a b" of full ids -> "a12 b12"; patch names as they are. */
+static void short_via(struct prov_buf *b, const char *via)
+{
+	const char *p = via;
+
+	while (p && *p) {
+		size_t l = strcspn(p, " ");
+
+		if (b->len && b->buf[b->len - 1] != ' ' && b->buf[b->len - 1] != '(')
+			prov_buf_putc(b, ' ');
+		prov_buf_add(b, p, l == 40 ? 12 : l);
+		p += l;
+		p += strspn(p, " ");
+	}
+}
 
 int cmd_fixcheck(int argc, char **argv, struct prov_global *g)
 {
 	const char *repo_arg = NULL, *at = NULL, *component = NULL, *format = "text";
-	const char *sysroot = NULL, *input = NULL;
+	const char *sysroot = NULL, *input = NULL, *debsrc = NULL;
 	const char **fixes = NULL, **mappings = NULL;
 	size_t nfixes = 0, nmappings = 0, i;
 	struct prov_crash *crash = NULL;
@@ -53,6 +106,10 @@ int cmd_fixcheck(int argc, char **argv, struct prov_global *g)
 	const char *url;
 	int offline = 0, code, error, any_missing = 0;
 	struct prov_sources_opts so = { 0 };
+	struct prov_backport_opts bo = { 0 };
+	struct prov_cache *cache = NULL;
+	struct prov_repo *patches_repo = NULL;
+	char *patches_path = NULL, *patches_commit = NULL;
 
 	fixes = prov_xcalloc((size_t)argc + 1, sizeof(*fixes));
 	mappings = prov_xcalloc((size_t)argc + 1, sizeof(*mappings));
@@ -76,6 +133,13 @@ int cmd_fixcheck(int argc, char **argv, struct prov_global *g)
 		} else if (prov_starts_with(a, "--at")) {
 			if (!(at = VALUE("--at")))
 				goto needs_value;
+		} else if (prov_starts_with(a, "--debian-source")) {
+			if (!(debsrc = VALUE("--debian-source")))
+				goto needs_value;
+			if (!strchr(debsrc, '=') || debsrc[0] == '=' || !strchr(debsrc, '=')[1]) {
+				code = prov_cmd_usage_error("fixcheck", "--debian-source takes SOURCE=VERSION");
+				goto cleanup;
+			}
 		} else if (prov_starts_with(a, "--component")) {
 			if (!(component = VALUE("--component")))
 				goto needs_value;
@@ -162,7 +226,7 @@ needs_value:
 			goto cleanup;
 		}
 		if (!comp->repo || !comp->commit) {
-			code = prov_cmd_fail(prov_error_set(PROV_ENOTFOUND, "component '%s' has no %s%s%s",
+			code = prov_cmd_fail(prov_error_set(PROV_EUNKNOWN, "component '%s' has no %s%s%s",
 							    component, comp->repo ? "resolved commit" : "repository",
 							    comp->note ? ": " : "", comp->note ? comp->note : ""));
 			goto cleanup;
@@ -183,12 +247,37 @@ needs_value:
 		error = prov_sources_open(&repo, url, wants, nfixes + 1, 0, &so);
 		free(wants);
 		if (error < 0) {
-			code = prov_cmd_fail(error == PROV_ENOTFOUND ? PROV_EINPUT : error);
+			/* a path that is no repository is bad input; a fetch that
+			 * failed or no mirror offline: could not determine */
+			code = prov_cmd_fail(error == PROV_EINPUT ? PROV_EINPUT : PROV_EUNKNOWN);
 			goto cleanup;
 		}
 	}
+	if (debsrc) {
+		struct prov_srcimport_opts io = { g->config, g->cache_dir, offline, NULL };
+		const char *base = g->config ? prov_config_get(g->config, "sources.debianbaseurl") : NULL;
+		char *src = prov_xstrndup(debsrc, strcspn(debsrc, "="));
+
+		error = prov_srcimport_debian(&patches_path, &patches_commit, NULL,
+					      base ? base : "https://deb.debian.org/debian", src,
+					      strchr(debsrc, '=') + 1, &io);
+		free(src);
+		if (error == 0)
+			error = prov_sources_open(&patches_repo, patches_path, NULL, 0, 0, &so);
+		if (error < 0) {
+			code = prov_cmd_fail(error == PROV_EINPUT || error == PROV_ELIMIT ? error : PROV_EUNKNOWN);
+			goto cleanup;
+		}
+	}
+	if (prov_cache_open(&cache, g->cache_dir) < 0) {
+		prov_warn("%s; patch-ids are not kept", prov_error_last());
+		cache = NULL;
+	}
+	bo.cache = cache;
+	bo.patches_repo = patches_repo;
+	bo.patches_commit = patches_commit;
 	if ((error = prov_repo_resolve(&deployed, repo, at)) < 0) {
-		code = prov_cmd_fail(PROV_EINPUT);
+		code = prov_cmd_fail(input || prov_repo_stale(repo) ? PROV_EUNKNOWN : PROV_EINPUT);
 		goto cleanup;
 	}
 	at_label = input ? prov_xstrndup(deployed, 12) : prov_xstrdup(at);
@@ -196,15 +285,15 @@ needs_value:
 	for (i = 0; i < nfixes; i++) {
 		res[i].arg = fixes[i];
 		if ((error = prov_repo_resolve(&res[i].fix, repo, fixes[i])) < 0) {
-			code = prov_cmd_fail(PROV_EINPUT);
+			/* unknown in a mirror that could not be refreshed: maybe upstream has it */
+			code = prov_cmd_fail(prov_repo_stale(repo) ? PROV_EUNKNOWN : PROV_EINPUT);
 			goto cleanup;
 		}
-		if ((error = prov_repo_is_ancestor(&res[i].included, repo, res[i].fix, deployed)) < 0 ||
-		    (error = prov_repo_first_tag(&res[i].first_tag, repo, res[i].fix)) < 0) {
+		if ((error = prov_backport_check(&res[i].bp, repo, res[i].fix, deployed, &bo)) < 0) {
 			code = prov_cmd_fail(error);
 			goto cleanup;
 		}
-		if (!res[i].included)
+		if (!res[i].bp.included)
 			any_missing = 1;
 	}
 
@@ -214,12 +303,23 @@ needs_value:
 		prov_json_init(&j, &out);
 		prov_json_begin_array(&j);
 		for (i = 0; i < nfixes; i++) {
+			const struct prov_backport *bp = &res[i].bp;
+
 			prov_json_begin_object(&j);
+			prov_json_kv_string(&j, "schema", "provenance/1");
 			prov_json_kv_string(&j, "fix", res[i].fix);
 			prov_json_kv_string(&j, "deployed", deployed);
-			prov_json_kv_bool(&j, "included", res[i].included);
-			prov_json_kv_string(&j, "first_tag", res[i].first_tag);
+			prov_json_kv_bool(&j, "included", bp->included);
+			prov_json_kv_string(&j, "how", bp->how);
+			prov_json_kv_string(&j, "via", bp->via);
+			prov_json_kv_string(&j, "first_tag", bp->first_tag);
 			prov_json_kv_string(&j, "component", component);
+			json_words(&j, "files_present", bp->files_present, ", ");
+			json_words(&j, "files_missing", bp->files_missing, ", ");
+			prov_json_kv_string(&j, "branch", bp->branch);
+			prov_json_kv_string(&j, "branch_tag", bp->branch_tag);
+			prov_json_kv_string(&j, "branch_via", bp->branch_via);
+			prov_json_kv_string(&j, "patch_id", bp->patchid);
 			prov_json_end_object(&j);
 		}
 		prov_json_end_array(&j);
@@ -229,14 +329,38 @@ needs_value:
 		}
 	} else {
 		for (i = 0; i < nfixes; i++) {
-			prov_buf_printf(&out, "%s %s %s %s", res[i].included ? "YES" : "NO",
-					res[i].arg, res[i].included ? "is in" : "is not in", at_label);
+			const struct prov_backport *bp = &res[i].bp;
+			int partial = bp->how && !strcmp(bp->how, "partial");
+
+			prov_buf_printf(&out, "%s %s %s %s", bp->included ? "YES" : partial ? "PARTIAL" : "NO",
+					res[i].arg, bp->included ? "is in" : partial ? "is partly in" : "is not in",
+					at_label);
+			if (debsrc)
+				prov_buf_printf(&out, " + %s", debsrc);
 			if (component)
 				prov_buf_printf(&out, " (%s)", component);
-			if (res[i].first_tag)
-				prov_buf_printf(&out, " (first in tag %s)", res[i].first_tag);
+			if (bp->first_tag)
+				prov_buf_printf(&out, " (first in tag %s)", bp->first_tag);
 			else
 				prov_buf_puts(&out, " (in no tag)");
+			if (bp->how && !strcmp(bp->how, "ancestor")) {
+				prov_buf_puts(&out, ": ancestor");
+			} else if (bp->how && !partial) {
+				prov_buf_printf(&out, ": %s ", bp->how);
+				short_via(&out, bp->via);
+			} else if (partial) {
+				prov_buf_printf(&out, ": partial, %s changed as the fix does (", bp->files_present);
+				short_via(&out, bp->via);
+				prov_buf_printf(&out, "), not %s", bp->files_missing);
+			}
+			if (!bp->included && bp->branch_tag) {
+				prov_buf_printf(&out, "; upgrade to %s, same branch %s (cherry-pick ",
+						bp->branch_tag, bp->branch);
+				short_via(&out, bp->branch_via);
+				prov_buf_putc(&out, ')');
+			} else if (!bp->included && bp->first_tag) {
+				prov_buf_printf(&out, "; upgrade to %s or backport it", bp->first_tag);
+			}
 			prov_buf_putc(&out, '\n');
 		}
 	}
@@ -248,8 +372,12 @@ needs_value:
 cleanup:
 	for (i = 0; res && i < nfixes; i++) {
 		free(res[i].fix);
-		free(res[i].first_tag);
+		prov_backport_release(&res[i].bp);
 	}
+	prov_repo_free(patches_repo);
+	free(patches_path);
+	free(patches_commit);
+	prov_cache_free(cache);
 	free(res);
 	free(deployed);
 	free(at_label);

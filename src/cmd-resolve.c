@@ -53,10 +53,20 @@ static const char help[] =
 	"With several INPUTs, one report each; when they share the crashing\n"
 	"thread's signature, the determinism line says how many do.\n"
 	"\n"
+	"Network: unless --offline, resolve fetches each component's upstream\n"
+	"repository into the mirror cache (one line on stderr per fetch), source\n"
+	"packages and release archives named by mappings, and debug info from\n"
+	"$DEBUGINFOD_URLS when set. url.<base>.insteadOf rewrites every URL (point\n"
+	"them at local mirrors); --offline uses only the cache and the disk. Each\n"
+	"fetch is bounded by fetch.connectTimeout, fetch.stallTimeout and\n"
+	"fetch.timeout; debuginfod by debuginfod.timeout and debuginfod.totalTimeout.\n"
+	"\n"
 	"exit: 0 done, 1 done but incomplete (a module of the crashing thread not\n"
 	"resolved, a commit or source not found, a core cut inside its memory, an\n"
 	"installed file that is another build than the crash's), 2 bad input, 64\n"
-	"usage error.\n";
+	"usage error.\n"
+	"With --fix: 0 every fix is in, 1 one is not, 3 it could not be determined\n"
+	"(no deployed commit, repository unreachable), 2 bad input.\n";
 
 enum {
 	OPT_EXE = 256,
@@ -238,7 +248,7 @@ int cmd_resolve(int argc, char **argv, struct prov_global *g)
 	struct prov_crash **crashes = NULL;
 	struct prov_buf out = PROV_BUF_INIT;
 	unsigned int flags = PROV_REPORT_RESOLVE | PROV_REPORT_REGISTERS | PROV_REPORT_MODULES;
-	int opt, code = 0, worst = 0, error, same_crash = 0, use_store = 0;
+	int opt, code = 0, worst = 0, error, same_crash = 0, use_store = 0, fixcode = 0;
 	const char *store_opt = NULL, *host = NULL, *when = NULL;
 	char timebuf[21], *store_path = NULL;
 	struct prov_buf notes = PROV_BUF_INIT;
@@ -347,6 +357,10 @@ int cmd_resolve(int argc, char **argv, struct prov_global *g)
 						    opts.sysroot));
 		goto cleanup;
 	}
+	if (opts.exe && (error = prov_cmd_check_exe(opts.exe)) < 0) {
+		code = prov_cmd_fail(error);
+		goto cleanup;
+	}
 	mappings[nmappings] = NULL;
 	opts.mappings = nmappings ? mappings : NULL;
 
@@ -375,6 +389,18 @@ int cmd_resolve(int argc, char **argv, struct prov_global *g)
 
 			if (ec > worst)
 				worst = ec;
+		}
+		/* with --fix the exit code is the fix's: 0 in, 1 not in, 3 unknown */
+		for (size_t k = 0; nfixes && k < crashes[i]->nfixes; k++) {
+			const struct prov_fix_status *x = &crashes[i]->fixes[k];
+
+			if (!x->known) {
+				fprintf(stderr, "provenance: cannot determine whether %s is in the deployed build: %s\n",
+					x->fix, x->note ? x->note : "unknown");
+				fixcode = PROV_EXIT_UNKNOWN;
+			} else if (!x->included && fixcode < PROV_EXIT_PARTIAL) {
+				fixcode = PROV_EXIT_PARTIAL;
+			}
 		}
 	}
 	same_crash = set_determinism(crashes, ninputs);
@@ -461,7 +487,9 @@ int cmd_resolve(int argc, char **argv, struct prov_global *g)
 		code = prov_cmd_fail(error < 0 ? error : PROV_ERROR);
 		goto cleanup;
 	}
-	code = worst;
+	/* resolve without --fix: 1 = incomplete; with --fix: the fix status,
+	 * unless an input was bad */
+	code = nfixes && worst < PROV_EXIT_INPUT ? fixcode : worst;
 cleanup:
 	for (i = 0; crashes && i < (size_t)(argc - optind); i++)
 		prov_crash_free(crashes[i]);

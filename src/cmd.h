@@ -10,6 +10,7 @@ enum prov_exit {
 	PROV_EXIT_OK = 0,
 	PROV_EXIT_PARTIAL = 1,	/* done but incomplete; fixcheck: not an ancestor */
 	PROV_EXIT_INPUT = 2,	/* bad input */
+	PROV_EXIT_UNKNOWN = 3,	/* could not determine (fixcheck, resolve --fix) */
 	PROV_EXIT_USAGE = 64,
 };
 
@@ -56,6 +57,9 @@ int prov_cmd_usage_error(const char *cmd, const char *fmt, ...)
 int prov_cmd_help(const char *cmd, const char *body);
 /* Write a buffer to stdout; 0 or -1 (message set). */
 int prov_cmd_write(const char *data, size_t len);
+
+/* --exe PATH: 0 when PATH is a readable ELF file, else PROV_EINPUT saying why. */
+int prov_cmd_check_exe(const char *path);
 
 /* Parse --format; 0 or PROV_EUSAGE. `allowed` is e.g. "text|json". */
 int prov_cmd_parse_format(const char **out, const char *value, const char *allowed);

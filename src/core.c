@@ -27,6 +27,7 @@
 #include "corevars.h"
 #include "core-python.h"
 #include "ptrace-stop.h"
+#include "dbgbudget.h"
 #include "error.h"
 #include "util.h"
 #include "banned.h"
@@ -594,6 +595,7 @@ static int debuginfod_fd(const unsigned char *bits, int len, int executable, cha
 		return -1;
 	if (!(client = debuginfod_begin()))
 		return -1;
+	prov_dbgbudget_attach(client);	/* one time budget for the whole run */
 	fd = executable ? debuginfod_find_executable(client, bits, len, path)
 			: debuginfod_find_debuginfo(client, bits, len, path);
 	debuginfod_end(client);
@@ -2118,6 +2120,9 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 		error = prov_error_set(PROV_ERROR, "dwfl_begin: %s", dwfl_errmsg(-1));
 		goto cleanup;
 	}
+	/* libdwfl's own debuginfod queries share the run's time budget */
+	if (getenv("DEBUGINFOD_URLS") && *getenv("DEBUGINFOD_URLS"))
+		prov_dbgbudget_attach(dwfl_get_debuginfod_client(x.dwfl));
 	dwfl_report_begin(x.dwfl);
 	if ((error = report_modules(&x)) < 0)
 		goto cleanup;

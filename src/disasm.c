@@ -1,8 +1,10 @@
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <capstone.h>
+#include <dis-asm.h>
 
 #include "disasm.h"
 #include "util.h"
@@ -66,6 +68,109 @@ static void describe_operand(struct prov_crash *c, csh handle, const cs_insn *in
 	prov_buf_release(&b);
 }
 
+/*
+ * capstone 4 (Debian 12) stops at EVEX (AVX-512) instructions, which glibc's
+ * string functions use (__strlen_evex). binutils' libopcodes, which gdb
+ * uses, decodes them: the fallback when capstone cannot reach the pc.
+ * Intel syntax, as capstone prints.
+ */
+struct opc_stream {
+	struct prov_buf text;
+};
+
+static int opc_printf(void *stream, const char *fmt, ...)
+{
+	struct opc_stream *s = stream;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = prov_buf_vprintf(&s->text, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+static int opc_printf_styled(void *stream, enum disassembler_style style, const char *fmt, ...)
+{
+	struct opc_stream *s = stream;
+	va_list ap;
+	int n;
+
+	(void)style;
+	va_start(ap, fmt);
+	n = prov_buf_vprintf(&s->text, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+static void opc_print_address(bfd_vma addr, struct disassemble_info *info)
+{
+	opc_printf(info->stream, "0x%" PRIx64, (uint64_t)addr);
+}
+
+/* 0 when the pc was reached and the listing filled; -1 otherwise. */
+static int disasm_opcodes(struct prov_crash *c, int before, int after)
+{
+	struct disassemble_info info;
+	struct opc_stream s = { PROV_BUF_INIT };
+	disassembler_ftype dis = disassembler(bfd_arch_i386, 0, bfd_mach_x86_64, NULL);
+	uint64_t *addrs = NULL;
+	char **texts = NULL;
+	size_t n = 0, alloc = 0, talloc = 0, i, at = (size_t)-1, from, to;
+	uint64_t pc = c->code_addr;
+	int ret = -1;
+
+	if (!dis)
+		return -1;
+	init_disassemble_info(&info, &s, opc_printf, opc_printf_styled);
+	info.arch = bfd_arch_i386;
+	info.mach = bfd_mach_x86_64;
+	info.buffer = c->code;
+	info.buffer_length = c->code_len;
+	info.buffer_vma = c->code_addr;
+	info.read_memory_func = buffer_read_memory;
+	info.print_address_func = opc_print_address;
+	info.disassembler_options = "intel";
+	disassemble_init_for_target(&info);
+	while (pc < c->code_addr + c->code_len && n < 100000) {
+		int len;
+
+		prov_buf_reset(&s.text);
+		len = dis((bfd_vma)pc, &info);
+		if (len <= 0)
+			break;
+		PROV_ALLOC_GROW(addrs, n + 1, alloc);
+		PROV_ALLOC_GROW(texts, n + 1, talloc);
+		addrs[n] = pc;
+		texts[n] = prov_xstrdup(s.text.buf);
+		if (pc == c->code_pc)
+			at = n;
+		n++;
+		pc += (uint64_t)len;
+	}
+	if (at != (size_t)-1 && !strstr(texts[at], "(bad)")) {
+		from = at > (size_t)before ? at - (size_t)before : 0;
+		to = at + (size_t)after + 1 < n ? at + (size_t)after + 1 : n;
+		for (i = from; i < to; i++) {
+			struct prov_insn *x = prov_crash_add_insn(c);
+			char *sp = texts[i] + strcspn(texts[i], " ");
+
+			x->addr = addrs[i];
+			x->current = i == at;
+			/* "mnemonic operands" in capstone's column layout */
+			x->text = prov_xasprintf("%-7.*s %s", (int)(sp - texts[i]), texts[i],
+						 sp + strspn(sp, " "));
+		}
+		ret = 0;
+	}
+	for (i = 0; i < n; i++)
+		free(texts[i]);
+	free(texts);
+	free(addrs);
+	prov_buf_release(&s.text);
+	return ret;
+}
+
 void prov_disasm_crash(struct prov_crash *c, int before, int after)
 {
 	csh handle;
@@ -88,6 +193,11 @@ void prov_disasm_crash(struct prov_crash *c, int before, int after)
 			at = i;
 			break;
 		}
+	if (at == (size_t)-1 && disasm_opcodes(c, before, after) == 0) {
+		free(c->insns_note);
+		c->insns_note = NULL;
+		goto cleanup;
+	}
 	if (at == (size_t)-1) {
 		free(c->insns_note);
 		c->insns_note = prov_xasprintf("pc 0x%" PRIx64 " is not on an instruction boundary "

@@ -63,6 +63,8 @@ int prov_error_exit_code(int code)
 	case PROV_EINPUT:
 	case PROV_ELIMIT:
 		return 2;
+	case PROV_EUNKNOWN:
+		return 3;
 	case PROV_EUSAGE:
 		return 64;
 	default:

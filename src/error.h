@@ -13,6 +13,7 @@ enum prov_error_code {
 	PROV_EINPUT = -2,	/* the user's input is bad: exit 2 */
 	PROV_ENOTFOUND = -3,	/* nothing matched: expected */
 	PROV_EUSAGE = -4,	/* bad command line: exit 64 */
+	PROV_EUNKNOWN = -5,	/* could not determine (network, missing mirror): exit 3 */
 	PROV_EPASSTHROUGH = -30,	/* a resolver declines: try the next */
 	PROV_ELIMIT = -31,	/* untrusted input hit a hard cap */
 };
@@ -43,7 +44,7 @@ typedef void (*prov_warn_fn)(const char *msg, void *data);
 void prov_warn_set_sink(prov_warn_fn fn, void *data);
 void prov_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Exit code for an error code: 2 for input errors, 64 for usage, else 1. */
+/* Exit code for an error code: 2 for input errors, 3 for could not determine, 64 for usage, else 1. */
 int prov_error_exit_code(int code);
 
 #endif

@@ -30,6 +30,7 @@ struct xfer {
 	int progress;	/* stderr is a terminal */
 	uint64_t last_ms;
 	const char *name;
+	uint64_t stall_s;	/* fetch.stallTimeout */
 };
 
 int prov_fetch_url_ok(const char *url)
@@ -207,7 +208,7 @@ static enum attempt_result attempt(int *error, struct xfer *x, const char *real_
 	curl_easy_setopt(h, CURLOPT_TIMEOUT, (long)timeout);
 	/* A stalled server is a transient error, not a hang. */
 	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 60L);
+	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, x->stall_s ? (long)x->stall_s : 60L);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write_cb);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
 	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, progress_cb);
@@ -454,7 +455,7 @@ int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o
 {
 	static int curl_ready;
 	char *path = NULL, *part = NULL, *dir = NULL, *real_url = NULL;
-	uint64_t max, timeout, connect_timeout, retries, delay;
+	uint64_t max, timeout, connect_timeout, retries, delay, stall, start;
 	struct xfer x = { -1, 0, 0, 0, 0, 0, 0, NULL };
 	struct stat st;
 	unsigned i;
@@ -464,7 +465,8 @@ int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o
 	    (error = config_uint(&timeout, o->config, "fetch.timeout", 600, 86400 * 7)) < 0 ||
 	    (error = config_uint(&connect_timeout, o->config, "fetch.connecttimeout", 30, 3600)) < 0 ||
 	    (error = config_uint(&retries, o->config, "fetch.retries", 3, MAX_RETRIES)) < 0 ||
-	    (error = config_uint(&delay, o->config, "fetch.retrydelayms", 1000, MAX_DELAY_MS)) < 0)
+	    (error = config_uint(&delay, o->config, "fetch.retrydelayms", 1000, MAX_DELAY_MS)) < 0 ||
+	    (error = config_uint(&stall, o->config, "fetch.stalltimeout", 60, 86400)) < 0)
 		return error;
 
 	real_url = o->config ? prov_config_rewrite_url(o->config, url) : prov_xstrdup(url);
@@ -519,6 +521,9 @@ int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o
 		}
 		curl_ready = 1;
 	}
+	x.stall_s = stall;
+	fprintf(stderr, "downloading %s\n", url);
+	start = prov_now_ms();
 	for (i = 0; ; i++) {
 		enum attempt_result r;
 
@@ -532,7 +537,9 @@ int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o
 		r = attempt(&error, &x, real_url, url, timeout, connect_timeout);
 		if (r == ATTEMPT_OK)
 			break;
-		if (r == ATTEMPT_FAIL || i >= retries) {
+		/* fetch.timeout bounds the retries too */
+		if (r == ATTEMPT_FAIL || i >= retries ||
+		    (timeout && prov_now_ms() - start > timeout * 1000)) {
 			if (error == PROV_ELIMIT || error == PROV_ENOTFOUND)
 				unlink(part);
 			goto cleanup;

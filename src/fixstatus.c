@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backport.h"
 #include "error.h"
 #include "fixstatus.h"
 #include "sources.h"
@@ -37,6 +38,8 @@ int prov_fix_status_check(struct prov_crash *c, const char *const *fixes, size_t
 	const struct prov_component *p = prov_fix_status_component(c, component);
 	struct prov_sources_opts sopts = { 0 };
 	struct prov_repo *repo = NULL;
+	struct prov_cache *cache = NULL;
+	struct prov_backport_opts bo = { 0 };
 	size_t i;
 	int error = 0;
 
@@ -46,11 +49,14 @@ int prov_fix_status_check(struct prov_crash *c, const char *const *fixes, size_t
 		sopts.offline = offline;
 		if (prov_sources_open(&repo, p->repo, fixes, nfixes, 0, &sopts) < 0)
 			repo = NULL;
+		if (repo && g->cache_dir && prov_cache_open(&cache, g->cache_dir) < 0)
+			cache = NULL;
+		bo.cache = cache;
 	}
 	for (i = 0; i < nfixes; i++) {
 		struct prov_fix_status *x = prov_crash_add_fix(c);
 		char *hex = NULL;
-		int anc = 0;
+		struct prov_backport bp;
 
 		x->fix = prov_xstrdup(fixes[i]);
 		if (!p) {
@@ -74,16 +80,23 @@ int prov_fix_status_check(struct prov_crash *c, const char *const *fixes, size_t
 			continue;
 		}
 		x->fix_commit = hex;
-		if ((error = prov_repo_is_ancestor(&anc, repo, hex, p->commit)) < 0) {
+		if ((error = prov_backport_check(&bp, repo, hex, p->commit, &bo)) < 0) {
 			x->note = prov_xstrdup(prov_error_last());
 			error = 0;
 			continue;
 		}
 		x->known = 1;
-		x->included = anc;
-		if (prov_repo_first_tag(&x->first_tag, repo, hex) < 0)
-			x->first_tag = NULL;
+		x->included = bp.included;
+		x->how = bp.how;
+		x->via = bp.via;
+		x->first_tag = bp.first_tag;
+		x->files_missing = bp.files_missing;
+		x->branch_tag = bp.branch_tag;
+		x->branch = bp.branch;
+		bp.via = bp.first_tag = bp.files_missing = bp.branch_tag = bp.branch = NULL;
+		prov_backport_release(&bp);
 	}
+	prov_cache_free(cache);
 	prov_repo_free(repo);
 	return error;
 }

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,7 +33,7 @@ static const struct cmd commands[] = {
 	  "                  [--sysroot DIR] [--mapping FILE]... [--offline] [--format text|json]",
 	  "is a fix an ancestor of what was deployed, and which release has it" },
 	{ "cache", cmd_cache, 0, "cache stats|clear",
-	  "show or clear the cache of indexes, resolutions and mirrors" },
+	  "show or clear the cache of indexes, patch-ids and mirrors" },
 	{ "import", cmd_import, 0, "import REPORT.json...|- [--store PATH] [--host NAME] [--time TIME]",
 	  "add reports made with resolve --format json to the crash store" },
 	{ "triage", cmd_triage, 0,
@@ -121,33 +122,105 @@ int prov_cmd_help(const char *cmd, const char *body)
 	return 0;
 }
 
+int prov_cmd_check_exe(const char *path)
+{
+	unsigned char magic[4];
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n;
+
+	if (fd < 0)
+		return prov_error_set(PROV_EINPUT, "--exe '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return prov_error_set(PROV_EINPUT, "--exe '%s' is not a regular file", path);
+	}
+	n = read(fd, magic, sizeof(magic));
+	close(fd);
+	if (n != (ssize_t)sizeof(magic) || memcmp(magic, "\177ELF", 4))
+		return prov_error_set(PROV_EINPUT, "--exe '%s' is not an ELF executable", path);
+	return 0;
+}
+
+/* The reader of standard output went away (`provenance env | head`). */
+static int stdout_gone;
+
 int prov_cmd_write(const char *data, size_t len)
 {
 	/* C0 controls from input never reach the terminal raw (JSON has none) */
 	size_t i;
 
+	if (stdout_gone)
+		return 0;
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)data[i];
-
 		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
 			break;
 	}
 	if (i < len) {
 		struct prov_buf b = PROV_BUF_INIT;
 		int err = 0;
-
 		b.cap = (size_t)-1;
 		prov_buf_add(&b, data, len);
 		prov_escape_controls(&b, i, 0);
-		if (fwrite(b.buf, 1, b.len, stdout) != b.len)
-			err = prov_error_set(PROV_ERROR, "cannot write to standard output: %s",
-					     strerror(errno));
+		if (fwrite(b.buf, 1, b.len, stdout) != b.len) {
+			if (errno == EPIPE)
+				stdout_gone = 1;	/* as git and coreutils: not an error to report */
+			else
+				err = prov_error_set(PROV_ERROR, "cannot write to standard output: %s",
+						     strerror(errno));
+		}
 		prov_buf_release(&b);
 		return err;
 	}
-	if (len && fwrite(data, 1, len, stdout) != len)
+	if (len && fwrite(data, 1, len, stdout) != len) {
+		if (errno == EPIPE) {
+			/* as git and coreutils: a closed pipe is not an error to report */
+			stdout_gone = 1;
+			return 0;
+		}
 		return prov_error_set(PROV_ERROR, "cannot write to standard output: %s",
 				      strerror(errno));
+	}
+	return 0;
+}
+
+/*
+ * Keys of the sections provenance owns; an unknown key in one of them
+ * (`fetch.timout`) is a typo worth a warning, as git warns about what it can
+ * detect. Other sections are left alone (url.<base>.* and substitute-path.*
+ * have free-form names).
+ */
+static const char *const known_keys[] = {
+	"fetch.timeout", "fetch.connecttimeout", "fetch.stalltimeout", "fetch.retries",
+	"fetch.retrydelayms", "fetch.maxsize", "fetch.trustsystemurls",
+	"import.maxbytes", "import.maxentries",
+	"core.maxsize",
+	"debuginfod.timeout", "debuginfod.totaltimeout",
+	"sources.debianbaseurl",
+	"sources.localdirs",	/* file:// allow-list */
+	NULL
+};
+
+static int check_key(const char *key, const char *value, void *data)
+{
+	const char *dot = strchr(key, '.');
+	size_t i, sect;
+	int owned = 0;
+
+	(void)value;
+	(void)data;
+	if (!dot)
+		return 0;
+	sect = (size_t)(dot - key) + 1;
+	for (i = 0; known_keys[i]; i++) {
+		if (!strcmp(known_keys[i], key))
+			return 0;
+		if (!strncmp(known_keys[i], key, sect))
+			owned = 1;
+	}
+	if (owned)
+		fprintf(stderr, "provenance: warning: unknown config key '%s' (ignored)\n", key);
 	return 0;
 }
 
@@ -290,6 +363,7 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	g.cache_dir = resolve_cache_dir(g.cache_opt);
+	prov_config_foreach(g.config, "", check_key, NULL);
 
 	if (argc < 2) {
 		print_overview(stderr);
@@ -318,6 +392,13 @@ int main(int argc, char **argv)
 		code = PROV_EXIT_USAGE;
 		goto cleanup;
 	}
+	/* --version is a common option: accepted after the command too */
+	for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--version")) {
+			printf("provenance %s\n", PROV_VERSION);
+			code = 0;
+			goto flush;
+		}
 	/* libgit2's start-up (it loads the TLS trust store) is paid only by
 	 * the commands that use it */
 	if (c->flags & PROV_CMD_GIT) {
@@ -335,7 +416,7 @@ int main(int argc, char **argv)
 	code = c->fn(argc - 1, argv + 1, &g);
 flush:
 	/* as git does: a full disk or closed pipe must not pass silently */
-	if (fflush(stdout) != 0 || ferror(stdout)) {
+	if ((fflush(stdout) != 0 || ferror(stdout)) && !stdout_gone && errno != EPIPE) {
 		fprintf(stderr, "provenance: cannot write to standard output: %s\n",
 			strerror(errno));
 		if (code == 0)

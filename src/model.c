@@ -183,6 +183,10 @@ void prov_crash_free(struct prov_crash *c)
 		free(x->component);
 		free(x->deployed);
 		free(x->first_tag);
+		free(x->via);
+		free(x->files_missing);
+		free(x->branch_tag);
+		free(x->branch);
 		free(x->note);
 	}
 	free(c->fixes);

@@ -173,6 +173,13 @@ struct prov_fix_status {
 	int included;
 	char *first_tag;
 	char *note;
+	/* how it is in (src/backport.h): "ancestor", "cherry-pick",
+	 * "distribution-patch", "partial" or NULL; via: commit(s) or patch */
+	const char *how;
+	char *via;
+	char *files_missing;	/* partial: the fix's files not found */
+	char *branch_tag;	/* not included: first tag of the deployed branch with a cherry-pick */
+	char *branch;
 };
 
 /*

@@ -5,6 +5,7 @@
 
 #include "buildpath.h"
 #include "cache/cache.h"
+#include "dbgbudget.h"
 #include "components.h"
 #include "config.h"
 #include "code.h"
@@ -78,6 +79,7 @@ void prov_pipeline_setup_debuginfod(const struct prov_global *g, int offline)
 	}
 	if (!urls || !*urls)
 		return;
+	prov_dbgbudget_init(g ? g->config : NULL);
 	setenv("DEBUGINFOD_TIMEOUT", timeout ? timeout : "30", 0);
 	setenv("DEBUGINFOD_MAXTIME", timeout ? timeout : "120", 0);
 	if (g && g->cache_dir) {
@@ -144,6 +146,9 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 	} else {
 		if ((error = prov_text_parse(&c, in.name, in.text.buf, in.text.len)) < 0)
 			goto cleanup;
+		/* one reason for every renderer (text, Markdown, JSON) */
+		if (!c->ninsns && !c->insns_note)
+			c->insns_note = prov_xstrdup("a text backtrace has no code bytes (disassembly needs a core)");
 	}
 
 	/* Python frames' .py files resolve as modules do */

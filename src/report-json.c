@@ -173,7 +173,11 @@ void prov_report_json_fix(struct prov_json *j, const struct prov_fix_status *x)
 		prov_json_kv_bool(j, "included", x->included);
 	else
 		prov_json_kv_null(j, "included");
+	prov_json_kv_string(j, "how", x->how);
+	prov_json_kv_string(j, "via", x->via);
 	prov_json_kv_string(j, "first_tag", x->first_tag);
+	prov_json_kv_string(j, "branch_tag", x->branch_tag);
+	prov_json_kv_string(j, "files_missing", x->files_missing);
 	prov_json_kv_string(j, "component", x->component);
 	prov_json_kv_string(j, "note", x->note);
 	prov_json_end_object(j);
@@ -383,6 +387,8 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 		prov_json_end_object(j);
 	}
 	prov_json_end_array(j);
+	/* why there are no instructions (null when there are some) */
+	prov_json_kv_string(j, "instructions_note", c->ninsns ? NULL : c->insns_note);
 
 	prov_json_key(j, "fixes");
 	prov_json_begin_array(j);

@@ -1,5 +1,6 @@
 #include <inttypes.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "patterns.h"
@@ -343,19 +344,17 @@ static void fix_status(struct prov_buf *b, const struct prov_crash *c)
 		if (!x->known)
 			prov_buf_printf(b, "- `%s`: not checked: %s\n", x->fix,
 					x->note ? x->note : "unknown");
-		else if (x->included)
-			prov_buf_printf(b, "- `%.12s` **is included** in the deployed %s (`%.12s`)%s%s%s\n",
+		else {
+			char *how = prov_report_fix_how(x);
+
+			prov_buf_printf(b, "- `%.12s` %s in the deployed %s (`%.12s`)%s%s%s: %s\n",
 					x->fix_commit ? x->fix_commit : x->fix,
+					x->included ? "**is included**" : "is **NOT included**",
 					x->component ? x->component : "build",
 					x->deployed ? x->deployed : "?", x->first_tag ? "; first released in `" : "",
-					x->first_tag ? x->first_tag : "", x->first_tag ? "`" : "");
-		else
-			prov_buf_printf(b, "- `%.12s` is **NOT included** in the deployed %s (`%.12s`)%s%s%s\n",
-					x->fix_commit ? x->fix_commit : x->fix,
-					x->component ? x->component : "build",
-					x->deployed ? x->deployed : "?",
-					x->first_tag ? "; first released in `" : "",
-					x->first_tag ? x->first_tag : "", x->first_tag ? "`: upgrade or cherry-pick" : "");
+					x->first_tag ? x->first_tag : "", x->first_tag ? "`" : "", how);
+			free(how);
+		}
 	}
 	prov_buf_putc(b, '\n');
 }

@@ -1,4 +1,5 @@
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
@@ -180,6 +181,53 @@ void prov_report_caveats(struct prov_buf *b, const struct prov_crash *c, const c
 	}
 }
 
+/* Full ids shortened to 12 hex; patch names as they are. */
+static void short_ids(struct prov_buf *b, const char *list)
+{
+	const char *p = list;
+
+	while (p && *p) {
+		size_t l = strcspn(p, " ");
+
+		if (p != list)
+			prov_buf_putc(b, ' ');
+		prov_buf_add(b, p, l == 40 ? 12 : l);
+		p += l;
+		p += strspn(p, " ");
+	}
+}
+
+char *prov_report_fix_how(const struct prov_fix_status *x)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+
+	if (!x->known) {
+		prov_buf_printf(&b, "could not be determined: %s", x->note ? x->note : "unknown");
+	} else if (x->how && !strcmp(x->how, "ancestor")) {
+		prov_buf_puts(&b, "by ancestry");
+	} else if (x->how && !strcmp(x->how, "cherry-pick")) {
+		prov_buf_puts(&b, "as cherry-pick ");
+		short_ids(&b, x->via);
+	} else if (x->how && !strcmp(x->how, "distribution-patch")) {
+		prov_buf_puts(&b, "as distribution patch ");
+		short_ids(&b, x->via);
+	} else {
+		if (x->how && !strcmp(x->how, "partial")) {
+			prov_buf_puts(&b, "partly (");
+			short_ids(&b, x->via);
+			prov_buf_printf(&b, "; missing %s); ", x->files_missing ? x->files_missing : "?");
+		}
+		if (x->branch_tag)
+			prov_buf_printf(&b, "upgrade to %s, same branch %s", x->branch_tag,
+					x->branch ? x->branch : "?");
+		else if (x->first_tag)
+			prov_buf_printf(&b, "upgrade to %s or backport it", x->first_tag);
+		else
+			prov_buf_puts(&b, "in no release yet: backport it");
+	}
+	return prov_buf_detach(&b);
+}
+
 static int report_text_body(struct prov_buf *b, const struct prov_crash *c, unsigned int flags)
 {
 	const struct prov_thread *crashed = prov_crash_crashed_thread(c);
@@ -229,6 +277,8 @@ static int report_text_body(struct prov_buf *b, const struct prov_crash *c, unsi
 				c->python_finalizing ? " (finalizing: an exit-time crash)" : "");
 	if (c->python_note)
 		prov_buf_printf(b, "python: %s\n", c->python_note);
+	if (c->determinism)
+		prov_buf_printf(b, "determinism: %s\n", c->determinism);
 	for (i = 0; i < c->npatterns; i++)
 		prov_buf_printf(b, "pattern: %s (%s)\n", c->patterns[i].id,
 				c->patterns[i].evidence);
@@ -248,6 +298,8 @@ static int report_text_body(struct prov_buf *b, const struct prov_crash *c, unsi
 			if (c->fault_operand)
 				prov_buf_printf(b, "  (%s)\n", c->fault_operand);
 		}
+		if (!c->ninsns && c->insns_note)
+			prov_buf_printf(b, "no disassembly: %s\n", c->insns_note);
 		prov_buf_putc(b, '\n');
 	}
 	for (i = 0; i < c->nthreads; i++) {
@@ -334,6 +386,27 @@ static int report_text_body(struct prov_buf *b, const struct prov_crash *c, unsi
 			prov_buf_putc(b, '\n');
 		}
 		suspects_block(b, c);
+	}
+	if (c->nfixes) {
+		prov_buf_puts(b, "Fix status:\n");
+		for (i = 0; i < c->nfixes; i++) {
+			const struct prov_fix_status *x = &c->fixes[i];
+			char *how = prov_report_fix_how(x);
+
+			if (!x->known)
+				prov_buf_printf(b, "  ?   %s: %s\n", x->fix, how);
+			else
+				prov_buf_printf(b, "  %-3s %.12s %s the deployed %s (%.12s)%s%s: %s\n",
+						x->included ? "YES" : "NO",
+						x->fix_commit ? x->fix_commit : x->fix,
+						x->included ? "is in" : "is not in",
+						x->component ? x->component : "build",
+						x->deployed ? x->deployed : "?",
+						x->first_tag ? ", first in tag " : "",
+						x->first_tag ? x->first_tag : "", how);
+			free(how);
+		}
+		prov_buf_putc(b, '\n');
 	}
 	prov_buf_rtrim(b);
 	return prov_buf_putc(b, '\n');

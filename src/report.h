@@ -35,6 +35,8 @@ void prov_report_signal_summary(struct prov_buf *b, const struct prov_crash *c);
  * are not the build that crashed.
  */
 void prov_report_caveats(struct prov_buf *b, const struct prov_crash *c, const char *prefix);
+/* How a --fix is in (or what to do): "as cherry-pick 1234abcd5678", ... Caller frees. */
+char *prov_report_fix_how(const struct prov_fix_status *x);
 
 int prov_report_text(struct prov_buf *out, const struct prov_crash *c, unsigned int flags);
 int prov_report_markdown(struct prov_buf *out, const struct prov_crash *c, unsigned int flags);

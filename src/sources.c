@@ -2,11 +2,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <git2.h>
@@ -44,7 +48,14 @@ struct prov_repo {
 	struct tag_entry *tags;
 	size_t ntags;
 	int tags_loaded;
+	int stale;	/* a refresh was needed but the fetch failed */
+	char *fetch_error;	/* why */
 };
+
+int prov_repo_stale(const struct prov_repo *r)
+{
+	return r && r->stale;
+}
 
 static int git_fail(int code, const char *what)
 {
@@ -65,6 +76,7 @@ void prov_repo_free(struct prov_repo *r)
 	git_repository_free(r->repo);
 	free(r->path);
 	free(r->url);
+	free(r->fetch_error);
 	free(r);
 }
 
@@ -180,13 +192,56 @@ struct progress {
 	const char *url;
 	int shown;
 	uint64_t last_ms;
+	int tty;
+	int fd;	/* the parent's watch pipe (bounded_fetch), or -1 */
+	uint64_t last_bytes;
+	uint64_t last_ping_ms;
 };
+
+/* Tell the parent that something arrived (at most every 50 ms). */
+static void ping(struct progress *p)
+{
+	uint64_t now;
+
+	if (p->fd < 0)
+		return;
+	now = prov_now_ms();
+	if (now - p->last_ping_ms < 50)
+		return;
+	p->last_ping_ms = now;
+	if (write(p->fd, "P", 1) < 0) {
+		/* the parent is gone or not listening: nothing to do */
+	}
+}
+
+static int sideband_cb(const char *str, int len, void *payload)
+{
+	(void)str;
+	(void)len;
+	ping(payload);
+	return 0;
+}
+
+static int tips_cb(const char *refname, const git_oid *a, const git_oid *b, void *payload)
+{
+	(void)refname;
+	(void)a;
+	(void)b;
+	ping(payload);
+	return 0;
+}
 
 static int progress_cb(const git_indexer_progress *s, void *payload)
 {
 	struct progress *p = payload;
 	uint64_t now = prov_now_ms();
 
+	if (s->received_bytes != p->last_bytes || s->indexed_deltas) {
+		p->last_bytes = s->received_bytes;
+		ping(p);
+	}
+	if (!p->tty)
+		return 0;
 	if (now - p->last_ms < 100 && s->received_objects != s->total_objects)
 		return 0;
 	p->last_ms = now;
@@ -217,14 +272,14 @@ static int ref_name_ok(const char *w)
 }
 
 static int do_fetch(git_repository *repo, const char *fetch_url, const char *display_url,
-		    const char *const *wants, size_t nwants, int all_heads)
+		    const char *const *wants, size_t nwants, int all_heads, int watch_fd)
 {
 	git_fetch_options fo = GIT_FETCH_OPTIONS_INIT;
 	git_remote *remote = NULL;
 	git_strarray arr = { NULL, 0 };
 	char **specs = NULL;
 	size_t n = 0, i;
-	struct progress prog = { display_url, 0, 0 };
+	struct progress prog = { display_url, 0, 0, 0, -1, 0, 0 };
 	int error;
 
 	for (i = 0; i < nwants; i++)
@@ -242,10 +297,12 @@ static int do_fetch(git_repository *repo, const char *fetch_url, const char *dis
 								   wants[i], wants[i]));
 	arr.strings = specs;
 	arr.count = n;
-	if (prov_isatty(2)) {
-		fo.callbacks.transfer_progress = progress_cb;
-		fo.callbacks.payload = &prog;
-	}
+	prog.tty = prov_isatty(2);
+	prog.fd = watch_fd;
+	fo.callbacks.transfer_progress = progress_cb;
+	fo.callbacks.sideband_progress = sideband_cb;
+	fo.callbacks.update_tips = tips_cb;
+	fo.callbacks.payload = &prog;
 	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 	if (git_remote_create_anonymous(&remote, repo, fetch_url) < 0) {
 		error = git_fail(PROV_ERROR, "cannot set up a fetch");
@@ -275,6 +332,240 @@ cleanup:
 	free(specs);
 	git_remote_free(remote);
 	return error;
+}
+
+/* ---- fetches that cannot hang: a child process, watched and killed ---- */
+
+static int bounded_fetch_once(const char *repo_path, const char *fetch_url, const char *display_url,
+			      const char *const *wants, size_t nwants, int all_heads,
+			      const struct prov_config *cfg);
+
+struct fetch_bounds {
+	uint64_t connect_s, stall_s, total_s;	/* 0: no bound */
+};
+
+static uint64_t bound(const struct prov_config *cfg, const char *key, uint64_t def)
+{
+	const char *v = cfg ? prov_config_get(cfg, key) : NULL;
+	char *end;
+	unsigned long long n;
+
+	if (!v || !*v)
+		return def;
+	n = strtoull(v, &end, 10);
+	if (*end || n > 7ULL * 86400) {
+		prov_warn("ignoring %s = '%s': not a number of seconds", key, v);
+		return def;
+	}
+	return n;
+}
+
+static void fetch_bounds_read(struct fetch_bounds *b, const struct prov_config *cfg)
+{
+	b->connect_s = bound(cfg, "fetch.connecttimeout", 30);
+	b->stall_s = bound(cfg, "fetch.stalltimeout", 60);
+	b->total_s = bound(cfg, "fetch.timeout", 600);
+}
+
+/* What a killed fetch may leave: ref locks and libgit2's pack temporaries. */
+static int litter_cb(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	const char *base = path + ftw->base;
+
+	(void)sb;
+	if (type == FTW_F && (prov_ends_with(base, ".lock") || prov_starts_with(base, "pack_git2_")))
+		unlink(path);
+	return 0;
+}
+
+static void remove_litter(const char *repo_path)
+{
+	nftw(repo_path, litter_cb, 16, FTW_PHYS);
+}
+
+/*
+ * Fetch into the repository at repo_path in a child process, killed when
+ * nothing arrived within fetch.connectTimeout, when nothing more arrived for
+ * fetch.stallTimeout, or after fetch.timeout in all. A killed fetch leaves
+ * at most unreferenced objects (its lock files are removed); the caller
+ * trusts a new mirror only after a successful fetch.
+ */
+/*
+ * Hosts that did not answer within fetch.connectTimeout in this run: the
+ * next fetch from one fails at once, so that a machine without network
+ * pays the connect bound once per host, not once per repository; after
+ * DEAD_NETWORK hosts, the network is taken as down for the rest of the run.
+ */
+#define DEAD_NETWORK 2
+#define MAX_DEAD_HOSTS 64
+static char *dead_hosts[MAX_DEAD_HOSTS];
+static size_t ndead_hosts;
+
+/* "scheme://[user@]host[:port]/..." -> "host[:port]" (caller frees), or NULL. */
+static char *url_host(const char *url)
+{
+	const char *p = strstr(url, "://"), *end, *at;
+
+	if (!p)
+		return NULL;
+	p += 3;
+	end = p + strcspn(p, "/");
+	at = memchr(p, '@', (size_t)(end - p));
+	if (at)
+		p = at + 1;
+	return end > p ? prov_xstrndup(p, (size_t)(end - p)) : NULL;
+}
+
+static int host_is_dead(const char *host)
+{
+	size_t i;
+
+	for (i = 0; host && i < ndead_hosts; i++)
+		if (!strcmp(dead_hosts[i], host))
+			return 1;
+	return 0;
+}
+
+static int bounded_fetch(const char *repo_path, const char *fetch_url, const char *display_url,
+			 const char *const *wants, size_t nwants, int all_heads,
+			 const struct prov_config *cfg)
+{
+	char *host = url_host(fetch_url);
+	int error;
+
+	if (host_is_dead(host)) {
+		error = prov_error_set(PROV_ERROR, "fetch of %s skipped: %s did not answer earlier in this run",
+				       display_url, host);
+		free(host);
+		return error;
+	}
+	if (ndead_hosts >= DEAD_NETWORK) {
+		error = prov_error_set(PROV_ERROR, "fetch of %s skipped: %zu hosts did not answer earlier in this run (no network?)",
+				       display_url, ndead_hosts);
+		free(host);
+		return error;
+	}
+	error = bounded_fetch_once(repo_path, fetch_url, display_url, wants, nwants, all_heads, cfg);
+	if (error < 0 && strstr(prov_error_last(), "got no answer within") && host &&
+	    ndead_hosts < MAX_DEAD_HOSTS) {
+		dead_hosts[ndead_hosts++] = host;
+		host = NULL;
+	}
+	free(host);
+	return error;
+}
+
+static int bounded_fetch_once(const char *repo_path, const char *fetch_url, const char *display_url,
+			      const char *const *wants, size_t nwants, int all_heads,
+			      const struct prov_config *cfg)
+{
+	struct fetch_bounds b;
+	struct prov_buf msg = PROV_BUF_INIT;
+	uint64_t start, last, now;
+	int fds[2], status = 0, got_any = 0, in_msg = 0, killed = 0;
+	const char *why = NULL;
+	pid_t pid, parent;
+
+	fetch_bounds_read(&b, cfg);
+	fprintf(stderr, "fetching %s (mirror)\n", display_url);
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return prov_error_set(PROV_ERROR, "cannot fetch '%s': pipe: %s", display_url, strerror(errno));
+	fflush(stdout);
+	fflush(stderr);
+	parent = getpid();
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return prov_error_set(PROV_ERROR, "cannot fetch '%s': fork: %s", display_url, strerror(errno));
+	}
+	if (pid == 0) {
+		git_repository *repo = NULL;
+		int rc = 1;
+
+		close(fds[0]);
+		/* a killed run must not leave its fetch running */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
+		signal(SIGPIPE, SIG_IGN);
+		if (git_repository_open_bare(&repo, repo_path) < 0)
+			git_fail(PROV_ERROR, "cannot open mirror");
+		else if (do_fetch(repo, fetch_url, display_url, wants, nwants, all_heads, fds[1]) == 0)
+			rc = 0;
+		if (rc) {
+			const char *m = prov_error_last();
+
+			if (write(fds[1], "E", 1) == 1 && write(fds[1], m, strlen(m)) < 0)
+				rc = 1;
+		}
+		_exit(rc);
+	}
+	close(fds[1]);
+	start = last = prov_now_ms();
+	for (;;) {
+		struct pollfd pfd = { fds[0], POLLIN, 0 };
+		char buf[512];
+		int pr = poll(&pfd, 1, 100);
+
+		now = prov_now_ms();
+		if (pr > 0) {
+			ssize_t n = read(fds[0], buf, sizeof(buf));
+
+			if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+				break;
+			for (ssize_t i = 0; i < n; i++) {
+				if (in_msg) {
+					prov_buf_putc(&msg, buf[i]);
+				} else if (buf[i] == 'E') {
+					in_msg = 1;
+				} else {
+					got_any = 1;
+					last = now;
+				}
+			}
+		}
+		if (b.total_s && now - start > b.total_s * 1000)
+			why = "took longer than";
+		else if (!got_any && b.connect_s && now - start > b.connect_s * 1000)
+			why = "got no answer within";
+		else if (got_any && b.stall_s && now - last > b.stall_s * 1000)
+			why = "stalled for";
+		if (why) {
+			kill(pid, SIGKILL);
+			killed = 1;
+			break;
+		}
+	}
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (killed) {
+		remove_litter(repo_path);
+		prov_buf_release(&msg);
+		if (!strcmp(why, "took longer than"))
+			return prov_error_set(PROV_ERROR, "fetch of %s took longer than %llu s (fetch.timeout)",
+					      display_url, (unsigned long long)b.total_s);
+		if (!strcmp(why, "stalled for"))
+			return prov_error_set(PROV_ERROR, "fetch of %s stalled for %llu s (fetch.stallTimeout)",
+					      display_url, (unsigned long long)b.stall_s);
+		return prov_error_set(PROV_ERROR, "fetch of %s got no answer within %llu s (fetch.connectTimeout)",
+				      display_url, (unsigned long long)b.connect_s);
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		prov_buf_release(&msg);
+		return 0;
+	}
+	remove_litter(repo_path);
+	if (msg.len)
+		prov_error_set(PROV_ERROR, "%s", msg.buf);
+	else if (WIFSIGNALED(status))
+		prov_error_set(PROV_ERROR, "cannot fetch '%s': the fetch process died of signal %d",
+			       display_url, WTERMSIG(status));
+	else
+		prov_error_set(PROV_ERROR, "cannot fetch '%s'", display_url);
+	prov_buf_release(&msg);
+	return PROV_ERROR;
 }
 
 /* Does every want resolve in the repo as a tag or a commit by hex? */
@@ -408,8 +699,19 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 		if (!all_heads && wants_satisfied(repo, wants, nwants))
 			goto have;
 		/* a mirror that cannot be refreshed (network down) is still usable as it is */
-		if (do_fetch(repo, fetch_url, url, wants, nwants, all_heads) < 0)
+		if (bounded_fetch(mirror, fetch_url, url, wants, nwants, all_heads,
+				  opts->config) < 0) {
 			prov_warn("%s; using the mirror as it is", prov_error_last());
+			r->stale = 1;
+			r->fetch_error = prov_xstrdup(prov_error_last());
+		}
+		/* see what the fetch (in another process) wrote */
+		git_repository_free(repo);
+		repo = NULL;
+		if (git_repository_open_bare(&repo, mirror) < 0) {
+			error = git_fail(PROV_ERROR, "cannot open mirror");
+			goto cleanup;
+		}
 		goto have;
 	}
 	/* a new mirror: build it aside, rename it into place when complete */
@@ -422,10 +724,10 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 		error = git_fail(PROV_ERROR, "cannot create a mirror");
 		goto cleanup;
 	}
-	if ((error = do_fetch(repo, fetch_url, url, wants, nwants, all_heads)) < 0)
-		goto cleanup;
 	git_repository_free(repo);
 	repo = NULL;
+	if ((error = bounded_fetch(tmp, fetch_url, url, wants, nwants, all_heads, opts->config)) < 0)
+		goto cleanup;
 	if (rename(tmp, mirror) < 0) {
 		error = prov_error_set(PROV_ERROR, "cannot rename '%s': %s", tmp, strerror(errno));
 		goto cleanup;
@@ -492,8 +794,9 @@ static int resolve_oid(git_oid *out, struct prov_repo *r, const char *rev)
 done:
 	git_object_free(obj);
 	if (error)
-		prov_error_set(PROV_ENOTFOUND, "unknown revision '%s' in '%s'", rev ? rev : "",
-			       r->url);
+		prov_error_set(PROV_ENOTFOUND, "unknown revision '%s' in '%s'%s%s%s", rev ? rev : "",
+			       r->url, r->fetch_error ? " (the mirror could not be refreshed: " : "",
+			       r->fetch_error ? r->fetch_error : "", r->fetch_error ? ")" : "");
 	return error;
 }
 
@@ -863,6 +1166,272 @@ int prov_repo_read_lines(struct prov_source_line **out, size_t *nout, struct pro
 	error = 0;
 cleanup:
 	prov_source_lines_free(lines, n);
+	git_blob_free(blob);
+	git_tree_entry_free(entry);
+	git_tree_free(tree);
+	git_commit_free(commit);
+	return error;
+}
+
+/* ---- backports: diffs, patch-ids, ranges ---- */
+
+struct diff_text {
+	struct prov_buf *out;
+	int over;
+};
+
+static int diff_line_cb(const git_diff_delta *delta, const git_diff_hunk *hunk,
+			const git_diff_line *line, void *payload)
+{
+	struct diff_text *dt = payload;
+
+	(void)delta;
+	(void)hunk;
+	if (dt->out->len + line->content_len + 2 > PROV_SOURCES_MAX_DIFF) {
+		dt->over = 1;
+		return -1;
+	}
+	if (line->origin == GIT_DIFF_LINE_CONTEXT || line->origin == GIT_DIFF_LINE_ADDITION ||
+	    line->origin == GIT_DIFF_LINE_DELETION)
+		prov_buf_putc(dt->out, line->origin);
+	prov_buf_add(dt->out, line->content, line->content_len);
+	return 0;
+}
+
+int prov_repo_commit_diff(struct prov_buf *text, char patchid[41], struct prov_repo *r,
+			  const char *commit_hex)
+{
+	git_commit *commit = NULL, *parent = NULL;
+	git_tree *tree = NULL, *ptree = NULL;
+	git_diff *diff = NULL;
+	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
+	git_oid oid, pid;
+	struct diff_text dt = { text, 0 };
+	int error;
+
+	memset(patchid, '0', 40);
+	patchid[40] = '\0';
+	if ((error = parse_oid(&oid, commit_hex)) < 0)
+		return error;
+	if (git_commit_lookup(&commit, r->repo, &oid) < 0) {
+		error = prov_error_set(PROV_ENOTFOUND, "unknown commit '%s' in '%s'", commit_hex, r->url);
+		goto cleanup;
+	}
+	if (git_commit_parentcount(commit) > 1) {
+		error = 0;
+		goto cleanup;
+	}
+	if ((git_commit_parentcount(commit) == 1 &&
+	     (git_commit_parent(&parent, commit, 0) < 0 || git_commit_tree(&ptree, parent) < 0)) ||
+	    git_commit_tree(&tree, commit) < 0) {
+		error = git_fail(PROV_ERROR, "cannot read a commit's tree");
+		goto cleanup;
+	}
+	dopts.context_lines = 3;
+	if (git_diff_tree_to_tree(&diff, r->repo, ptree, tree, &dopts) < 0) {
+		error = git_fail(PROV_ERROR, "cannot diff a commit");
+		goto cleanup;
+	}
+	if (git_diff_patchid(&pid, diff, NULL) < 0) {
+		error = git_fail(PROV_ERROR, "cannot compute a patch-id");
+		goto cleanup;
+	}
+	git_oid_tostr(patchid, 41, &pid);
+	if (git_diff_print(diff, GIT_DIFF_FORMAT_PATCH, diff_line_cb, &dt) < 0) {
+		error = dt.over ? prov_error_set(PROV_ELIMIT, "the diff of %.12s is larger than %zu bytes",
+						 commit_hex, PROV_SOURCES_MAX_DIFF)
+				: git_fail(PROV_ERROR, "cannot print a diff");
+		goto cleanup;
+	}
+	error = 0;
+cleanup:
+	git_diff_free(diff);
+	git_tree_free(tree);
+	git_tree_free(ptree);
+	git_commit_free(parent);
+	git_commit_free(commit);
+	return error;
+}
+
+void prov_range_free(struct prov_range_commit *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; c && i < n; i++)
+		free(c[i].picked_from);
+	free(c);
+}
+
+/* The ids named by "(cherry picked from commit X)" lines of a message. */
+static char *picked_from(const char *msg)
+{
+	static const char key[] = "(cherry picked from commit ";
+	struct prov_buf b = PROV_BUF_INIT;
+	const char *p = msg;
+
+	while (p && (p = strstr(p, key))) {
+		const char *h = p + sizeof(key) - 1;
+		size_t n = 0;
+
+		while (n < 40 && isxdigit((unsigned char)h[n]))
+			n++;
+		if (n >= 4 && (h[n] == ')' || n == 40)) {
+			if (b.len)
+				prov_buf_putc(&b, ' ');
+			prov_buf_add(&b, h, n);
+		}
+		p = h;
+	}
+	if (!b.len) {
+		prov_buf_release(&b);
+		return NULL;
+	}
+	return prov_buf_detach(&b);
+}
+
+int prov_repo_range(struct prov_range_commit **out, size_t *nout, struct prov_repo *r,
+		    const char *tip_hex, const char *hide_hex, size_t max)
+{
+	git_revwalk *walk = NULL;
+	struct prov_range_commit *list = NULL;
+	size_t n = 0, alloc = 0;
+	git_oid tip, hide, oid;
+	int error;
+
+	if ((error = parse_oid(&tip, tip_hex)) < 0 ||
+	    (hide_hex && (error = parse_oid(&hide, hide_hex)) < 0))
+		return error;
+	if (git_revwalk_new(&walk, r->repo) < 0) {
+		error = git_fail(PROV_ERROR, "cannot walk history");
+		goto cleanup;
+	}
+	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL);
+	if (git_revwalk_push(walk, &tip) < 0 || (hide_hex && git_revwalk_hide(walk, &hide) < 0)) {
+		error = git_fail(PROV_ERROR, "cannot walk history");
+		goto cleanup;
+	}
+	while (git_revwalk_next(&oid, walk) == 0) {
+		git_commit *c = NULL;
+
+		if (n >= max) {
+			error = prov_error_set(PROV_ELIMIT, "more than %zu commits between %.12s and %.12s",
+					       max, hide_hex ? hide_hex : "the root", tip_hex);
+			goto cleanup;
+		}
+		if (git_commit_lookup(&c, r->repo, &oid) < 0) {
+			error = git_fail(PROV_ERROR, "cannot read commit");
+			goto cleanup;
+		}
+		PROV_ALLOC_GROW(list, n + 1, alloc);
+		memset(&list[n], 0, sizeof(list[n]));
+		git_oid_tostr(list[n].hex, sizeof(list[n].hex), &oid);
+		list[n].picked_from = picked_from(git_commit_message(c));
+		list[n].merge = git_commit_parentcount(c) > 1;
+		n++;
+		git_commit_free(c);
+	}
+	*out = list;
+	*nout = n;
+	list = NULL;
+	n = 0;
+	error = 0;
+cleanup:
+	prov_range_free(list, n);
+	git_revwalk_free(walk);
+	return error;
+}
+
+int prov_repo_merge_base(char **out, struct prov_repo *r, const char *a_hex, const char *b_hex)
+{
+	git_oid a, b, base;
+	char hex[GIT_OID_HEXSZ + 1];
+	int error, rc;
+
+	*out = NULL;
+	if ((error = parse_oid(&a, a_hex)) < 0 || (error = parse_oid(&b, b_hex)) < 0)
+		return error;
+	rc = git_merge_base(&base, r->repo, &a, &b);
+	if (rc == GIT_ENOTFOUND)
+		return 0;
+	if (rc < 0)
+		return git_fail(PROV_ERROR, "cannot compute a merge base");
+	git_oid_tostr(hex, sizeof(hex), &base);
+	*out = prov_xstrdup(hex);
+	return 0;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int prov_repo_branches_containing(char ***out, size_t *nout, struct prov_repo *r,
+				  const char *commit_hex)
+{
+	git_reference_iterator *it = NULL;
+	git_reference *ref = NULL;
+	char **names = NULL;
+	size_t n = 0, alloc = 0;
+	git_oid target;
+	int error;
+
+	if ((error = parse_oid(&target, commit_hex)) < 0)
+		return error;
+	if (git_reference_iterator_glob_new(&it, r->repo, "refs/heads/*") < 0)
+		return git_fail(PROV_ERROR, "cannot list branches");
+	while (git_reference_next(&ref, it) == 0) {
+		git_object *obj = NULL;
+		git_oid tip;
+		int yes = 0;
+
+		if (n < 10000 && git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT) == 0) {
+			git_oid_cpy(&tip, git_object_id(obj));
+			if (descends(&yes, r->repo, &tip, &target) == 0 && yes) {
+				PROV_ALLOC_GROW(names, n + 1, alloc);
+				names[n++] = prov_xstrdup(git_reference_shorthand(ref));
+			}
+		}
+		git_object_free(obj);
+		git_reference_free(ref);
+	}
+	git_reference_iterator_free(it);
+	if (n)
+		qsort(names, n, sizeof(*names), str_cmp);
+	*out = names;
+	*nout = n;
+	return 0;
+}
+
+int prov_repo_read_blob(struct prov_buf *out, struct prov_repo *r, const char *commit_hex,
+			const char *path, size_t max)
+{
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	git_tree_entry *entry = NULL;
+	git_blob *blob = NULL;
+	git_oid oid;
+	int error;
+
+	if ((error = parse_oid(&oid, commit_hex)) < 0)
+		return error;
+	if (git_commit_lookup(&commit, r->repo, &oid) < 0 || git_commit_tree(&tree, commit) < 0) {
+		error = prov_error_set(PROV_ENOTFOUND, "unknown commit '%s' in '%s'", commit_hex, r->url);
+		goto cleanup;
+	}
+	if (git_tree_entry_bypath(&entry, tree, path) < 0 ||
+	    git_tree_entry_type(entry) != GIT_OBJECT_BLOB ||
+	    git_blob_lookup(&blob, r->repo, git_tree_entry_id(entry)) < 0) {
+		error = prov_error_set(PROV_ENOTFOUND, "no file '%s' at commit %.12s", path, commit_hex);
+		goto cleanup;
+	}
+	if ((size_t)git_blob_rawsize(blob) > max) {
+		error = prov_error_set(PROV_ELIMIT, "'%s' at %.12s is larger than %zu bytes", path,
+				       commit_hex, max);
+		goto cleanup;
+	}
+	prov_buf_add(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+	error = 0;
+cleanup:
 	git_blob_free(blob);
 	git_tree_entry_free(entry);
 	git_tree_free(tree);

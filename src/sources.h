@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 
+#include "buf.h"
 #include "config.h"
 #include "model.h"
 
@@ -55,6 +56,9 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 
 void prov_repo_free(struct prov_repo *r);	/* NULL-safe */
 
+/* 1 when the mirror needed a refresh for some of `wants` but the fetch failed. */
+int prov_repo_stale(const struct prov_repo *r);
+
 /* The directory of the repository (mirror or local path). */
 const char *prov_repo_path(const struct prov_repo *r);
 
@@ -95,5 +99,51 @@ int prov_repo_read_lines(struct prov_source_line **out, size_t *nout, struct pro
 			 const char *commit_hex, const char *path, int line, int context);
 
 void prov_source_lines_free(struct prov_source_line *lines, size_t n);
+
+/* ---- backports (src/backport.c): the git side ---- */
+
+/*
+ * The diff of commit_hex against its first parent (an empty tree for a
+ * root commit) as unified text with 3 lines of context, git's format, into
+ * `text` (capped at PROV_SOURCES_MAX_DIFF: PROV_ELIMIT), and its patch-id as
+ * `git patch-id --stable` computes it (40 hex, NUL-terminated) into
+ * patchid. A merge commit gets an empty text and an all-zero id.
+ */
+#define PROV_SOURCES_MAX_DIFF ((size_t)32 << 20)
+int prov_repo_commit_diff(struct prov_buf *text, char patchid[41], struct prov_repo *r,
+			  const char *commit_hex);
+
+/* One commit of a range walk. */
+struct prov_range_commit {
+	char hex[41];
+	char *picked_from;	/* hex ids of "(cherry picked from commit X)" lines, space-separated; or NULL */
+	int merge;	/* more than one parent */
+};
+
+/*
+ * The commits reachable from tip_hex but not from hide_hex (NULL: none
+ * hidden), newest first in topological order, at most `max` (PROV_ELIMIT
+ * beyond). *out is freed with prov_range_free.
+ */
+int prov_repo_range(struct prov_range_commit **out, size_t *nout, struct prov_repo *r,
+		    const char *tip_hex, const char *hide_hex, size_t max);
+void prov_range_free(struct prov_range_commit *c, size_t n);
+
+/* The merge base of two commits (*out NULL, return 0, when they have none). */
+int prov_repo_merge_base(char **out, struct prov_repo *r, const char *a_hex, const char *b_hex);
+
+/*
+ * The branches (refs/heads/ names) whose tip is commit_hex or a descendant
+ * of it, sorted; *out freed with prov_strv_free-style loop by the caller.
+ */
+int prov_repo_branches_containing(char ***out, size_t *nout, struct prov_repo *r,
+				  const char *commit_hex);
+
+/*
+ * The blob at commit_hex:path into out (at most max bytes: PROV_ELIMIT);
+ * PROV_ENOTFOUND when there is no such file.
+ */
+int prov_repo_read_blob(struct prov_buf *out, struct prov_repo *r, const char *commit_hex,
+			const char *path, size_t max);
 
 #endif

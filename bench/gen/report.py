@@ -174,6 +174,18 @@ def main():
             tp = "%.1f MB/s" % (n / 1e6 / r["median"]) if n and r.get("median") else "n/a"
             w("| %s | %s | %s | %s | %s | %s | %s |" % (r["input"], size(n), r["tool"], fmt_t(r),
                                                        fmt_min(r), fmt_rss(r), tp))
+    bp = [r for r in recs if r["section"] == "backport"]
+    if bp:
+        w("## fixcheck on a release branch (5,000 commits past the merge base)")
+        w("")
+        w("| fix | tool | median | min | peak RSS |")
+        w("|---|---|---|---|---|")
+        for r in bp:
+            w("| %s | %s | %s | %s | %s |" % (r["input"], r["tool"], fmt_t(r), fmt_min(r), fmt_rss(r)))
+        for a in (r for r in recs if r["section"] == "backportagree"):
+            w("")
+            w("- provenance %s; git patch-id says %s: **%s**" % (
+                a["got"], a["expected"], "agree" if a["ok"] else "DISAGREE"))
         w("")
 
     # Targets
@@ -251,6 +263,14 @@ def main():
         else:
             w("| suspects warm run adds < 1 s | %s | %.0f ms with, %.0f ms without (+%.0f ms) |" % (
                 "PASS" if warm - base < 1 else "MISS", warm * 1000, base * 1000, (warm - base) * 1000))
+    for r in bp:
+        if r["tool"] != "prov-fixcheck-warm":
+            continue
+        if r.get("median") is None:
+            w("| backport check < 1 s warm (%s) | n/a | %s |" % (r["input"], fmt_t(r)))
+        else:
+            w("| backport check < 1 s warm (%s) | %s | %.0f ms |" % (
+                r["input"], "PASS" if r["median"] < 1.0 else "MISS", r["median"] * 1000))
     w("")
     print("\n".join(out))
 

@@ -67,9 +67,12 @@ grep -q SECRET "$T/env.json" && fail "content of the root's /etc/shadow leaked"
 # markdown and text
 check_exit 0 "env --format markdown" -- "$PROVENANCE" env --sysroot "$T/root" --format markdown
 check_eq "$(head -1 "$T/last.out")" "| Component | Version | Git Hash |" "markdown header"
-grep -qF "| torch | $(truth pip.torch.version) | $(truth pip.torch.commit) |" "$T/last.out" ||
-	fail "markdown row for torch"
-echo "ok: markdown row for torch"
+# named as resolve names it: the component of the shipped mapping that lists package torch
+torch_comp=$(awk '/^\[component /{c=$2; gsub(/[]"]/, "", c)} /^[[:space:]]*package = torch$/{print c; exit}' "$TOP"/mappings/*.map)
+[ -n "$torch_comp" ] || fail "no shipped mapping lists package torch"
+grep -qF "| $torch_comp | $(truth pip.torch.version) | $(truth pip.torch.commit) |" "$T/last.out" ||
+	fail "markdown row for torch (component $torch_comp)"
+echo "ok: markdown row for torch, named $torch_comp as resolve does"
 check_exit 0 "env (text)" -- "$PROVENANCE" env --sysroot "$T/root"
 grep -Eq "^libfoo1 +1:2\.0\.0-43~24\.04 +- +dpkg$" "$T/last.out" || { cat "$T/last.out"; fail "text row for libfoo1"; }
 echo "ok: text row for libfoo1"

@@ -16,3 +16,35 @@ check_eq "$n_inst" "$n_repo" "shipped mappings installed"
 command -v man >/dev/null && ! man -l "$T/stage$prefix/share/man/man1/provenance.1" 2>/dev/null | grep -q "EXIT STATUS" &&
 	fail "the installed man page does not render"
 echo "ok: installed under $T/stage$prefix"
+
+# the man page names the data directory of this PREFIX, not /usr/local
+# (install-data: the same rules as install without rebuilding the program for that PREFIX)
+make -s install-data DESTDIR="$T/stage2" PREFIX=/opt/prov NO_DEPS=1 >"$T/install2.log" 2>&1 || { cat "$T/install2.log"; fail "make install-data PREFIX=/opt/prov failed"; }
+man2=$T/stage2/opt/prov/share/man/man1/provenance.1
+grep -q '/opt/prov/share/provenance/mappings' "$man2" || fail "the man page does not name /opt/prov/share/provenance/mappings"
+grep -q '/usr/local' "$man2" && fail "the man page still names /usr/local"
+echo "ok: the installed man page names \$(PREFIX)/share/provenance"
+
+# shell completion: installed, and it completes (bash runs it; zsh when present)
+bc=$T/stage$prefix/share/bash-completion/completions/provenance
+zc=$T/stage$prefix/share/zsh/site-functions/_provenance
+[ -f "$bc" ] || fail "no bash completion at $bc"
+[ -f "$zc" ] || fail "no zsh completion at $zc"
+got=$(bash -c '. "$1"; COMP_WORDS=(provenance fix); COMP_CWORD=1; _provenance; echo "${COMPREPLY[*]}"' _ "$bc")
+check_eq "$got" "fixcheck" "bash completes 'provenance fix'"
+got=$(bash -c '. "$1"; COMP_WORDS=(provenance fixcheck --deb); COMP_CWORD=2; _provenance; echo "${COMPREPLY[*]}"' _ "$bc")
+check_eq "$got" "--debian-source" "bash completes fixcheck options"
+got=$(bash -c '. "$1"; COMP_WORDS=(provenance resolve --format m); COMP_CWORD=3; _provenance; echo "${COMPREPLY[*]}"' _ "$bc")
+check_eq "$got" "markdown" "bash completes --format values"
+# every option the completion offers is one the command accepts (its --help names it)
+for c in analyze resolve env fixcheck; do
+	opts=$(bash -c '. "$1"; COMP_WORDS=(provenance '"$c"' -); COMP_CWORD=2; _provenance; echo "${COMPREPLY[*]}"' _ "$bc")
+	for o in $opts; do
+		"$bin" "$c" --help 2>&1 | grep -q -- "$o" || fail "completion offers $c $o, which $c --help does not name"
+	done
+done
+echo "ok: completion options are in each command's --help"
+if command -v zsh >/dev/null; then
+	zsh -n "$zc" || fail "zsh completion has a syntax error"
+	echo "ok: zsh parses the completion"
+fi

@@ -82,3 +82,18 @@ took=$(( $(date +%s) - start ))
 [ $rc -le 1 ] || fail "resolve against a silent server exited $rc"
 [ $took -lt 30 ] || fail "a silent server held the run for ${took}s"
 echo "ok: a silent server costs ${took}s, not a hang"
+
+# the same silent server with a long per-query bound: the run's total budget
+# (debuginfod.totalTimeout) stops it, not N modules times the per-query bound
+start=$(date +%s)
+timeout 120 "$PROVENANCE" --cache "$T/cache5" -c debuginfod.timeout=15 -c debuginfod.totalTimeout=3 \
+	resolve "$core" --format json >"$T/slow2.json" 2>"$T/slow2.err"
+rc=$?
+took=$(( $(date +%s) - start ))
+[ $rc -le 1 ] || { cat "$T/slow2.err"; fail "resolve with a total budget exited $rc"; }
+check_match "$(cat "$T/slow2.err")" "debuginfod: gave up after 3 s in total \(debuginfod\.totalTimeout\)" "the budget is reported"
+check_eq "$(grep -c "^asking debuginfod $DEBUGINFOD_URLS " "$T/slow2.err")" 1 "one line on stderr when debuginfod is first asked"
+nmods=$(json_get "$T/slow2.json" 'len(d["modules"])')
+[ "$nmods" -ge 2 ] || fail "expected several modules to ask for, got $nmods"
+[ $took -lt 12 ] || fail "the total budget of 3 s did not hold: ${took}s for $nmods modules (15 s per query)"
+echo "ok: $nmods modules against a silent server: ${took}s in total, bounded by debuginfod.totalTimeout"

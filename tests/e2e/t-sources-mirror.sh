@@ -116,7 +116,7 @@ wait $kpid 2>/dev/null
 final=$(ls -d "$bigc"/mirrors/*.git 2>/dev/null | grep -v '\.tmp$' || true)
 check_eq "$final" "" "no mirror after an interrupted fetch"
 # (without the file:// redirect: --offline may still fetch from the disk)
-check_exit 2 "offline after the interrupted fetch does not trust it" -- "$PROVENANCE" --cache "$bigc" \
+check_exit 3 "offline after the interrupted fetch does not trust it (no mirror: could not determine)" -- "$PROVENANCE" --cache "$bigc" \
 	fixcheck --offline t100 --repo https://example.invalid/big.git --at t10000
 check_exit 0 "a normal run after the interruption" -- "$PROVENANCE" --cache "$bigc" \
 	-c "url.file://$T/upstream/.insteadOf=https://example.invalid/" fixcheck t100 --repo https://example.invalid/big.git --at t10000 --format json

@@ -1,0 +1,41 @@
+# bash completion for provenance (installed by make install)
+_provenance() {
+	local cur prev cmd i
+	COMPREPLY=()
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=${COMP_WORDS[COMP_CWORD-1]}
+	cmd=
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		-c|--cache) ((i++)) ;;
+		-*) ;;
+		*) cmd=${COMP_WORDS[i]}; break ;;
+		esac
+	done
+	case $prev in
+	--cache|--sysroot) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--mapping|--exe) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--format)
+		case $cmd in
+		resolve|env) COMPREPLY=($(compgen -W "text markdown json" -- "$cur")) ;;
+		*) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
+		esac
+		return ;;
+	-c) COMPREPLY=($(compgen -W "fetch.timeout= fetch.connectTimeout= fetch.stallTimeout= fetch.retries= fetch.maxSize= fetch.trustSystemUrls= debuginfod.timeout= debuginfod.totalTimeout= core.maxSize= import.maxBytes= import.maxEntries= sources.debianBaseUrl=" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;
+	esac
+	if [ -z "$cmd" ]; then
+		COMPREPLY=($(compgen -W "analyze resolve env fixcheck cache --help --version -c --cache" -- "$cur"))
+		return
+	fi
+	case $cmd in
+	analyze) COMPREPLY=($(compgen -W "--exe --sysroot --format --help" -- "$cur")) ;;
+	resolve) COMPREPLY=($(compgen -W "--exe --sysroot --format --mapping --offline --context --fix --component --all-threads --help" -- "$cur")) ;;
+	env) COMPREPLY=($(compgen -W "--sysroot --format --mapping --offline --fetch --help" -- "$cur")) ;;
+	fixcheck) COMPREPLY=($(compgen -W "--repo --at --debian-source --component --sysroot --mapping --offline --format --help" -- "$cur")) ;;
+	cache) COMPREPLY=($(compgen -W "stats clear --help" -- "$cur")) ;;
+	esac
+	if [[ $cur != -* ]] && [ "$cmd" != cache ] && [ "$cmd" != env ]; then
+		COMPREPLY+=($(compgen -f -- "$cur"))
+	fi
+}
+complete -F _provenance provenance

@@ -1,0 +1,662 @@
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backport.h"
+#include "error.h"
+#include "sha256.h"
+#include "util.h"
+#include "banned.h"
+
+#define MAX_SERIES ((size_t)1 << 20)
+#define MAX_PATCH ((size_t)64 << 20)
+#define MAX_PATCHES 2000
+
+/* ---- per-file ids of a unified diff ---- */
+
+static const char *line_end(const char *p, const char *end)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+	return nl ? nl : end;
+}
+
+/* "+++ b/dir/file\t2020-..." -> "dir/file"; NULL for /dev/null. */
+static char *header_path(const char *p, const char *e)
+{
+	const char *q, *slash;
+
+	p += 4;
+	for (q = p; q < e && *q != '\t' && *q != '\r'; q++)
+		;
+	while (q > p && q[-1] == ' ')
+		q--;
+	if ((size_t)(q - p) == 9 && !strncmp(p, "/dev/null", 9))
+		return NULL;
+	if (q - p >= 2 && p[0] == '"')
+		return NULL;	/* quoted names: not compared */
+	slash = memchr(p, '/', (size_t)(q - p));
+	if (slash && slash + 1 < q)
+		p = slash + 1;
+	return prov_xstrndup(p, (size_t)(q - p));
+}
+
+static int parse_count(const char **pp, const char *e, long *start, long *count)
+{
+	const char *p = *pp;
+	char *endp;
+
+	*start = strtol(p, &endp, 10);
+	if (endp == p)
+		return -1;
+	p = endp;
+	*count = 1;
+	if (p < e && *p == ',') {
+		p++;
+		*count = strtol(p, &endp, 10);
+		if (endp == p)
+			return -1;
+		p = endp;
+	}
+	*pp = p;
+	return 0;
+}
+
+char *prov_backport_file_ids(const char *text, size_t len)
+{
+	struct prov_buf out = PROV_BUF_INIT;
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *e = line_end(p, end), *n2, *e2, *n3;
+		char *path = NULL, *minus = NULL;
+		struct prov_sha256 s;
+		unsigned char digest[PROV_SHA256_LEN];
+		size_t nlines = 0;
+
+		if ((size_t)(e - p) < 4 || strncmp(p, "--- ", 4)) {
+			p = e < end ? e + 1 : end;
+			continue;
+		}
+		n2 = e < end ? e + 1 : end;
+		e2 = line_end(n2, end);
+		n3 = e2 < end ? e2 + 1 : end;
+		if ((size_t)(e2 - n2) < 4 || strncmp(n2, "+++ ", 4) || (size_t)(end - n3) < 4 ||
+		    strncmp(n3, "@@ -", 4)) {
+			p = n2;
+			continue;
+		}
+		minus = header_path(p, e);
+		path = header_path(n2, e2);
+		if (!path) {
+			path = minus;
+			minus = NULL;
+		}
+		free(minus);
+		prov_sha256_init(&s);
+		p = n3;
+		/* hunks */
+		while (p < end && (size_t)(end - p) >= 4 && !strncmp(p, "@@ -", 4)) {
+			const char *q = p + 4;
+			long a0, before, c0, after;
+
+			e = line_end(p, end);
+			if (parse_count(&q, e, &a0, &before) < 0 || q + 2 > e || strncmp(q, " +", 2)) {
+				before = after = 0;
+			} else {
+				q += 2;
+				if (parse_count(&q, e, &c0, &after) < 0)
+					before = after = 0;
+			}
+			p = e < end ? e + 1 : end;
+			while (p < end && (before > 0 || after > 0)) {
+				const char *le = line_end(p, end), *c;
+				char origin = p < le ? *p : ' ';
+
+				if (origin == '\\') {
+					p = le < end ? le + 1 : end;
+					continue;
+				}
+				if (origin == ' ') {
+					before--;
+					after--;
+				} else if (origin == '-') {
+					before--;
+				} else if (origin == '+') {
+					after--;
+				} else {
+					break;	/* not a hunk line: the hunk was cut */
+				}
+				prov_sha256_update(&s, &origin, 1);
+				for (c = p + 1; c < le; c++)
+					if (!isspace((unsigned char)*c))
+						prov_sha256_update(&s, c, 1);
+				prov_sha256_update(&s, "\n", 1);
+				nlines++;
+				p = le < end ? le + 1 : end;
+			}
+			/* a "\ No newline" line after the last hunk line */
+			if (p < end && *p == '\\') {
+				e = line_end(p, end);
+				p = e < end ? e + 1 : end;
+			}
+		}
+		prov_sha256_final(digest, &s);
+		if (path && nlines && !strchr(path, '\t') && !strchr(path, '\n')) {
+			size_t i;
+
+			prov_buf_printf(&out, "%s\t", path);
+			for (i = 0; i < PROV_SHA256_LEN; i++)
+				prov_buf_printf(&out, "%02x", digest[i]);
+			prov_buf_putc(&out, '\n');
+		}
+		free(path);
+	}
+	return prov_buf_detach(&out);
+}
+
+/* The id of `path` in a "path\tid\n" list, copied into id (65 bytes); 0 when absent. */
+static int file_id(char id[65], const char *files, const char *path)
+{
+	size_t pl = strlen(path);
+	const char *p = files;
+
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		size_t l = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (l == pl + 1 + 64 && !strncmp(p, path, pl) && p[pl] == '\t') {
+			memcpy(id, p + pl + 1, 64);
+			id[64] = '\0';
+			return 1;
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	return 0;
+}
+
+/* The commit kept for `path` in a "path\tcommit\n" list (40 hex); 0 when absent. */
+static int file_id_any(char id[65], const char *list, const char *path)
+{
+	size_t pl = strlen(path);
+	const char *p = list;
+
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		size_t l = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (l > pl + 1 && l - pl - 1 <= 64 && !strncmp(p, path, pl) && p[pl] == '\t') {
+			memcpy(id, p + pl + 1, l - pl - 1);
+			id[l - pl - 1] = '\0';
+			return 1;
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	return 0;
+}
+
+/* ---- patch ids of commits, through the cache ---- */
+
+struct ids {
+	char **patchid;
+	char **files;
+	size_t n;
+};
+
+static void ids_release(struct ids *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->n; i++) {
+		free(x->patchid[i]);
+		free(x->files[i]);
+	}
+	free(x->patchid);
+	free(x->files);
+	memset(x, 0, sizeof(*x));
+}
+
+static int compute_ids(struct ids *x, struct prov_repo *r, const char *const *commits, size_t n,
+		       struct prov_cache *cache)
+{
+	const char **new_c = NULL, **new_i = NULL, **new_f = NULL;
+	size_t i, nnew = 0;
+	int error = 0;
+
+	x->n = n;
+	x->patchid = prov_xcalloc(n + 1, sizeof(*x->patchid));
+	x->files = prov_xcalloc(n + 1, sizeof(*x->files));
+	if (cache && prov_cache_patchid_get_many(x->patchid, x->files, cache, commits, n) < 0)
+		prov_warn("%s", prov_error_last());
+	new_c = prov_xcalloc(n + 1, sizeof(*new_c));
+	new_i = prov_xcalloc(n + 1, sizeof(*new_i));
+	new_f = prov_xcalloc(n + 1, sizeof(*new_f));
+	for (i = 0; i < n; i++) {
+		struct prov_buf text = PROV_BUF_INIT;
+		char pid[41];
+
+		if (x->patchid[i] && x->files[i])
+			continue;
+		free(x->patchid[i]);
+		free(x->files[i]);
+		x->patchid[i] = x->files[i] = NULL;
+		error = prov_repo_commit_diff(&text, pid, r, commits[i]);
+		if (error == PROV_ELIMIT) {
+			/* too large to compare: no ids, never matches */
+			memset(pid, '0', 40);
+			pid[40] = '\0';
+			prov_buf_reset(&text);
+			error = 0;
+		}
+		if (error < 0) {
+			prov_buf_release(&text);
+			goto cleanup;
+		}
+		x->patchid[i] = prov_xstrdup(pid);
+		x->files[i] = prov_backport_file_ids(text.buf, text.len);
+		prov_buf_release(&text);
+		new_c[nnew] = commits[i];
+		new_i[nnew] = x->patchid[i];
+		new_f[nnew] = x->files[i];
+		nnew++;
+	}
+	if (cache && nnew && prov_cache_patchid_put_many(cache, new_c, new_i, new_f, nnew) < 0)
+		prov_warn("%s", prov_error_last());
+cleanup:
+	free(new_c);
+	free(new_i);
+	free(new_f);
+	return error;
+}
+
+static int is_zero_id(const char *id)
+{
+	return !id || strspn(id, "0") == strlen(id);
+}
+
+/* Does a "picked from" list name the fix (full or abbreviated, >= 7 hex)? */
+static int names_fix(const char *list, const char *fix_hex)
+{
+	const char *p = list;
+
+	while (p && *p) {
+		size_t l = strcspn(p, " ");
+
+		if (l >= 7 && l <= 40 && !strncasecmp(p, fix_hex, l))
+			return 1;
+		p += l;
+		while (*p == ' ')
+			p++;
+	}
+	return 0;
+}
+
+/* The fix's files as an array of paths (from its "path\tid\n" list). */
+static size_t split_files(char ***out, const char *files)
+{
+	char **v = NULL;
+	size_t n = 0, alloc = 0;
+	const char *p = files;
+
+	while (p && *p) {
+		const char *tab = strchr(p, '\t'), *nl = strchr(p, '\n');
+
+		if (!tab || (nl && nl < tab))
+			break;
+		PROV_ALLOC_GROW(v, n + 1, alloc);
+		v[n++] = prov_xstrndup(p, (size_t)(tab - p));
+		p = nl ? nl + 1 : NULL;
+	}
+	*out = v;
+	return n;
+}
+
+static void strv_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void add_word(struct prov_buf *b, const char *sep, const char *w)
+{
+	size_t wl = strlen(w);
+	const char *p = b->buf;
+
+	/* no duplicates */
+	while ((p = strstr(p, w))) {
+		if ((p == b->buf || !strncmp(p - strlen(sep), sep, strlen(sep))) &&
+		    (p[wl] == '\0' || !strncmp(p + wl, sep, strlen(sep))))
+			return;
+		p += wl;
+	}
+	if (b->len)
+		prov_buf_puts(b, sep);
+	prov_buf_puts(b, w);
+}
+
+/*
+ * Look for the fix in the commits of a range: 1 and *via when found whole
+ * (trailer, patch-id, or every file), 0 otherwise; present[k] is set to the
+ * commit that changes fix file k as the fix does.
+ */
+static int search_range(char **via, char **present, struct prov_repo *r,
+			const struct prov_range_commit *rc, size_t nrc, const char *fix_hex,
+			const char *fix_pid, char *const *fix_files, const char *const *fix_ids,
+			size_t nfiles, struct prov_cache *cache)
+{
+	const char **hexes = prov_xcalloc(nrc + 1, sizeof(*hexes));
+	struct ids x = { 0 };
+	size_t i, k, nhex = 0, npresent = 0;
+	int error, found = 0;
+
+	*via = NULL;
+	for (i = 0; i < nrc; i++) {
+		if (rc[i].picked_from && names_fix(rc[i].picked_from, fix_hex)) {
+			*via = prov_xstrdup(rc[i].hex);
+			found = 1;
+			goto cleanup;
+		}
+		if (!rc[i].merge)
+			hexes[nhex++] = rc[i].hex;
+	}
+	if ((error = compute_ids(&x, r, hexes, nhex, cache)) < 0) {
+		found = error;
+		goto cleanup;
+	}
+	for (i = 0; i < nhex; i++) {
+		if (!is_zero_id(fix_pid) && !strcmp(x.patchid[i], fix_pid)) {
+			*via = prov_xstrdup(hexes[i]);
+			found = 1;
+			goto cleanup;
+		}
+		for (k = 0; k < nfiles; k++) {
+			char id[65];
+
+			if (!present[k] && file_id(id, x.files[i], fix_files[k]) &&
+			    !strcmp(id, fix_ids[k])) {
+				present[k] = prov_xstrdup(hexes[i]);
+				npresent++;
+			}
+		}
+	}
+	if (nfiles && npresent == nfiles) {
+		struct prov_buf b = PROV_BUF_INIT;
+
+		for (k = 0; k < nfiles; k++)
+			add_word(&b, " ", present[k]);
+		*via = prov_buf_detach(&b);
+		found = 1;
+	}
+cleanup:
+	ids_release(&x);
+	free(hexes);
+	return found;
+}
+
+/* The Debian patches of the import: present[k] = patch name for each fix file changed the same way. */
+static int search_patches(struct prov_repo *pr, const char *commit, char **present,
+			  char *const *fix_files, const char *const *fix_ids, size_t nfiles)
+{
+	struct prov_buf series = PROV_BUF_INIT;
+	const char *p, *end;
+	size_t npatches = 0, k;
+	int error;
+
+	error = prov_repo_read_blob(&series, pr, commit, "debian/patches/series", MAX_SERIES);
+	if (error == PROV_ENOTFOUND) {
+		error = 0;
+		goto cleanup;
+	}
+	if (error < 0)
+		goto cleanup;
+	p = series.buf;
+	end = series.buf + series.len;
+	while (p < end && npatches < MAX_PATCHES) {
+		const char *e = line_end(p, end), *q = p, *ne;
+		struct prov_buf patch = PROV_BUF_INIT;
+		char *name, *path, *ids;
+
+		while (q < e && isspace((unsigned char)*q))
+			q++;
+		for (ne = q; ne < e && !isspace((unsigned char)*ne); ne++)
+			;
+		p = e < end ? e + 1 : end;
+		if (q == ne || *q == '#')
+			continue;
+		npatches++;
+		name = prov_xstrndup(q, (size_t)(ne - q));
+		path = prov_xasprintf("debian/patches/%s", name);
+		if (!strstr(name, "..") &&
+		    prov_repo_read_blob(&patch, pr, commit, path, MAX_PATCH) == 0) {
+			ids = prov_backport_file_ids(patch.buf, patch.len);
+			for (k = 0; k < nfiles; k++) {
+				char id[65];
+
+				if (!present[k] && file_id(id, ids, fix_files[k]) &&
+				    !strcmp(id, fix_ids[k]))
+					present[k] = prov_xstrdup(path);
+			}
+			free(ids);
+		}
+		prov_buf_release(&patch);
+		free(name);
+		free(path);
+	}
+	error = 0;
+cleanup:
+	prov_buf_release(&series);
+	return error;
+}
+
+void prov_backport_release(struct prov_backport *b)
+{
+	free(b->via);
+	free(b->files_present);
+	free(b->files_missing);
+	free(b->first_tag);
+	free(b->branch);
+	free(b->branch_tag);
+	free(b->branch_via);
+	free(b->patchid);
+	memset(b, 0, sizeof(*b));
+}
+
+/* A later cherry-pick on a branch that contains the deployed commit. */
+static int search_branches(struct prov_backport *out, struct prov_repo *r, const char *fix_hex,
+			   const char *deployed_hex, const char *fix_pid, char *const *fix_files,
+			   const char *const *fix_ids, size_t nfiles, const struct prov_backport_opts *o,
+			   size_t max)
+{
+	char **branches = NULL;
+	size_t nb = 0, i, k;
+	int error;
+
+	if ((error = prov_repo_branches_containing(&branches, &nb, r, deployed_hex)) < 0)
+		return error;
+	for (i = 0; i < nb && !out->branch; i++) {
+		struct prov_range_commit *rc = NULL;
+		size_t nrc = 0;
+		char *tip = NULL, *via = NULL;
+		char **present = prov_xcalloc(nfiles + 1, sizeof(*present));
+		int anc = 0, found;
+
+		if (prov_repo_resolve(&tip, r, branches[i]) < 0 ||
+		    prov_repo_is_ancestor(&anc, r, fix_hex, tip) < 0 || anc ||
+		    prov_repo_range(&rc, &nrc, r, tip, deployed_hex, max) < 0)
+			goto next;
+		found = search_range(&via, present, r, rc, nrc, fix_hex, fix_pid, fix_files,
+				     fix_ids, nfiles, o->cache);
+		if (found > 0) {
+			char *first = strchr(via, ' ') ? prov_xstrndup(via, strcspn(via, " ")) : prov_xstrdup(via);
+
+			if (prov_repo_first_tag(&out->branch_tag, r, first) == 0 && out->branch_tag) {
+				out->branch = prov_xstrdup(branches[i]);
+				out->branch_via = via;
+				via = NULL;
+			}
+			free(first);
+		}
+next:
+		for (k = 0; k < nfiles; k++)
+			free(present[k]);
+		free(present);
+		free(via);
+		free(tip);
+		prov_range_free(rc, nrc);
+	}
+	strv_free(branches, nb);
+	prov_error_clear();
+	return 0;
+}
+
+int prov_backport_check(struct prov_backport *out, struct prov_repo *r, const char *fix_hex,
+			const char *deployed_hex, const struct prov_backport_opts *o)
+{
+	static const struct prov_backport_opts none = { 0 };
+	struct prov_range_commit *rc = NULL;
+	struct ids fx = { 0 };
+	char **fix_files = NULL, **present = NULL;
+	const char **fix_ids = NULL;
+	size_t nrc = 0, nfiles = 0, k, npresent = 0, max;
+	int anc = 0, error, found;
+
+	memset(out, 0, sizeof(*out));
+	if (!o)
+		o = &none;
+	max = o->max_commits ? o->max_commits : 1000000;
+	if ((error = prov_repo_is_ancestor(&anc, r, fix_hex, deployed_hex)) < 0)
+		goto cleanup;
+	if ((error = prov_repo_first_tag(&out->first_tag, r, fix_hex)) < 0)
+		goto cleanup;
+	if (anc) {
+		out->included = 1;
+		out->how = "ancestor";
+		out->via = prov_xstrdup(fix_hex);
+		goto done;
+	}
+	if ((error = compute_ids(&fx, r, &fix_hex, 1, o->cache)) < 0)
+		goto cleanup;
+	out->patchid = prov_xstrdup(fx.patchid[0]);
+	nfiles = split_files(&fix_files, fx.files[0]);
+	fix_ids = prov_xcalloc(nfiles + 1, sizeof(*fix_ids));
+	for (k = 0; k < nfiles; k++) {
+		char id[65];
+
+		file_id(id, fx.files[0], fix_files[k]);
+		fix_ids[k] = prov_xstrdup(id);
+	}
+	present = prov_xcalloc(nfiles + 1, sizeof(*present));
+	{
+		/* the range search's result depends on the two commit ids only: kept */
+		char *mvia = NULL, *mpresent = NULL;
+
+		if (o->cache && prov_cache_backport_get(&mvia, &mpresent, o->cache, fix_hex,
+							deployed_hex) == 0) {
+			found = *mvia != '\0';
+			if (found)
+				out->via = prov_xstrdup(mvia);
+			for (k = 0; !found && k < nfiles; k++) {
+				char id[65];
+
+				/* the same "path\tvalue\n" layout as the id lists */
+				if (file_id_any(id, mpresent, fix_files[k]))
+					present[k] = prov_xstrdup(id);
+			}
+			free(mvia);
+			free(mpresent);
+		} else {
+			struct prov_buf pb = PROV_BUF_INIT;
+
+			prov_error_clear();
+			if ((error = prov_repo_range(&rc, &nrc, r, deployed_hex, fix_hex, max)) < 0)
+				goto cleanup;
+			found = search_range(&out->via, present, r, rc, nrc, fix_hex, out->patchid,
+					     fix_files, fix_ids, nfiles, o->cache);
+			if (found < 0) {
+				error = found;
+				goto cleanup;
+			}
+			for (k = 0; k < nfiles; k++)
+				if (present[k])
+					prov_buf_printf(&pb, "%s\t%s\n", fix_files[k], present[k]);
+			if (o->cache && prov_cache_backport_put(o->cache, fix_hex, deployed_hex,
+								found ? out->via : "", pb.buf) < 0)
+				prov_warn("%s", prov_error_last());
+			prov_buf_release(&pb);
+		}
+	}
+	if (found) {
+		out->included = 1;
+		out->how = "cherry-pick";
+		goto done;
+	}
+	if (o->patches_repo && o->patches_commit &&
+	    (error = search_patches(o->patches_repo, o->patches_commit, present, fix_files,
+				    fix_ids, nfiles)) < 0)
+		goto cleanup;
+	for (k = 0; k < nfiles; k++)
+		if (present[k])
+			npresent++;
+	if (nfiles && npresent == nfiles) {
+		struct prov_buf b = PROV_BUF_INIT;
+		int patches = 0;
+
+		for (k = 0; k < nfiles; k++) {
+			add_word(&b, " ", present[k]);
+			if (prov_starts_with(present[k], "debian/patches/"))
+				patches = 1;
+		}
+		out->via = prov_buf_detach(&b);
+		out->included = 1;
+		out->how = patches ? "distribution-patch" : "cherry-pick";
+		goto done;
+	}
+	if (npresent) {
+		struct prov_buf yes = PROV_BUF_INIT, no = PROV_BUF_INIT, via = PROV_BUF_INIT;
+
+		for (k = 0; k < nfiles; k++) {
+			add_word(present[k] ? &yes : &no, ", ", fix_files[k]);
+			if (present[k])
+				add_word(&via, " ", present[k]);
+		}
+		out->how = "partial";
+		out->files_present = prov_buf_detach(&yes);
+		out->files_missing = prov_buf_detach(&no);
+		out->via = prov_buf_detach(&via);
+		goto done;
+	}
+	if ((error = search_branches(out, r, fix_hex, deployed_hex, out->patchid, fix_files,
+				     fix_ids, nfiles, o, max)) < 0)
+		goto cleanup;
+done:
+	error = 0;
+cleanup:
+	if (error < 0)
+		prov_backport_release(out);
+	for (k = 0; present && k < nfiles; k++)
+		free(present[k]);
+	free(present);
+	for (k = 0; fix_ids && k < nfiles; k++)
+		free((char *)fix_ids[k]);
+	free(fix_ids);
+	strv_free(fix_files, nfiles);
+	ids_release(&fx);
+	prov_range_free(rc, nrc);
+	return error;
+}
+
+char *prov_backport_describe(const char *how, const char *via)
+{
+	if (!how)
+		return prov_xstrdup("not included");
+	if (!strcmp(how, "ancestor"))
+		return prov_xstrdup("by ancestry");
+	if (!strcmp(how, "cherry-pick"))
+		return prov_xasprintf("as cherry-pick %s", via ? via : "?");
+	if (!strcmp(how, "distribution-patch"))
+		return prov_xasprintf("as distribution patch %s", via ? via : "?");
+	return prov_xasprintf("partly (%s)", via ? via : "?");
+}

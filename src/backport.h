@@ -1,0 +1,66 @@
+#ifndef PROV_BACKPORT_H
+#define PROV_BACKPORT_H
+
+#include <stddef.h>
+
+#include "cache/cache.h"
+#include "sources.h"
+
+/*
+ * How a fix is in what was deployed (fixcheck, resolve --fix): by ancestry,
+ * as a cherry-pick on the deployed commit's history, as a distribution's
+ * patch (a Debian source package's quilt series), partly, or not at all.
+ *
+ * - ancestor: the fix is the deployed commit or one of its ancestors.
+ * - cherry-pick: a commit reachable from the deployed one but not from the
+ *   fix carries "(cherry picked from commit <fix>)", or has the fix's
+ *   patch-id (git patch-id --stable: whitespace and line numbers ignored),
+ *   or every file the fix changes was changed the same way by commits of
+ *   that range (a backport in several commits; `via` lists them).
+ * - distribution-patch: a patch of debian/patches/series in the deployed
+ *   source package changes every file of the fix as the fix does (per-file
+ *   ids: the hunks' lines with whitespace removed, paths with their first
+ *   component stripped).
+ * - partial: some of the fix's files are changed the same way (files_present
+ *   names them, files_missing the others).
+ * - none (how NULL): first_tag is the first tag containing the fix by
+ *   ancestry; when a branch that contains the deployed commit later got
+ *   the fix by cherry-pick, branch/branch_tag/branch_via say where.
+ *
+ * Patch ids are computed once per commit and kept in the cache.
+ */
+struct prov_backport_opts {
+	struct prov_cache *cache;	/* may be NULL: nothing kept */
+	struct prov_repo *patches_repo;	/* a debian-source import, or NULL */
+	const char *patches_commit;	/* its commit (the patched tree) */
+	size_t max_commits;	/* range walk cap (0: 1000000) */
+};
+
+struct prov_backport {
+	int included;	/* ancestor, cherry-pick or distribution-patch */
+	const char *how;	/* "ancestor", "cherry-pick", "distribution-patch", "partial", or NULL */
+	char *via;	/* commit id(s), space-separated, or patch file name(s) */
+	char *files_present;	/* partial: the fix's files found, comma-separated */
+	char *files_missing;	/* partial: the others */
+	char *first_tag;	/* first tag containing the fix by ancestry */
+	char *branch;	/* not included: a branch with the deployed commit that got it later */
+	char *branch_tag;	/* the first tag containing that cherry-pick */
+	char *branch_via;	/* the cherry-pick on that branch */
+	char *patchid;	/* the fix's patch-id */
+};
+
+int prov_backport_check(struct prov_backport *out, struct prov_repo *r, const char *fix_hex,
+			const char *deployed_hex, const struct prov_backport_opts *o);
+void prov_backport_release(struct prov_backport *b);
+
+/*
+ * Per-file ids of a unified diff (git's or a quilt patch): "path\tid\n"
+ * lines (path without its first component; id = 64 hex of SHA-256 over
+ * the hunks' lines without whitespace). Exposed for the unit test.
+ */
+char *prov_backport_file_ids(const char *text, size_t len);
+
+/* One sentence for text and Markdown: "cherry-pick abc123456789", ... (caller frees). */
+char *prov_backport_describe(const char *how, const char *via);
+
+#endif

@@ -1,0 +1,65 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dbgbudget.h"
+#include "error.h"
+#include "util.h"
+#include "banned.h"
+
+static uint64_t budget_ms = 60 * 1000;
+static uint64_t started_ms;
+static int spent;
+
+void prov_dbgbudget_init(const struct prov_config *cfg)
+{
+	const char *v = cfg ? prov_config_get(cfg, "debuginfod.totaltimeout") : NULL;
+
+	if (v && *v) {
+		char *end;
+		unsigned long long n = strtoull(v, &end, 10);
+
+		if (*end || n > 86400)
+			prov_warn("ignoring debuginfod.totalTimeout = '%s': not a number of seconds", v);
+		else
+			budget_ms = (uint64_t)n * 1000;
+	}
+}
+
+static int progress(debuginfod_client *c, long a, long b)
+{
+	uint64_t now = prov_now_ms();
+
+	(void)c;
+	(void)a;
+	(void)b;
+	if (!started_ms) {
+		const char *urls = getenv("DEBUGINFOD_URLS");
+
+		started_ms = now ? now : 1;
+		/* one line when the network is first used, as for git fetches */
+		fprintf(stderr, "asking debuginfod %s for missing files by build ID\n",
+			urls ? urls : "");
+	}
+	if (!budget_ms || now - started_ms <= budget_ms)
+		return 0;
+	if (!spent) {
+		spent = 1;
+		unsetenv("DEBUGINFOD_URLS");
+		prov_warn("debuginfod: gave up after %llu s in total (debuginfod.totalTimeout); no more queries this run",
+			  (unsigned long long)(budget_ms / 1000));
+	}
+	return -1;
+}
+
+void prov_dbgbudget_attach(debuginfod_client *client)
+{
+	if (!client)
+		return;
+	debuginfod_set_progressfn(client, progress);
+}
+
+int prov_dbgbudget_spent(void)
+{
+	return spent;
+}
