@@ -188,14 +188,14 @@ static void write_csv(struct prov_buf *o, const struct table *t)
 			prov_buf_putc(o, ',');
 		csv_cell(o, t->names[c]);
 	}
-	prov_buf_puts(o, "\r\n");
+	prov_buf_putc(o, '\n');
 	for (r = 0; r < t->nrows; r++) {
 		for (c = 0; c < t->ncols; c++) {
 			if (c)
 				prov_buf_putc(o, ',');
 			csv_cell(o, t->cells[r * t->ncols + c]);
 		}
-		prov_buf_puts(o, "\r\n");
+		prov_buf_putc(o, '\n');
 	}
 }
 

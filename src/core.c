@@ -1680,6 +1680,17 @@ static const Dwfl_Thread_Callbacks resume_callbacks = {
 
 static const Dwfl_Callbacks core_callbacks;
 
+
+/* A Dwfl with our callbacks; libdwfl's own debuginfod queries share the run's time budget. */
+static Dwfl *core_dwfl_begin(void)
+{
+	Dwfl *dwfl = dwfl_begin(&core_callbacks);
+	const char *urls = getenv("DEBUGINFOD_URLS");
+
+	if (dwfl && urls && *urls)
+		prov_dbgbudget_attach(dwfl_get_debuginfod_client(dwfl));
+	return dwfl;
+}
 /*
  * The thread's registers at the call to nowhere, as if it had returned at
  * once (pc = the return address, sp past it; nothing else ran), unwound by
@@ -1715,7 +1726,7 @@ static int resume_unwind(struct core_ctx *x, struct prov_thread *t, pid_t tid)
 	x->vdso_mod = NULL;
 	x->vdso_len = 0;
 	x->nreported = 0;
-	x->dwfl = dwfl_begin(&core_callbacks);
+	x->dwfl = core_dwfl_begin();
 	if (!x->dwfl)
 		goto cleanup;
 	dwfl_report_begin(x->dwfl);
@@ -2115,14 +2126,11 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 	fill_process(&x);
 
 	current = &x;
-	x.dwfl = dwfl_begin(&core_callbacks);
+	x.dwfl = core_dwfl_begin();
 	if (!x.dwfl) {
 		error = prov_error_set(PROV_ERROR, "dwfl_begin: %s", dwfl_errmsg(-1));
 		goto cleanup;
 	}
-	/* libdwfl's own debuginfod queries share the run's time budget */
-	if (getenv("DEBUGINFOD_URLS") && *getenv("DEBUGINFOD_URLS"))
-		prov_dbgbudget_attach(dwfl_get_debuginfod_client(x.dwfl));
 	dwfl_report_begin(x.dwfl);
 	if ((error = report_modules(&x)) < 0)
 		goto cleanup;

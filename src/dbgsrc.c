@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "dbgbudget.h"
 #include "dbgsrc.h"
 #include "error.h"
 #include "util.h"
@@ -75,8 +76,13 @@ int prov_debuginfod_sources(struct prov_crash *c, int context, int max_frames)
 			m = prov_crash_module_at(c, f->pc);
 		if (!m || !m->build_id)
 			continue;
-		if (!client && !(client = debuginfod_begin()))
+		if (prov_dbgbudget_spent())
 			break;
+		if (!client) {
+			if (!(client = debuginfod_begin()))
+				break;
+			prov_dbgbudget_attach(client);	/* the run's one time budget */
+		}
 		fd = debuginfod_find_source(client, (const unsigned char *)m->build_id, 0, f->file,
 					    &path);
 		if (fd < 0) {

@@ -25,7 +25,7 @@ resolve() {
 }
 
 # the crashed module's build ID, as eu-unstrip reads it from the core
-core_id=$(eu-unstrip -n --core "$core" | awk '/libgreet/{sub(/@.*/, "", $2); print $2}')
+core_id=$(eu-unstrip -n --core "$core" | awk '/libgreet\.so/{sub(/@.*/, "", $2); print $2}')
 [ -n "$core_id" ] || fail "eu-unstrip does not list libgreet in the core"
 
 # control: the installed file is the crashed build

@@ -23,7 +23,10 @@ with open(bt, "w") as f:
     for i in range(n):
         f.write("#%d  0x%016x in f%d () from /%s/m%d/lib%d.so\n" % (i, 0x7f0000001000 + i * 16, i, deep, i, i))
 PY
-mkdir -p "$R/$deep/m7" && cd "$R/$deep/../../.." && git init -q && git -c user.name=t -c user.email=t@t commit -q --allow-empty -m x && head=$(git rev-parse HEAD) && cd - >/dev/null
+# (the git resolver claims only files the repository tracks: commit lib7.so)
+mkdir -p "$R/$deep/m7" && : >"$R/$deep/m7/lib7.so" && cd "$R/$deep/../../.." && git init -q &&
+	git add d/d/d/m7/lib7.so && git -c user.name=t -c user.email=t@t commit -q -m x &&
+	head=$(git rev-parse HEAD) && cd - >/dev/null
 env "$untraced_leaks" strace -f -qq -e trace=openat2 -o "$T/trace" "$PROVENANCE" resolve --offline --sysroot "$R" --format json "$T/bt.txt" >"$T/out.json" 2>"$T/err"
 rc=$?
 case $rc in 0|1|3) ;; *) cat "$T/err"; fail "resolve: exit $rc" ;; esac

@@ -22,7 +22,7 @@ echo "ok: installed under $T/stage$prefix"
 make -s install-data DESTDIR="$T/stage2" PREFIX=/opt/prov NO_DEPS=1 >"$T/install2.log" 2>&1 || { cat "$T/install2.log"; fail "make install-data PREFIX=/opt/prov failed"; }
 man2=$T/stage2/opt/prov/share/man/man1/provenance.1
 grep -q '/opt/prov/share/provenance/mappings' "$man2" || fail "the man page does not name /opt/prov/share/provenance/mappings"
-grep -q '/usr/local' "$man2" && fail "the man page still names /usr/local"
+grep -q '/usr/local/share/provenance' "$man2" && fail "the man page still names /usr/local/share/provenance"
 echo "ok: the installed man page names \$(PREFIX)/share/provenance"
 
 # shell completion: installed, and it completes (bash runs it; zsh when present)

@@ -70,7 +70,7 @@ if [ $rc = 0 ]; then
 	(cd / && env $cmd >"$T/rerun.out" 2>"$T/rerun.err")
 	rrc=$?
 	[ $rrc -le 1 ] || { cat "$T/rerun.err"; fail "the printed command exited $rrc"; }
-	fixline() { grep -A3 '^### Upstream fix status' "$1"; }
+	fixline() { grep -m1 -A3 '^### Upstream fix status' "$1"; }	# the first report: the native demo's
 	check_eq "$(fixline "$T/rerun.out")" "$(fixline "$T/demo.out")" "the printed command gives the demo's fix status"
 	. "$T/demo/facts"
 	want=$(git -C "$T/demo/upstream" rev-parse "$deployed_tag^{commit}")
