@@ -86,7 +86,7 @@ TID 1234:
 #1  0x0000555555555555 main - /usr/bin/app
 BT
 printf '[component "proj"]\n\tlibrary = libproj.so*\n\trepo = https://example.invalid/up.git\n\tref = v1\n' >"$T/proj.map"
-timed 3 12 "resolve --fix through a stalling server" -- "$PROVENANCE" --cache "$T/c5" "${bounds[@]}" \
+timed 3 20 "resolve --fix through a stalling server" -- "$PROVENANCE" --cache "$T/c5" "${bounds[@]}" \
 	-c "url.git://127.0.0.1:$stall/.insteadOf=https://example.invalid/" \
 	resolve "$T/bt.txt" --mapping "$T/proj.map" --fix v1 --format json
 check_match "$(json_get "$T/last.out" '[c for c in d["components"] if c["name"]=="proj"][0]["note"]')" "stalled for 2 s" "resolve: component note"
@@ -96,7 +96,9 @@ pgrep -f "provenance --cache $T/c5" >/dev/null && fail "a fetch process outlived
 echo "ok: no fetch process left"
 
 # 6. a host that did not answer is not asked again in the same run: two
-#    components on the silent host cost one connect bound, not two
+#    components on the silent host cost one connect bound, not two (the
+#    proof is the second component's "skipped" note; the time limit only
+#    says it did not hang: wall time under load or ASan varies too much)
 cat >"$T/bt2.txt" <<'BT'
 PID 1234 - process
 TID 1234:
@@ -108,7 +110,7 @@ TID 1234:
 BT
 printf '[component "proj"]\n\tlibrary = libproj.so*\n\trepo = git://127.0.0.1:%s/one.git\n\tref = v1\n[component "two"]\n\tlibrary = libtwo.so*\n\trepo = git://127.0.0.1:%s/two.git\n\tref = v1\n' \
 	"$silent" "$silent" >"$T/two.map"
-timed 1 9 "two repositories on a silent host (less than twice the bound)" -- "$PROVENANCE" --cache "$T/c6" -c fetch.connectTimeout=5 \
+timed 1 30 "two repositories on a silent host" -- "$PROVENANCE" --cache "$T/c6" -c fetch.connectTimeout=5 \
 	resolve "$T/bt2.txt" --mapping "$T/two.map" --format json
 notes=$(json_get "$T/last.out" '" | ".join(c["note"] or "" for c in d["components"])')
 check_match "$notes" "got no answer within 5 s" "the first repository: no answer"
@@ -134,7 +136,7 @@ BT
 printf '[component "proj"]\n\tlibrary = libproj.so*\n\trepo = git://127.0.0.1:%s/one.git\n\tref = v1\n' "$silent" >"$T/three.map"
 printf '[component "two"]\n\tlibrary = libtwo.so*\n\trepo = git://127.0.0.1:%s/two.git\n\tref = v1\n' "$silent2" >>"$T/three.map"
 printf '[component "three"]\n\tlibrary = libthree.so*\n\trepo = git://127.0.0.1:%s/up.git\n\tref = v1\n' "$dport" >>"$T/three.map"
-timed 1 14 "two silent hosts, then a third repository (less than three bounds)" -- "$PROVENANCE" --cache "$T/c7" -c fetch.connectTimeout=5 \
+timed 1 40 "two silent hosts, then a third repository" -- "$PROVENANCE" --cache "$T/c7" -c fetch.connectTimeout=5 \
 	resolve "$T/bt3.txt" --mapping "$T/three.map" --format json
 notes=$(json_get "$T/last.out" '" | ".join(c["note"] or "" for c in d["components"])')
 check_match "$notes" "skipped: 2 hosts did not answer earlier in this run" "the third: skipped, the network is down"
