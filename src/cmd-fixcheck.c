@@ -5,6 +5,7 @@
 #include "backport.h"
 #include "cmd.h"
 #include "error.h"
+#include "fixstatus.h"
 #include "json.h"
 #include "model.h"
 #include "pipeline.h"
@@ -109,7 +110,8 @@ int cmd_fixcheck(int argc, char **argv, struct prov_global *g)
 	struct prov_backport_opts bo = { 0 };
 	struct prov_cache *cache = NULL;
 	struct prov_repo *patches_repo = NULL;
-	char *patches_path = NULL, *patches_commit = NULL;
+	char *patches_path = NULL, *patches_commit = NULL, *import_label = NULL;
+	struct prov_fix_target target;
 
 	fixes = prov_xcalloc((size_t)argc + 1, sizeof(*fixes));
 	mappings = prov_xcalloc((size_t)argc + 1, sizeof(*mappings));
@@ -183,8 +185,9 @@ needs_value:
 			goto cleanup;
 		}
 	} else if (component) {
-		if (at) {
-			code = prov_cmd_usage_error("fixcheck", "--at goes with --repo, not with --component");
+		if (at || debsrc) {
+			code = prov_cmd_usage_error("fixcheck", "%s goes with --repo, not with --component",
+						    at ? "--at" : "--debian-source");
 			goto cleanup;
 		}
 		if (nfixes < 2) {
@@ -231,8 +234,21 @@ needs_value:
 							    comp->note ? ": " : "", comp->note ? comp->note : ""));
 			goto cleanup;
 		}
-		url = comp->repo;
-		at = comp->commit;
+		/* an imported source: the upstream repository its mapping names, plus the import's patches */
+		if ((error = prov_fix_target(&target, comp)) < 0) {
+			code = prov_cmd_fail(error);
+			goto cleanup;
+		}
+		url = target.url;
+		at = target.at;
+		if (target.patches_path) {
+			import_label = prov_xasprintf("%s + %s", target.at, comp->found_by ? comp->found_by : "import");
+			if ((error = prov_sources_open(&patches_repo, target.patches_path, NULL, 0, 0, &so)) < 0) {
+				code = prov_cmd_fail(PROV_EUNKNOWN);
+				goto cleanup;
+			}
+			patches_commit = prov_xstrdup(target.patches_commit);
+		}
 	} else {
 		url = repo_arg;
 	}
@@ -280,7 +296,7 @@ needs_value:
 		code = prov_cmd_fail(input || prov_repo_stale(repo) ? PROV_EUNKNOWN : PROV_EINPUT);
 		goto cleanup;
 	}
-	at_label = input ? prov_xstrndup(deployed, 12) : prov_xstrdup(at);
+	at_label = import_label ? prov_xstrdup(import_label) : input ? prov_xstrndup(deployed, 12) : prov_xstrdup(at);
 	res = prov_xcalloc(nfixes, sizeof(*res));
 	for (i = 0; i < nfixes; i++) {
 		res[i].arg = fixes[i];
@@ -377,6 +393,7 @@ cleanup:
 	prov_repo_free(patches_repo);
 	free(patches_path);
 	free(patches_commit);
+	free(import_label);
 	prov_cache_free(cache);
 	free(res);
 	free(deployed);

@@ -32,26 +32,62 @@ const struct prov_component *prov_fix_status_component(const struct prov_crash *
 	return with_commit == 1 ? found : NULL;
 }
 
+int prov_fix_target(struct prov_fix_target *out, const struct prov_component *p)
+{
+	memset(out, 0, sizeof(*out));
+	if (!p->commit || !p->repo)
+		return prov_error_set(PROV_EUNKNOWN, "the deployed commit of %s is not known%s%s", p->name,
+				      p->note ? ": " : "", p->note ? p->note : "");
+	if (!p->import_path) {
+		out->url = p->repo;
+		out->at = p->commit;
+		return 0;
+	}
+	if (!p->upstream_repo || !p->upstream_ref)
+		return prov_error_set(PROV_EUNKNOWN,
+				      "%s is built from an imported source (%s) and no upstream repository is known to look fixes up in: give its mapping 'repo' and 'ref' beside '%s', or use --repo UPSTREAM --at TAG --debian-source SOURCE=VERSION",
+				      p->name, p->found_by ? p->found_by : p->repo,
+				      p->ref && prov_starts_with(p->ref, "refs/imports/archive") ? "archive" : "debian-source");
+	out->url = p->upstream_repo;
+	out->at = p->upstream_ref;
+	out->patches_path = p->import_path;
+	out->patches_commit = p->commit;
+	return 0;
+}
+
 int prov_fix_status_check(struct prov_crash *c, const char *const *fixes, size_t nfixes,
 			  const char *component, struct prov_global *g, int offline)
 {
 	const struct prov_component *p = prov_fix_status_component(c, component);
 	struct prov_sources_opts sopts = { 0 };
-	struct prov_repo *repo = NULL;
+	struct prov_repo *repo = NULL, *patches = NULL;
 	struct prov_cache *cache = NULL;
 	struct prov_backport_opts bo = { 0 };
+	struct prov_fix_target t;
+	char *why = NULL, *deployed = NULL;
+	const char **wants = NULL;
 	size_t i;
 	int error = 0;
 
-	if (p && p->commit && p->repo) {
+	if (p && prov_fix_target(&t, p) < 0)
+		why = prov_xstrdup(prov_error_last());
+	if (p && !why) {
 		sopts.config = g->config;
 		sopts.cache_dir = g->cache_dir;
 		sopts.offline = offline;
-		if (prov_sources_open(&repo, p->repo, fixes, nfixes, 0, &sopts) < 0)
-			repo = NULL;
-		if (repo && g->cache_dir && prov_cache_open(&cache, g->cache_dir) < 0)
+		wants = prov_xcalloc(nfixes + 2, sizeof(*wants));
+		for (i = 0; i < nfixes; i++)
+			wants[i] = fixes[i];
+		wants[nfixes] = t.at;
+		if (prov_sources_open(&repo, t.url, wants, nfixes + 1, 0, &sopts) < 0 ||
+		    prov_repo_resolve(&deployed, repo, t.at) < 0 ||
+		    (t.patches_path && prov_sources_open(&patches, t.patches_path, NULL, 0, 0, &sopts) < 0))
+			why = prov_xasprintf("repository %s is not available: %s", t.url, prov_error_last());
+		if (!why && g->cache_dir && prov_cache_open(&cache, g->cache_dir) < 0)
 			cache = NULL;
 		bo.cache = cache;
+		bo.patches_repo = patches;
+		bo.patches_commit = t.patches_path ? t.patches_commit : NULL;
 	}
 	for (i = 0; i < nfixes; i++) {
 		struct prov_fix_status *x = prov_crash_add_fix(c);
@@ -65,22 +101,17 @@ int prov_fix_status_check(struct prov_crash *c, const char *const *fixes, size_t
 			continue;
 		}
 		x->component = prov_xstrdup(p->name);
-		if (!p->commit || !p->repo) {
-			x->note = prov_xasprintf("the deployed commit of %s is not known", p->name);
+		if (why) {
+			x->note = prov_xstrdup(why);
 			continue;
 		}
-		x->deployed = prov_xstrdup(p->commit);
-		if (!repo) {
-			x->note = prov_xasprintf("repository %s is not available: %s", p->repo,
-						 prov_error_last());
-			continue;
-		}
+		x->deployed = prov_xstrdup(deployed);
 		if (prov_repo_resolve(&hex, repo, fixes[i]) < 0) {
 			x->note = prov_xstrdup(prov_error_last());
 			continue;
 		}
 		x->fix_commit = hex;
-		if ((error = prov_backport_check(&bp, repo, hex, p->commit, &bo)) < 0) {
+		if ((error = prov_backport_check(&bp, repo, hex, deployed, &bo)) < 0) {
 			x->note = prov_xstrdup(prov_error_last());
 			error = 0;
 			continue;
@@ -96,6 +127,10 @@ int prov_fix_status_check(struct prov_crash *c, const char *const *fixes, size_t
 		bp.via = bp.first_tag = bp.files_missing = bp.branch_tag = bp.branch = NULL;
 		prov_backport_release(&bp);
 	}
+	free(wants);
+	free(why);
+	free(deployed);
+	prov_repo_free(patches);
 	prov_cache_free(cache);
 	prov_repo_free(repo);
 	return error;

@@ -73,6 +73,9 @@ void prov_component_release(struct prov_component *c)
 	free(c->subdir);
 	free(c->found_by);
 	free(c->note);
+	free(c->import_path);
+	free(c->upstream_repo);
+	free(c->upstream_ref);
 	memset(c, 0, sizeof(*c));
 }
 

@@ -140,6 +140,12 @@ struct prov_component {
 	char *subdir;
 	char *found_by;	/* how the commit was found: "mapping:ref", "pip:direct_url.json" ... */
 	char *note;	/* why something is missing, for the report */
+	/* an imported source (debian-source, archive): the local import
+	 * repository, and the upstream repository and ref its mapping names
+	 * beside it (NULL when none) — where fixcheck looks fixes up */
+	char *import_path;
+	char *upstream_repo;
+	char *upstream_ref;
 };
 
 struct prov_source_line {
