@@ -20,6 +20,10 @@
 static const char help[] =
 	"Is each COMMIT (a fix) in what was deployed, and how?\n"
 	"\n"
+	"  COMMIT            a revision, or A..B: one fix made of the commits in B\n"
+	"                    and not in A (as git log A..B; merges left out)\n"
+	"  --one-fix         all COMMITs (and ranges) together are one fix: it is in\n"
+	"                    when every commit is; 'partial' names the missing ones\n"
 	"  --repo URL|PATH   the repository (a local path is used in place; a URL is\n"
 	"                    fetched into the mirror cache, url.<base>.insteadOf applied)\n"
 	"  --at REV          the deployed revision: a commit, tag or branch\n"
@@ -28,7 +32,10 @@ static const char help[] =
 	"                    source package (downloaded from sources.debianBaseUrl)\n"
 	"  INPUT --component NAME\n"
 	"                    take the deployed commit and repository of component NAME\n"
-	"                    from a crash (core or backtrace), as 'provenance resolve' finds it\n"
+	"                    from a crash (core or backtrace), as 'provenance resolve' finds it;\n"
+	"                    for an imported source (debian-source, archive) the fixes\n"
+	"                    are looked up in the upstream repository its mapping names\n"
+	"                    beside it ('repo' and 'ref'), with the package's patches\n"
 	"  --sysroot DIR     the crashed system's root (INPUT mode)\n"
 	"  --mapping FILE    an extra mapping file (repeatable; INPUT mode)\n"
 	"  --offline         never fetch; use the mirrors in the cache\n"
@@ -38,19 +45,24 @@ static const char help[] =
 	"history that says '(cherry picked from commit FIX)' or has the fix's\n"
 	"patch-id (git patch-id --stable), or whose changes cover every file of the\n"
 	"fix ('cherry-pick'), as a Debian patch ('distribution-patch'), or only for\n"
-	"some of its files ('partial', not included).\n"
+	"some of its files or commits ('partial', not included).\n"
 	"\n"
 	"Text output: one line per COMMIT, 'YES <fix> is in <rev> (first in tag T):\n"
 	"<how>', 'PARTIAL ...' or 'NO <fix> is not in <rev> ...' with the first tag\n"
 	"containing it and, when a branch holding <rev> got it later by cherry-pick,\n"
 	"'upgrade to TAG, same branch B'. Exit 0 when every fix is included, 1 when\n"
 	"one is not, 2 for an unknown commit or revision, 3 when it could not be\n"
-	"determined (fetch failed, no mirror offline, no deployed commit), 64 for a\n"
+	"determined (fetch failed, no mirror offline, no deployed commit, no upstream\n"
+	"repository for an imported source), 64 for a\n"
 	"usage error.\n";
 
+#define MAX_RANGE 1000
+
 struct result {
-	const char *arg;
-	char *fix;
+	char *arg;	/* as given: COMMIT, A..B, or the --one-fix arguments */
+	char *fix;	/* the newest commit of the fix */
+	char **commits;	/* every commit of the fix, oldest first */
+	size_t ncommits;
 	struct prov_backport bp;
 };
 
@@ -105,7 +117,8 @@ int cmd_fixcheck(int argc, char **argv, struct prov_global *g)
 	struct prov_buf out = PROV_BUF_INIT;
 	char *deployed = NULL, *at_label = NULL;
 	const char *url;
-	int offline = 0, code, error, any_missing = 0;
+	int offline = 0, code, error, any_missing = 0, one_fix = 0;
+	size_t ngroups = 0;
 	struct prov_sources_opts so = { 0 };
 	struct prov_backport_opts bo = { 0 };
 	struct prov_cache *cache = NULL;
@@ -126,6 +139,8 @@ int cmd_fixcheck(int argc, char **argv, struct prov_global *g)
 			goto cleanup;
 		} else if (!strcmp(a, "--offline")) {
 			offline = 1;
+		} else if (!strcmp(a, "--one-fix")) {
+			one_fix = 1;
 		} else if (!strcmp(a, "--")) {
 			for (i++; i < (size_t)argc; i++)
 				fixes[nfixes++] = argv[i];
@@ -207,6 +222,16 @@ needs_value:
 		code = prov_cmd_usage_error("fixcheck", "more than %d commits", MAX_FIXES);
 		goto cleanup;
 	}
+	for (i = 0; i < nfixes; i++) {
+		const char *dots = strstr(fixes[i], "..");
+
+		if (dots && (dots == fixes[i] || !dots[2] || dots[2] == '.' || strstr(dots + 2, ".."))) {
+			code = prov_cmd_usage_error("fixcheck", "'%s': a range is A..B (the commits in B not in A)",
+						    fixes[i]);
+			goto cleanup;
+		}
+	}
+	ngroups = one_fix ? 1 : nfixes;
 	so.config = g->config;
 	so.cache_dir = g->cache_dir;
 	so.offline = offline;
@@ -255,13 +280,27 @@ needs_value:
 
 	{
 		/* fetch only when something asked for is missing (or --at is a branch) */
-		const char **wants = prov_xcalloc(nfixes + 1, sizeof(*wants));
+		const char **wants = prov_xcalloc(2 * nfixes + 1, sizeof(*wants));
+		char **parts = prov_xcalloc(2 * nfixes + 1, sizeof(*parts));
+		size_t nw = 0, np = 0;
 
-		for (i = 0; i < nfixes; i++)
-			wants[i] = fixes[i];
-		wants[nfixes] = at;
-		error = prov_sources_open(&repo, url, wants, nfixes + 1, 0, &so);
+		for (i = 0; i < nfixes; i++) {
+			const char *dots = strstr(fixes[i], "..");
+
+			if (dots) {	/* A..B: both ends */
+				parts[np] = prov_xstrndup(fixes[i], (size_t)(dots - fixes[i]));
+				wants[nw++] = parts[np++];
+				wants[nw++] = dots + 2;
+			} else {
+				wants[nw++] = fixes[i];
+			}
+		}
+		wants[nw++] = at;
+		error = prov_sources_open(&repo, url, wants, nw, 0, &so);
 		free(wants);
+		for (i = 0; i < np; i++)
+			free(parts[i]);
+		free(parts);
 		if (error < 0) {
 			/* a path that is no repository is bad input; a fetch that
 			 * failed or no mirror offline: could not determine */
@@ -297,15 +336,43 @@ needs_value:
 		goto cleanup;
 	}
 	at_label = import_label ? prov_xstrdup(import_label) : input ? prov_xstrndup(deployed, 12) : prov_xstrdup(at);
-	res = prov_xcalloc(nfixes, sizeof(*res));
-	for (i = 0; i < nfixes; i++) {
-		res[i].arg = fixes[i];
-		if ((error = prov_repo_resolve(&res[i].fix, repo, fixes[i])) < 0) {
-			/* unknown in a mirror that could not be refreshed: maybe upstream has it */
-			code = prov_cmd_fail(prov_repo_stale(repo) ? PROV_EUNKNOWN : PROV_EINPUT);
-			goto cleanup;
+	res = prov_xcalloc(ngroups, sizeof(*res));
+	for (i = 0; i < ngroups; i++) {
+		struct prov_buf label = PROV_BUF_INIT;
+		size_t first = one_fix ? 0 : i, last = one_fix ? nfixes : i + 1, f, k, alloc = 0;
+
+		for (f = first; f < last; f++) {
+			char **v = NULL;
+			size_t nv = 0;
+
+			if ((error = prov_backport_expand(&v, &nv, repo, fixes[f], MAX_RANGE)) < 0) {
+				prov_buf_release(&label);
+				/* unknown in a mirror that could not be refreshed: maybe upstream has it */
+				code = prov_cmd_fail(error == PROV_EINPUT ? PROV_EINPUT :
+						     prov_repo_stale(repo) ? PROV_EUNKNOWN : PROV_EINPUT);
+				goto cleanup;
+			}
+			for (k = 0; k < nv; k++) {
+				size_t d;
+
+				for (d = 0; d < res[i].ncommits && strcmp(res[i].commits[d], v[k]); d++)
+					;
+				if (d < res[i].ncommits || res[i].ncommits >= MAX_FIXES) {
+					free(v[k]);
+					continue;
+				}
+				PROV_ALLOC_GROW(res[i].commits, res[i].ncommits + 1, alloc);
+				res[i].commits[res[i].ncommits++] = v[k];
+			}
+			free(v);
+			if (label.len)
+				prov_buf_putc(&label, ' ');
+			prov_buf_puts(&label, fixes[f]);
 		}
-		if ((error = prov_backport_check(&res[i].bp, repo, res[i].fix, deployed, &bo)) < 0) {
+		res[i].arg = prov_buf_detach(&label);
+		res[i].fix = prov_xstrdup(res[i].commits[res[i].ncommits - 1]);
+		if ((error = prov_backport_check_all(&res[i].bp, repo, (const char *const *)res[i].commits,
+						     res[i].ncommits, deployed, &bo)) < 0) {
 			code = prov_cmd_fail(error);
 			goto cleanup;
 		}
@@ -318,8 +385,9 @@ needs_value:
 
 		prov_json_init(&j, &out);
 		prov_json_begin_array(&j);
-		for (i = 0; i < nfixes; i++) {
+		for (i = 0; i < ngroups; i++) {
 			const struct prov_backport *bp = &res[i].bp;
+			size_t k;
 
 			prov_json_begin_object(&j);
 			prov_json_kv_string(&j, "schema", "provenance/1");
@@ -336,6 +404,12 @@ needs_value:
 			prov_json_kv_string(&j, "branch_tag", bp->branch_tag);
 			prov_json_kv_string(&j, "branch_via", bp->branch_via);
 			prov_json_kv_string(&j, "patch_id", bp->patchid);
+			prov_json_key(&j, "commits");
+			prov_json_begin_array(&j);
+			for (k = 0; k < res[i].ncommits; k++)
+				prov_json_string(&j, res[i].commits[k]);
+			prov_json_end_array(&j);
+			json_words(&j, "commits_missing", bp->commits_missing, " ");
 			prov_json_end_object(&j);
 		}
 		prov_json_end_array(&j);
@@ -344,12 +418,14 @@ needs_value:
 			goto cleanup;
 		}
 	} else {
-		for (i = 0; i < nfixes; i++) {
+		for (i = 0; i < ngroups; i++) {
 			const struct prov_backport *bp = &res[i].bp;
 			int partial = bp->how && !strcmp(bp->how, "partial");
 
-			prov_buf_printf(&out, "%s %s %s %s", bp->included ? "YES" : partial ? "PARTIAL" : "NO",
-					res[i].arg, bp->included ? "is in" : partial ? "is partly in" : "is not in",
+			prov_buf_printf(&out, "%s %s", bp->included ? "YES" : partial ? "PARTIAL" : "NO", res[i].arg);
+			if (res[i].ncommits > 1)
+				prov_buf_printf(&out, " [%zu commits]", res[i].ncommits);
+			prov_buf_printf(&out, " %s %s", bp->included ? "is in" : partial ? "is partly in" : "is not in",
 					at_label);
 			if (debsrc)
 				prov_buf_printf(&out, " + %s", debsrc);
@@ -364,6 +440,16 @@ needs_value:
 			} else if (bp->how && !partial) {
 				prov_buf_printf(&out, ": %s ", bp->how);
 				short_via(&out, bp->via);
+			} else if (partial && bp->commits_missing) {
+				prov_buf_puts(&out, ": partial, missing ");
+				short_via(&out, bp->commits_missing);
+				if (bp->via) {
+					prov_buf_puts(&out, " (in: ");
+					short_via(&out, bp->via);
+					prov_buf_putc(&out, ')');
+				}
+				if (bp->files_missing)
+					prov_buf_printf(&out, ", files not changed as the fix does: %s", bp->files_missing);
 			} else if (partial) {
 				prov_buf_printf(&out, ": partial, %s changed as the fix does (", bp->files_present);
 				short_via(&out, bp->via);
@@ -386,7 +472,13 @@ needs_value:
 	}
 	code = any_missing ? PROV_EXIT_PARTIAL : PROV_EXIT_OK;
 cleanup:
-	for (i = 0; res && i < nfixes; i++) {
+	for (i = 0; res && i < ngroups; i++) {
+		size_t k;
+
+		for (k = 0; k < res[i].ncommits; k++)
+			free(res[i].commits[k]);
+		free(res[i].commits);
+		free(res[i].arg);
 		free(res[i].fix);
 		prov_backport_release(&res[i].bp);
 	}
