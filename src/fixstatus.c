@@ -8,6 +8,8 @@
 #include "util.h"
 #include "banned.h"
 
+#define MAX_RANGE 1000
+
 const struct prov_component *prov_fix_status_component(const struct prov_crash *c,
 						       const char *component)
 {
@@ -66,20 +68,34 @@ int prov_fix_status_check(struct prov_crash *c, const char *const *fixes, size_t
 	struct prov_fix_target t;
 	char *why = NULL, *deployed = NULL;
 	const char **wants = NULL;
+	char **ends = NULL;
 	size_t i;
 	int error = 0;
 
 	if (p && prov_fix_target(&t, p) < 0)
 		why = prov_xstrdup(prov_error_last());
 	if (p && !why) {
+		size_t nw = 0;
+
 		sopts.config = g->config;
 		sopts.cache_dir = g->cache_dir;
 		sopts.offline = offline;
-		wants = prov_xcalloc(nfixes + 2, sizeof(*wants));
-		for (i = 0; i < nfixes; i++)
-			wants[i] = fixes[i];
-		wants[nfixes] = t.at;
-		if (prov_sources_open(&repo, t.url, wants, nfixes + 1, 0, &sopts) < 0 ||
+		/* what must be in the mirror: each fix (both ends of A..B) and the deployed rev */
+		wants = prov_xcalloc(2 * nfixes + 2, sizeof(*wants));
+		ends = prov_xcalloc(nfixes + 1, sizeof(*ends));
+		for (i = 0; i < nfixes; i++) {
+			const char *dots = strstr(fixes[i], "..");
+
+			if (dots) {
+				ends[i] = prov_xstrndup(fixes[i], (size_t)(dots - fixes[i]));
+				wants[nw++] = ends[i];
+				wants[nw++] = dots + 2;
+			} else {
+				wants[nw++] = fixes[i];
+			}
+		}
+		wants[nw++] = t.at;
+		if (prov_sources_open(&repo, t.url, wants, nw, 0, &sopts) < 0 ||
 		    prov_repo_resolve(&deployed, repo, t.at) < 0 ||
 		    (t.patches_path && prov_sources_open(&patches, t.patches_path, NULL, 0, 0, &sopts) < 0))
 			why = prov_xasprintf("repository %s is not available: %s", t.url, prov_error_last());
@@ -91,7 +107,8 @@ int prov_fix_status_check(struct prov_crash *c, const char *const *fixes, size_t
 	}
 	for (i = 0; i < nfixes; i++) {
 		struct prov_fix_status *x = prov_crash_add_fix(c);
-		char *hex = NULL;
+		char **commits = NULL;
+		size_t ncommits = 0, k;
 		struct prov_backport bp;
 
 		x->fix = prov_xstrdup(fixes[i]);
@@ -106,12 +123,16 @@ int prov_fix_status_check(struct prov_crash *c, const char *const *fixes, size_t
 			continue;
 		}
 		x->deployed = prov_xstrdup(deployed);
-		if (prov_repo_resolve(&hex, repo, fixes[i]) < 0) {
+		if (prov_backport_expand(&commits, &ncommits, repo, fixes[i], MAX_RANGE) < 0) {
 			x->note = prov_xstrdup(prov_error_last());
 			continue;
 		}
-		x->fix_commit = hex;
-		if ((error = prov_backport_check(&bp, repo, hex, deployed, &bo)) < 0) {
+		x->fix_commit = prov_xstrdup(commits[ncommits - 1]);
+		error = prov_backport_check_all(&bp, repo, (const char *const *)commits, ncommits, deployed, &bo);
+		for (k = 0; k < ncommits; k++)
+			free(commits[k]);
+		free(commits);
+		if (error < 0) {
 			x->note = prov_xstrdup(prov_error_last());
 			error = 0;
 			continue;
@@ -122,11 +143,16 @@ int prov_fix_status_check(struct prov_crash *c, const char *const *fixes, size_t
 		x->via = bp.via;
 		x->first_tag = bp.first_tag;
 		x->files_missing = bp.files_missing;
+		x->commits_missing = bp.commits_missing;
 		x->branch_tag = bp.branch_tag;
 		x->branch = bp.branch;
 		bp.via = bp.first_tag = bp.files_missing = bp.branch_tag = bp.branch = NULL;
+		bp.commits_missing = NULL;
 		prov_backport_release(&bp);
 	}
+	for (i = 0; ends && i < nfixes; i++)
+		free(ends[i]);
+	free(ends);
 	free(wants);
 	free(why);
 	free(deployed);

@@ -188,6 +188,7 @@ void prov_crash_free(struct prov_crash *c)
 		free(x->first_tag);
 		free(x->via);
 		free(x->files_missing);
+		free(x->commits_missing);
 		free(x->branch_tag);
 		free(x->branch);
 		free(x->note);

@@ -184,6 +184,7 @@ struct prov_fix_status {
 	const char *how;
 	char *via;
 	char *files_missing;	/* partial: the fix's files not found */
+	char *commits_missing;	/* a fix of several commits (A..B): those not in, space-separated */
 	char *branch_tag;	/* not included: first tag of the deployed branch with a cherry-pick */
 	char *branch;
 };

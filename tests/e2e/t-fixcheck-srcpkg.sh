@@ -111,4 +111,29 @@ check_exit 1 "resolve --fix B" -- P resolve "$root/core" --sysroot "$root" --map
 check_eq "$(json_get "$T/last.out" 'd["fixes"][0]["first_tag"]')" "$first_b" "resolve: fix B first tag"
 check_exit 3 "resolve --fix, no upstream repository" -- P resolve "$root/core" --sysroot "$root" --mapping "$T/noup.map" --fix "$fixa" --format json
 check_match "$(json_get "$T/last.out" 'd["fixes"][0]["note"]')" "no upstream repository" "resolve: the note says why"
+# --- a fix of two commits (A..B): one carried by the package, one not ----------------------
+range="v1.0..$fixb"
+check_eq "$(git -C "$up" rev-list --reverse "$range" | tr '\n' ' ')" "$fixa $fixb " "git rev-list $range"
+check_exit 1 "fixcheck $range: partial" -- fc "$range" --format json
+check_eq "$(json_get "$T/last.out" 'd[0]["how"]')" partial "range: how"
+check_eq "$(json_get "$T/last.out" '" ".join(d[0]["commits_missing"])')" "$fixb" "range: the commit the package lacks"
+check_eq "$(json_get "$T/last.out" 'd[0]["via"]')" "$want_patch" "range: via = the patch carrying the other"
+check_exit 1 "resolve --fix $range" -- P resolve "$root/core" --sysroot "$root" --mapping "$T/up.map" --fix "$range" --format json
+check_eq "$(json_get "$T/last.out" 'd["fixes"][0]["how"]')" partial "resolve range: how"
+check_eq "$(json_get "$T/last.out" 'd["fixes"][0]["commits_missing"]')" "$fixb" "resolve range: commits_missing"
+check_eq "$(json_get "$T/last.out" 'd["fixes"][0]["fix"]')" "$fixb" "resolve range: fix = its newest commit"
+if python3 -c 'import jsonschema' 2>/dev/null; then
+	python3 - "$TOP/docs/schema/report.schema.json" "$T/last.out" <<'PY' || fail "resolve --fix A..B JSON does not validate"
+import json, sys
+import jsonschema
+jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))
+PY
+	echo "ok: resolve --fix A..B JSON validates against docs/schema/report.schema.json"
+fi
+check_exit 1 "resolve --fix $range (text)" -- P resolve "$root/core" --sysroot "$root" --mapping "$T/up.map" --fix "$range"
+check_match "$(cat "$T/last.out")" "NO +v1\.0\.\.$fixb is not in .*partly \(debian/patches/01-document-null\.patch; missing commits ${fixb:0:12}\)" "resolve range: text"
+check_exit 1 "resolve --fix $range (markdown)" -- P resolve "$root/core" --sysroot "$root" --mapping "$T/up.map" --fix "$range" --format markdown
+check_match "$(cat "$T/last.out")" "missing commits ${fixb:0:12}" "resolve range: markdown"
+check_exit 0 "resolve --fix $fixa^..$fixa" -- P resolve "$root/core" --sysroot "$root" --mapping "$T/up.map" --fix "$fixa^..$fixa" --format json
+check_eq "$(json_get "$T/last.out" 'd["fixes"][0]["how"]')" distribution-patch "resolve one-commit range: how"
 echo "all ok"
