@@ -521,7 +521,7 @@ int prov_backport_check(struct prov_backport *out, struct prov_repo *r, const ch
 	struct ids fx = { 0 };
 	char **fix_files = NULL, **present = NULL;
 	const char **fix_ids = NULL;
-	size_t nrc = 0, nfiles = 0, k, npresent = 0, max;
+	size_t nrc = 0, nfiles = 0, k, npresent = 0, nbefore = 0, max, i;
 	int anc = 0, error, found;
 
 	memset(out, 0, sizeof(*out));
@@ -594,22 +594,31 @@ int prov_backport_check(struct prov_backport *out, struct prov_repo *r, const ch
 		out->how = "cherry-pick";
 		goto done;
 	}
+	for (k = 0; k < nfiles; k++)
+		if (present[k])
+			nbefore++;
 	if (o->patches_repo && o->patches_commit &&
 	    (error = search_patches(o->patches_repo, o->patches_commit, present, fix_files,
 				    fix_ids, nfiles)) < 0)
 		goto cleanup;
+	for (i = 0; i < o->nextra_patches; i++)
+		for (k = 0; k < nfiles; k++) {
+			char id[65];
+
+			if (!present[k] && file_id(id, o->extra_patch_ids[i], fix_files[k]) &&
+			    !strcmp(id, fix_ids[k]))
+				present[k] = prov_xstrdup(o->extra_patch_names[i]);
+		}
 	for (k = 0; k < nfiles; k++)
 		if (present[k])
 			npresent++;
 	if (nfiles && npresent == nfiles) {
 		struct prov_buf b = PROV_BUF_INIT;
-		int patches = 0;
+		/* a file found only in a distribution patch */
+		int patches = npresent > nbefore;
 
-		for (k = 0; k < nfiles; k++) {
+		for (k = 0; k < nfiles; k++)
 			add_word(&b, " ", present[k]);
-			if (prov_starts_with(present[k], "debian/patches/"))
-				patches = 1;
-		}
 		out->via = prov_buf_detach(&b);
 		out->included = 1;
 		out->how = patches ? "distribution-patch" : "cherry-pick";

@@ -33,6 +33,11 @@ struct prov_backport_opts {
 	struct prov_cache *cache;	/* may be NULL: nothing kept */
 	struct prov_repo *patches_repo;	/* a debian-source import, or NULL */
 	const char *patches_commit;	/* its commit (the patched tree) */
+	/* other distribution patches (an RPM spec's Patch: files): names and
+	 * their per-file ids (prov_backport_file_ids) */
+	char *const *extra_patch_names;
+	char *const *extra_patch_ids;
+	size_t nextra_patches;
 	size_t max_commits;	/* range walk cap (0: 1000000) */
 };
 

@@ -9,6 +9,7 @@
 #include "json.h"
 #include "model.h"
 #include "pipeline.h"
+#include "rpmspec.h"
 #include "sources.h"
 #include "srcimport.h"
 #include "util.h"
@@ -30,6 +31,9 @@ static const char help[] =
 	"  --debian-source SOURCE=VERSION\n"
 	"                    the deployed build is REV plus the patches of this Debian\n"
 	"                    source package (downloaded from sources.debianBaseUrl)\n"
+	"  --rpm-spec SPEC   the deployed build is REV plus the Patch:/PatchN: files\n"
+	"                    of this RPM spec, read from beside it (an unpacked source\n"
+	"                    RPM or a dist-git checkout)\n"
 	"  INPUT --component NAME\n"
 	"                    take the deployed commit and repository of component NAME\n"
 	"                    from a crash (core or backtrace), as 'provenance resolve' finds it;\n"
@@ -44,7 +48,7 @@ static const char help[] =
 	"A fix is in the deployed build by ancestry ('ancestor'), as a commit on its\n"
 	"history that says '(cherry picked from commit FIX)' or has the fix's\n"
 	"patch-id (git patch-id --stable), or whose changes cover every file of the\n"
-	"fix ('cherry-pick'), as a Debian patch ('distribution-patch'), or only for\n"
+	"fix ('cherry-pick'), as a Debian or RPM patch ('distribution-patch'), or only for\n"
 	"some of its files or commits ('partial', not included).\n"
 	"\n"
 	"Text output: one line per COMMIT, 'YES <fix> is in <rev> (first in tag T):\n"
@@ -108,7 +112,8 @@ static void short_via(struct prov_buf *b, const char *via)
 int cmd_fixcheck(int argc, char **argv, struct prov_global *g)
 {
 	const char *repo_arg = NULL, *at = NULL, *component = NULL, *format = "text";
-	const char *sysroot = NULL, *input = NULL, *debsrc = NULL;
+	const char *sysroot = NULL, *input = NULL, *debsrc = NULL, *rpmspec = NULL;
+	struct prov_rpm_patches rpm = { 0 };
 	const char **fixes = NULL, **mappings = NULL;
 	size_t nfixes = 0, nmappings = 0, i;
 	struct prov_crash *crash = NULL;
@@ -157,6 +162,9 @@ int cmd_fixcheck(int argc, char **argv, struct prov_global *g)
 				code = prov_cmd_usage_error("fixcheck", "--debian-source takes SOURCE=VERSION");
 				goto cleanup;
 			}
+		} else if (prov_starts_with(a, "--rpm-spec")) {
+			if (!(rpmspec = VALUE("--rpm-spec")))
+				goto needs_value;
 		} else if (prov_starts_with(a, "--component")) {
 			if (!(component = VALUE("--component")))
 				goto needs_value;
@@ -200,9 +208,9 @@ needs_value:
 			goto cleanup;
 		}
 	} else if (component) {
-		if (at || debsrc) {
+		if (at || debsrc || rpmspec) {
 			code = prov_cmd_usage_error("fixcheck", "%s goes with --repo, not with --component",
-						    at ? "--at" : "--debian-source");
+						    at ? "--at" : debsrc ? "--debian-source" : "--rpm-spec");
 			goto cleanup;
 		}
 		if (nfixes < 2) {
@@ -324,6 +332,10 @@ needs_value:
 			goto cleanup;
 		}
 	}
+	if (rpmspec && (error = prov_rpm_patches_read(&rpm, rpmspec)) < 0) {
+		code = prov_cmd_fail(error == PROV_ELIMIT ? PROV_EINPUT : error);
+		goto cleanup;
+	}
 	if (prov_cache_open(&cache, g->cache_dir) < 0) {
 		prov_warn("%s; patch-ids are not kept", prov_error_last());
 		cache = NULL;
@@ -331,6 +343,9 @@ needs_value:
 	bo.cache = cache;
 	bo.patches_repo = patches_repo;
 	bo.patches_commit = patches_commit;
+	bo.extra_patch_names = rpm.names;
+	bo.extra_patch_ids = rpm.ids;
+	bo.nextra_patches = rpm.n;
 	if ((error = prov_repo_resolve(&deployed, repo, at)) < 0) {
 		code = prov_cmd_fail(input || prov_repo_stale(repo) ? PROV_EUNKNOWN : PROV_EINPUT);
 		goto cleanup;
@@ -429,6 +444,8 @@ needs_value:
 					at_label);
 			if (debsrc)
 				prov_buf_printf(&out, " + %s", debsrc);
+			if (rpmspec)
+				prov_buf_printf(&out, " + %s", prov_basename(rpmspec));
 			if (component)
 				prov_buf_printf(&out, " (%s)", component);
 			if (bp->first_tag)
@@ -486,6 +503,7 @@ cleanup:
 	free(patches_path);
 	free(patches_commit);
 	free(import_label);
+	prov_rpm_patches_release(&rpm);
 	prov_cache_free(cache);
 	free(res);
 	free(deployed);
