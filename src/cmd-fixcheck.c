@@ -372,9 +372,18 @@ needs_value:
 
 				for (d = 0; d < res[i].ncommits && strcmp(res[i].commits[d], v[k]); d++)
 					;
-				if (d < res[i].ncommits || res[i].ncommits >= MAX_FIXES) {
+				if (d < res[i].ncommits) {
 					free(v[k]);
 					continue;
+				}
+				if (res[i].ncommits >= MAX_FIXES) {
+					for (; k < nv; k++)
+						free(v[k]);
+					free(v);
+					prov_buf_release(&label);
+					code = prov_cmd_fail(prov_error_set(PROV_EINPUT, "one fix of more than %d commits",
+									    MAX_FIXES));
+					goto cleanup;
 				}
 				PROV_ALLOC_GROW(res[i].commits, res[i].ncommits + 1, alloc);
 				res[i].commits[res[i].ncommits++] = v[k];
