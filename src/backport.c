@@ -638,7 +638,8 @@ int prov_backport_check(struct prov_backport *out, struct prov_repo *r, const ch
 		out->via = prov_buf_detach(&via);
 		goto done;
 	}
-	if ((error = search_branches(out, r, fix_hex, deployed_hex, out->patchid, fix_files,
+	if (!o->no_branches &&
+	    (error = search_branches(out, r, fix_hex, deployed_hex, out->patchid, fix_files,
 				     fix_ids, nfiles, o, max)) < 0)
 		goto cleanup;
 done:
@@ -718,15 +719,20 @@ int prov_backport_check_all(struct prov_backport *out, struct prov_repo *r,
 	struct prov_backport *each;
 	struct prov_buf via = PROV_BUF_INIT, missing = PROV_BUF_INIT, fp = PROV_BUF_INIT,
 			fm = PROV_BUF_INIT;
+	struct prov_backport_opts so = { 0 };
 	size_t i, k, nin = 0, nanc = 0, npartial = 0;
 	int error = 0, patch = 0;
 
 	if (n == 1)
 		return prov_backport_check(out, r, fix_hexes[0], deployed_hex, o);
 	memset(out, 0, sizeof(*out));
+	/* the "upgrade to TAG, same branch" advice is for one commit only: not searched */
+	if (o)
+		so = *o;
+	so.no_branches = 1;
 	each = prov_xcalloc(n + 1, sizeof(*each));
 	for (i = 0; i < n; i++) {
-		if ((error = prov_backport_check(&each[i], r, fix_hexes[i], deployed_hex, o)) < 0)
+		if ((error = prov_backport_check(&each[i], r, fix_hexes[i], deployed_hex, &so)) < 0)
 			goto cleanup;
 		if (each[i].included) {
 			nin++;

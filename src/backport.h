@@ -39,6 +39,7 @@ struct prov_backport_opts {
 	char *const *extra_patch_ids;
 	size_t nextra_patches;
 	size_t max_commits;	/* range walk cap (0: 1000000) */
+	int no_branches;	/* skip the search for a later cherry-pick on the deployed branches */
 };
 
 struct prov_backport {
