@@ -149,6 +149,7 @@ LIB_OBJS += src/disasm.o
 LIB_OBJS += src/code.o
 LIB_OBJS += src/fixstatus.o
 LIB_OBJS += src/backport.o
+LIB_OBJS += src/rpmspec.o
 LIB_OBJS += src/pipeline.o
 
 # Commands (one file each) and main.

@@ -461,6 +461,7 @@ void prov_backport_release(struct prov_backport *b)
 	free(b->branch_tag);
 	free(b->branch_via);
 	free(b->patchid);
+	free(b->commits_missing);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -520,7 +521,7 @@ int prov_backport_check(struct prov_backport *out, struct prov_repo *r, const ch
 	struct ids fx = { 0 };
 	char **fix_files = NULL, **present = NULL;
 	const char **fix_ids = NULL;
-	size_t nrc = 0, nfiles = 0, k, npresent = 0, max;
+	size_t nrc = 0, nfiles = 0, k, npresent = 0, nbefore = 0, max, i;
 	int anc = 0, error, found;
 
 	memset(out, 0, sizeof(*out));
@@ -593,22 +594,31 @@ int prov_backport_check(struct prov_backport *out, struct prov_repo *r, const ch
 		out->how = "cherry-pick";
 		goto done;
 	}
+	for (k = 0; k < nfiles; k++)
+		if (present[k])
+			nbefore++;
 	if (o->patches_repo && o->patches_commit &&
 	    (error = search_patches(o->patches_repo, o->patches_commit, present, fix_files,
 				    fix_ids, nfiles)) < 0)
 		goto cleanup;
+	for (i = 0; i < o->nextra_patches; i++)
+		for (k = 0; k < nfiles; k++) {
+			char id[65];
+
+			if (!present[k] && file_id(id, o->extra_patch_ids[i], fix_files[k]) &&
+			    !strcmp(id, fix_ids[k]))
+				present[k] = prov_xstrdup(o->extra_patch_names[i]);
+		}
 	for (k = 0; k < nfiles; k++)
 		if (present[k])
 			npresent++;
 	if (nfiles && npresent == nfiles) {
 		struct prov_buf b = PROV_BUF_INIT;
-		int patches = 0;
+		/* a file found only in a distribution patch */
+		int patches = npresent > nbefore;
 
-		for (k = 0; k < nfiles; k++) {
+		for (k = 0; k < nfiles; k++)
 			add_word(&b, " ", present[k]);
-			if (prov_starts_with(present[k], "debian/patches/"))
-				patches = 1;
-		}
 		out->via = prov_buf_detach(&b);
 		out->included = 1;
 		out->how = patches ? "distribution-patch" : "cherry-pick";
@@ -628,7 +638,8 @@ int prov_backport_check(struct prov_backport *out, struct prov_repo *r, const ch
 		out->via = prov_buf_detach(&via);
 		goto done;
 	}
-	if ((error = search_branches(out, r, fix_hex, deployed_hex, out->patchid, fix_files,
+	if (!o->no_branches &&
+	    (error = search_branches(out, r, fix_hex, deployed_hex, out->patchid, fix_files,
 				     fix_ids, nfiles, o, max)) < 0)
 		goto cleanup;
 done:
@@ -645,6 +656,145 @@ cleanup:
 	strv_free(fix_files, nfiles);
 	ids_release(&fx);
 	prov_range_free(rc, nrc);
+	return error;
+}
+
+int prov_backport_expand(char ***out, size_t *n, struct prov_repo *r, const char *spec, size_t max)
+{
+	const char *dots = strstr(spec, "..");
+	struct prov_range_commit *rc = NULL;
+	char *a = NULL, *b = NULL, *ahex = NULL, *bhex = NULL, **v = NULL;
+	size_t nrc = 0, i, k = 0;
+	int error;
+
+	*out = NULL;
+	*n = 0;
+	if (!dots) {
+		if ((error = prov_repo_resolve(&ahex, r, spec)) < 0)
+			return error;
+		v = prov_xcalloc(2, sizeof(*v));
+		v[0] = ahex;
+		*out = v;
+		*n = 1;
+		return 0;
+	}
+	if (dots[2] == '.' || dots == spec || !dots[2])
+		return prov_error_set(PROV_EINPUT, "'%s' is not a range A..B of commits", spec);
+	a = prov_xstrndup(spec, (size_t)(dots - spec));
+	b = prov_xstrdup(dots + 2);
+	if ((error = prov_repo_resolve(&ahex, r, a)) < 0 || (error = prov_repo_resolve(&bhex, r, b)) < 0)
+		goto cleanup;
+	if ((error = prov_repo_range(&rc, &nrc, r, bhex, ahex, max)) < 0) {
+		if (error == PROV_ELIMIT)
+			error = prov_error_set(PROV_EINPUT, "range '%s' has more than %zu commits", spec, max);
+		goto cleanup;
+	}
+	v = prov_xcalloc(nrc + 1, sizeof(*v));
+	for (i = nrc; i-- > 0;)	/* newest first -> oldest first */
+		if (!rc[i].merge)
+			v[k++] = prov_xstrdup(rc[i].hex);
+	if (!k) {
+		free(v);
+		v = NULL;
+		error = prov_error_set(PROV_EINPUT, "range '%s' has no commits (every commit of %s is in %s)",
+				       spec, b, a);
+		goto cleanup;
+	}
+	*out = v;
+	*n = k;
+	error = 0;
+cleanup:
+	prov_range_free(rc, nrc);
+	free(a);
+	free(b);
+	free(ahex);
+	free(bhex);
+	return error;
+}
+
+int prov_backport_check_all(struct prov_backport *out, struct prov_repo *r,
+			    const char *const *fix_hexes, size_t n, const char *deployed_hex,
+			    const struct prov_backport_opts *o)
+{
+	struct prov_backport *each;
+	struct prov_buf via = PROV_BUF_INIT, missing = PROV_BUF_INIT, fp = PROV_BUF_INIT,
+			fm = PROV_BUF_INIT;
+	struct prov_backport_opts so = { 0 };
+	size_t i, k, nin = 0, nanc = 0, npartial = 0;
+	int error = 0, patch = 0;
+
+	if (n == 1)
+		return prov_backport_check(out, r, fix_hexes[0], deployed_hex, o);
+	memset(out, 0, sizeof(*out));
+	/* the "upgrade to TAG, same branch" advice is for one commit only: not searched */
+	if (o)
+		so = *o;
+	so.no_branches = 1;
+	each = prov_xcalloc(n + 1, sizeof(*each));
+	for (i = 0; i < n; i++) {
+		if ((error = prov_backport_check(&each[i], r, fix_hexes[i], deployed_hex, &so)) < 0)
+			goto cleanup;
+		if (each[i].included) {
+			nin++;
+			nanc += !strcmp(each[i].how, "ancestor");
+			patch |= !strcmp(each[i].how, "distribution-patch");
+			if (each[i].via)
+				add_word(&via, " ", each[i].via);
+		} else {
+			add_word(&missing, " ", fix_hexes[i]);
+			if (each[i].how && !strcmp(each[i].how, "partial")) {
+				npartial++;
+				if (each[i].via)
+					add_word(&via, " ", each[i].via);
+				if (each[i].files_present)
+					add_word(&fp, ", ", each[i].files_present);
+				if (each[i].files_missing)
+					add_word(&fm, ", ", each[i].files_missing);
+			}
+		}
+	}
+	/* the first tag containing them all, among their own first tags */
+	for (i = 0; i < n; i++) {
+		char *tag_hex = NULL;
+		int all = 1, anc;
+
+		if (!each[i].first_tag || prov_repo_resolve(&tag_hex, r, each[i].first_tag) < 0)
+			continue;
+		for (k = 0; k < n && all; k++)
+			if (prov_repo_is_ancestor(&anc, r, fix_hexes[k], tag_hex) < 0 || !anc)
+				all = 0;
+		free(tag_hex);
+		if (all) {
+			out->first_tag = prov_xstrdup(each[i].first_tag);
+			break;
+		}
+	}
+	prov_error_clear();
+	if (nin == n) {
+		out->included = 1;
+		out->how = nanc == n ? "ancestor" : patch ? "distribution-patch" : "cherry-pick";
+		out->via = prov_buf_detach(&via);
+	} else if (nin || npartial) {
+		out->how = "partial";
+		out->via = via.len ? prov_buf_detach(&via) : NULL;
+		out->commits_missing = prov_buf_detach(&missing);
+		if (fp.len)
+			out->files_present = prov_buf_detach(&fp);
+		if (fm.len)
+			out->files_missing = prov_buf_detach(&fm);
+	} else {
+		out->commits_missing = prov_buf_detach(&missing);
+	}
+cleanup:
+	for (i = 0; i < n; i++)
+		prov_backport_release(&each[i]);
+	free(each);
+	prov_buf_release(&via);
+	prov_buf_release(&missing);
+	prov_buf_release(&fp);
+	prov_buf_release(&fm);
+	if (error < 0)
+		prov_backport_release(out);
 	return error;
 }
 

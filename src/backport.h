@@ -33,7 +33,13 @@ struct prov_backport_opts {
 	struct prov_cache *cache;	/* may be NULL: nothing kept */
 	struct prov_repo *patches_repo;	/* a debian-source import, or NULL */
 	const char *patches_commit;	/* its commit (the patched tree) */
+	/* other distribution patches (an RPM spec's Patch: files): names and
+	 * their per-file ids (prov_backport_file_ids) */
+	char *const *extra_patch_names;
+	char *const *extra_patch_ids;
+	size_t nextra_patches;
 	size_t max_commits;	/* range walk cap (0: 1000000) */
+	int no_branches;	/* skip the search for a later cherry-pick on the deployed branches */
 };
 
 struct prov_backport {
@@ -47,11 +53,35 @@ struct prov_backport {
 	char *branch_tag;	/* the first tag containing that cherry-pick */
 	char *branch_via;	/* the cherry-pick on that branch */
 	char *patchid;	/* the fix's patch-id */
+	char *commits_missing;	/* a fix of several commits: those not included, space-separated */
 };
 
 int prov_backport_check(struct prov_backport *out, struct prov_repo *r, const char *fix_hex,
 			const char *deployed_hex, const struct prov_backport_opts *o);
 void prov_backport_release(struct prov_backport *b);
+
+/*
+ * A fix made of several commits (fix_hexes, oldest first): each is checked
+ * as above; the fix is included when every commit is (how: "ancestor" when
+ * all are ancestors, else "distribution-patch" when a patch carries one,
+ * else "cherry-pick"; via lists each commit's via), "partial" with
+ * commits_missing naming the others when some are in (or partly in), not
+ * included (how NULL, commits_missing all) otherwise. first_tag: the first
+ * of the commits' first tags that contains every commit. n == 1 is
+ * prov_backport_check.
+ */
+int prov_backport_check_all(struct prov_backport *out, struct prov_repo *r,
+			    const char *const *fix_hexes, size_t n, const char *deployed_hex,
+			    const struct prov_backport_opts *o);
+
+/*
+ * The commits of a fix given as REV (one commit) or A..B (the commits
+ * reachable from B and not from A, merges left out, oldest first, at most
+ * `max`): *out (full hex, caller frees each and the array), *n. PROV_EINPUT
+ * for an empty range, A...B or a missing side; prov_repo_resolve's error
+ * for an unknown revision.
+ */
+int prov_backport_expand(char ***out, size_t *n, struct prov_repo *r, const char *spec, size_t max);
 
 /*
  * Per-file ids of a unified diff (git's or a quilt patch): "path\tid\n"

@@ -5,9 +5,11 @@
 #include "backport.h"
 #include "cmd.h"
 #include "error.h"
+#include "fixstatus.h"
 #include "json.h"
 #include "model.h"
 #include "pipeline.h"
+#include "rpmspec.h"
 #include "sources.h"
 #include "srcimport.h"
 #include "util.h"
@@ -19,15 +21,25 @@
 static const char help[] =
 	"Is each COMMIT (a fix) in what was deployed, and how?\n"
 	"\n"
+	"  COMMIT            a revision, or A..B: one fix made of the commits in B\n"
+	"                    and not in A (as git log A..B; merges left out)\n"
+	"  --one-fix         all COMMITs (and ranges) together are one fix: it is in\n"
+	"                    when every commit is; 'partial' names the missing ones\n"
 	"  --repo URL|PATH   the repository (a local path is used in place; a URL is\n"
 	"                    fetched into the mirror cache, url.<base>.insteadOf applied)\n"
 	"  --at REV          the deployed revision: a commit, tag or branch\n"
 	"  --debian-source SOURCE=VERSION\n"
 	"                    the deployed build is REV plus the patches of this Debian\n"
 	"                    source package (downloaded from sources.debianBaseUrl)\n"
+	"  --rpm-spec SPEC   the deployed build is REV plus the Patch:/PatchN: files\n"
+	"                    of this RPM spec, read from beside it (an unpacked source\n"
+	"                    RPM or a dist-git checkout)\n"
 	"  INPUT --component NAME\n"
 	"                    take the deployed commit and repository of component NAME\n"
-	"                    from a crash (core or backtrace), as 'provenance resolve' finds it\n"
+	"                    from a crash (core or backtrace), as 'provenance resolve' finds it;\n"
+	"                    for an imported source (debian-source, archive) the fixes\n"
+	"                    are looked up in the upstream repository its mapping names\n"
+	"                    beside it ('repo' and 'ref'), with the package's patches\n"
 	"  --sysroot DIR     the crashed system's root (INPUT mode)\n"
 	"  --mapping FILE    an extra mapping file (repeatable; INPUT mode)\n"
 	"  --offline         never fetch; use the mirrors in the cache\n"
@@ -36,20 +48,25 @@ static const char help[] =
 	"A fix is in the deployed build by ancestry ('ancestor'), as a commit on its\n"
 	"history that says '(cherry picked from commit FIX)' or has the fix's\n"
 	"patch-id (git patch-id --stable), or whose changes cover every file of the\n"
-	"fix ('cherry-pick'), as a Debian patch ('distribution-patch'), or only for\n"
-	"some of its files ('partial', not included).\n"
+	"fix ('cherry-pick'), as a Debian or RPM patch ('distribution-patch'), or only for\n"
+	"some of its files or commits ('partial', not included).\n"
 	"\n"
 	"Text output: one line per COMMIT, 'YES <fix> is in <rev> (first in tag T):\n"
 	"<how>', 'PARTIAL ...' or 'NO <fix> is not in <rev> ...' with the first tag\n"
 	"containing it and, when a branch holding <rev> got it later by cherry-pick,\n"
 	"'upgrade to TAG, same branch B'. Exit 0 when every fix is included, 1 when\n"
 	"one is not, 2 for an unknown commit or revision, 3 when it could not be\n"
-	"determined (fetch failed, no mirror offline, no deployed commit), 64 for a\n"
+	"determined (fetch failed, no mirror offline, no deployed commit, no upstream\n"
+	"repository for an imported source), 64 for a\n"
 	"usage error.\n";
 
+#define MAX_RANGE 1000
+
 struct result {
-	const char *arg;
-	char *fix;
+	char *arg;	/* as given: COMMIT, A..B, or the --one-fix arguments */
+	char *fix;	/* the newest commit of the fix */
+	char **commits;	/* every commit of the fix, oldest first */
+	size_t ncommits;
 	struct prov_backport bp;
 };
 
@@ -95,7 +112,8 @@ static void short_via(struct prov_buf *b, const char *via)
 int cmd_fixcheck(int argc, char **argv, struct prov_global *g)
 {
 	const char *repo_arg = NULL, *at = NULL, *component = NULL, *format = "text";
-	const char *sysroot = NULL, *input = NULL, *debsrc = NULL;
+	const char *sysroot = NULL, *input = NULL, *debsrc = NULL, *rpmspec = NULL;
+	struct prov_rpm_patches rpm = { 0 };
 	const char **fixes = NULL, **mappings = NULL;
 	size_t nfixes = 0, nmappings = 0, i;
 	struct prov_crash *crash = NULL;
@@ -104,12 +122,14 @@ int cmd_fixcheck(int argc, char **argv, struct prov_global *g)
 	struct prov_buf out = PROV_BUF_INIT;
 	char *deployed = NULL, *at_label = NULL;
 	const char *url;
-	int offline = 0, code, error, any_missing = 0;
+	int offline = 0, code, error, any_missing = 0, one_fix = 0;
+	size_t ngroups = 0;
 	struct prov_sources_opts so = { 0 };
 	struct prov_backport_opts bo = { 0 };
 	struct prov_cache *cache = NULL;
 	struct prov_repo *patches_repo = NULL;
-	char *patches_path = NULL, *patches_commit = NULL;
+	char *patches_path = NULL, *patches_commit = NULL, *import_label = NULL;
+	struct prov_fix_target target;
 
 	fixes = prov_xcalloc((size_t)argc + 1, sizeof(*fixes));
 	mappings = prov_xcalloc((size_t)argc + 1, sizeof(*mappings));
@@ -124,6 +144,8 @@ int cmd_fixcheck(int argc, char **argv, struct prov_global *g)
 			goto cleanup;
 		} else if (!strcmp(a, "--offline")) {
 			offline = 1;
+		} else if (!strcmp(a, "--one-fix")) {
+			one_fix = 1;
 		} else if (!strcmp(a, "--")) {
 			for (i++; i < (size_t)argc; i++)
 				fixes[nfixes++] = argv[i];
@@ -140,6 +162,9 @@ int cmd_fixcheck(int argc, char **argv, struct prov_global *g)
 				code = prov_cmd_usage_error("fixcheck", "--debian-source takes SOURCE=VERSION");
 				goto cleanup;
 			}
+		} else if (prov_starts_with(a, "--rpm-spec")) {
+			if (!(rpmspec = VALUE("--rpm-spec")))
+				goto needs_value;
 		} else if (prov_starts_with(a, "--component")) {
 			if (!(component = VALUE("--component")))
 				goto needs_value;
@@ -183,8 +208,9 @@ needs_value:
 			goto cleanup;
 		}
 	} else if (component) {
-		if (at) {
-			code = prov_cmd_usage_error("fixcheck", "--at goes with --repo, not with --component");
+		if (at || debsrc || rpmspec) {
+			code = prov_cmd_usage_error("fixcheck", "%s goes with --repo, not with --component",
+						    at ? "--at" : debsrc ? "--debian-source" : "--rpm-spec");
 			goto cleanup;
 		}
 		if (nfixes < 2) {
@@ -204,6 +230,16 @@ needs_value:
 		code = prov_cmd_usage_error("fixcheck", "more than %d commits", MAX_FIXES);
 		goto cleanup;
 	}
+	for (i = 0; i < nfixes; i++) {
+		const char *dots = strstr(fixes[i], "..");
+
+		if (dots && (dots == fixes[i] || !dots[2] || dots[2] == '.' || strstr(dots + 2, ".."))) {
+			code = prov_cmd_usage_error("fixcheck", "'%s': a range is A..B (the commits in B not in A)",
+						    fixes[i]);
+			goto cleanup;
+		}
+	}
+	ngroups = one_fix ? 1 : nfixes;
 	so.config = g->config;
 	so.cache_dir = g->cache_dir;
 	so.offline = offline;
@@ -231,21 +267,48 @@ needs_value:
 							    comp->note ? ": " : "", comp->note ? comp->note : ""));
 			goto cleanup;
 		}
-		url = comp->repo;
-		at = comp->commit;
+		/* an imported source: the upstream repository its mapping names, plus the import's patches */
+		if ((error = prov_fix_target(&target, comp)) < 0) {
+			code = prov_cmd_fail(error);
+			goto cleanup;
+		}
+		url = target.url;
+		at = target.at;
+		if (target.patches_path) {
+			import_label = prov_xasprintf("%s + %s", target.at, comp->found_by ? comp->found_by : "import");
+			if ((error = prov_sources_open(&patches_repo, target.patches_path, NULL, 0, 0, &so)) < 0) {
+				code = prov_cmd_fail(PROV_EUNKNOWN);
+				goto cleanup;
+			}
+			patches_commit = prov_xstrdup(target.patches_commit);
+		}
 	} else {
 		url = repo_arg;
 	}
 
 	{
 		/* fetch only when something asked for is missing (or --at is a branch) */
-		const char **wants = prov_xcalloc(nfixes + 1, sizeof(*wants));
+		const char **wants = prov_xcalloc(2 * nfixes + 1, sizeof(*wants));
+		char **parts = prov_xcalloc(2 * nfixes + 1, sizeof(*parts));
+		size_t nw = 0, np = 0;
 
-		for (i = 0; i < nfixes; i++)
-			wants[i] = fixes[i];
-		wants[nfixes] = at;
-		error = prov_sources_open(&repo, url, wants, nfixes + 1, 0, &so);
+		for (i = 0; i < nfixes; i++) {
+			const char *dots = strstr(fixes[i], "..");
+
+			if (dots) {	/* A..B: both ends */
+				parts[np] = prov_xstrndup(fixes[i], (size_t)(dots - fixes[i]));
+				wants[nw++] = parts[np++];
+				wants[nw++] = dots + 2;
+			} else {
+				wants[nw++] = fixes[i];
+			}
+		}
+		wants[nw++] = at;
+		error = prov_sources_open(&repo, url, wants, nw, 0, &so);
 		free(wants);
+		for (i = 0; i < np; i++)
+			free(parts[i]);
+		free(parts);
 		if (error < 0) {
 			/* a path that is no repository is bad input; a fetch that
 			 * failed or no mirror offline: could not determine */
@@ -269,6 +332,10 @@ needs_value:
 			goto cleanup;
 		}
 	}
+	if (rpmspec && (error = prov_rpm_patches_read(&rpm, rpmspec)) < 0) {
+		code = prov_cmd_fail(error == PROV_ELIMIT ? PROV_EINPUT : error);
+		goto cleanup;
+	}
 	if (prov_cache_open(&cache, g->cache_dir) < 0) {
 		prov_warn("%s; patch-ids are not kept", prov_error_last());
 		cache = NULL;
@@ -276,20 +343,60 @@ needs_value:
 	bo.cache = cache;
 	bo.patches_repo = patches_repo;
 	bo.patches_commit = patches_commit;
+	bo.extra_patch_names = rpm.names;
+	bo.extra_patch_ids = rpm.ids;
+	bo.nextra_patches = rpm.n;
 	if ((error = prov_repo_resolve(&deployed, repo, at)) < 0) {
 		code = prov_cmd_fail(input || prov_repo_stale(repo) ? PROV_EUNKNOWN : PROV_EINPUT);
 		goto cleanup;
 	}
-	at_label = input ? prov_xstrndup(deployed, 12) : prov_xstrdup(at);
-	res = prov_xcalloc(nfixes, sizeof(*res));
-	for (i = 0; i < nfixes; i++) {
-		res[i].arg = fixes[i];
-		if ((error = prov_repo_resolve(&res[i].fix, repo, fixes[i])) < 0) {
-			/* unknown in a mirror that could not be refreshed: maybe upstream has it */
-			code = prov_cmd_fail(prov_repo_stale(repo) ? PROV_EUNKNOWN : PROV_EINPUT);
-			goto cleanup;
+	at_label = import_label ? prov_xstrdup(import_label) : input ? prov_xstrndup(deployed, 12) : prov_xstrdup(at);
+	res = prov_xcalloc(ngroups, sizeof(*res));
+	for (i = 0; i < ngroups; i++) {
+		struct prov_buf label = PROV_BUF_INIT;
+		size_t first = one_fix ? 0 : i, last = one_fix ? nfixes : i + 1, f, k, alloc = 0;
+
+		for (f = first; f < last; f++) {
+			char **v = NULL;
+			size_t nv = 0;
+
+			if ((error = prov_backport_expand(&v, &nv, repo, fixes[f], MAX_RANGE)) < 0) {
+				prov_buf_release(&label);
+				/* unknown in a mirror that could not be refreshed: maybe upstream has it */
+				code = prov_cmd_fail(error == PROV_EINPUT ? PROV_EINPUT :
+						     prov_repo_stale(repo) ? PROV_EUNKNOWN : PROV_EINPUT);
+				goto cleanup;
+			}
+			for (k = 0; k < nv; k++) {
+				size_t d;
+
+				for (d = 0; d < res[i].ncommits && strcmp(res[i].commits[d], v[k]); d++)
+					;
+				if (d < res[i].ncommits) {
+					free(v[k]);
+					continue;
+				}
+				if (res[i].ncommits >= MAX_FIXES) {
+					for (; k < nv; k++)
+						free(v[k]);
+					free(v);
+					prov_buf_release(&label);
+					code = prov_cmd_fail(prov_error_set(PROV_EINPUT, "one fix of more than %d commits",
+									    MAX_FIXES));
+					goto cleanup;
+				}
+				PROV_ALLOC_GROW(res[i].commits, res[i].ncommits + 1, alloc);
+				res[i].commits[res[i].ncommits++] = v[k];
+			}
+			free(v);
+			if (label.len)
+				prov_buf_putc(&label, ' ');
+			prov_buf_puts(&label, fixes[f]);
 		}
-		if ((error = prov_backport_check(&res[i].bp, repo, res[i].fix, deployed, &bo)) < 0) {
+		res[i].arg = prov_buf_detach(&label);
+		res[i].fix = prov_xstrdup(res[i].commits[res[i].ncommits - 1]);
+		if ((error = prov_backport_check_all(&res[i].bp, repo, (const char *const *)res[i].commits,
+						     res[i].ncommits, deployed, &bo)) < 0) {
 			code = prov_cmd_fail(error);
 			goto cleanup;
 		}
@@ -302,8 +409,9 @@ needs_value:
 
 		prov_json_init(&j, &out);
 		prov_json_begin_array(&j);
-		for (i = 0; i < nfixes; i++) {
+		for (i = 0; i < ngroups; i++) {
 			const struct prov_backport *bp = &res[i].bp;
+			size_t k;
 
 			prov_json_begin_object(&j);
 			prov_json_kv_string(&j, "schema", "provenance/1");
@@ -320,6 +428,12 @@ needs_value:
 			prov_json_kv_string(&j, "branch_tag", bp->branch_tag);
 			prov_json_kv_string(&j, "branch_via", bp->branch_via);
 			prov_json_kv_string(&j, "patch_id", bp->patchid);
+			prov_json_key(&j, "commits");
+			prov_json_begin_array(&j);
+			for (k = 0; k < res[i].ncommits; k++)
+				prov_json_string(&j, res[i].commits[k]);
+			prov_json_end_array(&j);
+			json_words(&j, "commits_missing", bp->commits_missing, " ");
 			prov_json_end_object(&j);
 		}
 		prov_json_end_array(&j);
@@ -328,15 +442,19 @@ needs_value:
 			goto cleanup;
 		}
 	} else {
-		for (i = 0; i < nfixes; i++) {
+		for (i = 0; i < ngroups; i++) {
 			const struct prov_backport *bp = &res[i].bp;
 			int partial = bp->how && !strcmp(bp->how, "partial");
 
-			prov_buf_printf(&out, "%s %s %s %s", bp->included ? "YES" : partial ? "PARTIAL" : "NO",
-					res[i].arg, bp->included ? "is in" : partial ? "is partly in" : "is not in",
+			prov_buf_printf(&out, "%s %s", bp->included ? "YES" : partial ? "PARTIAL" : "NO", res[i].arg);
+			if (res[i].ncommits > 1)
+				prov_buf_printf(&out, " [%zu commits]", res[i].ncommits);
+			prov_buf_printf(&out, " %s %s", bp->included ? "is in" : partial ? "is partly in" : "is not in",
 					at_label);
 			if (debsrc)
 				prov_buf_printf(&out, " + %s", debsrc);
+			if (rpmspec)
+				prov_buf_printf(&out, " + %s", prov_basename(rpmspec));
 			if (component)
 				prov_buf_printf(&out, " (%s)", component);
 			if (bp->first_tag)
@@ -348,6 +466,16 @@ needs_value:
 			} else if (bp->how && !partial) {
 				prov_buf_printf(&out, ": %s ", bp->how);
 				short_via(&out, bp->via);
+			} else if (partial && bp->commits_missing) {
+				prov_buf_puts(&out, ": partial, missing ");
+				short_via(&out, bp->commits_missing);
+				if (bp->via) {
+					prov_buf_puts(&out, " (in: ");
+					short_via(&out, bp->via);
+					prov_buf_putc(&out, ')');
+				}
+				if (bp->files_missing)
+					prov_buf_printf(&out, ", files not changed as the fix does: %s", bp->files_missing);
 			} else if (partial) {
 				prov_buf_printf(&out, ": partial, %s changed as the fix does (", bp->files_present);
 				short_via(&out, bp->via);
@@ -370,13 +498,21 @@ needs_value:
 	}
 	code = any_missing ? PROV_EXIT_PARTIAL : PROV_EXIT_OK;
 cleanup:
-	for (i = 0; res && i < nfixes; i++) {
+	for (i = 0; res && i < ngroups; i++) {
+		size_t k;
+
+		for (k = 0; k < res[i].ncommits; k++)
+			free(res[i].commits[k]);
+		free(res[i].commits);
+		free(res[i].arg);
 		free(res[i].fix);
 		prov_backport_release(&res[i].bp);
 	}
 	prov_repo_free(patches_repo);
 	free(patches_path);
 	free(patches_commit);
+	free(import_label);
+	prov_rpm_patches_release(&rpm);
 	prov_cache_free(cache);
 	free(res);
 	free(deployed);

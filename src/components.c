@@ -136,6 +136,23 @@ static int resolve_imported(struct prov_component *comp, struct comp_state *cs, 
 	free(comp->commit);
 	comp->commit = commit;
 	commit = NULL;
+	free(comp->import_path);
+	comp->import_path = prov_xstrdup(path);
+	/* the upstream repository beside it: where fixcheck finds fixes */
+	if (mp->repo) {
+		size_t i;
+
+		for (i = 0; i < mp->nrefs && !comp->upstream_ref; i++) {
+			prov_buf_reset(&url);
+			if (prov_mapping_expand_ref(&url, mp->refs[i], comp->version) == 0)
+				comp->upstream_ref = prov_xstrdup(url.buf);
+		}
+		prov_error_clear();
+		if (comp->upstream_ref) {
+			free(comp->upstream_repo);
+			comp->upstream_repo = prov_xstrdup(mp->repo);
+		}
+	}
 	if (st.cached)
 		set_note(comp, "source import cached");
 	else {

@@ -8,6 +8,8 @@
 #include "util.h"
 #include "banned.h"
 
+#define MAX_RANGE 1000
+
 const struct prov_component *prov_fix_status_component(const struct prov_crash *c,
 						       const char *component)
 {
@@ -32,30 +34,81 @@ const struct prov_component *prov_fix_status_component(const struct prov_crash *
 	return with_commit == 1 ? found : NULL;
 }
 
+int prov_fix_target(struct prov_fix_target *out, const struct prov_component *p)
+{
+	memset(out, 0, sizeof(*out));
+	if (!p->commit || !p->repo)
+		return prov_error_set(PROV_EUNKNOWN, "the deployed commit of %s is not known%s%s", p->name,
+				      p->note ? ": " : "", p->note ? p->note : "");
+	if (!p->import_path) {
+		out->url = p->repo;
+		out->at = p->commit;
+		return 0;
+	}
+	if (!p->upstream_repo || !p->upstream_ref)
+		return prov_error_set(PROV_EUNKNOWN,
+				      "%s is built from an imported source (%s) and no upstream repository is known to look fixes up in: give its mapping 'repo' and 'ref' beside '%s', or use --repo UPSTREAM --at TAG --debian-source SOURCE=VERSION",
+				      p->name, p->found_by ? p->found_by : p->repo,
+				      p->ref && prov_starts_with(p->ref, "refs/imports/archive") ? "archive" : "debian-source");
+	out->url = p->upstream_repo;
+	out->at = p->upstream_ref;
+	out->patches_path = p->import_path;
+	out->patches_commit = p->commit;
+	return 0;
+}
+
 int prov_fix_status_check(struct prov_crash *c, const char *const *fixes, size_t nfixes,
 			  const char *component, struct prov_global *g, int offline)
 {
 	const struct prov_component *p = prov_fix_status_component(c, component);
 	struct prov_sources_opts sopts = { 0 };
-	struct prov_repo *repo = NULL;
+	struct prov_repo *repo = NULL, *patches = NULL;
 	struct prov_cache *cache = NULL;
 	struct prov_backport_opts bo = { 0 };
+	struct prov_fix_target t;
+	char *why = NULL, *deployed = NULL;
+	const char **wants = NULL;
+	char **ends = NULL;
 	size_t i;
 	int error = 0;
 
-	if (p && p->commit && p->repo) {
+	if (p && prov_fix_target(&t, p) < 0)
+		why = prov_xstrdup(prov_error_last());
+	if (p && !why) {
+		size_t nw = 0;
+
 		sopts.config = g->config;
 		sopts.cache_dir = g->cache_dir;
 		sopts.offline = offline;
-		if (prov_sources_open(&repo, p->repo, fixes, nfixes, 0, &sopts) < 0)
-			repo = NULL;
-		if (repo && g->cache_dir && prov_cache_open(&cache, g->cache_dir) < 0)
+		/* what must be in the mirror: each fix (both ends of A..B) and the deployed rev */
+		wants = prov_xcalloc(2 * nfixes + 2, sizeof(*wants));
+		ends = prov_xcalloc(nfixes + 1, sizeof(*ends));
+		for (i = 0; i < nfixes; i++) {
+			const char *dots = strstr(fixes[i], "..");
+
+			if (dots) {
+				ends[i] = prov_xstrndup(fixes[i], (size_t)(dots - fixes[i]));
+				wants[nw++] = ends[i];
+				wants[nw++] = dots + 2;
+			} else {
+				wants[nw++] = fixes[i];
+			}
+		}
+		wants[nw++] = t.at;
+		if (prov_sources_open(&repo, t.url, wants, nw, 0, &sopts) < 0 ||
+		    prov_repo_resolve(&deployed, repo, t.at) < 0 ||
+		    (t.patches_path && prov_sources_open(&patches, t.patches_path, NULL, 0, 0, &sopts) < 0))
+			why = prov_xasprintf("repository %s is not available: %s", t.url, prov_error_last());
+		if (!why && g->cache_dir && prov_cache_open(&cache, g->cache_dir) < 0)
 			cache = NULL;
 		bo.cache = cache;
+		bo.patches_repo = patches;
+		bo.patches_commit = t.patches_path ? t.patches_commit : NULL;
 	}
 	for (i = 0; i < nfixes; i++) {
 		struct prov_fix_status *x = prov_crash_add_fix(c);
-		char *hex = NULL;
+		char **commits = NULL;
+		size_t ncommits = 0, k;
 		struct prov_backport bp;
 
 		x->fix = prov_xstrdup(fixes[i]);
@@ -65,22 +118,21 @@ int prov_fix_status_check(struct prov_crash *c, const char *const *fixes, size_t
 			continue;
 		}
 		x->component = prov_xstrdup(p->name);
-		if (!p->commit || !p->repo) {
-			x->note = prov_xasprintf("the deployed commit of %s is not known", p->name);
+		if (why) {
+			x->note = prov_xstrdup(why);
 			continue;
 		}
-		x->deployed = prov_xstrdup(p->commit);
-		if (!repo) {
-			x->note = prov_xasprintf("repository %s is not available: %s", p->repo,
-						 prov_error_last());
-			continue;
-		}
-		if (prov_repo_resolve(&hex, repo, fixes[i]) < 0) {
+		x->deployed = prov_xstrdup(deployed);
+		if (prov_backport_expand(&commits, &ncommits, repo, fixes[i], MAX_RANGE) < 0) {
 			x->note = prov_xstrdup(prov_error_last());
 			continue;
 		}
-		x->fix_commit = hex;
-		if ((error = prov_backport_check(&bp, repo, hex, p->commit, &bo)) < 0) {
+		x->fix_commit = prov_xstrdup(commits[ncommits - 1]);
+		error = prov_backport_check_all(&bp, repo, (const char *const *)commits, ncommits, deployed, &bo);
+		for (k = 0; k < ncommits; k++)
+			free(commits[k]);
+		free(commits);
+		if (error < 0) {
 			x->note = prov_xstrdup(prov_error_last());
 			error = 0;
 			continue;
@@ -91,11 +143,20 @@ int prov_fix_status_check(struct prov_crash *c, const char *const *fixes, size_t
 		x->via = bp.via;
 		x->first_tag = bp.first_tag;
 		x->files_missing = bp.files_missing;
+		x->commits_missing = bp.commits_missing;
 		x->branch_tag = bp.branch_tag;
 		x->branch = bp.branch;
 		bp.via = bp.first_tag = bp.files_missing = bp.branch_tag = bp.branch = NULL;
+		bp.commits_missing = NULL;
 		prov_backport_release(&bp);
 	}
+	for (i = 0; ends && i < nfixes; i++)
+		free(ends[i]);
+	free(ends);
+	free(wants);
+	free(why);
+	free(deployed);
+	prov_repo_free(patches);
 	prov_cache_free(cache);
 	prov_repo_free(repo);
 	return error;

@@ -24,4 +24,22 @@ int prov_fix_status_check(struct prov_crash *c, const char *const *fixes, size_t
 const struct prov_component *prov_fix_status_component(const struct prov_crash *c,
 						       const char *component);
 
+/*
+ * Where the fixes of component p are looked up: the repository (URL or
+ * path), the deployed revision in it and, for an imported source
+ * (debian-source, archive), the import repository whose commit carries the
+ * distribution's patches. A git component: its repo and commit. An import
+ * with `repo` and `ref` beside it in the mapping: that upstream repository
+ * at that ref, the import as patches. PROV_EUNKNOWN (message set) when the
+ * deployed commit or, for an import, the upstream repository is not known.
+ */
+struct prov_fix_target {
+	const char *url;
+	const char *at;
+	const char *patches_path;	/* NULL: none */
+	const char *patches_commit;
+};
+
+int prov_fix_target(struct prov_fix_target *out, const struct prov_component *p);
+
 #endif

@@ -73,6 +73,9 @@ void prov_component_release(struct prov_component *c)
 	free(c->subdir);
 	free(c->found_by);
 	free(c->note);
+	free(c->import_path);
+	free(c->upstream_repo);
+	free(c->upstream_ref);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -185,6 +188,7 @@ void prov_crash_free(struct prov_crash *c)
 		free(x->first_tag);
 		free(x->via);
 		free(x->files_missing);
+		free(x->commits_missing);
 		free(x->branch_tag);
 		free(x->branch);
 		free(x->note);

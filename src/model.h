@@ -140,6 +140,12 @@ struct prov_component {
 	char *subdir;
 	char *found_by;	/* how the commit was found: "mapping:ref", "pip:direct_url.json" ... */
 	char *note;	/* why something is missing, for the report */
+	/* an imported source (debian-source, archive): the local import
+	 * repository, and the upstream repository and ref its mapping names
+	 * beside it (NULL when none) — where fixcheck looks fixes up */
+	char *import_path;
+	char *upstream_repo;
+	char *upstream_ref;
 };
 
 struct prov_source_line {
@@ -178,6 +184,7 @@ struct prov_fix_status {
 	const char *how;
 	char *via;
 	char *files_missing;	/* partial: the fix's files not found */
+	char *commits_missing;	/* a fix of several commits (A..B): those not in, space-separated */
 	char *branch_tag;	/* not included: first tag of the deployed branch with a cherry-pick */
 	char *branch;
 };

@@ -178,6 +178,7 @@ void prov_report_json_fix(struct prov_json *j, const struct prov_fix_status *x)
 	prov_json_kv_string(j, "first_tag", x->first_tag);
 	prov_json_kv_string(j, "branch_tag", x->branch_tag);
 	prov_json_kv_string(j, "files_missing", x->files_missing);
+	prov_json_kv_string(j, "commits_missing", x->commits_missing);
 	prov_json_kv_string(j, "component", x->component);
 	prov_json_kv_string(j, "note", x->note);
 	prov_json_end_object(j);

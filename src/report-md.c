@@ -347,8 +347,9 @@ static void fix_status(struct prov_buf *b, const struct prov_crash *c)
 		else {
 			char *how = prov_report_fix_how(x);
 
-			prov_buf_printf(b, "- `%.12s` %s in the deployed %s (`%.12s`)%s%s%s: %s\n",
-					x->fix_commit ? x->fix_commit : x->fix,
+			prov_buf_printf(b, "- `%.*s` %s in the deployed %s (`%.12s`)%s%s%s: %s\n",
+					strstr(x->fix, "..") ? (int)strlen(x->fix) : 12,
+						x->fix_commit && !strstr(x->fix, "..") ? x->fix_commit : x->fix,
 					x->included ? "**is included**" : "is **NOT included**",
 					x->component ? x->component : "build",
 					x->deployed ? x->deployed : "?", x->first_tag ? "; first released in `" : "",

@@ -215,7 +215,13 @@ char *prov_report_fix_how(const struct prov_fix_status *x)
 		if (x->how && !strcmp(x->how, "partial")) {
 			prov_buf_puts(&b, "partly (");
 			short_ids(&b, x->via);
-			prov_buf_printf(&b, "; missing %s); ", x->files_missing ? x->files_missing : "?");
+			if (x->commits_missing) {
+				prov_buf_puts(&b, "; missing commits ");
+				short_ids(&b, x->commits_missing);
+				prov_buf_puts(&b, "); ");
+			} else {
+				prov_buf_printf(&b, "; missing %s); ", x->files_missing ? x->files_missing : "?");
+			}
 		}
 		if (x->branch_tag)
 			prov_buf_printf(&b, "upgrade to %s, same branch %s", x->branch_tag,
@@ -396,9 +402,10 @@ static int report_text_body(struct prov_buf *b, const struct prov_crash *c, unsi
 			if (!x->known)
 				prov_buf_printf(b, "  ?   %s: %s\n", x->fix, how);
 			else
-				prov_buf_printf(b, "  %-3s %.12s %s the deployed %s (%.12s)%s%s: %s\n",
+				prov_buf_printf(b, "  %-3s %.*s %s the deployed %s (%.12s)%s%s: %s\n",
 						x->included ? "YES" : "NO",
-						x->fix_commit ? x->fix_commit : x->fix,
+						strstr(x->fix, "..") ? (int)strlen(x->fix) : 12,
+						x->fix_commit && !strstr(x->fix, "..") ? x->fix_commit : x->fix,
 						x->included ? "is in" : "is not in",
 						x->component ? x->component : "build",
 						x->deployed ? x->deployed : "?",

@@ -1,0 +1,81 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "error.h"
+#include "rpmspec.h"
+#include "banned.h"
+
+static void names_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Patch names as rpmspec -P would expand them (checked against rpmspec -P of rpm 4.18 with dist undefined). */
+static void test_macros(void **state)
+{
+	static const char spec[] =
+		"# Patch9: a comment\n"
+		"%global base  fix\n"
+		"%define fixname %{base}-2\n"
+		"Name:    libfoo\n"
+		"Version: 1.0\n"
+		"Release: 3%{?dist}\n"
+		"Source0: %{name}-%{version}.tar.gz\n"
+		"Patch:   %{name}-%{version}-build.patch\n"
+		"Patch1:  https://example.org/p/%fixname.patch\n"
+		"patch2 : %{name}-%{release}-100%%.patch\r\n"
+		"PatchX: not-a-tag.patch\n"
+		"%changelog\n"
+		"Patch3: after-changelog.patch\n";
+	char **v = NULL;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(prov_rpmspec_patch_names(&v, &n, spec, strlen(spec), "t.spec"), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(v[0], "libfoo-1.0-build.patch");
+	assert_string_equal(v[1], "fix-2.patch");
+	assert_string_equal(v[2], "libfoo-3-100%.patch");
+	names_free(v, n);
+}
+
+static void test_hostile(void **state)
+{
+	static const char unexpanded[] = "Patch0: %{nosuch}.patch\n";
+	static const char dotdot[] = "Patch0: https://x/..\n";
+	static const char loop[] = "%global a %{b}\n%global b %{a}\nPatch0: %{a}.patch\n";
+	static const char unterminated[] = "Patch0: %{name\n";
+	char **v = NULL;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(prov_rpmspec_patch_names(&v, &n, unexpanded, strlen(unexpanded), "t"), PROV_EINPUT);
+	assert_null(v);
+	assert_int_equal(prov_rpmspec_patch_names(&v, &n, dotdot, strlen(dotdot), "t"), PROV_EINPUT);
+	assert_int_equal(prov_rpmspec_patch_names(&v, &n, loop, strlen(loop), "t"), PROV_EINPUT);
+	assert_int_equal(prov_rpmspec_patch_names(&v, &n, unterminated, strlen(unterminated), "t"), PROV_EINPUT);
+	/* no newline at the end, NUL-free but cut */
+	assert_int_equal(prov_rpmspec_patch_names(&v, &n, "Patch0: a.patch", 15, "t"), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0], "a.patch");
+	names_free(v, n);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_macros),
+		cmocka_unit_test(test_hostile),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
