@@ -29,9 +29,10 @@ static const struct cmd commands[] = {
 	  "env [--sysroot DIR] [--format text|markdown|json] [--mapping FILE]...",
 	  "the components installed on a system, with versions and commits" },
 	{ "fixcheck", cmd_fixcheck, PROV_CMD_GIT,
-	  "fixcheck COMMIT... (--repo URL|PATH --at REV | INPUT --component NAME)\n"
+	  "fixcheck COMMIT|A..B... [--one-fix] (--repo URL|PATH --at REV\n"
+	  "                  [--debian-source SRC=VER | --rpm-spec SPEC] | INPUT --component NAME)\n"
 	  "                  [--sysroot DIR] [--mapping FILE]... [--offline] [--format text|json]",
-	  "is a fix an ancestor of what was deployed, and which release has it" },
+	  "is a fix in what was deployed (ancestor, cherry-pick, patch), which release has it" },
 	{ "cache", cmd_cache, 0, "cache stats|clear",
 	  "show or clear the cache of indexes, patch-ids and mirrors" },
 	{ "import", cmd_import, 0, "import REPORT.json...|- [--store PATH] [--host NAME] [--time TIME]",
