@@ -77,7 +77,8 @@ static void print_overview(FILE *f)
 		   "   --help         this text; 'provenance COMMAND --help' for a command\n"
 		   "   --version      print the version\n"
 		   "\nexit codes: 0 done, 1 done but incomplete (fixcheck: not included),\n"
-		   "            2 bad input, 64 usage error\n"
+		   "            2 bad input, 3 could not determine (fixcheck, resolve --fix),\n"
+		   "            64 usage error\n"
 		   "\nSee provenance(1).\n");
 }
 
