@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# libgit2 is started (git_libgit2_init: it loads the TLS trust store, more
-# than a whole text resolve costs) only by a run that uses it, exactly once.
-# Ground truth: gdb counts the calls of git_libgit2_init in the real
-# process; git itself says whether the fix is an ancestor.
+# What a run does not need it does not pay for: libgit2 is started
+# (git_libgit2_init: it loads the TLS trust store, more than a whole text
+# resolve costs) only by a run that uses it, exactly once; libcurl and
+# libdebuginfod (with their 20 libraries) are loaded only by a run that
+# downloads. Ground truth: gdb counts the calls of git_libgit2_init in the
+# real process; the dynamic loader (LD_DEBUG=files) lists what it loaded;
+# git itself says whether the fix is an ancestor. That downloads still work
+# through the lazily loaded libraries is tested by t-srcpkg-debian,
+# t-resolve-debuginfod and unit/test-fetch against local servers.
 . "$(dirname "$0")/lib.sh"
 
 [ -x "$PROVENANCE" ] || skip "provenance is not built"
@@ -41,6 +46,11 @@ check_eq "$(inits "$PROVENANCE" resolve "$T/bt.txt" --format json --offline)" 0 
 	"git_libgit2_init calls, text resolve"
 check_exit 0 "text resolve" -- "$PROVENANCE" resolve "$T/bt.txt" --format json --offline
 check_match "$(cat "$T/last.out")" '"function": "parse_header"' "the frame is read"
+# nor loads libcurl or libdebuginfod (the loader's own account)
+LD_DEBUG=files "$PROVENANCE" resolve "$T/bt.txt" --format json --offline 2>"$T/ld.err" >/dev/null
+grep -q 'file=libgit2' "$T/ld.err" || fail "LD_DEBUG=files lists no libraries: cannot check"
+check_eq "$(grep -Ec 'file=lib(curl|debuginfod)' "$T/ld.err")" 0 \
+	"libcurl/libdebuginfod loads, text resolve"
 
 # a repository to use: three commits, the fix is the second
 repo="$T/repo"
