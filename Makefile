@@ -65,7 +65,10 @@ SAN_FLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover
 endif
 
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+# libcurl and libdebuginfod are loaded on first use (src/lazylib.c): their
+# headers only, so that a run that downloads nothing does not load them
+LAZY_PKGS = libcurl libdebuginfod
+PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(filter-out $(LAZY_PKGS),$(PKGS)) 2>/dev/null)
 TEST_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS) 2>/dev/null)
 TEST_LIBS = $(shell $(PKG_CONFIG) --libs $(TEST_PKGS) 2>/dev/null)
 
@@ -136,6 +139,7 @@ LIB_OBJS += src/sources.o
 LIB_OBJS += src/components.o
 LIB_OBJS += src/sha256.o
 LIB_OBJS += src/fetch.o
+LIB_OBJS += src/lazylib.o
 LIB_OBJS += src/srcimport.o
 LIB_OBJS += src/suspects.o
 

@@ -441,6 +441,8 @@ elif want store; then
 	print("  store: %d crashes, %d bytes (%.1f KiB per crash; the reports themselves %.1f KiB each)" % (
 	    n, size, size / 1024 / max(n, 1), os.path.getsize(reports) / 1024 / max(n, 1)))
 	EOF
+fi
+
 # ---------------------------------------------------------------- suspects
 # resolve's possible upstream fixes on a 50,000-commit repository: a library
 # built from tag v1000 (commit 25,000) crashes on a line that upstream moved
@@ -510,6 +512,8 @@ elif want suspects; then
 	      "agree" if ok else "DISAGREE"))
 	EOF
 	rm -rf "$b"
+fi
+
 # ------------------------------------------------------------------ text
 # Text throughput: the text fixtures (fixtures/text/*/*.txt) concatenated
 # until 10 MiB, read by resolve (offline, text report).
@@ -530,6 +534,8 @@ if want text; then
 	    f.write(json.dumps({"section": "textsize", "input": "fixtures-10mib",
 	                        "bytes": os.path.getsize(sys.argv[1])}) + "\n")
 	EOF
+fi
+
 # ---------------------------------------------------------------- backport
 # fixcheck's cherry-pick search on a release branch of 5,000 commits past the
 # merge base: cold (patch-ids computed) and warm (from the cache); target:

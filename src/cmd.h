@@ -27,14 +27,10 @@ struct prov_global {
  * writes results to stdout and everything else to stderr, returns the exit
  * code. Common options (-c, --cache) were already removed from argv by main.
  */
-enum prov_cmd_flags {
-	PROV_CMD_GIT = 1 << 0,	/* uses libgit2 (mappings, mirrors): initialise it */
-};
-
 struct cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv, struct prov_global *g);
-	unsigned int flags;
+	unsigned int flags;	/* none today: libgit2 starts on first use (sources.h) */
 	const char *usage;	/* one line after "provenance " */
 	const char *desc;
 };

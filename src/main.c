@@ -8,10 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <git2.h>
-
 #include "cmd.h"
 #include "error.h"
+#include "sources.h"
 #include "util.h"
 #include "version.h"
 #include "banned.h"
@@ -20,15 +19,15 @@ static const struct cmd commands[] = {
 	{ "analyze", cmd_analyze, 0,
 	  "analyze CORE [--exe PATH] [--sysroot DIR] [--format text|json] [--locals]",
 	  "threads, frames, registers and modules of a core file" },
-	{ "resolve", cmd_resolve, PROV_CMD_GIT,
+	{ "resolve", cmd_resolve, 0,
 	  "resolve INPUT... [--exe PATH] [--sysroot DIR] [--format text|markdown|json]\n"
 	  "                  [--mapping FILE]... [--offline] [--context N] [--fix COMMIT]...\n"
 	  "                  [--component NAME] [--all-threads] [--locals]",
 	  "a core or pasted backtrace to packages, upstream commits and source lines" },
-	{ "env", cmd_env, PROV_CMD_GIT,
+	{ "env", cmd_env, 0,
 	  "env [--sysroot DIR] [--format text|markdown|json] [--mapping FILE]...",
 	  "the components installed on a system, with versions and commits" },
-	{ "fixcheck", cmd_fixcheck, PROV_CMD_GIT,
+	{ "fixcheck", cmd_fixcheck, 0,
 	  "fixcheck COMMIT|A..B... [--one-fix] (--repo URL|PATH --at REV\n"
 	  "                  [--debian-source SRC=VER | --rpm-spec SPEC] | INPUT --component NAME)\n"
 	  "                  [--sysroot DIR] [--mapping FILE]... [--offline] [--format text|json]",
@@ -349,7 +348,7 @@ int main(int argc, char **argv)
 	struct prov_global g = { 0 };
 	const struct cmd *c;
 	char *cfgpath = NULL;
-	int code, error, git_inited = 0;
+	int code, error;
 
 	/* A fetch over git:// can die on a closed socket; errors are reported instead. */
 	signal(SIGPIPE, SIG_IGN);
@@ -401,15 +400,6 @@ int main(int argc, char **argv)
 			code = 0;
 			goto flush;
 		}
-	/* libgit2's start-up (it loads the TLS trust store) is paid only by
-	 * the commands that use it */
-	if (c->flags & PROV_CMD_GIT) {
-		git_libgit2_init();
-		/* mirrors are written by libgit2 itself; hashing every object
-		 * read again costs a tenth of an ancestry walk */
-		git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
-		git_inited = 1;
-	}
 	if (!g.cache_dir && !(g.cache_dir = private_tmp_cache())) {
 		fprintf(stderr, "provenance: %s\n", prov_error_last());
 		code = PROV_EXIT_INPUT;
@@ -428,7 +418,7 @@ cleanup:
 	free(cfgpath);
 	free(g.cache_dir);
 	prov_config_free(g.config);
-	if (git_inited)
-		git_libgit2_shutdown();
+	/* libgit2 is started by its first user (sources.h), if any */
+	prov_git_shutdown();
 	return code;
 }

@@ -13,6 +13,7 @@
 #include "error.h"
 #include "mapping.h"
 #include "pathrw.h"
+#include "sources.h"
 #include "util.h"
 #include "banned.h"
 
@@ -102,8 +103,10 @@ static const char *local_path_of(const char *url)
 static int is_git_repository(const char *path)
 {
 	git_repository *r = NULL;
-	int ok = git_repository_open_ext(&r, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) == 0;
+	int ok;
 
+	prov_git_init_once();
+	ok = git_repository_open_ext(&r, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) == 0;
 	git_repository_free(r);
 	return ok;
 }
@@ -251,7 +254,21 @@ static int entry_cb(const char *name, const char *value, size_t line, void *data
 			free(norm);
 		}
 	} else if (!strcmp(key, "subdir-paths")) {
-		int b = git_config_parse_bool(&p->subdir_paths, value ? v : "true");
+		const char *bv = value ? v : "true";
+		int b = 0;
+
+		/* the plain words without libgit2: it would have to be started
+		 * (sources.h) for this on every run with the builtin mappings */
+		if (!strcasecmp(bv, "true") || !strcasecmp(bv, "yes") || !strcasecmp(bv, "on"))
+			p->subdir_paths = 1;
+		else if (!strcasecmp(bv, "false") || !strcasecmp(bv, "no") ||
+			 !strcasecmp(bv, "off") || !*bv)
+			p->subdir_paths = 0;
+		else {
+			/* numbers as git reads them; its error needs a started libgit2 */
+			prov_git_init_once();
+			b = git_config_parse_bool(&p->subdir_paths, bv);
+		}
 
 		if (b < 0)
 			error = prov_error_set(PROV_EINPUT, "mapping file '%s': component '%s': subdir-paths '%s' is not a boolean",

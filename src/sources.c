@@ -52,6 +52,25 @@ struct prov_repo {
 	char *fetch_error;	/* why */
 };
 
+static int git_ready;
+
+void prov_git_init_once(void)
+{
+	if (git_ready)
+		return;
+	git_libgit2_init();
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+	git_ready = 1;
+}
+
+void prov_git_shutdown(void)
+{
+	if (!git_ready)
+		return;
+	git_ready = 0;
+	git_libgit2_shutdown();
+}
+
 int prov_repo_stale(const struct prov_repo *r)
 {
 	return r && r->stale;
@@ -618,6 +637,7 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 	struct stat st;
 	int lockfd = -1, error;
 
+	prov_git_init_once();
 	if (!url || !*url || !prov_mapping_url_scheme_ok(url)) {
 		error = prov_error_set(PROV_EINPUT, "'%s' is not an https, http, ssh, git or file URL or a local path",
 				       url ? url : "");

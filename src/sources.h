@@ -20,6 +20,21 @@ struct prov_sources_opts {
 	int offline;	/* never fetch; a missing mirror is PROV_ENOTFOUND */
 };
 
+/*
+ * libgit2 is initialised on first use, not at start-up: git_libgit2_init
+ * loads the TLS trust store, which costs more than a whole text resolve.
+ * Every entry of this module (and of the other libgit2 users: mapping.c,
+ * srcimport.c) that starts from no repository calls prov_git_init_once();
+ * calls with a prov_repo are covered by the open that made it. The first
+ * call also turns off strict hash verification (mirrors are written by
+ * libgit2 itself; hashing every object read again costs a tenth of an
+ * ancestry walk). prov_git_shutdown() undoes it at exit; both are no-ops
+ * when nothing (or already everything) was done. Not thread-safe: the
+ * program is single-threaded.
+ */
+void prov_git_init_once(void);
+void prov_git_shutdown(void);
+
 /* Hard caps. */
 #define PROV_SOURCES_MAX_BLOB ((size_t)16 << 20)
 #define PROV_SOURCES_MAX_LINE 4096	/* longer lines are cut */

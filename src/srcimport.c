@@ -16,6 +16,7 @@
 #include "error.h"
 #include "fetch.h"
 #include "sha256.h"
+#include "sources.h"
 #include "srcimport.h"
 #include "util.h"
 #include "banned.h"
@@ -736,7 +737,7 @@ int prov_srcimport_archive(char **out_repo, char **out_commit, const char *url,
 	uint64_t t0;
 	int error, empty = 0;
 
-	git_libgit2_init();
+	prov_git_init_once();
 	if ((error = limits_from_config(&st, o->config)) < 0)
 		goto cleanup;
 	{
@@ -807,7 +808,6 @@ cleanup:
 	free(file);
 	free(hex);
 	free(msg);
-	git_libgit2_shutdown();
 	return error;
 }
 
@@ -1741,7 +1741,7 @@ int prov_srcimport_debian(char **out_repo, char **out_commit, int *out_npatches,
 	size_t i;
 	int error, empty = 0, npatches = 0, native = 0, have_orig = 0, have_debian = 0;
 
-	git_libgit2_init();
+	prov_git_init_once();
 	if (!valid_source_name(source)) {
 		error = prov_error_set(PROV_EINPUT, "'%s' is not a Debian source package name", source);
 		goto cleanup;
@@ -1966,6 +1966,5 @@ cleanup:
 	free(hex);
 	free(msg);
 	free(component);
-	git_libgit2_shutdown();
 	return error;
 }
