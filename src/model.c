@@ -105,6 +105,19 @@ static void frame_release(struct prov_frame *f)
 	free(f->located_by);
 }
 
+void prov_thread_release(struct prov_thread *t)
+{
+	size_t j;
+
+	for (j = 0; j < t->nframes; j++)
+		frame_release(&t->frames[j]);
+	free(t->frames);
+	free(t->regs);
+	free(t->name);
+	free(t->unwind_error);
+	free(t->python_note);
+}
+
 void prov_crash_free(struct prov_crash *c)
 {
 	size_t i, j;
@@ -120,17 +133,8 @@ void prov_crash_free(struct prov_crash *c)
 	free(c->process.cmdline);
 	free(c->signal.name);
 	free(c->signal.code_name);
-	for (i = 0; i < c->nthreads; i++) {
-		struct prov_thread *t = &c->threads[i];
-
-		for (j = 0; j < t->nframes; j++)
-			frame_release(&t->frames[j]);
-		free(t->frames);
-		free(t->regs);
-		free(t->name);
-		free(t->unwind_error);
-		free(t->python_note);
-	}
+	for (i = 0; i < c->nthreads; i++)
+		prov_thread_release(&c->threads[i]);
 	free(c->threads);
 	for (i = 0; i < c->nmodules; i++) {
 		struct prov_module *m = &c->modules[i];

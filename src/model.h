@@ -290,6 +290,8 @@ struct prov_crash {
 
 struct prov_crash *prov_crash_new(enum prov_input_kind kind, const char *input_path);
 void prov_crash_free(struct prov_crash *c);	/* NULL-safe */
+/* Free a thread's contents (frames, registers, names); the struct stays. */
+void prov_thread_release(struct prov_thread *t);
 
 /* Append zeroed elements; the returned pointer is valid until the next add. */
 struct prov_thread *prov_crash_add_thread(struct prov_crash *c);

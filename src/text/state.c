@@ -300,31 +300,11 @@ void tp_set_pid(struct tp_state *st, int64_t pid)
 	st->c->process.pid = pid;
 }
 
-static void free_thread(struct prov_thread *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->nframes; i++) {
-		struct prov_frame *f = &t->frames[i];
-
-		free(f->function);
-		free(f->module);
-		free(f->file);
-		free(f->repo_path);
-		free(f->path_rule);
-		free(f->component);
-	}
-	free(t->frames);
-	free(t->name);
-	free(t->regs);
-	free(t->unwind_error);
-}
-
 void tp_drop_thread(struct tp_state *st, size_t k)
 {
 	struct prov_crash *c = st->c;
 
-	free_thread(&c->threads[k]);
+	prov_thread_release(&c->threads[k]);
 	memmove(&c->threads[k], &c->threads[k + 1], (c->nthreads - k - 1) * sizeof(*c->threads));
 	memmove(&st->ti[k], &st->ti[k + 1], (c->nthreads - k - 1) * sizeof(*st->ti));
 	c->nthreads--;
@@ -337,7 +317,7 @@ void tp_drop_threads(struct tp_state *st, const unsigned char *drop)
 
 	for (i = 0; i < c->nthreads; i++) {
 		if (drop[i]) {
-			free_thread(&c->threads[i]);
+			prov_thread_release(&c->threads[i]);
 			continue;
 		}
 		if (n != i) {
