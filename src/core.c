@@ -86,6 +86,18 @@ struct pc_memo {
 
 #define PC_MEMO_CAP 8192	/* a power of two */
 
+/*
+ * Where a frame's chain was unwound already: threads whose (pc, sp, frame
+ * pointer) meet one unwound before have the same callers from there on (a
+ * crafted core can point 1,000 threads at one 4,096-frame chain), so those
+ * are copied, not unwound again.
+ */
+struct chain_memo {
+	uint64_t pc, sp, fp;
+	uint32_t thread, frame;	/* index into c->threads, first frame of that pc */
+	int used;
+};
+
 struct core_ctx {
 	const char *path;
 	const struct prov_core_opts *opts;
@@ -131,6 +143,11 @@ struct core_ctx {
 	 * lines up again and again. */
 	struct pc_memo *memo;
 	size_t memo_cap, memo_used;
+	struct chain_memo *chain;	/* open addressing, power-of-two size */
+	size_t chain_cap, chain_used;
+	int chain_hit;	/* frame_cb copied the rest of the thread's chain */
+	size_t total_frames;	/* frames in every thread so far */
+	int total_cut;	/* PROV_MAX_TOTAL_FRAMES was reached */
 	unsigned char fpregs[512];	/* x86-64 user_fpregs_struct of the crashing thread */
 	int has_fpregs;
 	struct prov_vars_pending *vars_pending;	/* entry values waiting for the caller */
@@ -1359,7 +1376,14 @@ static struct prov_frame *new_frame(struct core_ctx *x, struct prov_thread *t)
 		t->truncated = 1;
 		return NULL;
 	}
+	if (x->total_frames >= PROV_MAX_TOTAL_FRAMES) {
+		t->truncated = 1;
+		x->total_cut = 1;
+		return NULL;
+	}
 	f = prov_thread_add_frame(t);
+	if (f)
+		x->total_frames++;
 	return f;
 }
 
@@ -1398,6 +1422,20 @@ static struct pc_memo *memo_slot(struct core_ctx *x, uint64_t pc, uint64_t adj)
 	}
 }
 
+/* After unwinding: the note of the total frames cap, chain memo freed. */
+static void chain_finish(struct core_ctx *x)
+{
+	free(x->chain);
+	x->chain = NULL;
+	x->chain_cap = x->chain_used = 0;
+	if (x->total_cut && x->c && !x->c->threads_note) {
+		x->c->threads_note = prov_xasprintf("more than %d frames in all threads: the "
+						    "threads marked truncated were cut short or "
+						    "not unwound", PROV_MAX_TOTAL_FRAMES);
+		prov_warn("'%s': %s", x->path, x->c->threads_note);
+	}
+}
+
 static void memo_free(struct core_ctx *x)
 {
 	size_t i, k;
@@ -1416,6 +1454,80 @@ static void memo_free(struct core_ctx *x)
 
 static int add_pc_frames_uncached(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc,
 				  Dwarf_Addr adj);
+
+static size_t chain_hash(uint64_t pc, uint64_t sp, uint64_t fp)
+{
+	uint64_t h = (pc * 0x9e3779b97f4a7c15ull) ^ (sp * 0xc2b2ae3d27d4eb4full) ^
+		     (fp * 0x165667b19e3779f9ull);
+
+	return (size_t)(h ^ (h >> 29));
+}
+
+/* The entry of (pc, sp, fp), or the free slot where it would go. */
+static struct chain_memo *chain_slot(struct core_ctx *x, uint64_t pc, uint64_t sp, uint64_t fp)
+{
+	size_t i, mask = x->chain_cap - 1;
+
+	for (i = chain_hash(pc, sp, fp) & mask;; i = (i + 1) & mask) {
+		struct chain_memo *e = &x->chain[i];
+
+		if (!e->used || (e->pc == pc && e->sp == sp && e->fp == fp))
+			return e;
+	}
+}
+
+/* Remember that the frames of (pc, sp, fp) start at frame `frame` of the current thread. */
+static void chain_remember(struct core_ctx *x, uint64_t pc, uint64_t sp, uint64_t fp, size_t frame)
+{
+	struct chain_memo *e;
+
+	if (x->chain_used + 1 >= x->chain_cap / 2) {
+		struct chain_memo *old = x->chain;
+		size_t i, n = x->chain_cap;
+
+		x->chain_cap = n ? 2 * n : 1024;
+		x->chain = prov_xcalloc(x->chain_cap, sizeof(*x->chain));
+		for (i = 0; i < n; i++)
+			if (old[i].used)
+				*chain_slot(x, old[i].pc, old[i].sp, old[i].fp) = old[i];
+		free(old);
+	}
+	e = chain_slot(x, pc, sp, fp);
+	if (e->used)
+		return;
+	e->used = 1;
+	e->pc = pc;
+	e->sp = sp;
+	e->fp = fp;
+	e->thread = (uint32_t)x->cur;
+	e->frame = (uint32_t)frame;
+	x->chain_used++;
+}
+
+/*
+ * The current thread met a frame another thread has: copy that thread's
+ * frames from there to its end, with the way its chain ended (truncated,
+ * or why it stopped). 0, or -1 at a cap.
+ */
+static int chain_copy(struct core_ctx *x, struct prov_thread *t, const struct chain_memo *e)
+{
+	size_t k;
+
+	for (k = e->frame; k < x->c->threads[e->thread].nframes; k++) {
+		struct prov_frame *f = new_frame(x, t);
+		const struct prov_thread *src;
+
+		if (!f)
+			return -1;
+		src = &x->c->threads[e->thread];	/* new_frame may not move threads, but be plain */
+		frame_copy(f, &src->frames[k]);
+	}
+	if (x->c->threads[e->thread].truncated)
+		t->truncated = 1;
+	if (x->c->threads[e->thread].unwind_error && !t->unwind_error)
+		t->unwind_error = prov_xstrdup(x->c->threads[e->thread].unwind_error);
+	return 0;
+}
 
 /* Emit the frames of one pc: inlined ones first (innermost first), then the real one. 0 or -1 at the cap. */
 static int add_pc_frames(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc, Dwarf_Addr adj)
@@ -1604,6 +1716,35 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	x->last_sp = sp;
 	if (x->synth_pc && pc == x->synth_pc)
 		return DWARF_CB_OK;	/* libdwfl found the caller we made up: once is enough */
+	if (sp) {
+		unsigned int fpreg = x->machine == EM_X86_64 ? 6 : x->machine == EM_386 ? 5 : 0;
+		Dwarf_Word fp = 0;
+		struct chain_memo *e;
+
+		if (fpreg && dwfl_frame_reg(state, fpreg, &fp) != 0)
+			fp = 0;
+		e = x->chain_cap ? chain_slot(x, pc, sp, fp) : NULL;
+		if (e && e->used && e->thread == x->cur) {
+			free(t->unwind_error);
+			t->unwind_error = prov_xasprintf("unwinder loop: frame at pc 0x%" PRIx64
+							 " repeats", (uint64_t)pc);
+			return DWARF_CB_ABORT;
+		}
+		/*
+		 * The crashing thread's own frames carry its variables: unwind
+		 * it all. A chain cut by its thread's cap is used only when it
+		 * reaches this thread's cap too.
+		 */
+		if (e && e->used && !t->crashed &&
+		    (!x->c->threads[e->thread].truncated ||
+		     t->nframes + (x->c->threads[e->thread].nframes - e->frame) >= x->max_frames)) {
+			x->chain_hit = 1;
+			chain_copy(x, t, e);
+			return DWARF_CB_ABORT;
+		}
+		if (!e || !e->used)
+			chain_remember(x, pc, sp, fp, t->nframes);
+	}
 	adj = (isact || pc == 0) ? pc : pc - 1;
 	first = t->nframes;
 	if (add_pc_frames(x, t, pc, adj) < 0)
@@ -1774,12 +1915,20 @@ static int thread_cb(Dwfl_Thread *thread, void *arg)
 	}
 	if (c->threads[i].nframes)
 		return DWARF_CB_OK;	/* the same tid twice: keep the first */
+	if (x->total_frames >= PROV_MAX_TOTAL_FRAMES) {
+		c->threads[i].truncated = 1;	/* not unwound: the report has its frames */
+		x->total_cut = 1;
+		return DWARF_CB_OK;
+	}
 	x->cur = i;
 	x->have_last = 0;
 	x->synth_pc = 0;
 	x->wild_ret = 0;
+	x->chain_hit = 0;
 	rc = dwfl_thread_getframes(thread, frame_cb, x);
 	t = &c->threads[i];
+	if (x->chain_hit)
+		return DWARF_CB_OK;
 	if (x->wild_ret) {
 		if (resume_unwind(x, t, tid) < 0 &&
 		    add_pc_frames(x, t, x->wild_ret, x->wild_ret - 1) == 0)
@@ -2157,6 +2306,7 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 			if (!x.c->threads[i].nframes && !x.c->threads[i].unwind_error)
 				x.c->threads[i].unwind_error = prov_xstrdup(msg);
 	}
+	chain_finish(&x);
 	if (!x.opts->no_python)
 		prov_core_python_frames(x.c, x.dwfl, core_mem_read, &x);
 	if (x.c->partial)
@@ -2191,6 +2341,7 @@ cleanup:
 	free(x.noexec);
 	free(x.vdso_image);
 	memo_free(&x);
+	free(x.chain);
 	prov_vars_pending_free(x.vars_pending);
 	return error;
 }
@@ -2337,6 +2488,7 @@ int prov_core_analyze_pid(struct prov_crash **out, pid_t pid, const struct prov_
 	for (i = 0; i < x.c->nthreads; i++)
 		if (x.c->threads[i].has_tid)
 			live_thread_facts(&x.c->threads[i], pid);
+	chain_finish(&x);
 	if (!x.opts->no_python)
 		prov_core_python_frames(x.c, x.dwfl, core_mem_read, &x);
 	dwfl_getmodules(x.dwfl, debug_file_cb, &x, 0);
@@ -2361,6 +2513,7 @@ cleanup:
 	}
 	free(x.extras);
 	memo_free(&x);
+	free(x.chain);
 	free(name);
 	return error;
 }

@@ -213,6 +213,7 @@ void prov_crash_free(struct prov_crash *c)
 	free(c->suspects);
 	free(c->suspects_note);
 	free(c->suspects_fixcheck);
+	free(c->threads_note);
 	free(c);
 }
 

@@ -279,6 +279,7 @@ struct prov_crash {
 	size_t unparsed_lines;
 	char **unparsed;
 	size_t nunparsed;
+	char *threads_note;	/* core: why some threads' frames were cut short (the total cap), or NULL */
 };
 
 #define PROV_MAX_UNPARSED 10
@@ -286,6 +287,7 @@ struct prov_crash {
 /* Hard caps on what untrusted input may make the model hold. */
 #define PROV_MAX_FRAMES 4096	/* per thread */
 #define PROV_MAX_THREADS 16384
+#define PROV_MAX_TOTAL_FRAMES 131072	/* all threads of one core together */
 #define PROV_MAX_MODULES 65536
 
 struct prov_crash *prov_crash_new(enum prov_input_kind kind, const char *input_path);

@@ -349,6 +349,8 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 	for (i = 0; i < c->nthreads; i++)
 		write_thread(j, &c->threads[i]);
 	prov_json_end_array(j);
+	/* why threads were cut short by the frames cap of the whole report, or null */
+	prov_json_kv_string(j, "threads_note", c->threads_note);
 
 	prov_json_key(j, "modules");
 	prov_json_begin_array(j);

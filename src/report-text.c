@@ -289,6 +289,8 @@ static int report_text_body(struct prov_buf *b, const struct prov_crash *c, unsi
 		prov_buf_printf(b, "pattern: %s (%s)\n", c->patterns[i].id,
 				c->patterns[i].evidence);
 	prov_buf_printf(b, "threads: %zu, modules: %zu\n\n", c->nthreads, c->nmodules);
+	if (c->threads_note)
+		prov_buf_printf(b, "note: %s\n\n", c->threads_note);
 
 	if (crashed) {
 		thread_block(b, crashed, flags);

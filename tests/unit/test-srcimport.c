@@ -370,6 +370,89 @@ static void test_debian_pN_vs_gnu_patch(void **state)
 	prov_config_free(cfg);
 }
 
+/*
+ * Import a package whose series makes `npatches` distinct patches to one
+ * file of `nlines` lines (tests/unit/mkseries.py), each hunk `off` lines
+ * from where it claims to be. *rc = the import's result; user CPU ms taken.
+ */
+static uint64_t import_series(int *rc, int nlines, int npatches, int off,
+			      const struct prov_srcimport_opts *o)
+{
+	const char *top = getenv("TOP");
+	char *repo = NULL, *commit = NULL, *base, *ver, *debver;
+	uint64_t t0;
+	int n = -1;
+
+	ver = prov_xasprintf("%d.%d.%d", nlines, npatches, off);
+	assert_int_equal(sh("python3 '%s/tests/unit/mkseries.py' '%s/ser' big '%s' %d %d %d",
+			    top ? top : ".", tmpdir, ver, nlines, npatches, off), 0);
+	base = prov_xasprintf("file://%s/ser", tmpdir);
+	debver = prov_xasprintf("%s-1", ver);
+	t0 = user_ms();
+	*rc = prov_srcimport_debian(&repo, &commit, &n, base, "big", debver, o);
+	t0 = user_ms() - t0;
+	if (*rc < 0)
+		print_message("%d patches: %s\n", npatches, prov_error_last());
+	if (*rc == 0) {
+		char *got;
+
+		/* ground truth: git shows every patched line in the imported tree */
+		assert_int_equal(n, npatches);
+		got = sh_out("git --git-dir='%s' show '%s:big.c' | grep -c '^LINE '", repo, commit);
+		assert_int_equal(strtoul(got, NULL, 10), (unsigned long)npatches);
+		free(got);
+	}
+	free(repo);
+	free(commit);
+	free(base);
+	free(ver);
+	free(debver);
+	return t0;
+}
+
+/*
+ * Many distinct patches on one big file (issue 17 item 8): relocating hunks
+ * far from where they claim to be, and applying each patch to the whole
+ * file, are bounded for the whole series; the work does not grow with the
+ * number of patches past the bound.
+ */
+static void test_debian_series_scaling(void **state)
+{
+	struct prov_config *cfg = prov_config_new();
+	struct prov_srcimport_stats stats;
+	struct prov_srcimport_opts o = { cfg, NULL, 0, &stats };
+	char *cache = prov_xasprintf("%s/cache-series", tmpdir);
+	uint64_t t0, t1, t2, t3;
+	int rc;
+
+	(void)state;
+	prov_config_set(cfg, "sources.localDirs", tmpdir);
+	o.cache_dir = cache;
+	/* within the bounds: every patch applied (checked with git) */
+	t0 = import_series(&rc, 300000, 10, 0, &o);
+	assert_int_equal(rc, 0);
+	/* 1000 one-line patches in place to a 300k-line (600 KB) file: libgit2
+	 * would rewrite 600 MB; refused before any is applied */
+	t1 = import_series(&rc, 300000, 1000, 0, &o);
+	assert_int_equal(rc, PROV_ELIMIT);
+	assert_non_null(strstr(prov_error_last(), "the patches rewrite more than 268435456 bytes"));
+	/* far off: each hunk claims line 1, its line is near the end; 100 vs 300 patches */
+	t2 = import_series(&rc, 300000, 100, 299000, &o);
+	assert_int_equal(rc, PROV_ELIMIT);
+	assert_non_null(strstr(prov_error_last(), "took more than 50000000 line compares"));
+	t3 = import_series(&rc, 300000, 300, 299000, &o);
+	assert_int_equal(rc, PROV_ELIMIT);
+	assert_non_null(strstr(prov_error_last(), "took more than 50000000 line compares"));
+	print_message("series (user CPU): 10 patches %llu ms, 1000 %llu ms; far off: 100 %llu ms, "
+		      "300 %llu ms\n", (unsigned long long)t0, (unsigned long long)t1,
+		      (unsigned long long)t2, (unsigned long long)t3);
+	/* 100 times the patches cost about what 10 do, 3 times the far-off ones what 100 do */
+	assert_true(t1 <= 2 * t0 + 300);
+	assert_true(t3 <= 2 * t2 + 300);
+	free(cache);
+	prov_config_free(cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -378,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_archive_vs_git),
 		cmocka_unit_test(test_archive_flat_scaling),
 		cmocka_unit_test(test_debian_pN_vs_gnu_patch),
+		cmocka_unit_test(test_debian_series_scaling),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
