@@ -36,6 +36,8 @@
 #define CODE_38_310 \
 	.co_filename = 104, .co_name = 112, .co_qualname = NO, .co_linetable = 120, \
 	.co_firstlineno = 40, .co_code_adaptive = NO, .co_firsttraceable = NO, \
+	.fr_localsplus = NO, .co_flags = NO, .co_argcount = NO, \
+	.co_localsplusnames = NO, .co_localspluskinds = NO, \
 	.ascii_size = 48, .compact_size = 72
 /* PyThreadState 3.8-3.10 (Include/cpython/pystate.h): prev, next, interp,
  * frame, four ints (3.8/3.9: recursion_depth, overflowed/recursion_critical,
@@ -145,6 +147,16 @@ static const struct py_offsets tables[] = {
 		.co_firstlineno = 72,
 		.co_code_adaptive = 184,
 		.co_firsttraceable = 168,
+		/* locals: _PyInterpreterFrame.localsplus; co_flags, (two
+		 * shorts), co_argcount, co_posonlyargcount, co_kwonlyargcount
+		 * .. co_localsplusnames (96), co_localspluskinds (checked with
+		 * gdb `ptype /o` on 3.11.7); PyLongObject keeps ob_size */
+		.fr_localsplus = 72,
+		.co_flags = 48,
+		.co_argcount = 56,
+		.co_localsplusnames = 96,
+		.co_localspluskinds = 104,
+		.long_tagged = 0,
 		/* PyASCIIObject still has wstr (removed in 3.12) */
 		.ascii_size = 48,
 		.compact_size = 72,
@@ -200,6 +212,15 @@ static const struct py_offsets tables[] = {
 		.co_firstlineno = 68,
 		.co_code_adaptive = 192,
 		.co_firsttraceable = 176,
+		/* locals: localsplus after owner; co_flags, co_argcount,
+		 * co_posonlyargcount, co_kwonlyargcount ..; PyLongObject's
+		 * _PyLongValue lv_tag (Include/cpython/longintrepr.h) */
+		.fr_localsplus = 72,
+		.co_flags = 48,
+		.co_argcount = 52,
+		.co_localsplusnames = 96,
+		.co_localspluskinds = 104,
+		.long_tagged = 1,
 		/* PyASCIIObject without wstr */
 		.ascii_size = 40,
 		.compact_size = 56,
@@ -318,6 +339,15 @@ int py_offsets_from_debug(struct py_offsets *out, uint64_t *hexversion,
 	o.co_firstlineno = (int32_t)w[co + 5];
 	o.co_code_adaptive = (int32_t)w[co + 9];
 	o.co_firsttraceable = NO;
+	/* locals: the frame's localsplus, the code's argcount and names; co_flags
+	 * precedes co_argcount (3.12-3.14 PyCodeObject), co_kwonlyargcount is
+	 * two ints after it */
+	o.fr_localsplus = (int32_t)w[fr + 4];
+	o.co_argcount = (int32_t)w[co + 6];
+	o.co_flags = o.co_argcount >= 4 ? o.co_argcount - 4 : NO;
+	o.co_localsplusnames = (int32_t)w[co + 7];
+	o.co_localspluskinds = (int32_t)w[co + 8];
+	o.long_tagged = 1;
 	/* pyobject(2) type_object(4) tuple(3) list(3) [set(4)] dict(3)
 	 * float(2) long(3) bytes(3) unicode: size state length asciiobject_size */
 	po = co + 10 + (v314 ? 1 : 0);
