@@ -710,7 +710,7 @@ static void object_repr(struct py_reader *r, uint64_t obj, int cell, struct prov
 			unsigned char raw[MAX_REPR];
 
 			/* PyBytesObject: ob_size at 16, ob_sval at 32 */
-			if (rd_u64(r, obj + 16, &len) < 0 || len > (uint64_t)1 << 40) {
+			if (rd_u64(r, obj + 16, &len) < 0 || len > (uint64_t)1 << 36) {
 				bad = 1;
 			} else {
 				n = len > MAX_REPR ? MAX_REPR : (size_t)len;
