@@ -24,6 +24,8 @@ run_one() {	# NAME INTERPRETER
 	cp "$T/last.out" "$dir/report.json"
 	python3 "$CHECK" "$dir/report.json" "$dir/truth.json" || fail "$name: locals against the script"
 	python3 "$TOP/tests/e2e/check-json-contract.py" "$dir/report.json" || fail "$name: JSON contract"
+	python3 "$TOP/tests/e2e/check-schema.py" "$TOP/docs/schema/report.schema.json" "$dir/report.json" ||
+		fail "$name: JSON schema"
 	# only the crashing thread's frames carry them (as for native frames)
 	check_eq "$(json_get "$dir/report.json" 'sum(f["args"] is not None for t in d["threads"] if not t["crashed"] for f in t["frames"])')" 0 "$name: other threads"
 	# text: under each Python frame with --locals, not without
