@@ -295,5 +295,7 @@ for name, minor, t, tagged in (("py311", 11, T311, False), ("py312", 12, T312, T
                                ("py313", 0, T313, True)):
     open(os.path.join(out, name + "-locals"), "wb").write(bytes([minor, 1]) +
                                                           build_locals(t, tagged))
+# 3.10 with the crashing flag but no variable names in its code objects
+open(os.path.join(out, "py310-vars-unset"), "wb").write(bytes([10, 1]) + build(T310))
 open(os.path.join(out, "py311-locals-hostile"), "wb").write(
     bytes([11, 1]) + build_locals(T311, False, "hostile"))

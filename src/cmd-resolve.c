@@ -33,7 +33,7 @@ static const char help[] =
 	"   --component NAME  the component --fix applies to (default: the one of the\n"
 	"                     innermost frame that has one)\n"
 	"   --all-threads     text and markdown: show every thread\n"
-	"   --locals          text: arguments and locals (from DWARF; Python 3.11+\n"
+	"   --locals          text: arguments and locals (from DWARF; Python\n"
 	"                     frames from the interpreter) under the\n"
 	"                     crashing thread's frames (markdown shows those of the\n"
 	"                     top frames as evidence; JSON has frames[].args/locals)\n"

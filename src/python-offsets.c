@@ -32,12 +32,15 @@
  * f_lasti. PyCodeObject (3.8-3.10, Include/code.h, Include/cpython/code.h):
  * PyObject_HEAD, seven ints (co_argcount .. co_firstlineno), co_code,
  * co_consts, co_names, co_varnames, co_freevars, co_cellvars, co_cell2arg,
- * co_filename, co_name, co_lnotab (3.10: co_linetable). */
+ * co_filename, co_name, co_lnotab (3.10: co_linetable). f_localsplus
+ * follows f_blockstack[CO_MAXBLOCKS] (20 PyTryBlocks of three ints): 360 on
+ * 3.8/3.9 (after f_iblock, f_executing), 352 on 3.10 (after f_iblock,
+ * f_state). */
 #define CODE_38_310 \
 	.co_filename = 104, .co_name = 112, .co_qualname = NO, .co_linetable = 120, \
 	.co_firstlineno = 40, .co_code_adaptive = NO, .co_firsttraceable = NO, \
-	.fr_localsplus = NO, .co_flags = NO, .co_argcount = NO, \
-	.co_localsplusnames = NO, .co_localspluskinds = NO, \
+	.co_flags = 36, .co_argcount = 16, .co_varnames = 72, .co_freevars = 80, \
+	.co_cellvars = 88, .co_localsplusnames = NO, .co_localspluskinds = NO, \
 	.ascii_size = 48, .compact_size = 72
 /* PyThreadState 3.8-3.10 (Include/cpython/pystate.h): prev, next, interp,
  * frame, four ints (3.8/3.9: recursion_depth, overflowed/recursion_critical,
@@ -68,6 +71,7 @@ static const struct py_offsets tables[] = {
 		.rt_tstate_current = NO,
 		THREADS_38_310,
 		.fr_lasti = 104,
+		.fr_localsplus = 360,
 		CODE_38_310,
 	},
 	{
@@ -85,6 +89,7 @@ static const struct py_offsets tables[] = {
 		.rt_tstate_current = 568,
 		THREADS_38_310,
 		.fr_lasti = 104,
+		.fr_localsplus = 360,
 		CODE_38_310,
 	},
 	{
@@ -97,6 +102,7 @@ static const struct py_offsets tables[] = {
 		.rt_tstate_current = 568,
 		THREADS_38_310,
 		.fr_lasti = 96,
+		.fr_localsplus = 352,
 		CODE_38_310,
 	},
 	{

@@ -64,6 +64,9 @@ struct py_offsets {
 	int32_t co_argcount;	/* int; co_kwonlyargcount is the int 8 bytes on */
 	int32_t co_localsplusnames;	/* tuple of str */
 	int32_t co_localspluskinds;	/* bytes: CO_FAST_LOCAL/CELL/FREE per name */
+	int32_t co_varnames;	/* 3.8-3.10: tuples of names; f_localsplus holds */
+	int32_t co_cellvars;	/* the locals, then the cells, then the free */
+	int32_t co_freevars;	/* variables (cell objects both) */
 	int long_tagged;	/* 3.12+: PyLongObject's lv_tag replaces ob_size */
 	/* PyUnicodeObject */
 	int32_t ascii_size;	/* sizeof(PyASCIIObject) */

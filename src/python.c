@@ -71,6 +71,7 @@ struct py_thread {
 	uint64_t addr, thread_id, native_id;
 	int holds_gil;
 	int want_vars;	/* the crashing thread: read its frames' variables */
+	char *vars_note;	/* why some frame's variables are missing */
 	struct py_frame *frames;
 	size_t n;
 	char *note;
@@ -435,67 +436,101 @@ static struct prov_thread *native_thread(struct prov_crash *c, const struct py_t
 
 /* ---- arguments and locals (the crashing thread's frames, 3.11+) ---- */
 
+/* A tuple's item pointers (PyTupleObject: ob_size at 16, ob_item at 24),
+ * at most max - *n of them appended to items. */
+static int tuple_items(struct py_reader *r, uint64_t tuple, uint64_t *items, size_t max,
+		       size_t *n)
+{
+	uint64_t len;
+
+	if (rd_u64(r, tuple + 16, &len) < 0)
+		return -1;
+	if (len > max - *n)
+		return -2;
+	if (len && rd(r, tuple + 24, items + *n, (size_t)len * 8) < 0)
+		return -1;
+	*n += (size_t)len;
+	return 0;
+}
+
 /*
  * The code object's variable names (co_localsplusnames, a tuple of str),
- * their kinds (co_localspluskinds, bytes) and how many of them are
+ * their kinds (co_localspluskinds, bytes; 3.8-3.10: co_varnames, co_cellvars
+ * and co_freevars, in the order of f_localsplus) and how many of them are
  * arguments (co_argcount + co_kwonlyargcount, one more each for *args and
  * **kwargs), read once per code object.
  */
 static int code_vars(struct py_reader *r, struct py_code *c)
 {
 	const struct py_offsets *o = &r->o;
-	uint64_t names, kinds, n;
+	uint64_t *items = NULL, p;
 	int32_t argc, kwonly, flags = 0;
-	uint64_t *items = NULL;
-	size_t i, nk = 0, nargs;
+	size_t i, nk = 0, n = 0, nargs, marks[3] = { 0, 0, 0 };
+	int rc = 0;
 
 	if (c->vars_read)
 		return c->vars_read;
 	c->vars_read = -1;
+	items = prov_xcalloc(MAX_VARS, 8);
 	if (rd_i32(r, at(c->addr, o->co_argcount), &argc) < 0 ||
 	    rd_i32(r, at(c->addr, o->co_argcount) + 8, &kwonly) < 0 ||
-	    (o->co_flags >= 0 && rd_i32(r, at(c->addr, o->co_flags), &flags) < 0) ||
-	    rd_u64(r, at(c->addr, o->co_localsplusnames), &names) < 0 ||
-	    rd_u64(r, names + 16, &n) < 0) {
-		c->vars_note = prov_xasprintf("cannot read the variable names of the code object "
-					      "at 0x%" PRIx64, c->addr);
-		return -1;
+	    (o->co_flags >= 0 && rd_i32(r, at(c->addr, o->co_flags), &flags) < 0)) {
+		rc = -1;
+	} else if (o->frames == PY_FRAME_OBJECT) {
+		/* 3.8-3.10: co_varnames (the locals), co_cellvars, co_freevars */
+		const int32_t offs[3] = { o->co_varnames, o->co_cellvars, o->co_freevars };
+
+		for (i = 0; i < 3 && !rc; i++) {
+			rc = rd_u64(r, at(c->addr, offs[i]), &p) < 0 ? -1 :
+			     tuple_items(r, p, items, MAX_VARS, &n);
+			marks[i] = n;
+		}
+	} else if (rd_u64(r, at(c->addr, o->co_localsplusnames), &p) < 0) {
+		rc = -1;
+	} else {
+		rc = tuple_items(r, p, items, MAX_VARS, &n);
 	}
 	nargs = (size_t)(uint32_t)argc + (size_t)(uint32_t)kwonly + !!(flags & CO_VARARGS) +
 		!!(flags & CO_VARKEYWORDS);
-	if (argc < 0 || kwonly < 0 || n > MAX_VARS || nargs > n) {
-		c->vars_note = prov_xasprintf("the code object at 0x%" PRIx64 " claims %" PRIu64
-					      " variables and %zu arguments", c->addr, n, nargs);
-		return -1;
+	if (rc == -1) {
+		c->vars_note = prov_xasprintf("cannot read the variable names of the code object "
+					      "at 0x%" PRIx64, c->addr);
+		goto fail;
 	}
-	if (n) {
-		items = prov_xcalloc((size_t)n, 8);
-		if (rd(r, names + 24, items, (size_t)n * 8) < 0) {
-			free(items);
-			c->vars_note = prov_xasprintf("cannot read the variable names at 0x%" PRIx64,
-						      names);
-			return -1;
-		}
+	if (rc == -2 || argc < 0 || kwonly < 0 || nargs > n) {
+		c->vars_note = prov_xasprintf("the code object at 0x%" PRIx64 " claims %s%zu "
+					      "variables and %zu arguments", c->addr,
+					      rc == -2 ? "more than " : "", rc == -2 ? MAX_VARS : n,
+					      nargs);
+		goto fail;
 	}
-	c->vnames = prov_xcalloc(n ? (size_t)n : 1, sizeof(*c->vnames));
-	c->nv = (size_t)n;
-	for (i = 0; i < c->nv; i++) {
+	c->vnames = prov_xcalloc(n ? n : 1, sizeof(*c->vnames));
+	c->nv = n;
+	for (i = 0; i < n; i++) {
 		c->vnames[i] = read_str(r, items[i]);
 		if (!c->vnames[i])
 			c->vnames[i] = prov_xasprintf("?%zu", i);
 	}
-	free(items);
-	if (o->co_localspluskinds >= 0 &&
-	    rd_u64(r, at(c->addr, o->co_localspluskinds), &kinds) == 0) {
-		c->vkinds = read_bytes(r, kinds, &nk);
+	if (o->frames == PY_FRAME_OBJECT) {
+		c->vkinds = prov_xcalloc(n ? n : 1, 1);
+		for (i = 0; i < n; i++)
+			c->vkinds[i] = i < marks[0] ? 0x20 : i < marks[1] ? CO_FAST_CELL :
+				       CO_FAST_FREE;
+	} else if (o->co_localspluskinds >= 0 &&
+		   rd_u64(r, at(c->addr, o->co_localspluskinds), &p) == 0) {
+		c->vkinds = read_bytes(r, p, &nk);
 		if (c->vkinds && nk != c->nv) {
 			free(c->vkinds);
 			c->vkinds = NULL;
 		}
 	}
+	free(items);
 	c->nargs = nargs;
 	c->vars_read = 1;
 	return 1;
+fail:
+	free(items);
+	return -1;
 }
 
 /* A type object's tp_name (NUL-terminated, at most MAX_TYPENAME bytes), cached. */
@@ -753,18 +788,18 @@ static void frame_vars(struct py_reader *r, struct py_thread *pt, struct py_code
 	uint64_t *slots;
 	size_t i;
 
-	if (r->o.fr_localsplus < 0 || r->o.co_argcount < 0 || r->o.co_localsplusnames < 0)
+	if (r->o.fr_localsplus <= 0 || r->o.co_argcount <= 0)
 		return;
 	if (code_vars(r, c) < 0) {
-		if (!pt->note && c->vars_note)
-			pt->note = prov_xstrdup(c->vars_note);
+		if (!pt->vars_note && c->vars_note)
+			pt->vars_note = prov_xstrdup(c->vars_note);
 		return;
 	}
 	slots = prov_xcalloc(c->nv ? c->nv : 1, 8);
 	if (c->nv && rd(r, at(frame, r->o.fr_localsplus), slots, c->nv * 8) < 0) {
-		if (!pt->note)
-			pt->note = prov_xasprintf("cannot read the variables of the Python frame "
-						  "at 0x%" PRIx64, frame);
+		if (!pt->vars_note)
+			pt->vars_note = prov_xasprintf("cannot read the variables of the Python frame "
+						       "at 0x%" PRIx64, frame);
 		free(slots);
 		return;
 	}
@@ -951,6 +986,12 @@ static void read_frames(struct py_reader *r, struct py_thread *pt)
 	}
 	if (r->exhausted && !pt->note)
 		pt->note = prov_xstrdup("gave up: too many reads of the interpreter state");
+	/* the frames' own trouble first, then what kept variables out */
+	if (!pt->note)
+		pt->note = pt->vars_note;
+	else
+		free(pt->vars_note);
+	pt->vars_note = NULL;
 }
 
 /* ---- matching Python threads to native ones ---- */

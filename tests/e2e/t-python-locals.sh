@@ -1,6 +1,6 @@
 #!/bin/bash
 # Arguments and locals of Python frames (--locals): real interpreters (the
-# host's python3, Debian's python3.11, pyenv's 3.12/3.13 when installed)
+# host's python3, Debian's python3.11, pyenv's 3.8-3.14 when installed)
 # crash in ctypes.string_at(0) three calls under functions whose arguments
 # and locals hold ints, floats, str, bytes, None, bools, containers, an
 # instance and a cell. Ground truth: the script's own dump of its frames
@@ -55,7 +55,7 @@ run_one() {	# NAME INTERPRETER
 host=$(command -v python3) || skip "no python3"
 host=$(readlink -f "$host")
 ran=0
-if "$host" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+if "$host" -c 'import sys; sys.exit(sys.version_info < (3, 8))'; then
 	run_one host "$host"
 	ran=$((ran + 1))
 fi
@@ -63,10 +63,14 @@ if [ -x /usr/bin/python3.11 ] && [ "$(readlink -f /usr/bin/python3.11)" != "$hos
 	run_one debian /usr/bin/python3.11
 	ran=$((ran + 1))
 fi
-for py in "$HOME"/.pyenv/versions/3.12*/bin/python3.12 "$HOME"/.pyenv/versions/3.13*/bin/python3.13; do
+# pyenv's interpreters other than the host's: 3.8-3.10 (frame objects), 3.12,
+# 3.13 (debug offsets)
+for py in "$HOME"/.pyenv/versions/3.*/bin/python3.[0-9] "$HOME"/.pyenv/versions/3.*/bin/python3.[0-9][0-9]; do
 	[ -x "$py" ] || continue
+	[ "$(readlink -f "$py")" != "$host" ] || continue
+	"$py" -c 'import sys; sys.exit(not (3, 8) <= sys.version_info[:2] <= (3, 14))' || continue
 	run_one "pyenv-$(basename "$(dirname "$(dirname "$py")")")" "$py"
 	ran=$((ran + 1))
 done
-[ $ran -gt 0 ] || skip "no Python 3.11 or later here"
+[ $ran -gt 0 ] || skip "no Python 3.8 or later here"
 note "$ran interpreters checked"
