@@ -37,6 +37,7 @@
  * 3.8/3.9 (after f_iblock, f_executing), 352 on 3.10 (after f_iblock,
  * f_state). */
 #define CODE_38_310 \
+	.tuple_items = 24, \
 	.co_filename = 104, .co_name = 112, .co_qualname = NO, .co_linetable = 120, \
 	.co_firstlineno = 40, .co_code_adaptive = NO, .co_firsttraceable = NO, \
 	.co_flags = 36, .co_argcount = 16, .co_varnames = 72, .co_freevars = 80, \
@@ -163,6 +164,7 @@ static const struct py_offsets tables[] = {
 		.co_localsplusnames = 96,
 		.co_localspluskinds = 104,
 		.long_tagged = 0,
+		.tuple_items = 24,
 		/* PyASCIIObject still has wstr (removed in 3.12) */
 		.ascii_size = 48,
 		.compact_size = 72,
@@ -227,6 +229,7 @@ static const struct py_offsets tables[] = {
 		.co_localsplusnames = 96,
 		.co_localspluskinds = 104,
 		.long_tagged = 1,
+		.tuple_items = 24,
 		/* PyASCIIObject without wstr */
 		.ascii_size = 40,
 		.compact_size = 56,
@@ -358,6 +361,11 @@ int py_offsets_from_debug(struct py_offsets *out, uint64_t *hexversion,
 	 * float(2) long(3) bytes(3) unicode: size state length asciiobject_size */
 	po = co + 10 + (v314 ? 1 : 0);
 	ty = po + 2;
+	/* tuple_object: size ob_item ob_size (3.14's tuples cache their hash
+	 * before ob_item) */
+	if (ty + 6 >= nw || !valid_off(w[ty + 5], 1u << 16) || w[ty + 5] < 24)
+		return -1;
+	o.tuple_items = (int32_t)w[ty + 5];
 	uo = ty + 4 + 3 + 3 + (v314 ? 4 : 0) + 3 + 2 + 3 + 3;
 	if (uo + 3 >= nw || w[uo + 3] < 24 || w[uo + 3] > 256)
 		return -1;

@@ -68,6 +68,7 @@ struct py_offsets {
 	int32_t co_cellvars;	/* the locals, then the cells, then the free */
 	int32_t co_freevars;	/* variables (cell objects both) */
 	int long_tagged;	/* 3.12+: PyLongObject's lv_tag replaces ob_size */
+	int32_t tuple_items;	/* PyTupleObject.ob_item: 24; 3.14 adds ob_hash before it */
 	/* PyUnicodeObject */
 	int32_t ascii_size;	/* sizeof(PyASCIIObject) */
 	int32_t compact_size;	/* sizeof(PyCompactUnicodeObject) */

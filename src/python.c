@@ -436,8 +436,8 @@ static struct prov_thread *native_thread(struct prov_crash *c, const struct py_t
 
 /* ---- arguments and locals (the crashing thread's frames, 3.11+) ---- */
 
-/* A tuple's item pointers (PyTupleObject: ob_size at 16, ob_item at 24),
- * at most max - *n of them appended to items. */
+/* A tuple's item pointers (PyTupleObject: ob_size at 16, ob_item at 24, 32
+ * on 3.14), at most max - *n of them appended to items. */
 static int tuple_items(struct py_reader *r, uint64_t tuple, uint64_t *items, size_t max,
 		       size_t *n)
 {
@@ -447,7 +447,7 @@ static int tuple_items(struct py_reader *r, uint64_t tuple, uint64_t *items, siz
 		return -1;
 	if (len > max - *n)
 		return -2;
-	if (len && rd(r, tuple + 24, items + *n, (size_t)len * 8) < 0)
+	if (len && rd(r, at(tuple, r->o.tuple_items), items + *n, (size_t)len * 8) < 0)
 		return -1;
 	*n += (size_t)len;
 	return 0;
