@@ -798,8 +798,8 @@ static void frame_vars(struct py_reader *r, struct py_thread *pt, struct py_code
 	slots = prov_xcalloc(c->nv ? c->nv : 1, 8);
 	if (c->nv && rd(r, at(frame, r->o.fr_localsplus), slots, c->nv * 8) < 0) {
 		if (!pt->vars_note)
-			pt->vars_note = prov_xasprintf("cannot read the variables of the Python frame "
-						       "at 0x%" PRIx64, frame);
+			pt->vars_note = prov_xasprintf("cannot read the variables of the Python "
+						       "frame at 0x%" PRIx64, frame);
 		free(slots);
 		return;
 	}
