@@ -53,6 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	th = prov_crash_add_thread(c);
 	th->has_tid = 1;
 	th->tid = 1000;
+	th->crashed = data[1] & 1;	/* its Python frames' variables are read */
 	th->regs = prov_xcalloc(1, sizeof(*th->regs));
 	th->nregs = 1;
 	memcpy(th->regs[0].name, "fs_base", 8);

@@ -2,7 +2,8 @@
 """Seeds for fuzz/fuzz-python.c (and the cases tests/unit/test-python.c checks).
 
 Each seed is: one byte, the CPython minor version the reader is told (0: none,
-3.13+ describe themselves), one byte of flags (unused), then a memory image
+3.13+ describe themselves), one byte of flags (bit 0: the thread is the crashing one,
+so its frames' arguments and locals are read), then a memory image
 mapped at 0x100000 that starts with _PyRuntime. The image holds a made-up but
 well-formed interpreter state laid out with the offsets the reader's tables
 give (src/python-offsets.c: CPython's headers), with one thread (native tid
@@ -45,8 +46,8 @@ SIZE = 0x9000
 
 
 class Image:
-    def __init__(self):
-        self.b = bytearray(SIZE)
+    def __init__(self, size=SIZE):
+        self.b = bytearray(size)
         self.s = S
 
     def q(self, addr, v):
@@ -174,6 +175,112 @@ def build(t, variant=""):
     return bytes(im.b)
 
 
+# Arguments and locals (seeds whose flags byte has bit 0 set: the thread is
+# the crashing one, so its frames' variables are read). Objects live past
+# the frame image; the layouts: PyLongObject (3.11 ob_size, 3.12+ lv_tag),
+# PyFloatObject.ob_fval, PyCellObject.ob_ref, PyTupleObject.ob_item.
+LOC = BASE + 0x9000
+LOCSIZE = 0xe000
+VARS = ["a", "b", "s", "f", "n", "t", "lst", "obj", "cellv", "unb"]
+
+
+def build_locals(t, tagged, variant=""):
+    hostile = variant == "hostile"
+    im = Image(LOCSIZE)
+    im.b[:SIZE] = build(t)
+    im.s = LOC
+    types = {}
+    for k, name in enumerate(["int", "str", "float", "NoneType", "bool", "list", "Thing",
+                              "cell", "bytes", "x" * 80]):
+        ty = LOC + 0x2000 + 0x40 * k
+        im.q(ty + 24, LOC + 0x2800 + 0x80 * k)
+        im.raw(LOC + 0x2800 + 0x80 * k, name.encode() + (b"" if len(name) > 64 else b"\0"))
+        types[name] = ty
+    objs = LOC + 0x1000
+    nobj = [0]
+
+    def obj(ty):
+        a = objs + 0x40 * nobj[0]
+        nobj[0] += 1
+        im.q(a + 8, ty)
+        return a
+
+    def long(value, ndigits=None, bad_digit=False):
+        a = obj(types["bool" if isinstance(value, bool) else "int"])
+        v = abs(int(value))
+        digits = []
+        while v:
+            digits.append(v & ((1 << 30) - 1))
+            v >>= 30
+        if bad_digit:
+            digits = [1 << 31]
+        n = len(digits) if ndigits is None else ndigits
+        if tagged:
+            im.q(a + 16, (n << 3) | (2 if value < 0 else 1 if not digits else 0))
+        else:
+            im.q(a + 16, (-n if value < 0 else n) & (2 ** 64 - 1))
+        for k, d in enumerate(digits):
+            struct.pack_into("<I", im.b, a + 24 + 4 * k - BASE, d)
+        return a
+
+    def string(text, length=None):
+        a = im.string(t, text, length)
+        im.q(a + 8, types["str"])
+        return a
+
+    def flt(x):
+        a = obj(types["float"])
+        struct.pack_into("<d", im.b, a + 16 - BASE, x)
+        return a
+
+    def seq(ty, n):
+        a = obj(types[ty])
+        im.q(a + 16, n)
+        return a
+
+    cell_int = long(7)
+    cell = obj(types["cell"])
+    im.q(cell + 16, cell if hostile else cell_int)
+    if not hostile:
+        values = [long(42), long(-(2 ** 40 + 5)), string("hi 'x'"), flt(2.5),
+                  obj(types["NoneType"]), long(True), seq("list", 3), obj(types["Thing"]),
+                  cell, 0]
+    else:
+        values = [0xdead0000,                       # unmapped object
+                  long(5, ndigits=1 << 40),         # 2^40 digits
+                  string("abc", 1 << 40),           # 2^40 characters
+                  obj(types["x" * 80]),             # tp_name without NUL in 64 bytes
+                  long(5, bad_digit=True),          # a digit of 31 bits
+                  seq("bytes", 1 << 40),            # 2^40 bytes
+                  obj(0xdead0000),                  # unmapped type
+                  seq("list", 1 << 60),             # absurd length
+                  cell,                             # a cell holding itself
+                  0]
+    # C1 (inner): names tuple, kinds, argcount 2; its frame F1's localsplus
+    names = LOC + 0x3000
+    im.q(names + 16, len(VARS))
+    for k, v in enumerate(VARS):
+        im.q(names + 24 + 8 * k, string(v))
+    kinds = im.bytes_obj(bytes([0x40 if v == "cellv" else 0x20 for v in VARS]))
+    co_argc = t["co_argc"]
+    im.i(C1 + co_argc, 2)
+    im.i(C1 + co_argc + 8, 0)
+    im.q(C1 + t["co_lpnames"], names)
+    im.q(C1 + t["co_lpnames"] + 8, kinds)
+    for k, v in enumerate(values):
+        im.q(F1 + t["fr_lp"] + 8 * k, v)
+    # C2 (outer): no variables, or (hostile) a names tuple of 2^40 items
+    names2 = LOC + 0x3400
+    im.q(names2 + 16, (1 << 40) if hostile else 0)
+    im.q(C2 + t["co_lpnames"], names2)
+    im.q(C2 + t["co_lpnames"] + 8, im.bytes_obj(b""))
+    return bytes(im.b)
+
+
+T311["co_argc"], T311["co_lpnames"], T311["fr_lp"] = 56, 96, 72
+T312["co_argc"], T312["co_lpnames"], T312["fr_lp"] = 52, 96, 72
+T313["co_argc"], T313["co_lpnames"], T313["fr_lp"] = 52, 96, 72
+
 versions = {"3.8": (8, T38), "3.9": (9, T39), "3.10": (10, T310), "3.11": (11, T311),
             "3.12": (12, T312), "3.13": (0, T313)}
 for name, (minor, t) in versions.items():
@@ -184,3 +291,11 @@ for variant in ("frame-cycle", "frame-unmapped", "thread-cycle", "interp-cycle",
     open(os.path.join(out, "py311-" + variant), "wb").write(bytes([11, 0]) + build(T311, variant))
 open(os.path.join(out, "py313-debug-bad"), "wb").write(bytes([0, 0]) + build(T313, "debug-bad"))
 open(os.path.join(out, "py310-frame-cycle"), "wb").write(bytes([10, 0]) + build(T310, "frame-cycle"))
+for name, minor, t, tagged in (("py311", 11, T311, False), ("py312", 12, T312, True),
+                               ("py313", 0, T313, True)):
+    open(os.path.join(out, name + "-locals"), "wb").write(bytes([minor, 1]) +
+                                                          build_locals(t, tagged))
+# 3.10 with the crashing flag but no variable names in its code objects
+open(os.path.join(out, "py310-vars-unset"), "wb").write(bytes([10, 1]) + build(T310))
+open(os.path.join(out, "py311-locals-hostile"), "wb").write(
+    bytes([11, 1]) + build_locals(T311, False, "hostile"))

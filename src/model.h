@@ -52,7 +52,7 @@ struct prov_frame {
 	char *repo_path;	/* file rewritten relative to the component's repo */
 	char *path_rule;	/* the rewriting rule that produced repo_path */
 	char *component;
-	int has_vars;	/* args/locals were read (a crashing-thread frame with DWARF) */
+	int has_vars;	/* args/locals were read (a crashing-thread frame with DWARF, or Python) */
 	struct prov_var *args, *locals;
 	size_t nargs, nlocals;
 	char *located_by;	/* "name": source found by the function's name (a guess) */

@@ -32,10 +32,16 @@
  * f_lasti. PyCodeObject (3.8-3.10, Include/code.h, Include/cpython/code.h):
  * PyObject_HEAD, seven ints (co_argcount .. co_firstlineno), co_code,
  * co_consts, co_names, co_varnames, co_freevars, co_cellvars, co_cell2arg,
- * co_filename, co_name, co_lnotab (3.10: co_linetable). */
+ * co_filename, co_name, co_lnotab (3.10: co_linetable). f_localsplus
+ * follows f_blockstack[CO_MAXBLOCKS] (20 PyTryBlocks of three ints): 360 on
+ * 3.8/3.9 (after f_iblock, f_executing), 352 on 3.10 (after f_iblock,
+ * f_state). */
 #define CODE_38_310 \
+	.tuple_items = 24, \
 	.co_filename = 104, .co_name = 112, .co_qualname = NO, .co_linetable = 120, \
 	.co_firstlineno = 40, .co_code_adaptive = NO, .co_firsttraceable = NO, \
+	.co_flags = 36, .co_argcount = 16, .co_varnames = 72, .co_freevars = 80, \
+	.co_cellvars = 88, .co_localsplusnames = NO, .co_localspluskinds = NO, \
 	.ascii_size = 48, .compact_size = 72
 /* PyThreadState 3.8-3.10 (Include/cpython/pystate.h): prev, next, interp,
  * frame, four ints (3.8/3.9: recursion_depth, overflowed/recursion_critical,
@@ -66,6 +72,7 @@ static const struct py_offsets tables[] = {
 		.rt_tstate_current = NO,
 		THREADS_38_310,
 		.fr_lasti = 104,
+		.fr_localsplus = 360,
 		CODE_38_310,
 	},
 	{
@@ -83,6 +90,7 @@ static const struct py_offsets tables[] = {
 		.rt_tstate_current = 568,
 		THREADS_38_310,
 		.fr_lasti = 104,
+		.fr_localsplus = 360,
 		CODE_38_310,
 	},
 	{
@@ -95,6 +103,7 @@ static const struct py_offsets tables[] = {
 		.rt_tstate_current = 568,
 		THREADS_38_310,
 		.fr_lasti = 96,
+		.fr_localsplus = 352,
 		CODE_38_310,
 	},
 	{
@@ -145,6 +154,17 @@ static const struct py_offsets tables[] = {
 		.co_firstlineno = 72,
 		.co_code_adaptive = 184,
 		.co_firsttraceable = 168,
+		/* locals: _PyInterpreterFrame.localsplus; co_flags, (two
+		 * shorts), co_argcount, co_posonlyargcount, co_kwonlyargcount
+		 * .. co_localsplusnames (96), co_localspluskinds (checked with
+		 * gdb `ptype /o` on 3.11.7); PyLongObject keeps ob_size */
+		.fr_localsplus = 72,
+		.co_flags = 48,
+		.co_argcount = 56,
+		.co_localsplusnames = 96,
+		.co_localspluskinds = 104,
+		.long_tagged = 0,
+		.tuple_items = 24,
 		/* PyASCIIObject still has wstr (removed in 3.12) */
 		.ascii_size = 48,
 		.compact_size = 72,
@@ -200,6 +220,16 @@ static const struct py_offsets tables[] = {
 		.co_firstlineno = 68,
 		.co_code_adaptive = 192,
 		.co_firsttraceable = 176,
+		/* locals: localsplus after owner; co_flags, co_argcount,
+		 * co_posonlyargcount, co_kwonlyargcount ..; PyLongObject's
+		 * _PyLongValue lv_tag (Include/cpython/longintrepr.h) */
+		.fr_localsplus = 72,
+		.co_flags = 48,
+		.co_argcount = 52,
+		.co_localsplusnames = 96,
+		.co_localspluskinds = 104,
+		.long_tagged = 1,
+		.tuple_items = 24,
 		/* PyASCIIObject without wstr */
 		.ascii_size = 40,
 		.compact_size = 56,
@@ -318,10 +348,24 @@ int py_offsets_from_debug(struct py_offsets *out, uint64_t *hexversion,
 	o.co_firstlineno = (int32_t)w[co + 5];
 	o.co_code_adaptive = (int32_t)w[co + 9];
 	o.co_firsttraceable = NO;
+	/* locals: the frame's localsplus, the code's argcount and names; co_flags
+	 * precedes co_argcount (3.12-3.14 PyCodeObject), co_kwonlyargcount is
+	 * two ints after it */
+	o.fr_localsplus = (int32_t)w[fr + 4];
+	o.co_argcount = (int32_t)w[co + 6];
+	o.co_flags = o.co_argcount >= 4 ? o.co_argcount - 4 : NO;
+	o.co_localsplusnames = (int32_t)w[co + 7];
+	o.co_localspluskinds = (int32_t)w[co + 8];
+	o.long_tagged = 1;
 	/* pyobject(2) type_object(4) tuple(3) list(3) [set(4)] dict(3)
 	 * float(2) long(3) bytes(3) unicode: size state length asciiobject_size */
 	po = co + 10 + (v314 ? 1 : 0);
 	ty = po + 2;
+	/* tuple_object: size ob_item ob_size (3.14's tuples cache their hash
+	 * before ob_item) */
+	if (ty + 6 >= nw || !valid_off(w[ty + 5], 1u << 16) || w[ty + 5] < 24)
+		return -1;
+	o.tuple_items = (int32_t)w[ty + 5];
 	uo = ty + 4 + 3 + 3 + (v314 ? 4 : 0) + 3 + 2 + 3 + 3;
 	if (uo + 3 >= nw || w[uo + 3] < 24 || w[uo + 3] > 256)
 		return -1;

@@ -51,6 +51,7 @@ struct py_offsets {
 	int32_t fr_is_entry;	/* 3.11: bool is_entry */
 	int32_t fr_owner;	/* 3.11+: char owner */
 	int code_tagged;	/* 3.14+: f_executable is a tagged _PyStackRef */
+	int32_t fr_localsplus;	/* 3.11+: the arguments, locals, cells, then the stack */
 	/* PyCodeObject */
 	int32_t co_filename;
 	int32_t co_name;
@@ -59,6 +60,15 @@ struct py_offsets {
 	int32_t co_firstlineno;
 	int32_t co_code_adaptive;	/* 3.11+: the bytecode inside the object */
 	int32_t co_firsttraceable;	/* 3.11, 3.12 */
+	int32_t co_flags;	/* int: CO_VARARGS 0x4, CO_VARKEYWORDS 0x8 */
+	int32_t co_argcount;	/* int; co_kwonlyargcount is the int 8 bytes on */
+	int32_t co_localsplusnames;	/* tuple of str */
+	int32_t co_localspluskinds;	/* bytes: CO_FAST_LOCAL/CELL/FREE per name */
+	int32_t co_varnames;	/* 3.8-3.10: tuples of names; f_localsplus holds */
+	int32_t co_cellvars;	/* the locals, then the cells, then the free */
+	int32_t co_freevars;	/* variables (cell objects both) */
+	int long_tagged;	/* 3.12+: PyLongObject's lv_tag replaces ob_size */
+	int32_t tuple_items;	/* PyTupleObject.ob_item: 24; 3.14 adds ob_hash before it */
 	/* PyUnicodeObject */
 	int32_t ascii_size;	/* sizeof(PyASCIIObject) */
 	int32_t compact_size;	/* sizeof(PyCompactUnicodeObject) */

@@ -4,6 +4,8 @@
  * memory reader only. Every number and pointer read is untrusted.
  */
 #include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +25,18 @@
 #define CODE_CACHE 256	/* a power of two */
 #define MAX_TOTAL_FRAMES (1u << 17)	/* Python frames of all threads */
 #define MAX_TOTAL_BYTES ((size_t)64 << 20)	/* their names and files */
+#define MAX_VAR_FRAMES 32	/* Python frames of the crashing thread whose variables are read */
+#define MAX_VARS 512	/* names of a code object (co_localsplusnames) */
+#define MAX_REPR 64	/* characters of a str or bytes value shown */
+#define MAX_TYPENAME 64	/* bytes of a type's tp_name */
+#define TYPE_CACHE 16
+
+/* co_flags and co_localspluskinds (Include/cpython/code.h,
+ * Include/internal/pycore_code.h) */
+#define CO_VARARGS 0x4
+#define CO_VARKEYWORDS 0x8
+#define CO_FAST_CELL 0x40
+#define CO_FAST_FREE 0x80
 
 /* _PyInterpreterFrame.owner (Include/internal/pycore_frame.h) */
 #define OWNED_BY_GENERATOR 1
@@ -36,17 +50,28 @@ struct py_code {
 	unsigned char *table;
 	size_t ntable;
 	int ok;
+	/* variables, read on first use (crashing thread only) */
+	int vars_read;	/* 0 not yet, 1 read, -1 damaged (vars_note) */
+	char **vnames;
+	unsigned char *vkinds;	/* NULL: unknown kinds */
+	size_t nv, nargs;
+	char *vars_note;
 };
 
 struct py_frame {
 	char *name, *file;	/* owned */
 	int line;
 	int entry;	/* the last frame its eval call evaluated */
+	int has_vars;
+	struct prov_var *args, *locals;	/* owned */
+	size_t nargs, nlocals;
 };
 
 struct py_thread {
 	uint64_t addr, thread_id, native_id;
 	int holds_gil;
+	int want_vars;	/* the crashing thread: read its frames' variables */
+	char *vars_note;	/* why some frame's variables are missing */
 	struct py_frame *frames;
 	size_t n;
 	char *note;
@@ -59,6 +84,10 @@ struct py_reader {
 	int exhausted;
 	size_t frames, bytes;	/* what all threads' frames hold so far */
 	uint64_t code_types[4];	/* addresses of type objects named "code" */
+	struct {
+		uint64_t addr;
+		char *name;
+	} types[TYPE_CACHE];	/* tp_name of type objects seen in variables */
 	struct py_code cache[CODE_CACHE];
 };
 
@@ -139,48 +168,63 @@ static void put_utf8(struct prov_buf *b, uint32_t c)
 }
 
 /*
- * A str object (PyUnicodeObject, compact form: the only form code objects'
- * names and files take) as UTF-8, or NULL. state bits (cpython/
- * unicodeobject.h): interned:2, kind:3, compact:1, ascii:1.
+ * The first code points (at most max) of a str object (PyUnicodeObject,
+ * compact form: the only form code objects' names and files take) into
+ * out; *len gets its length. state bits (cpython/unicodeobject.h):
+ * interned:2, kind:3, compact:1, ascii:1. 0, or -1 when not a readable
+ * compact str.
  */
-static char *read_str(struct py_reader *r, uint64_t obj)
+static int str_units(struct py_reader *r, uint64_t obj, uint32_t *out, size_t max, size_t *n,
+		     uint64_t *len)
 {
-	uint64_t len;
 	uint32_t state;
 	unsigned int kind, compact, ascii;
 	uint64_t data;
 	unsigned char raw[MAX_STR * 4];
-	struct prov_buf b;
-	size_t i, n;
+	size_t i;
 
-	if (!obj || rd_u64(r, obj + 16, &len) < 0 || rd(r, obj + 32, &state, 4) < 0)
-		return NULL;
+	if (max > MAX_STR)
+		max = MAX_STR;
+	if (!obj || rd_u64(r, obj + 16, len) < 0 || rd(r, obj + 32, &state, 4) < 0)
+		return -1;
 	kind = (state >> 2) & 7;
 	compact = (state >> 5) & 1;
 	ascii = (state >> 6) & 1;
 	if (!compact || (kind != 1 && kind != 2 && kind != 4) || (ascii && kind != 1) ||
-	    len > (uint64_t)1 << 30)
-		return NULL;
-	n = len > MAX_STR ? MAX_STR : (size_t)len;
+	    *len > (uint64_t)1 << 30)
+		return -1;
+	*n = *len > max ? max : (size_t)*len;
 	data = obj + (uint64_t)(ascii ? r->o.ascii_size : r->o.compact_size);
-	if (n && rd(r, data, raw, n * kind) < 0)
-		return NULL;
-	prov_buf_init(&b, MAX_STR * 4 + 8);
-	for (i = 0; i < n; i++) {
-		uint32_t c;
-
+	if (*n && rd(r, data, raw, *n * kind) < 0)
+		return -1;
+	for (i = 0; i < *n; i++) {
 		if (kind == 1) {
-			c = raw[i];
+			out[i] = raw[i];
 		} else if (kind == 2) {
 			uint16_t v;
 
 			memcpy(&v, raw + 2 * i, 2);
-			c = v;
+			out[i] = v;
 		} else {
-			memcpy(&c, raw + 4 * i, 4);
+			memcpy(&out[i], raw + 4 * i, 4);
 		}
-		put_utf8(&b, c);
 	}
+	return 0;
+}
+
+/* A str object as UTF-8 (controls as '?'), or NULL. */
+static char *read_str(struct py_reader *r, uint64_t obj)
+{
+	uint32_t u[MAX_STR];
+	uint64_t len;
+	struct prov_buf b;
+	size_t i, n;
+
+	if (str_units(r, obj, u, MAX_STR, &n, &len) < 0)
+		return NULL;
+	prov_buf_init(&b, MAX_STR * 4 + 8);
+	for (i = 0; i < n; i++)
+		put_utf8(&b, u[i]);
 	if (n < len)
 		prov_buf_puts(&b, "...");
 	return prov_buf_detach(&b);
@@ -346,13 +390,20 @@ static int is_code_object(struct py_reader *r, uint64_t code)
 
 static void code_release(struct py_code *c)
 {
+	size_t i;
+
+	for (i = 0; i < c->nv; i++)
+		free(c->vnames[i]);
+	free(c->vnames);
+	free(c->vkinds);
+	free(c->vars_note);
 	free(c->name);
 	free(c->file);
 	free(c->table);
 	memset(c, 0, sizeof(*c));
 }
 
-static const struct py_code *code_get(struct py_reader *r, uint64_t addr)
+static struct py_code *code_get(struct py_reader *r, uint64_t addr)
 {
 	struct py_code *c = &r->cache[(addr >> 4) & (CODE_CACHE - 1)];
 	const struct py_offsets *o = &r->o;
@@ -381,6 +432,406 @@ static const struct py_code *code_get(struct py_reader *r, uint64_t addr)
 	return c;
 }
 
+static struct prov_thread *native_thread(struct prov_crash *c, const struct py_thread *pt);
+
+/* ---- arguments and locals (the crashing thread's frames, 3.11+) ---- */
+
+/* A tuple's item pointers (PyTupleObject: ob_size at 16, ob_item at 24, 32
+ * on 3.14), at most max - *n of them appended to items. */
+static int tuple_items(struct py_reader *r, uint64_t tuple, uint64_t *items, size_t max,
+		       size_t *n)
+{
+	uint64_t len;
+
+	if (rd_u64(r, tuple + 16, &len) < 0)
+		return -1;
+	if (len > max - *n)
+		return -2;
+	if (len && rd(r, at(tuple, r->o.tuple_items), items + *n, (size_t)len * 8) < 0)
+		return -1;
+	*n += (size_t)len;
+	return 0;
+}
+
+/*
+ * The code object's variable names (co_localsplusnames, a tuple of str),
+ * their kinds (co_localspluskinds, bytes; 3.8-3.10: co_varnames, co_cellvars
+ * and co_freevars, in the order of f_localsplus) and how many of them are
+ * arguments (co_argcount + co_kwonlyargcount, one more each for *args and
+ * **kwargs), read once per code object.
+ */
+static int code_vars(struct py_reader *r, struct py_code *c)
+{
+	const struct py_offsets *o = &r->o;
+	uint64_t *items = NULL, p;
+	int32_t argc, kwonly, flags = 0;
+	size_t i, nk = 0, n = 0, nargs, marks[3] = { 0, 0, 0 };
+	int rc = 0;
+
+	if (c->vars_read)
+		return c->vars_read;
+	c->vars_read = -1;
+	items = prov_xcalloc(MAX_VARS, 8);
+	if (rd_i32(r, at(c->addr, o->co_argcount), &argc) < 0 ||
+	    rd_i32(r, at(c->addr, o->co_argcount) + 8, &kwonly) < 0 ||
+	    (o->co_flags >= 0 && rd_i32(r, at(c->addr, o->co_flags), &flags) < 0)) {
+		rc = -1;
+	} else if (o->frames == PY_FRAME_OBJECT) {
+		/* 3.8-3.10: co_varnames (the locals), co_cellvars, co_freevars */
+		const int32_t offs[3] = { o->co_varnames, o->co_cellvars, o->co_freevars };
+
+		for (i = 0; i < 3 && !rc; i++) {
+			rc = rd_u64(r, at(c->addr, offs[i]), &p) < 0 ? -1 :
+			     tuple_items(r, p, items, MAX_VARS, &n);
+			marks[i] = n;
+		}
+	} else if (rd_u64(r, at(c->addr, o->co_localsplusnames), &p) < 0) {
+		rc = -1;
+	} else {
+		rc = tuple_items(r, p, items, MAX_VARS, &n);
+	}
+	nargs = (size_t)(uint32_t)argc + (size_t)(uint32_t)kwonly + !!(flags & CO_VARARGS) +
+		!!(flags & CO_VARKEYWORDS);
+	if (rc == -1) {
+		c->vars_note = prov_xasprintf("cannot read the variable names of the code object "
+					      "at 0x%" PRIx64, c->addr);
+		goto fail;
+	}
+	if (rc == -2 || argc < 0 || kwonly < 0 || nargs > n) {
+		c->vars_note = prov_xasprintf("the code object at 0x%" PRIx64 " claims %s%zu "
+					      "variables and %zu arguments", c->addr,
+					      rc == -2 ? "more than " : "", rc == -2 ? MAX_VARS : n,
+					      nargs);
+		goto fail;
+	}
+	c->vnames = prov_xcalloc(n ? n : 1, sizeof(*c->vnames));
+	c->nv = n;
+	for (i = 0; i < n; i++) {
+		c->vnames[i] = read_str(r, items[i]);
+		if (!c->vnames[i])
+			c->vnames[i] = prov_xasprintf("?%zu", i);
+	}
+	if (o->frames == PY_FRAME_OBJECT) {
+		c->vkinds = prov_xcalloc(n ? n : 1, 1);
+		for (i = 0; i < n; i++)
+			c->vkinds[i] = i < marks[0] ? 0x20 : i < marks[1] ? CO_FAST_CELL :
+				       CO_FAST_FREE;
+	} else if (o->co_localspluskinds >= 0 &&
+		   rd_u64(r, at(c->addr, o->co_localspluskinds), &p) == 0) {
+		c->vkinds = read_bytes(r, p, &nk);
+		if (c->vkinds && nk != c->nv) {
+			free(c->vkinds);
+			c->vkinds = NULL;
+		}
+	}
+	free(items);
+	c->nargs = nargs;
+	c->vars_read = 1;
+	return 1;
+fail:
+	free(items);
+	return -1;
+}
+
+/* A type object's tp_name (NUL-terminated, at most MAX_TYPENAME bytes), cached. */
+static const char *type_name(struct py_reader *r, uint64_t type)
+{
+	unsigned int slot = (unsigned int)((type >> 4) & (TYPE_CACHE - 1));
+	char s[MAX_TYPENAME + 1];
+	uint64_t name;
+	size_t i, k;
+
+	if (r->types[slot].addr == type && r->types[slot].name)
+		return r->types[slot].name;
+	if (rd_u64(r, type + 24, &name) < 0 || !name)
+		return NULL;
+	/* 8 bytes at a time: the name may end near the end of a mapping */
+	for (i = 0; i < MAX_TYPENAME; i += 8) {
+		if (rd(r, name + i, s + i, 8) < 0)
+			return NULL;
+		for (k = i; k < i + 8; k++)
+			if (!s[k])
+				goto done;
+	}
+	return NULL;	/* longer than any type name we show */
+done:
+	for (i = 0; s[i]; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f)
+			return NULL;
+	free(r->types[slot].name);
+	r->types[slot].addr = type;
+	r->types[slot].name = prov_xstrdup(s);
+	return r->types[slot].name;
+}
+
+/* An int (PyLongObject: 30-bit digits at 24; 3.11 ob_size at 16 signed,
+ * 3.12+ lv_tag = ndigits << 3 | sign, 0 +, 1 zero, 2 -): up to four digits. */
+static int long_repr(struct py_reader *r, uint64_t obj, struct prov_var *v, int as_bool)
+{
+	uint64_t tag, nd;
+	uint32_t d[4];
+	unsigned __int128 x = 0;
+	int neg;
+	char tmp[48];
+	size_t i, k = sizeof(tmp);
+
+	if (rd_u64(r, obj + 16, &tag) < 0)
+		return -1;
+	if (r->o.long_tagged) {
+		if ((tag & 3) == 3)
+			return -1;
+		neg = (tag & 3) == 2;
+		nd = tag >> 3;
+		if ((tag & 3) == 1)
+			nd = 0;
+	} else {
+		int64_t size = (int64_t)tag;
+
+		neg = size < 0;
+		nd = size < 0 ? (uint64_t)0 - (uint64_t)size : (uint64_t)size;
+	}
+	if (nd > 4) {
+		v->note = prov_xasprintf("an int of %" PRIu64 " 30-bit digits (not shown)", nd);
+		return 0;
+	}
+	if (nd && rd(r, obj + 24, d, (size_t)nd * 4) < 0)
+		return -1;
+	for (i = nd; i-- > 0;) {
+		if (d[i] >> 30)
+			return -1;
+		x = (x << 30) | d[i];
+	}
+	if (as_bool) {
+		v->value = prov_xstrdup(x ? "True" : "False");
+		return 0;
+	}
+	tmp[--k] = 0;
+	do {
+		tmp[--k] = (char)('0' + (int)(x % 10));
+		x /= 10;
+	} while (x);
+	if (neg)
+		tmp[--k] = '-';
+	v->value = prov_xstrdup(tmp + k);
+	return 0;
+}
+
+/* A float as Python's repr spells it: the shortest digits that read back,
+ * positional for exponents -4..15, else scientific. */
+static void float_repr(struct prov_buf *b, double x)
+{
+	char s[64];
+	int p, e;
+
+	if (isnan(x)) {
+		prov_buf_puts(b, "nan");
+		return;
+	}
+	if (isinf(x)) {
+		prov_buf_puts(b, x < 0 ? "-inf" : "inf");
+		return;
+	}
+	for (p = 1; p < 17; p++) {
+		(void)snprintf(s, sizeof(s), "%.*e", p - 1, x);
+		if (strtod(s, NULL) == x)
+			break;
+	}
+	(void)snprintf(s, sizeof(s), "%.*e", p - 1, x);
+	e = (int)strtol(strchr(s, 'e') + 1, NULL, 10);
+	if (e >= -4 && e < 16) {
+		int decimals = p - 1 - e;
+
+		(void)snprintf(s, sizeof(s), "%.*f", decimals > 0 ? decimals : 0, x);
+		prov_buf_puts(b, s);
+		if (decimals <= 0)
+			prov_buf_puts(b, ".0");
+		return;
+	}
+	prov_buf_puts(b, s);
+}
+
+/* Python's repr of a str or bytes: quotes, escapes, at most MAX_REPR characters. */
+static void quoted_repr(struct prov_buf *b, const uint32_t *u, size_t n, int bytes)
+{
+	int sq = 0, dq = 0;
+	char quote;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		sq |= u[i] == '\'';
+		dq |= u[i] == '"';
+	}
+	quote = sq && !dq ? '"' : '\'';
+	if (bytes)
+		prov_buf_putc(b, 'b');
+	prov_buf_putc(b, quote);
+	for (i = 0; i < n; i++) {
+		uint32_t c = u[i];
+
+		if (c == (uint32_t)quote || c == '\\') {
+			prov_buf_putc(b, '\\');
+			prov_buf_putc(b, (char)c);
+		} else if (c == '\n') {
+			prov_buf_puts(b, "\\n");
+		} else if (c == '\r') {
+			prov_buf_puts(b, "\\r");
+		} else if (c == '\t') {
+			prov_buf_puts(b, "\\t");
+		} else if (c < 0x20 || c == 0x7f || (c >= 0x80 && (bytes || c < 0xa0))) {
+			prov_buf_printf(b, "\\x%02x", (unsigned int)c);
+		} else if (c >= 0xd800 && c < 0xe000) {
+			prov_buf_printf(b, "\\u%04x", (unsigned int)c);
+		} else {
+			put_utf8(b, c);
+		}
+	}
+	prov_buf_putc(b, quote);
+}
+
+/* Fill v's type and value (or note) from the object at obj. */
+static void object_repr(struct py_reader *r, uint64_t obj, int cell, struct prov_var *v)
+{
+	uint64_t type, len;
+	const char *tn;
+	struct prov_buf b;
+	int bad = 0;
+
+	if (rd_u64(r, obj + 8, &type) < 0) {
+		v->note = prov_xasprintf("cannot read memory at 0x%" PRIx64, obj);
+		return;
+	}
+	tn = type_name(r, type);
+	if (!tn) {
+		v->note = prov_xasprintf("cannot read the type of the object at 0x%" PRIx64, obj);
+		return;
+	}
+	if (cell && strcmp(tn, "cell") == 0) {
+		/* a cell or free variable: PyCellObject.ob_ref */
+		uint64_t ref;
+
+		if (rd_u64(r, obj + 16, &ref) < 0) {
+			v->note = prov_xasprintf("cannot read the cell at 0x%" PRIx64, obj);
+			return;
+		}
+		if (!ref) {
+			v->note = prov_xstrdup("empty cell (not assigned yet)");
+			return;
+		}
+		object_repr(r, ref, 0, v);
+		return;
+	}
+	v->type = prov_xstrdup(tn);
+	prov_buf_init(&b, MAX_REPR * 16 + 64);
+	if (strcmp(tn, "NoneType") == 0) {
+		prov_buf_puts(&b, "None");
+	} else if (strcmp(tn, "int") == 0 || strcmp(tn, "bool") == 0) {
+		if (long_repr(r, obj, v, tn[0] == 'b') < 0)
+			bad = 1;
+	} else if (strcmp(tn, "float") == 0) {
+		double x;
+
+		if (rd(r, obj + 16, &x, 8) < 0)
+			bad = 1;
+		else
+			float_repr(&b, x);
+	} else if (strcmp(tn, "str") == 0 || strcmp(tn, "bytes") == 0) {
+		uint32_t u[MAX_REPR];
+		size_t n = 0, i;
+
+		if (tn[0] == 's') {
+			if (str_units(r, obj, u, MAX_REPR, &n, &len) < 0)
+				bad = 1;
+		} else {
+			unsigned char raw[MAX_REPR];
+
+			/* PyBytesObject: ob_size at 16, ob_sval at 32 */
+			if (rd_u64(r, obj + 16, &len) < 0 || len > (uint64_t)1 << 36) {
+				bad = 1;
+			} else {
+				n = len > MAX_REPR ? MAX_REPR : (size_t)len;
+				if (n && rd(r, obj + 32, raw, n) < 0)
+					bad = 1;
+				for (i = 0; i < n; i++)
+					u[i] = raw[i];
+			}
+		}
+		if (!bad) {
+			quoted_repr(&b, u, n, tn[0] == 'b');
+			if (n < len) {
+				prov_buf_puts(&b, "...");
+				v->note = prov_xasprintf("first %zu of %" PRIu64 " characters", n,
+							 len);
+			}
+		}
+	} else if (strcmp(tn, "list") == 0 || strcmp(tn, "tuple") == 0 ||
+		   strcmp(tn, "dict") == 0 || strcmp(tn, "set") == 0) {
+		/* ob_size (list, tuple), ma_used (dict), fill (set) at 16 */
+		if (rd_u64(r, obj + 16, &len) < 0 || len > (uint64_t)1 << 48)
+			prov_buf_printf(&b, "<%s object at 0x%" PRIx64 ">", tn, obj);
+		else
+			prov_buf_printf(&b, "<%s object at 0x%" PRIx64 ", len %" PRIu64 ">", tn,
+					obj, len);
+	} else {
+		prov_buf_printf(&b, "<%s object at 0x%" PRIx64 ">", tn, obj);
+	}
+	if (bad && !v->note)
+		v->note = prov_xasprintf("cannot read the %s at 0x%" PRIx64, tn, obj);
+	if (!bad && !v->value && b.len)
+		v->value = prov_buf_detach(&b);
+	prov_buf_release(&b);
+}
+
+/* The frame's arguments and locals into f; a note on pt when unreadable. */
+static void frame_vars(struct py_reader *r, struct py_thread *pt, struct py_code *c,
+		       uint64_t frame, struct py_frame *f)
+{
+	uint64_t *slots;
+	size_t i;
+
+	if (r->o.fr_localsplus <= 0 || r->o.co_argcount <= 0)
+		return;
+	if (code_vars(r, c) < 0) {
+		if (!pt->vars_note && c->vars_note)
+			pt->vars_note = prov_xstrdup(c->vars_note);
+		return;
+	}
+	slots = prov_xcalloc(c->nv ? c->nv : 1, 8);
+	if (c->nv && rd(r, at(frame, r->o.fr_localsplus), slots, c->nv * 8) < 0) {
+		if (!pt->vars_note)
+			pt->vars_note = prov_xasprintf("cannot read the variables of the Python "
+						       "frame at 0x%" PRIx64, frame);
+		free(slots);
+		return;
+	}
+	f->has_vars = 1;
+	if (c->nargs)
+		f->args = prov_xcalloc(c->nargs, sizeof(*f->args));
+	if (c->nv > c->nargs)
+		f->locals = prov_xcalloc(c->nv - c->nargs, sizeof(*f->locals));
+	for (i = 0; i < c->nv; i++) {
+		struct prov_var *v = i < c->nargs ? &f->args[f->nargs++] : &f->locals[f->nlocals++];
+		uint64_t obj = slots[i];
+		int cell = c->vkinds && (c->vkinds[i] & (CO_FAST_CELL | CO_FAST_FREE));
+
+		v->name = prov_xstrdup(c->vnames[i]);
+		if (r->o.code_tagged) {
+			/* 3.14: _PyStackRef, tag bits low */
+			if ((obj & 3) == 3) {
+				v->note = prov_xstrdup("a tagged value (not shown)");
+				continue;
+			}
+			obj &= ~(uint64_t)3;
+		}
+		if (!obj) {
+			v->note = prov_xstrdup("unbound (not assigned yet)");
+			continue;
+		}
+		object_repr(r, obj, cell, v);
+		r->bytes += strlen(v->name) + (v->value ? strlen(v->value) : 0) + 64;
+	}
+	free(slots);
+}
+
 /* ---- frames ---- */
 
 static void frames_free(struct py_frame *f, size_t n)
@@ -390,6 +841,8 @@ static void frames_free(struct py_frame *f, size_t n)
 	for (i = 0; i < n; i++) {
 		free(f[i].name);
 		free(f[i].file);
+		prov_vars_free(f[i].args, f[i].nargs);
+		prov_vars_free(f[i].locals, f[i].nlocals);
 	}
 	free(f);
 }
@@ -450,7 +903,7 @@ static void read_frames(struct py_reader *r, struct py_thread *pt)
 {
 	const struct py_offsets *o = &r->o;
 	uint64_t frame, mark = 0;
-	size_t steps = 0, power = 1, alloc = 0;
+	size_t steps = 0, power = 1, alloc = 0, nvars = 0;
 
 	if (first_frame(r, pt->addr, &frame) < 0) {
 		pt->note = prov_xstrdup("cannot read the thread state's current frame");
@@ -459,7 +912,7 @@ static void read_frames(struct py_reader *r, struct py_thread *pt)
 	while (frame) {
 		uint64_t code, next;
 		unsigned char owner = 0, entry = 0;
-		const struct py_code *c;
+		struct py_code *c;
 		struct py_frame *f;
 		int line, incomplete;
 
@@ -518,6 +971,11 @@ static void read_frames(struct py_reader *r, struct py_thread *pt)
 			pt->frames = prov_xrealloc(pt->frames, alloc * sizeof(*pt->frames));
 		}
 		f = &pt->frames[pt->n++];
+		memset(f, 0, sizeof(*f));
+		if (pt->want_vars && nvars < MAX_VAR_FRAMES) {
+			nvars++;
+			frame_vars(r, pt, c, frame, f);
+		}
 		f->name = prov_xstrdup_or_null(c->name);
 		f->file = prov_xstrdup_or_null(c->file);
 		f->line = line > 0 ? line : 0;
@@ -528,6 +986,12 @@ static void read_frames(struct py_reader *r, struct py_thread *pt)
 	}
 	if (r->exhausted && !pt->note)
 		pt->note = prov_xstrdup("gave up: too many reads of the interpreter state");
+	/* the frames' own trouble first, then what kept variables out */
+	if (!pt->note)
+		pt->note = pt->vars_note;
+	else
+		free(pt->vars_note);
+	pt->vars_note = NULL;
 }
 
 /* ---- matching Python threads to native ones ---- */
@@ -558,6 +1022,13 @@ static void take_frame(struct prov_frame *d, struct py_frame *f)
 	d->file = f->file;
 	d->line = f->line;
 	f->name = f->file = NULL;
+	d->has_vars = f->has_vars;
+	d->args = f->args;
+	d->nargs = f->nargs;
+	d->locals = f->locals;
+	d->nlocals = f->nlocals;
+	f->args = f->locals = NULL;
+	f->nargs = f->nlocals = 0;
 }
 
 static int is_eval_frame(const struct prov_frame *f, const char *name)
@@ -750,6 +1221,11 @@ size_t prov_python_annotate(struct prov_crash *c, const struct prov_py_target *t
 			if (r->o.ts_native_thread_id >= 0)
 				(void)rd_u64(r, at(ts, r->o.ts_native_thread_id), &pt->native_id);
 			pt->holds_gil = ts == gil_ts || ts == holder;
+			{
+				const struct prov_thread *nt = native_thread(c, pt);
+
+				pt->want_vars = nt && nt->crashed;
+			}
 			read_frames(r, pt);
 			if (rd_u64(r, at(ts, r->o.ts_next), &ts) < 0) {
 				crash_note(c, prov_xstrdup("cannot read the next thread state"));
@@ -783,6 +1259,8 @@ cleanup:
 	free(pts);
 	for (i = 0; i < CODE_CACHE; i++)
 		code_release(&r->cache[i]);
+	for (i = 0; i < TYPE_CACHE; i++)
+		free(r->types[i].name);
 	free(r);
 	return added;
 }

@@ -274,21 +274,25 @@ static void vars_list(struct prov_buf *b, const char *kind, const struct prov_va
 	}
 }
 
-/* gdb's `info args` / `info locals` for the top frames that have DWARF */
+/* gdb's `info args` / `info locals` for the top frames that have DWARF,
+ * and pystack's --locals for the top Python frames (counted apart) */
 static void frame_variables(struct prov_buf *b, const struct prov_thread *t)
 {
-	size_t i, shown = 0;
+	size_t i, shown = 0, shown_py = 0;
 
-	for (i = 0; t && i < t->nframes && shown < EVIDENCE_FRAMES; i++) {
+	for (i = 0; t && i < t->nframes; i++) {
 		const struct prov_frame *f = &t->frames[i];
 
 		if (!f->has_vars)
 			continue;
+		if ((f->python ? shown_py : shown - shown_py) >= EVIDENCE_FRAMES)
+			continue;
 		if (!shown++)
 			prov_buf_puts(b, "### Evidence: arguments and locals\n\n");
+		shown_py += f->python != 0;
 		prov_buf_printf(b, "Frame #%d ", f->index);
 		code_cell(b, f->function ? f->function : "??");
-		prov_buf_printf(b, "%s:\n\n", f->inlined ? " (inlined)" : "");
+		prov_buf_printf(b, "%s:\n\n", f->inlined ? " (inlined)" : f->python ? " (Python)" : "");
 		if (!f->nargs && !f->nlocals)
 			prov_buf_puts(b, "- no arguments or locals\n");
 		vars_list(b, "arg", f->args, f->nargs);

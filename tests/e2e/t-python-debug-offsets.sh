@@ -48,6 +48,14 @@ one() {
 	python3 "$TOP/tests/e2e/python-frames-check.py" "$T/report-$suite.json" "$R/tmp/crash.py" "$mode" ||
 		fail "$py frames"
 	python3 "$TOP/tests/e2e/check-json-contract.py" "$T/report-$suite.json" || fail "$py: JSON contract"
+	# arguments and locals through the debug offsets (3.14: tagged stack
+	# references), against the script's own dump of its frames
+	cp "$TOP/fixtures/crashers/python-locals.py" "$R/tmp/locals.py"
+	rm -f "$R/tmp/truth.json"
+	core=$(make_core "$R" chroot "$R" "/usr/bin/$py" /tmp/locals.py /tmp/truth.json) || exit 1
+	check_exit 0 "$py: analyze the locals crash" -- "$PROVENANCE" analyze --sysroot "$R" --format json "$core"
+	python3 "$TOP/tests/e2e/python-locals-check.py" "$T/last.out" "$R/tmp/truth.json" ||
+		fail "$py: locals against the script"
 	ran=$((ran + 1))
 }
 

@@ -55,6 +55,7 @@ static struct prov_crash *run(const char *seed, struct img *im)
 	th = prov_crash_add_thread(c);
 	th->has_tid = 1;
 	th->tid = 1000;
+	th->crashed = im->b.buf[1] & 1;	/* flags bit 0: read the variables */
 	/* 3.8-3.10 name threads by pthread_self() only: the thread pointer */
 	th->regs = prov_xcalloc(1, sizeof(*th->regs));
 	th->nregs = 1;
@@ -191,6 +192,130 @@ static void test_huge(void **state)
 	prov_buf_release(&im.b);
 }
 
+/* The first Python frame named fn in thread 0, and a variable of it */
+static const struct prov_frame *py_frame(const struct prov_crash *c, const char *fn)
+{
+	size_t i;
+
+	for (i = 0; i < c->threads[0].nframes; i++) {
+		const struct prov_frame *f = &c->threads[0].frames[i];
+
+		if (f->python && f->function && strcmp(f->function, fn) == 0)
+			return f;
+	}
+	fail_msg("no Python frame %s", fn);
+	return NULL;
+}
+
+static const struct prov_var *var(const struct prov_frame *f, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < f->nargs; i++)
+		if (strcmp(f->args[i].name, name) == 0)
+			return &f->args[i];
+	for (i = 0; i < f->nlocals; i++)
+		if (strcmp(f->locals[i].name, name) == 0)
+			return &f->locals[i];
+	fail_msg("no variable %s", name);
+	return NULL;
+}
+
+static void want_var(const struct prov_frame *f, const char *name, const char *type,
+		     const char *value, const char *note)
+{
+	const struct prov_var *v = var(f, name);
+
+	if (type)
+		assert_string_equal(v->type, type);
+	else
+		assert_null(v->type);
+	if (value) {
+		assert_non_null(v->value);
+		if (strcmp(v->value, value) != 0 &&
+		    !(value[0] == '~' && strncmp(v->value, value + 1, strlen(value + 1)) == 0))
+			fail_msg("%s = %s, want %s", name, v->value, value);
+	} else if (v->value) {
+		fail_msg("%s = %s, want no value", name, v->value);
+	}
+	if (note) {
+		assert_non_null(v->note);
+		if (!strstr(v->note, note))
+			fail_msg("%s: note '%s' does not say '%s'", name, v->note, note);
+	}
+}
+
+/* the seeds' inner(a, b) with locals s f n t lst obj cellv unb
+ * (fuzz/make-python-seeds.py build_locals) */
+static void test_locals(void **state)
+{
+	static const char *const seeds[] = { "py311-locals", "py312-locals", "py313-locals" };
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < 3; k++) {
+		struct img im;
+		struct prov_crash *c = run(seeds[k], &im);
+		const struct prov_frame *f = py_frame(c, "inner");
+
+		assert_true(f->has_vars);
+		assert_int_equal(f->nargs, 2);
+		assert_int_equal(f->nlocals, 8);
+		assert_string_equal(f->args[0].name, "a");
+		want_var(f, "a", "int", "42", NULL);
+		want_var(f, "b", "int", "-1099511627781", NULL);
+		want_var(f, "s", "str", "\"hi 'x'\"", NULL);
+		want_var(f, "f", "float", "2.5", NULL);
+		want_var(f, "n", "NoneType", "None", NULL);
+		want_var(f, "t", "bool", "True", NULL);
+		want_var(f, "lst", "list", "~<list object at 0x", NULL);
+		assert_non_null(strstr(var(f, "lst")->value, ", len 3>"));
+		want_var(f, "obj", "Thing", "~<Thing object at 0x", NULL);
+		want_var(f, "cellv", "int", "7", NULL);
+		want_var(f, "unb", NULL, NULL, "unbound");
+		/* outer has none; the frames of threads that did not crash are not read */
+		f = py_frame(c, "Outer.outer");
+		assert_true(f->has_vars);
+		assert_int_equal(f->nargs + f->nlocals, 0);
+		prov_crash_free(c);
+		prov_buf_release(&im.b);
+	}
+	/* the same image, the thread not the crashing one: no variables */
+	check("py311-ok", "3.11", ONE_CALL, NULL);
+	/* 3.8-3.10 (co_varnames/co_cellvars/co_freevars): code objects without
+	 * them leave the frames as they were, with a note */
+	check("py310-vars-unset", "3.10", "leaf,inner@12:job.py,_PyEval_EvalFrameDefault,call,"
+	      "outer@15:job.py,_PyEval_EvalFrameDefault,main", "cannot read the variable names");
+}
+
+static void test_locals_hostile(void **state)
+{
+	struct img im;
+	struct prov_crash *c = run("py311-locals-hostile", &im);
+	const struct prov_frame *f = py_frame(c, "inner");
+
+	(void)state;
+	assert_true(f->has_vars);
+	want_var(f, "a", NULL, NULL, "cannot read memory at 0xdead0000");
+	want_var(f, "b", "int", NULL, "1099511627776 30-bit digits");
+	want_var(f, "s", "str", NULL, "cannot read the str");
+	want_var(f, "f", NULL, NULL, "cannot read the type");
+	want_var(f, "n", "int", NULL, "cannot read the int");
+	want_var(f, "t", "bytes", NULL, "cannot read the bytes");
+	want_var(f, "lst", NULL, NULL, "cannot read the type");
+	want_var(f, "obj", "list", "~<list object at 0x", NULL);
+	assert_null(strstr(var(f, "obj")->value, "len"));
+	want_var(f, "cellv", "cell", "~<cell object at 0x", NULL);
+	want_var(f, "unb", NULL, NULL, "unbound");
+	/* a names tuple of 2^40 items: no variables, a note on the thread */
+	f = py_frame(c, "Outer.outer");
+	assert_false(f->has_vars);
+	assert_non_null(c->threads[0].python_note);
+	assert_non_null(strstr(c->threads[0].python_note, "claims more than 512 variables"));
+	prov_crash_free(c);
+	prov_buf_release(&im.b);
+}
+
 static void test_loctable(void **state)
 {
 	/* 3.11 location table: a no-column entry (code 13) of 1 unit, delta 0;
@@ -302,6 +427,8 @@ int main(void)
 		cmocka_unit_test(test_gil),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_huge),
+		cmocka_unit_test(test_locals),
+		cmocka_unit_test(test_locals_hostile),
 		cmocka_unit_test(test_loctable),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_python_paths),
