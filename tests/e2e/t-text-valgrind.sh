@@ -8,23 +8,8 @@
 [ -x "$PROVENANCE" ] || skip "provenance is not built"
 command -v valgrind >/dev/null || skip "valgrind is not installed"
 
-cat > "$T/uaf.c" <<'C'
-#include <stdio.h>
-#include <stdlib.h>
-__attribute__((noinline)) static int use(int *p) { return p[1]; }	/* USE */
-__attribute__((noinline)) static int *make(void) { return malloc(2 * sizeof(int)); }	/* ALLOC */
-__attribute__((noinline)) static int null_read(int *p) { return *p; }	/* NULLREAD */
-int main(int argc, char **argv)
-{
-	int *p = make();	/* MAIN_ALLOC */
-	(void)argv;
-	free(p);	/* MAIN_FREE */
-	printf("%d\n", use(p));	/* MAIN_USE */
-	if (argc > 1)
-		return null_read(NULL);	/* MAIN_NULL */
-	return 0;
-}
-C
+# the crasher whose valgrind report is fixtures/text/valgrind/uaf-segv.txt
+cp "$TOP/fixtures/text/valgrind/uaf-segv.c" "$T/uaf.c"
 build_fixture "$T/uaf.c" "$T/uaf"
 line() { grep -n "/\* $1 \*/" "$T/uaf.c" | cut -d: -f1; }
 
