@@ -2218,6 +2218,20 @@ static void fill_process(struct core_ctx *x)
 	}
 }
 
+/* After unwinding, for a core and a live process alike: shared chains, Python
+ * frames, what a truncated core lost, debug files, modules in address order. */
+static void finish_analysis(struct core_ctx *x)
+{
+	chain_finish(x);
+	if (!x->opts->no_python)
+		prov_core_python_frames(x->c, x->dwfl, core_mem_read, x);
+	if (x->c->partial)
+		note_missing_stacks(x);
+	dwfl_getmodules(x->dwfl, debug_file_cb, x, 0);
+	if (x->c->nmodules > 1)
+		qsort(x->c->modules, x->c->nmodules, sizeof(*x->c->modules), module_cmp);
+}
+
 static char *core_debuginfo_path;	/* NULL: libdwfl's default */
 static const Dwfl_Callbacks core_callbacks = {
 	.find_elf = find_elf_cb,
@@ -2306,14 +2320,7 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 			if (!x.c->threads[i].nframes && !x.c->threads[i].unwind_error)
 				x.c->threads[i].unwind_error = prov_xstrdup(msg);
 	}
-	chain_finish(&x);
-	if (!x.opts->no_python)
-		prov_core_python_frames(x.c, x.dwfl, core_mem_read, &x);
-	if (x.c->partial)
-		note_missing_stacks(&x);
-	dwfl_getmodules(x.dwfl, debug_file_cb, &x, 0);
-	if (x.c->nmodules > 1)
-		qsort(x.c->modules, x.c->nmodules, sizeof(*x.c->modules), module_cmp);
+	finish_analysis(&x);
 
 	*out = x.c;
 	x.c = NULL;
@@ -2488,12 +2495,7 @@ int prov_core_analyze_pid(struct prov_crash **out, pid_t pid, const struct prov_
 	for (i = 0; i < x.c->nthreads; i++)
 		if (x.c->threads[i].has_tid)
 			live_thread_facts(&x.c->threads[i], pid);
-	chain_finish(&x);
-	if (!x.opts->no_python)
-		prov_core_python_frames(x.c, x.dwfl, core_mem_read, &x);
-	dwfl_getmodules(x.dwfl, debug_file_cb, &x, 0);
-	if (x.c->nmodules > 1)
-		qsort(x.c->modules, x.c->nmodules, sizeof(*x.c->modules), module_cmp);
+	finish_analysis(&x);
 	*out = x.c;
 	x.c = NULL;
 	error = 0;
