@@ -1,8 +1,11 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cache/store.h"
 #include "cmd.h"
@@ -159,12 +162,74 @@ static int first_line_parses(const char *text, size_t len)
 	return ok;
 }
 
+/* JSON lines from f, one report a line (each at most MAX_REPORT): files of any size stream. */
+static int import_stream(struct import *im, FILE *f, const char *name)
+{
+	char *line = NULL;
+	size_t cap = 0, no = 0;
+	ssize_t n;
+
+	while (!im->fatal && (n = getline(&line, &cap, f)) >= 0) {
+		size_t k = 0;
+
+		no++;
+		while (k < (size_t)n && (line[k] == ' ' || line[k] == '\t' || line[k] == '\r' || line[k] == '\n'))
+			k++;
+		if (k == (size_t)n)
+			continue;
+		if ((size_t)n > MAX_REPORT) {
+			fprintf(stderr, "provenance: bad report '%s' line %zu: longer than %zu bytes\n", name,
+				no, MAX_REPORT);
+			im->bad++;
+			continue;
+		}
+		add_one(im, name, no, line, (size_t)n);
+	}
+	if (ferror(f) && !im->fatal)
+		im->fatal = prov_error_set(PROV_EINPUT, "cannot read '%s': %s", name, strerror(errno));
+	free(line);
+	return im->fatal;
+}
+
+/*
+ * 1 when PATH is a regular file whose first line is a whole JSON object
+ * (JSON lines): then it was streamed, a report at a time, whatever its size.
+ */
+static int import_if_lines(struct import *im, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	char *first = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	struct stat st;
+	FILE *f = NULL;
+	int done = 0;
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
+		close(fd);
+		return 0;
+	}
+	n = getline(&first, &cap, f);
+	if (n > 0 && (size_t)n <= MAX_REPORT && first_line_parses(first, (size_t)n) &&
+	    fseek(f, 0, SEEK_SET) == 0) {
+		import_stream(im, f, path);
+		done = 1;
+	}
+	free(first);
+	fclose(f);
+	return done;
+}
+
 static int import_file(struct import *im, const char *path)
 {
 	struct prov_buf b = PROV_BUF_INIT;
 	struct prov_jv *v = NULL;
 	int err;
 
+	if (import_if_lines(im, path))
+		return im->fatal;
 	if ((err = prov_read_file(&b, path, MAX_REPORT)) < 0) {
 		fprintf(stderr, "provenance: %s\n", prov_error_last());
 		im->bad++;
@@ -199,34 +264,6 @@ cleanup:
 	prov_jv_free(v);
 	prov_buf_release(&b);
 	return err;
-}
-
-static int import_stdin(struct import *im)
-{
-	char *line = NULL;
-	size_t cap = 0, no = 0;
-	ssize_t n;
-
-	while (!im->fatal && (n = getline(&line, &cap, stdin)) >= 0) {
-		size_t k = 0;
-
-		no++;
-		while (k < (size_t)n && (line[k] == ' ' || line[k] == '\t' || line[k] == '\r' || line[k] == '\n'))
-			k++;
-		if (k == (size_t)n)
-			continue;
-		if ((size_t)n > MAX_REPORT) {
-			fprintf(stderr, "provenance: bad report '-' line %zu: longer than %zu bytes\n", no,
-				MAX_REPORT);
-			im->bad++;
-			continue;
-		}
-		add_one(im, "-", no, line, (size_t)n);
-	}
-	if (ferror(stdin) && !im->fatal)
-		im->fatal = prov_error_set(PROV_EINPUT, "cannot read standard input: %s", strerror(errno));
-	free(line);
-	return im->fatal;
 }
 
 int cmd_import(int argc, char **argv, struct prov_global *g)
@@ -275,7 +312,7 @@ int cmd_import(int argc, char **argv, struct prov_global *g)
 	}
 	for (i = optind; i < argc && !im.fatal; i++) {
 		if (!strcmp(argv[i], "-"))
-			import_stdin(&im);
+			import_stream(&im, stdin, "-");
 		else
 			import_file(&im, argv[i]);
 	}

@@ -50,6 +50,14 @@ check_exit 0 "import of everything again" -- "$PROVENANCE" import --store "$S" "
 check_match "$(cat "$T/last.err")" "^imported 0 reports \($N already" "the same reports are stored once"
 sqlite() { python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' "$S" "$1"; }
 check_eq "$(sqlite 'SELECT count(*) FROM crashes')" $N "crashes in the store (sqlite3)"
+
+# JSON lines stream a report at a time: a file past the 64 MiB cap of one
+# report (the same reports repeated) is imported whole, each stored once
+big=$T/big.jsonl
+while [ "$(stat -c %s "$big" 2>/dev/null || echo 0)" -le $((64 << 20)) ]; do cat "$T/reports.jsonl" >>"$big"; done
+check_exit 0 "import of a $(( $(stat -c %s "$big") >> 20 )) MiB JSON-lines file" -- "$PROVENANCE" import --store "$T/big.sqlite" "$big"
+check_eq "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM crashes").fetchone()[0])' "$T/big.sqlite")" $N "crashes from the big file, each once (sqlite3)"
+rm -f "$big"
 check_eq "$(sqlite 'PRAGMA integrity_check')" ok "integrity_check"
 
 # a bad report among good ones: one line, exit 2, the good one still imported
