@@ -5,6 +5,7 @@
 #include "backport.h"
 #include "error.h"
 #include "sha256.h"
+#include "srcimport.h"
 #include "util.h"
 #include "banned.h"
 
@@ -402,8 +403,9 @@ static int search_patches(struct prov_repo *pr, const char *commit, char **prese
 {
 	struct prov_buf series = PROV_BUF_INIT;
 	const char *p, *end;
+	char *name = NULL;
 	size_t npatches = 0, k;
-	int error;
+	int error, strip;
 
 	error = prov_repo_read_blob(&series, pr, commit, "debian/patches/series", MAX_SERIES);
 	if (error == PROV_ENOTFOUND) {
@@ -414,20 +416,12 @@ static int search_patches(struct prov_repo *pr, const char *commit, char **prese
 		goto cleanup;
 	p = series.buf;
 	end = series.buf + series.len;
-	while (p < end && npatches < MAX_PATCHES) {
-		const char *e = line_end(p, end), *q = p, *ne;
+	/* the series as the import read it (srcimport.c); a bad one was refused there */
+	while (npatches < MAX_PATCHES && prov_quilt_series_next(&name, &strip, &p, end) > 0) {
 		struct prov_buf patch = PROV_BUF_INIT;
-		char *name, *path, *ids;
+		char *path, *ids;
 
-		while (q < e && isspace((unsigned char)*q))
-			q++;
-		for (ne = q; ne < e && !isspace((unsigned char)*ne); ne++)
-			;
-		p = e < end ? e + 1 : end;
-		if (q == ne || *q == '#')
-			continue;
 		npatches++;
-		name = prov_xstrndup(q, (size_t)(ne - q));
 		path = prov_xasprintf("debian/patches/%s", name);
 		if (!strstr(name, "..") &&
 		    prov_repo_read_blob(&patch, pr, commit, path, MAX_PATCH) == 0) {

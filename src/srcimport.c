@@ -1591,6 +1591,74 @@ struct series_entry {
 	int strip;
 };
 
+/*
+ * Quilt's series grammar: one patch a line, "#" comments (at the start or
+ * after blanks), options after the name; only -pN / -p N is supported.
+ */
+int prov_quilt_series_next(char **name, int *strip, const char **pos, const char *end)
+{
+	const char *p = *pos;
+
+	*name = NULL;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end, *s = p, *e, *hash;
+
+		p = nl ? nl + 1 : end;
+		*pos = p;
+		hash = memchr(s, '#', (size_t)(le - s));
+		if (hash && (hash == s || hash[-1] == ' ' || hash[-1] == '\t'))
+			le = hash;
+		while (s < le && isspace((unsigned char)*s))
+			s++;
+		if (s == le)
+			continue;
+		e = s;
+		while (e < le && !isspace((unsigned char)*e))
+			e++;
+		*name = prov_xstrndup(s, (size_t)(e - s));
+		*strip = 1;
+		for (s = e; s < le;) {
+			while (s < le && isspace((unsigned char)*s))
+				s++;
+			if (s == le)
+				break;
+			e = s;
+			while (e < le && !isspace((unsigned char)*e))
+				e++;
+			if (e - s >= 3 && s[0] == '-' && s[1] == 'p' &&
+			    prov_parse_int(strip, s + 2, (size_t)(e - s - 2)) == 0 && *strip >= 0 && *strip <= 16) {
+				;
+			} else if (e - s == 2 && s[0] == '-' && s[1] == 'p' && e < le) {
+				/* "-p 0" */
+				s = e;
+				while (s < le && isspace((unsigned char)*s))
+					s++;
+				e = s;
+				while (e < le && !isspace((unsigned char)*e))
+					e++;
+				if (prov_parse_int(strip, s, (size_t)(e - s)) < 0 || *strip < 0 || *strip > 16) {
+					int error = prov_error_set(PROV_EINPUT, "debian/patches/series: bad -p for '%s'", *name);
+
+					free(*name);
+					*name = NULL;
+					return error;
+				}
+			} else {
+				int error = prov_error_set(PROV_EINPUT, "debian/patches/series: unsupported option '%.*s' for '%s'",
+							   (int)(e - s > 64 ? 64 : e - s), s, *name);
+
+				free(*name);
+				*name = NULL;
+				return error;
+			}
+			s = e;
+		}
+		return 1;
+	}
+	return 0;
+}
+
 /* Apply debian/patches/series; *out = patches applied. */
 static int apply_series(int *out, git_oid *tree_oid, git_repository *repo)
 {
@@ -1613,56 +1681,16 @@ static int apply_series(int *out, git_oid *tree_oid, git_repository *repo)
 		goto cleanup;
 	p = series.buf;
 	end = series.buf + series.len;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end, *s = p, *e, *hash;
+	for (;;) {
 		char *name = NULL, *path = NULL;
-		int strip = 1;
+		int strip = 1, more = prov_quilt_series_next(&name, &strip, &p, end);
 
-		p = nl ? nl + 1 : end;
-		hash = memchr(s, '#', (size_t)(le - s));
-		if (hash && (hash == s || hash[-1] == ' ' || hash[-1] == '\t'))
-			le = hash;
-		while (s < le && isspace((unsigned char)*s))
-			s++;
-		if (s == le)
-			continue;
-		e = s;
-		while (e < le && !isspace((unsigned char)*e))
-			e++;
-		name = prov_xstrndup(s, (size_t)(e - s));
-		for (s = e; s < le;) {
-			while (s < le && isspace((unsigned char)*s))
-				s++;
-			if (s == le)
-				break;
-			e = s;
-			while (e < le && !isspace((unsigned char)*e))
-				e++;
-			if (e - s >= 3 && s[0] == '-' && s[1] == 'p' &&
-			    prov_parse_int(&strip, s + 2, (size_t)(e - s - 2)) == 0 && strip >= 0 && strip <= 16) {
-				;
-			} else if (e - s == 2 && s[0] == '-' && s[1] == 'p' && e < le) {
-				/* "-p 0" */
-				s = e;
-				while (s < le && isspace((unsigned char)*s))
-					s++;
-				e = s;
-				while (e < le && !isspace((unsigned char)*e))
-					e++;
-				if (prov_parse_int(&strip, s, (size_t)(e - s)) < 0 || strip < 0 || strip > 16) {
-					error = prov_error_set(PROV_EINPUT, "debian/patches/series: bad -p for '%s'", name);
-					free(name);
-					goto cleanup;
-				}
-			} else {
-				error = prov_error_set(PROV_EINPUT, "debian/patches/series: unsupported option '%.*s' for '%s'",
-						       (int)(e - s > 64 ? 64 : e - s), s, name);
-				free(name);
-				goto cleanup;
-			}
-			s = e;
+		if (more < 0) {
+			error = more;
+			goto cleanup;
 		}
+		if (!more)
+			break;
 		if (n >= PROV_SRCIMPORT_MAX_PATCHES) {
 			error = prov_error_set(PROV_ELIMIT, "debian/patches/series lists more than %d patches",
 					       PROV_SRCIMPORT_MAX_PATCHES);

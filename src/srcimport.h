@@ -59,6 +59,14 @@ struct prov_srcimport_opts {
 #define PROV_SRCIMPORT_MAX_DSC ((size_t)1 << 20)
 #define PROV_SRCIMPORT_MAX_DSC_FILES 64
 #define PROV_SRCIMPORT_MAX_PATCHES 2000
+
+/*
+ * The next patch of a quilt series (debian/patches/series) from *pos, which
+ * moves past its line: 1 with *name (caller frees) and its -p level in
+ * *strip (default 1), 0 when none is left, PROV_EINPUT for an option other
+ * than -pN (message stored). Blank lines and comments are skipped.
+ */
+int prov_quilt_series_next(char **name, int *strip, const char **pos, const char *end);
 #define PROV_SRCIMPORT_MAX_PATCH ((size_t)64 << 20)
 
 /*
