@@ -65,7 +65,7 @@ SAN_FLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover
 endif
 
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-# libcurl and libdebuginfod are loaded on first use (src/lazylib.c): their
+# libcurl and libdebuginfod are loaded on first use (src/util/lazylib.c): their
 # headers only, so that a run that downloads nothing does not load them
 LAZY_PKGS = libcurl libdebuginfod
 PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(filter-out $(LAZY_PKGS),$(PKGS)) 2>/dev/null)
@@ -74,35 +74,96 @@ TEST_LIBS = $(shell $(PKG_CONFIG) --libs $(TEST_PKGS) 2>/dev/null)
 
 ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(WARNINGS) $(SAN_FLAGS) -D_GNU_SOURCE \
 	-DPROV_VERSION='"$(VERSION)"' -DPROV_DATADIR='"$(datadir)"' \
-	-I. -Isrc $(PKG_CFLAGS) -MMD -MP
+	$(LAYER_INC) $(PKG_CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
 LIBS = $(PKG_LIBS) -lasm -lopcodes -lpthread
 
 PROGRAM = provenance
 
-# Utilities and the crash model (used by every layer).
-LIB_OBJS += src/buf.o
-LIB_OBJS += src/error.o
-LIB_OBJS += src/util.o
-LIB_OBJS += src/json.o
-LIB_OBJS += src/model.o
-LIB_OBJS += src/config.o
-LIB_OBJS += src/cfgparse.o
+# One folder per layer (docs/architecture.md), listed from the bottom up.
+# A layer sees its own headers and those of the layers below it, and no
+# others: an include that goes up does not compile (docs/HACKING.md).
+LAYERS = util model cache resolvers core text sources components fix report pipeline cli
 
-# Core analyzer (libdwfl) and input detection.
-LIB_OBJS += src/core.o
-LIB_OBJS += src/corevars.o
-LIB_OBJS += src/srcdefs.o
-LIB_OBJS += src/srclocate.o
-LIB_OBJS += src/dbgsrc.o
-LIB_OBJS += src/core-python.o
-LIB_OBJS += src/python.o
-LIB_OBJS += src/python-offsets.o
-LIB_OBJS += src/ptrace-stop.o
-LIB_OBJS += src/dbgbudget.o
+INC_util       = -Isrc/util
+INC_model      = $(INC_util) -Isrc/model
+INC_cache      = $(INC_model) -Icache
+INC_resolvers  = $(INC_cache) -Iresolvers
+INC_core       = $(INC_model) -Isrc/core
+INC_text       = $(INC_model) -Isrc/text
+INC_sources    = $(INC_cache) -Isrc/sources
+INC_components = $(INC_sources) -Isrc/components
+INC_fix        = $(INC_sources) -Isrc/fix
+INC_report     = $(INC_model) -Isrc/report
+INC_pipeline   = $(INC_resolvers) -Isrc/core -Isrc/text -Isrc/sources -Isrc/components \
+	-Isrc/fix -Isrc/pipeline
+INC_cli        = $(INC_pipeline) -Isrc/report -Isrc/cli
+# unit tests and fuzz targets see every layer
+INC_all        = $(INC_cli)
+
+src/util/%.o:       LAYER_INC = $(INC_util)
+src/model/%.o:      LAYER_INC = $(INC_model)
+cache/%.o:          LAYER_INC = $(INC_cache)
+resolvers/%.o:      LAYER_INC = $(INC_resolvers)
+src/core/%.o:       LAYER_INC = $(INC_core)
+src/text/%.o:       LAYER_INC = $(INC_text)
+src/sources/%.o:    LAYER_INC = $(INC_sources)
+src/components/%.o: LAYER_INC = $(INC_components)
+src/fix/%.o:        LAYER_INC = $(INC_fix)
+src/report/%.o:     LAYER_INC = $(INC_report)
+src/pipeline/%.o:   LAYER_INC = $(INC_pipeline)
+src/cli/%.o:        LAYER_INC = $(INC_cli)
+
+# util: allocation, buffers, errors, JSON, config, hashing, input files.
+LIB_OBJS += src/util/alloc.o
+LIB_OBJS += src/util/buf.o
+LIB_OBJS += src/util/error.o
+LIB_OBJS += src/util/util.o
+LIB_OBJS += src/util/json.o
+LIB_OBJS += src/util/jsonread.o
+LIB_OBJS += src/util/config.o
+LIB_OBJS += src/util/cfgparse.o
+LIB_OBJS += src/util/sha256.o
+LIB_OBJS += src/util/lazylib.o
+LIB_OBJS += src/util/input.o
+LIB_OBJS += src/util/srcdefs.o
+
+# model: the crash model, its signature, crash patterns, build paths.
+LIB_OBJS += src/model/model.o
+LIB_OBJS += src/model/patterns.o
+LIB_OBJS += src/model/buildpath.o
+
+# cache: the only code that talks to SQLite.
+LIB_OBJS += cache/cache.o
+LIB_OBJS += cache/defs.o
+LIB_OBJS += cache/store.o
+
+# resolvers: one file per origin kind, one registry.
+LIB_OBJS += resolvers/registry.o
+LIB_OBJS += resolvers/elf-note.o
+LIB_OBJS += resolvers/dpkg.o
+LIB_OBJS += resolvers/rpm.o
+LIB_OBJS += resolvers/pip.o
+LIB_OBJS += resolvers/conda.o
+LIB_OBJS += resolvers/rocm.o
+LIB_OBJS += resolvers/git.o
+LIB_OBJS += resolvers/python.o
+LIB_OBJS += resolvers/path.o
+
+# core: cores and live processes (libdwfl), Python frames, variables, code.
+LIB_OBJS += src/core/core.o
+LIB_OBJS += src/core/corevars.o
+LIB_OBJS += src/core/core-python.o
+LIB_OBJS += src/core/python.o
+LIB_OBJS += src/core/python-offsets.o
+LIB_OBJS += src/core/ptrace-stop.o
+LIB_OBJS += src/core/dbgbudget.o
+LIB_OBJS += src/core/dbgsrc.o
+LIB_OBJS += src/core/disasm.o
+LIB_OBJS += src/core/code.o
 LIBS += -lstdc++
 
-# Text backtrace parsers.
+# text: backtraces pasted as text.
 LIB_OBJS += src/text/driver.o
 LIB_OBJS += src/text/formats.o
 LIB_OBJS += src/text/state.o
@@ -115,57 +176,41 @@ LIB_OBJS += src/text/selfprinted.o
 LIB_OBJS += src/text/valgrind.o
 LIB_OBJS += src/text/cudasan.o
 
-# Resolvers (one file each) and the cache.
-LIB_OBJS += src/jsonread.o
-LIB_OBJS += cache/cache.o
-LIB_OBJS += cache/defs.o
-LIB_OBJS += cache/store.o
-LIB_OBJS += resolvers/registry.o
-LIB_OBJS += resolvers/elf-note.o
-LIB_OBJS += resolvers/dpkg.o
-LIB_OBJS += resolvers/rpm.o
-LIB_OBJS += resolvers/pip.o
-LIB_OBJS += resolvers/conda.o
-LIB_OBJS += resolvers/rocm.o
-LIB_OBJS += resolvers/git.o
-LIB_OBJS += resolvers/python.o
-LIB_OBJS += resolvers/path.o
+# sources: libgit2 mirrors, downloads, source-package imports, history.
+LIB_OBJS += src/sources/sources.o
+LIB_OBJS += src/sources/fetch.o
+LIB_OBJS += src/sources/srcimport.o
+LIB_OBJS += src/sources/srclocate.o
+LIB_OBJS += src/sources/suspects.o
 
-# Mappings, path rewriting, sources (libgit2), fixcheck.
-LIB_OBJS += src/mapping.o
-LIB_OBJS += src/pathrw.o
-LIB_OBJS += src/buildpath.o
-LIB_OBJS += src/sources.o
-LIB_OBJS += src/components.o
-LIB_OBJS += src/sha256.o
-LIB_OBJS += src/fetch.o
-LIB_OBJS += src/lazylib.o
-LIB_OBJS += src/srcimport.o
-LIB_OBJS += src/suspects.o
+# components: mappings, path rewriting, modules to components and commits.
+LIB_OBJS += src/components/mapping.o
+LIB_OBJS += src/components/pathrw.o
+LIB_OBJS += src/components/components.o
 
-# Reports and the pipeline.
-LIB_OBJS += src/report-json.o
-LIB_OBJS += src/report-text.o
-LIB_OBJS += src/report-md.o
-LIB_OBJS += src/patterns.o
-LIB_OBJS += src/input.o
-LIB_OBJS += src/disasm.o
-LIB_OBJS += src/code.o
-LIB_OBJS += src/fixstatus.o
-LIB_OBJS += src/backport.o
-LIB_OBJS += src/rpmspec.o
-LIB_OBJS += src/pipeline.o
+# fix: is a fix in the deployed build, and how.
+LIB_OBJS += src/fix/backport.o
+LIB_OBJS += src/fix/rpmspec.o
+LIB_OBJS += src/fix/fixstatus.o
 
-# Commands (one file each) and main.
-CMD_OBJS += src/main.o
-CMD_OBJS += src/cmd-analyze.o
-CMD_OBJS += src/cmd-resolve.o
-CMD_OBJS += src/cmd-env.o
-CMD_OBJS += src/cmd-fixcheck.o
-CMD_OBJS += src/cmd-cache.o
-CMD_OBJS += src/cmd-import.o
-CMD_OBJS += src/cmd-triage.o
-CMD_OBJS += src/cmd-query.o
+# report: text, Markdown and JSON writers (read the model only).
+LIB_OBJS += src/report/report-json.o
+LIB_OBJS += src/report/report-text.o
+LIB_OBJS += src/report/report-md.o
+
+# pipeline: input to model, every stage, in one place.
+LIB_OBJS += src/pipeline/pipeline.o
+
+# cli: main, the command table, one file per command.
+CMD_OBJS += src/cli/main.o
+CMD_OBJS += src/cli/cmd-analyze.o
+CMD_OBJS += src/cli/cmd-resolve.o
+CMD_OBJS += src/cli/cmd-env.o
+CMD_OBJS += src/cli/cmd-fixcheck.o
+CMD_OBJS += src/cli/cmd-cache.o
+CMD_OBJS += src/cli/cmd-import.o
+CMD_OBJS += src/cli/cmd-triage.o
+CMD_OBJS += src/cli/cmd-query.o
 
 LIB = libprovenance.a
 
@@ -183,7 +228,7 @@ $(LIB): $(LIB_OBJS)
 	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 tests/unit/test-%: tests/unit/test-%.c $(LIB)
-	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LIBS) $(TEST_LIBS)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(INC_all) $(TEST_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LIBS) $(TEST_LIBS)
 
 # A build with different flags must not reuse objects from another.
 BUILD_FLAGS = $(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS)
@@ -225,7 +270,7 @@ FUZZ_CC = clang
 FUZZ_SRCS = $(wildcard fuzz/fuzz-*.c)
 FUZZ_TARGETS = $(FUZZ_SRCS:.c=)
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -DPROV_FUZZING \
-	-DPROV_VERSION='"$(VERSION)"' -DPROV_DATADIR='"$(datadir)"' -I. -Isrc $(PKG_CFLAGS)
+	-DPROV_VERSION='"$(VERSION)"' -DPROV_DATADIR='"$(datadir)"' $(INC_all) $(PKG_CFLAGS)
 FUZZ_SECONDS ?= 60
 
 fuzz: deps $(FUZZ_TARGETS)

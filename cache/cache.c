@@ -10,7 +10,7 @@
 
 #include <sqlite3.h>
 
-#include "cache/cache.h"
+#include "cache.h"
 #include "error.h"
 #include "util.h"
 #include "banned.h"
@@ -786,7 +786,7 @@ cleanup:
 	return err;
 }
 
-/* ---- patch ids (src/backport.c) ---- */
+/* ---- patch ids (src/fix/backport.c) ---- */
 
 static int patchid_table(struct prov_cache *c)
 {

@@ -83,7 +83,7 @@ int prov_cache_resolution_put(struct prov_cache *c, const char *root, const char
 			      const struct prov_origin *o);
 
 /*
- * Suspects (src/suspects.c): the commits found by following crash lines
+ * Suspects (src/sources/suspects.c): the commits found by following crash lines
  * through history, keyed by a string naming the repository, the deployed
  * commit, the branch heads, the path and the line ranges. The table is
  * made on first use. get: 0 and *out (caller frees), PROV_ENOTFOUND, or an
@@ -110,7 +110,7 @@ int prov_cache_sqlite_blobs(int fd, const char *name, const char *table, const c
 int prov_cache_clear_dir(const char *dir);
 
 /*
- * Patch ids of commits (src/backport.c), keyed by commit id: git's stable
+ * Patch ids of commits (src/fix/backport.c), keyed by commit id: git's stable
  * patch-id and the per-file ids ("path\tid\n" lines). The table is made on
  * first use. get_many fills ids[i]/files[i] (caller frees; NULL when not
  * cached) for each of n commits with one statement; put_many writes n rows

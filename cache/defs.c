@@ -4,7 +4,7 @@
 
 #include <sqlite3.h>
 
-#include "cache/defs.h"
+#include "defs.h"
 #include "error.h"
 #include "util.h"
 #include "banned.h"

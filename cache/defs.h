@@ -1,7 +1,7 @@
 #ifndef PROV_CACHE_DEFS_H
 #define PROV_CACHE_DEFS_H
 
-#include "cache/cache.h"
+#include "cache.h"
 #include "srcdefs.h"
 
 /*

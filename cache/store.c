@@ -8,7 +8,7 @@
 
 #include <sqlite3.h>
 
-#include "cache/store.h"
+#include "store.h"
 #include "buf.h"
 #include "error.h"
 #include "jsonread.h"

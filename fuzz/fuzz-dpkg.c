@@ -11,7 +11,7 @@
 
 #include "error.h"
 #include "model.h"
-#include "resolvers/resolver.h"
+#include "resolver.h"
 #include "common.h"
 #include "banned.h"
 

@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: any bytes as a mapping file (git-config syntax read by
- * our own parser, src/cfgparse.c, which cannot include other files), then
+ * our own parser, src/util/cfgparse.c, which cannot include other files), then
  * what the pipeline does with the result: match a module and expand every
  * ref template against a Debian-style version. Seeds hold [include] after a
  * BOM, \f, \v, CR-only line ends and another header on the same line.

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "resolvers/resolver.h"
+#include "resolver.h"
 #include "banned.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: the CPython interpreter-state reader (src/python.c) on a
+ * libFuzzer target: the CPython interpreter-state reader (src/core/python.c) on a
  * made-up process memory. Input: one byte, the minor version the reader is
  * told (0: unknown), one byte of flags (unused), then an image mapped at
  * 0x100000 that starts with _PyRuntime; every other address is unmapped.

@@ -6,7 +6,7 @@ Each seed is: one byte, the CPython minor version the reader is told (0: none,
 so its frames' arguments and locals are read), then a memory image
 mapped at 0x100000 that starts with _PyRuntime. The image holds a made-up but
 well-formed interpreter state laid out with the offsets the reader's tables
-give (src/python-offsets.c: CPython's headers), with one thread (native tid
+give (src/core/python-offsets.c: CPython's headers), with one thread (native tid
 1000) running two Python functions:
   inner at line 12 (innermost), Outer.outer at line 15.
 Variants break it the ways hostile cores do.

@@ -1,7 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "resolvers/resolver.h"
+#include "resolver.h"
 #include "error.h"
 #include "util.h"
 #include "banned.h"

@@ -1,7 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "resolvers/resolver.h"
+#include "resolver.h"
 #include "buildpath.h"
 #include "error.h"
 #include "util.h"

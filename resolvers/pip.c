@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "resolvers/resolver.h"
+#include "resolver.h"
 #include "jsonread.h"
 #include "error.h"
 #include "util.h"

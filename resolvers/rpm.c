@@ -4,8 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "resolvers/resolver.h"
-#include "cache/cache.h"
+#include "resolver.h"
+#include "cache.h"
 #include "error.h"
 #include "util.h"
 #include "banned.h"

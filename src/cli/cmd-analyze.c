@@ -35,7 +35,7 @@ static const char analyze_help[] =
 	"exit codes: 0 done, 1 partial (a core cut inside its memory segments),\n"
 	"2 bad input (missing, not a core, truncated before its memory), 64 usage\n";
 
-int cmd_analyze(int argc, char **argv, struct prov_global *g)
+int cmd_analyze(int argc, char **argv, struct prov_ctx *g)
 {
 	static const struct option longopts[] = {
 		{ "exe", required_argument, NULL, 'e' },

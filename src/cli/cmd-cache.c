@@ -11,7 +11,7 @@
 #include "error.h"
 #include "input.h"
 #include "util.h"
-#include "cache/cache.h"
+#include "cache.h"
 #include "banned.h"
 
 static const char cache_help[] =
@@ -67,7 +67,7 @@ static int count_mirrors(const char *dir)
 	return n;
 }
 
-static int cache_stats(struct prov_global *g)
+static int cache_stats(struct prov_ctx *g)
 {
 	struct prov_cache *c = NULL;
 	struct prov_cache_stats s;
@@ -95,7 +95,7 @@ static int cache_stats(struct prov_global *g)
 	return 0;
 }
 
-int cmd_cache(int argc, char **argv, struct prov_global *g)
+int cmd_cache(int argc, char **argv, struct prov_ctx *g)
 {
 	const char *sub;
 	int err;

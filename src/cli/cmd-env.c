@@ -10,8 +10,8 @@
 #include "mapping.h"
 #include "sources.h"
 #include "util.h"
-#include "cache/cache.h"
-#include "resolvers/resolver.h"
+#include "cache.h"
+#include "resolver.h"
 #include "banned.h"
 
 static const char env_help[] =
@@ -151,7 +151,7 @@ static void map_origins(struct env_map *out, struct prov_origin **v, size_t n,
 
 /* The Git Hash of mapped packages: the mapping's ref in the component's repository. */
 static void fill_commits(struct prov_origin **v, size_t n, const struct env_map *map,
-			 struct prov_global *g, int offline)
+			 struct prov_ctx *g, int offline)
 {
 	struct prov_sources_opts so = { g ? g->config : NULL, g ? g->cache_dir : NULL, offline };
 	const char **failed = prov_xcalloc(n + 1, sizeof(*failed));
@@ -217,7 +217,7 @@ static int write_json(struct prov_buf *b, struct prov_origin **v, size_t n,
 	return prov_json_finish(&j);
 }
 
-int cmd_env(int argc, char **argv, struct prov_global *g)
+int cmd_env(int argc, char **argv, struct prov_ctx *g)
 {
 	static const struct option longopts[] = {
 		{ "sysroot", required_argument, NULL, 's' },

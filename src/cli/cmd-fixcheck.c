@@ -109,7 +109,7 @@ static void short_via(struct prov_buf *b, const char *via)
 	}
 }
 
-int cmd_fixcheck(int argc, char **argv, struct prov_global *g)
+int cmd_fixcheck(int argc, char **argv, struct prov_ctx *g)
 {
 	const char *repo_arg = NULL, *at = NULL, *component = NULL, *format = "text";
 	const char *sysroot = NULL, *input = NULL, *debsrc = NULL, *rpmspec = NULL;

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cache/store.h"
+#include "store.h"
 #include "cmd.h"
 #include "error.h"
 #include "json.h"
@@ -266,7 +266,7 @@ cleanup:
 	return err;
 }
 
-int cmd_import(int argc, char **argv, struct prov_global *g)
+int cmd_import(int argc, char **argv, struct prov_ctx *g)
 {
 	struct import im = { 0 };
 	const char *store_opt = NULL;

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache/store.h"
+#include "store.h"
 #include "cmd.h"
 #include "error.h"
 #include "json.h"
@@ -229,7 +229,7 @@ static int write_json(struct prov_buf *o, const struct table *t)
 	return prov_json_finish(&j);
 }
 
-int cmd_query(int argc, char **argv, struct prov_global *g)
+int cmd_query(int argc, char **argv, struct prov_ctx *g)
 {
 	struct prov_query_opts qo = { 10000, 10000 };
 	struct table t = { 0 };

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cache/store.h"
+#include "store.h"
 #include "cmd.h"
 #include "error.h"
 #include "fixstatus.h"
@@ -241,7 +241,7 @@ static int store_crashes(struct prov_buf *notes, struct prov_crash **crashes, si
 	return err < 0 ? err : 0;
 }
 
-int cmd_resolve(int argc, char **argv, struct prov_global *g)
+int cmd_resolve(int argc, char **argv, struct prov_ctx *g)
 {
 	struct prov_pipeline_opts opts = { 0 };
 	const char *format = "text", *component = NULL;

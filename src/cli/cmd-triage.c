@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache/store.h"
+#include "store.h"
 #include "cmd.h"
 #include "error.h"
 #include "json.h"
@@ -302,7 +302,7 @@ static void write_json(struct prov_json *j, const struct prov_triage *t, int64_t
 	prov_json_end_object(j);
 }
 
-int cmd_triage(int argc, char **argv, struct prov_global *g)
+int cmd_triage(int argc, char **argv, struct prov_ctx *g)
 {
 	struct prov_triage_opts to = { 0 };
 	struct prov_triage t = { 0 };

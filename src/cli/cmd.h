@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "config.h"
+#include "context.h"
 
 /* Exit codes (design contract). */
 enum prov_exit {
@@ -14,14 +15,6 @@ enum prov_exit {
 	PROV_EXIT_USAGE = 64,
 };
 
-/* What main sets up for every command. */
-struct prov_global {
-	struct prov_config *config;	/* config file + -c overrides */
-	const char *cache_opt;	/* --cache DIR, or NULL */
-	char *cache_dir;	/* resolved: --cache, $PROVENANCE_CACHE, $XDG_CACHE_HOME/provenance */
-	int verbose;
-};
-
 /*
  * A command: parses its own options from argv (argv[0] is the command name),
  * writes results to stdout and everything else to stderr, returns the exit
@@ -29,20 +22,20 @@ struct prov_global {
  */
 struct cmd {
 	const char *name;
-	int (*fn)(int argc, char **argv, struct prov_global *g);
+	int (*fn)(int argc, char **argv, struct prov_ctx *g);
 	unsigned int flags;	/* none today: libgit2 starts on first use (sources.h) */
 	const char *usage;	/* one line after "provenance " */
 	const char *desc;
 };
 
-int cmd_analyze(int argc, char **argv, struct prov_global *g);
-int cmd_resolve(int argc, char **argv, struct prov_global *g);
-int cmd_env(int argc, char **argv, struct prov_global *g);
-int cmd_fixcheck(int argc, char **argv, struct prov_global *g);
-int cmd_cache(int argc, char **argv, struct prov_global *g);
-int cmd_import(int argc, char **argv, struct prov_global *g);
-int cmd_triage(int argc, char **argv, struct prov_global *g);
-int cmd_query(int argc, char **argv, struct prov_global *g);
+int cmd_analyze(int argc, char **argv, struct prov_ctx *g);
+int cmd_resolve(int argc, char **argv, struct prov_ctx *g);
+int cmd_env(int argc, char **argv, struct prov_ctx *g);
+int cmd_fixcheck(int argc, char **argv, struct prov_ctx *g);
+int cmd_cache(int argc, char **argv, struct prov_ctx *g);
+int cmd_import(int argc, char **argv, struct prov_ctx *g);
+int cmd_triage(int argc, char **argv, struct prov_ctx *g);
+int cmd_query(int argc, char **argv, struct prov_ctx *g);
 
 /* Print "provenance: <msg>" for the stored error; returns its exit code. */
 int prov_cmd_fail(int code);

@@ -303,7 +303,7 @@ static char *private_tmp_cache(void)
  * -c KEY=VALUE, -cKEY=VALUE, --cache DIR, --cache=DIR. Returns the new argc,
  * or -1 after printing a usage error.
  */
-static int take_common_options(int argc, char **argv, struct prov_global *g)
+static int take_common_options(int argc, char **argv, struct prov_ctx *g)
 {
 	int i, w = 1;
 
@@ -345,7 +345,7 @@ static int take_common_options(int argc, char **argv, struct prov_global *g)
 
 int main(int argc, char **argv)
 {
-	struct prov_global g = { 0 };
+	struct prov_ctx g = { 0 };
 	const struct cmd *c;
 	char *cfgpath = NULL;
 	int code, error;

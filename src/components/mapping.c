@@ -67,29 +67,6 @@ const struct prov_mapping *prov_mappings_find(const struct prov_mappings *m,
 	return NULL;
 }
 
-int prov_mapping_url_scheme_ok(const char *url)
-{
-	static const char *const schemes[] = {
-		"https://", "http://", "ssh://", "git://", "file://", NULL
-	};
-	const char *colon;
-	size_t i;
-
-	if (!url || !*url)
-		return 0;
-	for (i = 0; schemes[i]; i++)
-		if (!strncasecmp(url, schemes[i], strlen(schemes[i])))
-			return url[strlen(schemes[i])] != '\0';
-	/* any other "scheme://" (ext::, fd::, ftp://) is refused */
-	if (strstr(url, "://") || strstr(url, "::"))
-		return 0;
-	/* scp-like "host:path" is not one of the accepted forms */
-	colon = strchr(url, ':');
-	if (colon && !memchr(url, '/', (size_t)(colon - url)))
-		return 0;
-	return 1;	/* a local path */
-}
-
 /* For file:// URLs and local paths: the path on disk, else NULL. */
 static const char *local_path_of(const char *url)
 {
@@ -225,7 +202,7 @@ static int entry_cb(const char *name, const char *value, size_t line, void *data
 	else if (!strcmp(key, "path-prefix"))
 		error = add_value(st, &p->path_prefixes, &p->npath_prefixes, key, p->name, v);
 	else if (!strcmp(key, "repo")) {
-		if (!prov_mapping_url_scheme_ok(v))
+		if (!prov_url_scheme_ok(v))
 			error = prov_error_set(PROV_EINPUT, "mapping file '%s': component '%s': repo '%s' is not an https, http, ssh, git or file URL or a local path",
 					       st->path, p->name, v);
 		else

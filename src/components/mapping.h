@@ -113,8 +113,4 @@ void prov_version_parts_release(struct prov_version_parts *p);
  */
 int prov_mapping_expand_ref(struct prov_buf *out, const char *tmpl, const char *version);
 
-/* 1 when url is acceptable as a repository URL by scheme (https, http,
- * ssh, git, file) or is a local path; 0 otherwise. Does not touch disk. */
-int prov_mapping_url_scheme_ok(const char *url);
-
 #endif

@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-#include "cache/cache.h"
+#include "cache.h"
 #include "sources.h"
 
 /*

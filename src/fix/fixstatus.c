@@ -58,7 +58,7 @@ int prov_fix_target(struct prov_fix_target *out, const struct prov_component *p)
 }
 
 int prov_fix_status_check(struct prov_crash *c, const char *const *fixes, size_t nfixes,
-			  const char *component, struct prov_global *g, int offline)
+			  const char *component, struct prov_ctx *g, int offline)
 {
 	const struct prov_component *p = prov_fix_status_component(c, component);
 	struct prov_sources_opts sopts = { 0 };

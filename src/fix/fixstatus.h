@@ -3,7 +3,8 @@
 
 #include <stddef.h>
 
-#include "cmd.h"
+#include "config.h"
+#include "context.h"
 #include "model.h"
 
 /*
@@ -18,7 +19,7 @@
  * component with a commit). Returns 0; errors only for real failures.
  */
 int prov_fix_status_check(struct prov_crash *c, const char *const *fixes, size_t nfixes,
-			  const char *component, struct prov_global *g, int offline);
+			  const char *component, struct prov_ctx *g, int offline);
 
 /* The component chosen as above, or NULL. */
 const struct prov_component *prov_fix_status_component(const struct prov_crash *c,

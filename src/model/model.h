@@ -179,7 +179,7 @@ struct prov_fix_status {
 	int included;
 	char *first_tag;
 	char *note;
-	/* how it is in (src/backport.h): "ancestor", "cherry-pick",
+	/* how it is in (src/fix/backport.h): "ancestor", "cherry-pick",
 	 * "distribution-patch", "partial" or NULL; via: commit(s) or patch */
 	const char *how;
 	char *via;

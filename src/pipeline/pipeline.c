@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "buildpath.h"
-#include "cache/cache.h"
+#include "cache.h"
 #include "dbgbudget.h"
 #include "components.h"
 #include "config.h"
@@ -17,7 +17,7 @@
 #include "pipeline.h"
 #include "dbgsrc.h"
 #include "python.h"
-#include "resolvers/resolver.h"
+#include "resolver.h"
 #include "suspects.h"
 #include "textparse.h"
 #include "util.h"
@@ -68,7 +68,7 @@ static int modules_incomplete(const struct prov_crash *c)
  * run), keep its downloads in our cache, and show its progress on a
  * terminal. The user's own settings win.
  */
-void prov_pipeline_setup_debuginfod(const struct prov_global *g, int offline)
+void prov_pipeline_setup_debuginfod(const struct prov_ctx *g, int offline)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	const char *timeout = g ? prov_config_get(g->config, "debuginfod.timeout") : NULL;

@@ -1,7 +1,8 @@
 #ifndef PROV_PIPELINE_H
 #define PROV_PIPELINE_H
 
-#include "cmd.h"
+#include "config.h"
+#include "context.h"
 #include "model.h"
 
 /*
@@ -17,8 +18,8 @@ struct prov_pipeline_opts {
 	int offline;	/* --offline */
 	int context;	/* --context N: source lines around each frame's line */
 	int no_sources;	/* stop after packages (no mappings/mirrors) */
-	int suspects;	/* look for possible upstream fixes (src/suspects.h) */
-	struct prov_global *global;	/* config, cache dir */
+	int suspects;	/* look for possible upstream fixes (src/sources/suspects.h) */
+	struct prov_ctx *global;	/* config, cache dir */
 	int pid;	/* --pid: a running process instead of the input (input ignored) */
 };
 
@@ -37,6 +38,6 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *input,
  * under the provenance cache, progress on a terminal. Called by the
  * pipeline; `analyze` calls it too.
  */
-void prov_pipeline_setup_debuginfod(const struct prov_global *g, int offline);
+void prov_pipeline_setup_debuginfod(const struct prov_ctx *g, int offline);
 
 #endif

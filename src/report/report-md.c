@@ -9,8 +9,8 @@
 #include "banned.h"
 
 /*
- * The crash report in the structure of the coredump-analysis runbook
- * (shared/seeds/003): signal, crashing thread, context, determinism, call
+ * The crash report in the structure of a coredump-analysis runbook
+ * (docs/report.md): signal, crashing thread, context, determinism, call
  * chain, crashing instruction, container environment, source, fix status,
  * next steps. GitHub-flavoured Markdown: table cells escape '|' and never
  * hold a newline.
@@ -364,7 +364,7 @@ static void fix_status(struct prov_buf *b, const struct prov_crash *c)
 	prov_buf_putc(b, '\n');
 }
 
-/* Possible upstream fixes (src/suspects.h): ranked, at most 10, the rest counted. */
+/* Possible upstream fixes (src/sources/suspects.h): ranked, at most 10, the rest counted. */
 static void possible_fixes(struct prov_buf *b, const struct prov_crash *c)
 {
 	size_t i, k, shown = c->nsuspects < 10 ? c->nsuspects : 10;

@@ -117,7 +117,7 @@ void prov_report_signal_summary(struct prov_buf *b, const struct prov_crash *c)
 		prov_buf_printf(b, ", sent by pid %" PRId64, s->sender_pid);
 }
 
-/* Possible upstream fixes (src/suspects.h), best first, at most 10. */
+/* Possible upstream fixes (src/sources/suspects.h), best first, at most 10. */
 static void suspects_block(struct prov_buf *b, const struct prov_crash *c)
 {
 	size_t i, k, shown = c->nsuspects < 10 ? c->nsuspects : 10;

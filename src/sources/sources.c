@@ -16,7 +16,6 @@
 #include <git2.h>
 
 #include "error.h"
-#include "mapping.h"
 #include "sources.h"
 #include "sources-git.h"
 #include "util.h"
@@ -638,13 +637,13 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 	int lockfd = -1, error;
 
 	prov_git_init_once();
-	if (!url || !*url || !prov_mapping_url_scheme_ok(url)) {
+	if (!url || !*url || !prov_url_scheme_ok(url)) {
 		error = prov_error_set(PROV_EINPUT, "'%s' is not an https, http, ssh, git or file URL or a local path",
 				       url ? url : "");
 		goto cleanup;
 	}
 	fetch_url = opts && opts->config ? prov_config_rewrite_url(opts->config, url) : prov_xstrdup(url);
-	if (!prov_mapping_url_scheme_ok(fetch_url)) {
+	if (!prov_url_scheme_ok(fetch_url)) {
 		error = prov_error_set(PROV_EINPUT, "'%s' (from '%s' by url.insteadOf) is not an https, http, ssh, git or file URL or a local path",
 				       fetch_url, url);
 		goto cleanup;
@@ -1457,4 +1456,27 @@ cleanup:
 	git_tree_free(tree);
 	git_commit_free(commit);
 	return error;
+}
+
+int prov_url_scheme_ok(const char *url)
+{
+	static const char *const schemes[] = {
+		"https://", "http://", "ssh://", "git://", "file://", NULL
+	};
+	const char *colon;
+	size_t i;
+
+	if (!url || !*url)
+		return 0;
+	for (i = 0; schemes[i]; i++)
+		if (!strncasecmp(url, schemes[i], strlen(schemes[i])))
+			return url[strlen(schemes[i])] != '\0';
+	/* any other "scheme://" (ext::, fd::, ftp://) is refused */
+	if (strstr(url, "://") || strstr(url, "::"))
+		return 0;
+	/* scp-like "host:path" is not one of the accepted forms */
+	colon = strchr(url, ':');
+	if (colon && !memchr(url, '/', (size_t)(colon - url)))
+		return 0;
+	return 1;	/* a local path */
 }

@@ -115,7 +115,7 @@ int prov_repo_read_lines(struct prov_source_line **out, size_t *nout, struct pro
 
 void prov_source_lines_free(struct prov_source_line *lines, size_t n);
 
-/* ---- backports (src/backport.c): the git side ---- */
+/* ---- backports (src/fix/backport.c): the git side ---- */
 
 /*
  * The diff of commit_hex against its first parent (an empty tree for a
@@ -160,5 +160,9 @@ int prov_repo_branches_containing(char ***out, size_t *nout, struct prov_repo *r
  */
 int prov_repo_read_blob(struct prov_buf *out, struct prov_repo *r, const char *commit_hex,
 			const char *path, size_t max);
+
+/* 1 when url is acceptable as a repository URL by scheme (https, http,
+ * ssh, git, file) or is a local path; 0 otherwise. Does not touch disk. */
+int prov_url_scheme_ok(const char *url);
 
 #endif

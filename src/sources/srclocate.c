@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache/defs.h"
+#include "defs.h"
 #include "error.h"
 #include "sources.h"
 #include "srcdefs.h"

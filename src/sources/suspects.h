@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cache/cache.h"
+#include "cache.h"
 #include "config.h"
 #include "model.h"
 #include "sources.h"

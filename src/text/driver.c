@@ -9,7 +9,7 @@
 
 #include "buildpath.h"
 #include "error.h"
-#include "text/internal.h"
+#include "internal.h"
 #include "textparse.h"
 #include "util.h"
 #include "banned.h"

@@ -5,7 +5,7 @@
  */
 #include <stddef.h>
 
-#include "text/internal.h"
+#include "internal.h"
 #include "banned.h"
 
 const struct tp_format tp_formats[] = {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "text/internal.h"
+#include "internal.h"
 #include "util.h"
 #include "banned.h"
 

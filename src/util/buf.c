@@ -4,7 +4,7 @@
 
 #include "buf.h"
 #include "error.h"
-#include "util.h"
+#include "alloc.h"
 #include "banned.h"
 
 char prov_buf__empty[1];

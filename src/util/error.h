@@ -4,7 +4,7 @@
 /*
  * Errors: a few negative codes for expected outcomes, -1 for the rest, and one
  * stored message per thread, set where the failure is understood and printed
- * once by the command layer (see shared/docs/style.md).
+ * once by the command layer (docs/HACKING.md, "Errors").
  */
 
 enum prov_error_code {

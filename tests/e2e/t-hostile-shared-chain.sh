@@ -52,8 +52,8 @@ python3 "$TOP/tests/e2e/cpu-ratio.py" "1 vs 48 threads on one chain" \
 	"$PROVENANCE analyze $c1" "$PROVENANCE analyze $c48" 5 || fail "threads sharing a chain are unwound again"
 
 # 3. the frames cap of the whole report: 40 threads of 4096 frames
-cap=$(sed -n 's/^#define PROV_MAX_TOTAL_FRAMES \([0-9]*\).*/\1/p' "$TOP/src/model.h")
-[ -n "$cap" ] || fail "no PROV_MAX_TOTAL_FRAMES in src/model.h"
+cap=$(sed -n 's/^#define PROV_MAX_TOTAL_FRAMES \([0-9]*\).*/\1/p' "$TOP/src/model/model.h")
+[ -n "$cap" ] || fail "no PROV_MAX_TOTAL_FRAMES in src/model/model.h"
 grep -q "PROV_MAX_TOTAL_FRAMES\` = $cap" "$TOP/docs/hardening.md" || fail "docs/hardening.md does not give the cap $cap"
 mkdir "$T/big"
 cbig=$(make_core "$T/big" "$T/sharedchain" 40 4096) || exit 1

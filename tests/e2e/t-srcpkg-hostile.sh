@@ -9,7 +9,7 @@ command -v python3 >/dev/null || skip "no python3"
 command -v dpkg-source >/dev/null || skip "no dpkg-source (apt-get install dpkg-dev)"
 
 san=${SANITIZE:+-fsanitize=$SANITIZE -fno-omit-frame-pointer}
-${CC:-cc} -std=gnu11 -g -D_GNU_SOURCE $san -I"$TOP/src" -I"$TOP" -o "$T/tool" "$TOP/fixtures/srcpkg/srcimport-tool.c" \
+${CC:-cc} -std=gnu11 -g -D_GNU_SOURCE $san $PROV_INC -o "$T/tool" "$TOP/fixtures/srcpkg/srcimport-tool.c" \
 	"$TOP/libprovenance.a" $(pkg-config --libs libdw libelf libgit2 libarchive sqlite3 libcurl libdebuginfod capstone) \
 	-lasm -lpthread -lstdc++ || fail "cannot build the srcimport driver"
 

@@ -1,6 +1,6 @@
 /*
  * Package name, version and repository path from build-system source paths
- * (src/buildpath.c). Expected values are read off the paths by hand.
+ * (src/model/buildpath.c). Expected values are read off the paths by hand.
  */
 #include <stdarg.h>
 #include <stddef.h>

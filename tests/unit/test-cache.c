@@ -12,7 +12,7 @@
 
 #include "error.h"
 #include "util.h"
-#include "cache/cache.h"
+#include "cache.h"
 #include "banned.h"
 
 static char tmpdir[] = "/tmp/prov-test-cache.XXXXXX";

@@ -12,6 +12,7 @@
 
 #include "error.h"
 #include "mapping.h"
+#include "sources.h"
 #include "util.h"
 #include "banned.h"
 
@@ -96,20 +97,20 @@ static void test_expand_ref(void **state)
 static void test_url_scheme(void **state)
 {
 	(void)state;
-	assert_true(prov_mapping_url_scheme_ok("https://github.com/ROCm/rocm-systems.git"));
-	assert_true(prov_mapping_url_scheme_ok("http://x/y"));
-	assert_true(prov_mapping_url_scheme_ok("ssh://git@x/y"));
-	assert_true(prov_mapping_url_scheme_ok("git://x/y"));
-	assert_true(prov_mapping_url_scheme_ok("file:///srv/git/x.git"));
-	assert_true(prov_mapping_url_scheme_ok("/srv/git/x.git"));
-	assert_true(prov_mapping_url_scheme_ok("./x"));
-	assert_false(prov_mapping_url_scheme_ok("ext::sh -c touch% /tmp/x"));
-	assert_false(prov_mapping_url_scheme_ok("fd::3"));
-	assert_false(prov_mapping_url_scheme_ok("ftp://x/y"));
-	assert_false(prov_mapping_url_scheme_ok("git@github.com:a/b.git"));
-	assert_false(prov_mapping_url_scheme_ok("https://"));
-	assert_false(prov_mapping_url_scheme_ok(""));
-	assert_false(prov_mapping_url_scheme_ok(NULL));
+	assert_true(prov_url_scheme_ok("https://github.com/ROCm/rocm-systems.git"));
+	assert_true(prov_url_scheme_ok("http://x/y"));
+	assert_true(prov_url_scheme_ok("ssh://git@x/y"));
+	assert_true(prov_url_scheme_ok("git://x/y"));
+	assert_true(prov_url_scheme_ok("file:///srv/git/x.git"));
+	assert_true(prov_url_scheme_ok("/srv/git/x.git"));
+	assert_true(prov_url_scheme_ok("./x"));
+	assert_false(prov_url_scheme_ok("ext::sh -c touch% /tmp/x"));
+	assert_false(prov_url_scheme_ok("fd::3"));
+	assert_false(prov_url_scheme_ok("ftp://x/y"));
+	assert_false(prov_url_scheme_ok("git@github.com:a/b.git"));
+	assert_false(prov_url_scheme_ok("https://"));
+	assert_false(prov_url_scheme_ok(""));
+	assert_false(prov_url_scheme_ok(NULL));
 }
 
 static void test_load_good(void **state)

@@ -1,7 +1,7 @@
 /*
  * The CPython interpreter-state reader on made-up process images
  * (fixtures/fuzz-seeds/fuzz-python/, written by fuzz/make-python-seeds.py
- * with the layouts of src/python-offsets.c): the frames and lines each
+ * with the layouts of src/core/python-offsets.c): the frames and lines each
  * version's image holds, the order they take among the native frames, and
  * what hostile images (cycles, unmapped pointers, huge counts, garbage
  * code objects, damaged debug offsets) leave: a note, never a crash or a

@@ -11,8 +11,8 @@
 
 #include "error.h"
 #include "util.h"
-#include "cache/cache.h"
-#include "resolvers/resolver.h"
+#include "cache.h"
+#include "resolver.h"
 #include "banned.h"
 
 /* ---- the chain, with counting fake resolvers ---- */

@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "cache/store.h"
+#include "store.h"
 #include "error.h"
 #include "util.h"
 #include "banned.h"
