@@ -204,30 +204,6 @@ static void set_aside(const char *path)
 	free(shm);
 }
 
-static int mkdir_p(const char *dir)
-{
-	char *tmp = prov_xstrdup(dir), *p;
-	int err = 0;
-
-	for (p = tmp + 1; ; p++) {
-		if (*p == '/' || !*p) {
-			char c = *p;
-
-			*p = 0;
-			if (mkdir(tmp, 0700) < 0 && errno != EEXIST) {
-				err = prov_error_set(PROV_ERROR, "cannot create cache directory '%s': %s",
-						     tmp, strerror(errno));
-				break;
-			}
-			*p = c;
-			if (!c)
-				break;
-		}
-	}
-	free(tmp);
-	return err;
-}
-
 /* for the cache's other files (defs.c): the connection */
 sqlite3 *prov_cache__db(struct prov_cache *c);
 sqlite3 *prov_cache__db(struct prov_cache *c)
@@ -242,7 +218,7 @@ int prov_cache_open(struct prov_cache **out, const char *dir)
 	char *path = NULL;
 	int err, attempt;
 
-	if ((err = mkdir_p(dir)) < 0)
+	if ((err = prov_mkdir_p(dir, 0700, 0)) < 0)
 		return err;
 	path = prov_xasprintf("%s/cache.sqlite", dir);
 	for (attempt = 0; attempt < 2; attempt++) {

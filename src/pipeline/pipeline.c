@@ -86,9 +86,8 @@ void prov_pipeline_setup_debuginfod(const struct prov_ctx *g, int offline)
 		char *dir = prov_xasprintf("%s/debuginfod", g->cache_dir);
 
 		/* libdebuginfod makes only the last level */
-		if (mkdir(g->cache_dir, 0700) < 0 && errno != EEXIST)
-			prov_warn("cannot create the cache directory '%s': %s", g->cache_dir,
-				  strerror(errno));
+		if (prov_mkdir_p(g->cache_dir, 0700, 0) < 0)
+			prov_warn("%s", prov_error_last());
 		setenv("DEBUGINFOD_CACHE_PATH", dir, 0);
 		free(dir);
 	}

@@ -101,29 +101,6 @@ static int config_uint(uint64_t *out, const struct prov_config *cfg, const char 
 	return 0;
 }
 
-static int mkdir_p(const char *dir)
-{
-	char *p = prov_xstrdup(dir), *s;
-	int error = 0;
-
-	for (s = p + 1; ; s++) {
-		if (*s == '/' || *s == '\0') {
-			char c = *s;
-			*s = '\0';
-			if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-				error = prov_error_set(PROV_ERROR, "cannot create '%s': %s", p,
-						       strerror(errno));
-				break;
-			}
-			*s = c;
-			if (!c)
-				break;
-		}
-	}
-	free(p);
-	return error;
-}
-
 static size_t write_cb(char *data, size_t size, size_t nmemb, void *arg)
 {
 	struct xfer *x = arg;
@@ -485,7 +462,7 @@ int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o
 		goto cleanup;
 	}
 	dir = prov_xasprintf("%s/downloads", o->cache_dir);
-	if ((error = mkdir_p(dir)) < 0)
+	if ((error = prov_mkdir_p(dir, 0755, 0)) < 0)
 		goto cleanup;
 	part = prov_xasprintf("%s.part", path);
 	x.fd = open(part, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);

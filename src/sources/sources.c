@@ -183,29 +183,6 @@ static int remove_tree(const char *path)
 	return nftw(path, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-static int mkdir_p(const char *dir)
-{
-	char *d = prov_xstrdup(dir), *p;
-	int error = 0;
-
-	for (p = d + 1; ; p++) {
-		if (*p == '/' || !*p) {
-			char c = *p;
-
-			*p = '\0';
-			if (mkdir(d, 0755) < 0 && errno != EEXIST) {
-				error = prov_error_set(PROV_ERROR, "cannot create '%s': %s", d, strerror(errno));
-				break;
-			}
-			*p = c;
-			if (!c)
-				break;
-		}
-	}
-	free(d);
-	return error;
-}
-
 struct progress {
 	const char *url;
 	int shown;
@@ -685,7 +662,7 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 		goto done;
 	}
 	dir = prov_xasprintf("%s/mirrors", opts->cache_dir);
-	if ((error = mkdir_p(dir)) < 0)
+	if ((error = prov_mkdir_p(dir, 0755, 0)) < 0)
 		goto cleanup;
 	lockpath = prov_xasprintf("%s.lock", mirror);
 	if ((lockfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0) {

@@ -505,28 +505,6 @@ static struct tnode *strip_top(struct tnode *root)
 	return root;
 }
 
-static int mkdir_p(const char *dir)
-{
-	char *p = prov_xstrdup(dir), *s;
-	int error = 0;
-
-	for (s = p + 1; ; s++) {
-		if (*s == '/' || *s == '\0') {
-			char c = *s;
-			*s = '\0';
-			if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-				error = prov_error_set(PROV_ERROR, "cannot create '%s': %s", p, strerror(errno));
-				break;
-			}
-			*s = c;
-			if (!c)
-				break;
-		}
-	}
-	free(p);
-	return error;
-}
-
 static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
 	(void)sb;
@@ -565,7 +543,7 @@ static int import_repo_open(struct import_repo *out, const char *cache_dir, cons
 	out->repo = NULL;
 	out->path = prov_xasprintf("%s/%s.git", dir, name);
 	out->lock_fd = -1;
-	if ((error = mkdir_p(dir)) < 0)
+	if ((error = prov_mkdir_p(dir, 0755, 0)) < 0)
 		goto cleanup;
 	out->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (out->lock_fd < 0 || flock(out->lock_fd, LOCK_EX) < 0) {
