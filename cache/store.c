@@ -8,6 +8,7 @@
 
 #include <sqlite3.h>
 
+#include "cachedir.h"
 #include "store.h"
 #include "buf.h"
 #include "error.h"
@@ -88,7 +89,7 @@ static int one_int(int64_t *out, sqlite3 *db, const char *sql)
 
 char *prov_store_default_path(const char *cache_dir)
 {
-	return prov_xasprintf("%s/store.sqlite", cache_dir);
+	return prov_cachedir_path(cache_dir, PROV_CACHEDIR_STORE);
 }
 
 int prov_store_open(struct prov_store **out, const char *path, int readonly)

@@ -12,6 +12,7 @@
 
 #include <curl/curl.h>
 
+#include "cachedir.h"
 #include "error.h"
 #include "fetch.h"
 #include "sha256.h"
@@ -44,7 +45,7 @@ char *prov_fetch_cache_path(const char *cache_dir, const char *url)
 	char hex[2 * PROV_SHA256_LEN + 1];
 
 	prov_sha256_hex(hex, url, strlen(url));
-	return prov_xasprintf("%s/downloads/%s", cache_dir, hex);
+	return prov_cachedir_pathf(cache_dir, PROV_CACHEDIR_DOWNLOADS, "%s", hex);
 }
 
 void prov_fetch_forget(const char *cache_dir, const char *url)
@@ -461,7 +462,7 @@ int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o
 				       url);
 		goto cleanup;
 	}
-	dir = prov_xasprintf("%s/downloads", o->cache_dir);
+	dir = prov_cachedir_path(o->cache_dir, PROV_CACHEDIR_DOWNLOADS);
 	if ((error = prov_mkdir_p(dir, 0755, 0)) < 0)
 		goto cleanup;
 	part = prov_xasprintf("%s.part", path);

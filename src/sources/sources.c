@@ -16,6 +16,7 @@
 
 #include <git2.h>
 
+#include "cachedir.h"
 #include "error.h"
 #include "sources.h"
 #include "sources-git.h"
@@ -162,7 +163,8 @@ char *prov_sources_mirror_path(const char *cache_dir, const char *url)
 		memmove(name.buf, name.buf + 1, name.len--);
 	git_odb_hash(&oid, url, strlen(url), GIT_OBJECT_BLOB);
 	git_oid_tostr(hex, sizeof(hex), &oid);
-	out = prov_xasprintf("%s/mirrors/%s%s%.12s.git", cache_dir, name.buf, name.len ? "-" : "", hex);
+	out = prov_cachedir_pathf(cache_dir, PROV_CACHEDIR_MIRRORS, "%s%s%.12s.git", name.buf,
+				  name.len ? "-" : "", hex);
 	prov_buf_release(&name);
 	return out;
 }
@@ -660,7 +662,7 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 		repo = NULL;
 		goto done;
 	}
-	dir = prov_xasprintf("%s/mirrors", opts->cache_dir);
+	dir = prov_cachedir_path(opts->cache_dir, PROV_CACHEDIR_MIRRORS);
 	if ((error = prov_mkdir_p(dir, 0755, 0)) < 0)
 		goto cleanup;
 	lockpath = prov_xasprintf("%s.lock", mirror);

@@ -13,6 +13,7 @@
 #include <archive_entry.h>
 #include <git2.h>
 
+#include "cachedir.h"
 #include "error.h"
 #include "fetch.h"
 #include "sha256.h"
@@ -527,7 +528,7 @@ static void import_repo_release(struct import_repo *r)
 /* Open <cache>/imports/<name>.git, creating it (in a side directory, renamed into place). */
 static int import_repo_open(struct import_repo *out, const char *cache_dir, const char *name)
 {
-	char *dir = prov_xasprintf("%s/imports", cache_dir);
+	char *dir = prov_cachedir_path(cache_dir, PROV_CACHEDIR_IMPORTS);
 	char *lock = prov_xasprintf("%s/%s.lock", dir, name);
 	char *tmp = prov_xasprintf("%s/%s.git.new", dir, name);
 	struct stat st;
