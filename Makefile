@@ -228,7 +228,7 @@ $(LIB): $(LIB_OBJS)
 %.o: %.c
 	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-tests/unit/test-%: tests/unit/test-%.c $(LIB)
+tests/unit/test-%: tests/unit/test-%.c tests/unit/unit.h $(LIB)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(INC_all) $(TEST_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LIBS) $(TEST_LIBS)
 
 # A build with different flags must not reuse objects from another.
