@@ -3,7 +3,8 @@
 
 #include <git2.h>
 
-#include "sources.h"
+/* not sources.h: sources.c includes this header, which must not lead back to it */
+struct prov_repo;
 
 /*
  * The libgit2 handle of a prov_repo, for the other files of the sources
