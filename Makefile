@@ -127,6 +127,7 @@ LIB_OBJS += src/util/sha256.o
 LIB_OBJS += src/util/lazylib.o
 LIB_OBJS += src/util/input.o
 LIB_OBJS += src/util/srcdefs.o
+LIB_OBJS += src/util/cachedir.o
 
 # model: the crash model, its signature, crash patterns, build paths.
 LIB_OBJS += src/model/model.o
@@ -227,7 +228,7 @@ $(LIB): $(LIB_OBJS)
 %.o: %.c
 	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-tests/unit/test-%: tests/unit/test-%.c $(LIB)
+tests/unit/test-%: tests/unit/test-%.c tests/unit/unit.h $(LIB)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(INC_all) $(TEST_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LIBS) $(TEST_LIBS)
 
 # A build with different flags must not reuse objects from another.

@@ -2,7 +2,8 @@
 """Per-file wall time of `PROV resolve FILE --format json --offline` (as score.py
 runs it), median of RUNS runs per file; several PROVs are interleaved run by run
 so that they see the same machine load.  usage: bench/per-file-times.py CORPUS RUNS PROV...
-(e.g. bench/per-file-times.py ../shared/corpus 3 ./provenance).  A copy of the
+(e.g. bench/per-file-times.py CORPUS 3 ./provenance, CORPUS a directory of *.txt
+backtraces such as the team's external text corpus, which is not in this repository).  A copy of the
 program elsewhere needs the tree's mappings/ beside it (a symlink) to do the same work."""
 import os, subprocess, sys, time, statistics
 corpus, runs, provs = sys.argv[1], int(sys.argv[2]), sys.argv[3:]

@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 
 #include "cache.h"
+#include "cachedir.h"
 #include "error.h"
 #include "util.h"
 #include "banned.h"
@@ -204,30 +205,6 @@ static void set_aside(const char *path)
 	free(shm);
 }
 
-static int mkdir_p(const char *dir)
-{
-	char *tmp = prov_xstrdup(dir), *p;
-	int err = 0;
-
-	for (p = tmp + 1; ; p++) {
-		if (*p == '/' || !*p) {
-			char c = *p;
-
-			*p = 0;
-			if (mkdir(tmp, 0700) < 0 && errno != EEXIST) {
-				err = prov_error_set(PROV_ERROR, "cannot create cache directory '%s': %s",
-						     tmp, strerror(errno));
-				break;
-			}
-			*p = c;
-			if (!c)
-				break;
-		}
-	}
-	free(tmp);
-	return err;
-}
-
 /* for the cache's other files (defs.c): the connection */
 sqlite3 *prov_cache__db(struct prov_cache *c);
 sqlite3 *prov_cache__db(struct prov_cache *c)
@@ -242,9 +219,9 @@ int prov_cache_open(struct prov_cache **out, const char *dir)
 	char *path = NULL;
 	int err, attempt;
 
-	if ((err = mkdir_p(dir)) < 0)
+	if ((err = prov_mkdir_p(dir, 0700, 0)) < 0)
 		return err;
-	path = prov_xasprintf("%s/cache.sqlite", dir);
+	path = prov_cachedir_path(dir, PROV_CACHEDIR_DB);
 	for (attempt = 0; attempt < 2; attempt++) {
 		err = foreign_files(path) ? 1 : try_open(&db, path);
 		if (err <= 0)
@@ -749,8 +726,9 @@ int prov_cache_clear_dir(const char *dir)
 {
 	const char *home = getenv("HOME");
 	char *norm = prov_path_normalize(dir);
-	const char *names[] = { "cache.sqlite", "cache.sqlite-wal", "cache.sqlite-shm",
-				"cache.sqlite-journal", "mirrors" };
+	/* the database with its companions, and the mirrors; never the store */
+	static const char *const db_suffix[] = { "", "-wal", "-shm", "-journal" };
+	const char *db = prov_cachedir_name(PROV_CACHEDIR_DB);
 	int dfd = -1, err = 0;
 	size_t i;
 
@@ -776,9 +754,15 @@ int prov_cache_clear_dir(const char *dir)
 					     dir, strerror(errno));
 		goto cleanup;
 	}
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if ((err = remove_tree(dfd, names[i], 0)) < 0)
+	for (i = 0; i < sizeof(db_suffix) / sizeof(db_suffix[0]); i++) {
+		char *name = prov_xasprintf("%s%s", db, db_suffix[i]);
+
+		err = remove_tree(dfd, name, 0);
+		free(name);
+		if (err < 0)
 			goto cleanup;
+	}
+	err = remove_tree(dfd, prov_cachedir_name(PROV_CACHEDIR_MIRRORS), 0);
 cleanup:
 	if (dfd >= 0)
 		close(dfd);

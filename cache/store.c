@@ -8,6 +8,7 @@
 
 #include <sqlite3.h>
 
+#include "cachedir.h"
 #include "store.h"
 #include "buf.h"
 #include "error.h"
@@ -88,27 +89,7 @@ static int one_int(int64_t *out, sqlite3 *db, const char *sql)
 
 char *prov_store_default_path(const char *cache_dir)
 {
-	return prov_xasprintf("%s/store.sqlite", cache_dir);
-}
-
-static int mkdir_parents(const char *path)
-{
-	char *tmp = prov_xstrdup(path), *p;
-	int err = 0;
-
-	for (p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(tmp, 0700) < 0 && errno != EEXIST) {
-			err = prov_error_set(PROV_EINPUT, "cannot create directory '%s': %s", tmp,
-					     strerror(errno));
-			break;
-		}
-		*p = '/';
-	}
-	free(tmp);
-	return err;
+	return prov_cachedir_path(cache_dir, PROV_CACHEDIR_STORE);
 }
 
 int prov_store_open(struct prov_store **out, const char *path, int readonly)
@@ -122,7 +103,7 @@ int prov_store_open(struct prov_store **out, const char *path, int readonly)
 	if (readonly && stat(path, &st) < 0)
 		return prov_error_set(PROV_ENOTFOUND, "no crash store at '%s' (resolve --store or import make one)",
 				      path);
-	if (!readonly && (err = mkdir_parents(path)) < 0)
+	if (!readonly && (err = prov_mkdir_p(path, 0700, PROV_MKDIR_PARENTS | PROV_MKDIR_INPUT)) < 0)
 		return err;
 	rc = sqlite3_open_v2(path, &db, readonly ? SQLITE_OPEN_READONLY :
 			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);

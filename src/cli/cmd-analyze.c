@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cachedir.h"
 #include "cmd.h"
 #include "core.h"
 #include "error.h"
@@ -114,7 +115,7 @@ int cmd_analyze(int argc, char **argv, struct prov_ctx *g)
 		return prov_cmd_fail(error);
 
 	/* compressed cores (systemd-coredump's storage) are decompressed first */
-	tmpdir = prov_xasprintf("%s/tmp", g->cache_dir);
+	tmpdir = prov_cachedir_path(g->cache_dir, PROV_CACHEDIR_TMP);
 	error = prov_input_open(&in, core, tmpdir, prov_input_max_core(g->config));
 	free(tmpdir);
 	if (error < 0)

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cachedir.h"
 #include "cmd.h"
 #include "error.h"
 #include "input.h"
@@ -51,7 +52,7 @@ static void du(uint64_t *bytes, uint64_t *files, int dfd, const char *name, int 
 
 static int count_mirrors(const char *dir)
 {
-	char *m = prov_xasprintf("%s/mirrors", dir);
+	char *m = prov_cachedir_path(dir, PROV_CACHEDIR_MIRRORS);
 	DIR *d = opendir(m);
 	struct dirent *e;
 	int n = 0;
@@ -82,7 +83,7 @@ static int cache_stats(struct prov_ctx *g)
 	}
 	dfd = open(g->cache_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd >= 0) {
-		du(&mbytes, &mfiles, dfd, "mirrors", 0);
+		du(&mbytes, &mfiles, dfd, prov_cachedir_name(PROV_CACHEDIR_MIRRORS), 0);
 		close(dfd);
 	}
 	printf("cache:        %s\n", g->cache_dir);
@@ -112,7 +113,7 @@ int cmd_cache(int argc, char **argv, struct prov_ctx *g)
 	if (strcmp(sub, "stats") == 0)
 		return cache_stats(g);
 	if (strcmp(sub, "clear") == 0) {
-		char *tmp = prov_xasprintf("%s/tmp", g->cache_dir);
+		char *tmp = prov_cachedir_path(g->cache_dir, PROV_CACHEDIR_TMP);
 
 		/* temporaries of runs that were killed; a live run's stay */
 		prov_input_remove_stale(tmp);

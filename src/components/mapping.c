@@ -7,13 +7,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <git2.h>
-
 #include "cfgparse.h"
 #include "error.h"
 #include "mapping.h"
 #include "pathrw.h"
 #include "sources.h"
+#include "sources-git.h"
 #include "util.h"
 #include "banned.h"
 

@@ -5,6 +5,7 @@
 
 #include "buildpath.h"
 #include "cache.h"
+#include "cachedir.h"
 #include "dbgbudget.h"
 #include "components.h"
 #include "config.h"
@@ -83,12 +84,11 @@ void prov_pipeline_setup_debuginfod(const struct prov_ctx *g, int offline)
 	setenv("DEBUGINFOD_TIMEOUT", timeout ? timeout : "30", 0);
 	setenv("DEBUGINFOD_MAXTIME", timeout ? timeout : "120", 0);
 	if (g && g->cache_dir) {
-		char *dir = prov_xasprintf("%s/debuginfod", g->cache_dir);
+		char *dir = prov_cachedir_path(g->cache_dir, PROV_CACHEDIR_DEBUGINFOD);
 
 		/* libdebuginfod makes only the last level */
-		if (mkdir(g->cache_dir, 0700) < 0 && errno != EEXIST)
-			prov_warn("cannot create the cache directory '%s': %s", g->cache_dir,
-				  strerror(errno));
+		if (prov_mkdir_p(g->cache_dir, 0700, 0) < 0)
+			prov_warn("%s", prov_error_last());
 		setenv("DEBUGINFOD_CACHE_PATH", dir, 0);
 		free(dir);
 	}
@@ -107,7 +107,7 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 	const char *cache_dir = opts->global ? opts->global->cache_dir : NULL;
 
 	memset(&in, 0, sizeof(in));
-	tmpdir = prov_xasprintf("%s/tmp", cache_dir ? cache_dir : ".");
+	tmpdir = prov_cachedir_path(cache_dir ? cache_dir : ".", PROV_CACHEDIR_TMP);
 	if (opts->pid) {
 		struct prov_core_opts copts = { 0 };
 

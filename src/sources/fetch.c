@@ -12,6 +12,7 @@
 
 #include <curl/curl.h>
 
+#include "cachedir.h"
 #include "error.h"
 #include "fetch.h"
 #include "sha256.h"
@@ -44,7 +45,7 @@ char *prov_fetch_cache_path(const char *cache_dir, const char *url)
 	char hex[2 * PROV_SHA256_LEN + 1];
 
 	prov_sha256_hex(hex, url, strlen(url));
-	return prov_xasprintf("%s/downloads/%s", cache_dir, hex);
+	return prov_cachedir_pathf(cache_dir, PROV_CACHEDIR_DOWNLOADS, "%s", hex);
 }
 
 void prov_fetch_forget(const char *cache_dir, const char *url)
@@ -99,29 +100,6 @@ static int config_uint(uint64_t *out, const struct prov_config *cfg, const char 
 				      (unsigned long long)max);
 	*out = n;
 	return 0;
-}
-
-static int mkdir_p(const char *dir)
-{
-	char *p = prov_xstrdup(dir), *s;
-	int error = 0;
-
-	for (s = p + 1; ; s++) {
-		if (*s == '/' || *s == '\0') {
-			char c = *s;
-			*s = '\0';
-			if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-				error = prov_error_set(PROV_ERROR, "cannot create '%s': %s", p,
-						       strerror(errno));
-				break;
-			}
-			*s = c;
-			if (!c)
-				break;
-		}
-	}
-	free(p);
-	return error;
 }
 
 static size_t write_cb(char *data, size_t size, size_t nmemb, void *arg)
@@ -484,8 +462,8 @@ int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o
 				       url);
 		goto cleanup;
 	}
-	dir = prov_xasprintf("%s/downloads", o->cache_dir);
-	if ((error = mkdir_p(dir)) < 0)
+	dir = prov_cachedir_path(o->cache_dir, PROV_CACHEDIR_DOWNLOADS);
+	if ((error = prov_mkdir_p(dir, 0755, 0)) < 0)
 		goto cleanup;
 	part = prov_xasprintf("%s.part", path);
 	x.fd = open(part, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);

@@ -4,6 +4,7 @@
 #include <ftw.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 
 #include <git2.h>
 
+#include "cachedir.h"
 #include "error.h"
 #include "sources.h"
 #include "sources-git.h"
@@ -75,13 +77,6 @@ int prov_repo_stale(const struct prov_repo *r)
 	return r && r->stale;
 }
 
-static int git_fail(int code, const char *what)
-{
-	const git_error *ge = git_error_last();
-
-	return prov_error_set(code, "%s: %s", what, ge && ge->message ? ge->message : "unknown libgit2 error");
-}
-
 void prov_repo_free(struct prov_repo *r)
 {
 	size_t i;
@@ -98,13 +93,6 @@ void prov_repo_free(struct prov_repo *r)
 	free(r);
 }
 
-/* for the other libgit2 users of the sources layer (srcdefs.c) */
-git_repository *prov_repo__git(struct prov_repo *r);
-git_repository *prov_repo__git(struct prov_repo *r)
-{
-	return r->repo;
-}
-
 const char *prov_repo_path(const struct prov_repo *r)
 {
 	return r->path;
@@ -113,6 +101,21 @@ const char *prov_repo_path(const struct prov_repo *r)
 git_repository *prov_repo_git(struct prov_repo *r)
 {
 	return r->repo;
+}
+
+int prov_error_from_git(int code, const char *fmt, ...)
+{
+	const git_error *ge = git_error_last();
+	struct prov_buf msg = PROV_BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	prov_buf_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	prov_error_set(code, "%s: %s", msg.buf,
+		       ge && ge->message ? ge->message : "unknown libgit2 error");
+	prov_buf_release(&msg);
+	return code;
 }
 
 static int is_hex(const char *s)
@@ -160,7 +163,8 @@ char *prov_sources_mirror_path(const char *cache_dir, const char *url)
 		memmove(name.buf, name.buf + 1, name.len--);
 	git_odb_hash(&oid, url, strlen(url), GIT_OBJECT_BLOB);
 	git_oid_tostr(hex, sizeof(hex), &oid);
-	out = prov_xasprintf("%s/mirrors/%s%s%.12s.git", cache_dir, name.buf, name.len ? "-" : "", hex);
+	out = prov_cachedir_pathf(cache_dir, PROV_CACHEDIR_MIRRORS, "%s%s%.12s.git", name.buf,
+				  name.len ? "-" : "", hex);
 	prov_buf_release(&name);
 	return out;
 }
@@ -181,29 +185,6 @@ static int remove_tree(const char *path)
 	if (lstat(path, &st) < 0)
 		return errno == ENOENT ? 0 : -1;
 	return nftw(path, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static int mkdir_p(const char *dir)
-{
-	char *d = prov_xstrdup(dir), *p;
-	int error = 0;
-
-	for (p = d + 1; ; p++) {
-		if (*p == '/' || !*p) {
-			char c = *p;
-
-			*p = '\0';
-			if (mkdir(d, 0755) < 0 && errno != EEXIST) {
-				error = prov_error_set(PROV_ERROR, "cannot create '%s': %s", d, strerror(errno));
-				break;
-			}
-			*p = c;
-			if (!c)
-				break;
-		}
-	}
-	free(d);
-	return error;
 }
 
 struct progress {
@@ -323,14 +304,11 @@ static int do_fetch(git_repository *repo, const char *fetch_url, const char *dis
 	fo.callbacks.payload = &prog;
 	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 	if (git_remote_create_anonymous(&remote, repo, fetch_url) < 0) {
-		error = git_fail(PROV_ERROR, "cannot set up a fetch");
+		error = prov_error_from_git(PROV_ERROR, "cannot set up a fetch");
 		goto cleanup;
 	}
 	if (git_remote_fetch(remote, &arr, &fo, NULL) < 0) {
-		const git_error *ge = git_error_last();
-
-		error = prov_error_set(PROV_ERROR, "cannot fetch '%s': %s", display_url,
-				       ge && ge->message ? ge->message : "unknown libgit2 error");
+		error = prov_error_from_git(PROV_ERROR, "cannot fetch '%s'", display_url);
 		goto cleanup;
 	}
 	{
@@ -508,7 +486,7 @@ static int bounded_fetch_once(const char *repo_path, const char *fetch_url, cons
 			_exit(1);
 		signal(SIGPIPE, SIG_IGN);
 		if (git_repository_open_bare(&repo, repo_path) < 0)
-			git_fail(PROV_ERROR, "cannot open mirror");
+			prov_error_from_git(PROV_ERROR, "cannot open mirror");
 		else if (do_fetch(repo, fetch_url, display_url, wants, nwants, all_heads, fds[1]) == 0)
 			rc = 0;
 		if (rc) {
@@ -684,8 +662,8 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 		repo = NULL;
 		goto done;
 	}
-	dir = prov_xasprintf("%s/mirrors", opts->cache_dir);
-	if ((error = mkdir_p(dir)) < 0)
+	dir = prov_cachedir_path(opts->cache_dir, PROV_CACHEDIR_MIRRORS);
+	if ((error = prov_mkdir_p(dir, 0755, 0)) < 0)
 		goto cleanup;
 	lockpath = prov_xasprintf("%s.lock", mirror);
 	if ((lockfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0) {
@@ -712,7 +690,7 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 	}
 	if (stat(mirror, &st) == 0) {
 		if (git_repository_open_bare(&repo, mirror) < 0) {
-			error = git_fail(PROV_ERROR, "cannot open mirror");
+			error = prov_error_from_git(PROV_ERROR, "cannot open mirror");
 			goto cleanup;
 		}
 		if (!all_heads && wants_satisfied(repo, wants, nwants))
@@ -728,7 +706,7 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 		git_repository_free(repo);
 		repo = NULL;
 		if (git_repository_open_bare(&repo, mirror) < 0) {
-			error = git_fail(PROV_ERROR, "cannot open mirror");
+			error = prov_error_from_git(PROV_ERROR, "cannot open mirror");
 			goto cleanup;
 		}
 		goto have;
@@ -740,7 +718,7 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 		goto cleanup;
 	}
 	if (git_repository_init(&repo, tmp, 1) < 0) {
-		error = git_fail(PROV_ERROR, "cannot create a mirror");
+		error = prov_error_from_git(PROV_ERROR, "cannot create a mirror");
 		goto cleanup;
 	}
 	git_repository_free(repo);
@@ -752,7 +730,7 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 		goto cleanup;
 	}
 	if (git_repository_open_bare(&repo, mirror) < 0) {
-		error = git_fail(PROV_ERROR, "cannot open mirror");
+		error = prov_error_from_git(PROV_ERROR, "cannot open mirror");
 		goto cleanup;
 	}
 have:
@@ -860,7 +838,7 @@ static int descends(int *out, git_repository *repo, const git_oid *desc, const g
 	}
 	r = git_graph_descendant_of(repo, desc, anc);
 	if (r < 0)
-		return git_fail(PROV_ERROR, "cannot compute ancestry");
+		return prov_error_from_git(PROV_ERROR, "cannot compute ancestry");
 	*out = r;
 	return 0;
 }
@@ -1009,7 +987,7 @@ static int reaches(int *out, git_repository *repo, const git_oid *from, const gi
 		if (oidset_has(no, &cur))
 			continue;
 		if (git_commit_lookup(&c, repo, &cur) < 0) {
-			error = git_fail(PROV_ERROR, "cannot read commit");
+			error = prov_error_from_git(PROV_ERROR, "cannot read commit");
 			goto cleanup;
 		}
 		PROV_ALLOC_GROW(seen_list, nseen + 1, seen_alloc);
@@ -1061,7 +1039,7 @@ int prov_repo_first_tag(char **out, struct prov_repo *r, const char *commit_hex)
 		struct tag_list tl = { r, 0 };
 
 		if (git_tag_foreach(r->repo, tag_cb, &tl) < 0 && r->ntags < 1000000)
-			return git_fail(PROV_ERROR, "cannot list tags");
+			return prov_error_from_git(PROV_ERROR, "cannot list tags");
 		if (r->ntags)
 			qsort(r->tags, r->ntags, sizeof(*r->tags), tag_cmp);
 		r->tags_loaded = 1;
@@ -1124,7 +1102,7 @@ int prov_repo_read_lines(struct prov_source_line **out, size_t *nout, struct pro
 		goto cleanup;
 	}
 	if (git_commit_tree(&tree, commit) < 0) {
-		error = git_fail(PROV_ERROR, "cannot read tree");
+		error = prov_error_from_git(PROV_ERROR, "cannot read tree");
 		goto cleanup;
 	}
 	if (git_tree_entry_bypath(&entry, tree, path) < 0 ||
@@ -1134,7 +1112,7 @@ int prov_repo_read_lines(struct prov_source_line **out, size_t *nout, struct pro
 		goto cleanup;
 	}
 	if (git_blob_lookup(&blob, r->repo, git_tree_entry_id(entry)) < 0) {
-		error = git_fail(PROV_ERROR, "cannot read blob");
+		error = prov_error_from_git(PROV_ERROR, "cannot read blob");
 		goto cleanup;
 	}
 	size = (size_t)git_blob_rawsize(blob);
@@ -1243,23 +1221,23 @@ int prov_repo_commit_diff(struct prov_buf *text, char patchid[41], struct prov_r
 	if ((git_commit_parentcount(commit) == 1 &&
 	     (git_commit_parent(&parent, commit, 0) < 0 || git_commit_tree(&ptree, parent) < 0)) ||
 	    git_commit_tree(&tree, commit) < 0) {
-		error = git_fail(PROV_ERROR, "cannot read a commit's tree");
+		error = prov_error_from_git(PROV_ERROR, "cannot read a commit's tree");
 		goto cleanup;
 	}
 	dopts.context_lines = 3;
 	if (git_diff_tree_to_tree(&diff, r->repo, ptree, tree, &dopts) < 0) {
-		error = git_fail(PROV_ERROR, "cannot diff a commit");
+		error = prov_error_from_git(PROV_ERROR, "cannot diff a commit");
 		goto cleanup;
 	}
 	if (git_diff_patchid(&pid, diff, NULL) < 0) {
-		error = git_fail(PROV_ERROR, "cannot compute a patch-id");
+		error = prov_error_from_git(PROV_ERROR, "cannot compute a patch-id");
 		goto cleanup;
 	}
 	git_oid_tostr(patchid, 41, &pid);
 	if (git_diff_print(diff, GIT_DIFF_FORMAT_PATCH, diff_line_cb, &dt) < 0) {
 		error = dt.over ? prov_error_set(PROV_ELIMIT, "the diff of %.12s is larger than %zu bytes",
 						 commit_hex, PROV_SOURCES_MAX_DIFF)
-				: git_fail(PROV_ERROR, "cannot print a diff");
+				: prov_error_from_git(PROV_ERROR, "cannot print a diff");
 		goto cleanup;
 	}
 	error = 0;
@@ -1321,12 +1299,12 @@ int prov_repo_range(struct prov_range_commit **out, size_t *nout, struct prov_re
 	    (hide_hex && (error = parse_oid(&hide, hide_hex)) < 0))
 		return error;
 	if (git_revwalk_new(&walk, r->repo) < 0) {
-		error = git_fail(PROV_ERROR, "cannot walk history");
+		error = prov_error_from_git(PROV_ERROR, "cannot walk history");
 		goto cleanup;
 	}
 	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL);
 	if (git_revwalk_push(walk, &tip) < 0 || (hide_hex && git_revwalk_hide(walk, &hide) < 0)) {
-		error = git_fail(PROV_ERROR, "cannot walk history");
+		error = prov_error_from_git(PROV_ERROR, "cannot walk history");
 		goto cleanup;
 	}
 	while (git_revwalk_next(&oid, walk) == 0) {
@@ -1338,7 +1316,7 @@ int prov_repo_range(struct prov_range_commit **out, size_t *nout, struct prov_re
 			goto cleanup;
 		}
 		if (git_commit_lookup(&c, r->repo, &oid) < 0) {
-			error = git_fail(PROV_ERROR, "cannot read commit");
+			error = prov_error_from_git(PROV_ERROR, "cannot read commit");
 			goto cleanup;
 		}
 		PROV_ALLOC_GROW(list, n + 1, alloc);
@@ -1373,7 +1351,7 @@ int prov_repo_merge_base(char **out, struct prov_repo *r, const char *a_hex, con
 	if (rc == GIT_ENOTFOUND)
 		return 0;
 	if (rc < 0)
-		return git_fail(PROV_ERROR, "cannot compute a merge base");
+		return prov_error_from_git(PROV_ERROR, "cannot compute a merge base");
 	git_oid_tostr(hex, sizeof(hex), &base);
 	*out = prov_xstrdup(hex);
 	return 0;
@@ -1397,7 +1375,7 @@ int prov_repo_branches_containing(char ***out, size_t *nout, struct prov_repo *r
 	if ((error = parse_oid(&target, commit_hex)) < 0)
 		return error;
 	if (git_reference_iterator_glob_new(&it, r->repo, "refs/heads/*") < 0)
-		return git_fail(PROV_ERROR, "cannot list branches");
+		return prov_error_from_git(PROV_ERROR, "cannot list branches");
 	while (git_reference_next(&ref, it) == 0) {
 		git_object *obj = NULL;
 		git_oid tip;

@@ -9,8 +9,9 @@
 
 /*
  * Upstream sources with libgit2 (docs/sources.md): one bare mirror per
- * upstream URL in <cache_dir>/mirrors/, commits, blobs and ancestry. This
- * is the only module besides config.c and main.c that includes git2.h.
+ * upstream URL in <cache_dir>/mirrors/, commits, blobs and ancestry. Only
+ * the sources layer includes git2.h (its own files through sources-git.h,
+ * and src/components/mapping.c through that header too).
  */
 struct prov_repo;
 

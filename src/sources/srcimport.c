@@ -13,10 +13,12 @@
 #include <archive_entry.h>
 #include <git2.h>
 
+#include "cachedir.h"
 #include "error.h"
 #include "fetch.h"
 #include "sha256.h"
 #include "sources.h"
+#include "sources-git.h"
 #include "srcimport.h"
 #include "util.h"
 #include "banned.h"
@@ -251,13 +253,6 @@ static const struct tnode *tnode_lookup(const struct tnode *root, const char **p
 	return d;
 }
 
-static int git_fail(const char *what)
-{
-	const git_error *e = git_error_last();
-
-	return prov_error_set(PROV_ERROR, "%s: %s", what, e && e->message ? e->message : "libgit2 error");
-}
-
 /* Write a tree for t (empty directories are dropped: *out_empty = 1). */
 static int tnode_write(git_oid *out, int *out_empty, git_repository *repo, const struct tnode *t)
 {
@@ -266,7 +261,7 @@ static int tnode_write(git_oid *out, int *out_empty, git_repository *repo, const
 	int error = 0, any = 0;
 
 	if (git_treebuilder_new(&tb, repo, NULL) < 0)
-		return git_fail("cannot create a tree");
+		return prov_error_from_git(PROV_ERROR, "cannot create a tree");
 	for (i = 0; i < t->n; i++) {
 		const struct tnode *k = t->kids[i];
 		git_oid oid;
@@ -281,14 +276,13 @@ static int tnode_write(git_oid *out, int *out_empty, git_repository *repo, const
 			oid = k->oid;
 		}
 		if (git_treebuilder_insert(NULL, tb, k->name, &oid, k->mode) < 0) {
-			error = prov_error_set(PROV_EINPUT, "cannot store the entry '%s': %s", k->name,
-					       git_error_last() ? git_error_last()->message : "invalid name");
+			error = prov_error_from_git(PROV_EINPUT, "cannot store the entry '%s'", k->name);
 			goto cleanup;
 		}
 		any = 1;
 	}
 	if (git_treebuilder_write(out, tb) < 0) {
-		error = git_fail("cannot write a tree");
+		error = prov_error_from_git(PROV_ERROR, "cannot write a tree");
 		goto cleanup;
 	}
 	*out_empty = !any;
@@ -329,12 +323,12 @@ static int entry_to_blob(git_oid *out, struct import_state *st, struct archive *
 		}
 		st->bytes += want;
 		error = git_blob_create_from_buffer(out, st->repo, mem, want) < 0 ?
-			git_fail("cannot write a blob") : 0;
+			prov_error_from_git(PROV_ERROR, "cannot write a blob") : 0;
 		free(mem);
 		return error;
 	}
 	if (git_blob_create_from_stream(&ws, st->repo, NULL) < 0)
-		return git_fail("cannot create a blob");
+		return prov_error_from_git(PROV_ERROR, "cannot create a blob");
 	for (;;) {
 		la_ssize_t n = archive_read_data(a, buf, sizeof(buf));
 		if (n == 0)
@@ -351,12 +345,12 @@ static int entry_to_blob(git_oid *out, struct import_state *st, struct archive *
 		}
 		st->bytes += (uint64_t)n;
 		if (ws->write(ws, buf, (size_t)n) < 0) {
-			error = git_fail("cannot write a blob");
+			error = prov_error_from_git(PROV_ERROR, "cannot write a blob");
 			goto fail;
 		}
 	}
 	if (git_blob_create_from_stream_commit(out, ws) < 0)
-		return git_fail("cannot write a blob");
+		return prov_error_from_git(PROV_ERROR, "cannot write a blob");
 	return 0;
 fail:
 	ws->free(ws);
@@ -478,7 +472,7 @@ static int import_file(struct tnode *root, struct import_state *st, const char *
 			node = tnode_new(parts[n - 1], lens[n - 1], GIT_FILEMODE_LINK);
 			if (git_blob_create_from_buffer(&node->oid, st->repo, link, strlen(link)) < 0) {
 				tnode_free(node);
-				error = git_fail("cannot write a blob");
+				error = prov_error_from_git(PROV_ERROR, "cannot write a blob");
 				goto cleanup;
 			}
 			break;
@@ -503,28 +497,6 @@ static struct tnode *strip_top(struct tnode *root)
 	if (root->n == 1 && root->kids[0]->mode == GIT_FILEMODE_TREE)
 		return root->kids[0];
 	return root;
-}
-
-static int mkdir_p(const char *dir)
-{
-	char *p = prov_xstrdup(dir), *s;
-	int error = 0;
-
-	for (s = p + 1; ; s++) {
-		if (*s == '/' || *s == '\0') {
-			char c = *s;
-			*s = '\0';
-			if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-				error = prov_error_set(PROV_ERROR, "cannot create '%s': %s", p, strerror(errno));
-				break;
-			}
-			*s = c;
-			if (!c)
-				break;
-		}
-	}
-	free(p);
-	return error;
 }
 
 static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
@@ -556,7 +528,7 @@ static void import_repo_release(struct import_repo *r)
 /* Open <cache>/imports/<name>.git, creating it (in a side directory, renamed into place). */
 static int import_repo_open(struct import_repo *out, const char *cache_dir, const char *name)
 {
-	char *dir = prov_xasprintf("%s/imports", cache_dir);
+	char *dir = prov_cachedir_path(cache_dir, PROV_CACHEDIR_IMPORTS);
 	char *lock = prov_xasprintf("%s/%s.lock", dir, name);
 	char *tmp = prov_xasprintf("%s/%s.git.new", dir, name);
 	struct stat st;
@@ -565,7 +537,7 @@ static int import_repo_open(struct import_repo *out, const char *cache_dir, cons
 	out->repo = NULL;
 	out->path = prov_xasprintf("%s/%s.git", dir, name);
 	out->lock_fd = -1;
-	if ((error = mkdir_p(dir)) < 0)
+	if ((error = prov_mkdir_p(dir, 0755, 0)) < 0)
 		goto cleanup;
 	out->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (out->lock_fd < 0 || flock(out->lock_fd, LOCK_EX) < 0) {
@@ -577,7 +549,7 @@ static int import_repo_open(struct import_repo *out, const char *cache_dir, cons
 		if (lstat(tmp, &st) == 0)
 			nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 		if (git_repository_init(&out->repo, tmp, 1) < 0) {
-			error = git_fail("cannot create the import repository");
+			error = prov_error_from_git(PROV_ERROR, "cannot create the import repository");
 			goto cleanup;
 		}
 		git_repository_free(out->repo);
@@ -589,7 +561,7 @@ static int import_repo_open(struct import_repo *out, const char *cache_dir, cons
 		}
 	}
 	if (git_repository_open_bare(&out->repo, out->path) < 0) {
-		error = git_fail("cannot open the import repository");
+		error = prov_error_from_git(PROV_ERROR, "cannot open the import repository");
 		goto cleanup;
 	}
 cleanup:
@@ -644,12 +616,12 @@ static int commit_tree(git_oid *out, git_repository *repo, const git_oid *tree_o
 	if (git_signature_new(&sig, "provenance", "provenance@invalid", 0, 0) < 0 ||
 	    git_tree_lookup(&tree, repo, tree_oid) < 0 ||
 	    (parent_oid && git_commit_lookup(&parent, repo, parent_oid) < 0)) {
-		error = git_fail("cannot prepare the import commit");
+		error = prov_error_from_git(PROV_ERROR, "cannot prepare the import commit");
 		goto cleanup;
 	}
 	parents[0] = parent;
 	if (git_commit_create(out, repo, NULL, sig, sig, NULL, msg, tree, parent ? 1 : 0, parents) < 0)
-		error = git_fail("cannot write the import commit");
+		error = prov_error_from_git(PROV_ERROR, "cannot write the import commit");
 cleanup:
 	git_commit_free(parent);
 	git_tree_free(tree);
@@ -720,7 +692,7 @@ static int record_import(git_repository *repo, const char *refname, const git_oi
 	git_reference *ref = NULL;
 
 	if (git_reference_create(&ref, repo, refname, commit, 1, why) < 0)
-		return git_fail("cannot record the import");
+		return prov_error_from_git(PROV_ERROR, "cannot record the import");
 	git_reference_free(ref);
 	return 0;
 }
@@ -1287,7 +1259,7 @@ static int read_blob_at(struct prov_buf *out, git_repository *repo, const git_oi
 
 	prov_buf_reset(out);
 	if (git_tree_lookup(&tree, repo, tree_oid) < 0) {
-		error = git_fail("cannot read the imported tree");
+		error = prov_error_from_git(PROV_ERROR, "cannot read the imported tree");
 		goto cleanup;
 	}
 	if (git_tree_entry_bypath(&te, tree, path) < 0 || git_tree_entry_type(te) != GIT_OBJECT_BLOB) {
@@ -1296,7 +1268,7 @@ static int read_blob_at(struct prov_buf *out, git_repository *repo, const git_oi
 		goto cleanup;
 	}
 	if (git_blob_lookup(&blob, repo, git_tree_entry_id(te)) < 0) {
-		error = git_fail("cannot read a blob");
+		error = prov_error_from_git(PROV_ERROR, "cannot read a blob");
 		goto cleanup;
 	}
 	if ((size_t)git_blob_rawsize(blob) > cap) {
@@ -1524,21 +1496,19 @@ static int apply_patch(git_oid *tree_oid, git_repository *repo, const struct pro
 	int error = 0;
 
 	if (git_diff_from_buffer(&diff, diff_text->buf, diff_text->len) < 0) {
-		error = prov_error_set(PROV_EINPUT, "cannot parse patch '%s': %s", name,
-				       git_error_last() ? git_error_last()->message : "libgit2 error");
+		error = prov_error_from_git(PROV_EINPUT, "cannot parse patch '%s'", name);
 		goto cleanup;
 	}
 	if (git_tree_lookup(&tree, repo, tree_oid) < 0) {
-		error = git_fail("cannot read the tree to patch");
+		error = prov_error_from_git(PROV_ERROR, "cannot read the tree to patch");
 		goto cleanup;
 	}
 	if (git_apply_to_tree(&index, repo, tree, diff, NULL) < 0) {
-		error = prov_error_set(PROV_EINPUT, "patch '%s' does not apply: %s", name,
-				       git_error_last() ? git_error_last()->message : "libgit2 error");
+		error = prov_error_from_git(PROV_EINPUT, "patch '%s' does not apply", name);
 		goto cleanup;
 	}
 	if (git_index_write_tree_to(tree_oid, index, repo) < 0)
-		error = git_fail("cannot write the patched tree");
+		error = prov_error_from_git(PROV_ERROR, "cannot write the patched tree");
 cleanup:
 	git_index_free(index);
 	git_tree_free(tree);
@@ -1732,7 +1702,7 @@ static int apply_series(int *out, git_oid *tree_oid, git_repository *repo)
 	 * patched, below).
 	 */
 	if (git_tree_lookup(&tree, repo, tree_oid) < 0) {
-		error = git_fail("cannot read the tree to patch");
+		error = prov_error_from_git(PROV_ERROR, "cannot read the tree to patch");
 		goto cleanup;
 	}
 	for (i = 0; i < nents && patched <= SERIES_MAX_PATCHED_BYTES; i++) {

@@ -5,10 +5,97 @@
 #include "defs.h"
 #include "error.h"
 #include "sources.h"
+#include "sources-git.h"
 #include "srcdefs.h"
 #include "srclocate.h"
 #include "util.h"
 #include "banned.h"
+
+/* the limits of one scan of a tree */
+#define MAX_FILE ((size_t)4 << 20)
+#define MAX_FILES 100000
+#define MAX_BYTES ((size_t)1 << 30)
+
+struct walk {
+	git_repository *repo;
+	struct prov_defs *d;
+	const char *base;	/* subdir prefix of paths, "" or "dir/" */
+	int error;
+};
+
+static int walk_cb(const char *root, const git_tree_entry *entry, void *arg)
+{
+	struct walk *w = arg;
+	const char *name = git_tree_entry_name(entry);
+	git_blob *blob = NULL;
+	char *path;
+	size_t size;
+
+	if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB || !prov_defs_wants_path(name))
+		return 0;
+	if (w->d->files >= MAX_FILES || w->d->bytes >= MAX_BYTES) {
+		w->d->truncated = 1;
+		return -1;
+	}
+	if (git_blob_lookup(&blob, w->repo, git_tree_entry_id(entry)) < 0)
+		return 0;
+	size = (size_t)git_blob_rawsize(blob);
+	if (size <= MAX_FILE && !git_blob_is_binary(blob)) {
+		path = prov_xasprintf("%s%s%s", w->base, root, name);
+		prov_defs_scan_text(w->d, path, git_blob_rawcontent(blob), size);
+		free(path);
+	}
+	git_blob_free(blob);
+	return 0;
+}
+
+/*
+ * Scan every source file of `commit_hex` under `subdir` (NULL or "": the
+ * whole tree) in the repository. Bounded: files over 4 MiB are skipped,
+ * at most 100,000 files and 1 GiB of source (d->truncated set).
+ * 0, or an error stored.
+ */
+static int scan_defs(struct prov_defs *d, struct prov_repo *r, const char *commit_hex,
+		     const char *subdir)
+{
+	git_repository *repo = prov_repo_git(r);
+	git_oid oid;
+	git_commit *commit = NULL;
+	git_tree *tree = NULL, *sub = NULL;
+	git_tree_entry *entry = NULL;
+	struct walk w = { 0 };
+	char *base = NULL;
+	int error;
+
+	if (git_oid_fromstr(&oid, commit_hex) < 0 || git_commit_lookup(&commit, repo, &oid) < 0 ||
+	    git_commit_tree(&tree, commit) < 0) {
+		error = prov_error_from_git(PROV_ERROR, "cannot read the tree of %.12s", commit_hex);
+		goto cleanup;
+	}
+	if (subdir && *subdir) {
+		if (git_tree_entry_bypath(&entry, tree, subdir) < 0 ||
+		    git_tree_entry_type(entry) != GIT_OBJECT_TREE ||
+		    git_tree_lookup(&sub, repo, git_tree_entry_id(entry)) < 0) {
+			error = prov_error_set(PROV_ENOTFOUND, "no directory '%s' at %.12s", subdir,
+					       commit_hex);
+			goto cleanup;
+		}
+		base = prov_xasprintf("%s%s", subdir, prov_ends_with(subdir, "/") ? "" : "/");
+	}
+	w.repo = repo;
+	w.d = d;
+	w.base = base ? base : "";
+	git_tree_walk(sub ? sub : tree, GIT_TREEWALK_PRE, walk_cb, &w);
+	error = 0;
+cleanup:
+	free(base);
+	git_tree_entry_free(entry);
+	git_tree_free(sub);
+	git_tree_free(tree);
+	git_commit_free(commit);
+	return error;
+}
+
 
 /* The definitions named `name` in (commit, subdir): from the cache, indexing the tree once. */
 static int lookup(struct prov_defs *out, struct prov_repo *r, const char *commit,
@@ -28,7 +115,7 @@ static int lookup(struct prov_defs *out, struct prov_repo *r, const char *commit
 		error = prov_cache_defs_find(out, cache, commit, subdir, name);
 		goto cleanup;
 	}
-	if ((error = prov_repo_scan_defs(&all, r, commit, subdir)) < 0)
+	if ((error = scan_defs(&all, r, commit, subdir)) < 0)
 		goto cleanup;
 	if (all.truncated)
 		prov_warn("definitions of %.12s: the tree is larger than the scan's limits; the index is partial",

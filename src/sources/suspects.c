@@ -59,13 +59,6 @@ struct walk {
 	size_t deployed;	/* index of the deployed commit's state */
 };
 
-static int git_fail(int code, const char *what)
-{
-	const git_error *ge = git_error_last();
-
-	return prov_error_set(code, "%s: %s", what, ge && ge->message ? ge->message : "unknown libgit2 error");
-}
-
 static size_t oid_slot(const struct walk *w, const git_oid *id)
 {
 	size_t h;
@@ -166,11 +159,11 @@ static int diff_blobs(struct walk *w, const git_oid *old, const git_oid *new)
 	opts.interhunk_lines = 0;
 	opts.flags |= GIT_DIFF_FORCE_TEXT;
 	if (git_blob_lookup(&a, w->repo, old) < 0 || git_blob_lookup(&b, w->repo, new) < 0) {
-		error = git_fail(PROV_ERROR, "cannot read a blob");
+		error = prov_error_from_git(PROV_ERROR, "cannot read a blob");
 		goto cleanup;
 	}
 	if (git_diff_blobs(a, NULL, b, NULL, &opts, NULL, NULL, hunk_cb, NULL, w) < 0) {
-		error = git_fail(PROV_ERROR, "cannot diff");
+		error = prov_error_from_git(PROV_ERROR, "cannot diff");
 		goto cleanup;
 	}
 	error = 0;
@@ -234,7 +227,7 @@ static int blob_at(git_oid *out, git_commit *commit, const char *path)
 	int found = 0;
 
 	if (git_commit_tree(&tree, commit) < 0)
-		return git_fail(PROV_ERROR, "cannot read a tree");
+		return prov_error_from_git(PROV_ERROR, "cannot read a tree");
 	if (git_tree_entry_bypath(&e, tree, path) == 0 && git_tree_entry_type(e) == GIT_OBJECT_BLOB) {
 		git_oid_cpy(out, git_tree_entry_id(e));
 		found = 1;
@@ -256,7 +249,7 @@ static int top_at(git_oid *out, git_commit *commit, const char *first)
 	int found = 0;
 
 	if (git_commit_tree(&tree, commit) < 0)
-		return git_fail(PROV_ERROR, "cannot read a tree");
+		return prov_error_from_git(PROV_ERROR, "cannot read a tree");
 	if ((e = git_tree_entry_byname(tree, first))) {
 		git_oid_cpy(out, git_tree_entry_id(e));
 		found = 1;
@@ -366,7 +359,7 @@ static int base_state(size_t *out, struct walk *w, const git_oid *id)
 	int error;
 
 	if (git_commit_lookup(&commit, w->repo, id) < 0)
-		return git_fail(PROV_ERROR, "cannot read a commit");
+		return prov_error_from_git(PROV_ERROR, "cannot read a commit");
 	s = add_state(w, id);
 	for (f = 0; f < w->nf; f++) {
 		const struct fstate *dep = fs_of(w, w->deployed, f);
@@ -488,7 +481,7 @@ static int process(uint64_t *touched, struct walk *w, const git_oid *id)
 
 	*touched = 0;
 	if (git_commit_lookup(&commit, w->repo, id) < 0)
-		return git_fail(PROV_ERROR, "cannot read a commit");
+		return prov_error_from_git(PROV_ERROR, "cannot read a commit");
 	np = git_commit_parentcount(commit);
 	for (i = 0; i < np && nps < 8; i++) {
 		const git_oid *pid = git_commit_parent_id(commit, (unsigned int)i);
@@ -585,7 +578,7 @@ int prov_suspects_follow(struct prov_touch **out, size_t *nout, struct prov_repo
 			rg->s = rg->e = -1;
 	}
 	if (git_revwalk_new(&rw, w.repo) < 0) {
-		error = git_fail(PROV_ERROR, "cannot walk history");
+		error = prov_error_from_git(PROV_ERROR, "cannot walk history");
 		goto cleanup;
 	}
 	git_revwalk_sorting(rw, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
@@ -593,12 +586,12 @@ int prov_suspects_follow(struct prov_touch **out, size_t *nout, struct prov_repo
 		git_oid h;
 
 		if (git_oid_fromstr(&h, heads[i]) < 0 || git_revwalk_push(rw, &h) < 0) {
-			error = git_fail(PROV_ERROR, "cannot walk history");
+			error = prov_error_from_git(PROV_ERROR, "cannot walk history");
 			goto cleanup;
 		}
 	}
 	if (git_revwalk_hide(rw, &dep) < 0) {
-		error = git_fail(PROV_ERROR, "cannot walk history");
+		error = prov_error_from_git(PROV_ERROR, "cannot walk history");
 		goto cleanup;
 	}
 	while ((error = git_revwalk_next(&oid, rw)) == 0) {
@@ -621,7 +614,7 @@ int prov_suspects_follow(struct prov_touch **out, size_t *nout, struct prov_repo
 		}
 	}
 	if (error != GIT_ITEROVER) {
-		error = git_fail(PROV_ERROR, "cannot walk history");
+		error = prov_error_from_git(PROV_ERROR, "cannot walk history");
 		goto cleanup;
 	}
 	*out = list;
@@ -903,7 +896,7 @@ static int read_blob(struct prov_buf *out, struct prov_repo *r, const char *comm
 		goto cleanup;
 	}
 	if (git_blob_lookup(&b, repo, &bid) < 0) {
-		error = git_fail(PROV_ERROR, "cannot read a blob");
+		error = prov_error_from_git(PROV_ERROR, "cannot read a blob");
 		goto cleanup;
 	}
 	if ((size_t)git_blob_rawsize(b) > PROV_SOURCES_MAX_BLOB) {
@@ -926,7 +919,7 @@ static int commit_info(char **subject, int *fixy, int64_t *time, struct prov_rep
 	const char *s, *msg;
 
 	if (git_oid_fromstr(&id, hex) < 0 || git_commit_lookup(&c, prov_repo_git(r), &id) < 0)
-		return git_fail(PROV_ERROR, "cannot read a commit");
+		return prov_error_from_git(PROV_ERROR, "cannot read a commit");
 	s = git_commit_summary(c);
 	msg = git_commit_message(c);
 	*subject = prov_xstrdup(s ? s : "");

@@ -2,9 +2,9 @@
 #define PROV_BANNED_H
 
 /*
- * Functions that invite overflows or hidden state (git's banned.h). Included
- * last by every project source through the compiler's -include flag, so a use
- * fails to compile with the reason in the name.
+ * Functions that invite overflows or hidden state (git's banned.h). Every
+ * project source includes it last (tests/e2e/t-style-banned.sh checks), so a
+ * use fails to compile with the reason in the name.
  */
 #define BANNED(func) sorry_##func##_is_a_banned_function
 

@@ -139,22 +139,11 @@ int prov_input_remove_stale(const char *tmpdir)
 static int make_tmp(char **out, int *fd_out, const char *tmpdir)
 {
 	char *path;
-	int fd;
+	int fd, error;
 
-	if (mkdir(tmpdir, 0700) < 0 && errno != EEXIST) {
-		/* the parent (the cache directory) may be missing too */
-		char *parent = prov_xstrdup(tmpdir);
-		char *slash = strrchr(parent, '/');
-
-		if (slash && slash != parent) {
-			*slash = '\0';
-			mkdir(parent, 0700);
-		}
-		free(parent);
-		if (mkdir(tmpdir, 0700) < 0 && errno != EEXIST)
-			return prov_error_set(PROV_ERROR, "cannot create '%s': %s", tmpdir,
-					      strerror(errno));
-	}
+	/* the cache directory above it may be missing too */
+	if ((error = prov_mkdir_p(tmpdir, 0700, 0)) < 0)
+		return error;
 	/* pid and start time: a later run can tell a dead run's file (prov_input_remove_stale) */
 	path = prov_xasprintf("%s/input-%ld-%llu-XXXXXX", tmpdir, (long)getpid(),
 			      start_time_of((long)getpid()));

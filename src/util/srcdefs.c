@@ -1,9 +1,8 @@
 /*
- * Function definitions by name in a repository tree: a token scanner for
- * C-family sources, and the walk over a commit's tree (libgit2: this file
- * belongs to the sources layer).
+ * Function definitions by name in source text: a token scanner for C-family
+ * sources. The walk over a commit's tree (libgit2) is in
+ * src/sources/srclocate.c; the index of its results in cache/defs.c.
  */
-#include <git2.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,9 +11,6 @@
 #include "util.h"
 #include "banned.h"
 
-#define MAX_FILE ((size_t)4 << 20)
-#define MAX_FILES 100000
-#define MAX_BYTES ((size_t)1 << 30)
 #define MAX_DEFS 2000000
 #define MAX_DEPTH 64
 #define MAX_QNAME 1024
@@ -584,85 +580,4 @@ int prov_defs_match(const char *qname, const char *want)
 	    !strncmp(longer + ll - ls - 2, "::", 2))
 		return 1;
 	return 0;
-}
-
-/* ---- the tree of a commit ---- */
-
-git_repository *prov_repo__git(struct prov_repo *r);
-
-struct walk {
-	git_repository *repo;
-	struct prov_defs *d;
-	const char *base;	/* subdir prefix of paths, "" or "dir/" */
-	int error;
-};
-
-static int walk_cb(const char *root, const git_tree_entry *entry, void *arg)
-{
-	struct walk *w = arg;
-	const char *name = git_tree_entry_name(entry);
-	git_blob *blob = NULL;
-	char *path;
-	size_t size;
-
-	if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB || !prov_defs_wants_path(name))
-		return 0;
-	if (w->d->files >= MAX_FILES || w->d->bytes >= MAX_BYTES) {
-		w->d->truncated = 1;
-		return -1;
-	}
-	if (git_blob_lookup(&blob, w->repo, git_tree_entry_id(entry)) < 0)
-		return 0;
-	size = (size_t)git_blob_rawsize(blob);
-	if (size <= MAX_FILE && !git_blob_is_binary(blob)) {
-		path = prov_xasprintf("%s%s%s", w->base, root, name);
-		prov_defs_scan_text(w->d, path, git_blob_rawcontent(blob), size);
-		free(path);
-	}
-	git_blob_free(blob);
-	return 0;
-}
-
-int prov_repo_scan_defs(struct prov_defs *d, struct prov_repo *r, const char *commit_hex,
-			const char *subdir)
-{
-	git_repository *repo = prov_repo__git(r);
-	git_oid oid;
-	git_commit *commit = NULL;
-	git_tree *tree = NULL, *sub = NULL;
-	git_tree_entry *entry = NULL;
-	struct walk w = { 0 };
-	char *base = NULL;
-	int error;
-
-	if (git_oid_fromstr(&oid, commit_hex) < 0 || git_commit_lookup(&commit, repo, &oid) < 0 ||
-	    git_commit_tree(&tree, commit) < 0) {
-		const git_error *e = git_error_last();
-
-		error = prov_error_set(PROV_ERROR, "cannot read the tree of %.12s: %s", commit_hex,
-				       e && e->message ? e->message : "unknown error");
-		goto cleanup;
-	}
-	if (subdir && *subdir) {
-		if (git_tree_entry_bypath(&entry, tree, subdir) < 0 ||
-		    git_tree_entry_type(entry) != GIT_OBJECT_TREE ||
-		    git_tree_lookup(&sub, repo, git_tree_entry_id(entry)) < 0) {
-			error = prov_error_set(PROV_ENOTFOUND, "no directory '%s' at %.12s", subdir,
-					       commit_hex);
-			goto cleanup;
-		}
-		base = prov_xasprintf("%s%s", subdir, prov_ends_with(subdir, "/") ? "" : "/");
-	}
-	w.repo = repo;
-	w.d = d;
-	w.base = base ? base : "";
-	git_tree_walk(sub ? sub : tree, GIT_TREEWALK_PRE, walk_cb, &w);
-	error = 0;
-cleanup:
-	free(base);
-	git_tree_entry_free(entry);
-	git_tree_free(sub);
-	git_tree_free(tree);
-	git_commit_free(commit);
-	return error;
 }

@@ -52,14 +52,4 @@ char *prov_defs_normalize_name(const char *function);
  */
 int prov_defs_match(const char *qname, const char *want);
 
-struct prov_repo;
-/*
- * Scan every source file of `commit_hex` under `subdir` (NULL or "": the
- * whole tree) in the repository. Bounded: files over 4 MiB are skipped,
- * at most 100,000 files and 1 GiB of source (d->truncated set).
- * 0, or -1 with the error stored.
- */
-int prov_repo_scan_defs(struct prov_defs *d, struct prov_repo *r, const char *commit_hex,
-			const char *subdir);
-
 #endif

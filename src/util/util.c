@@ -324,6 +324,33 @@ const char *prov_basename(const char *path)
 	return s ? s + 1 : path;
 }
 
+int prov_mkdir_p(const char *path, mode_t mode, unsigned int flags)
+{
+	char *dir = prov_xstrdup(path), *p;
+	int error = 0;
+
+	/* from the second byte: "/" itself is never made */
+	for (p = *dir ? dir + 1 : dir; ; p++) {
+		char c = *p;
+
+		if (c != '/' && c)
+			continue;
+		if (!c && (flags & PROV_MKDIR_PARENTS))
+			break;
+		*p = '\0';
+		if (mkdir(dir, mode) < 0 && errno != EEXIST) {
+			error = prov_error_set(flags & PROV_MKDIR_INPUT ? PROV_EINPUT : PROV_ERROR,
+					       "cannot create directory '%s': %s", dir, strerror(errno));
+			break;
+		}
+		*p = c;
+		if (!c)
+			break;
+	}
+	free(dir);
+	return error;
+}
+
 int prov_isatty(int fd)
 {
 	return isatty(fd);

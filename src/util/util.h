@@ -74,6 +74,19 @@ char *prov_path_normalize(const char *path);
 /* The last component of a path (pointer into `path`). */
 const char *prov_basename(const char *path);
 
+enum prov_mkdir_flags {
+	PROV_MKDIR_PARENTS = 1 << 0,	/* `path` names a file to come: make its parents only */
+	PROV_MKDIR_INPUT = 1 << 1,	/* the path is the user's (--store): failing is PROV_EINPUT */
+};
+
+/*
+ * mkdir -p: make `path` and every missing directory above it, each with
+ * `mode`; one that exists already is fine (its mode is left alone). 0, or
+ * PROV_ERROR (PROV_EINPUT with PROV_MKDIR_INPUT) with "cannot create
+ * directory '<dir>': <why>" naming the first one that could not be made.
+ */
+int prov_mkdir_p(const char *path, mode_t mode, unsigned int flags);
+
 /* 1 when fd refers to a terminal. */
 int prov_isatty(int fd);
 

@@ -13,6 +13,7 @@
 #include "error.h"
 #include "util.h"
 #include "cache.h"
+#include "unit.h"
 #include "banned.h"
 
 static char tmpdir[] = "/tmp/prov-test-cache.XXXXXX";
@@ -61,7 +62,7 @@ static void test_index_roundtrip(void **state)
 	char *dir = prov_xasprintf("%s/a/b", tmpdir);
 	struct stat sb;
 
-	assert_int_equal(prov_cache_open(&c, dir), 0);
+	assert_ok(prov_cache_open(&c, dir));
 	assert_int_equal(stat(dir, &sb), 0);
 	assert_int_equal(sb.st_mode & 0777, 0700);
 	memset(pkgs, 0, sizeof(pkgs));
@@ -72,34 +73,34 @@ static void test_index_roundtrip(void **state)
 	pkgs[1].name = "foo-bin";
 	pkgs[1].version = "1:2.0-3";
 	assert_int_equal(prov_cache_index_find(&id, c, "dpkg", "/r", "/var/lib/dpkg/status", "1:2:3"), PROV_ENOTFOUND);
-	assert_int_equal(prov_cache_index_write(&id, c, "dpkg", "/r", "/var/lib/dpkg/status", "1:2:3",
-						pkgs, 2, files, owner, 3), 0);
-	assert_int_equal(prov_cache_index_find(&id2, c, "dpkg", "/r", "/var/lib/dpkg/status", "1:2:3"), 0);
+	assert_ok(prov_cache_index_write(&id, c, "dpkg", "/r", "/var/lib/dpkg/status", "1:2:3",
+					 pkgs, 2, files, owner, 3));
+	assert_ok(prov_cache_index_find(&id2, c, "dpkg", "/r", "/var/lib/dpkg/status", "1:2:3"));
 	assert_int_equal(id, id2);
 	/* another identity (the database changed), another root: not found */
 	assert_int_equal(prov_cache_index_find(&id2, c, "dpkg", "/r", "/var/lib/dpkg/status", "1:2:4"), PROV_ENOTFOUND);
 	assert_int_equal(prov_cache_index_find(&id2, c, "dpkg", "/other", "/var/lib/dpkg/status", "1:2:3"), PROV_ENOTFOUND);
 
-	assert_int_equal(prov_cache_index_lookup(got, &n, 4, c, id, "/usr/lib/libfoo.so.1"), 0);
+	assert_ok(prov_cache_index_lookup(got, &n, 4, c, id, "/usr/lib/libfoo.so.1"));
 	assert_int_equal(n, 2);
 	assert_int_equal(got[0], 0);	/* insertion order */
 	assert_int_equal(got[1], 1);
-	assert_int_equal(prov_cache_index_lookup(got, &n, 4, c, id, "/nope"), 0);
+	assert_ok(prov_cache_index_lookup(got, &n, 4, c, id, "/nope"));
 	assert_int_equal(n, 0);
-	assert_int_equal(prov_cache_index_pkg(&o, c, id, 0), 0);
+	assert_ok(prov_cache_index_pkg(&o, c, id, 0));
 	assert_string_equal(o->kind, "dpkg");
 	assert_string_equal(o->name, "libfoo1");
 	assert_string_equal(o->source, "foo");
 	assert_null(o->arch);
 	prov_origin_free(o);
 	assert_int_equal(prov_cache_index_pkg(&o, c, id, 7), PROV_ENOTFOUND);
-	assert_int_equal(prov_cache_index_foreach_pkg(c, id, 1, count_pkg, &cnt), 0);
+	assert_ok(prov_cache_index_foreach_pkg(c, id, 1, count_pkg, &cnt));
 	assert_int_equal(cnt, 1);
 
 	/* rewriting replaces, never duplicates */
-	assert_int_equal(prov_cache_index_write(&id2, c, "dpkg", "/r", "/var/lib/dpkg/status", "9:9:9",
-						pkgs, 1, files, owner, 1), 0);
-	assert_int_equal(prov_cache_stats(&st, c), 0);
+	assert_ok(prov_cache_index_write(&id2, c, "dpkg", "/r", "/var/lib/dpkg/status", "9:9:9",
+					 pkgs, 1, files, owner, 1));
+	assert_ok(prov_cache_stats(&st, c));
 	assert_int_equal(st.nindexes, 1);
 	assert_int_equal(st.npackages, 1);
 	assert_int_equal(st.nfiles, 1);
@@ -110,10 +111,10 @@ static void test_index_roundtrip(void **state)
 	o->name = prov_xstrdup("qux");
 	o->found_by = prov_xstrdup("rpm");
 	o->guess = 1;
-	assert_int_equal(prov_cache_resolution_put(c, "/", "abcd", o), 0);
+	assert_ok(prov_cache_resolution_put(c, "/", "abcd", o));
 	prov_origin_free(o);
 	o = NULL;
-	assert_int_equal(prov_cache_resolution_get(&o, c, "/", "abcd"), 0);
+	assert_ok(prov_cache_resolution_get(&o, c, "/", "abcd"));
 	assert_string_equal(o->name, "qux");
 	assert_string_equal(o->found_by, "rpm");
 	assert_int_equal(o->guess, 1);
@@ -122,8 +123,8 @@ static void test_index_roundtrip(void **state)
 	prov_cache_free(c);
 
 	/* reopen: the data is still there */
-	assert_int_equal(prov_cache_open(&c, dir), 0);
-	assert_int_equal(prov_cache_index_find(&id, c, "dpkg", "/r", "/var/lib/dpkg/status", "9:9:9"), 0);
+	assert_ok(prov_cache_open(&c, dir));
+	assert_ok(prov_cache_index_find(&id, c, "dpkg", "/r", "/var/lib/dpkg/status", "9:9:9"));
 	prov_cache_free(c);
 	prov_cache_free(NULL);
 	free(dir);
@@ -146,7 +147,7 @@ static void test_garbage_set_aside(void **state)
 		fputc((i * 7919) & 0xff, f);
 	fclose(f);
 	nwarn = 0;
-	assert_int_equal(prov_cache_open(&c, dir), 0);
+	assert_ok(prov_cache_open(&c, dir));
 	assert_int_equal(nwarn, 1);
 	assert_non_null(strstr(lastwarn, "corrupt"));
 	assert_int_equal(prov_cache_index_find(&id, c, "dpkg", "/", "/s", "x"), PROV_ENOTFOUND);
@@ -200,10 +201,10 @@ static void test_clear_refuses(void **state)
 		setenv("HOME", home, 1);
 	else
 		unsetenv("HOME");
-	assert_int_equal(prov_cache_open(&c, dir), 0);
+	assert_ok(prov_cache_open(&c, dir));
 	prov_cache_free(c);
 	assert_int_equal(mkdir(keep, 0700), 0);
-	assert_int_equal(prov_cache_clear_dir(dir), 0);
+	assert_ok(prov_cache_clear_dir(dir));
 	assert_int_equal(access(keep, F_OK), 0);
 	{
 		char *db = prov_xasprintf("%s/cache.sqlite", dir);

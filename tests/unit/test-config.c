@@ -12,25 +12,26 @@
 
 #include "config.h"
 #include "error.h"
+#include "unit.h"
 
 static void test_add_arg(void **state)
 {
 	struct prov_config *cfg = prov_config_new();
 
 	(void)state;
-	assert_int_equal(prov_config_add_arg(cfg, "Fetch.TrustSystemUrls=yes"), 0);
+	assert_ok(prov_config_add_arg(cfg, "Fetch.TrustSystemUrls=yes"));
 	assert_string_equal(prov_config_get(cfg, "fetch.trustsystemurls"), "yes");
 	assert_int_equal(prov_config_get_bool(cfg, "fetch.trustSystemUrls", 0), 1);
-	assert_int_equal(prov_config_add_arg(cfg, "core.flag"), 0);	/* bare key: true */
+	assert_ok(prov_config_add_arg(cfg, "core.flag"));	/* bare key: true */
 	assert_int_equal(prov_config_get_bool(cfg, "core.flag", 0), 1);
 	assert_int_equal(prov_config_add_arg(cfg, "nodot=1"), PROV_EUSAGE);
 	assert_int_equal(prov_config_add_arg(cfg, ".x=1"), PROV_EUSAGE);
 	assert_int_equal(prov_config_add_arg(cfg, "x.=1"), PROV_EUSAGE);
-	assert_int_equal(prov_config_add_arg(cfg, "a.b=maybe"), 0);
+	assert_ok(prov_config_add_arg(cfg, "a.b=maybe"));
 	assert_int_equal(prov_config_get_bool(cfg, "a.b", 0), -1);
 	assert_int_equal(prov_config_get_bool(cfg, "a.missing", 7), 7);
 	/* later wins */
-	assert_int_equal(prov_config_add_arg(cfg, "fetch.trustSystemUrls=false"), 0);
+	assert_ok(prov_config_add_arg(cfg, "fetch.trustSystemUrls=false"));
 	assert_int_equal(prov_config_get_bool(cfg, "fetch.trustSystemUrls", 1), 0);
 	prov_config_free(cfg);
 }
@@ -71,7 +72,7 @@ static void test_file(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, text, sizeof(text) - 1), (int)(sizeof(text) - 1));
 	close(fd);
-	assert_int_equal(prov_config_read_file(cfg, path), 0);
+	assert_ok(prov_config_read_file(cfg, path));
 	assert_int_equal(prov_config_get_bool(cfg, "fetch.trustSystemUrls", 0), 1);
 	/* the file spelling becomes the -c spelling */
 	assert_string_equal(prov_config_get(cfg, "substitute-path./home/Builder/src"), ".");
@@ -93,7 +94,7 @@ static void test_file(void **state)
 
 	/* a missing file is no error */
 	cfg = prov_config_new();
-	assert_int_equal(prov_config_read_file(cfg, "/nonexistent/provenance/config"), 0);
+	assert_ok(prov_config_read_file(cfg, "/nonexistent/provenance/config"));
 	prov_config_free(cfg);
 }
 

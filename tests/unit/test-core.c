@@ -17,6 +17,7 @@
 #include "core.h"
 #include "error.h"
 #include "util.h"
+#include "unit.h"
 #include "banned.h"
 
 static char tmpdir[] = "/tmp/prov-test-core.XXXXXX";
@@ -154,7 +155,7 @@ static void test_notes(void **state)
 	notes[3] = (struct note){ NT_PRSTATUS, st2, sizeof(st2), NULL };
 	path = write_core("notes.core", ET_CORE, notes, 4, -1);
 	error = prov_core_analyze(&c, path, NULL);
-	assert_int_equal(error, 0);
+	assert_ok(error);
 	assert_non_null(c);
 	assert_int_equal(c->nthreads, 2);
 	assert_int_equal(c->threads[0].tid, 4242);
@@ -192,7 +193,7 @@ static void test_tkill_and_cursig(void **state)
 	siginfo(si, 6, -6, 77);
 	notes[0] = (struct note){ NT_PRSTATUS, st, sizeof(st), NULL };
 	notes[1] = (struct note){ 0x53494749, si, sizeof(si), NULL };
-	assert_int_equal(prov_core_analyze(&c, write_core("tkill.core", ET_CORE, notes, 2, -1), NULL), 0);
+	assert_ok(prov_core_analyze(&c, write_core("tkill.core", ET_CORE, notes, 2, -1), NULL));
 	assert_int_equal(c->signal.has_addr, 0);
 	assert_int_equal(c->signal.has_sender, 1);
 	assert_int_equal(c->signal.sender_pid, 77);
@@ -201,7 +202,7 @@ static void test_tkill_and_cursig(void **state)
 
 	/* no NT_SIGINFO: pr_cursig of the first thread, no code */
 	c = NULL;
-	assert_int_equal(prov_core_analyze(&c, write_core("cursig.core", ET_CORE, notes, 1, -1), NULL), 0);
+	assert_ok(prov_core_analyze(&c, write_core("cursig.core", ET_CORE, notes, 1, -1), NULL));
 	assert_int_equal(c->signal.number, 6);
 	assert_string_equal(c->signal.name, "SIGABRT");
 	assert_int_equal(c->signal.has_code, 0);

@@ -14,6 +14,7 @@
 #include "fetch.h"
 #include "sha256.h"
 #include "util.h"
+#include "unit.h"
 #include "banned.h"
 
 /*
@@ -82,7 +83,7 @@ static void test_sha256_file_vs_sha256sum(void **state)
 	for (i = 0; i < 100000; i++)
 		fputc((i * 7919) & 0xff, p);
 	fclose(p);
-	assert_int_equal(prov_sha256_file(hex, &size, path), 0);
+	assert_ok(prov_sha256_file(hex, &size, path));
 	assert_int_equal(size, 100000);
 	cmd = prov_xasprintf("sha256sum '%s'", path);
 	p = popen(cmd, "r");
@@ -126,7 +127,7 @@ static void test_fetch_file_url(void **state)
 	{
 		char *dirs = prov_xasprintf("sources.localDirs=/nonexistent:%s", tmpdir);
 
-		assert_int_equal(prov_config_add_arg(cfg, dirs), 0);
+		assert_ok(prov_config_add_arg(cfg, dirs));
 		free(dirs);
 	}
 	/* still not: ".." out of it, a symlink out of it, a FIFO or a device in it */
@@ -150,9 +151,9 @@ static void test_fetch_file_url(void **state)
 		free(fifo);
 		free(furl);
 	}
-	assert_int_equal(prov_fetch_file(&out, url, &o), 0);
+	assert_ok(prov_fetch_file(&out, url, &o));
 	assert_non_null(strstr(out, "/downloads/"));
-	assert_int_equal(prov_read_file(&b, out, 1024), 0);
+	assert_ok(prov_read_file(&b, out, 1024));
 	assert_string_equal(b.buf, "release contents\n");
 	part = prov_xasprintf("%s.part", out);
 	assert_int_equal(access(part, F_OK), -1);	/* renamed into place */
@@ -161,7 +162,7 @@ static void test_fetch_file_url(void **state)
 	/* cached: the source may go away, offline too */
 	unlink(src);
 	o.offline = 1;
-	assert_int_equal(prov_fetch_file(&out2, url, &o), 0);
+	assert_ok(prov_fetch_file(&out2, url, &o));
 	assert_string_equal(out, out2);
 	free(out2);
 	out2 = NULL;
@@ -194,8 +195,8 @@ static void test_fetch_rules(void **state)
 	write_file(src, "0123456789abcdef0123456789abcdef\n");
 	/* insteadOf: a https URL served from the local file */
 	rule = prov_xasprintf("url.file://%s/.insteadOf=https://releases.example.invalid/", tmpdir);
-	assert_int_equal(prov_config_add_arg(cfg, rule), 0);
-	assert_int_equal(prov_fetch_file(&out, "https://releases.example.invalid/big", &o), 0);
+	assert_ok(prov_config_add_arg(cfg, rule));
+	assert_ok(prov_fetch_file(&out, "https://releases.example.invalid/big", &o));
 	free(out);
 	out = NULL;
 
@@ -221,19 +222,19 @@ static void test_fetch_rules(void **state)
 	assert_int_equal(prov_fetch_file(&out, "http://127.0.0.1:9/x.tar.gz", &o), PROV_ENOTFOUND);
 	assert_non_null(strstr(prov_error_last(), "--offline"));
 	prov_fetch_forget(cache, "https://releases.example.invalid/big");
-	assert_int_equal(prov_fetch_file(&out, "https://releases.example.invalid/big", &o), 0);
+	assert_ok(prov_fetch_file(&out, "https://releases.example.invalid/big", &o));
 	free(out);
 	out = NULL;
 	o.offline = 0;
 
 	/* sizes */
 	prov_config_set(cfg, "a.b", "64k");
-	assert_int_equal(prov_fetch_config_size(&n, cfg, "a.b", 1), 0);
+	assert_ok(prov_fetch_config_size(&n, cfg, "a.b", 1));
 	assert_int_equal(n, 65536);
 	prov_config_set(cfg, "a.b", "3G");
-	assert_int_equal(prov_fetch_config_size(&n, cfg, "a.b", 1), 0);
+	assert_ok(prov_fetch_config_size(&n, cfg, "a.b", 1));
 	assert_true(n == ((uint64_t)3 << 30));
-	assert_int_equal(prov_fetch_config_size(&n, cfg, "a.c", 7), 0);
+	assert_ok(prov_fetch_config_size(&n, cfg, "a.c", 7));
 	assert_int_equal(n, 7);
 	prov_config_set(cfg, "a.b", "99999999999999999999g");
 	assert_int_equal(prov_fetch_config_size(&n, cfg, "a.b", 1), PROV_EINPUT);

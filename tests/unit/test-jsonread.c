@@ -10,6 +10,7 @@
 #include "error.h"
 #include "jsonread.h"
 #include "util.h"
+#include "unit.h"
 #include "banned.h"
 
 static int parse(struct prov_jv **out, const char *s)
@@ -24,7 +25,7 @@ static void test_object(void **state)
 			  "\"n\": -12.5e+3, \"ok\": true, \"no\": false, \"nil\": null,"
 			  "\"list\": [1, \"two\", {\"three\": 3}], \"name\": \"last\"}";
 
-	assert_int_equal(parse(&v, doc), 0);
+	assert_ok(parse(&v, doc));
 	assert_int_equal(v->type, PROV_JV_OBJECT);
 	assert_string_equal(prov_jv_get_str(v, "type"), "deb");
 	assert_string_equal(prov_jv_get_str(v, "name"), "last");	/* repeated key: last wins */
@@ -44,11 +45,11 @@ static void test_escapes(void **state)
 {
 	struct prov_jv *v = NULL;
 
-	assert_int_equal(parse(&v, "\"caf\\u00e9 \\ud83d\\ude00 \\\"q\\\" \\/ \\n\""), 0);
+	assert_ok(parse(&v, "\"caf\\u00e9 \\ud83d\\ude00 \\\"q\\\" \\/ \\n\""));
 	assert_string_equal(v->str, "caf\xc3\xa9 \xf0\x9f\x98\x80 \"q\" / \n");
 	prov_jv_free(v);
 	/* an embedded NUL is kept in str but refused by prov_jv_str */
-	assert_int_equal(parse(&v, "\"a\\u0000b\""), 0);
+	assert_ok(parse(&v, "\"a\\u0000b\""));
 	assert_int_equal(v->len, 3);
 	assert_null(prov_jv_str(v));
 	prov_jv_free(v);
@@ -77,7 +78,7 @@ static void test_bad_utf8(void **state)
 		assert_int_equal(parse(&v, bad[i]), PROV_EINPUT);
 		assert_non_null(strstr(prov_error_last(), "UTF-8"));
 	}
-	assert_int_equal(parse(&v, "\"\xe2\x82\xac \xf0\x9f\x98\x80\""), 0);
+	assert_ok(parse(&v, "\"\xe2\x82\xac \xf0\x9f\x98\x80\""));
 	prov_jv_free(v);
 }
 
@@ -91,7 +92,7 @@ static void test_depth(void **state)
 		prov_buf_putc(&b, '[');
 	for (i = 0; i < PROV_JV_MAX_DEPTH; i++)
 		prov_buf_putc(&b, ']');
-	assert_int_equal(prov_jv_parse(&v, b.buf, b.len), 0);
+	assert_ok(prov_jv_parse(&v, b.buf, b.len));
 	prov_jv_free(v);
 	prov_buf_reset(&b);
 	/* a million brackets must fail quickly on the cap, not blow the stack */
@@ -115,7 +116,7 @@ static void test_numbers(void **state)
 
 	/* huge numbers stay text: nothing overflows */
 	prov_buf_puts(&b, "[123456789012345678901234567890123456789012345678901234567890, 1e999999999, -0.0]");
-	assert_int_equal(prov_jv_parse(&v, b.buf, b.len), 0);
+	assert_ok(prov_jv_parse(&v, b.buf, b.len));
 	assert_string_equal(v->items[0].str, "123456789012345678901234567890123456789012345678901234567890");
 	assert_string_equal(v->items[1].str, "1e999999999");
 	prov_jv_free(v);
@@ -153,7 +154,7 @@ static void test_malformed(void **state)
 		assert_true(prov_jv_parse(&v, good, i) < 0);
 		assert_null(v);
 	}
-	assert_int_equal(prov_jv_parse(&v, good, n), 0);
+	assert_ok(prov_jv_parse(&v, good, n));
 	prov_jv_free(v);
 	prov_jv_free(NULL);
 }

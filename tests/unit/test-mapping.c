@@ -14,6 +14,7 @@
 #include "mapping.h"
 #include "sources.h"
 #include "util.h"
+#include "unit.h"
 #include "banned.h"
 
 static char tmpdir[] = "/tmp/prov-test-mapping.XXXXXX";
@@ -63,7 +64,7 @@ static void expand_ok(const char *tmpl, const char *version, const char *want)
 {
 	struct prov_buf b = PROV_BUF_INIT;
 
-	assert_int_equal(prov_mapping_expand_ref(&b, tmpl, version), 0);
+	assert_ok(prov_mapping_expand_ref(&b, tmpl, version));
 	assert_string_equal(b.buf, want);
 	prov_buf_release(&b);
 }
@@ -143,8 +144,8 @@ static void test_load_good(void **state)
 		       "\tlibrary = libz.so*\n"
 		       "\tsource-only = 1\n");
 	prov_mappings_init(&m);
-	assert_int_equal(prov_mappings_load_file(&m, a), 0);
-	assert_int_equal(prov_mappings_load_file(&m, b), 0);
+	assert_ok(prov_mappings_load_file(&m, a));
+	assert_ok(prov_mappings_load_file(&m, b));
 	assert_int_equal(m.n, 3);
 	p = prov_mappings_find(&m, "clr");
 	assert_non_null(p);
@@ -267,7 +268,7 @@ static void test_parse_odd_bytes(void **state)
 		const struct prov_mapping *x;
 
 		prov_mappings_init(&m);
-		assert_int_equal(prov_mappings_load_file(&m, path), 0);
+		assert_ok(prov_mappings_load_file(&m, path));
 		assert_non_null(x = prov_mappings_find(&m, "x"));
 		assert_int_equal(x->nlibraries, 1);
 		assert_string_equal(x->libraries[0], "liba.so*");
@@ -342,7 +343,7 @@ static void test_load_sources_beyond_git(void **state)
 
 	(void)state;
 	prov_mappings_init(&m);
-	assert_int_equal(prov_mappings_load_file(&m, path), 0);
+	assert_ok(prov_mappings_load_file(&m, path));
 	assert_int_equal(m.n, 1);
 	assert_string_equal(m.items[0].debian_source, "{source}");
 	assert_string_equal(m.items[0].archive, "https://zlib.net/zlib-{upstream_version}.tar.xz");
@@ -358,7 +359,7 @@ static void test_unknown_keys_warn(void **state)
 
 	(void)state;
 	prov_mappings_init(&m);
-	assert_int_equal(prov_mappings_load_file(&m, path), 0);
+	assert_ok(prov_mappings_load_file(&m, path));
 	assert_int_equal(m.n, 1);
 	assert_string_equal(m.items[0].name, "y");
 	prov_mappings_release(&m);
@@ -377,12 +378,12 @@ static void test_shipped_mappings_parse(void **state)
 
 	(void)state;
 	prov_mappings_init(&m);
-	assert_int_equal(prov_mappings_load_dir(&m, dir), 0);
+	assert_ok(prov_mappings_load_dir(&m, dir));
 	assert_true(m.n >= 15);
 	/* every shipped template expands for a typical version */
 	for (i = 0; i < m.n; i++)
 		for (j = 0; j < m.items[i].nrefs; j++)
-			assert_int_equal(prov_mapping_expand_ref(&b, m.items[i].refs[j], "1:6.2.3-4"), 0);
+			assert_ok(prov_mapping_expand_ref(&b, m.items[i].refs[j], "1:6.2.3-4"));
 	p = prov_mappings_match(&m, "/opt/rocm/lib/libamdhip64.so.6", NULL);
 	assert_non_null(p);
 	assert_string_equal(p->name, "clr");

@@ -11,6 +11,7 @@
 #include "error.h"
 #include "pathrw.h"
 #include "util.h"
+#include "unit.h"
 #include "banned.h"
 
 static void rw(const struct prov_pathrw_ctx *ctx, const char *file, const char *comp_dir,
@@ -29,7 +30,7 @@ static void rw(const struct prov_pathrw_ctx *ctx, const char *file, const char *
 	if (r != 0 || strcmp(out, want) || strcmp(rule, want_rule))
 		fprintf(stderr, "'%s': expected '%s' (%s), got %d '%s' (%s)\n", file, want,
 			want_rule, r, out ? out : "", rule ? rule : "");
-	assert_int_equal(r, 0);
+	assert_ok(r);
 	assert_string_equal(out, want);
 	assert_string_equal(rule, want_rule);
 	free(out);
@@ -164,8 +165,8 @@ static void test_substitute_path(void **state)
 	struct prov_pathrw_ctx ctx = { 0 };
 
 	(void)state;
-	assert_int_equal(prov_config_add_arg(cfg, "substitute-path./home/CI/work/proj=src"), 0);
-	assert_int_equal(prov_config_add_arg(cfg, "substitute-path./opt/sdk/="), 0);
+	assert_ok(prov_config_add_arg(cfg, "substitute-path./home/CI/work/proj=src"));
+	assert_ok(prov_config_add_arg(cfg, "substitute-path./opt/sdk/="));
 	ctx.config = cfg;
 	/* user rules come first, before the known prefixes */
 	rw(&ctx, "/home/CI/work/proj/a/b.c", NULL, "src/a/b.c", "substitute-path");

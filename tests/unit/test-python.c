@@ -21,6 +21,7 @@
 #include "pathrw.h"
 #include "python.h"
 #include "util.h"
+#include "unit.h"
 
 #define LLVMFuzzerTestOneInput fuzz_python_one
 #include "../../fuzz/fuzz-python.c"
@@ -47,7 +48,7 @@ static struct prov_crash *run(const char *seed, struct img *im)
 	size_t i;
 
 	prov_buf_init(&im->b, 1 << 20);
-	assert_int_equal(prov_read_file(&im->b, path, 1 << 20), 0);
+	assert_ok(prov_read_file(&im->b, path, 1 << 20));
 	free(path);
 	im->mem.p = (const uint8_t *)im->b.buf + 2;
 	im->mem.n = im->b.len - 2;
@@ -351,11 +352,11 @@ static void test_names(void **state)
 	unsigned int ma = 0, mi = 0;
 
 	(void)state;
-	assert_int_equal(prov_python_version_from_name(&ma, &mi, "/usr/lib/libpython3.12.so.1.0"), 0);
+	assert_ok(prov_python_version_from_name(&ma, &mi, "/usr/lib/libpython3.12.so.1.0"));
 	assert_int_equal(ma * 100 + mi, 312);
-	assert_int_equal(prov_python_version_from_name(&ma, &mi, "/usr/bin/python3.8"), 0);
+	assert_ok(prov_python_version_from_name(&ma, &mi, "/usr/bin/python3.8"));
 	assert_int_equal(mi, 8);
-	assert_int_equal(prov_python_version_from_name(&ma, &mi, "/opt/bin/python3.13t"), 0);
+	assert_ok(prov_python_version_from_name(&ma, &mi, "/opt/bin/python3.13t"));
 	assert_int_equal(mi, 13);
 	assert_int_equal(prov_python_version_from_name(&ma, &mi, "/usr/bin/python3"), -1);
 	assert_int_equal(prov_python_version_from_name(&ma, &mi, "/usr/bin/python3.1x"), -1);
@@ -372,7 +373,7 @@ static void rewrite(const char *file, const char *want, const char *rule)
 		assert_int_not_equal(prov_pathrw_rewrite(&rp, &r, file, NULL, NULL), 0);
 		return;
 	}
-	assert_int_equal(prov_pathrw_rewrite(&rp, &r, file, NULL, NULL), 0);
+	assert_ok(prov_pathrw_rewrite(&rp, &r, file, NULL, NULL));
 	assert_string_equal(rp, want);
 	assert_string_equal(r, rule);
 	free(rp);
@@ -410,7 +411,7 @@ static void test_seeds_through_fuzz_target(void **state)
 		char *path = prov_xasprintf("%s/%s", SEEDS, seeds[i]);
 
 		prov_buf_init(&b, 1 << 20);
-		assert_int_equal(prov_read_file(&b, path, 1 << 20), 0);
+		assert_ok(prov_read_file(&b, path, 1 << 20));
 		fuzz_python_one((const uint8_t *)b.buf, b.len);
 		/* and every prefix cut at a page: truncated images */
 		fuzz_python_one((const uint8_t *)b.buf, b.len / 2);

@@ -70,6 +70,7 @@
 #include "../../fuzz/fuzz-text.c"
 #undef LLVMFuzzerTestOneInput
 
+#include "unit.h"
 #include "banned.h"
 
 #ifdef __SANITIZE_ADDRESS__
@@ -228,7 +229,7 @@ static void test_seeds_parse(void **state)
 
 	p = prov_xasprintf("%s/fixtures/fuzz-seeds/fuzz-rpm/qux", top());
 	if (prov_read_file(&b, p, 1 << 20) == 0) {	/* absent when rpmbuild was */
-		assert_int_equal(prov_rpm_header_parse(&h, (const unsigned char *)b.buf, b.len), 0);
+		assert_ok(prov_rpm_header_parse(&h, (const unsigned char *)b.buf, b.len));
 		assert_string_equal(h.name, "qux");
 		assert_string_equal(h.version, "3.1.0");
 		assert_int_equal(h.nfiles, 1);
@@ -243,7 +244,7 @@ static void test_seeds_parse(void **state)
 		git_libgit2_init();
 		prov_mappings_init(&m);
 		p = prov_xasprintf("%s/fixtures/fuzz-seeds/fuzz-mapping/small.map", top());
-		assert_int_equal(prov_mappings_load_file(&m, p), 0);
+		assert_ok(prov_mappings_load_file(&m, p));
 		assert_int_equal(m.n, 1);
 		assert_string_equal(m.items[0].repo, "https://example.org/x.git");
 		prov_mappings_release(&m);
@@ -263,7 +264,7 @@ static void test_seeds_parse(void **state)
 		for (i = 0; i < 4; i++) {
 			p = prov_xasprintf("%s/fixtures/fuzz-seeds/fuzz-input/%s", top(), kinds[i][0]);
 			memset(&in, 0, sizeof(in));
-			assert_int_equal(prov_input_open(&in, p, tmp, 1 << 20), 0);
+			assert_ok(prov_input_open(&in, p, tmp, 1 << 20));
 			assert_int_equal(in.type, PROV_INPUT_TYPE_CORE);
 			assert_string_equal(in.compression, kinds[i][1]);
 			prov_input_release(&in);
@@ -287,7 +288,7 @@ static void test_seeds_parse(void **state)
 			core_write((const uint8_t *)b.buf, b.len);
 			memset(&opts, 0, sizeof(opts));
 			opts.sysroot = core_root;
-			assert_int_equal(prov_core_analyze(&c, core_file, &opts), 0);
+			assert_ok(prov_core_analyze(&c, core_file, &opts));
 			assert_true(c->nthreads >= 1);
 			print_message("seed core: %zu threads, %zu modules\n", c->nthreads, c->nmodules);
 			assert_true(c->has_signal);
@@ -298,8 +299,8 @@ static void test_seeds_parse(void **state)
 		free(p);
 	}
 	p = prov_xasprintf("%s/fixtures/fuzz-seeds/fuzz-json/direct-url", top());
-	assert_int_equal(prov_read_file(&b, p, 1 << 20), 0);
-	assert_int_equal(prov_jv_parse(&v, b.buf, b.len), 0);
+	assert_ok(prov_read_file(&b, p, 1 << 20));
+	assert_ok(prov_jv_parse(&v, b.buf, b.len));
 	assert_string_equal(prov_jv_get_str(prov_jv_get(v, "vcs_info"), "commit_id"),
 			    "0123456789abcdef0123456789abcdef01234567");
 	prov_jv_free(v);

@@ -13,6 +13,7 @@
 #include "util.h"
 #include "cache.h"
 #include "resolver.h"
+#include "unit.h"
 #include "banned.h"
 
 /* ---- the chain, with counting fake resolvers ---- */
@@ -124,7 +125,7 @@ static void test_chain(void **state)
 	prov_crash_add_module(c)->path = prov_xstrdup("/a/preset.so");
 	c->modules[2].origin = prov_origin_new("dpkg");	/* already resolved: skipped */
 	prov_crash_add_module(c);	/* no path: skipped */
-	assert_int_equal(prov_resolve_modules_chain(c, &ctx, chain), 0);
+	assert_ok(prov_resolve_modules_chain(c, &ctx, chain));
 	assert_int_equal(inits[4], 1);	/* declined at init: never called */
 	assert_int_equal(calls[4], 0);
 	assert_int_equal(calls[0], 2);
@@ -170,7 +171,7 @@ static void test_inventory_chain(void **state)
 	size_t n = 0, i;
 
 	reset_counts();
-	assert_int_equal(prov_inventory_chain(&v, &n, &ctx, chain), 0);
+	assert_ok(prov_inventory_chain(&v, &n, &ctx, chain));
 	assert_int_equal(n, 2);
 	assert_string_equal(v[0]->name, "alpha");	/* sorted */
 	assert_string_equal(v[0]->found_by, "fake3");
@@ -188,7 +189,7 @@ static void check_debver(const char *s, unsigned long epoch, const char *up, con
 {
 	struct prov_debver v;
 
-	assert_int_equal(prov_debver_split(&v, s), 0);
+	assert_ok(prov_debver_split(&v, s));
 	assert_int_equal(v.epoch, epoch);
 	assert_string_equal(v.upstream, up);
 	if (rev)
@@ -289,7 +290,7 @@ static void test_rpm_header(void **state)
 	struct prov_rpm_header h;
 	size_t len = good_blob(raw, &b), cut;
 
-	assert_int_equal(prov_rpm_header_parse(&h, raw, len), 0);
+	assert_ok(prov_rpm_header_parse(&h, raw, len));
 	assert_string_equal(h.name, "qux-libs");
 	assert_string_equal(h.version, "3.1.0");
 	assert_string_equal(h.release, "7.el9");
@@ -381,7 +382,7 @@ static void test_pip_record(void **state)
 	prov_buf_puts(&text, ",,\nbin");
 	prov_buf_add(&text, "\0ary", 4);
 	prov_buf_puts(&text, ",,\nlast.py");
-	assert_int_equal(prov_pip_record_foreach(text.buf, text.len, &nbad, collect, &got), 0);
+	assert_ok(prov_pip_record_foreach(text.buf, text.len, &nbad, collect, &got));
 	assert_string_equal(got.buf, "mypkg/__init__.py|mypkg/we,ird \"name\".so|../../../bin/tool|last.py|");
 	assert_int_equal(nbad, 3);
 	prov_buf_release(&text);
@@ -513,7 +514,7 @@ static void resolve_root(struct prov_cache *cache)
 
 	for (i = 0; paths[i]; i++)
 		prov_crash_add_module(c)->path = prov_xstrdup(paths[i]);
-	assert_int_equal(prov_resolve_modules(c, &ctx), 0);
+	assert_ok(prov_resolve_modules(c, &ctx));
 	expect(&c->modules[0], "dpkg", "libfoo1", "dpkg.libfoo1.version", NULL);
 	assert_string_equal(c->modules[0].origin->arch, "amd64");
 	assert_string_equal(c->modules[0].origin->source, "foo");
@@ -564,7 +565,7 @@ static void test_fixture_root(void **state)
 	assert_true(nwarn >= 3);	/* bad .list line, broken stanza, bad RECORD lines */
 	/* the same through the cache, cold then warm */
 	cdir = prov_xasprintf("%s/cache", tmpdir);
-	assert_int_equal(prov_cache_open(&cache, cdir), 0);
+	assert_ok(prov_cache_open(&cache, cdir));
 	resolve_root(cache);
 	nwarn = 0;
 	resolve_root(cache);
@@ -614,7 +615,7 @@ static void test_host_dpkg(void **state)
 	c = prov_crash_new(PROV_INPUT_CORE, "host");
 	for (i = 0; paths[i]; i++)
 		prov_crash_add_module(c)->path = prov_xstrdup(paths[i]);
-	assert_int_equal(prov_resolve_modules_chain(c, &ctx, dpkg_only), 0);
+	assert_ok(prov_resolve_modules_chain(c, &ctx, dpkg_only));
 	for (i = 0; paths[i]; i++) {
 		/* ground truth: dpkg -S on the path, or on its /usr-less twin (merged /usr) */
 		const char *alt = prov_skip_prefix(paths[i], "/usr");

@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "rpmspec.h"
+#include "unit.h"
 #include "banned.h"
 
 static void names_free(char **v, size_t n)
@@ -40,7 +41,7 @@ static void test_macros(void **state)
 	size_t n = 0;
 
 	(void)state;
-	assert_int_equal(prov_rpmspec_patch_names(&v, &n, spec, strlen(spec), "t.spec"), 0);
+	assert_ok(prov_rpmspec_patch_names(&v, &n, spec, strlen(spec), "t.spec"));
 	assert_int_equal(n, 3);
 	assert_string_equal(v[0], "libfoo-1.0-build.patch");
 	assert_string_equal(v[1], "fix-2.patch");
@@ -64,7 +65,7 @@ static void test_hostile(void **state)
 	assert_int_equal(prov_rpmspec_patch_names(&v, &n, loop, strlen(loop), "t"), PROV_EINPUT);
 	assert_int_equal(prov_rpmspec_patch_names(&v, &n, unterminated, strlen(unterminated), "t"), PROV_EINPUT);
 	/* no newline at the end, NUL-free but cut */
-	assert_int_equal(prov_rpmspec_patch_names(&v, &n, "Patch0: a.patch", 15, "t"), 0);
+	assert_ok(prov_rpmspec_patch_names(&v, &n, "Patch0: a.patch", 15, "t"));
 	assert_int_equal(n, 1);
 	assert_string_equal(v[0], "a.patch");
 	names_free(v, n);

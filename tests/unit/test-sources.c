@@ -15,6 +15,7 @@
 #include "model.h"
 #include "sources.h"
 #include "util.h"
+#include "unit.h"
 #include "banned.h"
 
 /*
@@ -84,7 +85,7 @@ static struct prov_repo *open_up(void)
 	struct prov_repo *r = NULL;
 	char *path = prov_xasprintf("%s/up", tmpdir);
 
-	assert_int_equal(prov_sources_open(&r, path, NULL, 0, 0, NULL), 0);
+	assert_ok(prov_sources_open(&r, path, NULL, 0, 0, NULL));
 	free(path);
 	return r;
 }
@@ -99,16 +100,16 @@ static void test_resolve(void **state)
 		skip();
 	r = open_up();
 	want = git_out("rev-parse v2^{commit}");
-	assert_int_equal(prov_repo_resolve(&hex, r, "v2"), 0);	/* annotated: peeled */
+	assert_ok(prov_repo_resolve(&hex, r, "v2"));	/* annotated: peeled */
 	assert_string_equal(hex, want);
 	free(hex);
 	free(want);
 	want = git_out("rev-parse side");
-	assert_int_equal(prov_repo_resolve(&hex, r, "side"), 0);
+	assert_ok(prov_repo_resolve(&hex, r, "side"));
 	assert_string_equal(hex, want);
 	free(hex);
 	want[8] = '\0';	/* abbreviated */
-	assert_int_equal(prov_repo_resolve(&hex, r, want), 0);
+	assert_ok(prov_repo_resolve(&hex, r, want));
 	assert_true(prov_starts_with(hex, want));
 	free(hex);
 	free(want);
@@ -133,22 +134,22 @@ static void test_ancestry_and_tags(void **state)
 	v2 = git_out("rev-parse v2^{commit}");
 	side = git_out("rev-parse side");
 	head = git_out("rev-parse HEAD");
-	assert_int_equal(prov_repo_is_ancestor(&yes, r, v1, v2), 0);
+	assert_ok(prov_repo_is_ancestor(&yes, r, v1, v2));
 	assert_int_equal(yes, sh("git -C '%s/up' merge-base --is-ancestor v1 v2", tmpdir) == 0);
-	assert_int_equal(prov_repo_is_ancestor(&yes, r, v2, v1), 0);
+	assert_ok(prov_repo_is_ancestor(&yes, r, v2, v1));
 	assert_int_equal(yes, 0);
-	assert_int_equal(prov_repo_is_ancestor(&yes, r, v1, v1), 0);	/* equal counts */
+	assert_ok(prov_repo_is_ancestor(&yes, r, v1, v1));	/* equal counts */
 	assert_int_equal(yes, 1);
-	assert_int_equal(prov_repo_is_ancestor(&yes, r, side, head), 0);
+	assert_ok(prov_repo_is_ancestor(&yes, r, side, head));
 	assert_int_equal(yes, 0);
 	assert_int_equal(prov_repo_is_ancestor(&yes, r, "zz", head), PROV_EINPUT);
 
-	assert_int_equal(prov_repo_first_tag(&tag, r, v1), 0);
+	assert_ok(prov_repo_first_tag(&tag, r, v1));
 	assert_string_equal(tag, "v1");
 	free(tag);
-	assert_int_equal(prov_repo_first_tag(&tag, r, head), 0);
+	assert_ok(prov_repo_first_tag(&tag, r, head));
 	assert_null(tag);	/* after the last tag */
-	assert_int_equal(prov_repo_first_tag(&tag, r, side), 0);
+	assert_ok(prov_repo_first_tag(&tag, r, side));
 	assert_null(tag);	/* on a side branch */
 	free(v1);
 	free(v2);
@@ -169,13 +170,13 @@ static void test_read_lines(void **state)
 		skip();
 	r = open_up();
 	v2 = git_out("rev-parse v2^{commit}");
-	assert_int_equal(prov_repo_read_lines(&lines, &n, r, v2, "a.c", 2, 1), 0);
+	assert_ok(prov_repo_read_lines(&lines, &n, r, v2, "a.c", 2, 1));
 	assert_int_equal(n, 3);
 	assert_int_equal(lines[0].number, 1);
 	assert_string_equal(lines[1].text, "line2 4");
 	assert_int_equal(lines[2].number, 3);
 	prov_source_lines_free(lines, n);
-	assert_int_equal(prov_repo_read_lines(&lines, &n, r, v2, "a.c", 5, 3), 0);
+	assert_ok(prov_repo_read_lines(&lines, &n, r, v2, "a.c", 5, 3));
 	assert_int_equal(n, 4);	/* clamped at the end */
 	assert_int_equal(lines[3].number, 5);
 	prov_source_lines_free(lines, n);
@@ -265,7 +266,7 @@ static void test_components(void **state)
 	ctx.cache_dir = tmpdir;
 	ctx.context = 1;
 	c = crash_with_frame();
-	assert_int_equal(prov_components_resolve(c, &partial, &ctx), 0);
+	assert_ok(prov_components_resolve(c, &partial, &ctx));
 	assert_int_equal(c->ncomponents, 1);
 	want = git_out("rev-parse v2^{commit}");
 	assert_string_equal(c->components[0].commit, want);
@@ -294,7 +295,7 @@ static void test_components(void **state)
 			    "\\trepo = %s/up\\n\\tref = nope-{version}\\n' > '%s'", tmpdir, map), 0);
 	c = crash_with_frame();
 	partial = 0;
-	assert_int_equal(prov_components_resolve(c, &partial, &ctx), 0);
+	assert_ok(prov_components_resolve(c, &partial, &ctx));
 	assert_int_equal(partial, 1);
 	assert_null(c->components[0].commit);
 	assert_non_null(c->components[0].note);

@@ -14,6 +14,7 @@
 #include "error.h"
 #include "srcimport.h"
 #include "util.h"
+#include "unit.h"
 #include "banned.h"
 
 /*
@@ -79,16 +80,16 @@ static void test_pool_dir(void **state)
 	char *p = NULL;
 
 	(void)state;
-	assert_int_equal(prov_srcimport_pool_dir(&p, "libfoo", "main"), 0);
+	assert_ok(prov_srcimport_pool_dir(&p, "libfoo", "main"));
 	assert_string_equal(p, "pool/main/libf/libfoo");
 	free(p);
-	assert_int_equal(prov_srcimport_pool_dir(&p, "glibc", "main"), 0);
+	assert_ok(prov_srcimport_pool_dir(&p, "glibc", "main"));
 	assert_string_equal(p, "pool/main/g/glibc");
 	free(p);
-	assert_int_equal(prov_srcimport_pool_dir(&p, "lib", "contrib"), 0);
+	assert_ok(prov_srcimport_pool_dir(&p, "lib", "contrib"));
 	assert_string_equal(p, "pool/contrib/l/lib");
 	free(p);
-	assert_int_equal(prov_srcimport_pool_dir(&p, "libstdc++-12", "main"), 0);
+	assert_ok(prov_srcimport_pool_dir(&p, "libstdc++-12", "main"));
 	assert_string_equal(p, "pool/main/libs/libstdc++-12");
 	free(p);
 	p = NULL;
@@ -125,16 +126,16 @@ static void test_quilt_to_git(void **state)
 	const char *git_diff = "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n";
 
 	(void)state;
-	assert_int_equal(prov_srcimport_quilt_to_git(&out, p0, strlen(p0), 0, "p0.patch"), 0);
+	assert_ok(prov_srcimport_quilt_to_git(&out, p0, strlen(p0), 0, "p0.patch"));
 	assert_string_equal(out.buf,
 			    "diff --git a/src/a.c b/src/a.c\n--- a/src/a.c\n+++ b/src/a.c\n"
 			    "@@ -1,2 +1,3 @@\n one\n+one and a half\n \n"
 			    "diff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n"
 			    "@@ -0,0 +1 @@\n+new\n\\ No newline at end of file\n");
-	assert_int_equal(prov_srcimport_quilt_to_git(&out, p1_delete, strlen(p1_delete), 1, "d.patch"), 0);
+	assert_ok(prov_srcimport_quilt_to_git(&out, p1_delete, strlen(p1_delete), 1, "d.patch"));
 	assert_non_null(strstr(out.buf, "deleted file mode 100644\n--- a/old.txt\n+++ /dev/null\n"));
 	/* git diffs pass through with -p1, are refused with another -p */
-	assert_int_equal(prov_srcimport_quilt_to_git(&out, git_diff, strlen(git_diff), 1, "g.patch"), 0);
+	assert_ok(prov_srcimport_quilt_to_git(&out, git_diff, strlen(git_diff), 1, "g.patch"));
 	assert_string_equal(out.buf, git_diff);
 	assert_int_equal(prov_srcimport_quilt_to_git(&out, git_diff, strlen(git_diff), 2, "g.patch"), PROV_EINPUT);
 	/* paths that cannot be used */
@@ -176,7 +177,7 @@ static uint64_t import_flat(size_t n, const struct prov_srcimport_opts *o)
 			    "t.close()' '%s/flat%zu.tar' %zu", tmpdir, n, n), 0);
 	url = prov_xasprintf("file://%s/flat%zu.tar", tmpdir, n);
 	t0 = user_ms();
-	assert_int_equal(prov_srcimport_archive(&repo, &commit, url, o), 0);
+	assert_ok(prov_srcimport_archive(&repo, &commit, url, o));
 	t0 = user_ms() - t0;
 	/* ground truth: git itself counts the entries of the imported tree */
 	got = sh_out("git --git-dir='%s' ls-tree '%s' | wc -l", repo, commit);
@@ -242,7 +243,7 @@ static void test_archive_vs_git(void **state)
 			continue;
 		}
 		url = prov_xasprintf("file://%s", file);
-		assert_int_equal(prov_srcimport_archive(&repo, &commit, url, &o), 0);
+		assert_ok(prov_srcimport_archive(&repo, &commit, url, &o));
 		assert_int_equal(stats.cached, 0);
 		got = sh_out("git --git-dir='%s' rev-parse '%s^{tree}'", repo, commit);
 		assert_string_equal(got, want);	/* top directory stripped, modes, symlink */
@@ -252,7 +253,7 @@ static void test_archive_vs_git(void **state)
 		free(got);
 		/* again: reused from the cache, even with the file gone */
 		unlink(file);
-		assert_int_equal(prov_srcimport_archive(&repo2, &commit2, url, &o), 0);
+		assert_ok(prov_srcimport_archive(&repo2, &commit2, url, &o));
 		assert_int_equal(stats.cached, 1);
 		assert_string_equal(repo, repo2);
 		assert_string_equal(commit, commit2);
@@ -328,7 +329,7 @@ static void test_debian_pN_vs_gnu_patch(void **state)
 
 	/* the same again: cached, patch count kept */
 	n = -1;
-	assert_int_equal(prov_srcimport_debian(&repo, &commit, &n, base, "bar", "1:3.2-1", &o), 0);
+	assert_ok(prov_srcimport_debian(&repo, &commit, &n, base, "bar", "1:3.2-1", &o));
 	assert_int_equal(stats.cached, 1);
 	assert_int_equal(n, 2);
 	free(repo);
@@ -430,7 +431,7 @@ static void test_debian_series_scaling(void **state)
 	o.cache_dir = cache;
 	/* within the bounds: every patch applied (checked with git) */
 	t0 = import_series(&rc, 300000, 10, 0, &o);
-	assert_int_equal(rc, 0);
+	assert_ok(rc);
 	/* 1000 one-line patches in place to a 300k-line (600 KB) file: libgit2
 	 * would rewrite 600 MB; refused before any is applied */
 	t1 = import_series(&rc, 300000, 1000, 0, &o);

@@ -11,6 +11,7 @@
 #include "store.h"
 #include "error.h"
 #include "util.h"
+#include "unit.h"
 #include "banned.h"
 
 static void test_parse_time(void **state)
@@ -18,14 +19,14 @@ static void test_parse_time(void **state)
 	char out[21];
 
 	(void)state;
-	assert_int_equal(prov_store_parse_time(out, "2026-10-02"), 0);
+	assert_ok(prov_store_parse_time(out, "2026-10-02"));
 	assert_string_equal(out, "2026-10-02T00:00:00Z");
-	assert_int_equal(prov_store_parse_time(out, "2026-10-02T09:14"), 0);
+	assert_ok(prov_store_parse_time(out, "2026-10-02T09:14"));
 	assert_string_equal(out, "2026-10-02T09:14:00Z");
-	assert_int_equal(prov_store_parse_time(out, "2026-10-02 09:14:59Z"), 0);
+	assert_ok(prov_store_parse_time(out, "2026-10-02 09:14:59Z"));
 	assert_string_equal(out, "2026-10-02T09:14:59Z");
 	/* python3: datetime.fromtimestamp(1790000000, timezone.utc) */
-	assert_int_equal(prov_store_parse_time(out, "@1790000000"), 0);
+	assert_ok(prov_store_parse_time(out, "@1790000000"));
 	assert_string_equal(out, "2026-09-21T14:13:20Z");
 	assert_int_equal(prov_store_parse_time(out, "2026-02-30"), PROV_EINPUT);
 	assert_int_equal(prov_store_parse_time(out, "2026-13-01"), PROV_EINPUT);
@@ -84,22 +85,22 @@ static void test_add_and_query(void **state)
 	assert_non_null(mkdtemp(dir));
 	path = prov_xasprintf("%s/sub/store.sqlite", dir);
 	assert_int_equal(prov_store_open(&s, path, 1), PROV_ENOTFOUND);	/* read-only: never creates */
-	assert_int_equal(prov_store_open(&s, path, 0), 0);
-	assert_int_equal(prov_store_add(&id1, s, report_a, strlen(report_a), &meta), 0);
+	assert_ok(prov_store_open(&s, path, 0));
+	assert_ok(prov_store_add(&id1, s, report_a, strlen(report_a), &meta));
 	assert_int_equal(prov_store_add(&id2, s, report_a, strlen(report_a), &meta), 1);
 	assert_true(id1 == id2);
 	assert_int_equal(prov_store_add(&id3, s, "{\"schema\":1}", 12, NULL), PROV_EINPUT);
-	assert_int_equal(prov_store_history(&hist, s, id1), 0);
+	assert_ok(prov_store_history(&hist, s, id1));
 	assert_null(hist);	/* nothing else has that signature */
 	prov_store_free(s);
 
-	assert_int_equal(prov_store_open(&s, path, 1), 0);
-	assert_int_equal(prov_store_query(s, "SELECT * FROM frames WHERE crashed", &qo, count_rows, &rows), 0);
+	assert_ok(prov_store_open(&s, path, 1));
+	assert_ok(prov_store_query(s, "SELECT * FROM frames WHERE crashed", &qo, count_rows, &rows));
 	assert_int_equal(rows, 7);
 	assert_int_equal(prov_store_query(s, "DELETE FROM frames", &qo, count_rows, &rows), PROV_EINPUT);
 	assert_non_null(strstr(prov_error_last(), "read-only"));
 	assert_int_equal(prov_store_query(s, "SELECT 1; SELECT 2", &qo, count_rows, &rows), PROV_EINPUT);
-	assert_int_equal(prov_store_query(s, "SELECT 1; -- a comment", &qo, count_rows, &rows), 0);
+	assert_ok(prov_store_query(s, "SELECT 1; -- a comment", &qo, count_rows, &rows));
 	qo.max_rows = 3;
 	assert_int_equal(prov_store_query(s, "SELECT * FROM frames", &qo, count_rows, &rows), PROV_EINPUT);
 	assert_non_null(strstr(prov_error_last(), "more than 3 rows"));

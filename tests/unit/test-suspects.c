@@ -10,6 +10,7 @@
 #include "error.h"
 #include "suspects.h"
 #include "util.h"
+#include "unit.h"
 #include "banned.h"
 
 /* The function around a line: the expected ranges are counted by hand below. */
@@ -63,7 +64,7 @@ static void range(const char *src, const char *fn, int line, int want_start, int
 	if (err || r.start != want_start || r.end != want_end)
 		fprintf(stderr, "%s at %d: expected %d-%d, got %d (%d-%d)\n", fn, line, want_start,
 			want_end, err, r.start, r.end);
-	assert_int_equal(err, 0);
+	assert_ok(err);
 	assert_int_equal(r.start, want_start);
 	assert_int_equal(r.end, want_end);
 }

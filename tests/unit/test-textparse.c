@@ -36,6 +36,7 @@
 #include "model.h"
 #include "textparse.h"
 #include "util.h"
+#include "unit.h"
 #include "banned.h"
 
 #define FIXTURES "fixtures/text"
@@ -160,7 +161,7 @@ static int check_expect(const struct prov_crash *c, const char *expect_path)
 	char *line, *save, *fields[32];
 	int failures = 0, lineno = 0;
 
-	assert_int_equal(prov_read_file(&b, expect_path, 1 << 20), 0);
+	assert_ok(prov_read_file(&b, expect_path, 1 << 20));
 	for (line = b.buf; line && *line; line = save) {
 		size_t n, i;
 
@@ -295,7 +296,7 @@ static void test_fixtures(void **state)
 				continue;
 			txt = prov_xasprintf("%s/%s", dir, e->d_name);
 			exp = prov_xasprintf("%s/%.*s.expect", dir, (int)(n - 4), e->d_name);
-			assert_int_equal(prov_read_file(&b, txt, 64 << 20), 0);
+			assert_ok(prov_read_file(&b, txt, 64 << 20));
 			rc = parse_buf(&c, txt, b.buf, b.len);
 			if (!strcmp(d->d_name, "regress") || !strcmp(d->d_name, "none")) {
 				/* only: never crash; "none" must hold no backtrace */
@@ -342,14 +343,14 @@ static void test_gdb_multiline_args(void **state)
 	const struct prov_frame *f;
 
 	(void)state;
-	assert_int_equal(parse_str(&c,
+	assert_ok(parse_str(&c,
 		"#0  frame_to_pyobject (\n"
 		"    frame=frame@entry=0x555555e78eac)\n"
 		"    at Python/tracemalloc.c:994\n"
 		"#1  0x000055555591edbd in traceback_to_pyobject (traceback=0x555555e78ea0, \n"
 		"    intern_table=intern_table@entry=0x7ffff00019c0 \"(x\") at Python/tracemalloc.c:1024\n"
 		"#2  0x00007ffff7df34b2 in abort ()\n"
-		"   from /lib/x86_64-linux-gnu/libc.so.6\n"), 0);
+		"   from /lib/x86_64-linux-gnu/libc.so.6\n"));
 	assert_int_equal(c->nthreads, 1);
 	assert_int_equal(c->threads[0].nframes, 3);
 	f = frame_at(c, 0, 0);
@@ -374,13 +375,13 @@ static void test_gdb_cxx_and_unknown(void **state)
 	struct prov_crash *c = NULL;
 
 	(void)state;
-	assert_int_equal(parse_str(&c,
+	assert_ok(parse_str(&c,
 		"#0  0x0000000000401136 in std::function<void (int)>::operator()(int) const (this=0x7ffe, __args#0=3) at /usr/include/c++/12/bits/std_function.h:591\n"
 		"#1  0x0000000000401200 in (anonymous namespace)::Runner::run<int> (this=0x1) at run.cc:12\n"
 		"#2  0x0000000000401300 in ?? ()\n"
 		"#3  0x0000000000401400 in operator new (sz=8) from /lib/libstdc++.so.6\n"
 		"#4  <signal handler called>\n"
-		"#5  0x0000000000401500 in main () at main.cc:3\n"), 0);
+		"#5  0x0000000000401500 in main () at main.cc:3\n"));
 	assert_int_equal(c->threads[0].nframes, 6);
 	assert_string_equal(frame_at(c, 0, 0)->function, "std::function<void (int)>::operator()(int) const");
 	assert_string_equal(frame_at(c, 0, 0)->file, "/usr/include/c++/12/bits/std_function.h");
@@ -398,13 +399,13 @@ static void test_strip_args(void **state)
 	struct prov_crash *c = NULL;
 
 	(void)state;
-	assert_int_equal(parse_str(&c,
+	assert_ok(parse_str(&c,
 		"==1==ERROR: AddressSanitizer: SEGV on unknown address 0x000000000010 (pc 0x1 bp 0x2 sp 0x3 T0)\n"
 		"    #0 0x4005d1 in Foo::operator()(int) const /src/a.cc:4:7\n"
 		"    #1 0x4005e1 in Foo::operator() /src/a.cc:9\n"
 		"    #2 0x4005f1 in bar(std::vector<int, std::allocator<int> > const&) /src/a.cc:12:3\n"
 		"    #3 0x7f00 in operator new(unsigned long) (/lib/libasan.so.8+0xdb6a8)\n"
-		"SUMMARY: AddressSanitizer: SEGV /src/a.cc:4:7 in Foo::operator()(int) const\n"), 0);
+		"SUMMARY: AddressSanitizer: SEGV /src/a.cc:4:7 in Foo::operator()(int) const\n"));
 	assert_string_equal(frame_at(c, 0, 0)->function, "Foo::operator()");
 	assert_int_equal(frame_at(c, 0, 0)->column, 7);
 	assert_string_equal(frame_at(c, 0, 1)->function, "Foo::operator()");
@@ -423,7 +424,7 @@ static void test_log_prefixes(void **state)
 	struct prov_crash *c = NULL;
 
 	(void)state;
-	assert_int_equal(parse_str(&c,
+	assert_ok(parse_str(&c,
 		"2024-05-01T12:00:00.123Z Program terminated with signal SIGABRT, Aborted.\n"
 		"2024-05-01T12:00:00.124Z #0  0x00007f0000000001 in raise () from /lib/libc.so.6\n"
 		"2024-05-01T12:00:00.125Z #1  0x00007f0000000002 in abort () from /lib/libc.so.6\n"
@@ -431,7 +432,7 @@ static void test_log_prefixes(void **state)
 		"##[error]#3  0x0000000000400004 in _start ()\n"
 		"| #4  0x0000000000400005 in extra ()\n"
 		"web-1  | #5  0x0000000000400006 in more ()\n"
-		"web-1  | #6  0x0000000000400007 in last ()\n"), 0);
+		"web-1  | #6  0x0000000000400007 in last ()\n"));
 	assert_int_equal(c->nthreads, 1);
 	assert_int_equal(c->threads[0].nframes, 7);
 	assert_string_equal(c->signal.name, "SIGABRT");
@@ -465,11 +466,11 @@ static void test_numbers_in_prose_end_block(void **state)
 	struct prov_crash *c = NULL;
 
 	(void)state;
-	assert_int_equal(parse_str(&c,
+	assert_ok(parse_str(&c,
 		"#0  0x0000000000400001 in f () at a.c:1\n"
 		"#1  0x0000000000400002 in main () at a.c:2\n"
 		"The crash then repeats 3 times (see below).\n"
-		"#4 things we tried: restarting\n"), 0);
+		"#4 things we tried: restarting\n"));
 	assert_int_equal(c->nthreads, 1);
 	assert_int_equal(c->threads[0].nframes, 2);
 	prov_crash_free(c);
@@ -480,7 +481,7 @@ static void test_bt_full_locals(void **state)
 	struct prov_crash *c = NULL;
 
 	(void)state;
-	assert_int_equal(parse_str(&c,
+	assert_ok(parse_str(&c,
 		"#0  0x0000000000400001 in f (p=0x0) at a.c:1\n"
 		"        x = 3\n"
 		"        at = 5\n"
@@ -488,7 +489,7 @@ static void test_bt_full_locals(void **state)
 		"  b = 2}\n"
 		"No locals.\n"
 		"#1  0x0000000000400002 in main () at a.c:2\n"
-		"No symbol table info available.\n"), 0);
+		"No symbol table info available.\n"));
 	assert_int_equal(c->nthreads, 1);
 	assert_int_equal(c->threads[0].nframes, 2);
 	assert_int_equal(frame_at(c, 0, 0)->line, 1);
@@ -500,10 +501,10 @@ static void test_gdb_inlined(void **state)
 	struct prov_crash *c = NULL;
 
 	(void)state;
-	assert_int_equal(parse_str(&c,
+	assert_ok(parse_str(&c,
 		"#0  0x000055555555513d in bar (p=0x0) at t.c:3\n"
 		"#1  foo (p=0x0) at t.c:8\n"
-		"#2  main () at t.c:13\n"), 0);
+		"#2  main () at t.c:13\n"));
 	assert_int_equal(frame_at(c, 0, 0)->inlined, 1);
 	assert_int_equal(frame_at(c, 0, 1)->inlined, 1);
 	assert_int_equal(frame_at(c, 0, 2)->inlined, 0);
@@ -517,13 +518,12 @@ static void test_unparsed_lines(void **state)
 	struct prov_crash *c = NULL;
 
 	(void)state;
-	assert_int_equal(parse_str(&c,
-				   "#0  0x0000000000401136 in f () at a.c:1\n"
-				   "#1  0x0000000000401150 in g () at a.c:2 and then some\n"
-				   "#2  0x0000000000401170 in main () at a.c:9\n"
-				   "#3\tINITED cov: 2 ft: 2\n"
-				   "frame #7: ??? 0x12 garbage\n"),
-			 0);
+	assert_ok(parse_str(&c,
+			    "#0  0x0000000000401136 in f () at a.c:1\n"
+			    "#1  0x0000000000401150 in g () at a.c:2 and then some\n"
+			    "#2  0x0000000000401170 in main () at a.c:9\n"
+			    "#3\tINITED cov: 2 ft: 2\n"
+			    "frame #7: ??? 0x12 garbage\n"));
 	assert_int_equal(c->nthreads, 1);
 	assert_int_equal(c->threads[0].nframes, 2);
 	/* #1 and "frame #7:"; libFuzzer's status line is no frame */
@@ -609,14 +609,14 @@ static void test_long_lines(void **state)
 	for (i = 0; i < n; i++)
 		buf[i] = i % 7 ? '(' : 'a';
 	memcpy(buf + n, tail, strlen(tail));
-	assert_int_equal(parse_buf(&c, "long", buf, n + strlen(tail)), 0);
+	assert_ok(parse_buf(&c, "long", buf, n + strlen(tail)));
 	assert_int_equal(c->threads[0].nframes, 1);
 	prov_crash_free(c);
 	/* one long gdb frame whose argument list never closes */
 	memcpy(buf, "#0  0x1 in f (", 14);
 	for (i = 14; i < 60000; i++)
 		buf[i] = i % 80 == 0 ? '\n' : 'x';
-	assert_int_equal(parse_buf(&c, "long", buf, 60000), 0);
+	assert_ok(parse_buf(&c, "long", buf, 60000));
 	assert_string_equal(frame_at(c, 0, 0)->function, "f");
 	prov_crash_free(c);
 	free(buf);
@@ -632,7 +632,7 @@ static void test_many_threads(void **state)
 	/* 20000 one-frame threads: capped at PROV_MAX_THREADS, quickly */
 	for (i = 0; i < 20000; i++)
 		prov_buf_printf(&b, "Thread %zu (LWP %zu):\n#0  0x1 in f () at a.c:1\n\n", i + 1, i + 1);
-	assert_int_equal(parse_buf(&c, "many", b.buf, b.len), 0);
+	assert_ok(parse_buf(&c, "many", b.buf, b.len));
 	assert_int_equal(c->nthreads, PROV_MAX_THREADS);
 	prov_crash_free(c);
 	prov_buf_release(&b);
