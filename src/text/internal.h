@@ -86,6 +86,8 @@ struct tp_state {
 	int has_crashed_lwp;
 	int gdb_after_term;	/* "Program terminated/received signal" just read */
 	int64_t crashed_lwp;
+	int crashed_lwp_current;	/* crashed_lwp came from "[Current thread is" */
+	char *crashed_thread_id;	/* its "Thread 0x7f…" */
 	struct prov_buf pending;	/* a frame whose argument list runs on */
 	int pending_lines;
 	int pending_wrap;	/* pending may only go on with an indented line */
@@ -111,6 +113,8 @@ struct tp_state {
 	int vg_seen;	/* an error's "at" stack has started */
 	int cs_err;	/* inside a compute-sanitizer error */
 	int cs_seen;	/* its first error's host frames were read */
+	int cs_errors;	/* errors read so far */
+	int cs_crash_set;	/* the first error's crashing thread is chosen */
 
 	struct tp_modhash mods;	/* module path -> index */
 
