@@ -7,7 +7,7 @@
  *
  *   driver.c      lines, prefixes, the format table, which thread crashed
  *   formats.c     tp_formats[]: one entry per format family
- *   native.c sanitizer.c python.c selfprinted.c valgrind.c cudasan.c
+ *   native.c sanitizer.c python.c selfprinted.c valgrind.c cudasan.c kernel.c
  *                 the families: read a line, build frames
  *   state.c lines.c prefix.c
  *                 threads/frames/modules being built, string helpers, prefixes
@@ -44,6 +44,7 @@ enum tp_fmt {
 	TP_SIGHANDLER,
 	TP_VALGRIND,
 	TP_CUDASAN,
+	TP_KERNEL,
 	TP_NFMT
 };
 
@@ -221,6 +222,8 @@ int tp_misc_line(struct tp_state *st, char *s, size_t indent);
 int tp_valgrind_line(struct tp_state *st, char *s, size_t indent);
 /* cudasan.c: NVIDIA compute-sanitizer */
 int tp_cudasan_line(struct tp_state *st, char *s, size_t indent);
+/* kernel.c: the kernel's segfault / trap lines (dmesg, journal) */
+int tp_kernel_line(struct tp_state *st, char *s, size_t indent);
 
 const char *tp_fmt_name(int fmt);
 
