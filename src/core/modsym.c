@@ -99,9 +99,9 @@ static int place(struct prov_modsym *out, Elf *elf, int have_file_offset, uint64
 	return -1;
 }
 
-static void symbolize(struct prov_modsym *out, const char *path)
+static void symbolize(struct prov_modsym *out, const char *path, const char *root)
 {
-	Dwfl *dwfl = dwfl_begin(&offline_callbacks);
+	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	Dwfl_Line *line;
 	GElf_Addr bias = 0, addr, symoff = 0;
@@ -111,6 +111,11 @@ static void symbolize(struct prov_modsym *out, const char *path)
 	const char *name, *src;
 	int n, lineno = 0, col = 0;
 
+	/* libdwfl's default path, the debug directory moved under the root */
+	free(debuginfo_path);
+	debuginfo_path = root && *root && strcmp(root, "/") != 0
+		? prov_xasprintf(":.debug:%s/usr/lib/debug", root) : NULL;
+	dwfl = dwfl_begin(&offline_callbacks);
 	if (!dwfl)
 		return;
 	dwfl_report_begin(dwfl);
@@ -138,8 +143,8 @@ cleanup:
 	dwfl_end(dwfl);
 }
 
-int prov_modsym_lookup(struct prov_modsym *out, const char *path, int have_file_offset,
-		       uint64_t off, uint64_t map_size)
+int prov_modsym_lookup(struct prov_modsym *out, const char *path, const char *root,
+		       int have_file_offset, uint64_t off, uint64_t map_size)
 {
 	Elf *elf = NULL;
 	int fd, error;
@@ -158,7 +163,7 @@ int prov_modsym_lookup(struct prov_modsym *out, const char *path, int have_file_
 		error = prov_error_set(PROV_EINPUT, "offset 0x%" PRIx64 " is in no segment of '%s'", off, path);
 		goto cleanup;
 	}
-	symbolize(out, path);
+	symbolize(out, path, root);
 	error = 0;
 cleanup:
 	if (elf)

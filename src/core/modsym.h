@@ -28,11 +28,13 @@ struct prov_modsym {
  * offset (newer kernels print it); otherwise `off` is ip minus the start of
  * the mapping that holds it, and the mapping is taken to be the file's
  * executable segment (the one whose page-rounded size is `map_size`, else
- * the first). 0 on success (out filled, caller releases it); PROV_EINPUT
- * when the file is no ELF or the offset lies in none of its segments.
+ * the first). Separate debug files are looked for beside the file, in
+ * .debug/ and under `root`/usr/lib/debug (`root` NULL or "/": the host's).
+ * 0 on success (out filled, caller releases it); PROV_EINPUT when the file
+ * is no ELF or the offset lies in none of its segments.
  */
-int prov_modsym_lookup(struct prov_modsym *out, const char *path, int have_file_offset,
-		       uint64_t off, uint64_t map_size);
+int prov_modsym_lookup(struct prov_modsym *out, const char *path, const char *root,
+		       int have_file_offset, uint64_t off, uint64_t map_size);
 void prov_modsym_release(struct prov_modsym *m);
 
 #endif

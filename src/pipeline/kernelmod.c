@@ -27,11 +27,9 @@ static const char *const search_dirs[] = {
 	"/usr/local/bin", NULL,
 };
 
-static int is_file(const char *path)
+static int is_file(const char *path, struct stat *sb)
 {
-	struct stat sb;
-
-	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+	return stat(path, sb) == 0 && S_ISREG(sb->st_mode);
 }
 
 /* the module's path on the crashed system and on this host; NULL when not found */
@@ -39,12 +37,13 @@ static char *find_module(const char *sysroot, const char *name, char **host, int
 {
 	const char *const *d;
 	char *found = NULL;
+	struct stat sb, first;
 
 	*host = NULL;
 	*count = 0;
 	if (strchr(name, '/')) {
 		*host = prov_root_join(sysroot, name);
-		if (is_file(*host)) {
+		if (is_file(*host, &sb)) {
 			*count = 1;
 			return prov_xstrdup(name);
 		}
@@ -55,11 +54,13 @@ static char *find_module(const char *sysroot, const char *name, char **host, int
 	for (d = search_dirs; *d; d++) {
 		char *sys = prov_xasprintf("%s/%s", *d, name), *h = prov_root_join(sysroot, sys);
 
-		if (is_file(h)) {
+		/* /lib is often /usr/lib (merged /usr): one file, counted once */
+		if (is_file(h, &sb) && (!found || sb.st_dev != first.st_dev || sb.st_ino != first.st_ino)) {
 			(*count)++;
 			if (!found) {
 				found = sys;
 				*host = h;
+				first = sb;
 				continue;
 			}
 		}
@@ -99,8 +100,14 @@ void prov_kernel_module_lookup(struct prov_crash *c, const char *sysroot)
 	char *sys = NULL, *host = NULL;
 	int count = 0;
 
-	if (!k || !k->module || !k->has_base || !k->has_ip || !f || !f->module)
+	if (!k || !k->has_ip)
 		return;
+	if (!k->module || !k->has_base || !f || !f->module) {
+		free(k->note);
+		k->note = prov_xstrdup("the kernel named no file for ip (anonymous memory: JIT code, a "
+				       "corrupted return address, or the line was cut short): no function or line");
+		return;
+	}
 	m = prov_crash_module_by_path(c, f->module);
 	if (m && !m->has_range) {
 		m->has_range = 1;
@@ -119,7 +126,7 @@ void prov_kernel_module_lookup(struct prov_crash *c, const char *sysroot)
 		prov_buf_printf(&note, "ip is below the mapping's start: no offset to look up");
 		goto done;
 	}
-	if (prov_modsym_lookup(&ms, host, k->has_file_offset,
+	if (prov_modsym_lookup(&ms, host, sysroot, k->has_file_offset,
 			       k->has_file_offset ? k->file_offset : k->ip - k->base, k->size) < 0) {
 		prov_buf_printf(&note, "%s", prov_error_last());
 		goto done;
