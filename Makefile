@@ -161,6 +161,7 @@ LIB_OBJS += src/core/ptrace-stop.o
 LIB_OBJS += src/core/dbgbudget.o
 LIB_OBJS += src/core/dbgsrc.o
 LIB_OBJS += src/core/disasm.o
+LIB_OBJS += src/core/modsym.o
 LIB_OBJS += src/core/code.o
 LIBS += -lstdc++
 
@@ -176,6 +177,7 @@ LIB_OBJS += src/text/python.o
 LIB_OBJS += src/text/selfprinted.o
 LIB_OBJS += src/text/valgrind.o
 LIB_OBJS += src/text/cudasan.o
+LIB_OBJS += src/text/kernel.o
 
 # sources: libgit2 mirrors, downloads, source-package imports, history.
 LIB_OBJS += src/sources/sources.o
@@ -201,6 +203,7 @@ LIB_OBJS += src/report/report-md.o
 
 # pipeline: input to model, every stage, in one place.
 LIB_OBJS += src/pipeline/pipeline.o
+LIB_OBJS += src/pipeline/kernelmod.o
 
 # cli: main, the command table, one file per command.
 CMD_OBJS += src/cli/main.o

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 out=${1:-fixtures/fuzz-seeds}
 w=$(mktemp -d /tmp/prov-seeds.XXXXXX)
 trap 'rm -rf "$w"' EXIT
-for t in core dpkg rpm pip json mapping pathrw input; do mkdir -p "$out/fuzz-$t"; done
+for t in core dpkg rpm pip json mapping pathrw input text; do mkdir -p "$out/fuzz-$t"; done
 
 # ---- core: the PT_NOTE segment of a real core (fuzz-core wraps it), and a tiny whole core ----
 if [ "$(cat /proc/sys/kernel/core_pattern)" = core ] || [ "$(cut -c1 /proc/sys/kernel/core_pattern)" != '|' ]; then
@@ -157,4 +157,18 @@ open(sys.argv[1] + '/host', 'wb').write(data.encode())
 PY
 fi
 printf 'Package: a\nStatus: install ok installed\nArchitecture: amd64\nVersion: 1:2-3\nSource: b (4)\n\0\0a:amd64\n/usr/lib/liba.so.1\n/lib/../usr/lib/liba.so.1\n' >"$out/fuzz-dpkg/small"
+# ---- text: the shapes of the kernel fault lines and compute-sanitizer
+# reports the parsers read field by field (fixtures/text/ is seeded too, by
+# run-fuzz.sh): every optional part present, absent and broken ----
+text_seeds() {
+	local d=$1/fuzz-text
+	mkdir -p "$d"
+	printf '[ 8123.456789] indexer[6442]: segfault at 0 ip 00007f8c1bb45113 sp 00007ffda9b6e760 error 6 in libstore.so.1[7f8c1bb45000+1000]\n' >"$d/kernel-old"
+	printf 'Nov 24 09:58:01 host kernel: a b[88120]: segfault at 7f2b00000010 ip 00007f2b4c81a3d2 sp 00007ffe1a2b3c40 error 4 in lib x[y].so[4c3d2,7f2b4c7ce000+2a3000] likely on CPU 12 (core 4, socket 1)\n' >"$d/kernel-new"
+	printf 'p[1]: segfault at 0 ip 0 sp 0 error 15\np[2]: segfault at ffffffffffffffffff ip 1 sp 2 error 6 in x[+]\np[]: segfault at 0 ip 1 sp 2 error 6 in x[1,2+3] likely on CPU \n' >"$d/kernel-broken"
+	printf 'traps: solver[3131] trap divide error ip:55d0c2a01189 sp:7ffc8e0a1f30 error:0 in solver[55d0c2a01000+1000]\ntraps: r[3140] general protection fault ip:7f11d2c4a0b7 sp:7ffd33e2a8d0 error:0\ntraps: r[3141] general protection ip:1 sp:2 error:0 in l[0+0]\ntraps: r[9] trap invalid opcode ip:1 sp:\n' >"$d/kernel-traps"
+	printf '========= COMPUTE-SANITIZER\n========= Invalid __global__ write of size 4 bytes\n=========     at copy_kernel(int*, int)+0x70 in copy_kernel.cu:42\n=========     by thread (31,0,0) in block (0,0,0)\n=========     Address 0x7fba2fe00100 is out of bounds\n=========     Saved host backtrace up to driver entry point at kernel launch time\n=========     Host Frame: [0x2e1f0f] in libcuda.so.1\n=========     Host Frame:main in copy.cu:80 [0xa4f2] in copy\n=========\n========= ERROR SUMMARY: 1 error\n' >"$d/cudasan"
+	printf '========= Invalid __shared__ read of size \n=========     by thread (1,2 in block (\n=========     Address 0x is out of bounds\n=========     at 0x in :\n========= Program hit cudaErrorLaunchFailure (error 719) due to "unspecified launch failure" on CUDA API call to cudaDeviceSynchronize.\n=========     Host Frame: [0x1] in\n' >"$d/cudasan-broken"
+}
+text_seeds "$out"
 echo "seeds in $out: $(find "$out" -type f | wc -l) files, $(du -sh "$out" | cut -f1)"

@@ -114,6 +114,7 @@ void prov_thread_release(struct prov_thread *t)
 	free(t->frames);
 	free(t->regs);
 	free(t->name);
+	free(t->thread_id);
 	free(t->unwind_error);
 	free(t->python_note);
 }
@@ -133,6 +134,20 @@ void prov_crash_free(struct prov_crash *c)
 	free(c->process.cmdline);
 	free(c->signal.name);
 	free(c->signal.code_name);
+	if (c->headline) {
+		free(c->headline->text);
+		free(c->headline->error);
+		free(c->headline->device_thread);
+		free(c->headline->device_block);
+		free(c->headline);
+	}
+	if (c->kernel_line) {
+		free(c->kernel_line->kind);
+		free(c->kernel_line->module);
+		free(c->kernel_line->file);
+		free(c->kernel_line->note);
+		free(c->kernel_line);
+	}
 	for (i = 0; i < c->nthreads; i++)
 		prov_thread_release(&c->threads[i]);
 	free(c->threads);
@@ -520,4 +535,20 @@ const char *prov_context_name(enum prov_context ctx)
 	default:
 		return "unknown";
 	}
+}
+
+/*
+ * The bits of arch/x86/include/asm/trap_pf.h (enum x86_pf_error_code):
+ * PROT 1, WRITE 2, USER 4, RSVD 8, INSTR 16, PK 32, SGX 1 << 15.
+ */
+char *prov_kernel_error_text(uint64_t error)
+{
+	const char *mode = error & 4 ? "user-mode" : "kernel-mode";
+	const char *access = error & 16 ? "instruction fetch" : error & 2 ? "write" : "read";
+	const char *why = error & 1 ? "protection violation (the page is mapped)" : "page not present";
+
+	return prov_xasprintf("%s %s, %s%s%s%s", mode, access, why,
+			      error & 8 ? ", reserved bit set in a page table" : "",
+			      error & 32 ? ", protection-key violation" : "",
+			      error & (1u << 15) ? ", SGX access" : "");
 }

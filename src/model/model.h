@@ -56,6 +56,8 @@ struct prov_frame {
 	struct prov_var *args, *locals;
 	size_t nargs, nlocals;
 	char *located_by;	/* "name": source found by the function's name (a guess) */
+	int location_guess;	/* function/file/line looked up in a module file whose
+				 * build ID could not be checked (a kernel line): a guess */
 };
 
 struct prov_reg {
@@ -66,6 +68,8 @@ struct prov_reg {
 struct prov_thread {
 	int has_tid;
 	int64_t tid;
+	char *thread_id;	/* the id the text printed when it is no tid: faulthandler's
+				 * "0x00007f48719066c0", gdb's "Thread 0x7f..." (pthread_t) */
 	char *name;
 	int crashed;
 	struct prov_reg *regs;	/* NULL: unknown */
@@ -104,6 +108,45 @@ struct prov_signal {
 	uint64_t addr;
 	int has_sender;	/* for SI_USER / SI_TKILL: the sending pid */
 	int64_t sender_pid;
+};
+
+/*
+ * What the tool that caught the crash said it was, in its own words, when
+ * that is no signal: compute-sanitizer's "Invalid __global__ write of size 4
+ * bytes" with the address and the device thread and block; a kernel line's
+ * "segfault at 0 ... error 6".
+ */
+struct prov_headline {
+	char *text;	/* the whole headline as one line */
+	char *error;	/* "Invalid __global__ write", "segfault" */
+	int has_size;
+	uint64_t size;	/* bytes accessed */
+	int has_addr;
+	uint64_t addr;	/* the address accessed */
+	char *device_thread;	/* "(255,0,0)" */
+	char *device_block;	/* "(3,0,0)" */
+};
+
+/*
+ * A kernel log line about a user-space fault (dmesg, journal): "prog[1234]:
+ * segfault at 0 ip 00007f… sp 00007ff… error 6 in libfoo.so.1[7f…+2a3000]"
+ * (src/text/kernel.c, docs/text-formats.md).
+ */
+struct prov_kernel_line {
+	char *kind;	/* "segfault", "trap: divide error", "general protection fault" */
+	int has_addr, has_ip, has_sp, has_error;
+	uint64_t addr, ip, sp, error;
+	char *module;	/* the file name the kernel printed (a basename) */
+	int has_base;
+	uint64_t base, size;	/* the mapping holding ip: [base, base + size) */
+	int has_file_offset;	/* newer kernels print the file offset of ip */
+	uint64_t file_offset;
+	int has_cpu;
+	int cpu;
+	char *file;	/* the module file found on this host / in --sysroot */
+	int has_vaddr;
+	uint64_t vaddr;	/* ip as an address in that file (its ELF p_vaddr space) */
+	char *note;	/* how (or why not) the function and line were found */
 };
 
 struct prov_process {
@@ -227,6 +270,8 @@ struct prov_crash {
 	struct prov_process process;
 	int has_signal;
 	struct prov_signal signal;
+	struct prov_headline *headline;	/* NULL: the tool said nothing more than the signal */
+	struct prov_kernel_line *kernel_line;	/* input was a kernel fault line, else NULL */
 
 	struct prov_thread *threads;
 	size_t nthreads, threads_alloc;
@@ -329,6 +374,12 @@ void prov_component_release(struct prov_component *c);
  * MODULE_LOAD, any frame -> RUNTIME, no frame -> UNKNOWN.
  */
 void prov_crash_classify_context(struct prov_crash *c);
+
+/*
+ * The x86 page-fault error code a kernel segfault line prints, in words
+ * (6: "user-mode write, page not present"); the caller frees.
+ */
+char *prov_kernel_error_text(uint64_t error);
 
 /* Names: "SIGSEGV" for 11 (NULL when unknown); "SEGV_MAPERR" for (11, 1). */
 const char *prov_signal_name(int signo);

@@ -14,6 +14,7 @@
 #include "disasm.h"
 #include "error.h"
 #include "input.h"
+#include "kernelmod.h"
 #include "patterns.h"
 #include "pipeline.h"
 #include "dbgsrc.h"
@@ -146,6 +147,12 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 	} else {
 		if ((error = prov_text_parse(&c, in.name, in.text.buf, in.text.len)) < 0)
 			goto cleanup;
+		/* a kernel fault line names its module and offset: look them up
+		 * (libdwfl may ask debuginfod for the debug file: same rules as a core) */
+		if (c->kernel_line) {
+			prov_pipeline_setup_debuginfod(opts->global, opts->offline);
+			prov_kernel_module_lookup(c, opts->sysroot);
+		}
 		/* one reason for every renderer (text, Markdown, JSON) */
 		if (!c->ninsns && !c->insns_note)
 			c->insns_note = prov_xstrdup("a text backtrace has no code bytes (disassembly needs a core)");

@@ -1,3 +1,4 @@
+#include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
@@ -83,6 +84,7 @@ static void write_frame(struct prov_json *j, const struct prov_frame *f)
 	prov_json_kv_string(j, "path_rule", f->path_rule);
 	prov_json_kv_string(j, "component", f->component);
 	prov_json_kv_string(j, "located_by", f->located_by);
+	prov_json_kv_bool(j, "location_guess", f->location_guess);
 	write_vars(j, "args", f->has_vars, f->args, f->nargs);
 	write_vars(j, "locals", f->has_vars, f->locals, f->nlocals);
 	prov_json_end_object(j);
@@ -97,6 +99,7 @@ static void write_thread(struct prov_json *j, const struct prov_thread *t)
 		prov_json_kv_int(j, "tid", t->tid);
 	else
 		prov_json_kv_null(j, "tid");
+	prov_json_kv_string(j, "thread_id", t->thread_id);
 	prov_json_kv_string(j, "name", t->name);
 	prov_json_kv_bool(j, "crashed", t->crashed);
 	prov_json_key(j, "registers");
@@ -241,6 +244,84 @@ static void write_suspect(struct prov_json *j, const struct prov_suspect *x)
 	prov_json_end_object(j);
 }
 
+/* crash.headline: the tool's own words for the crash (compute-sanitizer, a kernel line) */
+static void write_headline(struct prov_json *j, const struct prov_headline *h)
+{
+	prov_json_key(j, "headline");
+	if (!h) {
+		prov_json_null(j);
+		return;
+	}
+	prov_json_begin_object(j);
+	prov_json_kv_string(j, "text", h->text);
+	prov_json_kv_string(j, "error", h->error);
+	if (h->has_size)
+		prov_json_kv_int(j, "size", (int64_t)h->size);
+	else
+		prov_json_kv_null(j, "size");
+	if (h->has_addr)
+		prov_json_kv_hex(j, "address", h->addr);
+	else
+		prov_json_kv_null(j, "address");
+	prov_json_kv_string(j, "device_thread", h->device_thread);
+	prov_json_kv_string(j, "device_block", h->device_block);
+	prov_json_end_object(j);
+}
+
+static void kv_hex_or_null(struct prov_json *j, const char *key, int has, uint64_t v)
+{
+	if (has)
+		prov_json_kv_hex(j, key, v);
+	else
+		prov_json_kv_null(j, key);
+}
+
+/* crash.kernel_line: what a kernel fault line said, decoded */
+static void write_kernel_line(struct prov_json *j, const struct prov_kernel_line *k)
+{
+	char *bits;
+
+	prov_json_key(j, "kernel_line");
+	if (!k) {
+		prov_json_null(j);
+		return;
+	}
+	prov_json_begin_object(j);
+	prov_json_kv_string(j, "kind", k->kind);
+	prov_json_kv_string(j, "module", k->module);
+	kv_hex_or_null(j, "address", k->has_addr, k->addr);
+	kv_hex_or_null(j, "ip", k->has_ip, k->ip);
+	kv_hex_or_null(j, "sp", k->has_sp, k->sp);
+	kv_hex_or_null(j, "error", k->has_error, k->error);
+	prov_json_key(j, "error_bits");
+	if (k->has_error && k->kind && strcmp(k->kind, "segfault") == 0) {
+		prov_json_begin_object(j);
+		prov_json_kv_bool(j, "user", (k->error & 4) != 0);
+		prov_json_kv_bool(j, "write", (k->error & 2) != 0);
+		prov_json_kv_bool(j, "protection", (k->error & 1) != 0);
+		prov_json_kv_bool(j, "instruction_fetch", (k->error & 16) != 0);
+		prov_json_kv_bool(j, "reserved_bit", (k->error & 8) != 0);
+		prov_json_kv_bool(j, "protection_key", (k->error & 32) != 0);
+		bits = prov_kernel_error_text(k->error);
+		prov_json_kv_string(j, "text", bits);
+		free(bits);
+		prov_json_end_object(j);
+	} else {
+		prov_json_null(j);
+	}
+	kv_hex_or_null(j, "base", k->has_base, k->base);
+	kv_hex_or_null(j, "size", k->has_base, k->size);
+	kv_hex_or_null(j, "file_offset", k->has_file_offset, k->file_offset);
+	kv_hex_or_null(j, "file_address", k->has_vaddr, k->vaddr);
+	if (k->has_cpu)
+		prov_json_kv_int(j, "cpu", k->cpu);
+	else
+		prov_json_kv_null(j, "cpu");
+	prov_json_kv_string(j, "file", k->file);
+	prov_json_kv_string(j, "note", k->note);
+	prov_json_end_object(j);
+}
+
 void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 {
 	const struct prov_signal *s = &c->signal;
@@ -320,6 +401,8 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 		prov_json_kv_null(j, "thread");
 	prov_json_kv_string(j, "context", prov_context_name(c->context));
 	prov_json_kv_bool(j, "snapshot", c->snapshot);
+	write_headline(j, c->headline);
+	write_kernel_line(j, c->kernel_line);
 	prov_json_key(j, "patterns");
 	prov_json_begin_array(j);
 	for (i = 0; i < c->npatterns; i++) {

@@ -78,11 +78,62 @@ static const char *context_text(enum prov_context ctx)
 	}
 }
 
+static void frames_table(struct prov_buf *b, const struct prov_crash *c, const struct prov_thread *t);
+
 static void call_chain(struct prov_buf *b, const struct prov_crash *c, const struct prov_thread *t)
+{
+	prov_buf_puts(b, "### Crash call chain\n\n");
+	frames_table(b, c, t);
+}
+
+/* "Thread 4242 (0x7f…) \"name\"" */
+static void thread_title(struct prov_buf *b, const struct prov_thread *t)
+{
+	prov_buf_puts(b, "Thread");
+	if (t->has_tid)
+		prov_buf_printf(b, " %" PRId64, t->tid);
+	if (t->thread_id)
+		prov_buf_printf(b, t->has_tid ? " (`%s`)" : " `%s`", t->thread_id);
+	if (t->name) {
+		prov_buf_puts(b, " ");
+		code_cell(b, t->name);
+	}
+}
+
+/* --all-threads: every other thread's frames, in the order of the input */
+static void other_threads(struct prov_buf *b, const struct prov_crash *c, const struct prov_thread *crashed,
+			  unsigned int flags)
+{
+	size_t i, others = 0;
+
+	for (i = 0; i < c->nthreads; i++)
+		others += &c->threads[i] != crashed;
+	if (!others)
+		return;
+	if (!(flags & PROV_REPORT_ALL_THREADS)) {
+		prov_buf_printf(b, "*(%zu other thread%s not shown; `--all-threads` shows them)*\n\n", others,
+				others == 1 ? "" : "s");
+		return;
+	}
+	prov_buf_puts(b, "### Other threads\n\n");
+	for (i = 0; i < c->nthreads; i++) {
+		const struct prov_thread *t = &c->threads[i];
+
+		if (t == crashed)
+			continue;
+		prov_buf_puts(b, "#### ");
+		thread_title(b, t);
+		if (t->holds_gil)
+			prov_buf_puts(b, " (holds the GIL)");
+		prov_buf_puts(b, "\n\n");
+		frames_table(b, c, t);
+	}
+}
+
+static void frames_table(struct prov_buf *b, const struct prov_crash *c, const struct prov_thread *t)
 {
 	size_t i;
 
-	prov_buf_puts(b, "### Crash call chain\n\n");
 	if (!t || !t->nframes) {
 		prov_buf_puts(b, "No frames.\n\n");
 		return;
@@ -109,6 +160,8 @@ static void call_chain(struct prov_buf *b, const struct prov_crash *c, const str
 		}
 		if (f->located_by)
 			prov_buf_puts(&where, " — no line info; source located by name (a guess)");
+		if (f->location_guess)
+			prov_buf_puts(&where, " — looked up in a file whose build ID could not be checked (a guess)");
 		cell(b, where.buf);
 		prov_buf_puts(b, " | ");
 		if (f->component)
@@ -503,11 +556,34 @@ static int report_markdown_body(struct prov_buf *b, const struct prov_crash *c, 
 		}
 		prov_buf_puts(b, "\n");
 	}
-	prov_buf_puts(b, "**Crash signal:** ");
-	if (c->has_signal)
-		prov_report_signal_summary(b, c);
-	else
-		prov_buf_puts(b, "unknown");
+	if (!c->has_signal && c->headline && c->headline->text) {
+		/* no signal: the tool's own words are the crash (compute-sanitizer) */
+		prov_buf_puts(b, "**Crash:** ");
+		code_cell(b, c->headline->text);
+	} else {
+		prov_buf_puts(b, "**Crash signal:** ");
+		if (c->has_signal)
+			prov_report_signal_summary(b, c);
+		else
+			prov_buf_puts(b, "unknown");
+		if (c->headline && c->headline->text) {
+			prov_buf_puts(b, "  \n**Headline:** ");
+			code_cell(b, c->headline->text);
+		}
+	}
+	if (c->kernel_line) {
+		struct prov_buf k = PROV_BUF_INIT;
+
+		prov_report_kernel_line(&k, c, "");
+		prov_buf_rtrim(&k);
+		prov_buf_puts(b, "  \n**Kernel line:** ");
+		for (i = 0; i < k.len; i++)
+			if (k.buf[i] == '\n')
+				prov_buf_puts(b, "; ");
+			else
+				prov_buf_putc(b, k.buf[i]);
+		prov_buf_release(&k);
+	}
 	prov_buf_puts(b, "  \n**Crashing thread:** ");
 	if (c->snapshot) {
 		prov_buf_puts(b, "none (snapshot of a live process)");
@@ -515,6 +591,8 @@ static int report_markdown_body(struct prov_buf *b, const struct prov_crash *c, 
 		prov_buf_puts(b, "Thread");
 		if (t->has_tid)
 			prov_buf_printf(b, " %" PRId64, t->tid);
+		else if (t->thread_id)
+			prov_buf_printf(b, " %s", t->thread_id);
 		if (t->name)
 			prov_buf_printf(b, " \"%s\"", t->name);
 		role = thread_role(c, t);
@@ -535,6 +613,7 @@ static int report_markdown_body(struct prov_buf *b, const struct prov_crash *c, 
 		prov_buf_putc(b, '\n');
 	}
 	call_chain(b, c, t);
+	other_threads(b, c, t, flags);
 	crashing_instruction(b, c, t);
 	frame_variables(b, t);
 	environment(b, c);
@@ -542,7 +621,6 @@ static int report_markdown_body(struct prov_buf *b, const struct prov_crash *c, 
 	fix_status(b, c);
 	possible_fixes(b, c);
 	next_steps(b, c, t);
-	(void)flags;
 	prov_buf_rtrim(b);
 	return prov_buf_putc(b, '\n');
 }

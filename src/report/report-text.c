@@ -47,6 +47,8 @@ static void frame_line(struct prov_buf *b, const struct prov_frame *f, unsigned 
 		prov_buf_printf(b, " [%s]", prov_basename(f->module));
 	if (f->located_by)
 		prov_buf_puts(b, " (no line info; source located by name, a guess)");
+	if (f->location_guess)
+		prov_buf_puts(b, " (looked up in a file whose build ID could not be checked: a guess)");
 	if ((flags & PROV_REPORT_RESOLVE) && f->repo_path) {
 		prov_buf_printf(b, "\n         -> %s%s%s", f->component ? f->component : "",
 				f->component ? ":" : "", f->repo_path);
@@ -69,6 +71,8 @@ static void thread_block(struct prov_buf *b, const struct prov_thread *t, unsign
 	prov_buf_puts(b, "Thread");
 	if (t->has_tid)
 		prov_buf_printf(b, " %" PRId64, t->tid);
+	if (t->thread_id)
+		prov_buf_printf(b, " %s%s%s", t->has_tid ? "(" : "", t->thread_id, t->has_tid ? ")" : "");
 	if (t->name)
 		prov_buf_printf(b, " \"%s\"", t->name);
 	if (t->crashed)
@@ -99,6 +103,40 @@ static void registers_block(struct prov_buf *b, const struct prov_thread *t)
 		prov_buf_printf(b, "  %-8s 0x%016" PRIx64, t->regs[i].name, t->regs[i].value);
 		prov_buf_puts(b, (i % 3 == 2 || i + 1 == t->nregs) ? "\n" : "");
 	}
+}
+
+void prov_report_kernel_line(struct prov_buf *b, const struct prov_crash *c, const char *indent)
+{
+	const struct prov_kernel_line *k = c->kernel_line;
+
+	if (!k)
+		return;
+	prov_buf_printf(b, "%s%s", indent, k->kind ? k->kind : "fault");
+	if (k->module)
+		prov_buf_printf(b, " in %s", k->module);
+	if (k->has_ip)
+		prov_buf_printf(b, " at ip 0x%" PRIx64, k->ip);
+	if (k->has_base)
+		prov_buf_printf(b, ", mapping 0x%" PRIx64 "+0x%" PRIx64, k->base, k->size);
+	if (k->has_file_offset)
+		prov_buf_printf(b, ", file offset 0x%" PRIx64, k->file_offset);
+	if (k->has_sp)
+		prov_buf_printf(b, ", sp 0x%" PRIx64, k->sp);
+	if (k->has_cpu)
+		prov_buf_printf(b, ", CPU %d", k->cpu);
+	prov_buf_putc(b, '\n');
+	if (k->has_error) {
+		prov_buf_printf(b, "%serror %" PRIu64, indent, k->error);
+		if (k->kind && strcmp(k->kind, "segfault") == 0) {
+			char *t = prov_kernel_error_text(k->error);
+
+			prov_buf_printf(b, ": %s", t);
+			free(t);
+		}
+		prov_buf_putc(b, '\n');
+	}
+	if (k->note)
+		prov_buf_printf(b, "%s%s\n", indent, k->note);
 }
 
 void prov_report_signal_summary(struct prov_buf *b, const struct prov_crash *c)
@@ -267,12 +305,20 @@ static int report_text_body(struct prov_buf *b, const struct prov_crash *c, unsi
 		prov_report_signal_summary(b, c);
 		prov_buf_putc(b, '\n');
 	}
+	if (c->headline && c->headline->text)
+		prov_buf_printf(b, "%s: %s\n", c->has_signal ? "headline" : "crash", c->headline->text);
+	if (c->kernel_line) {
+		prov_buf_puts(b, "kernel line:\n");
+		prov_report_kernel_line(b, c, "  ");
+	}
 	if (c->snapshot)
 		prov_buf_puts(b, "snapshot: no crashing thread\n");
 	if (crashed) {
 		prov_buf_puts(b, "crashing thread:");
 		if (crashed->has_tid)
 			prov_buf_printf(b, " %" PRId64, crashed->tid);
+		else if (crashed->thread_id)
+			prov_buf_printf(b, " %s", crashed->thread_id);
 		if (crashed->name)
 			prov_buf_printf(b, " \"%s\"", crashed->name);
 		prov_buf_putc(b, '\n');

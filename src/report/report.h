@@ -28,6 +28,8 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c);
 
 /* "SIGSEGV (11), SEGV_MAPERR, fault address 0x0" */
 void prov_report_signal_summary(struct prov_buf *b, const struct prov_crash *c);
+/* A kernel fault line, decoded, one fact a line, each line starting with `indent`. */
+void prov_report_kernel_line(struct prov_buf *b, const struct prov_crash *c, const char *indent);
 
 /*
  * What the reader must know before trusting the rest, one line each after

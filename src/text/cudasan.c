@@ -4,9 +4,14 @@
  * bytes") has a device frame ("at 0x70 in file.cu:6:kernel()" or "at
  * kernel()+0x70 in file.cu:6") and the host backtrace of the kernel launch
  * ("Host Frame:FUNC [0xOFF] in LIB", the library possibly on the next line).
- * The first error's host frames crashed; the device frame is a thread of
- * its own, named "device". Frames are numbered from 0 as printed.
+ * The first error is the crash: its words ("Invalid __global__ write of
+ * size 4 bytes"), the address and the device thread and block become the
+ * crash's headline, and its device frame (a thread of its own, named
+ * "device") crashed; its host frames (thread "host") are the launch's. An
+ * error with no device frame ("Program hit cudaErrorLaunchFailure") crashed
+ * in its host frames. Frames are numbered from 0 as printed.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,8 +60,8 @@ static void host_frame(struct tp_state *st, const char *p)
 		if (!t)
 			return;
 		t->name = prov_xstrdup("host");
-		if (!st->cs_seen)
-			t->crashed = 1;
+		if (!st->cs_seen && !st->cs_crash_set)
+			t->crashed = st->cs_crash_set = 1;
 		st->cs_seen = 1;
 	}
 	/* "FUNC [0xOFF] in LIB": the last " in " after a "]" */
@@ -136,6 +141,8 @@ static void device_frame(struct tp_state *st, const char *p)
 	if (!t)
 		return;
 	t->name = prov_xstrdup("device");
+	if (st->cs_errors == 1 && !st->cs_crash_set)
+		t->crashed = st->cs_crash_set = 1;
 	f = tp_frame_new(st, TP_CUDASAN, -1);
 	if (!f)
 		return;
@@ -175,6 +182,85 @@ static void device_frame(struct tp_state *st, const char *p)
 	tp_close(st);
 }
 
+/* "(255,0,0)" at p: its length, 0 when it is not one */
+static size_t dim3(const char *p)
+{
+	size_t n = 0;
+
+	if (*p != '(')
+		return 0;
+	while (p[++n] && p[n] != ')')
+		if (!tp_isdigit((unsigned char)p[n]) && p[n] != ',' && p[n] != ' ')
+			return 0;
+	return p[n] == ')' ? n + 1 : 0;
+}
+
+/* the headline's text again, from its parts */
+static void headline_text(struct prov_headline *h)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+
+	prov_buf_init(&b, 1024);
+	prov_buf_puts(&b, h->error ? h->error : "error");
+	if (h->has_size)
+		prov_buf_printf(&b, " of size %" PRIu64, h->size);
+	if (h->has_addr)
+		prov_buf_printf(&b, " at 0x%" PRIx64, h->addr);
+	if (h->device_thread)
+		prov_buf_printf(&b, " by thread %s", h->device_thread);
+	if (h->device_block)
+		prov_buf_printf(&b, " in block %s", h->device_block);
+	free(h->text);
+	h->text = prov_buf_detach(&b);
+}
+
+/* "Invalid __global__ write of size 4 bytes": the first error's headline */
+static void headline_start(struct tp_state *st, const char *p)
+{
+	struct prov_headline *h;
+	const char *of = strstr(p, " of size ");
+	uint64_t size;
+
+	if (st->c->headline || !*p)
+		return;
+	h = st->c->headline = prov_xcalloc(1, sizeof(*h));
+	tp_set(&h->error, p, of ? (size_t)(of - p) : strlen(p));
+	if (of && prov_parse_u64(&size, of + 9, strspn(of + 9, "0123456789"), 10) == 0) {
+		h->has_size = 1;
+		h->size = size;
+	}
+	headline_text(h);
+}
+
+/* the first error's "by thread (x,y,z) in block (x,y,z)", "Address 0x… is …" */
+static int headline_detail(struct tp_state *st, const char *p)
+{
+	struct prov_headline *h = st->c->headline;
+	const char *q;
+	uint64_t v;
+	size_t n;
+
+	if (!h || st->cs_errors != 1)
+		return 0;
+	if ((q = prov_skip_prefix(p, "by thread ")) != NULL && (n = dim3(q)) != 0) {
+		if (!h->device_thread)
+			tp_set(&h->device_thread, q, n);
+		q += n;
+		if ((q = prov_skip_prefix(q, " in block ")) != NULL && (n = dim3(q)) != 0 &&
+		    !h->device_block)
+			tp_set(&h->device_block, q, n);
+		headline_text(h);
+		return 1;
+	}
+	if ((q = prov_skip_prefix(p, "Address ")) != NULL && tp_hex(&v, q, &q) == 0 && !h->has_addr) {
+		h->has_addr = 1;
+		h->addr = v;
+		headline_text(h);
+		return 1;
+	}
+	return 0;
+}
+
 int tp_cudasan_line(struct tp_state *st, char *s, size_t indent)
 {
 	struct prov_frame *f;
@@ -206,11 +292,16 @@ int tp_cudasan_line(struct tp_state *st, char *s, size_t indent)
 		device_frame(st, tp_ws(p + 13));
 		return 1;
 	}
+	if (in > 1 && st->cs_err && headline_detail(st, p))
+		return 1;
 	if (in <= 1) {
 		/* a new error, "COMPUTE-SANITIZER", "ERROR SUMMARY: 1 error" */
 		tp_end_block(st);
 		st->fmt = TP_CUDASAN;
-		st->cs_err = !prov_starts_with(p, "ERROR SUMMARY") && strcmp(p, "COMPUTE-SANITIZER") != 0;
+		st->cs_err = !prov_starts_with(p, "ERROR SUMMARY") && strcmp(p, "COMPUTE-SANITIZER") != 0 &&
+			strcmp(p, "CUDA-MEMCHECK") != 0 && !prov_starts_with(p, "LEAK SUMMARY");
+		if (st->cs_err && ++st->cs_errors == 1)
+			headline_start(st, p);
 	}
 	return 1;
 }

@@ -381,6 +381,7 @@ cleanup:
 	prov_crash_free(st.c);
 	free(st.ti);
 	free(st.san_next_name);
+	free(st.crashed_thread_id);
 	free(st.ub_file);
 	free(st.learned);
 	free(st.mods.slots);

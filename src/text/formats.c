@@ -12,6 +12,8 @@ const struct tp_format tp_formats[] = {
 	/* "==PID==    at 0x…" before the sanitizers' "==PID==" lines */
 	{ .name = "valgrind", .line = tp_valgrind_line },
 	{ .name = "compute-sanitizer", .line = tp_cudasan_line },
+	/* "prog[1234]: segfault at …" before a prefix-stripped line reads as prose */
+	{ .name = "kernel", .line = tp_kernel_line },
 	{ .name = "native", .pending = tp_gdb_pending, .line = tp_native_line, .idle = tp_gdb_idle,
 	  .before_close = tp_gdb_before_close, .settle = tp_gdb_settle },
 	{ .name = "sanitizer", .line = tp_san_line, .idle = tp_san_idle, .end = tp_san_end },

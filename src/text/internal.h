@@ -7,7 +7,7 @@
  *
  *   driver.c      lines, prefixes, the format table, which thread crashed
  *   formats.c     tp_formats[]: one entry per format family
- *   native.c sanitizer.c python.c selfprinted.c valgrind.c cudasan.c
+ *   native.c sanitizer.c python.c selfprinted.c valgrind.c cudasan.c kernel.c
  *                 the families: read a line, build frames
  *   state.c lines.c prefix.c
  *                 threads/frames/modules being built, string helpers, prefixes
@@ -44,6 +44,7 @@ enum tp_fmt {
 	TP_SIGHANDLER,
 	TP_VALGRIND,
 	TP_CUDASAN,
+	TP_KERNEL,
 	TP_NFMT
 };
 
@@ -86,6 +87,8 @@ struct tp_state {
 	int has_crashed_lwp;
 	int gdb_after_term;	/* "Program terminated/received signal" just read */
 	int64_t crashed_lwp;
+	int crashed_lwp_current;	/* crashed_lwp came from "[Current thread is" */
+	char *crashed_thread_id;	/* its "Thread 0x7f…" */
 	struct prov_buf pending;	/* a frame whose argument list runs on */
 	int pending_lines;
 	int pending_wrap;	/* pending may only go on with an indented line */
@@ -111,6 +114,8 @@ struct tp_state {
 	int vg_seen;	/* an error's "at" stack has started */
 	int cs_err;	/* inside a compute-sanitizer error */
 	int cs_seen;	/* its first error's host frames were read */
+	int cs_errors;	/* errors read so far */
+	int cs_crash_set;	/* the first error's crashing thread is chosen */
 
 	struct tp_modhash mods;	/* module path -> index */
 
@@ -217,6 +222,8 @@ int tp_misc_line(struct tp_state *st, char *s, size_t indent);
 int tp_valgrind_line(struct tp_state *st, char *s, size_t indent);
 /* cudasan.c: NVIDIA compute-sanitizer */
 int tp_cudasan_line(struct tp_state *st, char *s, size_t indent);
+/* kernel.c: the kernel's segfault / trap lines (dmesg, journal) */
+int tp_kernel_line(struct tp_state *st, char *s, size_t indent);
 
 const char *tp_fmt_name(int fmt);
 

@@ -64,6 +64,33 @@ static long gdb_args_open(const char *p)
 	return -1;
 }
 
+/*
+ * "Model::ToGpu() at model.cpp:344", "f(int) from lib.so", "g()": a frame
+ * printed with no blank before its argument list (seed 000's form, as
+ * some tools and hand edits print it). The '(' of the list ending before
+ * " at ", " from " or the end; -1 if none.
+ */
+static long tight_args_open(const char *p)
+{
+	const char *at = strstr(p, ") at "), *from = strstr(p, ") from ");
+	size_t n = strlen(p), close;
+	long open;
+
+	if (at && (!from || at < from))
+		close = (size_t)(at - p);
+	else if (from)
+		close = (size_t)(from - p);
+	else if (n > 2 && p[n - 1] == ')')
+		close = n - 1;
+	else
+		return -1;
+	open = tp_match_open(p, close);
+	/* a name before it, and no blank in that name */
+	if (open <= 0 || memchr(p, ' ', (size_t)open))
+		return -1;
+	return open;
+}
+
 /* The ')' closing the '(' at p[0], minding quoted strings; -1 if none. */
 static long gdb_args_close(const char *p)
 {
@@ -103,7 +130,7 @@ static int gdb_frame(struct tp_state *st, const char *s, int force)
 	size_t fn_len, path_len = 0;
 	uint64_t pc = 0;
 	int index, has_pc = 0, line = 0, col = 0;
-	long open, close;
+	long open, close, tight;
 
 	if (frame_index(&index, s, &p) < 0)
 		return 0;
@@ -125,7 +152,20 @@ static int gdb_frame(struct tp_state *st, const char *s, int force)
 		return 1;
 	}
 	open = gdb_args_open(p);
+	tight = open < 0 ? tight_args_open(p) : -1;
+	if (tight > 0) {
+		/* the name is all of "Model::ToGpu()", as gdb's own "Model::ToGpu() ()" */
+		close = gdb_args_close(p + tight);
+		if (close < 0)
+			return 0;
+		open = tight + close + 1;
+	}
 	if (open < 0) {
+		/* "#0  func" with its argument list (and location) wrapped to
+		 * the next, indented lines: gdb without an address */
+		if (!has_pc && !force && *p && !strchr(p, ' ') && tp_plausible_function(p, strlen(p)) &&
+		    strcmp(p, "??") != 0)
+			return 3;
 		/* "#27 0x… in" with the name (and its "()") on the next line */
 		if (!has_pc)
 			return 0;
@@ -147,12 +187,13 @@ static int gdb_frame(struct tp_state *st, const char *s, int force)
 		fn_len--;
 	if (!tp_plausible_function(fn, fn_len))
 		return 0;
-	close = gdb_args_close(p + open);
-	if (close < 0) {
+	/* the tight form's name ended where its (empty) list would start */
+	close = tight > 0 ? -1 : gdb_args_close(p + open);
+	if (close < 0 && tight <= 0) {
 		if (!force)
 			return 2;
 	} else {
-		rest = tp_ws(p + open + close + 1);
+		rest = tp_ws(tight > 0 ? p + open : p + open + close + 1);
 		if ((strcmp(rest, "at") == 0 || strcmp(rest, "from") == 0) && !force)
 			return 3;	/* the location is on the next line */
 		if (strncmp(rest, "at ", 3) == 0) {
@@ -316,6 +357,13 @@ static int gdb_thread_header(struct tp_state *st, const char *s)
 	if (!t)
 		return 1;
 	tp_cur_info(st)->gdbnum = num;
+	if (prov_starts_with(p, " (Thread 0x")) {
+		const char *e;
+		uint64_t v;
+
+		if (tp_hex(&v, p + 9, &e) == 0)
+			tp_set(&t->thread_id, p + 9, (size_t)(e - (p + 9)));
+	}
 	lwp = strstr(p, "(LWP ");
 	if (lwp)
 		lwp += 5;
@@ -378,8 +426,15 @@ static int gdb_line(struct tp_state *st, const char *s, size_t indent)
 				;
 			if (prov_parse_i64(&tid, lwp, (size_t)(e - lwp)) == 0) {
 				st->has_crashed_lwp = 1;
+				st->crashed_lwp_current = 1;
 				st->crashed_lwp = tid;
 			}
+		}
+		if (prov_starts_with(p, " (Thread 0x")) {
+			uint64_t v;
+
+			if (tp_hex(&v, p + 9, &e) == 0)
+				tp_set(&st->crashed_thread_id, p + 9, (size_t)(e - (p + 9)));
 		}
 		return 1;
 	}
@@ -886,5 +941,17 @@ size_t tp_gdb_settle(struct tp_state *st)
 		for (i = 0; i < c->nthreads && pick == (size_t)-1; i++)
 			if (st->ti[i].fmt == TP_GDB && st->ti[i].bare)
 				pick = i;
+	/* a bare `bt` after "[Current thread is N (Thread 0x… (LWP X))]" is
+	 * that thread's: it takes the tid and id gdb named */
+	if (pick != (size_t)-1 && st->ti[pick].fmt == TP_GDB && st->ti[pick].bare &&
+	    !st->ti[pick].gdbnum && !c->threads[pick].has_tid && !c->threads[pick].thread_id &&
+	    st->gdb_crashed_num > 0) {
+		if (st->has_crashed_lwp && st->crashed_lwp_current) {
+			c->threads[pick].has_tid = 1;
+			c->threads[pick].tid = st->crashed_lwp;
+		}
+		if (st->crashed_thread_id)
+			c->threads[pick].thread_id = prov_xstrdup(st->crashed_thread_id);
+	}
 	return pick;
 }

@@ -122,9 +122,16 @@ int tp_python_line(struct tp_state *st, char *s, size_t indent)
 		int current = prov_starts_with(s, "Current thread ");
 
 		if (current || prov_starts_with(s, "Thread 0x") || strcmp(s, "Stack (most recent call first):") == 0) {
+			const char *id = strstr(s, "hread 0x");
+			uint64_t v;
+
 			t = tp_open(st, TP_FAULTHANDLER, 1);
 			if (t && (current || s[0] == 'S'))
 				t->crashed = 1;
+			/* the thread's identifier (threading.get_ident(), a
+			 * pthread_t): no tid, kept as printed */
+			if (t && id && tp_hex(&v, id + 6, &p) == 0)
+				tp_set(&t->thread_id, id + 6, (size_t)(p - (id + 6)));
 			return 1;
 		}
 	}

@@ -36,6 +36,25 @@ static int has_blank(const char *s, size_t n)
 	return 0;
 }
 
+/*
+ * "prog" in "prog[0x40a072]": backtrace_symbols names the program as it
+ * was started (argv[0]), with no path when it ran from $PATH. A word of
+ * the characters file names of programs use.
+ */
+static int bare_program(const char *s, size_t n)
+{
+	size_t i;
+
+	if (!n || n > 255 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') ||
+			       tp_isdigit((unsigned char)s[0]) || s[0] == '_'))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      tp_isdigit((unsigned char)s[i]) || strchr("_.+-", s[i])))
+			return 0;
+	return 1;
+}
+
 /* "MODULE(FUNC+0xOFF) [0xADDR]", "MODULE(+0xOFF)[0xADDR]", "MODULE() [0xADDR]" */
 static int btsym_parse(const char *s, struct loose *o)
 {
@@ -50,7 +69,8 @@ static int btsym_parse(const char *s, struct loose *o)
 		/* "./prog[0x40f19a]": no symbol, no parentheses */
 		q = strchr(s, '[');
 		if (!q || q == s || has_blank(s, (size_t)(q - s)) || tp_hex(&o->pc, q + 1, &plus) < 0 ||
-		    plus != s + n - 1 || !(memchr(s, '/', (size_t)(q - s)) || memchr(s, '.', (size_t)(q - s))))
+		    plus != s + n - 1 || !(memchr(s, '/', (size_t)(q - s)) || memchr(s, '.', (size_t)(q - s)) ||
+					   bare_program(s, (size_t)(q - s))))
 			return 0;
 		o->has_pc = 1;
 		o->mod = s;

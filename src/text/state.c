@@ -30,6 +30,7 @@ static const char *const fmt_names[TP_NFMT] = {
 	[TP_SIGHANDLER] = "signal-handler",
 	[TP_VALGRIND] = "valgrind",
 	[TP_CUDASAN] = "compute-sanitizer",
+	[TP_KERNEL] = "kernel",
 };
 
 const char *tp_fmt_name(int fmt)

@@ -16,6 +16,11 @@
  *          module file line col inlined python; "-" means unknown)
  *   module<TAB>/lib/x.so<TAB>build_id=abc
  *   modules<TAB>3
+ *   headline<TAB>error=Invalid __global__ write<TAB>size=4<TAB>addr=0x…<TAB>thread=(1,0,0)<TAB>block=(0,0,0)
+ *         (or headline<TAB>-: none; thread fields also take id=0x7f… for the
+ *          printed thread id)
+ *   kernel<TAB>kind=segfault<TAB>module=libc.so.6<TAB>ip=0x…<TAB>sp=0x…<TAB>addr=0x…
+ *         <TAB>error=0x6<TAB>base=0x…<TAB>size=0x…<TAB>file_offset=0x…<TAB>cpu=3
  *
  * Run with TEXTPARSE_DUMP=FILE to print what the parser made of FILE in this
  * format (for debugging; expectations are written by reading the sample).
@@ -78,10 +83,59 @@ static char *thread_field(const struct prov_thread *t, const char *key)
 		return t->has_tid ? prov_xasprintf("%" PRId64, t->tid) : prov_xstrdup("-");
 	if (!strcmp(key, "name"))
 		return prov_xstrdup(t->name ? t->name : "-");
+	if (!strcmp(key, "id"))
+		return prov_xstrdup(t->thread_id ? t->thread_id : "-");
 	if (!strcmp(key, "crashed"))
 		return prov_xasprintf("%d", t->crashed);
 	if (!strcmp(key, "frames"))
 		return prov_xasprintf("%zu", t->nframes);
+	return NULL;
+}
+
+static char *opt_u64(int has, uint64_t v)
+{
+	return has ? xfmt_u64(v) : prov_xstrdup("-");
+}
+
+static char *headline_field(const struct prov_headline *h, const char *key)
+{
+	if (!strcmp(key, "error"))
+		return prov_xstrdup(h->error ? h->error : "-");
+	if (!strcmp(key, "size"))
+		return h->has_size ? prov_xasprintf("%" PRIu64, h->size) : prov_xstrdup("-");
+	if (!strcmp(key, "addr"))
+		return opt_u64(h->has_addr, h->addr);
+	if (!strcmp(key, "thread"))
+		return prov_xstrdup(h->device_thread ? h->device_thread : "-");
+	if (!strcmp(key, "block"))
+		return prov_xstrdup(h->device_block ? h->device_block : "-");
+	if (!strcmp(key, "text"))
+		return prov_xstrdup(h->text ? h->text : "-");
+	return NULL;
+}
+
+static char *kernel_field(const struct prov_kernel_line *k, const char *key)
+{
+	if (!strcmp(key, "kind"))
+		return prov_xstrdup(k->kind ? k->kind : "-");
+	if (!strcmp(key, "module"))
+		return prov_xstrdup(k->module ? k->module : "-");
+	if (!strcmp(key, "ip"))
+		return opt_u64(k->has_ip, k->ip);
+	if (!strcmp(key, "sp"))
+		return opt_u64(k->has_sp, k->sp);
+	if (!strcmp(key, "addr"))
+		return opt_u64(k->has_addr, k->addr);
+	if (!strcmp(key, "error"))
+		return opt_u64(k->has_error, k->error);
+	if (!strcmp(key, "base"))
+		return opt_u64(k->has_base, k->base);
+	if (!strcmp(key, "size"))
+		return opt_u64(k->has_base, k->size);
+	if (!strcmp(key, "file_offset"))
+		return opt_u64(k->has_file_offset, k->file_offset);
+	if (!strcmp(key, "cpu"))
+		return k->has_cpu ? prov_xasprintf("%d", k->cpu) : prov_xstrdup("-");
 	return NULL;
 }
 
@@ -105,8 +159,8 @@ static void dump(const struct prov_crash *c)
 		const struct prov_thread *t = &c->threads[i];
 		char *tid = thread_field(t, "tid");
 
-		printf("thread\t%zu\ttid=%s\tname=%s\tcrashed=%d\tframes=%zu\n", i, tid,
-		       t->name ? t->name : "-", t->crashed, t->nframes);
+		printf("thread\t%zu\ttid=%s\tid=%s\tname=%s\tcrashed=%d\tframes=%zu\n", i, tid,
+		       t->thread_id ? t->thread_id : "-", t->name ? t->name : "-", t->crashed, t->nframes);
 		free(tid);
 		for (k = 0; k < t->nframes; k++) {
 			const char *const *key;
@@ -120,6 +174,31 @@ static void dump(const struct prov_crash *c)
 			}
 			printf("\n");
 		}
+	}
+	if (c->headline) {
+		static const char *const hk[] = { "error", "size", "addr", "thread", "block", NULL };
+
+		printf("headline");
+		for (k = 0; hk[k]; k++) {
+			char *v = headline_field(c->headline, hk[k]);
+
+			printf("\t%s=%s", hk[k], v);
+			free(v);
+		}
+		printf("\n");
+	}
+	if (c->kernel_line) {
+		static const char *const kk[] = { "kind", "module", "ip", "sp", "addr", "error",
+						  "base", "size", "file_offset", "cpu", NULL };
+
+		printf("kernel");
+		for (k = 0; kk[k]; k++) {
+			char *v = kernel_field(c->kernel_line, kk[k]);
+
+			printf("\t%s=%s", kk[k], v);
+			free(v);
+		}
+		printf("\n");
 	}
 	printf("modules\t%zu\n", c->nmodules);
 	for (i = 0; i < c->nmodules; i++)
@@ -219,6 +298,34 @@ static int check_expect(const struct prov_crash *c, const char *expect_path)
 				    strcmp(want + 1, m->build_id ? m->build_id : "-"))
 					BAD("module %s build_id: expected %s, got %s", fields[1], want + 1,
 					    m->build_id ? m->build_id : "-");
+			}
+		} else if (!strcmp(fields[0], "headline") || !strcmp(fields[0], "kernel")) {
+			int is_h = fields[0][0] == 'h';
+
+			if (n == 2 && !strcmp(fields[1], "-")) {
+				if (is_h ? c->headline != NULL : c->kernel_line != NULL)
+					BAD("%s: expected none", fields[0]);
+				continue;
+			}
+			if (is_h ? !c->headline : !c->kernel_line) {
+				BAD("%s: missing", fields[0]);
+				continue;
+			}
+			for (i = 1; i < n; i++) {
+				char *eq = strchr(fields[i], '='), *got;
+
+				if (!eq) {
+					BAD("bad field '%s'", fields[i]);
+					continue;
+				}
+				*eq = '\0';
+				got = is_h ? headline_field(c->headline, fields[i])
+					   : kernel_field(c->kernel_line, fields[i]);
+				if (!got)
+					BAD("unknown key '%s'", fields[i]);
+				else if (strcmp(got, eq + 1))
+					BAD("%s %s: expected '%s', got '%s'", fields[0], fields[i], eq + 1, got);
+				free(got);
 			}
 		} else if (!strcmp(fields[0], "thread") || !strcmp(fields[0], "frame")) {
 			int is_frame = fields[0][0] == 'f';
