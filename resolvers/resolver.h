@@ -227,6 +227,19 @@ int prov_pip_record_foreach(const char *text, size_t len, size_t *nbad,
 void prov_pip_metadata(char **name, char **version, const char *text, size_t len);
 
 /*
+ * Python packages: the site-packages (or dist-packages) directory that is an
+ * ancestor of path (normalised), or NULL; *rel is the rest of the path.
+ * prov_py_embedded_commit: a quoted 40-hex commit in <site>/<top>/version.py
+ * (torch's git_version), commit_info.py or _version.py (numpy's versioneer
+ * "full-revisionid"), 1 MiB read each; *evidence names the file. Caller frees.
+ * prov_py_add_commit sets o->commit (and o->evidence) from it, whatever
+ * resolver claimed the file, when o has no commit yet.
+ */
+char *prov_py_site_of(const char *path, const char **rel);
+char *prov_py_embedded_commit(const char *root, const char *site, const char *top, char **evidence);
+void prov_py_add_commit(struct prov_origin *o, const char *root, const char *site, const char *top);
+
+/*
  * The nearest ancestor directory of `path` (absolute, normalised; "/" itself
  * excluded, at most 64 levels up) for which test(root, dir, data) holds, or
  * NULL; caller frees. Answers are memoized per directory in *memo (created
