@@ -148,6 +148,7 @@ LIB_OBJS += resolvers/conda.o
 LIB_OBJS += resolvers/rocm.o
 LIB_OBJS += resolvers/git.o
 LIB_OBJS += resolvers/python.o
+LIB_OBJS += resolvers/upstream.o
 LIB_OBJS += resolvers/path.o
 
 # core: cores and live processes (libdwfl), Python frames, variables, code.
@@ -187,6 +188,7 @@ LIB_OBJS += src/sources/suspects.o
 LIB_OBJS += src/components/mapping.o
 LIB_OBJS += src/components/pathrw.o
 LIB_OBJS += src/components/components.o
+LIB_OBJS += src/components/derive.o
 
 # fix: is a fix in the deployed build, and how.
 LIB_OBJS += src/fix/backport.o

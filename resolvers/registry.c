@@ -204,6 +204,7 @@ int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_c
 			*mod->origin = tmp;
 			memset(&tmp, 0, sizeof(tmp));
 			python_commit(mod->origin, ctx->sysroot, view.path);
+			prov_upstream_derive(mod->origin, ctx->sysroot);
 			break;
 		}
 		free(stripped);
@@ -377,6 +378,8 @@ int prov_inventory_chain(struct prov_origin ***out, size_t *nout,
 				l.v[k]->found_by = prov_xstrdup(r->ops->name);
 	}
 	distribution_versions(&l, &ch);
+	for (i = 0; i < l.n; i++)
+		prov_upstream_derive(l.v[i], ctx->sysroot);
 	if (l.n) {
 		size_t w = 0;
 
