@@ -197,6 +197,7 @@ int prov_next_line(const char **line, size_t *len, const char **pos, const char 
 
 struct prov_rpm_header {
 	char *name, *version, *release, *arch, *sourcerpm;
+	char *url, *vcs;	/* the URL and VCS tags (untrusted; NULL when absent) */
 	int has_epoch;
 	uint32_t epoch;
 	char **files;	/* dirnames[dirindexes[i]] + basenames[i] */

@@ -55,7 +55,7 @@ static char *tag_name(const char *s, size_t n)
 {
 	size_t i;
 
-	if (!n || n > 100)
+	if (!n || n > 100 || s[0] == '.' || s[0] == '-')
 		return NULL;
 	for (i = 0; i < n; i++)
 		if (!(isalnum((unsigned char)s[i]) || strchr("._+-", s[i])))
@@ -130,6 +130,7 @@ int prov_tag_candidates(char ***out, size_t *nout, const char *name, const char 
 	if (n2 && (!n1 || strcmp(n1, n2)))
 		add_for_name(&c, n2, v, u, d);
 	add(&c, prov_xasprintf("release-%s", v));
+	add(&c, prov_xasprintf("release-%s", d));
 	add(&c, prov_xasprintf("rel-%s", v));
 	add(&c, prov_xasprintf("R_%s", u));
 	add(&c, prov_xasprintf("v%s", u));

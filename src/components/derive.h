@@ -18,8 +18,9 @@
  * `name` (the package or source package) whose repository URL is `url` (its
  * last path component, without .git, is tried as a name too): v1.2.3,
  * 1.2.3, NAME-1.2.3, NAME_1.2.3, NAME-v1.2.3, release-1.2.3, R_1_2_3,
- * NAME-1_2_3, NAME_1_2_3, NAME_1_2_3 upper-cased, v1_2_3, VER-1-2-3,
- * releases/NAME-1.2.3 ... in that order, without duplicates. 0, or
+ * NAME-1_2_3, NAME_1_2_3, NAME_1_2_3 upper-cased, release-1-2-3, v1_2_3,
+ * VER-1-2-3, version-1.2.3, releases/NAME-1.2.3 ... in that order (the
+ * repository's name keeps its case: OpenBLAS-0.3.21), without duplicates. 0, or
  * PROV_ENOTFOUND when the version has no usable upstream part. Free with
  * prov_tag_candidates_free.
  */
