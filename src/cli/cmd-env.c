@@ -164,17 +164,14 @@ static void map_origins(struct env_map *out, struct prov_origin **v, size_t n,
  */
 static void derived_tag(struct prov_origin *o, struct env_map *m, const struct prov_sources_opts *so)
 {
-	struct prov_sources_opts dso = *so;
 	struct prov_repo *repo = NULL;
 	char **cands = NULL, *tag = NULL, *hex = NULL;
 	size_t ncands = 0;
 
-	if (!dso.config || prov_config_get_bool(dso.config, "fetch.trustsystemurls", 0) != 1)
-		dso.offline = 1;
 	if (prov_tag_candidates(&cands, &ncands, o->source ? o->source : o->name, m->repo,
 				o->version) < 0)
 		goto cleanup;
-	if (prov_sources_open(&repo, m->repo, (const char *const *)cands, ncands, 0, &dso) < 0)
+	if (prov_derive_open(&repo, m->repo, cands, ncands, so->config, so->cache_dir, so->offline) < 0)
 		goto cleanup;
 	if (prov_tag_match(&tag, &hex, repo, cands, ncands) == 0) {
 		m->ref = tag;

@@ -242,6 +242,18 @@ static void resolve_one(struct prov_component *comp, struct comp_state *cs, int 
 			set_note(comp, msg);
 			free(msg);
 			*partial = 1;
+		} else {
+			/* the mapping's tag for the version, when it is that very commit */
+			for (i = 0; i < mp->nrefs && !comp->ref; i++) {
+				char *hex = NULL;
+
+				if (prov_mapping_expand_ref(&ref, mp->refs[i], comp->version) == 0 &&
+				    prov_repo_resolve(&hex, cs->repo, ref.buf) == 0 &&
+				    !strcmp(hex, o->commit))
+					comp->ref = prov_xstrdup(ref.buf);
+				free(hex);
+			}
+			prov_error_clear();
 		}
 		goto cleanup;
 	}
@@ -305,8 +317,6 @@ static size_t component_index(const struct prov_crash *c, const char *name)
 static void resolve_derived(struct prov_component *comp, struct comp_state *cs,
 			    const struct prov_origin *o, const struct prov_components_ctx *ctx)
 {
-	int trust = ctx->config && prov_config_get_bool(ctx->config, "fetch.trustsystemurls", 0) == 1;
-	struct prov_sources_opts so = { ctx->config, ctx->cache_dir, ctx->offline || !trust };
 	char **cands = NULL, *tag = NULL, *commit = NULL, *msg = NULL;
 	size_t ncands = 0;
 
@@ -315,11 +325,11 @@ static void resolve_derived(struct prov_component *comp, struct comp_state *cs,
 		set_note(comp, prov_error_last());
 		goto cleanup;
 	}
-	if (prov_sources_open(&cs->repo, comp->repo, (const char *const *)cands, ncands, 0, &so) < 0) {
+	if (prov_derive_open(&cs->repo, comp->repo, cands, ncands, ctx->config, ctx->cache_dir,
+			     ctx->offline) < 0) {
 		msg = prov_xasprintf("upstream derived from '%s'; its tags (%s%s%s ...) were not "
-				     "checked: %s%s", o->upstream_evidence ? o->upstream_evidence : "?",
+				     "checked: %s", o->upstream_evidence ? o->upstream_evidence : "?",
 				     cands[0], ncands > 1 ? ", " : "", ncands > 1 ? cands[1] : "",
-				     trust ? "" : "fetch.trustSystemUrls is not set; ",
 				     prov_error_last());
 		set_note(comp, msg);
 		prov_error_clear();

@@ -1,6 +1,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "derive.h"
 #include "error.h"
@@ -184,4 +185,26 @@ int prov_tag_match(char **tag, char **commit, struct prov_repo *repo, char *cons
 		free(hex);
 	}
 	return prov_error_set(PROV_ENOTFOUND, "no tag among %zu spellings of the version", ncands);
+}
+
+int prov_derive_open(struct prov_repo **out, const char *url, char *const *cands, size_t ncands,
+		     const struct prov_config *config, const char *cache_dir, int offline)
+{
+	int trust = config && prov_config_get_bool(config, "fetch.trustsystemurls", 0) == 1;
+	struct prov_sources_opts so = { config, cache_dir, offline || !trust };
+	struct stat st;
+
+	*out = NULL;
+	if (so.offline) {
+		/* not even a file:// URL from the crashed system's files is fetched */
+		char *mirror = cache_dir ? prov_sources_mirror_path(cache_dir, url) : NULL;
+		int have = mirror && stat(mirror, &st) == 0;
+
+		free(mirror);
+		if (!have)
+			return prov_error_set(PROV_ENOTFOUND, "no mirror of '%s' in the cache%s", url,
+					      trust ? " (offline)" : "; a derived upstream is fetched only "
+					      "with fetch.trustSystemUrls = true");
+	}
+	return prov_sources_open(out, url, (const char *const *)cands, ncands, 0, &so);
 }

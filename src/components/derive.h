@@ -35,4 +35,12 @@ void prov_tag_candidates_free(char **v, size_t n);
 int prov_tag_match(char **tag, char **commit, struct prov_repo *repo, char *const *cands,
 		   size_t ncands);
 
+/*
+ * Open a derived upstream's repository for the candidates: fetched only when
+ * the config says fetch.trustSystemUrls = true and offline is 0; otherwise
+ * only a mirror already in the cache is used (PROV_ENOTFOUND naming why).
+ */
+int prov_derive_open(struct prov_repo **out, const char *url, char *const *cands, size_t ncands,
+		     const struct prov_config *config, const char *cache_dir, int offline);
+
 #endif
