@@ -53,17 +53,18 @@ cfg=(-c "url.file://$T/none/.insteadOf=https://" -c "url.file://$T/none/.instead
 	-c "url.file://$T/up/numpy.git.insteadOf=https://github.com/numpy/numpy.git"
 	-c "url.file://$T/up/glibc.git.insteadOf=https://sourceware.org/git/glibc.git"
 	-c "url.file://$T/up/cpython.git.insteadOf=https://github.com/python/cpython.git")
-imports="import numpy"
+crash="import numpy, ctypes; ctypes.string_at(0)"
 if [ $have_torch = 1 ]; then
 	torch_ver=$(debver python3-torch)
 	torch_tag=v$(echo "$torch_ver" | cut -d. -f1-3)
 	mkrepo pytorch "$torch_tag"
 	cfg+=(-c "url.file://$T/up/pytorch.git.insteadOf=https://github.com/pytorch/pytorch.git")
-	imports="import numpy, torch"
+	# crash inside a callback that torch/nn/modules/module.py calls: a torch/*.py frame
+	crash="import numpy, torch, ctypes; torch.nn.Linear(1, 1).apply(lambda m: ctypes.string_at(0))"
 fi
 
 mkdir -p "$T/run"
-(cd "$T/run" && ulimit -c unlimited && exec "$PY" -c "$imports; import ctypes; ctypes.string_at(0)") 2>/dev/null
+(cd "$T/run" && ulimit -c unlimited && exec "$PY" -c "$crash") 2>/dev/null
 core=$(ls "$T"/run/core* 2>/dev/null | head -1)
 [ -n "$core" ] || skip "no core dump (ulimit -c or core_pattern)"
 
@@ -100,6 +101,16 @@ if [ $have_torch = 1 ]; then
 	# torch's own _C extension is pytorch, like libtorch
 	check_eq "$(json_get "$T/r.json" "sorted(set(m.get('component') for m in d['modules'] if '/torch/_C.' in m['path'] or '/libtorch' in m['path']))")" \
 		'["pytorch"]' "torch/_C and libtorch component"
+	# the torch/*.py frame (Python frames read from the core) is pytorch too;
+	# dpkg says python3-torch (source pytorch) owns that file
+	pyfile=$(json_get "$T/r.json" "([f['file'] for t in d['threads'] for f in t['frames'] if f.get('language')=='python' and '/torch/nn/modules/module.py' in (f.get('file') or '')] or [None])[0]")
+	if [ "$pyfile" != null ]; then
+		check_eq "$(dpkg-query -W -f '${source:Package}' "$(owner "$pyfile")")" "pytorch" "dpkg: source of $pyfile"
+		check_eq "$(json_get "$T/r.json" "sorted(set(f.get('component') for t in d['threads'] for f in t['frames'] if (f.get('file') or '')=='$pyfile'))")" \
+			'["pytorch"]' "torch/*.py frame component"
+	else
+		note "no Python frames in this core: the torch/*.py frame check is skipped"
+	fi
 fi
 
 # env: the same repositories and tags, from the package databases alone
