@@ -33,6 +33,10 @@ static const char env_help[] =
 	"the component's repository: a mirror already in the cache, or a local or\n"
 	"file:// upstream (url.<base>.insteadOf applies); with --fetch, missing\n"
 	"mirrors are fetched first (a whole system's upstreams can be large).\n"
+	"A package no mapping names shows the repository its own metadata names\n"
+	"(DEP-5 Source:, pip Project-URL, conda about.json, rpm URL), found_by\n"
+	"'derived:...'; its ref is a tag the version names, only when found in a\n"
+	"mirror (fetched only with --fetch and fetch.trustSystemUrls = true).\n"
 	"\n"
 	"exit codes: 0 done, 2 the sysroot does not exist or a mapping is bad, 64 usage\n";
 
