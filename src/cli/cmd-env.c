@@ -141,7 +141,11 @@ static void map_origins(struct env_map *out, struct prov_origin **v, size_t n,
 		const struct prov_mapping *m = prov_mappings_match(maps, NULL, v[i]);
 
 		memset(&out[i], 0, sizeof(out[i]));
-		if (!m && v[i]->upstream_url) {
+		/* a URL the system recorded with its commit (git remote, pip VCS
+		 * install) is shown as before (repo = vcs_url); the others are derived */
+		if (!m && v[i]->upstream_url && v[i]->upstream_by &&
+		    strcmp(v[i]->upstream_by, "derived:git-remote") != 0 &&
+		    strcmp(v[i]->upstream_by, "derived:direct-url") != 0) {
 			/* derived: the ref is a tag found in the repository, or none */
 			out[i].repo = v[i]->upstream_url;
 			out[i].derived = 1;

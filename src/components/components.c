@@ -320,6 +320,17 @@ static void resolve_derived(struct prov_component *comp, struct comp_state *cs,
 	char **cands = NULL, *tag = NULL, *commit = NULL, *msg = NULL;
 	size_t ncands = 0;
 
+	if (is_full_hex(o->commit)) {
+		/* the system recorded the commit (a git working tree's HEAD, a pip VCS install) */
+		comp->commit = prov_xstrdup(o->commit);
+		msg = prov_xasprintf("upstream and commit recorded by '%s'",
+				     o->upstream_evidence ? o->upstream_evidence : "?");
+		set_note(comp, msg);
+		if (prov_derive_open(&cs->repo, comp->repo, NULL, 0, ctx->config, ctx->cache_dir,
+				     ctx->offline) < 0)
+			prov_error_clear();
+		goto cleanup;
+	}
 	if (prov_tag_candidates(&cands, &ncands, o->source ? o->source : o->name, comp->repo,
 				comp->version) < 0) {
 		set_note(comp, prov_error_last());

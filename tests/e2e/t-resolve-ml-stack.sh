@@ -138,6 +138,7 @@ cat >"$R/var/lib/dpkg/status" <<EOF
 Package: libfoo1
 Status: install ok installed
 Architecture: amd64
+Maintainer: t <t@example.org>
 Source: foo
 Version: 1:2.4.1-3
 Description: test
@@ -145,6 +146,23 @@ Description: test
 EOF
 printf '/.\n/usr\n/usr/lib\n/usr/lib/x86_64-linux-gnu\n/usr/lib/x86_64-linux-gnu/libfoo.so.1\n/usr/share/doc/libfoo1/copyright\n' \
 	>"$R/var/lib/dpkg/info/libfoo1:amd64.list"
+# a Python distribution whose own metadata carries a broken version (as
+# Debian's torch egg-info does), installed by a dpkg package
+egg=/usr/lib/python3/dist-packages/pyfoo-2.4.0a0+gitunknown.egg-info
+mkdir -p "$R$egg"
+printf 'Metadata-Version: 2.1\nName: pyfoo\nVersion: 2.4.0a0+gitunknown\n' >"$R$egg/PKG-INFO"
+cat >>"$R/var/lib/dpkg/status" <<EOF
+Package: python3-foo
+Status: install ok installed
+Architecture: all
+Maintainer: t <t@example.org>
+Source: foo
+Version: 2.4.1+dfsg-2
+Description: test
+
+EOF
+printf '/.\n/usr\n/usr/lib\n/usr/lib/python3\n/usr/lib/python3/dist-packages\n%s\n%s/PKG-INFO\n' "$egg" "$egg" \
+	>"$R/var/lib/dpkg/info/python3-foo.list"
 cat >"$R/usr/share/doc/libfoo1/copyright" <<'EOF'
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: foo
@@ -164,6 +182,11 @@ frow() { json_get "$T/f.json" "[c.get('$1') for c in d['components'] if c['name'
 check_eq "$(frow repo)" "https://github.com/example/foo.git" "derived repo (DEP-5 Source)"
 check_eq "$(frow found_by)" "derived:dep5-source" "derived found_by"
 check_eq "$(frow ref)" "null" "derived tag without a mirror: not stated"
+check_eq "$(json_get "$T/f.json" "[c['version'] for c in d['components'] if c['name']=='pyfoo'][0]")" \
+	"$(dpkg-query --admindir="$R/var/lib/dpkg" -W -f '${Version}' python3-foo)" \
+	"pip distribution installed by dpkg: dpkg's version"
+check_match "$(json_get "$T/f.json" "[c['found_by'] for c in d['components'] if c['name']=='pyfoo'][0]")" \
+	"version from dpkg python3-foo" "pip distribution: found_by says so"
 # resolve: a text frame in libfoo, resolved in the root
 printf '#0  0x0000000000001109 in foo () from /usr/lib/x86_64-linux-gnu/libfoo.so.1\n#1  0x0000000000001000 in main ()\n' >"$T/bt.txt"
 "$PROVENANCE" "${fcfg[@]}" resolve --sysroot "$R" --format json "$T/bt.txt" >"$T/fr.json" 2>"$T/fr.err"
