@@ -173,6 +173,31 @@ Files: *
 Copyright: 2020 Someone
 License: MIT
 EOF
+# hostile metadata: a copyright that is a FIFO (never opened: no hang) and
+# one that is a symlink out of the root (re-rooted: nothing)
+for p in libevil1 libevil2; do
+	mkdir -p "$R/usr/share/doc/$p"
+	cp "$R/usr/lib/x86_64-linux-gnu/libfoo.so.1" "$R/usr/lib/x86_64-linux-gnu/$p.so"
+	printf 'Package: %s\nStatus: install ok installed\nMaintainer: t <t@example.org>\nArchitecture: amd64\nVersion: 1.0-1\nDescription: test\n\n' "$p" >>"$R/var/lib/dpkg/status"
+	printf '/.\n/usr\n/usr/lib\n/usr/lib/x86_64-linux-gnu\n/usr/lib/x86_64-linux-gnu/%s.so\n' "$p" >"$R/var/lib/dpkg/info/$p.list"
+done
+mkfifo "$R/usr/share/doc/libevil1/copyright"
+# (the host file is a DEP-5 file naming a repository: read, it would show)
+ln -s /usr/share/doc/libffi8/copyright "$R/usr/share/doc/libevil2/copyright"
+# a conda package and a pip wheel that no mapping names, whose metadata names
+# their repositories (conda's info/about.json, pip's Project-URL)
+mkdir -p "$R/opt/conda/conda-meta" "$R/opt/conda/lib" "$R/opt/conda/pkgs/libbaz-0.9.1-h0_1/info"
+cp "$R/usr/lib/x86_64-linux-gnu/libfoo.so.1" "$R/opt/conda/lib/libbaz.so.0"
+printf '{"name": "libbaz", "version": "0.9.1", "build": "h0_1", "files": ["lib/libbaz.so.0"]}\n' \
+	>"$R/opt/conda/conda-meta/libbaz-0.9.1-h0_1.json"
+printf '{"home": "https://baz.example.org", "dev_url": "https://gitlab.com/example/baz/-/tree/main"}\n' \
+	>"$R/opt/conda/pkgs/libbaz-0.9.1-h0_1/info/about.json"
+site=/usr/local/lib/python3.11/dist-packages
+mkdir -p "$R$site/quxpy" "$R$site/quxpy-1.3.0.dist-info"
+cp "$R/usr/lib/x86_64-linux-gnu/libfoo.so.1" "$R$site/quxpy/_core.cpython-311-x86_64-linux-gnu.so"
+printf 'Metadata-Version: 2.1\nName: quxpy\nVersion: 1.3.0\nHome-page: https://quxpy.example.org\nProject-URL: Documentation, https://quxpy.example.org/docs\nProject-URL: Source Code, https://github.com/example/quxpy\n\nbody\n' \
+	>"$R$site/quxpy-1.3.0.dist-info/METADATA"
+printf 'quxpy/_core.cpython-311-x86_64-linux-gnu.so,,\nquxpy-1.3.0.dist-info/METADATA,,\n' >"$R$site/quxpy-1.3.0.dist-info/RECORD"
 git init -q "$T/up/foo.git" && (cd "$T/up/foo.git" && git config user.email t@t && git config user.name t &&
 	git commit -q --allow-empty -m one && git tag foo-2.4.0 && git commit -q --allow-empty -m two &&
 	git tag foo-2.4.1 && git commit -q --allow-empty -m three) || fail "foo repo"
@@ -182,6 +207,13 @@ frow() { json_get "$T/f.json" "[c.get('$1') for c in d['components'] if c['name'
 check_eq "$(frow repo)" "https://github.com/example/foo.git" "derived repo (DEP-5 Source)"
 check_eq "$(frow found_by)" "derived:dep5-source" "derived found_by"
 check_eq "$(frow ref)" "null" "derived tag without a mirror: not stated"
+check_eq "$(json_get "$T/f.json" "[c['repo'] for c in d['components'] if c['name'] in ('libevil1', 'libevil2')]")" \
+	'[null, null]' "hostile copyright files give no upstream"
+xrow() { json_get "$T/f.json" "[c.get('$2') for c in d['components'] if c['name']=='$1'][0]"; }
+check_eq "$(xrow libbaz repo)" "https://gitlab.com/example/baz.git" "derived repo (conda about.json dev_url)"
+check_eq "$(xrow libbaz found_by)" "derived:conda-about" "conda derived found_by"
+check_eq "$(xrow quxpy repo)" "https://github.com/example/quxpy.git" "derived repo (pip Project-URL Source Code)"
+check_eq "$(xrow quxpy found_by)" "derived:pip-project-url" "pip derived found_by"
 check_eq "$(json_get "$T/f.json" "[c['version'] for c in d['components'] if c['name']=='pyfoo'][0]")" \
 	"$(dpkg-query --admindir="$R/var/lib/dpkg" -W -f '${Version}' python3-foo)" \
 	"pip distribution installed by dpkg: dpkg's version"
