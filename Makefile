@@ -38,7 +38,7 @@ TEST_PKGS = cmocka
 DEB_PACKAGES = pkg-config libdw-dev libelf-dev libasm-dev libdebuginfod-dev \
 	elfutils debuginfod libgit2-dev libarchive-dev libsqlite3-dev \
 	libcurl4-openssl-dev libcmocka-dev libcapstone-dev binutils-dev python3-jsonschema gdb git rpm zstd lz4 xz-utils gzip \
-	python3 file dpkg-dev python3.11 python3.11-dbg binutils valgrind
+	python3 file dpkg-dev python3.11 python3.11-dbg binutils valgrind python3-numpy
 DEB_COMMANDS = pkg-config eu-stack eu-unstrip gdb git rpm rpmbuild zstd lz4 xz \
 	gzip python3 dpkg-source python3.11 python3.11-dbg addr2line valgrind
 
@@ -149,6 +149,7 @@ LIB_OBJS += resolvers/conda.o
 LIB_OBJS += resolvers/rocm.o
 LIB_OBJS += resolvers/git.o
 LIB_OBJS += resolvers/python.o
+LIB_OBJS += resolvers/upstream.o
 LIB_OBJS += resolvers/path.o
 
 # core: cores and live processes (libdwfl), Python frames, variables, code.
@@ -190,6 +191,7 @@ LIB_OBJS += src/sources/suspects.o
 LIB_OBJS += src/components/mapping.o
 LIB_OBJS += src/components/pathrw.o
 LIB_OBJS += src/components/components.o
+LIB_OBJS += src/components/derive.o
 
 # fix: is a fix in the deployed build, and how.
 LIB_OBJS += src/fix/backport.o

@@ -1,6 +1,8 @@
 /*
  * libFuzzer target: any bytes as a pip RECORD file and as METADATA /
- * PKG-INFO headers.
+ * PKG-INFO headers, and as the metadata an upstream is derived from:
+ * METADATA's Project-URL, a DEP-5 copyright header, a conda about.json,
+ * one URL.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -35,6 +37,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		total += strlen(version);
 	free(name);
 	free(version);
+	{
+		char *u[4];
+		size_t i;
+
+		u[0] = prov_pip_upstream((const char *)data, size);
+		u[1] = prov_dep5_upstream((const char *)data, size);
+		u[2] = prov_conda_upstream((const char *)data, size);
+		u[3] = prov_repo_url_from((const char *)data, size);
+		for (i = 0; i < 4; i++) {
+			if (u[i])
+				total += strlen(u[i]);
+			free(u[i]);
+		}
+	}
 	prov_error_clear();
 	return 0;
 }

@@ -312,8 +312,7 @@ static struct site *open_site(struct pip *pp, const char *dir)
 	return s->ix ? s : NULL;
 }
 
-/* The site-packages directory that is an ancestor of path (normalised), or NULL. */
-static char *site_of(const char *path, const char **rel)
+char *prov_py_site_of(const char *path, const char **rel)
 {
 	const char *p = path, *best = NULL;
 
@@ -332,14 +331,24 @@ static char *site_of(const char *path, const char **rel)
 	return prov_xstrndup(path, (size_t)(best - path) + strlen("-packages"));
 }
 
-/* A 40-hex commit embedded in <site>/<top>/{version.py,commit_info.py}. */
-static char *embedded_commit(const char *root, const char *site, const char *top, char **evidence)
+static int pip_init(struct prov_resolver **out, const struct prov_resolve_ctx *ctx)
+{
+	struct pip *pp = prov_xcalloc(1, sizeof(*pp));
+
+	pp->base.ctx = ctx;
+	*out = &pp->base;
+	return 0;
+}
+
+char *prov_py_embedded_commit(const char *root, const char *site, const char *top, char **evidence)
 {
 	static const char *const files[] = { "version.py", "commit_info.py", "_version.py", NULL };
 	struct prov_buf b = PROV_BUF_INIT;
 	char *found = NULL;
 	size_t i;
 
+	if (!top || !*top || strchr(top, '/') || !strcmp(top, "..") || !strcmp(top, "."))
+		return NULL;
 	for (i = 0; files[i] && !found; i++) {
 		char *p = prov_xasprintf("%s/%s/%s", site, top, files[i]);
 		const char *pos, *end, *line;
@@ -351,7 +360,8 @@ static char *embedded_commit(const char *root, const char *site, const char *top
 			while (!found && prov_next_line(&line, &n, &pos, end)) {
 				size_t k;
 
-				/* prefer git_version / commit assignments; accept any quoted 40-hex */
+				/* git_version = '...' (torch), "full-revisionid": "..." (numpy's
+				 * versioneer), commit = "..." : any quoted 40-hex */
 				for (k = 0; k + 42 <= n; k++) {
 					if ((line[k] == '\'' || line[k] == '"') &&
 					    prov_is_hex_commit(line + k + 1, 40) && line[k + 41] == line[k]) {
@@ -368,22 +378,13 @@ static char *embedded_commit(const char *root, const char *site, const char *top
 	return found;
 }
 
-static int pip_init(struct prov_resolver **out, const struct prov_resolve_ctx *ctx)
-{
-	struct pip *pp = prov_xcalloc(1, sizeof(*pp));
-
-	pp->base.ctx = ctx;
-	*out = &pp->base;
-	return 0;
-}
-
-static void add_commit(struct prov_origin *o, const char *root, const char *site, const char *top)
+void prov_py_add_commit(struct prov_origin *o, const char *root, const char *site, const char *top)
 {
 	char *ev = NULL, *c;
 
 	if (o->commit || !top || !*top)
 		return;
-	c = embedded_commit(root, site, top, &ev);
+	c = prov_py_embedded_commit(root, site, top, &ev);
 	if (c) {
 		o->commit = c;
 		free(o->evidence);
@@ -401,14 +402,14 @@ static int pip_resolve(struct prov_origin *out, struct prov_resolver *r,
 	struct prov_origin *o = NULL;
 	int err = PROV_EPASSTHROUGH;
 
-	dir = site_of(norm, &rel);
+	dir = prov_py_site_of(norm, &rel);
 	if (!dir) {
 		/* the module may reach site-packages through a symlink */
 		char *real = prov_root_realpath(r->ctx->sysroot, norm);
 
 		free(norm);
 		norm = real;
-		dir = site_of(norm, &rel);
+		dir = prov_py_site_of(norm, &rel);
 	}
 	if (!dir || !(s = open_site(pp, dir)))
 		goto cleanup;
@@ -426,7 +427,7 @@ static int pip_resolve(struct prov_origin *out, struct prov_resolver *r,
 
 		top = slash ? prov_xstrndup(rel, (size_t)(slash - rel)) : NULL;
 	}
-	add_commit(o, r->ctx->sysroot, dir, top);
+	prov_py_add_commit(o, r->ctx->sysroot, dir, top);
 	*out = *o;
 	free(o);
 	o = NULL;
@@ -648,7 +649,7 @@ static int pip_inventory(struct prov_resolver *r, struct prov_origin_list *l)
 			for (c = top; *c; c++)
 				if (*c == '-')
 					*c = '_';
-			add_commit(l->v[k], root, dir, top);
+			prov_py_add_commit(l->v[k], root, dir, top);
 			free(top);
 		}
 		free(dir);

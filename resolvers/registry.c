@@ -124,6 +124,29 @@ static char *find_in_libdirs(const char *root, const char *name)
 	return NULL;
 }
 
+/*
+ * A module inside a Python package (<site>/<top>/...) whatever installed it
+ * (python3-numpy from dpkg, a conda package): the commit the package embeds
+ * in its version file, as the pip resolver reads it.
+ */
+static void python_commit(struct prov_origin *o, const char *root, const char *path)
+{
+	const char *rel = NULL, *slash;
+	char *norm, *site, *top;
+
+	if (o->commit || o->guess)
+		return;
+	norm = prov_path_normalize(path);
+	site = prov_py_site_of(norm, &rel);
+	if (site && (slash = strchr(rel, '/'))) {
+		top = prov_xstrndup(rel, (size_t)(slash - rel));
+		prov_py_add_commit(o, root, site, top);
+		free(top);
+	}
+	free(site);
+	free(norm);
+}
+
 int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_ctx *ctx,
 			       const struct prov_resolver_ops *const *ops)
 {
@@ -180,6 +203,8 @@ int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_c
 			mod->origin = prov_xcalloc(1, sizeof(*mod->origin));
 			*mod->origin = tmp;
 			memset(&tmp, 0, sizeof(tmp));
+			python_commit(mod->origin, ctx->sysroot, view.path);
+			prov_upstream_derive(mod->origin, ctx->sysroot);
 			break;
 		}
 		free(stripped);
@@ -218,6 +243,113 @@ static int cmp_origin(const void *pa, const void *pb)
 	return cmp_str(a->evidence, b->evidence);
 }
 
+/* The version's upstream part as prov_debver_split gives it, else the version. */
+static char *upstream_of(const char *version)
+{
+	struct prov_debver dv;
+	char *up = NULL;
+
+	if (!version)
+		return NULL;
+	if (prov_debver_split(&dv, version) == 0) {
+		up = prov_xstrdup_or_null(dv.upstream);
+		prov_debver_release(&dv);
+	}
+	return up ? up : prov_xstrdup(version);
+}
+
+/* Drop a Debian repack suffix (+dfsg, +ds, ~dfsg, .dfsg) from an upstream version. */
+static void drop_repack(char *up)
+{
+	static const char *const marks[] = { "+dfsg", "~dfsg", ".dfsg", "+ds", "~ds", NULL };
+	size_t i;
+
+	for (i = 0; marks[i]; i++) {
+		char *p = strstr(up, marks[i]);
+
+		if (p)
+			*p = 0;
+	}
+}
+
+/*
+ * A pip distribution that a dpkg or rpm package installed (Debian's
+ * python3-torch ships torch-1.13.0a0+gitunknown.egg-info while the package
+ * is 1.13.1+dfsg-4): the distribution's package version wins over the
+ * embedded one when their upstream parts differ. The package is looked up by
+ * the metadata file, as a module would be.
+ */
+static void distribution_versions(struct prov_origin_list *l, const struct chain *ch)
+{
+	size_t i, k;
+
+	for (i = 0; i < l->n; i++) {
+		struct prov_origin *o = l->v[i];
+		struct prov_module view;
+		struct prov_origin pkg;
+		char *meta, *up_pip, *up_pkg;
+		int claimed = 0;
+
+		if (!o->kind || strcmp(o->kind, "pip") != 0 || !o->evidence)
+			continue;
+		meta = prov_ends_with(o->evidence, ".egg-info") ?
+			prov_xasprintf("%s/PKG-INFO", o->evidence) :
+			prov_xasprintf("%s/METADATA", o->evidence);
+		memset(&view, 0, sizeof(view));
+		memset(&pkg, 0, sizeof(pkg));
+		view.path = meta;
+		for (k = 0; k < ch->n && !claimed; k++) {
+			const struct prov_resolver_ops *ops = ch->r[k]->ops;
+
+			if (ops != &prov_resolver_dpkg && ops != &prov_resolver_rpm)
+				continue;
+			if (ops->resolve(&pkg, ch->r[k], &view) == 0 && pkg.version)
+				claimed = 1;
+			else
+				prov_origin_release(&pkg);
+		}
+		if (!claimed && prov_ends_with(o->evidence, ".egg-info")) {
+			/* a flat egg-info file is the metadata itself */
+			view.path = o->evidence;
+			for (k = 0; k < ch->n && !claimed; k++) {
+				const struct prov_resolver_ops *ops = ch->r[k]->ops;
+
+				if (ops != &prov_resolver_dpkg && ops != &prov_resolver_rpm)
+					continue;
+				if (ops->resolve(&pkg, ch->r[k], &view) == 0 && pkg.version)
+					claimed = 1;
+				else
+					prov_origin_release(&pkg);
+			}
+		}
+		free(meta);
+		prov_error_clear();
+		if (!claimed)
+			continue;
+		up_pip = o->version ? prov_xstrdup(o->version) : NULL;
+		up_pkg = upstream_of(pkg.version);
+		drop_repack(up_pkg);
+		if (!up_pip || strcmp(up_pip, up_pkg) != 0) {
+			char *fb = prov_xasprintf("pip; version from %s %s (the distribution says %s)",
+						  pkg.kind ? pkg.kind : "package", pkg.name ? pkg.name : "?",
+						  o->version ? o->version : "nothing");
+
+			free(o->version);
+			o->version = prov_xstrdup(pkg.version);
+			free(o->found_by);
+			o->found_by = fb;
+			if (!o->source) {
+				o->source = prov_xstrdup_or_null(pkg.source ? pkg.source : pkg.name);
+				o->source_version = prov_xstrdup_or_null(pkg.source_version ? pkg.source_version
+										   : pkg.version);
+			}
+		}
+		free(up_pip);
+		free(up_pkg);
+		prov_origin_release(&pkg);
+	}
+}
+
 int prov_inventory_chain(struct prov_origin ***out, size_t *nout,
 			 const struct prov_resolve_ctx *ctx,
 			 const struct prov_resolver_ops *const *ops)
@@ -245,6 +377,9 @@ int prov_inventory_chain(struct prov_origin ***out, size_t *nout,
 			if (!l.v[k]->found_by)
 				l.v[k]->found_by = prov_xstrdup(r->ops->name);
 	}
+	distribution_versions(&l, &ch);
+	for (i = 0; i < l.n; i++)
+		prov_upstream_derive(l.v[i], ctx->sysroot);
 	if (l.n) {
 		size_t w = 0;
 

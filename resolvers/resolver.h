@@ -197,6 +197,7 @@ int prov_next_line(const char **line, size_t *len, const char **pos, const char 
 
 struct prov_rpm_header {
 	char *name, *version, *release, *arch, *sourcerpm;
+	char *url, *vcs;	/* the URL and VCS tags (untrusted; NULL when absent) */
 	int has_epoch;
 	uint32_t epoch;
 	char **files;	/* dirnames[dirindexes[i]] + basenames[i] */
@@ -225,6 +226,47 @@ int prov_pip_record_foreach(const char *text, size_t len, size_t *nbad,
 			    int (*fn)(const char *path, void *data), void *data);
 /* METADATA / PKG-INFO headers: Name and Version (first occurrence, before the body). Caller frees; NULL when absent. */
 void prov_pip_metadata(char **name, char **version, const char *text, size_t len);
+
+/*
+ * Python packages: the site-packages (or dist-packages) directory that is an
+ * ancestor of path (normalised), or NULL; *rel is the rest of the path.
+ * prov_py_embedded_commit: a quoted 40-hex commit in <site>/<top>/version.py
+ * (torch's git_version), commit_info.py or _version.py (numpy's versioneer
+ * "full-revisionid"), 1 MiB read each; *evidence names the file. Caller frees.
+ * prov_py_add_commit sets o->commit (and o->evidence) from it, whatever
+ * resolver claimed the file, when o has no commit yet.
+ */
+/* ---- upstream repositories derived from a package's metadata (upstream.c) ---- */
+
+/*
+ * A repository URL from one untrusted token (s[0..n)), normalised, or NULL
+ * when it does not look like a repository: https/http/git(+) schemes only,
+ * no credentials, ports, escapes or "..", at most 512 bytes. Known forges
+ * (github.com, gitlab.com and other GitLabs, codeberg, bitbucket ...) give
+ * https://HOST/OWNER/NAME.git (pages such as /tree/x, /-/issues dropped);
+ * another host only a path ending in .git or a git.* / anongit.* host.
+ */
+char *prov_repo_url_from(const char *s, size_t n);
+/* DEP-5 copyright header: the first repository in Source:, else in Upstream-Contact:
+ * (only when the file has a Format: line). Caller frees; NULL when none. */
+char *prov_dep5_upstream(const char *text, size_t len);
+/* METADATA / PKG-INFO: Project-URL (Source, Repository, Code ... first, then
+ * Homepage) or Home-page that is a repository. Caller frees; NULL when none. */
+char *prov_pip_upstream(const char *text, size_t len);
+/* conda info/about.json: dev_url, home, doc_source_url, doc_url. Caller frees. */
+char *prov_conda_upstream(const char *text, size_t len);
+/*
+ * Set o->upstream_url / upstream_by ("derived:dep5-source",
+ * "derived:pip-project-url", "derived:conda-about", "derived:rpm-url",
+ * "derived:direct-url", "derived:git-remote") / upstream_evidence from the
+ * package's own files under root (64 KiB of a copyright or METADATA file,
+ * 1 MiB of about.json). Nothing when none says.
+ */
+void prov_upstream_derive(struct prov_origin *o, const char *root);
+
+char *prov_py_site_of(const char *path, const char **rel);
+char *prov_py_embedded_commit(const char *root, const char *site, const char *top, char **evidence);
+void prov_py_add_commit(struct prov_origin *o, const char *root, const char *site, const char *top);
 
 /*
  * The nearest ancestor directory of `path` (absolute, normalised; "/" itself

@@ -18,7 +18,7 @@
 
 enum {
 	TAG_NAME = 1000, TAG_VERSION = 1001, TAG_RELEASE = 1002, TAG_EPOCH = 1003,
-	TAG_ARCH = 1022, TAG_SOURCERPM = 1044, TAG_DIRINDEXES = 1116,
+	TAG_URL = 1020, TAG_ARCH = 1022, TAG_SOURCERPM = 1044, TAG_VCS = 5034, TAG_DIRINDEXES = 1116,
 	TAG_BASENAMES = 1117, TAG_DIRNAMES = 1118,
 };
 enum { T_INT32 = 4, T_STRING = 6, T_STRING_ARRAY = 8, T_I18NSTRING = 9 };
@@ -165,6 +165,8 @@ void prov_rpm_header_release(struct prov_rpm_header *h)
 	free(h->release);
 	free(h->arch);
 	free(h->sourcerpm);
+	free(h->url);
+	free(h->vcs);
 	for (i = 0; i < h->nfiles; i++)
 		free(h->files[i]);
 	free(h->files);
@@ -201,6 +203,8 @@ int prov_rpm_header_parse(struct prov_rpm_header *out, const unsigned char *blob
 	r.release = get_string(&h, TAG_RELEASE);
 	r.arch = get_string(&h, TAG_ARCH);
 	r.sourcerpm = get_string(&h, TAG_SOURCERPM);
+	r.url = get_string(&h, TAG_URL);
+	r.vcs = get_string(&h, TAG_VCS);
 	if (get_int32s(&ep, &nep, &h, TAG_EPOCH, 1) == 0 && nep == 1) {
 		r.has_epoch = 1;
 		r.epoch = ep[0];
@@ -294,7 +298,13 @@ static int add_blob(const unsigned char *blob, size_t len, void *data)
 	o.source = src;
 	o.source_version = src ? vr : NULL;
 	o.evidence = (char *)bs->r->db;
+	/* VCS (rpm >= 4.14), else URL, when it names a repository: upstream.c
+	 * derives the component's repository from it (derived:rpm-url) */
+	o.vcs_url = h.vcs ? prov_repo_url_from(h.vcs, strlen(h.vcs)) : NULL;
+	if (!o.vcs_url && h.url)
+		o.vcs_url = prov_repo_url_from(h.url, strlen(h.url));
 	pkg = prov_pkgindex_add_pkg(bs->ix, &o, 0);
+	free(o.vcs_url);
 	for (i = 0; i < h.nfiles; i++) {
 		char *key = prov_pkgpath_canon(h.files[i], bs->r->merged);
 
@@ -360,7 +370,8 @@ static int rpm_open(struct rpm *r)
 	r->opened = 1;
 	id = prov_root_identity(r->base.ctx->sysroot, r->db);
 	{
-		char *identity = id ? prov_xasprintf("%s;%d", id, r->merged) : NULL;
+		/* ";u": the index carries the URL/VCS tags (older caches do not) */
+		char *identity = id ? prov_xasprintf("%s;%d;u", id, r->merged) : NULL;
 
 		err = prov_pkgindex_open(&r->ix, r->base.ctx, "rpm", r->db, identity, build, r);
 		free(identity);

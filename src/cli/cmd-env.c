@@ -7,6 +7,7 @@
 #include "cmd.h"
 #include "error.h"
 #include "json.h"
+#include "derive.h"
 #include "mapping.h"
 #include "sources.h"
 #include "util.h"
@@ -32,6 +33,10 @@ static const char env_help[] =
 	"the component's repository: a mirror already in the cache, or a local or\n"
 	"file:// upstream (url.<base>.insteadOf applies); with --fetch, missing\n"
 	"mirrors are fetched first (a whole system's upstreams can be large).\n"
+	"A package no mapping names shows the repository its own metadata names\n"
+	"(DEP-5 Source:, pip Project-URL, conda about.json, rpm URL), found_by\n"
+	"'derived:...'; its ref is a tag the version names, only when found in a\n"
+	"mirror (fetched only with --fetch and fetch.trustSystemUrls = true).\n"
 	"\n"
 	"exit codes: 0 done, 2 the sysroot does not exist or a mapping is bad, 64 usage\n";
 
@@ -45,6 +50,7 @@ struct env_map {
 	const char *component;
 	const char *repo;
 	char *ref;
+	int derived;	/* repo from the package's metadata (origin->upstream_url) */
 };
 /* As resolve names them: the mapping's component, else the package. */
 static const char *shown_name(const struct prov_origin *o, const struct env_map *m)
@@ -120,7 +126,7 @@ static void write_text(struct prov_buf *b, struct prov_origin **v, size_t n,
 		pad(b, shown_name(v[i], &map[i]) ? shown_name(v[i], &map[i]) : "-", wn + 2);
 		pad(b, v[i]->version ? v[i]->version : "-", wv + 2);
 		pad(b, v[i]->commit ? v[i]->commit : "-", wc + 2);
-		prov_buf_puts(b, or_empty(v[i]->found_by));
+		prov_buf_puts(b, or_empty(map[i].derived ? v[i]->upstream_by : v[i]->found_by));
 		prov_buf_putc(b, '\n');
 	}
 }
@@ -135,6 +141,16 @@ static void map_origins(struct env_map *out, struct prov_origin **v, size_t n,
 		const struct prov_mapping *m = prov_mappings_match(maps, NULL, v[i]);
 
 		memset(&out[i], 0, sizeof(out[i]));
+		/* a URL the system recorded with its commit (git remote, pip VCS
+		 * install) is shown as before (repo = vcs_url); the others are derived */
+		if (!m && v[i]->upstream_url && v[i]->upstream_by &&
+		    strcmp(v[i]->upstream_by, "derived:git-remote") != 0 &&
+		    strcmp(v[i]->upstream_by, "derived:direct-url") != 0) {
+			/* derived: the ref is a tag found in the repository, or none */
+			out[i].repo = v[i]->upstream_url;
+			out[i].derived = 1;
+			continue;
+		}
 		if (!m)
 			continue;
 		out[i].component = m->name;
@@ -147,6 +163,35 @@ static void map_origins(struct env_map *out, struct prov_origin **v, size_t n,
 	}
 	prov_error_clear();
 	prov_buf_release(&ref);
+}
+
+/*
+ * A derived upstream's tag: the version's spellings looked up in the mirror
+ * (fetched only with --fetch and fetch.trustSystemUrls); nothing when the
+ * mirror is missing.
+ */
+static void derived_tag(struct prov_origin *o, struct env_map *m, const struct prov_sources_opts *so)
+{
+	struct prov_repo *repo = NULL;
+	char **cands = NULL, *tag = NULL, *hex = NULL;
+	size_t ncands = 0;
+
+	if (prov_tag_candidates(&cands, &ncands, o->source ? o->source : o->name, m->repo,
+				o->version) < 0)
+		goto cleanup;
+	if (prov_derive_open(&repo, m->repo, cands, ncands, so->config, so->cache_dir, so->offline) < 0)
+		goto cleanup;
+	if (prov_tag_match(&tag, &hex, repo, cands, ncands) == 0) {
+		m->ref = tag;
+		o->commit = hex;
+		tag = hex = NULL;
+	}
+cleanup:
+	prov_error_clear();
+	prov_repo_free(repo);
+	prov_tag_candidates_free(cands, ncands);
+	free(tag);
+	free(hex);
 }
 
 /* The Git Hash of mapped packages: the mapping's ref in the component's repository. */
@@ -163,6 +208,10 @@ static void fill_commits(struct prov_origin **v, size_t n, const struct env_map 
 		char *hex = NULL;
 		int skip = 0;
 
+		if (map[i].derived && !v[i]->commit) {
+			derived_tag(v[i], (struct env_map *)&map[i], &so);
+			continue;
+		}
 		if (v[i]->commit || !map[i].repo || !map[i].ref)
 			continue;
 		for (k = 0; k < nfailed; k++)
@@ -207,7 +256,7 @@ static int write_json(struct prov_buf *b, struct prov_origin **v, size_t n,
 		prov_json_kv_string(&j, "repo", v[i]->vcs_url ? v[i]->vcs_url : map[i].repo);
 		prov_json_kv_string(&j, "ref", v[i]->branch ? v[i]->branch : map[i].ref);
 		prov_json_kv_string(&j, "component", map[i].component);
-		prov_json_kv_string(&j, "found_by", v[i]->found_by);
+		prov_json_kv_string(&j, "found_by", map[i].derived ? v[i]->upstream_by : v[i]->found_by);
 		prov_json_kv_string(&j, "kind", v[i]->kind);
 		prov_json_kv_string(&j, "evidence", v[i]->evidence);
 		prov_json_end_object(&j);

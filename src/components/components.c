@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "components.h"
+#include "derive.h"
 #include "srclocate.h"
 #include "error.h"
 #include "mapping.h"
@@ -19,6 +20,7 @@ struct comp_state {
 	const struct prov_origin *origin;	/* first origin that matched */
 	struct prov_repo *repo;
 	int mismatch;	/* a module of it is another build than the crash's */
+	struct prov_mapping *owned;	/* a derived component's stand-in mapping */
 };
 
 static int is_full_hex(const char *s)
@@ -240,6 +242,18 @@ static void resolve_one(struct prov_component *comp, struct comp_state *cs, int 
 			set_note(comp, msg);
 			free(msg);
 			*partial = 1;
+		} else {
+			/* the mapping's tag for the version, when it is that very commit */
+			for (i = 0; i < mp->nrefs && !comp->ref; i++) {
+				char *hex = NULL;
+
+				if (prov_mapping_expand_ref(&ref, mp->refs[i], comp->version) == 0 &&
+				    prov_repo_resolve(&hex, cs->repo, ref.buf) == 0 &&
+				    !strcmp(hex, o->commit))
+					comp->ref = prov_xstrdup(ref.buf);
+				free(hex);
+			}
+			prov_error_clear();
 		}
 		goto cleanup;
 	}
@@ -293,6 +307,114 @@ static size_t component_index(const struct prov_crash *c, const char *name)
 		if (!strcmp(c->components[i].name, name))
 			return i;
 	return (size_t)-1;
+}
+
+/*
+ * A derived component's repository and ref: the mirror when it exists (or,
+ * with fetch.trustSystemUrls and not offline, fetched), then the version's
+ * tag spellings. The component's found_by stays "derived:...".
+ */
+static void resolve_derived(struct prov_component *comp, struct comp_state *cs,
+			    const struct prov_origin *o, const struct prov_components_ctx *ctx)
+{
+	char **cands = NULL, *tag = NULL, *commit = NULL, *msg = NULL;
+	size_t ncands = 0;
+
+	if (is_full_hex(o->commit)) {
+		/* the system recorded the commit (a git working tree's HEAD, a pip VCS install) */
+		comp->commit = prov_xstrdup(o->commit);
+		msg = prov_xasprintf("upstream and commit recorded by '%s'",
+				     o->upstream_evidence ? o->upstream_evidence : "?");
+		set_note(comp, msg);
+		if (prov_derive_open(&cs->repo, comp->repo, NULL, 0, ctx->config, ctx->cache_dir,
+				     ctx->offline) < 0)
+			prov_error_clear();
+		goto cleanup;
+	}
+	if (prov_tag_candidates(&cands, &ncands, o->source ? o->source : o->name, comp->repo,
+				comp->version) < 0) {
+		set_note(comp, prov_error_last());
+		goto cleanup;
+	}
+	if (prov_derive_open(&cs->repo, comp->repo, cands, ncands, ctx->config, ctx->cache_dir,
+			     ctx->offline) < 0) {
+		msg = prov_xasprintf("upstream derived from '%s'; its tags (%s%s%s ...) were not "
+				     "checked: %s", o->upstream_evidence ? o->upstream_evidence : "?",
+				     cands[0], ncands > 1 ? ", " : "", ncands > 1 ? cands[1] : "",
+				     prov_error_last());
+		set_note(comp, msg);
+		prov_error_clear();
+		goto cleanup;
+	}
+	if (prov_tag_match(&tag, &commit, cs->repo, cands, ncands) == 0) {
+		comp->ref = tag;
+		comp->commit = commit;
+		tag = commit = NULL;
+		msg = prov_xasprintf("upstream derived from '%s'; tag '%s' names version %s",
+				     o->upstream_evidence ? o->upstream_evidence : "?", comp->ref,
+				     comp->version ? comp->version : "?");
+	} else {
+		msg = prov_xasprintf("upstream derived from '%s'; %s", o->upstream_evidence ?
+				     o->upstream_evidence : "?", prov_error_last());
+		prov_error_clear();
+	}
+	set_note(comp, msg);
+cleanup:
+	prov_tag_candidates_free(cands, ncands);
+	free(tag);
+	free(commit);
+	free(msg);
+}
+
+/*
+ * Modules no mapping names whose package names a repository in its own
+ * metadata (origin->upstream_url, from the resolvers): a component named
+ * after the source package, marked found_by "derived:...".
+ */
+static void derive_components(struct prov_crash *c, struct comp_state **cs, size_t *cs_alloc,
+			      size_t first, const struct prov_components_ctx *ctx)
+{
+	size_t i, k;
+
+	for (i = 0; i < c->nmodules; i++) {
+		struct prov_module *m = &c->modules[i];
+		const struct prov_origin *o = m->origin;
+		const char *name;
+		struct prov_component *comp;
+
+		if (m->component || !o || o->guess || !o->upstream_url || !o->upstream_by ||
+		    m->build_id_mismatch)
+			continue;
+		name = o->source ? o->source : o->name;
+		if (!name)
+			continue;
+		k = component_index(c, name);
+		if (k != (size_t)-1) {
+			/* the same derived upstream: one component; anything else keeps its own */
+			if (k >= first && (*cs)[k].owned && c->components[k].repo &&
+			    !strcmp(c->components[k].repo, o->upstream_url)) {
+				free(m->component);
+				m->component = prov_xstrdup(name);
+			}
+			continue;
+		}
+		comp = prov_crash_add_component(c);
+		comp->name = prov_xstrdup(name);
+		comp->version = prov_xstrdup_or_null(o->version);
+		comp->repo = prov_xstrdup(o->upstream_url);
+		comp->found_by = prov_xstrdup(o->upstream_by);
+		k = c->ncomponents - 1;
+		PROV_ALLOC_GROW(*cs, k + 1, *cs_alloc);
+		memset(&(*cs)[k], 0, sizeof((*cs)[k]));
+		(*cs)[k].owned = prov_xcalloc(1, sizeof(*(*cs)[k].owned));
+		(*cs)[k].owned->name = prov_xstrdup(name);
+		(*cs)[k].owned->repo = prov_xstrdup(o->upstream_url);
+		(*cs)[k].mapping = (*cs)[k].owned;
+		(*cs)[k].origin = o;
+		free(m->component);
+		m->component = prov_xstrdup(name);
+		resolve_derived(comp, &(*cs)[k], o, ctx);
+	}
 }
 
 static void rewrite_frame(struct prov_frame *f, const struct comp_state *cs,
@@ -382,6 +504,9 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 		resolve_one(&c->components[i], &cs[i], partial, ctx);
 	}
 
+	/* modules without a mapping: an upstream their package's metadata names */
+	derive_components(c, &cs, &cs_alloc, first, ctx);
+
 	/* frames -> components and repository paths */
 	for (i = 0; i < c->nthreads; i++) {
 		for (j = 0; j < c->threads[i].nframes; j++) {
@@ -453,8 +578,14 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 	}
 	error = 0;
 cleanup:
-	for (i = first; cs && i < c->ncomponents; i++)
+	for (i = first; cs && i < c->ncomponents; i++) {
 		prov_repo_free(cs[i].repo);
+		if (cs[i].owned) {
+			free(cs[i].owned->name);
+			free(cs[i].owned->repo);
+			free(cs[i].owned);
+		}
+	}
 	free(cs);
 	prov_mappings_release(&maps);
 	return error;

@@ -37,6 +37,9 @@ void prov_origin_release(struct prov_origin *o)
 	free(o->branch);
 	free(o->found_by);
 	free(o->evidence);
+	free(o->upstream_url);
+	free(o->upstream_by);
+	free(o->upstream_evidence);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -58,6 +61,9 @@ struct prov_origin *prov_origin_dup(const struct prov_origin *o)
 	d->branch = prov_xstrdup_or_null(o->branch);
 	d->found_by = prov_xstrdup_or_null(o->found_by);
 	d->evidence = prov_xstrdup_or_null(o->evidence);
+	d->upstream_url = prov_xstrdup_or_null(o->upstream_url);
+	d->upstream_by = prov_xstrdup_or_null(o->upstream_by);
+	d->upstream_evidence = prov_xstrdup_or_null(o->upstream_evidence);
 	d->guess = o->guess;
 	d->build_id_mismatch = o->build_id_mismatch;
 	return d;

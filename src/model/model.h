@@ -24,6 +24,10 @@ struct prov_origin {
 	char *branch;
 	char *found_by;	/* resolver name */
 	char *evidence;	/* the file that said so, relative to the sysroot */
+	char *upstream_url;	/* a repository derived from the package's own metadata
+				 * (untrusted: shown, fetched only when allowed) */
+	char *upstream_by;	/* how: "derived:dep5-source", "derived:pip-project-url" ... */
+	char *upstream_evidence;	/* the file it was read from */
 	int guess;	/* 1: inferred from the path only, unverified */
 	int build_id_mismatch;	/* the installed file is another build than the crash's */
 };

@@ -280,6 +280,8 @@ static size_t good_blob(unsigned char *out, struct blob *b)
 	put32(idx, 0);
 	put32(idx + 4, 1);
 	add_entry(b, 1116, 4, idx, 8, 2);
+	add_entry(b, 1020, 6, "https://qux.example.org/", 25, 1);	/* URL: a homepage */
+	add_entry(b, 5034, 6, "git+https://github.com/example/qux", 35, 1);	/* VCS */
 	return serialize(out, b);
 }
 
@@ -301,6 +303,8 @@ static void test_rpm_header(void **state)
 	assert_int_equal(h.nfiles, 2);
 	assert_string_equal(h.files[0], "/usr/lib64/libqux.so.3");
 	assert_string_equal(h.files[1], "/etc/qux.conf");
+	assert_string_equal(h.url, "https://qux.example.org/");
+	assert_string_equal(h.vcs, "git+https://github.com/example/qux");
 	prov_rpm_header_release(&h);
 
 	/* every truncation fails cleanly */
@@ -333,7 +337,10 @@ static void test_rpm_header_hostile(void **state)
 		uint32_t off = ((uint32_t)raw[8 + 8 * 16 + 8] << 24) | ((uint32_t)raw[8 + 8 * 16 + 9] << 16) |
 			       ((uint32_t)raw[8 + 8 * 16 + 10] << 8) | raw[8 + 8 * 16 + 11];
 
-		put32(raw + 8 + 9 * 16 + off + 4, 9);
+		uint32_t il = ((uint32_t)raw[0] << 24) | ((uint32_t)raw[1] << 16) |
+			      ((uint32_t)raw[2] << 8) | raw[3];
+
+		put32(raw + 8 + il * 16 + off + 4, 9);
 	}
 	assert_int_equal(prov_rpm_header_parse(&h, raw, len), PROV_EINPUT);
 	assert_non_null(strstr(prov_error_last(), "dirindex"));
