@@ -128,11 +128,12 @@ int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_c
 			       const struct prov_resolver_ops *const *ops)
 {
 	struct chain ch = { NULL, 0 };
-	struct prov_origin tmp;
+	struct prov_origin tmp, note;
 	size_t m, i;
 	int err, bare;
 
 	memset(&tmp, 0, sizeof(tmp));
+	memset(&note, 0, sizeof(note));
 	if ((err = chain_init(&ch, ctx, ops)) < 0)
 		goto cleanup;
 	for (m = 0; m < c->nmodules; m++) {
@@ -142,6 +143,8 @@ int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_c
 
 		if (mod->origin || !mod->path || !*mod->path || mod->path[0] == '[')
 			continue;	/* [vdso], [heap]: no file */
+		if (ctx->want && !ctx->want(mod, ctx->want_data))
+			continue;
 		view = *mod;
 		bare = 0;
 		if (prov_ends_with(mod->path, " (deleted)")) {
@@ -162,6 +165,9 @@ int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_c
 		for (i = 0; i < ch.n; i++) {
 			struct prov_resolver *r = ch.r[i];
 
+			/* after a package note, only the package databases may claim it */
+			if (note.kind && strcmp(r->ops->name, "dpkg") && strcmp(r->ops->name, "rpm"))
+				continue;
 			err = r->ops->resolve(&tmp, r, &view);
 			if (err == PROV_EPASSTHROUGH || err == PROV_ENOTFOUND) {
 				prov_origin_release(&tmp);
@@ -173,6 +179,15 @@ int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_c
 			}
 			if (!tmp.found_by)
 				tmp.found_by = prov_xstrdup(r->ops->name);
+			if (!note.kind && !strcmp(r->ops->name, "elf-note")) {
+				/* the note names the source project ("systemd"); the binary
+				 * package that installed the file (dpkg/rpm) owns the module */
+				note = tmp;
+				memset(&tmp, 0, sizeof(tmp));
+				continue;
+			}
+			if (note.kind && !tmp.source && note.name)
+				tmp.source = prov_xstrdup(note.name);	/* the note stays as evidence */
 			if (bare)
 				tmp.guess = 1;	/* the directory was our guess */
 			/* the package installed a file, not the build that crashed */
@@ -182,11 +197,22 @@ int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_c
 			memset(&tmp, 0, sizeof(tmp));
 			break;
 		}
+		if (note.kind && !mod->origin) {
+			/* no package database owns it: the note is all there is */
+			if (bare)
+				note.guess = 1;
+			note.build_id_mismatch = mod->build_id_mismatch;
+			mod->origin = prov_xcalloc(1, sizeof(*mod->origin));
+			*mod->origin = note;
+			memset(&note, 0, sizeof(note));
+		}
+		prov_origin_release(&note);
 		free(stripped);
 	}
 	err = 0;
 cleanup:
 	prov_origin_release(&tmp);
+	prov_origin_release(&note);
 	chain_release(&ch);
 	return err;
 }

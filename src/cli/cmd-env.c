@@ -45,6 +45,8 @@ struct env_map {
 	const char *component;
 	const char *repo;
 	char *ref;
+	const char *commit_is;	/* "exact" / "approximate" when a commit is shown */
+	const char *found_by;	/* how a commit from the mapping was found */
 };
 /* As resolve names them: the mapping's component, else the package. */
 static const char *shown_name(const struct prov_origin *o, const struct env_map *m)
@@ -76,7 +78,14 @@ static void write_markdown(struct prov_buf *b, struct prov_origin **v, size_t n,
 		prov_buf_putc(b, '|');
 		md_cell(b, shown_name(v[i], &map[i]));
 		md_cell(b, v[i]->version);
-		md_cell(b, v[i]->commit);
+		if (v[i]->commit && map[i].commit_is && !strcmp(map[i].commit_is, "approximate")) {
+			char *cellv = prov_xasprintf("%s (approximate)", v[i]->commit);
+
+			md_cell(b, cellv);
+			free(cellv);
+		} else {
+			md_cell(b, v[i]->commit);
+		}
 		prov_buf_putc(b, '\n');
 	}
 }
@@ -121,6 +130,9 @@ static void write_text(struct prov_buf *b, struct prov_origin **v, size_t n,
 		pad(b, v[i]->version ? v[i]->version : "-", wv + 2);
 		pad(b, v[i]->commit ? v[i]->commit : "-", wc + 2);
 		prov_buf_puts(b, or_empty(v[i]->found_by));
+		if (v[i]->commit && map[i].commit_is)
+			prov_buf_printf(b, " (commit %s%s%s)", map[i].commit_is,
+					map[i].found_by ? ", " : "", map[i].found_by ? map[i].found_by : "");
 		prov_buf_putc(b, '\n');
 	}
 }
@@ -129,6 +141,7 @@ static void map_origins(struct env_map *out, struct prov_origin **v, size_t n,
 			const struct prov_mappings *maps)
 {
 	struct prov_buf ref = PROV_BUF_INIT;
+	struct prov_mapping view;
 	size_t i, k;
 
 	for (i = 0; i < n; i++) {
@@ -137,10 +150,13 @@ static void map_origins(struct env_map *out, struct prov_origin **v, size_t n,
 		memset(&out[i], 0, sizeof(out[i]));
 		if (!m)
 			continue;
+		prov_mapping_select(&view, m, v[i]->version);
 		out[i].component = m->name;
-		out[i].repo = m->repo;
-		for (k = 0; k < m->nrefs; k++)
-			if (prov_mapping_expand_ref(&ref, m->refs[k], v[i]->version) == 0) {
+		out[i].repo = view.repo;
+		if (v[i]->commit)
+			out[i].commit_is = "exact";	/* recorded by the system */
+		for (k = 0; k < view.nrefs; k++)
+			if (prov_mapping_expand_ref(&ref, view.refs[k], v[i]->version) == 0) {
 				out[i].ref = prov_xstrdup(ref.buf);
 				break;
 			}
@@ -150,7 +166,7 @@ static void map_origins(struct env_map *out, struct prov_origin **v, size_t n,
 }
 
 /* The Git Hash of mapped packages: the mapping's ref in the component's repository. */
-static void fill_commits(struct prov_origin **v, size_t n, const struct env_map *map,
+static void fill_commits(struct prov_origin **v, size_t n, struct env_map *map,
 			 struct prov_ctx *g, int offline)
 {
 	struct prov_sources_opts so = { g ? g->config : NULL, g ? g->cache_dir : NULL, offline };
@@ -179,8 +195,17 @@ static void fill_commits(struct prov_origin **v, size_t n, const struct env_map 
 			failed[nfailed++] = map[i].repo;
 			continue;
 		}
-		if (prov_repo_resolve(&hex, repo, map[i].ref) == 0)
+		if (prov_repo_resolve(&hex, repo, map[i].ref) == 0) {
 			v[i]->commit = hex;
+			/* as resolve: only a tag that names the version is the deployed commit */
+			if (prov_repo_is_tag(repo, map[i].ref))
+				map[i].found_by = prov_ref_names_version(map[i].ref, v[i]->version) ?
+						  "mapping:tag" : "mapping:guessed-tag";
+			else
+				map[i].found_by = prov_repo_is_branch(repo, map[i].ref) ?
+						  "mapping:branch-tip" : "mapping:ref";
+			map[i].commit_is = strcmp(map[i].found_by, "mapping:tag") ? "approximate" : "exact";
+		}
 		prov_repo_free(repo);
 	}
 	free(failed);
@@ -208,6 +233,8 @@ static int write_json(struct prov_buf *b, struct prov_origin **v, size_t n,
 		prov_json_kv_string(&j, "ref", v[i]->branch ? v[i]->branch : map[i].ref);
 		prov_json_kv_string(&j, "component", map[i].component);
 		prov_json_kv_string(&j, "found_by", v[i]->found_by);
+		prov_json_kv_string(&j, "commit_found_by", map[i].found_by);
+		prov_json_kv_string(&j, "commit_is", v[i]->commit ? map[i].commit_is : NULL);
 		prov_json_kv_string(&j, "kind", v[i]->kind);
 		prov_json_kv_string(&j, "evidence", v[i]->evidence);
 		prov_json_end_object(&j);
