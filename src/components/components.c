@@ -182,14 +182,18 @@ cleanup:
 
 /*
  * How a mapping ref found the commit: "mapping:tag" when it is a tag that
- * names the installed version (exact), "mapping:guessed-tag" a tag that
+ * names the installed version, or one the mapping names literally (exact),
+ * "mapping:guessed-tag" a tag that
  * does not (rocm-6.1 for 6.1.2), "mapping:branch-tip" a branch (its tip may
  * be later than the deployed build), "mapping:ref" anything else.
  */
-static const char *ref_found_by(struct prov_repo *repo, const char *ref, const char *version)
+static const char *ref_found_by(struct prov_repo *repo, const char *ref, const char *version,
+				int literal)
 {
+	/* a tag the mapping names outright (no placeholder) is its author's
+	 * statement of what is deployed */
 	if (prov_repo_is_tag(repo, ref))
-		return prov_ref_names_version(ref, version) ? "mapping:tag" : "mapping:guessed-tag";
+		return literal || prov_ref_names_version(ref, version) ? "mapping:tag" : "mapping:guessed-tag";
 	if (prov_repo_is_branch(repo, ref))
 		return "mapping:branch-tip";
 	return "mapping:ref";
@@ -203,6 +207,7 @@ static void resolve_one(struct prov_component *comp, struct comp_state *cs, int 
 	struct prov_sources_opts so = { ctx->config, ctx->cache_dir, ctx->offline };
 	struct prov_buf ref = PROV_BUF_INIT;
 	char **wants = NULL;
+	int *literal = NULL;	/* wants[i] came from a template without placeholders */
 	size_t nwants = 0, i;
 	const char *url = mp->repo;
 	char *commit = NULL;
@@ -232,11 +237,13 @@ static void resolve_one(struct prov_component *comp, struct comp_state *cs, int 
 		wants[nwants++] = prov_xstrdup(o->commit);
 	} else {
 		wants = prov_xcalloc(mp->nrefs + 1, sizeof(*wants));
+		literal = prov_xcalloc(mp->nrefs + 1, sizeof(*literal));
 		for (i = 0; i < mp->nrefs; i++) {
 			if (prov_mapping_expand_ref(&ref, mp->refs[i], comp->version) < 0) {
 				set_note(comp, prov_error_last());
 				continue;
 			}
+			literal[nwants] = !strchr(mp->refs[i], '{');
 			wants[nwants++] = prov_xstrdup(ref.buf);
 		}
 		if (!nwants) {
@@ -277,7 +284,8 @@ static void resolve_one(struct prov_component *comp, struct comp_state *cs, int 
 			free(comp->ref);
 			comp->ref = prov_xstrdup(wants[i]);
 			free(comp->found_by);
-			comp->found_by = prov_xstrdup(ref_found_by(cs->repo, wants[i], comp->version));
+			comp->found_by = prov_xstrdup(ref_found_by(cs->repo, wants[i], comp->version,
+								   literal && literal[i]));
 			set_commit_is(comp, !strcmp(comp->found_by, "mapping:tag") ? "exact" : "approximate");
 			if (strcmp(comp->found_by, "mapping:tag")) {
 				char *n = prov_xasprintf("%s '%s' is not the deployed build, only near it",
@@ -306,6 +314,7 @@ cleanup:
 	for (i = 0; i < nwants; i++)
 		free(wants[i]);
 	free(wants);
+	free(literal);
 	free(commit);
 	prov_buf_release(&ref);
 }
