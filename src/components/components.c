@@ -255,6 +255,9 @@ static void resolve_one(struct prov_component *comp, struct comp_state *cs, int 
 	}
 	if (prov_sources_open(&cs->repo, url, (const char *const *)wants, nwants, 0, &so) < 0) {
 		set_note(comp, prov_error_last());
+		/* the ref the mapping asks for first, though nothing could check it (commit null) */
+		if (literal && !comp->ref)
+			comp->ref = prov_xstrdup(wants[0]);
 		*partial = 1;
 		goto cleanup;
 	}
