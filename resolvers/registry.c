@@ -101,7 +101,7 @@ static const char *const libdirs[] = {
 	"/usr/local/lib", "/lib/x86_64-linux-gnu", "/lib64", "/lib", NULL
 };
 
-static char *find_in_libdirs(const char *root, const char *name)
+char *prov_root_find_lib(const char *root, const char *name)
 {
 	size_t i;
 
@@ -154,7 +154,7 @@ int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_c
 		} else if (!strchr(mod->path, '/')) {
 			/* a bare name ("libc.so.6", as some backtraces print): the
 			 * first library directory of the root holding that file */
-			char *found = find_in_libdirs(ctx->sysroot, mod->path);
+			char *found = prov_root_find_lib(ctx->sysroot, mod->path);
 
 			if (found) {
 				stripped = found;

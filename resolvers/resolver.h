@@ -52,6 +52,13 @@ int prov_inventory(struct prov_origin ***out, size_t *nout, const struct prov_re
  */
 int prov_root_build_id(char **out, const char *root, const char *path);
 
+/*
+ * A bare library name ("libc.so.6", as eu-stack and some backtraces print
+ * it): the path of the first regular file of that name in the root's
+ * library directories, or NULL. Caller frees.
+ */
+char *prov_root_find_lib(const char *root, const char *name);
+
 /* ---- for resolver authors ---- */
 
 /* The base of every resolver instance (put it first in the private struct). */

@@ -104,14 +104,28 @@ struct text_want {
 	const char *root;
 };
 
+/* The build ID of the file a text module names under root (a bare name: in its library directories). */
+static int text_module_build_id(char **out, const struct prov_module *m, const char *root)
+{
+	char *found = NULL;
+	int error;
+
+	if (!m->path || !*m->path || m->path[0] == '[')
+		return PROV_ENOTFOUND;
+	if (!strchr(m->path, '/') && !(found = prov_root_find_lib(root, m->path)))
+		return PROV_ENOTFOUND;
+	error = prov_root_build_id(out, root, found ? found : m->path);
+	free(found);
+	return error;
+}
+
 /* 1: the module's file under root has the build ID the paste printed. */
 static int text_build_id_matches(const struct prov_module *m, const char *root)
 {
 	char *bid = NULL;
 	int same;
 
-	if (!m->build_id || !m->path || !strchr(m->path, '/') ||
-	    prov_root_build_id(&bid, root, m->path) < 0)
+	if (!m->build_id || text_module_build_id(&bid, m, root) < 0)
 		return 0;
 	same = !strcmp(bid, m->build_id);
 	free(bid);
@@ -147,24 +161,22 @@ static int resolve_text_modules(struct prov_crash *c, struct prov_resolve_ctx *r
 	static const struct prov_resolver_ops *const path_only[] = { &prov_resolver_path, NULL };
 	const char *root = opts->sysroot ? opts->sysroot : "/";
 	struct text_want w = { TEXT_BUILD_ID_MATCH, root };
-	unsigned char *before = NULL;
+	unsigned char *before = NULL, *matched = NULL;
 	size_t i;
 	int error, host = opts->host_packages;
 
 	if (!host && opts->global && opts->global->config)
 		host = prov_config_get_bool(opts->global->config, "text.hostpackages", 0) == 1;
+	matched = prov_xcalloc(c->nmodules + 1, 1);
 	for (i = 0; i < c->nmodules; i++) {
 		struct prov_module *m = &c->modules[i];
 		char *bid = NULL;
 
-		if (!m->build_id || !m->path || !strchr(m->path, '/'))
+		if (!m->build_id || text_module_build_id(&bid, m, root) < 0)
 			continue;
-		if (prov_root_build_id(&bid, root, m->path) < 0) {
-			free(bid);
-			continue;
-		}
 		free(m->note);
 		if (!strcmp(bid, m->build_id)) {
+			matched[i] = 1;
 			m->note = prov_xasprintf("the build ID matches %s%s", opts->sysroot ? "the file under the sysroot: " : "this host's file: ", m->path);
 		} else {
 			m->build_id_mismatch = 1;
@@ -173,12 +185,21 @@ static int resolve_text_modules(struct prov_crash *c, struct prov_resolve_ctx *r
 		}
 		free(bid);
 	}
+	if (opts->sysroot) {
+		error = prov_resolve_modules(c, rctx);
+	} else {
+		/* without a root: modules whose build ID matches this host's file */
+		rctx->want = text_want;
+		rctx->want_data = &w;
+		error = prov_resolve_modules(c, rctx);
+	}
+	if (error < 0)
+		goto cleanup;
+	/* the file is the crashed build: its package is no guess, even for a bare name */
+	for (i = 0; i < c->nmodules; i++)
+		if (matched[i] && c->modules[i].origin && !c->modules[i].origin->build_id_mismatch)
+			c->modules[i].origin->guess = 0;
 	if (opts->sysroot)
-		return prov_resolve_modules(c, rctx);
-	/* without a root: modules whose build ID matches this host's file */
-	rctx->want = text_want;
-	rctx->want_data = &w;
-	if ((error = prov_resolve_modules(c, rctx)) < 0)
 		goto cleanup;
 	before = prov_xcalloc(c->nmodules + 1, 1);
 	for (i = 0; i < c->nmodules; i++)
@@ -205,6 +226,7 @@ cleanup:
 	rctx->want = NULL;
 	rctx->want_data = NULL;
 	free(before);
+	free(matched);
 	return error;
 }
 
