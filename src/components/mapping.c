@@ -860,8 +860,12 @@ void prov_mapping_select(struct prov_mapping *out, const struct prov_mapping *m,
 		if (prov_version_in_range(v->range, version) != 1)
 			continue;
 		out->variant = v->range;
-		if (v->repo)
+		if (v->repo) {
+			/* another repository has its own layout: no subdir unless given */
 			out->repo = v->repo;
+			out->subdir = NULL;
+			out->subdir_paths = 0;
+		}
 		if (v->subdir)
 			out->subdir = v->subdir;
 		if (v->has_subdir_paths)

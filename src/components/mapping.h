@@ -17,7 +17,8 @@
  * A version-dependent part of a mapping: a [component "NAME@RANGE"]
  * section. RANGE is comma-separated comparisons (">=5.6,<7"); within it
  * repo, subdir, subdir-paths, ref and path-prefix replace the base
- * section's (lists replace, not add to).
+ * section's (lists replace, not add to). A variant that names a repo
+ * starts without the base's subdir and subdir-paths.
  */
 struct prov_mapping_variant {
 	char *range;	/* as written */
