@@ -186,8 +186,18 @@ int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_c
 				memset(&tmp, 0, sizeof(tmp));
 				continue;
 			}
-			if (note.kind && !tmp.source && note.name)
-				tmp.source = prov_xstrdup(note.name);	/* the note stays as evidence */
+			if (note.kind && note.name) {
+				/* the note stays as evidence: the source, and in evidence */
+				char *ev = prov_xasprintf("%s%s(package note: %s %s)",
+							  tmp.evidence ? tmp.evidence : "",
+							  tmp.evidence ? " " : "", note.name,
+							  note.version ? note.version : "");
+
+				if (!tmp.source)
+					tmp.source = prov_xstrdup(note.name);
+				free(tmp.evidence);
+				tmp.evidence = ev;
+			}
 			if (bare)
 				tmp.guess = 1;	/* the directory was our guess */
 			/* the package installed a file, not the build that crashed */
