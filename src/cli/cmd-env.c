@@ -47,6 +47,7 @@ struct env_map {
 	char *ref;
 	const char *commit_is;	/* "exact" / "approximate" when a commit is shown */
 	const char *found_by;	/* how a commit from the mapping was found */
+	int literal;	/* ref came from a template without placeholders */
 };
 /* As resolve names them: the mapping's component, else the package. */
 static const char *shown_name(const struct prov_origin *o, const struct env_map *m)
@@ -157,6 +158,7 @@ static void map_origins(struct env_map *out, struct prov_origin **v, size_t n,
 			out[i].commit_is = "exact";	/* recorded by the system */
 		for (k = 0; k < view.nrefs; k++)
 			if (prov_mapping_expand_ref(&ref, view.refs[k], v[i]->version) == 0) {
+				out[i].literal = !strchr(view.refs[k], '{');
 				out[i].ref = prov_xstrdup(ref.buf);
 				break;
 			}
@@ -199,7 +201,8 @@ static void fill_commits(struct prov_origin **v, size_t n, struct env_map *map,
 			v[i]->commit = hex;
 			/* as resolve: only a tag that names the version is the deployed commit */
 			if (prov_repo_is_tag(repo, map[i].ref))
-				map[i].found_by = prov_ref_names_version(map[i].ref, v[i]->version) ?
+				map[i].found_by = map[i].literal ||
+						  prov_ref_names_version(map[i].ref, v[i]->version) ?
 						  "mapping:tag" : "mapping:guessed-tag";
 			else
 				map[i].found_by = prov_repo_is_branch(repo, map[i].ref) ?

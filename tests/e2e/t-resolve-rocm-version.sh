@@ -77,6 +77,14 @@ check_exit 1 "6.1.0: resolve --fix: not in the deployed tag (git merge-base)" --
 	"$PROVENANCE" -c "$redirect" resolve "$T/bt610.txt" --sysroot "$T/r610" --no-suspects --fix "$fix"
 check_exit 1 "fixcheck --at rocm-6.1.0 agrees" -- "$PROVENANCE" fixcheck "$fix" --repo "$up" --at rocm-6.1.0
 
+# env on the same root: the same tag and certainty
+"$PROVENANCE" -c "$redirect" env --sysroot "$T/r610" --format json >"$T/env610.json" 2>"$T/err" || { cat "$T/err"; fail "env exited $?"; }
+e="[c for c in d['components'] if c['name']=='hip-runtime-amd'][0]"
+check_eq "$(json_get "$T/env610.json" "$e['component']")" clr "env: component"
+check_eq "$(json_get "$T/env610.json" "$e['ref']")" rocm-6.1.0 "env: ref"
+check_eq "$(json_get "$T/env610.json" "$e['commit']")" "$tag" "env: commit of rocm-6.1.0"
+check_eq "$(json_get "$T/env610.json" "$e['commit_is']")" exact "env: exact"
+
 # 2. /opt/rocm-6.1.0 without a dpkg entry: .info/version 6.1.0-82 names the tag too
 mkdir -p "$T/r610info/opt"
 cp -a "$T/r610/opt/rocm-6.1.0" "$T/r610info/opt/"
