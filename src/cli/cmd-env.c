@@ -48,6 +48,7 @@ struct env_map {
 	const char *commit_is;	/* "exact" / "approximate" when a commit is shown */
 	const char *found_by;	/* how a commit from the mapping was found */
 	int literal;	/* ref came from a template without placeholders */
+	int names;	/* ref names the version (prov_ref_names_version) */
 };
 /* As resolve names them: the mapping's component, else the package. */
 static const char *shown_name(const struct prov_origin *o, const struct env_map *m)
@@ -143,6 +144,7 @@ static void map_origins(struct env_map *out, struct prov_origin **v, size_t n,
 {
 	struct prov_buf ref = PROV_BUF_INIT;
 	struct prov_mapping view;
+	char *mver = NULL;
 	size_t i, k;
 
 	for (i = 0; i < n; i++) {
@@ -151,18 +153,22 @@ static void map_origins(struct env_map *out, struct prov_origin **v, size_t n,
 		memset(&out[i], 0, sizeof(out[i]));
 		if (!m)
 			continue;
-		prov_mapping_select(&view, m, v[i]->version);
+		free(mver);
+		mver = prov_mapping_version(m, v[i]->version);
+		prov_mapping_select(&view, m, mver);
 		out[i].component = m->name;
 		out[i].repo = view.repo;
 		if (v[i]->commit)
 			out[i].commit_is = "exact";	/* recorded by the system */
 		for (k = 0; k < view.nrefs; k++)
-			if (prov_mapping_expand_ref(&ref, view.refs[k], v[i]->version) == 0) {
+			if (prov_mapping_expand_ref(&ref, view.refs[k], mver) == 0) {
 				out[i].literal = !strchr(view.refs[k], '{');
+				out[i].names = prov_ref_names_version(ref.buf, mver);
 				out[i].ref = prov_xstrdup(ref.buf);
 				break;
 			}
 	}
+	free(mver);
 	prov_error_clear();
 	prov_buf_release(&ref);
 }
@@ -201,8 +207,7 @@ static void fill_commits(struct prov_origin **v, size_t n, struct env_map *map,
 			v[i]->commit = hex;
 			/* as resolve: only a tag that names the version is the deployed commit */
 			if (prov_repo_is_tag(repo, map[i].ref))
-				map[i].found_by = map[i].literal ||
-						  prov_ref_names_version(map[i].ref, v[i]->version) ?
+				map[i].found_by = map[i].literal || map[i].names ?
 						  "mapping:tag" : "mapping:guessed-tag";
 			else
 				map[i].found_by = prov_repo_is_branch(repo, map[i].ref) ?

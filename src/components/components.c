@@ -17,6 +17,7 @@
 struct comp_state {
 	const struct prov_mapping *mapping;	/* the base, then &view */
 	struct prov_mapping view;	/* the mapping for the component's version */
+	char *mver;	/* the version refs and ranges see (prov_mapping_version) */
 	const struct prov_origin *origin;	/* first origin that matched */
 	struct prov_repo *repo;
 	int mismatch;	/* a module of it is another build than the crash's */
@@ -153,7 +154,7 @@ static int resolve_imported(struct prov_component *comp, struct comp_state *cs, 
 
 		for (i = 0; i < mp->nrefs && !comp->upstream_ref; i++) {
 			prov_buf_reset(&url);
-			if (prov_mapping_expand_ref(&url, mp->refs[i], comp->version) == 0)
+			if (prov_mapping_expand_ref(&url, mp->refs[i], cs->mver) == 0)
 				comp->upstream_ref = prov_xstrdup(url.buf);
 		}
 		prov_error_clear();
@@ -239,7 +240,7 @@ static void resolve_one(struct prov_component *comp, struct comp_state *cs, int 
 		wants = prov_xcalloc(mp->nrefs + 1, sizeof(*wants));
 		literal = prov_xcalloc(mp->nrefs + 1, sizeof(*literal));
 		for (i = 0; i < mp->nrefs; i++) {
-			if (prov_mapping_expand_ref(&ref, mp->refs[i], comp->version) < 0) {
+			if (prov_mapping_expand_ref(&ref, mp->refs[i], cs->mver) < 0) {
 				set_note(comp, prov_error_last());
 				continue;
 			}
@@ -287,7 +288,7 @@ static void resolve_one(struct prov_component *comp, struct comp_state *cs, int 
 			free(comp->ref);
 			comp->ref = prov_xstrdup(wants[i]);
 			free(comp->found_by);
-			comp->found_by = prov_xstrdup(ref_found_by(cs->repo, wants[i], comp->version,
+			comp->found_by = prov_xstrdup(ref_found_by(cs->repo, wants[i], cs->mver,
 								   literal && literal[i]));
 			set_commit_is(comp, !strcmp(comp->found_by, "mapping:tag") ? "exact" : "approximate");
 			if (strcmp(comp->found_by, "mapping:tag")) {
@@ -425,7 +426,8 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 	for (i = first; i < c->ncomponents; i++) {
 		struct prov_component *comp = &c->components[i];
 
-		prov_mapping_select(&cs[i].view, cs[i].mapping, comp->version);
+		cs[i].mver = prov_mapping_version(cs[i].mapping, comp->version);
+		prov_mapping_select(&cs[i].view, cs[i].mapping, cs[i].mver);
 		cs[i].mapping = &cs[i].view;
 		free(comp->subdir);
 		comp->subdir = prov_xstrdup_or_null(cs[i].view.subdir);
@@ -523,8 +525,10 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 	}
 	error = 0;
 cleanup:
-	for (i = first; cs && i < c->ncomponents; i++)
+	for (i = first; cs && i < c->ncomponents; i++) {
 		prov_repo_free(cs[i].repo);
+		free(cs[i].mver);
+	}
 	free(cs);
 	prov_mappings_release(&maps);
 	return error;

@@ -396,6 +396,14 @@ static int entry_cb(const char *name, const char *value, size_t line, void *data
 			error = set_single(st, &p->subdir, key, p->name, norm);
 			free(norm);
 		}
+	} else if (!strcmp(key, "version-scheme")) {
+		if (!strcmp(v, "rocm"))
+			p->version_rocm = 1;
+		else if (!strcmp(v, "plain"))
+			p->version_rocm = 0;
+		else
+			error = prov_error_set(PROV_EINPUT, "mapping file '%s': component '%s': version-scheme '%s' is not 'rocm' or 'plain'",
+					       st->path, p->name, v);
 	} else if (!strcmp(key, "subdir-paths")) {
 		const char *bv = value ? v : "true";
 		int b = 0;
@@ -909,4 +917,33 @@ int prov_ref_names_version(const char *ref, const char *version)
 	free(want);
 	prov_version_parts_release(&vp);
 	return names;
+}
+
+char *prov_mapping_version(const struct prov_mapping *m, const char *version)
+{
+	unsigned long code = 0;
+	const char *p = version, *end;
+	size_t n = 0, lastlen = 0;
+
+	if (!version)
+		return NULL;
+	if (!m || !m->version_rocm)
+		return prov_xstrdup(version);
+	/* the numeric dot-separated parts up to the revision */
+	while (n < 8 && isdigit((unsigned char)*p)) {
+		char *e;
+
+		code = strtoul(p, &e, 10);
+		lastlen = (size_t)(e - p);
+		n++;
+		p = e;
+		if (*p != '.')
+			break;
+		p++;
+	}
+	end = p;
+	if (n >= 3 && lastlen >= 5 && lastlen <= 6 && code / 10000 >= 1 &&
+	    (!*end || *end == '-' || *end == '~' || *end == '+'))
+		return prov_xasprintf("%lu.%lu.%lu", code / 10000, (code / 100) % 100, code % 100);
+	return prov_xstrdup(version);
 }

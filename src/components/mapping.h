@@ -53,6 +53,8 @@ struct prov_mapping {
 	struct prov_mapping_variant *variants;	/* in file order; the first that matches wins */
 	size_t nvariants;
 	int has_base;	/* a [component "NAME"] section was given (variants need one) */
+	int version_rocm;	/* version-scheme = rocm: versions end in the ROCm release
+				 * (rocblas 4.1.0.60100 is ROCm 6.1.0): see prov_mapping_version */
 	const char *variant;	/* in a view (prov_mapping_select): the range chosen, or NULL */
 };
 
@@ -170,5 +172,14 @@ int prov_ref_names_version(const char *ref, const char *version);
  * PROV_ENOTFOUND.
  */
 int prov_rocm_version_decode(char **out, const char *version);
+
+/*
+ * The version a mapping's refs and ranges see: with version-scheme = rocm,
+ * the ROCm release a package version ends in, whatever its own first parts
+ * ("4.1.0.60100-82~22.04" of rocblas -> "6.1.0"; at least three numeric
+ * parts, the last of 5-6 digits, major >= 1); otherwise, or when the
+ * version has no such part, the version itself. NULL for NULL. Caller frees.
+ */
+char *prov_mapping_version(const struct prov_mapping *m, const char *version);
 
 #endif

@@ -403,6 +403,21 @@ static void test_shipped_mappings_parse(void **state)
 		prov_mapping_select(&v, p, "7.0.0-1");
 		assert_non_null(strstr(v.repo, "rocm-systems"));
 		assert_string_equal(v.subdir, "projects/clr");
+		/* rocBLAS 4.1.0.60100 is ROCm 6.1.0: its own repository, not the monorepo */
+		p = prov_mappings_match(&m, "/opt/rocm-6.1.0/lib/librocblas.so.4", NULL);
+		assert_non_null(p);
+		{
+			char *mv = prov_mapping_version(p, "4.1.0.60100-82~22.04");
+
+			assert_string_equal(mv, "6.1.0");
+			prov_mapping_select(&v, p, mv);
+			assert_non_null(strstr(v.repo, "ROCm/rocBLAS"));
+			free(mv);
+			mv = prov_mapping_version(p, "5.0.0.70000-1");
+			prov_mapping_select(&v, p, mv);
+			assert_non_null(strstr(v.repo, "rocm-libraries"));
+			free(mv);
+		}
 	}
 	p = prov_mappings_match(&m, "/usr/lib/python3/site-packages/torch/lib/libtorch_cuda.so", NULL);
 	assert_non_null(p);
@@ -438,6 +453,33 @@ static void test_rocm_decode(void **state)
 	assert_int_equal(prov_rocm_version_decode(&v, "6.1.40091.70100"), PROV_ENOTFOUND);
 	assert_int_equal(prov_rocm_version_decode(&v, NULL), PROV_ENOTFOUND);
 	assert_int_equal(prov_rocm_version_decode(&v, "6.1.x.60100"), PROV_ENOTFOUND);
+}
+
+static void check_mver(const struct prov_mapping *m, const char *v, const char *want)
+{
+	char *got = prov_mapping_version(m, v);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_mapping_version(void **state)
+{
+	struct prov_mapping m;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	check_mver(&m, "4.1.0.60100-82~22.04", "4.1.0.60100-82~22.04");	/* plain */
+	assert_null(prov_mapping_version(&m, NULL));
+	m.version_rocm = 1;
+	check_mver(&m, "4.1.0.60100-82~22.04", "6.1.0");	/* rocblas in ROCm 6.1.0 */
+	check_mver(&m, "2.18.3.60100", "6.1.0");	/* rccl */
+	check_mver(&m, "6.1.40091.60100-82~22.04", "6.1.0");
+	check_mver(&m, "6.1.0.60102-1", "6.1.2");
+	check_mver(&m, "5.2.3-8", "5.2.3-8");	/* Debian numbers as the release: left as is */
+	check_mver(&m, "6.1.0-82", "6.1.0-82");	/* .info/version */
+	check_mver(&m, "5.3.3+dfsg-2", "5.3.3+dfsg-2");
+	check_mver(&m, "1.2.00099", "1.2.00099");	/* major 0 */
 }
 
 static void test_ref_names_version(void **state)
@@ -529,6 +571,7 @@ int main(void)
 		cmocka_unit_test(test_version_split),
 		cmocka_unit_test(test_rocm_decode),
 		cmocka_unit_test(test_ref_names_version),
+		cmocka_unit_test(test_mapping_version),
 		cmocka_unit_test(test_version_ranges),
 		cmocka_unit_test(test_expand_ref),
 		cmocka_unit_test(test_url_scheme),
