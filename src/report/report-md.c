@@ -371,7 +371,7 @@ static void fix_status(struct prov_buf *b, const struct prov_crash *c)
 		const struct prov_fix_status *x = &c->fixes[i];
 
 		if (!x->known)
-			prov_buf_printf(b, "- `%s`: not checked: %s\n", x->fix,
+			prov_buf_printf(b, "- `%s`: could not be determined: %s\n", x->fix,
 					x->note ? x->note : "unknown");
 		else {
 			char *how = prov_report_fix_how(x);
