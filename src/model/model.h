@@ -90,6 +90,7 @@ struct prov_module {
 	char *package_note;	/* .note.package JSON from the core's memory, or NULL */
 	int build_id_mismatch;	/* the file on disk has another build ID than the core's */
 	int build_id_from_file;	/* the core lost the build ID: it was read from the file */
+	int inferred;	/* text: added from a frame's source path, not named by the crash */
 	struct prov_origin *origin;	/* package, NULL when unresolved */
 	char *component;
 };

@@ -200,7 +200,7 @@ static int resolve_text_modules(struct prov_crash *c, struct prov_resolve_ctx *r
 		if (matched[i] && c->modules[i].origin && !c->modules[i].origin->build_id_mismatch)
 			c->modules[i].origin->guess = 0;
 	if (opts->sysroot)
-		goto cleanup;
+		goto cleanup;	/* (inferred modules stay guesses: below) */
 	before = prov_xcalloc(c->nmodules + 1, 1);
 	for (i = 0; i < c->nmodules; i++)
 		before[i] = c->modules[i].origin != NULL;
@@ -223,6 +223,10 @@ static int resolve_text_modules(struct prov_crash *c, struct prov_resolve_ctx *r
 		error = prov_resolve_modules_chain(c, rctx, path_only);
 	}
 cleanup:
+	/* a module inferred from a source path: that the frame ran that file is a guess */
+	for (i = 0; i < c->nmodules; i++)
+		if (c->modules[i].inferred && c->modules[i].origin)
+			c->modules[i].origin->guess = 1;
 	rctx->want = NULL;
 	rctx->want_data = NULL;
 	free(before);

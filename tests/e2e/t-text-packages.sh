@@ -80,6 +80,7 @@ resolve "$T/dpkg.txt" "$T/dpkg.json" --sysroot "$root"
 check_eq "$(pkg "$T/dpkg.json" fakeyaml kind)" dpkg "sysroot dist-packages: kind"
 check_eq "$(pkg "$T/dpkg.json" fakeyaml name)" python3-fakeyaml "sysroot dist-packages: owner"
 check_eq "$(pkg "$T/dpkg.json" fakeyaml version)" 9.9-1 "sysroot dist-packages: version"
+check_eq "$(pkg "$T/dpkg.json" fakeyaml guess)" true "sysroot dist-packages: inferred from a source path, a guess"
 
 # 4. the host's dpkg: any Python file of a dist-packages directory
 if command -v dpkg >/dev/null && [ -d /usr/lib/python3/dist-packages ]; then
