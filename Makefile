@@ -39,6 +39,9 @@ DEB_PACKAGES = pkg-config libdw-dev libelf-dev libasm-dev libdebuginfod-dev \
 	elfutils debuginfod libgit2-dev libarchive-dev libsqlite3-dev \
 	libcurl4-openssl-dev libcmocka-dev libcapstone-dev binutils-dev python3-jsonschema gdb git rpm zstd lz4 xz-utils gzip \
 	python3 file dpkg-dev python3.11 python3.11-dbg binutils valgrind python3-numpy
+# Real Debian packages the tests unpack into roots they build (not installed):
+# downloaded by `make deps` into tests/debs/ (apt-get download).
+DEB_DOWNLOADS = libamdhip64-5
 DEB_COMMANDS = pkg-config eu-stack eu-unstrip gdb git rpm rpmbuild zstd lz4 xz \
 	gzip python3 dpkg-source python3.11 python3.11-dbg addr2line valgrind
 
@@ -257,6 +260,11 @@ deps:
 		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(DEB_PACKAGES) >/dev/null || exit 1; \
 	fi
+	$(Q)for p in $(DEB_DOWNLOADS); do \
+		ls tests/debs/$${p}_*.deb >/dev/null 2>&1 && continue; \
+		mkdir -p tests/debs && (cd tests/debs && apt-get download -qq $$p 2>/dev/null) || \
+			echo "cannot download the Debian package $$p (tests that unpack it will skip)" >&2; \
+	done
 
 check: all $(UNIT_TESTS)
 	$(Q)SANITIZE='$(SANITIZE)' CC='$(CC)' ./tests/run-tests.sh

@@ -107,6 +107,7 @@ printf '%s' '["\ud83d\ude00 \u0000 \"esc\" \\", true, false, null, [[[[]]]], {""
 # ---- mapping: the shipped files ----
 cp mappings/*.map "$out/fuzz-mapping/"
 printf '[component "x"]\n\tlibrary = libx.so*\n\trepo = https://example.org/x.git\n\tref = v{major}.{minor}.{patch}\n\tref = {upstream_version}\n\tpath-prefix = */x/\n\tsubdir = a/b\n' >"$out/fuzz-mapping/small.map"
+printf '[component "x"]\n\tlibrary = libx.so*\n\trepo = https://example.org/x.git\n[component "x@<5.6"]\n\trepo = https://example.org/old.git\n\tref = rocm-{upstream_version}\n[component "x@>=5.6,<7"]\n\tsubdir = p/x\n\tsubdir-paths = true\n\tpath-prefix = */x/\n[component "x@=1.2.3.4"]\n\tref = v1\n' >"$out/fuzz-mapping/ranges.map"
 
 # ---- pathrw: file NUL comp_dir NUL path-prefix NUL FROM=TO NUL subdir NUL repo URL ----
 printf '%s\0%s\0%s\0%s\0%s\0%s' ../src/greet.c /build/greet-AbC123/obj '*/greet/' '/home/ci=.' '' https://example.org/greet.git >"$out/fuzz-pathrw/debian"

@@ -101,7 +101,7 @@ static const char *const libdirs[] = {
 	"/usr/local/lib", "/lib/x86_64-linux-gnu", "/lib64", "/lib", NULL
 };
 
-static char *find_in_libdirs(const char *root, const char *name)
+char *prov_root_find_lib(const char *root, const char *name)
 {
 	size_t i;
 
@@ -151,11 +151,12 @@ int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_c
 			       const struct prov_resolver_ops *const *ops)
 {
 	struct chain ch = { NULL, 0 };
-	struct prov_origin tmp;
+	struct prov_origin tmp, note;
 	size_t m, i;
 	int err, bare;
 
 	memset(&tmp, 0, sizeof(tmp));
+	memset(&note, 0, sizeof(note));
 	if ((err = chain_init(&ch, ctx, ops)) < 0)
 		goto cleanup;
 	for (m = 0; m < c->nmodules; m++) {
@@ -165,6 +166,8 @@ int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_c
 
 		if (mod->origin || !mod->path || !*mod->path || mod->path[0] == '[')
 			continue;	/* [vdso], [heap]: no file */
+		if (ctx->want && !ctx->want(mod, ctx->want_data))
+			continue;
 		view = *mod;
 		bare = 0;
 		if (prov_ends_with(mod->path, " (deleted)")) {
@@ -174,7 +177,7 @@ int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_c
 		} else if (!strchr(mod->path, '/')) {
 			/* a bare name ("libc.so.6", as some backtraces print): the
 			 * first library directory of the root holding that file */
-			char *found = find_in_libdirs(ctx->sysroot, mod->path);
+			char *found = prov_root_find_lib(ctx->sysroot, mod->path);
 
 			if (found) {
 				stripped = found;
@@ -185,6 +188,9 @@ int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_c
 		for (i = 0; i < ch.n; i++) {
 			struct prov_resolver *r = ch.r[i];
 
+			/* after a package note, only the package databases may claim it */
+			if (note.kind && strcmp(r->ops->name, "dpkg") && strcmp(r->ops->name, "rpm"))
+				continue;
 			err = r->ops->resolve(&tmp, r, &view);
 			if (err == PROV_EPASSTHROUGH || err == PROV_ENOTFOUND) {
 				prov_origin_release(&tmp);
@@ -196,6 +202,25 @@ int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_c
 			}
 			if (!tmp.found_by)
 				tmp.found_by = prov_xstrdup(r->ops->name);
+			if (!note.kind && !strcmp(r->ops->name, "elf-note")) {
+				/* the note names the source project ("systemd"); the binary
+				 * package that installed the file (dpkg/rpm) owns the module */
+				note = tmp;
+				memset(&tmp, 0, sizeof(tmp));
+				continue;
+			}
+			if (note.kind && note.name) {
+				/* the note stays as evidence: the source, and in evidence */
+				char *ev = prov_xasprintf("%s%s(package note: %s %s)",
+							  tmp.evidence ? tmp.evidence : "",
+							  tmp.evidence ? " " : "", note.name,
+							  note.version ? note.version : "");
+
+				if (!tmp.source)
+					tmp.source = prov_xstrdup(note.name);
+				free(tmp.evidence);
+				tmp.evidence = ev;
+			}
 			if (bare)
 				tmp.guess = 1;	/* the directory was our guess */
 			/* the package installed a file, not the build that crashed */
@@ -207,11 +232,22 @@ int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_c
 			prov_upstream_derive(mod->origin, ctx->sysroot);
 			break;
 		}
+		if (note.kind && !mod->origin) {
+			/* no package database owns it: the note is all there is */
+			if (bare)
+				note.guess = 1;
+			note.build_id_mismatch = mod->build_id_mismatch;
+			mod->origin = prov_xcalloc(1, sizeof(*mod->origin));
+			*mod->origin = note;
+			memset(&note, 0, sizeof(note));
+		}
+		prov_origin_release(&note);
 		free(stripped);
 	}
 	err = 0;
 cleanup:
 	prov_origin_release(&tmp);
+	prov_origin_release(&note);
 	chain_release(&ch);
 	return err;
 }

@@ -22,6 +22,9 @@ struct prov_cache;
 struct prov_resolve_ctx {
 	const char *sysroot;	/* NULL or "/" = host */
 	struct prov_cache *cache;	/* may be NULL: no cache */
+	/* NULL: every module; else only modules for which it returns 1 */
+	int (*want)(const struct prov_module *m, void *data);
+	void *want_data;
 };
 
 /*
@@ -41,6 +44,20 @@ int prov_resolve_modules(struct prov_crash *c, const struct prov_resolve_ctx *ct
  * nothing is written to *out on failure.
  */
 int prov_inventory(struct prov_origin ***out, size_t *nout, const struct prov_resolve_ctx *ctx);
+
+/*
+ * The GNU build ID (lower-case hex) of the ELF file `path` under root:
+ * 0 and *out (caller frees), PROV_ENOTFOUND when the file is missing, not
+ * ELF, or has none.
+ */
+int prov_root_build_id(char **out, const char *root, const char *path);
+
+/*
+ * A bare library name ("libc.so.6", as eu-stack and some backtraces print
+ * it): the path of the first regular file of that name in the root's
+ * library directories, or NULL. Caller frees.
+ */
+char *prov_root_find_lib(const char *root, const char *name);
 
 /* ---- for resolver authors ---- */
 

@@ -29,7 +29,7 @@ _provenance() {
 	fi
 	case $cmd in
 	analyze) COMPREPLY=($(compgen -W "--exe --sysroot --format --help" -- "$cur")) ;;
-	resolve) COMPREPLY=($(compgen -W "--exe --sysroot --format --mapping --offline --context --fix --component --all-threads --help" -- "$cur")) ;;
+	resolve) COMPREPLY=($(compgen -W "--exe --sysroot --host-packages --format --mapping --offline --context --fix --component --all-threads --help" -- "$cur")) ;;
 	env) COMPREPLY=($(compgen -W "--sysroot --format --mapping --offline --fetch --help" -- "$cur")) ;;
 	fixcheck) COMPREPLY=($(compgen -W "--repo --at --one-fix --debian-source --rpm-spec --component --sysroot --mapping --offline --format --help" -- "$cur")) ;;
 	cache) COMPREPLY=($(compgen -W "stats clear --help" -- "$cur")) ;;

@@ -51,6 +51,10 @@ struct env_map {
 	const char *repo;
 	char *ref;
 	int derived;	/* repo from the package's metadata (origin->upstream_url) */
+	const char *commit_is;	/* "exact" / "approximate" when a commit is shown */
+	const char *found_by;	/* how a commit from the mapping was found */
+	int literal;	/* ref came from a template without placeholders */
+	int names;	/* ref names the version (prov_ref_names_version) */
 };
 /* As resolve names them: the mapping's component, else the package. */
 static const char *shown_name(const struct prov_origin *o, const struct env_map *m)
@@ -82,7 +86,14 @@ static void write_markdown(struct prov_buf *b, struct prov_origin **v, size_t n,
 		prov_buf_putc(b, '|');
 		md_cell(b, shown_name(v[i], &map[i]));
 		md_cell(b, v[i]->version);
-		md_cell(b, v[i]->commit);
+		if (v[i]->commit && map[i].commit_is && !strcmp(map[i].commit_is, "approximate")) {
+			char *cellv = prov_xasprintf("%s (approximate)", v[i]->commit);
+
+			md_cell(b, cellv);
+			free(cellv);
+		} else {
+			md_cell(b, v[i]->commit);
+		}
 		prov_buf_putc(b, '\n');
 	}
 }
@@ -127,6 +138,9 @@ static void write_text(struct prov_buf *b, struct prov_origin **v, size_t n,
 		pad(b, v[i]->version ? v[i]->version : "-", wv + 2);
 		pad(b, v[i]->commit ? v[i]->commit : "-", wc + 2);
 		prov_buf_puts(b, or_empty(map[i].derived ? v[i]->upstream_by : v[i]->found_by));
+		if (v[i]->commit && map[i].commit_is)
+			prov_buf_printf(b, " (commit %s%s%s)", map[i].commit_is,
+					map[i].found_by ? ", " : "", map[i].found_by ? map[i].found_by : "");
 		prov_buf_putc(b, '\n');
 	}
 }
@@ -135,6 +149,8 @@ static void map_origins(struct env_map *out, struct prov_origin **v, size_t n,
 			const struct prov_mappings *maps)
 {
 	struct prov_buf ref = PROV_BUF_INIT;
+	struct prov_mapping view;
+	char *mver = NULL;
 	size_t i, k;
 
 	for (i = 0; i < n; i++) {
@@ -153,14 +169,22 @@ static void map_origins(struct env_map *out, struct prov_origin **v, size_t n,
 		}
 		if (!m)
 			continue;
+		free(mver);
+		mver = prov_mapping_version(m, v[i]->version);
+		prov_mapping_select(&view, m, mver);
 		out[i].component = m->name;
-		out[i].repo = m->repo;
-		for (k = 0; k < m->nrefs; k++)
-			if (prov_mapping_expand_ref(&ref, m->refs[k], v[i]->version) == 0) {
+		out[i].repo = view.repo;
+		if (v[i]->commit)
+			out[i].commit_is = "exact";	/* recorded by the system */
+		for (k = 0; k < view.nrefs; k++)
+			if (prov_mapping_expand_ref(&ref, view.refs[k], mver) == 0) {
+				out[i].literal = !strchr(view.refs[k], '{');
+				out[i].names = prov_ref_names_version(ref.buf, mver);
 				out[i].ref = prov_xstrdup(ref.buf);
 				break;
 			}
 	}
+	free(mver);
 	prov_error_clear();
 	prov_buf_release(&ref);
 }
@@ -195,7 +219,7 @@ cleanup:
 }
 
 /* The Git Hash of mapped packages: the mapping's ref in the component's repository. */
-static void fill_commits(struct prov_origin **v, size_t n, const struct env_map *map,
+static void fill_commits(struct prov_origin **v, size_t n, struct env_map *map,
 			 struct prov_ctx *g, int offline)
 {
 	struct prov_sources_opts so = { g ? g->config : NULL, g ? g->cache_dir : NULL, offline };
@@ -228,8 +252,17 @@ static void fill_commits(struct prov_origin **v, size_t n, const struct env_map 
 			failed[nfailed++] = map[i].repo;
 			continue;
 		}
-		if (prov_repo_resolve(&hex, repo, map[i].ref) == 0)
+		if (prov_repo_resolve(&hex, repo, map[i].ref) == 0) {
 			v[i]->commit = hex;
+			/* as resolve: only a tag that names the version is the deployed commit */
+			if (prov_repo_is_tag(repo, map[i].ref))
+				map[i].found_by = map[i].literal || map[i].names ?
+						  "mapping:tag" : "mapping:guessed-tag";
+			else
+				map[i].found_by = prov_repo_is_branch(repo, map[i].ref) ?
+						  "mapping:branch-tip" : "mapping:ref";
+			map[i].commit_is = strcmp(map[i].found_by, "mapping:tag") ? "approximate" : "exact";
+		}
 		prov_repo_free(repo);
 	}
 	free(failed);
@@ -257,6 +290,8 @@ static int write_json(struct prov_buf *b, struct prov_origin **v, size_t n,
 		prov_json_kv_string(&j, "ref", v[i]->branch ? v[i]->branch : map[i].ref);
 		prov_json_kv_string(&j, "component", map[i].component);
 		prov_json_kv_string(&j, "found_by", map[i].derived ? v[i]->upstream_by : v[i]->found_by);
+		prov_json_kv_string(&j, "commit_found_by", map[i].found_by);
+		prov_json_kv_string(&j, "commit_is", v[i]->commit ? map[i].commit_is : NULL);
 		prov_json_kv_string(&j, "kind", v[i]->kind);
 		prov_json_kv_string(&j, "evidence", v[i]->evidence);
 		prov_json_end_object(&j);

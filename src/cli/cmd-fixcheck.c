@@ -58,7 +58,10 @@ static const char help[] =
 	"one is not, 2 for an unknown commit or revision, 3 when it could not be\n"
 	"determined (fetch failed, no mirror offline, no deployed commit, no upstream\n"
 	"repository for an imported source), 64 for a\n"
-	"usage error.\n";
+	"usage error. With INPUT --component, a component whose commit is only\n"
+	"approximate (commit_is: a branch tip or a tag the version does not name)\n"
+	"gives 'UNKNOWN <fix> (NAME): in the branch tip ...; the deployed build may\n"
+	"predate it' (JSON: included false, deployed_is \"approximate\", note) and exit 3.\n";
 
 #define MAX_RANGE 1000
 
@@ -121,6 +124,7 @@ int cmd_fixcheck(int argc, char **argv, struct prov_ctx *g)
 	struct result *res = NULL;
 	struct prov_buf out = PROV_BUF_INIT;
 	char *deployed = NULL, *at_label = NULL;
+	const struct prov_component *approx = NULL;	/* INPUT --component with an approximate commit */
 	const char *url;
 	int offline = 0, code, error, any_missing = 0, one_fix = 0;
 	size_t ngroups = 0;
@@ -267,6 +271,8 @@ needs_value:
 							    comp->note ? ": " : "", comp->note ? comp->note : ""));
 			goto cleanup;
 		}
+		if (comp->commit_is && !strcmp(comp->commit_is, "approximate"))
+			approx = comp;
 		/* an imported source: the upstream repository its mapping names, plus the import's patches */
 		if ((error = prov_fix_target(&target, comp)) < 0) {
 			code = prov_cmd_fail(error);
@@ -417,7 +423,14 @@ needs_value:
 			prov_json_kv_string(&j, "schema", "provenance/1");
 			prov_json_kv_string(&j, "fix", res[i].fix);
 			prov_json_kv_string(&j, "deployed", deployed);
-			prov_json_kv_bool(&j, "included", bp->included);
+			prov_json_kv_bool(&j, "included", approx ? 0 : bp->included);
+			if (approx) {
+				char *note = prov_fix_approximate_note(approx, bp->included);
+
+				prov_json_kv_string(&j, "deployed_is", "approximate");
+				prov_json_kv_string(&j, "note", note);
+				free(note);
+			}
 			prov_json_kv_string(&j, "how", bp->how);
 			prov_json_kv_string(&j, "via", bp->via);
 			prov_json_kv_string(&j, "first_tag", bp->first_tag);
@@ -446,6 +459,13 @@ needs_value:
 			const struct prov_backport *bp = &res[i].bp;
 			int partial = bp->how && !strcmp(bp->how, "partial");
 
+			if (approx) {
+				char *note = prov_fix_approximate_note(approx, bp->included);
+
+				prov_buf_printf(&out, "UNKNOWN %s (%s): %s\n", res[i].arg, component, note);
+				free(note);
+				continue;
+			}
 			prov_buf_printf(&out, "%s %s", bp->included ? "YES" : partial ? "PARTIAL" : "NO", res[i].arg);
 			if (res[i].ncommits > 1)
 				prov_buf_printf(&out, " [%zu commits]", res[i].ncommits);
@@ -496,7 +516,7 @@ needs_value:
 		code = prov_cmd_fail(error);
 		goto cleanup;
 	}
-	code = any_missing ? PROV_EXIT_PARTIAL : PROV_EXIT_OK;
+	code = approx ? PROV_EXIT_UNKNOWN : any_missing ? PROV_EXIT_PARTIAL : PROV_EXIT_OK;
 cleanup:
 	for (i = 0; res && i < ngroups; i++) {
 		size_t k;

@@ -24,6 +24,11 @@ static const char help[] =
 	"   --exe PATH        the executable, when it is not where the core says\n"
 	"   --sysroot DIR     the crashed system's root (an unpacked container image):\n"
 	"                     module files and package databases are read under DIR\n"
+	"   --host-packages   a text backtrace without --sysroot: look its modules up\n"
+	"                     in this host's package databases too (marked as a guess;\n"
+	"                     also -c text.hostPackages=true). By default only a\n"
+	"                     module whose build ID the text printed and this host's\n"
+	"                     file has is looked up here; others get what their path says\n"
 	"   --format FMT      text (default), markdown (the crash report) or json\n"
 	"   --mapping FILE    extra component mappings (repeatable)\n"
 	"   --offline         never touch the network: use the cache and the disk\n"
@@ -73,6 +78,7 @@ static const char help[] =
 enum {
 	OPT_EXE = 256,
 	OPT_SYSROOT,
+	OPT_HOST_PACKAGES,
 	OPT_FORMAT,
 	OPT_MAPPING,
 	OPT_OFFLINE,
@@ -92,6 +98,7 @@ enum {
 static const struct option options[] = {
 	{ "exe", required_argument, NULL, OPT_EXE },
 	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
+	{ "host-packages", no_argument, NULL, OPT_HOST_PACKAGES },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "mapping", required_argument, NULL, OPT_MAPPING },
 	{ "offline", no_argument, NULL, OPT_OFFLINE },
@@ -279,6 +286,9 @@ int cmd_resolve(int argc, char **argv, struct prov_ctx *g)
 			break;
 		case OPT_MAPPING:
 			mappings[nmappings++] = optarg;
+			break;
+		case OPT_HOST_PACKAGES:
+			opts.host_packages = 1;
 			break;
 		case OPT_OFFLINE:
 			opts.offline = 1;

@@ -16,7 +16,9 @@
 #define DEFAULT_SOURCE_FRAMES 5
 
 struct comp_state {
-	const struct prov_mapping *mapping;
+	const struct prov_mapping *mapping;	/* the base, then &view */
+	struct prov_mapping view;	/* the mapping for the component's version */
+	char *mver;	/* the version refs and ranges see (prov_mapping_version) */
 	const struct prov_origin *origin;	/* first origin that matched */
 	struct prov_repo *repo;
 	int mismatch;	/* a module of it is another build than the crash's */
@@ -45,6 +47,12 @@ static void set_note(struct prov_component *comp, const char *msg)
 	} else {
 		comp->note = prov_xstrdup(msg);
 	}
+}
+
+static void set_commit_is(struct prov_component *comp, const char *how)
+{
+	free(comp->commit_is);
+	comp->commit_is = prov_xstrdup(how);
 }
 
 /* Same repository, ignoring a trailing ".git" and "/". */
@@ -109,6 +117,7 @@ static int resolve_imported(struct prov_component *comp, struct comp_state *cs, 
 			free(comp->found_by);
 			comp->found_by = prov_xasprintf("Debian source with %d patch%s", npatches,
 							npatches == 1 ? "" : "es");
+			set_commit_is(comp, "exact");
 			free(comp->ref);
 			comp->ref = prov_xasprintf("refs/imports/%s/%s", src, ver);
 		}
@@ -124,6 +133,7 @@ static int resolve_imported(struct prov_component *comp, struct comp_state *cs, 
 		if (error == 0) {
 			free(comp->found_by);
 			comp->found_by = prov_xstrdup("release archive");
+			set_commit_is(comp, "exact");
 			free(comp->ref);
 			comp->ref = prov_xstrdup("refs/imports/archive");
 		}
@@ -146,7 +156,7 @@ static int resolve_imported(struct prov_component *comp, struct comp_state *cs, 
 
 		for (i = 0; i < mp->nrefs && !comp->upstream_ref; i++) {
 			prov_buf_reset(&url);
-			if (prov_mapping_expand_ref(&url, mp->refs[i], comp->version) == 0)
+			if (prov_mapping_expand_ref(&url, mp->refs[i], cs->mver) == 0)
 				comp->upstream_ref = prov_xstrdup(url.buf);
 		}
 		prov_error_clear();
@@ -173,6 +183,25 @@ cleanup:
 	return 1;
 }
 
+/*
+ * How a mapping ref found the commit: "mapping:tag" when it is a tag that
+ * names the installed version, or one the mapping names literally (exact),
+ * "mapping:guessed-tag" a tag that
+ * does not (rocm-6.1 for 6.1.2), "mapping:branch-tip" a branch (its tip may
+ * be later than the deployed build), "mapping:ref" anything else.
+ */
+static const char *ref_found_by(struct prov_repo *repo, const char *ref, const char *version,
+				int literal)
+{
+	/* a tag the mapping names outright (no placeholder) is its author's
+	 * statement of what is deployed */
+	if (prov_repo_is_tag(repo, ref))
+		return literal || prov_ref_names_version(ref, version) ? "mapping:tag" : "mapping:guessed-tag";
+	if (prov_repo_is_branch(repo, ref))
+		return "mapping:branch-tip";
+	return "mapping:ref";
+}
+
 static void resolve_one(struct prov_component *comp, struct comp_state *cs, int *partial,
 			const struct prov_components_ctx *ctx)
 {
@@ -181,6 +210,7 @@ static void resolve_one(struct prov_component *comp, struct comp_state *cs, int 
 	struct prov_sources_opts so = { ctx->config, ctx->cache_dir, ctx->offline };
 	struct prov_buf ref = PROV_BUF_INIT;
 	char **wants = NULL;
+	int *literal = NULL;	/* wants[i] came from a template without placeholders */
 	size_t nwants = 0, i;
 	const char *url = mp->repo;
 	char *commit = NULL;
@@ -210,11 +240,13 @@ static void resolve_one(struct prov_component *comp, struct comp_state *cs, int 
 		wants[nwants++] = prov_xstrdup(o->commit);
 	} else {
 		wants = prov_xcalloc(mp->nrefs + 1, sizeof(*wants));
+		literal = prov_xcalloc(mp->nrefs + 1, sizeof(*literal));
 		for (i = 0; i < mp->nrefs; i++) {
-			if (prov_mapping_expand_ref(&ref, mp->refs[i], comp->version) < 0) {
+			if (prov_mapping_expand_ref(&ref, mp->refs[i], cs->mver) < 0) {
 				set_note(comp, prov_error_last());
 				continue;
 			}
+			literal[nwants] = !strchr(mp->refs[i], '{');
 			wants[nwants++] = prov_xstrdup(ref.buf);
 		}
 		if (!nwants) {
@@ -226,6 +258,9 @@ static void resolve_one(struct prov_component *comp, struct comp_state *cs, int 
 	}
 	if (prov_sources_open(&cs->repo, url, (const char *const *)wants, nwants, 0, &so) < 0) {
 		set_note(comp, prov_error_last());
+		/* the ref the mapping asks for first, though nothing could check it (commit null) */
+		if (literal && !comp->ref)
+			comp->ref = prov_xstrdup(wants[0]);
 		*partial = 1;
 		goto cleanup;
 	}
@@ -236,6 +271,8 @@ static void resolve_one(struct prov_component *comp, struct comp_state *cs, int 
 		comp->found_by = o->evidence ?
 			prov_xasprintf("%s:%s", o->kind ? o->kind : "system", prov_basename(o->evidence)) :
 			prov_xasprintf("%s", o->found_by ? o->found_by : (o->kind ? o->kind : "system"));
+		/* the installed system recorded it (direct_url.json, version.py, .git HEAD) */
+		set_commit_is(comp, "exact");
 		if (prov_repo_resolve(&commit, cs->repo, o->commit) < 0) {
 			char *msg = prov_xasprintf("commit %.12s is not in '%s'", o->commit, url);
 
@@ -265,7 +302,18 @@ static void resolve_one(struct prov_component *comp, struct comp_state *cs, int 
 			free(comp->ref);
 			comp->ref = prov_xstrdup(wants[i]);
 			free(comp->found_by);
-			comp->found_by = prov_xstrdup("mapping:ref");
+			comp->found_by = prov_xstrdup(ref_found_by(cs->repo, wants[i], cs->mver,
+								   literal && literal[i]));
+			set_commit_is(comp, !strcmp(comp->found_by, "mapping:tag") ? "exact" : "approximate");
+			if (strcmp(comp->found_by, "mapping:tag")) {
+				char *n = prov_xasprintf("%s '%s' is not the deployed build, only near it",
+							 !strcmp(comp->found_by, "mapping:branch-tip") ? "the tip of branch" :
+							 !strcmp(comp->found_by, "mapping:guessed-tag") ? "tag" : "ref",
+							 wants[i]);
+
+				set_note(comp, n);
+				free(n);
+			}
 			goto cleanup;
 		}
 	}
@@ -284,6 +332,7 @@ cleanup:
 	for (i = 0; i < nwants; i++)
 		free(wants[i]);
 	free(wants);
+	free(literal);
 	free(commit);
 	prov_buf_release(&ref);
 }
@@ -495,6 +544,20 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 		free(m->component);
 		m->component = prov_xstrdup(mp->name);
 	}
+	/* the mapping for each component's version (cs no longer moves) */
+	for (i = first; i < c->ncomponents; i++) {
+		struct prov_component *comp = &c->components[i];
+
+		cs[i].mver = prov_mapping_version(cs[i].mapping, comp->version);
+		prov_mapping_select(&cs[i].view, cs[i].mapping, cs[i].mver);
+		cs[i].mapping = &cs[i].view;
+		free(comp->subdir);
+		comp->subdir = prov_xstrdup_or_null(cs[i].view.subdir);
+		free(comp->repo);
+		comp->repo = prov_xstrdup_or_null(cs[i].view.repo);
+		if (!cs[i].view.variant && cs[i].view.nvariants && !comp->version)
+			set_note(comp, "the version is unknown: the mapping's default repository is used");
+	}
 	/* components -> commits; never for an installed build that is not the crashed one */
 	for (i = first; i < c->ncomponents; i++) {
 		if (cs[i].mismatch) {
@@ -576,6 +639,15 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 		else
 			nsrc++;
 	}
+	/* each excerpt says how sure its commit is */
+	for (j = 0; j < c->nsources; j++) {
+		struct prov_source *s = &c->sources[j];
+		const struct prov_component *p = s->component ? prov_crash_component(c, s->component) : NULL;
+
+		if (p && p->commit_is && !s->commit_is && s->commit && p->commit &&
+		    !strcmp(s->commit, p->commit))
+			s->commit_is = prov_xstrdup(p->commit_is);
+	}
 	error = 0;
 cleanup:
 	for (i = first; cs && i < c->ncomponents; i++) {
@@ -585,6 +657,7 @@ cleanup:
 			free(cs[i].owned->repo);
 			free(cs[i].owned);
 		}
+		free(cs[i].mver);
 	}
 	free(cs);
 	prov_mappings_release(&maps);

@@ -30,8 +30,24 @@ static void free_list(char **v, size_t n)
 	free(v);
 }
 
+static void variant_release(struct prov_mapping_variant *v)
+{
+	free(v->range);
+	free_list(v->ops, v->nbounds);
+	free_list(v->bounds, v->nbounds);
+	free(v->repo);
+	free(v->subdir);
+	free_list(v->refs, v->nrefs);
+	free_list(v->path_prefixes, v->npath_prefixes);
+}
+
 static void mapping_release(struct prov_mapping *p)
 {
+	size_t i;
+
+	for (i = 0; i < p->nvariants; i++)
+		variant_release(&p->variants[i]);
+	free(p->variants);
 	free(p->name);
 	free_list(p->libraries, p->nlibraries);
 	free_list(p->packages, p->npackages);
@@ -159,6 +175,142 @@ static int check_subdir(struct load_state *st, const char *name, const char *v)
 	return 0;
 }
 
+/* A dotted number ("5.6", "7", "6.1.0"): at most 4 parts of at most 9 digits. */
+static int bound_ok(const char *s, size_t n)
+{
+	size_t i, digits = 0, parts = 1;
+
+	if (!n)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (s[i] == '.') {
+			if (!digits || ++parts > 4)
+				return 0;
+			digits = 0;
+		} else if (s[i] >= '0' && s[i] <= '9') {
+			if (++digits > 9)
+				return 0;
+		} else {
+			return 0;
+		}
+	}
+	return digits > 0;
+}
+
+/* Parse ">=5.6,<7" into v->ops/bounds; PROV_EINPUT naming the file otherwise. */
+static int parse_range(struct prov_mapping_variant *v, const char *range, const char *file,
+		       const char *name)
+{
+	const char *p = range;
+
+	if (!*range)
+		goto bad;
+	while (*p) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p), ol;
+
+		while (n && *p == ' ') {
+			p++;
+			n--;
+		}
+		while (n && p[n - 1] == ' ')
+			n--;
+		ol = n >= 2 && (p[1] == '=') && (p[0] == '<' || p[0] == '>') ? 2 :
+		     n >= 1 && (p[0] == '<' || p[0] == '>' || p[0] == '=') ? 1 : 0;
+		if (!ol || !bound_ok(p + ol, n - ol) || v->nbounds >= 8)
+			goto bad;
+		v->ops = prov_xrealloc(v->ops, (v->nbounds + 1) * sizeof(*v->ops));
+		v->bounds = prov_xrealloc(v->bounds, (v->nbounds + 1) * sizeof(*v->bounds));
+		v->ops[v->nbounds] = prov_xstrndup(p, ol);
+		v->bounds[v->nbounds++] = prov_xstrndup(p + ol, n - ol);
+		if (!e)
+			break;
+		p = e + 1;
+		if (!*p)
+			goto bad;
+	}
+	return 0;
+bad:
+	return prov_error_set(PROV_EINPUT, "mapping file '%s': component '%s': version range '%.64s' is not like '>=5.6,<7' (comparisons >= > <= < = of dotted numbers, comma-separated)",
+			      file, name, range);
+}
+
+static int check_subdir(struct load_state *st, const char *name, const char *v);
+
+/* One key of a [component "NAME@RANGE"] section. */
+static int variant_entry(struct load_state *st, struct prov_mapping *p, const char *range,
+			 const char *key, const char *value, const char *v)
+{
+	struct prov_mapping_variant *var = NULL;
+	size_t i;
+	int error;
+
+	for (i = 0; i < p->nvariants; i++)
+		if (!strcmp(p->variants[i].range, range))
+			var = &p->variants[i];
+	if (!var) {
+		struct prov_mapping_variant tmp;
+
+		if (p->nvariants >= 64)
+			return prov_error_set(PROV_ELIMIT, "mapping file '%s': component '%s' has more than 64 version ranges",
+					      st->path, p->name);
+		memset(&tmp, 0, sizeof(tmp));
+		if ((error = parse_range(&tmp, range, st->path, p->name)) < 0) {
+			variant_release(&tmp);
+			return error;
+		}
+		tmp.range = prov_xstrdup(range);
+		p->variants = prov_xrealloc(p->variants, (p->nvariants + 1) * sizeof(*p->variants));
+		p->variants[p->nvariants++] = tmp;
+		var = &p->variants[p->nvariants - 1];
+	}
+	if (!strcmp(key, "ref"))
+		return add_value(st, &var->refs, &var->nrefs, key, p->name, v);
+	if (!strcmp(key, "path-prefix")) {
+		if (!prov_pathrw_glob_ok(v))
+			return prov_error_set(PROV_EINPUT, "mapping file '%s': component '%s': path-prefix glob '%.64s' has more than %d '*' or %d bytes",
+					      st->path, p->name, v, PROV_PATHRW_MAX_STARS, PROV_PATHRW_MAX_GLOB);
+		return add_value(st, &var->path_prefixes, &var->npath_prefixes, key, p->name, v);
+	}
+	if (!strcmp(key, "repo")) {
+		if (!prov_url_scheme_ok(v))
+			return prov_error_set(PROV_EINPUT, "mapping file '%s': component '%s': repo '%s' is not an https, http, ssh, git or file URL or a local path",
+					      st->path, p->name, v);
+		return set_single(st, &var->repo, key, p->name, v);
+	}
+	if (!strcmp(key, "subdir")) {
+		char *norm;
+		size_t l;
+
+		if ((error = check_subdir(st, p->name, v)) < 0)
+			return error;
+		norm = prov_path_normalize(v);
+		l = strlen(norm);
+		while (l > 1 && norm[l - 1] == '/')
+			norm[--l] = '\0';
+		error = set_single(st, &var->subdir, key, p->name, norm);
+		free(norm);
+		return error;
+	}
+	if (!strcmp(key, "subdir-paths")) {
+		const char *bv = value ? v : "true";
+
+		var->has_subdir_paths = 1;
+		if (!strcasecmp(bv, "true") || !strcasecmp(bv, "yes") || !strcasecmp(bv, "on") ||
+		    !strcmp(bv, "1"))
+			var->subdir_paths = 1;
+		else if (!strcasecmp(bv, "false") || !strcasecmp(bv, "no") ||
+			 !strcasecmp(bv, "off") || !strcmp(bv, "0") || !*bv)
+			var->subdir_paths = 0;
+		else
+			return prov_error_set(PROV_EINPUT, "mapping file '%s': component '%s': subdir-paths '%s' is not a boolean",
+					      st->path, p->name, v);
+		return 0;
+	}
+	return prov_error_set(PROV_EINPUT, "mapping file '%s': component '%s@%s': '%s' cannot depend on the version (only repo, subdir, subdir-paths, ref, path-prefix)",
+			      st->path, p->name, range, key);
+}
+
 static int entry_cb(const char *name, const char *value, size_t line, void *data)
 {
 	struct load_state *st = data;
@@ -184,9 +336,23 @@ static int entry_cb(const char *name, const char *value, size_t line, void *data
 					   st->path);
 		return st->error;
 	}
-	if (!(p = item_for(st, first + 1, (size_t)(last - first - 1))))
-		return st->error;
-	key = last + 1;
+	{
+		const char *sub = first + 1, *at = memchr(sub, '@', (size_t)(last - sub));
+
+		if (!(p = item_for(st, sub, at ? (size_t)(at - sub) : (size_t)(last - sub))))
+			return st->error;
+		key = last + 1;
+		if (at) {
+			char *range = prov_xstrndup(at + 1, (size_t)(last - at - 1));
+
+			error = variant_entry(st, p, range, key, value, v);
+			free(range);
+			if (error < 0)
+				st->error = error;
+			return error;
+		}
+		p->has_base = 1;
+	}
 	if ((!strcmp(key, "library") || !strcmp(key, "path-prefix")) && !prov_pathrw_glob_ok(v)) {
 		st->error = prov_error_set(PROV_EINPUT, "mapping file '%s': component '%s': %s glob '%.64s' has more than %d '*' or %d bytes",
 					   st->path, p->name, key, v, PROV_PATHRW_MAX_STARS, PROV_PATHRW_MAX_GLOB);
@@ -229,6 +395,14 @@ static int entry_cb(const char *name, const char *value, size_t line, void *data
 			error = set_single(st, &p->subdir, key, p->name, norm);
 			free(norm);
 		}
+	} else if (!strcmp(key, "version-scheme")) {
+		if (!strcmp(v, "rocm"))
+			p->version_rocm = 1;
+		else if (!strcmp(v, "plain"))
+			p->version_rocm = 0;
+		else
+			error = prov_error_set(PROV_EINPUT, "mapping file '%s': component '%s': version-scheme '%s' is not 'rocm' or 'plain'",
+					       st->path, p->name, v);
 	} else if (!strcmp(key, "subdir-paths")) {
 		const char *bv = value ? v : "true";
 		int b = 0;
@@ -294,6 +468,23 @@ int prov_mappings_load_file(struct prov_mappings *m, const char *path)
 	/* local repositories must be git repositories; file:///etc is not */
 	for (i = st.first; i < m->n; i++) {
 		const char *repo = m->items[i].repo, *lp;
+		size_t k;
+
+		if (m->items[i].nvariants && !m->items[i].has_base) {
+			error = prov_error_set(PROV_EINPUT, "mapping file '%s': component '%s' has version ranges ([component \"%s@%s\"]) but no [component \"%s\"] section",
+					       path, m->items[i].name, m->items[i].name,
+					       m->items[i].variants[0].range, m->items[i].name);
+			goto cleanup;
+		}
+		for (k = 0; k < m->items[i].nvariants; k++) {
+			const char *vr = m->items[i].variants[k].repo;
+
+			if (vr && (lp = local_path_of(vr)) && !is_git_repository(lp)) {
+				error = prov_error_set(PROV_EINPUT, "mapping file '%s': component '%s': repo '%s' is not a git repository",
+						       path, m->items[i].name, vr);
+				goto cleanup;
+			}
+		}
 
 		if (repo && (lp = local_path_of(repo)) && !is_git_repository(lp)) {
 			error = prov_error_set(PROV_EINPUT, "mapping file '%s': component '%s': repo '%s' is not a git repository",
@@ -487,6 +678,15 @@ void prov_version_split(struct prov_version_parts *out, const char *version)
 			break;
 		}
 	out->upstream = prov_xstrndup(s, (size_t)(end - s));
+	{
+		char *rocm = NULL;
+
+		/* ROCm's 6.1.40091.60100: the release is 6.1.0 */
+		if (prov_rocm_version_decode(&rocm, out->upstream) == 0) {
+			free(out->upstream);
+			out->upstream = rocm;
+		}
+	}
 
 	parts[0] = &out->major;
 	parts[1] = &out->minor;
@@ -556,4 +756,193 @@ int prov_mapping_expand_ref(struct prov_buf *out, const char *tmpl, const char *
 cleanup:
 	prov_version_parts_release(&vp);
 	return error;
+}
+
+int prov_rocm_version_decode(char **out, const char *version)
+{
+	unsigned long part[6], code;
+	const char *p = version, *last = NULL;
+	size_t n = 0, lastlen = 0;
+	char *end;
+
+	if (!version)
+		return PROV_ENOTFOUND;
+	/* numeric dot-separated parts up to the revision ('-') or the end */
+	while (n < 6) {
+		if (!isdigit((unsigned char)*p))
+			return PROV_ENOTFOUND;
+		last = p;
+		part[n++] = strtoul(p, &end, 10);
+		lastlen = (size_t)(end - p);
+		p = end;
+		if (*p != '.')
+			break;
+		p++;
+	}
+	if (*p && *p != '-' && *p != '~' && *p != '+')
+		return PROV_ENOTFOUND;
+	if (n != 4 || lastlen < 5 || lastlen > 6 || !last)
+		return PROV_ENOTFOUND;
+	code = part[n - 1];
+	if (code / 10000 != part[0] || (code / 100) % 100 != part[1])
+		return PROV_ENOTFOUND;
+	*out = prov_xasprintf("%lu.%lu.%lu", part[0], part[1], code % 100);
+	return 0;
+}
+
+/* -1, 0, 1 comparing dotted numbers a (first n chars) and b; missing parts are 0. */
+static int cmp_dotted(const char *a, size_t an, const char *b)
+{
+	const char *ae = a + an;
+
+	while (a < ae || *b) {
+		unsigned long x = 0, y = 0;
+
+		while (a < ae && isdigit((unsigned char)*a) && x < 1000000000UL)
+			x = x * 10 + (unsigned long)(*a++ - '0');
+		while (isdigit((unsigned char)*b) && y < 1000000000UL)
+			y = y * 10 + (unsigned long)(*b++ - '0');
+		if (x != y)
+			return x < y ? -1 : 1;
+		if (a < ae && *a == '.')
+			a++;
+		else
+			a = ae;
+		if (*b == '.')
+			b++;
+		else if (*b)
+			break;
+	}
+	return 0;
+}
+
+int prov_version_in_range(const char *range, const char *version)
+{
+	struct prov_mapping_variant v;
+	struct prov_version_parts vp;
+	size_t i, vn = 0;
+	int error, in = 1;
+
+	memset(&v, 0, sizeof(v));
+	if ((error = parse_range(&v, range, "(range)", "(range)")) < 0)
+		goto cleanup;
+	prov_version_split(&vp, version);
+	while (vp.upstream[vn] && (isdigit((unsigned char)vp.upstream[vn]) ||
+				   (vp.upstream[vn] == '.' && isdigit((unsigned char)vp.upstream[vn + 1]))))
+		vn++;
+	if (!version || !vn)
+		in = 0;
+	for (i = 0; in && i < v.nbounds; i++) {
+		int c = cmp_dotted(vp.upstream, vn, v.bounds[i]);
+		const char *op = v.ops[i];
+
+		if (!strcmp(op, ">="))
+			in = c >= 0;
+		else if (!strcmp(op, ">"))
+			in = c > 0;
+		else if (!strcmp(op, "<="))
+			in = c <= 0;
+		else if (!strcmp(op, "<"))
+			in = c < 0;
+		else
+			in = c == 0;
+	}
+	prov_version_parts_release(&vp);
+	error = in;
+cleanup:
+	variant_release(&v);
+	return error;
+}
+
+void prov_mapping_select(struct prov_mapping *out, const struct prov_mapping *m,
+			 const char *version)
+{
+	size_t i;
+
+	*out = *m;
+	out->variant = NULL;
+	for (i = 0; version && i < m->nvariants; i++) {
+		const struct prov_mapping_variant *v = &m->variants[i];
+
+		if (prov_version_in_range(v->range, version) != 1)
+			continue;
+		out->variant = v->range;
+		if (v->repo) {
+			/* another repository has its own layout: no subdir unless given */
+			out->repo = v->repo;
+			out->subdir = NULL;
+			out->subdir_paths = 0;
+		}
+		if (v->subdir)
+			out->subdir = v->subdir;
+		if (v->has_subdir_paths)
+			out->subdir_paths = v->subdir_paths;
+		if (v->nrefs) {
+			out->refs = v->refs;
+			out->nrefs = v->nrefs;
+		}
+		if (v->npath_prefixes) {
+			out->path_prefixes = v->path_prefixes;
+			out->npath_prefixes = v->npath_prefixes;
+		}
+		break;
+	}
+	prov_error_clear();
+}
+
+int prov_ref_names_version(const char *ref, const char *version)
+{
+	struct prov_version_parts vp;
+	const char *p;
+	char *want;
+	size_t n;
+	int names = 0;
+
+	if (!ref || !version)
+		return 0;
+	prov_version_split(&vp, version);
+	n = strcspn(vp.upstream, "+");
+	want = prov_xstrndup(vp.upstream, n);
+	for (p = ref; n && (p = strstr(p, want)) && !names; p++) {
+		const char *after = p + n;
+		if (p > ref && isalnum((unsigned char)p[-1]) && !(p[-1] == 'v' && (p - 1 == ref ||
+								   !isalnum((unsigned char)p[-2]))))
+			continue;
+		if (isdigit((unsigned char)*after) ||
+		    (*after == '.' && isdigit((unsigned char)after[1])) || isalpha((unsigned char)*after))
+			continue;
+		names = 1;
+	}
+	free(want);
+	prov_version_parts_release(&vp);
+	return names;
+}
+
+char *prov_mapping_version(const struct prov_mapping *m, const char *version)
+{
+	unsigned long code = 0;
+	const char *p = version, *end;
+	size_t n = 0, lastlen = 0;
+
+	if (!version)
+		return NULL;
+	if (!m || !m->version_rocm)
+		return prov_xstrdup(version);
+	/* the numeric dot-separated parts up to the revision */
+	while (n < 8 && isdigit((unsigned char)*p)) {
+		char *e;
+
+		code = strtoul(p, &e, 10);
+		lastlen = (size_t)(e - p);
+		n++;
+		p = e;
+		if (*p != '.')
+			break;
+		p++;
+	}
+	end = p;
+	if (n >= 3 && lastlen >= 5 && lastlen <= 6 && code / 10000 >= 1 &&
+	    (!*end || *end == '-' || *end == '~' || *end == '+'))
+		return prov_xasprintf("%lu.%lu.%lu", code / 10000, (code / 100) % 100, code % 100);
+	return prov_xstrdup(version);
 }

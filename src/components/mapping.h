@@ -13,6 +13,27 @@
  * Git-config syntax, one [component "NAME"] section each, read with
  * libgit2's config parser.
  */
+/*
+ * A version-dependent part of a mapping: a [component "NAME@RANGE"]
+ * section. RANGE is comma-separated comparisons (">=5.6,<7"); within it
+ * repo, subdir, subdir-paths, ref and path-prefix replace the base
+ * section's (lists replace, not add to). A variant that names a repo
+ * starts without the base's subdir and subdir-paths.
+ */
+struct prov_mapping_variant {
+	char *range;	/* as written */
+	char **ops;	/* ">=", ">", "<=", "<", "=" */
+	char **bounds;	/* dotted numbers */
+	size_t nbounds;
+	char *repo;
+	char *subdir;
+	int has_subdir_paths, subdir_paths;
+	char **refs;
+	size_t nrefs;
+	char **path_prefixes;
+	size_t npath_prefixes;
+};
+
 struct prov_mapping {
 	char *name;	/* the section's subsection */
 	char **libraries;	/* fnmatch globs on a module's file name */
@@ -29,6 +50,12 @@ struct prov_mapping {
 	char *archive;	/* release archive URL template ({version} ...), or NULL */
 	char *debian_source;	/* Debian source package template ({source}), or NULL */
 	char *file;	/* the file it came from, for messages */
+	struct prov_mapping_variant *variants;	/* in file order; the first that matches wins */
+	size_t nvariants;
+	int has_base;	/* a [component "NAME"] section was given (variants need one) */
+	int version_rocm;	/* version-scheme = rocm: versions end in the ROCm release
+				 * (rocblas 4.1.0.60100 is ROCm 6.1.0): see prov_mapping_version */
+	const char *variant;	/* in a view (prov_mapping_select): the range chosen, or NULL */
 };
 
 struct prov_mappings {
@@ -112,5 +139,47 @@ void prov_version_parts_release(struct prov_version_parts *p);
  * placeholder. `out` is reset first.
  */
 int prov_mapping_expand_ref(struct prov_buf *out, const char *tmpl, const char *version);
+
+/*
+ * The mapping for one installed version: *out is a shallow copy of m (its
+ * pointers borrow m's) with the first variant whose range holds `version`
+ * applied, and out->variant its range (NULL: the base section). A NULL
+ * version, or one without a leading number, matches no variant.
+ */
+void prov_mapping_select(struct prov_mapping *out, const struct prov_mapping *m,
+			 const char *version);
+
+/*
+ * 1 when the version's range expression (">=5.6,<7") holds `version`
+ * (compared by the leading dotted numbers of its upstream version, ROCm
+ * package versions decoded), 0 when not, PROV_EINPUT for a broken range.
+ */
+int prov_version_in_range(const char *range, const char *version);
+
+/*
+ * 1 when ref (a tag name) names the installed version: it holds the
+ * upstream version (without a pip "+local" part) as a whole word, not
+ * followed by more digits or ".N" ("v1.13.0" names 1.13.0 and 1.13.0+cu1,
+ * not 1.13 or 1.13.0a0; "rocm-6.1.0" names 6.1.40091.60100-82). 0 when not.
+ */
+int prov_ref_names_version(const char *ref, const char *version);
+
+/*
+ * ROCm package versions: "6.1.40091.60100-82~22.04" (hip-runtime-amd) and
+ * "6.1.0.60100-82" (rocm-core) end in XXYYZZ = major*10000 + minor*100 +
+ * patch of the ROCm release. *out "6.1.0" (caller frees) and 0 when the
+ * version has that form (its first two parts agree with XXYYZZ), else
+ * PROV_ENOTFOUND.
+ */
+int prov_rocm_version_decode(char **out, const char *version);
+
+/*
+ * The version a mapping's refs and ranges see: with version-scheme = rocm,
+ * the ROCm release a package version ends in, whatever its own first parts
+ * ("4.1.0.60100-82~22.04" of rocblas -> "6.1.0"; at least three numeric
+ * parts, the last of 5-6 digits, major >= 1); otherwise, or when the
+ * version has no such part, the version itself. NULL for NULL. Caller frees.
+ */
+char *prov_mapping_version(const struct prov_mapping *m, const char *version);
 
 #endif

@@ -57,6 +57,20 @@ int prov_fix_target(struct prov_fix_target *out, const struct prov_component *p)
 	return 0;
 }
 
+char *prov_fix_approximate_note(const struct prov_component *p, int included)
+{
+	int tip = p->found_by && !strcmp(p->found_by, "mapping:branch-tip");
+	const char *what = tip ? "the branch tip" : "the approximate commit";
+
+	if (included)
+		return prov_xasprintf("in %s %s (%.12s); the deployed build may predate it: "
+				      "whether the deployed build has it is not known",
+				      what, p->ref ? p->ref : "?", p->commit ? p->commit : "?");
+	return prov_xasprintf("not in %s %s (%.12s), which is not exactly the deployed build: "
+			      "whether the deployed build has it is not known",
+			      what, p->ref ? p->ref : "?", p->commit ? p->commit : "?");
+}
+
 int prov_fix_status_check(struct prov_crash *c, const char *const *fixes, size_t nfixes,
 			  const char *component, struct prov_ctx *g, int offline)
 {
@@ -139,6 +153,12 @@ int prov_fix_status_check(struct prov_crash *c, const char *const *fixes, size_t
 		}
 		x->known = 1;
 		x->included = bp.included;
+		if (p->commit_is && !strcmp(p->commit_is, "approximate")) {
+			/* the commit checked is near the deployed build, not it */
+			x->known = 0;
+			x->note = prov_fix_approximate_note(p, bp.included);
+			x->included = 0;
+		}
 		x->how = bp.how;
 		x->via = bp.via;
 		x->first_tag = bp.first_tag;

@@ -43,4 +43,10 @@ struct prov_fix_target {
 
 int prov_fix_target(struct prov_fix_target *out, const struct prov_component *p);
 
+/*
+ * The verdict on a component whose commit is approximate (commit_is, a
+ * branch tip or a guessed tag): what is known, never "included". Caller frees.
+ */
+char *prov_fix_approximate_note(const struct prov_component *p, int included);
+
 #endif

@@ -78,6 +78,7 @@ void prov_component_release(struct prov_component *c)
 	free(c->ref);
 	free(c->subdir);
 	free(c->found_by);
+	free(c->commit_is);
 	free(c->note);
 	free(c->import_path);
 	free(c->upstream_repo);
@@ -190,6 +191,7 @@ void prov_crash_free(struct prov_crash *c)
 		free(s->located_by);
 		free(s->function);
 		free(s->build_id);
+		free(s->commit_is);
 	}
 	free(c->sources);
 	free(c->code);

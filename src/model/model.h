@@ -98,6 +98,7 @@ struct prov_module {
 	char *package_note;	/* .note.package JSON from the core's memory, or NULL */
 	int build_id_mismatch;	/* the file on disk has another build ID than the core's */
 	int build_id_from_file;	/* the core lost the build ID: it was read from the file */
+	int inferred;	/* text: added from a frame's source path, not named by the crash */
 	struct prov_origin *origin;	/* package, NULL when unresolved */
 	char *component;
 };
@@ -185,7 +186,12 @@ struct prov_component {
 	char *repo;	/* URL */
 	char *ref;	/* ref asked for (tag, branch) */
 	char *subdir;
-	char *found_by;	/* how the commit was found: "mapping:ref", "pip:direct_url.json" ... */
+	char *found_by;	/* how the commit was found: "mapping:tag", "pip:direct_url.json" ... */
+	/* "exact" (build ID, .git HEAD, a version file, a tag the version
+	 * names, the distribution's source of that version) or "approximate"
+	 * (a branch tip, a tag the version does not name, derived metadata);
+	 * NULL when there is no commit */
+	char *commit_is;
 	char *note;	/* why something is missing, for the report */
 	/* an imported source (debian-source, archive): the local import
 	 * repository, and the upstream repository and ref its mapping names
@@ -214,6 +220,8 @@ struct prov_source {
 	int candidates;	/* located_by "name": how many definitions matched */
 	char *build_id;	/* located_by "debuginfod": the module's build ID (no component,
 			 * no commit: the file debuginfod serves for that build) */
+	char *commit_is;	/* the component's commit_is: "approximate" lines are
+				 * from a commit near the deployed build, not it */
 };
 
 /* `--fix COMMIT`: is it in what was deployed? (same facts as fixcheck) */

@@ -97,6 +97,144 @@ void prov_pipeline_setup_debuginfod(const struct prov_ctx *g, int offline)
 		setenv("DEBUGINFOD_PROGRESS", "1", 0);
 }
 
+/* Which modules of a text backtrace a resolver pass may look at. */
+enum text_pass { TEXT_BUILD_ID_MATCH, TEXT_HOST, TEXT_PATH_ONLY };
+
+struct text_want {
+	enum text_pass pass;
+	const char *root;
+};
+
+/* The build ID of the file a text module names under root (a bare name: in its library directories). */
+static int text_module_build_id(char **out, const struct prov_module *m, const char *root)
+{
+	char *found = NULL;
+	int error;
+
+	if (!m->path || !*m->path || m->path[0] == '[')
+		return PROV_ENOTFOUND;
+	if (!strchr(m->path, '/') && !(found = prov_root_find_lib(root, m->path)))
+		return PROV_ENOTFOUND;
+	error = prov_root_build_id(out, root, found ? found : m->path);
+	free(found);
+	return error;
+}
+
+/* 1: the module's file under root has the build ID the paste printed. */
+static int text_build_id_matches(const struct prov_module *m, const char *root)
+{
+	char *bid = NULL;
+	int same;
+
+	if (!m->build_id || text_module_build_id(&bid, m, root) < 0)
+		return 0;
+	same = !strcmp(bid, m->build_id);
+	free(bid);
+	return same;
+}
+
+static int text_want(const struct prov_module *m, void *data)
+{
+	const struct text_want *w = data;
+
+	switch (w->pass) {
+	case TEXT_BUILD_ID_MATCH:
+		return text_build_id_matches(m, w->root);
+	case TEXT_HOST:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * A text backtrace comes from another machine. With --sysroot its modules
+ * are looked up there (a build ID the paste printed is checked against the
+ * file: a mismatch is another build). Without it, this host's files and
+ * package databases say nothing about the crash, except for a module whose
+ * build ID the paste printed and the host's file has (exact). Other modules
+ * get only what their path says (guesses), or, with --host-packages (or
+ * -c text.hostPackages=true), this host's packages marked as a guess.
+ */
+static int resolve_text_modules(struct prov_crash *c, struct prov_resolve_ctx *rctx,
+				const struct prov_pipeline_opts *opts)
+{
+	static const struct prov_resolver_ops *const path_only[] = { &prov_resolver_path, NULL };
+	const char *root = opts->sysroot ? opts->sysroot : "/";
+	struct text_want w = { TEXT_BUILD_ID_MATCH, root };
+	unsigned char *before = NULL, *matched = NULL;
+	size_t i;
+	int error, host = opts->host_packages;
+
+	if (!host && opts->global && opts->global->config)
+		host = prov_config_get_bool(opts->global->config, "text.hostpackages", 0) == 1;
+	matched = prov_xcalloc(c->nmodules + 1, 1);
+	for (i = 0; i < c->nmodules; i++) {
+		struct prov_module *m = &c->modules[i];
+		char *bid = NULL;
+
+		if (!m->build_id || text_module_build_id(&bid, m, root) < 0)
+			continue;
+		free(m->note);
+		if (!strcmp(bid, m->build_id)) {
+			matched[i] = 1;
+			m->note = prov_xasprintf("the build ID matches %s%s", opts->sysroot ? "the file under the sysroot: " : "this host's file: ", m->path);
+		} else {
+			m->build_id_mismatch = 1;
+			m->note = prov_xasprintf("build-id mismatch: %s%s has %s, the backtrace %s",
+						 opts->sysroot ? "the sysroot's " : "this host's ", m->path, bid, m->build_id);
+		}
+		free(bid);
+	}
+	if (opts->sysroot) {
+		error = prov_resolve_modules(c, rctx);
+	} else {
+		/* without a root: modules whose build ID matches this host's file */
+		rctx->want = text_want;
+		rctx->want_data = &w;
+		error = prov_resolve_modules(c, rctx);
+	}
+	if (error < 0)
+		goto cleanup;
+	/* the file is the crashed build: its package is no guess, even for a bare name */
+	for (i = 0; i < c->nmodules; i++)
+		if (matched[i] && c->modules[i].origin && !c->modules[i].origin->build_id_mismatch)
+			c->modules[i].origin->guess = 0;
+	if (opts->sysroot)
+		goto cleanup;	/* (inferred modules stay guesses: below) */
+	before = prov_xcalloc(c->nmodules + 1, 1);
+	for (i = 0; i < c->nmodules; i++)
+		before[i] = c->modules[i].origin != NULL;
+	if (host) {
+		w.pass = TEXT_HOST;
+		if ((error = prov_resolve_modules(c, rctx)) < 0)
+			goto cleanup;
+		for (i = 0; i < c->nmodules; i++) {
+			struct prov_module *m = &c->modules[i];
+
+			if (before[i] || !m->origin)
+				continue;
+			m->origin->guess = 1;
+			if (!m->note)
+				m->note = prov_xstrdup("package from this host's databases (--host-packages), "
+						       "not from the crashed system: a guess");
+		}
+	} else {
+		rctx->want = NULL;
+		error = prov_resolve_modules_chain(c, rctx, path_only);
+	}
+cleanup:
+	/* a module inferred from a source path: that the frame ran that file is a guess */
+	for (i = 0; i < c->nmodules; i++)
+		if (c->modules[i].inferred && c->modules[i].origin)
+			c->modules[i].origin->guess = 1;
+	rctx->want = NULL;
+	rctx->want_data = NULL;
+	free(before);
+	free(matched);
+	return error;
+}
+
 int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 		      const struct prov_pipeline_opts *opts)
 {
@@ -170,7 +308,8 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 
 		rctx.sysroot = opts->sysroot;
 		rctx.cache = cache;
-		if ((error = prov_resolve_modules(c, &rctx)) < 0)
+		if ((error = c->kind == PROV_INPUT_TEXT ? resolve_text_modules(c, &rctx, opts)
+							: prov_resolve_modules(c, &rctx)) < 0)
 			goto cleanup;
 	}
 	incomplete |= modules_incomplete(c);

@@ -21,6 +21,8 @@ struct prov_pipeline_opts {
 	int suspects;	/* look for possible upstream fixes (src/sources/suspects.h) */
 	struct prov_ctx *global;	/* config, cache dir */
 	int pid;	/* --pid: a running process instead of the input (input ignored) */
+	int host_packages;	/* --host-packages: a text backtrace's modules may be looked
+				 * up in this host's package databases (marked a guess) */
 };
 
 /*

@@ -163,6 +163,7 @@ void prov_report_json_component(struct prov_json *j, const struct prov_component
 	prov_json_kv_string(j, "ref", p->ref);
 	prov_json_kv_string(j, "subdir", p->subdir);
 	prov_json_kv_string(j, "found_by", p->found_by ? p->found_by : "unknown");
+	prov_json_kv_string(j, "commit_is", p->commit ? p->commit_is : NULL);
 	prov_json_kv_string(j, "note", p->note);
 	prov_json_end_object(j);
 }
@@ -203,6 +204,7 @@ static void write_source(struct prov_json *j, const struct prov_source *s)
 	prov_json_kv_int(j, "line", s->line);
 	prov_json_kv_int(j, "frame", s->frame_index);
 	prov_json_kv_string(j, "located_by", s->located_by);
+	prov_json_kv_string(j, "commit_is", s->commit_is);
 	prov_json_kv_string(j, "function", s->function);
 	if (is_debuginfod(s))
 		prov_json_kv_string(j, "build_id", s->build_id);

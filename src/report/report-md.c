@@ -229,6 +229,18 @@ static void crashing_instruction(struct prov_buf *b, const struct prov_crash *c,
 	}
 }
 
+static int module_in_frames(const struct prov_crash *c, const struct prov_module *m)
+{
+	size_t t, f;
+
+	for (t = 0; t < c->nthreads; t++)
+		for (f = 0; f < c->threads[t].nframes; f++)
+			if (c->threads[t].frames[f].module && m->path &&
+			    strcmp(c->threads[t].frames[f].module, m->path) == 0)
+				return 1;
+	return 0;
+}
+
 /* Components in the crash, plus packages of modules in frames without one. */
 static void environment(struct prov_buf *b, const struct prov_crash *c)
 {
@@ -246,26 +258,28 @@ static void environment(struct prov_buf *b, const struct prov_crash *c)
 		cell(b, p->version);
 		prov_buf_puts(b, " | ");
 		code_cell(b, p->commit);
+		if (p->commit && p->commit_is && !strcmp(p->commit_is, "approximate"))
+			prov_buf_puts(b, " (approximate)");
 		prov_buf_puts(b, " |\n");
 		rows++;
 	}
 	for (i = 0; i < c->nmodules; i++) {
 		const struct prov_module *m = &c->modules[i];
-		int dup = 0, used = 0;
-		size_t t, f;
+		int dup = 0;
 
 		if (!m->origin || m->component)
 			continue;
+		/* only packages whose modules appear in some frame */
+		if (!module_in_frames(c, m))
+			continue;
+		/* once per package: a row an earlier module of it printed (one
+		 * that was not printed, being in no frame, does not count) */
 		for (j = 0; j < i && !dup; j++)
 			dup = c->modules[j].origin && !c->modules[j].component &&
 			      c->modules[j].origin->name && m->origin->name &&
-			      strcmp(c->modules[j].origin->name, m->origin->name) == 0;
-		/* only packages whose modules appear in some frame */
-		for (t = 0; t < c->nthreads && !used; t++)
-			for (f = 0; f < c->threads[t].nframes && !used; f++)
-				used = c->threads[t].frames[f].module && m->path &&
-				       strcmp(c->threads[t].frames[f].module, m->path) == 0;
-		if (dup || !used)
+			      strcmp(c->modules[j].origin->name, m->origin->name) == 0 &&
+			      module_in_frames(c, &c->modules[j]);
+		if (dup)
 			continue;
 		prov_buf_puts(b, "| ");
 		cell(b, m->origin->name);
@@ -294,6 +308,9 @@ static void environment(struct prov_buf *b, const struct prov_crash *c)
 				prov_buf_printf(b, prov_starts_with(p->found_by, "Debian source") ||
 						   prov_starts_with(p->found_by, "release archive")
 						   ? " (source: %s)" : " (commit found by %s)", p->found_by);
+			if (p->commit && p->commit_is)
+				prov_buf_printf(b, !strcmp(p->commit_is, "approximate") ?
+						" — commit **approximate**" : " — commit %s", p->commit_is);
 			if (p->note)
 				prov_buf_printf(b, "%s%s", p->repo ? "; " : "", p->note);
 			prov_buf_putc(b, '\n');
@@ -354,15 +371,22 @@ static void frame_variables(struct prov_buf *b, const struct prov_thread *t)
 	}
 }
 
+#define APPROX_MD " (**approximate** commit: near the deployed build, not it)"
+
 static void sources(struct prov_buf *b, const struct prov_crash *c)
 {
 	size_t i, k;
+	int any_approx = 0;
 
 	if (!c->nsources)
 		return;
-	prov_buf_puts(b, "### Source at the crash\n\n");
+	for (i = 0; i < c->nsources && !any_approx; i++)
+		any_approx = c->sources[i].commit_is && !strcmp(c->sources[i].commit_is, "approximate");
+	prov_buf_puts(b, any_approx ? "### Source at the crash (approximate: from a commit near the "
+				      "deployed build, not it)\n\n" : "### Source at the crash\n\n");
 	for (i = 0; i < c->nsources; i++) {
 		const struct prov_source *s = &c->sources[i];
+		int approx = s->commit_is && !strcmp(s->commit_is, "approximate");
 
 		if (s->build_id)
 			prov_buf_printf(b, "Frame #%d — `%s:%d` from debuginfod (build ID `%s`; no "
@@ -370,15 +394,16 @@ static void sources(struct prov_buf *b, const struct prov_crash *c)
 					s->line, s->build_id);
 		else if (s->located_by)
 			prov_buf_printf(b, "Frame #%d — no line information: `%s` located by name "
-					"(a guess%s) at `%s:%d` in %s at `%.12s`:\n\n```\n",
+					"(a guess%s) at `%s:%d` in %s at `%.12s`%s:\n\n```\n",
 					s->frame_index, s->function ? s->function : "?",
 					s->candidates > 1 ? ", one of several candidates" : "",
 					s->path, s->line, s->component ? s->component : "?",
-					s->commit ? s->commit : "?");
+					s->commit ? s->commit : "?", approx ? APPROX_MD : "");
 		else
-			prov_buf_printf(b, "Frame #%d — `%s:%d` in %s at `%.12s`:\n\n```\n",
+			prov_buf_printf(b, "Frame #%d — `%s:%d` in %s at `%.12s`%s:\n\n```\n",
 					s->frame_index, s->path, s->line,
-					s->component ? s->component : "?", s->commit ? s->commit : "?");
+					s->component ? s->component : "?", s->commit ? s->commit : "?",
+					approx ? APPROX_MD : "");
 		for (k = 0; k < s->nlines; k++)
 			prov_buf_printf(b, "%s%5d  %s\n", s->lines[k].number == s->line ? ">" : " ",
 					s->lines[k].number, s->lines[k].text);
@@ -399,7 +424,7 @@ static void fix_status(struct prov_buf *b, const struct prov_crash *c)
 		const struct prov_fix_status *x = &c->fixes[i];
 
 		if (!x->known)
-			prov_buf_printf(b, "- `%s`: not checked: %s\n", x->fix,
+			prov_buf_printf(b, "- `%s`: could not be determined: %s\n", x->fix,
 					x->note ? x->note : "unknown");
 		else {
 			char *how = prov_report_fix_how(x);

@@ -8,6 +8,13 @@
 
 /* Plain text, readable at a glance: summary, crashing thread first. */
 
+/* Source lines from a commit that is only near the deployed build say so. */
+static const char *approx_label(const struct prov_source *s)
+{
+	return s->commit_is && !strcmp(s->commit_is, "approximate") ?
+	       " (approximate commit: near the deployed build, not it)" : "";
+}
+
 static void frame_vars(struct prov_buf *b, const char *kind, const struct prov_var *v, size_t n)
 {
 	size_t i;
@@ -408,7 +415,9 @@ static int report_text_body(struct prov_buf *b, const struct prov_crash *c, unsi
 				if (p->ref)
 					prov_buf_printf(b, " @ %s", p->ref);
 				if (p->found_by)
-					prov_buf_printf(b, "  (%s)", p->found_by);
+					prov_buf_printf(b, "  (%s%s%s)", p->found_by,
+							p->commit && p->commit_is ? ", " : "",
+							p->commit && p->commit_is ? p->commit_is : "");
 				if (p->note)
 					prov_buf_printf(b, "\n      note: %s", p->note);
 				prov_buf_putc(b, '\n');
@@ -424,15 +433,15 @@ static int report_text_body(struct prov_buf *b, const struct prov_crash *c, unsi
 						s->frame_index, s->build_id, s->path, s->line);
 			else if (s->located_by)
 				prov_buf_printf(b, "Source of frame #%d, located by name (a guess%s): %s "
-						"defined at %s:%s:%d at %.12s\n", s->frame_index,
+						"defined at %s:%s:%d at %.12s%s\n", s->frame_index,
 						s->candidates > 1 ? ", one of several candidates" : "",
 						s->function ? s->function : "?",
 						s->component ? s->component : "?", s->path, s->line,
-						s->commit ? s->commit : "?");
+						s->commit ? s->commit : "?", approx_label(s));
 			else
-				prov_buf_printf(b, "Source of frame #%d: %s:%s:%d at %.12s\n",
+				prov_buf_printf(b, "Source of frame #%d: %s:%s:%d at %.12s%s\n",
 						s->frame_index, s->component ? s->component : "?",
-						s->path, s->line, s->commit ? s->commit : "?");
+						s->path, s->line, s->commit ? s->commit : "?", approx_label(s));
 			for (k = 0; k < s->nlines; k++)
 				prov_buf_printf(b, "%s %5d  %s\n",
 						s->lines[k].number == s->line ? ">" : " ",

@@ -821,6 +821,17 @@ int prov_repo_is_branch(struct prov_repo *r, const char *ref)
 	return ok;
 }
 
+int prov_repo_is_tag(struct prov_repo *r, const char *ref)
+{
+	git_reference *ref_obj = NULL;
+	char *full = prov_xasprintf("refs/tags/%s", ref);
+	int ok = git_reference_lookup(&ref_obj, r->repo, full) == 0;
+
+	git_reference_free(ref_obj);
+	free(full);
+	return ok;
+}
+
 static int parse_oid(git_oid *out, const char *hex)
 {
 	if (!hex || strlen(hex) != GIT_OID_HEXSZ || git_oid_fromstr(out, hex) < 0)

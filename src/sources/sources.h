@@ -89,6 +89,9 @@ int prov_repo_resolve(char **out, struct prov_repo *r, const char *rev);
 /* 1 when `ref` exists as refs/heads/<ref> (a moving branch), else 0. */
 int prov_repo_is_branch(struct prov_repo *r, const char *ref);
 
+/* 1 when `ref` exists as refs/tags/<ref> (what prov_repo_resolve tries first), else 0. */
+int prov_repo_is_tag(struct prov_repo *r, const char *ref);
+
 /*
  * *out = 1 when ancestor_hex is descendant_hex or one of its ancestors,
  * else 0. Both are full hex commits (from prov_repo_resolve).

@@ -245,9 +245,11 @@ static void infer_modules(struct tp_state *st)
 		}
 	for (k = 0; k < nroots; k++)
 		free(roots[k]);
-	for (i = before; i < c->nmodules; i++)
+	for (i = before; i < c->nmodules; i++) {
+		c->modules[i].inferred = 1;
 		if (!c->modules[i].note)
 			c->modules[i].note = prov_xstrdup("inferred from a source path in the backtrace");
+	}
 }
 
 static void finish(struct tp_state *st)

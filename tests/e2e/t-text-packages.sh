@@ -46,7 +46,8 @@ Traceback (most recent call last):
     def f(): raise RuntimeError("x")
 RuntimeError: x
 TXT
-resolve "$T/pip.txt" "$T/pip.json"
+# the pip layout is on this host: read only when asked (--host-packages)
+resolve "$T/pip.txt" "$T/pip.json" --host-packages
 check_eq "$(pkg "$T/pip.json" mylib kind)" pip "site-packages: kind"
 check_eq "$(pkg "$T/pip.json" mylib name)" mylib "site-packages: distribution"
 check_eq "$(pkg "$T/pip.json" mylib version)" 4.5.6 "site-packages: version"
@@ -79,6 +80,7 @@ resolve "$T/dpkg.txt" "$T/dpkg.json" --sysroot "$root"
 check_eq "$(pkg "$T/dpkg.json" fakeyaml kind)" dpkg "sysroot dist-packages: kind"
 check_eq "$(pkg "$T/dpkg.json" fakeyaml name)" python3-fakeyaml "sysroot dist-packages: owner"
 check_eq "$(pkg "$T/dpkg.json" fakeyaml version)" 9.9-1 "sysroot dist-packages: version"
+check_eq "$(pkg "$T/dpkg.json" fakeyaml guess)" true "sysroot dist-packages: inferred from a source path, a guess"
 
 # 4. the host's dpkg: any Python file of a dist-packages directory
 if command -v dpkg >/dev/null && [ -d /usr/lib/python3/dist-packages ]; then
@@ -86,8 +88,12 @@ if command -v dpkg >/dev/null && [ -d /usr/lib/python3/dist-packages ]; then
 	owner=$( [ -n "$f" ] && dpkg -S "$f" 2>/dev/null | head -1 | cut -d: -f1)
 	if [ -n "$owner" ]; then
 		printf 'Traceback (most recent call last):\n  File "%s", line 1, in f\n    x\nRuntimeError: x\n' "$f" > "$T/host.txt"
-		resolve "$T/host.txt" "$T/host.json"
+		resolve "$T/host.txt" "$T/host.json" --host-packages
 		check_eq "$(json_get "$T/host.json" "d['modules'][0]['package']['name']")" "$owner" "host dist-packages: dpkg -S owner"
+		check_eq "$(json_get "$T/host.json" "d['modules'][0]['package']['guess']")" true "host dist-packages: a guess"
+		resolve "$T/host.txt" "$T/nohost.json"
+		check_eq "$(json_get "$T/nohost.json" "[m['package']['kind'] == 'dpkg' or not m['package']['guess'] for m in d['modules'] if m['package']]")" \
+			"[false]" "host dist-packages: not looked up in dpkg without --host-packages (a path guess only)"
 		check_eq "$(json_get "$T/host.json" "d['modules'][0]['package']['version']")" \
 			"$(dpkg-query -W -f '${Version}' "$owner")" "host dist-packages: version"
 	else

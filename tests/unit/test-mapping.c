@@ -48,7 +48,12 @@ static void test_version_split(void **state)
 	(void)state;
 	check_split("1:2.0.0-43~24.04", "2.0.0", "2", "0", "0");
 	check_split("2.36-9+deb12u4", "2.36", "2", "36", "");
-	check_split("6.2.41133.60200-66~22.04", "6.2.41133.60200", "6", "2", "41133");
+	/* a ROCm package version: its last part 60200 is the release 6.2.0 */
+	check_split("6.2.41133.60200-66~22.04", "6.2.0", "6", "2", "0");
+	check_split("6.1.0.60100-82~22.04", "6.1.0", "6", "1", "0");
+	check_split("5.2.3.50203-109", "5.2.3", "5", "2", "3");
+	/* not ROCm's form: XXYYZZ disagrees with the first parts */
+	check_split("6.2.41133.50200-1", "6.2.41133.50200", "6", "2", "41133");
 	check_split("2.3.0+cu121", "2.3.0+cu121", "2", "3", "0");
 	check_split("1:1.2.13.dfsg-1", "1.2.13", "1", "2", "13");
 	check_split("2.34-100.el9_4.2", "2.34", "2", "34", "");
@@ -388,6 +393,33 @@ static void test_shipped_mappings_parse(void **state)
 	assert_non_null(p);
 	assert_string_equal(p->name, "clr");
 	assert_string_equal(p->subdir, "projects/clr");
+	{
+		struct prov_mapping v;
+
+		/* where HIP's runtime lived: hipamd (Debian 12's 5.2.3), clr (5.6-6.x), the monorepo (7) */
+		prov_mapping_select(&v, p, "5.2.3-3");
+		assert_non_null(strstr(v.repo, "/hipamd"));
+		prov_mapping_select(&v, p, "6.1.40091.60100-82~22.04");
+		assert_non_null(strstr(v.repo, "ROCm/clr"));
+		prov_mapping_select(&v, p, "7.0.0-1");
+		assert_non_null(strstr(v.repo, "rocm-systems"));
+		assert_string_equal(v.subdir, "projects/clr");
+		/* rocBLAS 4.1.0.60100 is ROCm 6.1.0: its own repository, not the monorepo */
+		p = prov_mappings_match(&m, "/opt/rocm-6.1.0/lib/librocblas.so.4", NULL);
+		assert_non_null(p);
+		{
+			char *mv = prov_mapping_version(p, "4.1.0.60100-82~22.04");
+
+			assert_string_equal(mv, "6.1.0");
+			prov_mapping_select(&v, p, mv);
+			assert_non_null(strstr(v.repo, "ROCm/rocBLAS"));
+			free(mv);
+			mv = prov_mapping_version(p, "5.0.0.70000-1");
+			prov_mapping_select(&v, p, mv);
+			assert_non_null(strstr(v.repo, "rocm-libraries"));
+			free(mv);
+		}
+	}
 	p = prov_mappings_match(&m, "/usr/lib/python3/site-packages/torch/lib/libtorch_cuda.so", NULL);
 	assert_non_null(p);
 	assert_string_equal(p->name, "pytorch");
@@ -406,10 +438,142 @@ static void test_shipped_mappings_parse(void **state)
 	free(dir);
 }
 
+static void test_rocm_decode(void **state)
+{
+	char *v = NULL;
+
+	(void)state;
+	assert_int_equal(prov_rocm_version_decode(&v, "6.1.40091.60100-82~22.04"), 0);
+	assert_string_equal(v, "6.1.0");
+	free(v);
+	assert_int_equal(prov_rocm_version_decode(&v, "6.4.43483.60403"), 0);
+	assert_string_equal(v, "6.4.3");
+	free(v);
+	assert_int_equal(prov_rocm_version_decode(&v, "5.2.3-3"), PROV_ENOTFOUND);
+	assert_int_equal(prov_rocm_version_decode(&v, "1.2.3.4"), PROV_ENOTFOUND);
+	assert_int_equal(prov_rocm_version_decode(&v, "6.1.40091.70100"), PROV_ENOTFOUND);
+	assert_int_equal(prov_rocm_version_decode(&v, NULL), PROV_ENOTFOUND);
+	assert_int_equal(prov_rocm_version_decode(&v, "6.1.x.60100"), PROV_ENOTFOUND);
+}
+
+static void check_mver(const struct prov_mapping *m, const char *v, const char *want)
+{
+	char *got = prov_mapping_version(m, v);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_mapping_version(void **state)
+{
+	struct prov_mapping m;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	check_mver(&m, "4.1.0.60100-82~22.04", "4.1.0.60100-82~22.04");	/* plain */
+	assert_null(prov_mapping_version(&m, NULL));
+	m.version_rocm = 1;
+	check_mver(&m, "4.1.0.60100-82~22.04", "6.1.0");	/* rocblas in ROCm 6.1.0 */
+	check_mver(&m, "2.18.3.60100", "6.1.0");	/* rccl */
+	check_mver(&m, "6.1.40091.60100-82~22.04", "6.1.0");
+	check_mver(&m, "6.1.0.60102-1", "6.1.2");
+	check_mver(&m, "5.2.3-8", "5.2.3-8");	/* Debian numbers as the release: left as is */
+	check_mver(&m, "6.1.0-82", "6.1.0-82");	/* .info/version */
+	check_mver(&m, "5.3.3+dfsg-2", "5.3.3+dfsg-2");
+	check_mver(&m, "1.2.00099", "1.2.00099");	/* major 0 */
+}
+
+static void test_ref_names_version(void **state)
+{
+	(void)state;
+	assert_true(prov_ref_names_version("rocm-6.1.0", "6.1.40091.60100-82~22.04"));
+	assert_true(prov_ref_names_version("rocm-6.1.0", "6.1.0-82"));
+	assert_true(prov_ref_names_version("v2.3.0", "2.3.0+cu121"));
+	assert_true(prov_ref_names_version("glibc-2.36", "2.36-9+deb12u4"));
+	assert_true(prov_ref_names_version("rocm-5.2.3", "5.2.3-3"));
+	assert_false(prov_ref_names_version("v1.13.0", "1.13.0a0+gitunknown"));
+	assert_false(prov_ref_names_version("v1.13.0", "1.13"));
+	assert_false(prov_ref_names_version("release/rocm-rel-6.1", "6.1.40091.60100-82"));
+	assert_false(prov_ref_names_version("v1.5", "1.5.0"));
+	assert_false(prov_ref_names_version("v12.3", "2.3"));
+	assert_false(prov_ref_names_version("main", NULL));
+}
+
+static void test_version_ranges(void **state)
+{
+	struct prov_mappings m;
+	struct prov_mapping v;
+	char *path;
+
+	(void)state;
+	assert_int_equal(prov_version_in_range(">=5.6,<7", "6.1.0-82"), 1);
+	assert_int_equal(prov_version_in_range(">=5.6,<7", "6.1.40091.60100-82~22.04"), 1);
+	assert_int_equal(prov_version_in_range(">=5.6,<7", "7.0.1"), 0);
+	assert_int_equal(prov_version_in_range("<5.6", "5.2.3-3"), 1);
+	assert_int_equal(prov_version_in_range("<5.6", "5.6"), 0);
+	assert_int_equal(prov_version_in_range("=5.2", "5.2.0"), 1);
+	assert_int_equal(prov_version_in_range(">5.2", "5.2.1"), 1);
+	assert_int_equal(prov_version_in_range("<=5.2", "5.2.1"), 0);
+	assert_int_equal(prov_version_in_range("<5.6", NULL), 0);
+	assert_int_equal(prov_version_in_range("<5.6", "abc"), 0);
+	assert_int_equal(prov_version_in_range("5.6", "5.6"), PROV_EINPUT);
+
+	path = write_file("ranges.map",
+			  "[component \"clr\"]\n\tlibrary = libamdhip64.so*\n"
+			  "\trepo = https://example.invalid/monorepo.git\n\tsubdir = projects/clr\n"
+			  "\tsubdir-paths = true\n\tref = rocm-{upstream_version}\n"
+			  "[component \"clr@<5.6\"]\n\trepo = https://example.invalid/hipamd.git\n"
+			  "\tsubdir-paths = false\n\tref = rocm-{major}.{minor}.x\n"
+			  "[component \"clr@>=5.6,<7\"]\n\trepo = https://example.invalid/clr.git\n"
+			  "\tpath-prefix = */clr/\n");
+	prov_mappings_init(&m);
+	assert_int_equal(prov_mappings_load_file(&m, path), 0);
+	assert_int_equal(m.n, 1);
+	assert_int_equal(m.items[0].nvariants, 2);
+	prov_mapping_select(&v, &m.items[0], "5.2.3-3");
+	assert_string_equal(v.repo, "https://example.invalid/hipamd.git");
+	assert_string_equal(v.variant, "<5.6");
+	assert_int_equal(v.subdir_paths, 0);
+	assert_int_equal(v.nrefs, 1);
+	assert_string_equal(v.refs[0], "rocm-{major}.{minor}.x");
+	prov_mapping_select(&v, &m.items[0], "6.1.40091.60100-82~22.04");
+	assert_string_equal(v.repo, "https://example.invalid/clr.git");
+	assert_string_equal(v.refs[0], "rocm-{upstream_version}");	/* the base's */
+	assert_string_equal(v.path_prefixes[0], "*/clr/");
+	prov_mapping_select(&v, &m.items[0], "7.0.1");
+	assert_null(v.variant);
+	assert_string_equal(v.repo, "https://example.invalid/monorepo.git");
+	prov_mapping_select(&v, &m.items[0], NULL);
+	assert_null(v.variant);
+	prov_mappings_release(&m);
+	free(path);
+
+	load_bad("range-syntax.map", "[component \"a\"]\n\tlibrary = x\n[component \"a@5.0-5.5\"]\n\trepo = https://x/y\n",
+		 PROV_EINPUT, "version range '5.0-5.5'");
+	load_bad("range-empty.map", "[component \"a\"]\n\tlibrary = x\n[component \"a@\"]\n\trepo = https://x/y\n",
+		 PROV_EINPUT, "version range");
+	load_bad("range-key.map", "[component \"a\"]\n\tlibrary = x\n[component \"a@<2\"]\n\tlibrary = y\n",
+		 PROV_EINPUT, "cannot depend on the version");
+	load_bad("range-nobase.map", "[component \"a@<2\"]\n\trepo = https://x/y\n",
+		 PROV_EINPUT, "no [component \"a\"] section");
+	load_bad("range-subdir.map", "[component \"a\"]\n\tlibrary = x\n[component \"a@<2\"]\n\tsubdir = ../x\n",
+		 PROV_EINPUT, "must not contain '..'");
+	load_bad("range-scheme.map", "[component \"a\"]\n\tlibrary = x\n[component \"a@<2\"]\n\trepo = ext::sh\n",
+		 PROV_EINPUT, "is not an https");
+	load_bad("range-bool.map", "[component \"a\"]\n\tlibrary = x\n[component \"a@<2\"]\n\tsubdir-paths = maybe\n",
+		 PROV_EINPUT, "not a boolean");
+	load_bad("range-long.map", "[component \"a\"]\n\tlibrary = x\n[component \"a@<1.2.3.4.5\"]\n\trepo = https://x/y\n",
+		 PROV_EINPUT, "version range");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_version_split),
+		cmocka_unit_test(test_rocm_decode),
+		cmocka_unit_test(test_ref_names_version),
+		cmocka_unit_test(test_mapping_version),
+		cmocka_unit_test(test_version_ranges),
 		cmocka_unit_test(test_expand_ref),
 		cmocka_unit_test(test_url_scheme),
 		cmocka_unit_test(test_load_good),

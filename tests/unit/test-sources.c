@@ -271,7 +271,10 @@ static void test_components(void **state)
 	want = git_out("rev-parse v2^{commit}");
 	assert_string_equal(c->components[0].commit, want);
 	assert_string_equal(c->components[0].ref, "v2");	/* the first ref that exists */
-	assert_string_equal(c->components[0].found_by, "mapping:ref");
+	/* a tag the mapping names outright */
+	assert_string_equal(c->components[0].found_by, "mapping:tag");
+	assert_string_equal(c->components[0].commit_is, "exact");
+	assert_string_equal(c->sources[0].commit_is, "exact");
 	assert_string_equal(c->modules[0].component, "proj");
 	assert_string_equal(c->threads[0].frames[0].component, "proj");
 	assert_string_equal(c->threads[0].frames[0].repo_path, "a.c");
