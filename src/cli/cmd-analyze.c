@@ -124,7 +124,7 @@ int cmd_analyze(int argc, char **argv, struct prov_ctx *g)
 		return prov_cmd_fail(prov_error_set(PROV_EINPUT,
 			"'%s' is not a core file (for a text backtrace use 'provenance resolve')", core));
 	}
-	prov_pipeline_setup_debuginfod(g, 0);
+	prov_pipeline_setup_debuginfod(g);
 	if (prov_config_get_bool(g->config, "python.frames", 1) == 0)
 		opts.no_python = 1;
 	error = prov_core_analyze(&crash, in.path, &opts);

@@ -151,9 +151,9 @@ static void map_origins(struct env_map *out, struct prov_origin **v, size_t n,
 
 /* The Git Hash of mapped packages: the mapping's ref in the component's repository. */
 static void fill_commits(struct prov_origin **v, size_t n, const struct env_map *map,
-			 struct prov_ctx *g, int offline)
+			 const struct prov_ctx *g)
 {
-	struct prov_sources_opts so = { g ? g->config : NULL, g ? g->cache_dir : NULL, offline };
+	struct prov_sources_opts so = { g };
 	const char **failed = prov_xcalloc(n + 1, sizeof(*failed));
 	size_t i, k, nfailed = 0;
 
@@ -173,7 +173,7 @@ static void fill_commits(struct prov_origin **v, size_t n, const struct env_map 
 		want = map[i].ref;
 		if (prov_sources_open(&repo, map[i].repo, &want, 1, 0, &so) < 0) {
 			/* offline, a missing mirror is the normal case: no warning */
-			if (!offline || prov_error_last_code() != PROV_ENOTFOUND)
+			if (!g->offline || prov_error_last_code() != PROV_ENOTFOUND)
 				prov_warn("%s: no Git Hash for %s: %s", map[i].component, v[i]->name,
 					  prov_error_last());
 			failed[nfailed++] = map[i].repo;
@@ -297,7 +297,8 @@ int cmd_env(int argc, char **argv, struct prov_ctx *g)
 		goto cleanup;
 	map = prov_xcalloc(n ? n : 1, sizeof(*map));
 	map_origins(map, v, n, &maps);
-	fill_commits(v, n, map, g, offline);
+	g->offline = offline;
+	fill_commits(v, n, map, g);
 	if (strcmp(format, "json") == 0)
 		err = write_json(&out, v, n, map);
 	else if (strcmp(format, "markdown") == 0)

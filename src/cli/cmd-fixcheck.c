@@ -122,7 +122,7 @@ int cmd_fixcheck(int argc, char **argv, struct prov_ctx *g)
 	struct prov_buf out = PROV_BUF_INIT;
 	char *deployed = NULL, *at_label = NULL;
 	const char *url;
-	int offline = 0, code, error, any_missing = 0, one_fix = 0;
+	int code, error, any_missing = 0, one_fix = 0;
 	size_t ngroups = 0;
 	struct prov_sources_opts so = { 0 };
 	struct prov_backport_opts bo = { 0 };
@@ -143,7 +143,7 @@ int cmd_fixcheck(int argc, char **argv, struct prov_ctx *g)
 			code = prov_cmd_help("fixcheck", help);
 			goto cleanup;
 		} else if (!strcmp(a, "--offline")) {
-			offline = 1;
+			g->offline = 1;
 		} else if (!strcmp(a, "--one-fix")) {
 			one_fix = 1;
 		} else if (!strcmp(a, "--")) {
@@ -240,9 +240,7 @@ needs_value:
 		}
 	}
 	ngroups = one_fix ? 1 : nfixes;
-	so.config = g->config;
-	so.cache_dir = g->cache_dir;
-	so.offline = offline;
+	so.ctx = g;
 
 	if (input) {
 		struct prov_pipeline_opts po = { 0 };
@@ -250,8 +248,7 @@ needs_value:
 
 		po.sysroot = sysroot;
 		po.mappings = nmappings ? mappings : NULL;
-		po.offline = offline;
-		po.global = g;
+		po.ctx = g;
 		if ((error = prov_pipeline_run(&crash, NULL, input, &po)) < 0) {
 			code = prov_cmd_fail(error);
 			goto cleanup;
@@ -317,7 +314,7 @@ needs_value:
 		}
 	}
 	if (debsrc) {
-		struct prov_srcimport_opts io = { g->config, g->cache_dir, offline, NULL };
+		struct prov_srcimport_opts io = { g, NULL };
 		const char *base = g->config ? prov_config_get(g->config, "sources.debianbaseurl") : NULL;
 		char *src = prov_xstrndup(debsrc, strcspn(debsrc, "="));
 

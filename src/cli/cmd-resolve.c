@@ -257,7 +257,7 @@ int cmd_resolve(int argc, char **argv, struct prov_ctx *g)
 	struct stat st;
 
 	opts.context = 3;
-	opts.global = g;
+	opts.ctx = g;
 	opts.suspects = 1;
 	mappings = prov_xcalloc((size_t)argc + 1, sizeof(*mappings));
 	fixes = prov_xcalloc((size_t)argc + 1, sizeof(*fixes));
@@ -281,7 +281,7 @@ int cmd_resolve(int argc, char **argv, struct prov_ctx *g)
 			mappings[nmappings++] = optarg;
 			break;
 		case OPT_OFFLINE:
-			opts.offline = 1;
+			g->offline = 1;
 			break;
 		case OPT_CONTEXT: {
 			int n;
@@ -386,7 +386,7 @@ int cmd_resolve(int argc, char **argv, struct prov_ctx *g)
 		if (use_store || host || when)
 			set_host_time(crashes[i], argv[optind + (int)i], host, when);
 		if (nfixes && (error = prov_fix_status_check(crashes[i], fixes, nfixes, component,
-							      g, opts.offline)) < 0) {
+							      g)) < 0) {
 			int ec = prov_cmd_fail(error);
 
 			if (ec > worst)

@@ -86,8 +86,8 @@ static int resolve_imported(struct prov_component *comp, struct comp_state *cs, 
 	const struct prov_mapping *mp = cs->mapping;
 	const struct prov_origin *o = cs->origin;
 	struct prov_srcimport_stats st = { 0 };
-	struct prov_srcimport_opts io = { ctx->config, ctx->cache_dir, ctx->offline, &st };
-	struct prov_sources_opts so = { ctx->config, ctx->cache_dir, ctx->offline };
+	struct prov_srcimport_opts io = { ctx->ctx, &st };
+	struct prov_sources_opts so = { ctx->ctx };
 	struct prov_buf url = PROV_BUF_INIT;
 	char *path = NULL, *commit = NULL, *src = NULL;
 	int npatches = 0, error;
@@ -95,7 +95,7 @@ static int resolve_imported(struct prov_component *comp, struct comp_state *cs, 
 	if (mp->debian_source && o && o->kind && !strcmp(o->kind, "dpkg") &&
 	    (src = debian_source_name(mp->debian_source, o))) {
 		const char *ver = o->source_version ? o->source_version : o->version;
-		const char *base = ctx->config ? prov_config_get(ctx->config, "sources.debianbaseurl") : NULL;
+		const char *base = ctx->ctx->config ? prov_config_get(ctx->ctx->config, "sources.debianbaseurl") : NULL;
 
 		if (!base)
 			base = "https://deb.debian.org/debian";
@@ -176,7 +176,7 @@ static void resolve_one(struct prov_component *comp, struct comp_state *cs, int 
 {
 	const struct prov_mapping *mp = cs->mapping;
 	const struct prov_origin *o = cs->origin;
-	struct prov_sources_opts so = { ctx->config, ctx->cache_dir, ctx->offline };
+	struct prov_sources_opts so = { ctx->ctx };
 	struct prov_buf ref = PROV_BUF_INIT;
 	char **wants = NULL;
 	size_t nwants = 0, i;
@@ -189,8 +189,8 @@ static void resolve_one(struct prov_component *comp, struct comp_state *cs, int 
 	    resolve_imported(comp, cs, partial, ctx))
 		goto cleanup;
 	if (o && o->vcs_url) {
-		if (!url && ctx->config &&
-		    prov_config_get_bool(ctx->config, "fetch.trustsystemurls", 0) == 1)
+		if (!url && ctx->ctx->config &&
+		    prov_config_get_bool(ctx->ctx->config, "fetch.trustsystemurls", 0) == 1)
 			url = o->vcs_url;
 		else if (!url)
 			set_note(comp, "the system names a repository but fetch.trustSystemUrls is not set");
@@ -304,7 +304,7 @@ static void rewrite_frame(struct prov_frame *f, const struct comp_state *cs,
 	if (!f->file || f->repo_path)
 		return;
 	name = prov_pathrw_repo_name(comp->repo);
-	pc.config = ctx->config;
+	pc.config = ctx->ctx->config;
 	pc.path_prefixes = cs->mapping->path_prefixes;
 	pc.npath_prefixes = cs->mapping->npath_prefixes;
 	pc.subdir = cs->mapping->subdir;
@@ -445,7 +445,7 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 		k = component_index(c, f->component);
 		if (k == (size_t)-1 || k < first || !cs[k].repo || !c->components[k].commit)
 			continue;
-		if (prov_srclocate_frame(c, f, cs[k].repo, &c->components[k], ctx->cache_dir,
+		if (prov_srclocate_frame(c, f, cs[k].repo, &c->components[k], ctx->ctx->cache_dir,
 					 ctx->context) < 0)
 			prov_warn("frame #%d: %s", f->index, prov_error_last());
 		else

@@ -68,8 +68,9 @@ static int modules_incomplete(const struct prov_crash *c)
  * run), keep its downloads in our cache, and show its progress on a
  * terminal. The user's own settings win.
  */
-void prov_pipeline_setup_debuginfod(const struct prov_ctx *g, int offline)
+void prov_pipeline_setup_debuginfod(const struct prov_ctx *g)
 {
+	int offline = g && g->offline;
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	const char *timeout = g ? prov_config_get(g->config, "debuginfod.timeout") : NULL;
 
@@ -104,21 +105,21 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 	struct prov_cache *cache = NULL;
 	char *tmpdir = NULL;
 	int error, incomplete = 0;
-	const char *cache_dir = opts->global ? opts->global->cache_dir : NULL;
+	const char *cache_dir = opts->ctx ? opts->ctx->cache_dir : NULL;
 
 	memset(&in, 0, sizeof(in));
 	tmpdir = prov_xasprintf("%s/tmp", cache_dir ? cache_dir : ".");
 	if (opts->pid) {
 		struct prov_core_opts copts = { 0 };
 
-		prov_pipeline_setup_debuginfod(opts->global, opts->offline);
+		prov_pipeline_setup_debuginfod(opts->ctx);
 		copts.exe = opts->exe;
-		copts.no_python = opts->global && opts->global->config &&
-			prov_config_get_bool(opts->global->config, "python.frames", 1) == 0;
+		copts.no_python = opts->ctx && opts->ctx->config &&
+			prov_config_get_bool(opts->ctx->config, "python.frames", 1) == 0;
 		if ((error = prov_core_analyze_pid(&c, opts->pid, &copts)) < 0)
 			goto cleanup;
 		prov_crash_classify_context(c);
-	} else if ((error = prov_input_open(&in, name, tmpdir, opts->global ? prov_input_max_core(opts->global->config) : 0)) < 0)
+	} else if ((error = prov_input_open(&in, name, tmpdir, opts->ctx ? prov_input_max_core(opts->ctx->config) : 0)) < 0)
 		goto cleanup;
 
 	if (opts->pid) {
@@ -126,11 +127,11 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 	} else if (in.type == PROV_INPUT_TYPE_CORE) {
 		struct prov_core_opts copts = { 0 };
 
-		prov_pipeline_setup_debuginfod(opts->global, opts->offline);
+		prov_pipeline_setup_debuginfod(opts->ctx);
 		copts.exe = opts->exe;
 		copts.sysroot = opts->sysroot;
-		copts.no_python = opts->global && opts->global->config &&
-			prov_config_get_bool(opts->global->config, "python.frames", 1) == 0;
+		copts.no_python = opts->ctx && opts->ctx->config &&
+			prov_config_get_bool(opts->ctx->config, "python.frames", 1) == 0;
 		if ((error = prov_core_analyze(&c, in.path, &copts)) < 0) {
 			/* the analyzer names the temporary file; name the user's */
 			if (in.tmpfile && error == PROV_EINPUT)
@@ -172,10 +173,8 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 	if (!opts->no_sources) {
 		struct prov_components_ctx cctx = { 0 };
 
-		cctx.config = opts->global ? opts->global->config : NULL;
-		cctx.cache_dir = cache_dir;
+		cctx.ctx = opts->ctx;
 		cctx.mapping_files = opts->mappings;
-		cctx.offline = opts->offline;
 		cctx.context = opts->context;
 		cctx.max_source_frames = 5;
 		if ((error = prov_components_resolve(c, &incomplete, &cctx)) < 0)
@@ -185,9 +184,7 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 		if (opts->suspects) {
 			struct prov_suspects_opts sopts = { 0 };
 
-			sopts.config = cctx.config;
-			sopts.cache_dir = cache_dir;
-			sopts.offline = opts->offline;
+			sopts.ctx = opts->ctx;
 			sopts.cache = cache;
 			if ((error = prov_suspects_find(c, &sopts)) < 0)
 				goto cleanup;

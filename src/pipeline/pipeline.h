@@ -15,11 +15,10 @@ struct prov_pipeline_opts {
 	const char *exe;	/* --exe */
 	const char *sysroot;	/* --sysroot, NULL = "/" */
 	const char *const *mappings;	/* --mapping FILE..., NULL-terminated, may be NULL */
-	int offline;	/* --offline */
 	int context;	/* --context N: source lines around each frame's line */
 	int no_sources;	/* stop after packages (no mappings/mirrors) */
 	int suspects;	/* look for possible upstream fixes (src/sources/suspects.h) */
-	struct prov_ctx *global;	/* config, cache dir */
+	const struct prov_ctx *ctx;	/* config, cache dir, --offline */
 	int pid;	/* --pid: a running process instead of the input (input ignored) */
 };
 
@@ -33,11 +32,11 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *input,
 		      const struct prov_pipeline_opts *opts);
 
 /*
- * Set libdebuginfod's environment for this run: off with `offline`,
+ * Set libdebuginfod's environment for this run: off with g->offline,
  * otherwise a timeout (config debuginfod.timeout, default 30 s), its cache
  * under the provenance cache, progress on a terminal. Called by the
  * pipeline; `analyze` calls it too.
  */
-void prov_pipeline_setup_debuginfod(const struct prov_ctx *g, int offline);
+void prov_pipeline_setup_debuginfod(const struct prov_ctx *g);
 
 #endif
