@@ -3,6 +3,7 @@
 
 #include "config.h"
 #include "context.h"
+#include "input.h"
 #include "model.h"
 
 /*
@@ -20,7 +21,23 @@ struct prov_pipeline_opts {
 	int suspects;	/* look for possible upstream fixes (src/sources/suspects.h) */
 	const struct prov_ctx *ctx;	/* config, cache dir, --offline */
 	int pid;	/* --pid: a running process instead of the input (input ignored) */
+	int no_python;	/* --no-python (also config python.frames=false) */
+	int cores_only;	/* analyze: a text input is bad input */
 };
+
+/*
+ * The analyze stage, the same for `analyze` and `resolve`: a core file, a
+ * compressed core (decompressed into <cache>/tmp), a --pid process (stopped
+ * with ptrace, read, let go) or a text backtrace becomes the crash model.
+ * Cores and processes get debuginfod bounded (or off with --offline), the
+ * crash context classified, the code bytes around the crash address and
+ * their disassembly. Uses exe, sysroot, pid, no_python, cores_only and ctx
+ * of `opts`. `in` is filled (the caller releases it with
+ * prov_input_release, also on error: the decompressed core lives until
+ * then). Errors: PROV_EINPUT for unusable input, others propagated.
+ */
+int prov_pipeline_analyze(struct prov_crash **out, struct prov_input *in, const char *name,
+			  const struct prov_pipeline_opts *opts);
 
 /*
  * Run the pipeline on one input path ("-" = stdin). *out gets the model
