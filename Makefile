@@ -96,8 +96,8 @@ INC_components = $(INC_sources) -Isrc/components
 INC_fix        = $(INC_sources) -Isrc/fix
 INC_report     = $(INC_model) -Isrc/report
 INC_pipeline   = $(INC_resolvers) -Isrc/core -Isrc/text -Isrc/sources -Isrc/components \
-	-Isrc/fix -Isrc/pipeline
-INC_cli        = $(INC_pipeline) -Isrc/report -Isrc/cli
+	-Isrc/fix -Isrc/report -Isrc/pipeline
+INC_cli        = $(INC_pipeline) -Isrc/cli
 # unit tests and fuzz targets see every layer
 INC_all        = $(INC_cli)
 
@@ -198,9 +198,11 @@ LIB_OBJS += src/fix/fixstatus.o
 LIB_OBJS += src/report/report-json.o
 LIB_OBJS += src/report/report-text.o
 LIB_OBJS += src/report/report-md.o
+LIB_OBJS += src/report/report-resolve.o
 
 # pipeline: input to model, every stage, in one place.
 LIB_OBJS += src/pipeline/pipeline.o
+LIB_OBJS += src/pipeline/batch.o
 
 # cli: main, the command table, one file per command.
 CMD_OBJS += src/cli/main.o

@@ -46,7 +46,7 @@ int cmd_analyze(int argc, char **argv, struct prov_ctx *g)
 	struct prov_pipeline_opts opts = { 0 };
 	struct prov_crash *crash = NULL;
 	struct prov_buf out = PROV_BUF_INIT;
-	const char *format = "text";
+	enum prov_format format = PROV_FORMAT_TEXT;
 	struct prov_input in;
 	int opt, error, rc;
 	unsigned int locals = 0;
@@ -104,7 +104,7 @@ int cmd_analyze(int argc, char **argv, struct prov_ctx *g)
 	if (error < 0)
 		return prov_cmd_fail(error);
 	prov_patterns_detect(crash);
-	if (strcmp(format, "json") == 0)
+	if (format == PROV_FORMAT_JSON)
 		error = prov_report_json(&out, crash);
 	else
 		error = prov_report_text(&out, crash, PROV_REPORT_ALL_THREADS |

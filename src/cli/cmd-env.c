@@ -232,7 +232,8 @@ int cmd_env(int argc, char **argv, struct prov_ctx *g)
 	struct prov_cache *cache = NULL;
 	struct prov_origin **v = NULL;
 	struct prov_buf out = PROV_BUF_INIT;
-	const char *format = "text", *sysroot = NULL;
+	enum prov_format format = PROV_FORMAT_TEXT;
+	const char *sysroot = NULL;
 	struct stat st;
 	struct prov_mappings maps;
 	struct env_map *map = NULL;
@@ -299,9 +300,9 @@ int cmd_env(int argc, char **argv, struct prov_ctx *g)
 	map_origins(map, v, n, &maps);
 	g->offline = offline;
 	fill_commits(v, n, map, g);
-	if (strcmp(format, "json") == 0)
+	if (format == PROV_FORMAT_JSON)
 		err = write_json(&out, v, n, map);
-	else if (strcmp(format, "markdown") == 0)
+	else if (format == PROV_FORMAT_MARKDOWN)
 		write_markdown(&out, v, n, map);
 	else
 		write_text(&out, v, n, map);

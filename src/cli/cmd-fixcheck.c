@@ -111,7 +111,8 @@ static void short_via(struct prov_buf *b, const char *via)
 
 int cmd_fixcheck(int argc, char **argv, struct prov_ctx *g)
 {
-	const char *repo_arg = NULL, *at = NULL, *component = NULL, *format = "text";
+	const char *repo_arg = NULL, *at = NULL, *component = NULL;
+	enum prov_format format = PROV_FORMAT_TEXT;
 	const char *sysroot = NULL, *input = NULL, *debsrc = NULL, *rpmspec = NULL;
 	struct prov_rpm_patches rpm = { 0 };
 	const char **fixes = NULL, **mappings = NULL;
@@ -401,7 +402,7 @@ needs_value:
 			any_missing = 1;
 	}
 
-	if (!strcmp(format, "json")) {
+	if (format == PROV_FORMAT_JSON) {
 		struct prov_json j;
 
 		prov_json_init(&j, &out);

@@ -308,7 +308,8 @@ int cmd_triage(int argc, char **argv, struct prov_ctx *g)
 	struct prov_triage t = { 0 };
 	struct prov_store *store = NULL;
 	struct prov_buf out = PROV_BUF_INIT;
-	const char *format = "text", *store_opt = NULL;
+	enum prov_format format = PROV_FORMAT_TEXT;
+	const char *store_opt = NULL;
 	char *store_path = NULL, since[21];
 	int64_t runs = 0;
 	int opt, code = 0, err;
@@ -373,15 +374,15 @@ int cmd_triage(int argc, char **argv, struct prov_ctx *g)
 		code = prov_cmd_fail(err == PROV_ENOTFOUND ? PROV_EINPUT : err);
 		goto cleanup;
 	}
-	if (!strcmp(format, "json")) {
+	if (format == PROV_FORMAT_JSON) {
 		struct prov_json j;
 
 		prov_json_init(&j, &out);
 		write_json(&j, &t, runs);
 		err = prov_json_finish(&j);
 	} else {
-		defang_all(&t, !strcmp(format, "markdown"));
-		write_text(&out, &t, runs, !strcmp(format, "markdown"));
+		defang_all(&t, format == PROV_FORMAT_MARKDOWN);
+		write_text(&out, &t, runs, format == PROV_FORMAT_MARKDOWN);
 		err = 0;
 	}
 	if (err < 0 || prov_cmd_write(out.buf, out.len) < 0) {

@@ -2,6 +2,7 @@
 #define PROV_PIPELINE_H
 
 #include "config.h"
+#include "buf.h"
 #include "context.h"
 #include "input.h"
 #include "model.h"
@@ -12,6 +13,8 @@
  * text parsers → resolvers (packages) → components (mappings, mirrors,
  * commits, path rewriting, source lines) → crash patterns.
  */
+struct prov_pipeline_input;
+
 struct prov_pipeline_opts {
 	const char *exe;	/* --exe */
 	const char *sysroot;	/* --sysroot, NULL = "/" */
@@ -23,6 +26,37 @@ struct prov_pipeline_opts {
 	int pid;	/* --pid: a running process instead of the input (input ignored) */
 	int no_python;	/* --no-python (also config python.frames=false) */
 	int cores_only;	/* analyze: a text input is bad input */
+
+	/* prov_pipeline_run_all only */
+	const char *const *fixes;	/* --fix COMMIT|A..B..., checked on each crash */
+	size_t nfixes;
+	const char *component;	/* --component: the one --fix applies to, or NULL */
+	int store;	/* --store: record each crash in the crash store */
+	const char *store_path;	/* --store=PATH; NULL or "": <cache>/store.sqlite */
+	const char *host;	/* --host: crash.host */
+	const char *time;	/* --time (normalised): crash.time; NULL: the input's mtime */
+	/* called after each input, in order (the command layer prints its errors) */
+	void (*on_input)(const struct prov_pipeline_input *x, void *arg);
+	void *on_input_arg;
+};
+
+/* One input done by prov_pipeline_run_all, for opts->on_input. */
+struct prov_pipeline_input {
+	size_t index;
+	const char *name;	/* as given */
+	const struct prov_crash *crash;	/* NULL when `error` */
+	int error;	/* the input could not be read (message stored), else 0 */
+	int partial;	/* done but incomplete (see prov_pipeline_run) */
+	int fix_error;	/* --fix failed for a real error (message stored), else 0 */
+};
+
+/* What prov_pipeline_run_all gives back. */
+struct prov_pipeline_result {
+	struct prov_crash **crashes;	/* one per input; NULL where it failed */
+	size_t n;
+	int same_crash;	/* at least two inputs read, all with one signature */
+	struct prov_buf store_notes;	/* --store: "INPUT: what the store knew\n" per crash */
+	int store_error;	/* --store failed (message stored), else 0 */
 };
 
 /*
@@ -47,6 +81,18 @@ int prov_pipeline_analyze(struct prov_crash **out, struct prov_input *in, const 
  */
 int prov_pipeline_run(struct prov_crash **out, int *partial, const char *input,
 		      const struct prov_pipeline_opts *opts);
+
+/*
+ * The pipeline over a run's inputs (`resolve INPUT...`): prov_pipeline_run
+ * on each, crash.host/time (with store, host or time), --fix on each crash
+ * (prov_fix_status_check), then with several inputs the determinism line
+ * of each crash (how many share its signature, signature.h), then --store
+ * (each crash recorded; store_notes says what the store knew of its
+ * signature). Release `res` with prov_pipeline_result_release.
+ */
+void prov_pipeline_run_all(struct prov_pipeline_result *res, const char *const *inputs,
+			   size_t n, const struct prov_pipeline_opts *opts);
+void prov_pipeline_result_release(struct prov_pipeline_result *res);
 
 /*
  * Set libdebuginfod's environment for this run: off with g->offline,

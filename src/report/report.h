@@ -8,6 +8,15 @@
  * Report writers: read the crash model, write into a buffer. They never
  * print; the command layer writes the buffer to stdout.
  */
+/* Output formats (--format); each command accepts some of them. */
+enum prov_format {
+	PROV_FORMAT_TEXT,
+	PROV_FORMAT_MARKDOWN,
+	PROV_FORMAT_JSON,
+	PROV_FORMAT_TABLE,	/* query: aligned columns */
+	PROV_FORMAT_CSV,	/* query */
+};
+
 enum prov_report_flags {
 	PROV_REPORT_ALL_THREADS = 1 << 0,	/* text/markdown: every thread, not only the crashing one */
 	PROV_REPORT_REGISTERS = 1 << 1,	/* text: registers of the crashing thread */
@@ -40,5 +49,17 @@ char *prov_report_fix_how(const struct prov_fix_status *x);
 
 int prov_report_text(struct prov_buf *out, const struct prov_crash *c, unsigned int flags);
 int prov_report_markdown(struct prov_buf *out, const struct prov_crash *c, unsigned int flags);
+
+/*
+ * resolve's output for its n inputs (crashes[i] NULL where an input
+ * failed). JSON: one report object, or an array of them with several
+ * inputs (nothing at all for one input that failed). Text and Markdown: a
+ * report per input, or with `same_crash` one line naming the inputs and
+ * the report of the first; then the crash store's notes ("INPUT: what the
+ * store knew" lines; JSON leaves them to the caller, for stderr).
+ */
+int prov_report_resolve(struct prov_buf *out, struct prov_crash *const *crashes, size_t n,
+			int same_crash, const struct prov_buf *store_notes,
+			enum prov_format format, unsigned int flags);
 
 #endif
