@@ -131,6 +131,7 @@ LIB_OBJS += src/util/srcdefs.o
 # model: the crash model, its signature, crash patterns, build paths.
 LIB_OBJS += src/model/model.o
 LIB_OBJS += src/model/signature.o
+LIB_OBJS += src/model/fixresult.o
 LIB_OBJS += src/model/patterns.o
 LIB_OBJS += src/model/buildpath.o
 
@@ -199,10 +200,12 @@ LIB_OBJS += src/report/report-json.o
 LIB_OBJS += src/report/report-text.o
 LIB_OBJS += src/report/report-md.o
 LIB_OBJS += src/report/report-resolve.o
+LIB_OBJS += src/report/report-fixcheck.o
 
 # pipeline: input to model, every stage, in one place.
 LIB_OBJS += src/pipeline/pipeline.o
 LIB_OBJS += src/pipeline/batch.o
+LIB_OBJS += src/pipeline/fixcheck.o
 
 # cli: main, the command table, one file per command.
 CMD_OBJS += src/cli/main.o

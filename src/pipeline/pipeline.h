@@ -4,6 +4,7 @@
 #include "config.h"
 #include "buf.h"
 #include "context.h"
+#include "fixresult.h"
 #include "input.h"
 #include "model.h"
 
@@ -93,6 +94,33 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *input,
 void prov_pipeline_run_all(struct prov_pipeline_result *res, const char *const *inputs,
 			   size_t n, const struct prov_pipeline_opts *opts);
 void prov_pipeline_result_release(struct prov_pipeline_result *res);
+
+#define PROV_FIXCHECK_MAX_FIXES 4096	/* COMMIT arguments, and commits in one fix */
+#define PROV_FIXCHECK_MAX_RANGE 1000	/* commits of one A..B */
+
+/* `provenance fixcheck`: the deployed build and the fixes to look for. */
+struct prov_fixcheck_opts {
+	const char *const *fixes;	/* COMMIT or A..B, as given */
+	size_t nfixes;
+	int one_fix;	/* --one-fix: all of them are one fix */
+	const char *repo, *at;	/* --repo URL|PATH --at REV */
+	const char *debsrc;	/* --debian-source SOURCE=VERSION, or NULL */
+	const char *rpmspec;	/* --rpm-spec SPEC, or NULL */
+	const char *input, *component;	/* INPUT --component NAME (instead of --repo/--at) */
+	const char *sysroot;	/* INPUT mode */
+	const char *const *mappings;	/* INPUT mode: --mapping FILE..., NULL-terminated, or NULL */
+	const struct prov_ctx *ctx;	/* config, cache dir, --offline */
+};
+
+/*
+ * Is each fix in the deployed build, and how (src/fix/backport.h): *out
+ * gets one item per fix (or one with one_fix); release it with
+ * prov_fixcheck_release, also on error. Errors carry the exit status's
+ * meaning: PROV_EINPUT (an unknown commit or revision, a path that is no
+ * repository, bad patches), PROV_EUNKNOWN (could not determine: a fetch
+ * failed, no mirror offline, no deployed commit), others propagated.
+ */
+int prov_pipeline_fixcheck(struct prov_fixcheck *out, const struct prov_fixcheck_opts *o);
 
 /*
  * Set libdebuginfod's environment for this run: off with g->offline,

@@ -2,6 +2,7 @@
 #define PROV_REPORT_H
 
 #include "buf.h"
+#include "fixresult.h"
 #include "model.h"
 
 /*
@@ -61,5 +62,13 @@ int prov_report_markdown(struct prov_buf *out, const struct prov_crash *c, unsig
 int prov_report_resolve(struct prov_buf *out, struct prov_crash *const *crashes, size_t n,
 			int same_crash, const struct prov_buf *store_notes,
 			enum prov_format format, unsigned int flags);
+
+/*
+ * fixcheck's answer (fixresult.h): JSON, an array of one object per fix
+ * (fixcheck's contract); text, one line per fix: "YES <fix> is in <rev>
+ * (first in tag T): <how>", "PARTIAL ..." or "NO ...; upgrade to ...".
+ */
+int prov_report_fixcheck(struct prov_buf *out, const struct prov_fixcheck *r,
+			 enum prov_format format);
 
 #endif
