@@ -201,6 +201,8 @@ LIB_OBJS += src/report/report-text.o
 LIB_OBJS += src/report/report-md.o
 LIB_OBJS += src/report/report-resolve.o
 LIB_OBJS += src/report/report-fixcheck.o
+LIB_OBJS += src/report/report-env.o
+LIB_OBJS += src/report/report-triage.o
 
 # pipeline: input to model, every stage, in one place.
 LIB_OBJS += src/pipeline/pipeline.o

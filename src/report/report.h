@@ -4,6 +4,7 @@
 #include "buf.h"
 #include "fixresult.h"
 #include "model.h"
+#include "triage.h"
 
 /*
  * Report writers: read the crash model, write into a buffer. They never
@@ -70,5 +71,30 @@ int prov_report_resolve(struct prov_buf *out, struct prov_crash *const *crashes,
  */
 int prov_report_fixcheck(struct prov_buf *out, const struct prov_fixcheck *r,
 			 enum prov_format format);
+
+/* env: what the mappings say of an installed package (origin). */
+struct prov_env_map {
+	const char *component;	/* its upstream component, or NULL */
+	const char *repo;	/* the component's repository, or NULL */
+	char *ref;	/* the mapping's ref for its version, or NULL */
+};
+
+/*
+ * env's list of installed packages v[0..n) (map[i] for v[i]): text, a
+ * table (COMPONENT, VERSION, GIT HASH, FOUND BY); Markdown, a table;
+ * JSON, {"schema", "components": [...]}.
+ */
+int prov_report_env(struct prov_buf *out, const struct prov_origin *const *v,
+		    const struct prov_env_map *map, size_t n, enum prov_format format);
+
+/*
+ * triage's groups (triage.h): text or Markdown (largest group first: count,
+ * hosts, first and last seen, top frames, component versions, share; with
+ * runs > 0 the repro rate), or JSON. Stored reports come from other
+ * machines: for text and Markdown the strings of `t` are made safe in place
+ * first (control characters, and '`' '|' in Markdown, become '?').
+ */
+int prov_report_triage(struct prov_buf *out, struct prov_triage *t, int64_t runs,
+		       enum prov_format format);
 
 #endif
