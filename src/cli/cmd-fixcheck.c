@@ -137,6 +137,9 @@ static int take_option(struct fixcheck_args *a, int opt, char **argv)
 	case ':':
 		return prov_cmd_usage_error("fixcheck", "option '%s' needs a value", argv[optind - 1]);
 	default:
+		/* a short option may sit inside a group ("-xy"): name the letter */
+		if (optopt > 0 && optopt < OPT_OFFLINE && optopt != 'h')
+			return prov_cmd_usage_error("fixcheck", "unknown option '-%c'", optopt);
 		return prov_cmd_usage_error("fixcheck", "unknown option '%s'", argv[optind - 1]);
 	}
 	return -1;
