@@ -99,8 +99,8 @@ INC_components = $(INC_sources) -Isrc/components
 INC_fix        = $(INC_sources) -Isrc/fix
 INC_report     = $(INC_model) -Isrc/report
 INC_pipeline   = $(INC_resolvers) -Isrc/core -Isrc/text -Isrc/sources -Isrc/components \
-	-Isrc/fix -Isrc/pipeline
-INC_cli        = $(INC_pipeline) -Isrc/report -Isrc/cli
+	-Isrc/fix -Isrc/report -Isrc/pipeline
+INC_cli        = $(INC_pipeline) -Isrc/cli
 # unit tests and fuzz targets see every layer
 INC_all        = $(INC_cli)
 
@@ -134,6 +134,8 @@ LIB_OBJS += src/util/cachedir.o
 
 # model: the crash model, its signature, crash patterns, build paths.
 LIB_OBJS += src/model/model.o
+LIB_OBJS += src/model/signature.o
+LIB_OBJS += src/model/fixresult.o
 LIB_OBJS += src/model/patterns.o
 LIB_OBJS += src/model/buildpath.o
 
@@ -205,10 +207,16 @@ LIB_OBJS += src/fix/fixstatus.o
 LIB_OBJS += src/report/report-json.o
 LIB_OBJS += src/report/report-text.o
 LIB_OBJS += src/report/report-md.o
+LIB_OBJS += src/report/report-resolve.o
+LIB_OBJS += src/report/report-fixcheck.o
+LIB_OBJS += src/report/report-env.o
+LIB_OBJS += src/report/report-triage.o
 
 # pipeline: input to model, every stage, in one place.
 LIB_OBJS += src/pipeline/pipeline.o
 LIB_OBJS += src/pipeline/kernelmod.o
+LIB_OBJS += src/pipeline/batch.o
+LIB_OBJS += src/pipeline/fixcheck.o
 
 # cli: main, the command table, one file per command.
 CMD_OBJS += src/cli/main.o

@@ -14,6 +14,7 @@
 #include "error.h"
 #include "jsonread.h"
 #include "sha256.h"
+#include "signature.h"
 #include "util.h"
 #include "banned.h"
 
@@ -338,27 +339,22 @@ static const struct prov_jv *crashed_thread(const struct prov_jv *report, size_t
 	return NULL;
 }
 
-/* The same rule as resolve's signature(): signal, then five function names. */
+/* The signature of a stored report: the rule of prov_crash_signature (signature.h). */
 static char *signature_of(const struct prov_jv *report)
 {
 	const struct prov_jv *sig = jget(report, "signal"), *t = crashed_thread(report, NULL);
 	const struct prov_jv *frames = jarray(t, "frames");
-	struct prov_buf b = PROV_BUF_INIT;
+	struct prov_signature s;
 	int64_t number = 0;
-	size_t i, n = 0;
+	size_t i;
 
 	if (jint(&number, jget(sig, "number")) < 0)
 		number = 0;
-	prov_buf_printf(&b, "%d", (int)number);
-	for (i = 0; frames && i < frames->n && n < 5; i++) {
-		const char *f = jstr(&frames->items[i], "function");
-
-		if (!f)
-			continue;
-		prov_buf_printf(&b, "|%s", f);
-		n++;
-	}
-	return prov_buf_detach(&b);
+	prov_signature_begin(&s, (int)number);
+	for (i = 0; frames && i < frames->n; i++)
+		if (!prov_signature_add(&s, jstr(&frames->items[i], "function")))
+			break;
+	return prov_signature_finish(&s);
 }
 
 static int check_report(const struct prov_jv *r)

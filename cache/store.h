@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "triage.h"
+
 /*
  * The crash store: one SQLite file (<cache dir>/store.sqlite, or a path the
  * user names) holding resolved crashes as rows the user can query. The
@@ -68,33 +70,7 @@ char *prov_store_signature_of(const char *json, size_t len);
  */
 int prov_store_history(char **out, struct prov_store *s, int64_t crash_id);
 
-/* Triage: crashes grouped by signature. */
-struct prov_triage_frame {
-	char *function, *file, *module;
-	int64_t line;	/* 0: unknown */
-};
-struct prov_triage_version {
-	char *component, *version;
-	int64_t count;	/* crashes of the group with it */
-	int64_t total;	/* crashes of the selection with it */
-};
-struct prov_triage_group {
-	char *signature;
-	int64_t count, hosts;
-	char *first_seen, *last_seen;	/* ISO 8601 or NULL */
-	char *signal_name, *context;
-	struct prov_triage_frame *frames;	/* the latest crash's crashing thread, innermost first */
-	size_t nframes;
-	struct prov_triage_version *versions;
-	size_t nversions;
-	int64_t example_id;	/* the latest crash of the group */
-};
-struct prov_triage {
-	int64_t total;	/* crashes in the selection */
-	int64_t hosts;
-	struct prov_triage_group *groups;	/* largest first */
-	size_t ngroups;
-};
+/* Triage: crashes grouped by signature (struct prov_triage: triage.h, model layer). */
 struct prov_triage_opts {
 	const char *since;	/* ISO 8601 (or a prefix: a date); NULL: all */
 	const char *component;	/* only crashes with a frame or component of this name */

@@ -5,12 +5,8 @@
 
 #include "cachedir.h"
 #include "cmd.h"
-#include "core.h"
 #include "error.h"
 #include "report.h"
-#include "code.h"
-#include "config.h"
-#include "disasm.h"
 #include "input.h"
 #include "patterns.h"
 #include "pipeline.h"
@@ -48,17 +44,16 @@ int cmd_analyze(int argc, char **argv, struct prov_ctx *g)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct prov_core_opts opts;
+	struct prov_pipeline_opts opts = { 0 };
 	struct prov_crash *crash = NULL;
 	struct prov_buf out = PROV_BUF_INIT;
-	const char *format = "text", *core = NULL;
+	enum prov_format format = PROV_FORMAT_TEXT;
 	struct prov_input in;
-	char *tmpdir;
-	int opt, error, rc, pid = 0;
+	int opt, error, rc;
 	unsigned int locals = 0;
 
-	(void)g;
-	memset(&opts, 0, sizeof(opts));
+	opts.ctx = g;
+	opts.cores_only = 1;
 	optind = 0;	/* full re-initialisation: main may have used getopt */
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
@@ -80,7 +75,7 @@ int cmd_analyze(int argc, char **argv, struct prov_ctx *g)
 			opts.no_python = 1;
 			break;
 		case 'p':
-			if (prov_parse_int(&pid, optarg, strlen(optarg)) < 0 || pid <= 0)
+			if (prov_parse_int(&opts.pid, optarg, strlen(optarg)) < 0 || opts.pid <= 0)
 				return prov_cmd_usage_error("analyze", "--pid needs a process id, "
 							    "not '%s'", optarg);
 			break;
@@ -94,59 +89,23 @@ int cmd_analyze(int argc, char **argv, struct prov_ctx *g)
 						    argv[optind - 1]);
 		}
 	}
-	if (pid) {
-		if (optind < argc)
-			return prov_cmd_usage_error("analyze", "--pid takes no core file ('%s')",
-						    argv[optind]);
-		if (prov_config_get_bool(g->config, "python.frames", 1) == 0)
-			opts.no_python = 1;
-		error = prov_core_analyze_pid(&crash, pid, &opts);
-		if (error < 0)
-			return prov_cmd_fail(error);
-		goto report;
-	}
-	if (optind >= argc)
+	if (opts.pid && optind < argc)
+		return prov_cmd_usage_error("analyze", "--pid takes no core file ('%s')",
+					    argv[optind]);
+	if (!opts.pid && optind >= argc)
 		return prov_cmd_usage_error("analyze", "no core file given");
-	if (argc - optind > 1)
+	if (!opts.pid && argc - optind > 1)
 		return prov_cmd_usage_error("analyze", "one core file at a time ('%s' is extra)",
 					    argv[optind + 1]);
-	core = argv[optind];
-	if (opts.exe && (error = prov_cmd_check_exe(opts.exe)) < 0)
+	if (!opts.pid && opts.exe && (error = prov_cmd_check_exe(opts.exe)) < 0)
 		return prov_cmd_fail(error);
 
-	/* compressed cores (systemd-coredump's storage) are decompressed first */
-	tmpdir = prov_cachedir_path(g->cache_dir, PROV_CACHEDIR_TMP);
-	error = prov_input_open(&in, core, tmpdir, prov_input_max_core(g->config));
-	free(tmpdir);
+	error = prov_pipeline_analyze(&crash, &in, opts.pid ? NULL : argv[optind], &opts);
+	prov_input_release(&in);
 	if (error < 0)
 		return prov_cmd_fail(error);
-	if (in.type != PROV_INPUT_TYPE_CORE) {
-		prov_input_release(&in);
-		return prov_cmd_fail(prov_error_set(PROV_EINPUT,
-			"'%s' is not a core file (for a text backtrace use 'provenance resolve')", core));
-	}
-	prov_pipeline_setup_debuginfod(g, 0);
-	if (prov_config_get_bool(g->config, "python.frames", 1) == 0)
-		opts.no_python = 1;
-	error = prov_core_analyze(&crash, in.path, &opts);
-	if (error < 0) {
-		if (in.tmpfile && error == PROV_EINPUT)
-			error = prov_error_set(PROV_EINPUT, "'%s' (%s-compressed): %s", core,
-					       in.compression, prov_error_last());
-		prov_input_release(&in);
-		return prov_cmd_fail(error);
-	}
-	if (in.tmpfile) {
-		free(crash->input_path);
-		crash->input_path = prov_xstrdup(core);
-	}
-	prov_input_release(&in);
-report:
-	prov_crash_classify_context(crash);
-	prov_code_capture(crash);
-	prov_disasm_crash(crash, 6, 3);
 	prov_patterns_detect(crash);
-	if (strcmp(format, "json") == 0)
+	if (format == PROV_FORMAT_JSON)
 		error = prov_report_json(&out, crash);
 	else
 		error = prov_report_text(&out, crash, PROV_REPORT_ALL_THREADS |

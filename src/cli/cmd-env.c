@@ -6,7 +6,6 @@
 
 #include "cmd.h"
 #include "error.h"
-#include "json.h"
 #include "derive.h"
 #include "mapping.h"
 #include "sources.h"
@@ -40,112 +39,7 @@ static const char env_help[] =
 	"\n"
 	"exit codes: 0 done, 2 the sysroot does not exist or a mapping is bad, 64 usage\n";
 
-static const char *or_empty(const char *s)
-{
-	return s ? s : "";
-}
-
-/* What the mappings say of an origin: its upstream component, repository and ref. */
-struct env_map {
-	const char *component;
-	const char *repo;
-	char *ref;
-	int derived;	/* repo from the package's metadata (origin->upstream_url) */
-	const char *commit_is;	/* "exact" / "approximate" when a commit is shown */
-	const char *found_by;	/* how a commit from the mapping was found */
-	int literal;	/* ref came from a template without placeholders */
-	int names;	/* ref names the version (prov_ref_names_version) */
-};
-/* As resolve names them: the mapping's component, else the package. */
-static const char *shown_name(const struct prov_origin *o, const struct env_map *m)
-{
-	return m && m->component ? m->component : o->name;
-}
-
-static void md_cell(struct prov_buf *b, const char *s)
-{
-	prov_buf_puts(b, " ");
-	for (; s && *s; s++) {
-		if (*s == '|')
-			prov_buf_puts(b, "\\|");
-		else if (*s == '\n' || *s == '\r')
-			prov_buf_putc(b, ' ');
-		else
-			prov_buf_putc(b, *s);
-	}
-	prov_buf_puts(b, " |");
-}
-
-static void write_markdown(struct prov_buf *b, struct prov_origin **v, size_t n,
-			   const struct env_map *map)
-{
-	size_t i;
-
-	prov_buf_puts(b, "| Component | Version | Git Hash |\n|---|---|---|\n");
-	for (i = 0; i < n; i++) {
-		prov_buf_putc(b, '|');
-		md_cell(b, shown_name(v[i], &map[i]));
-		md_cell(b, v[i]->version);
-		if (v[i]->commit && map[i].commit_is && !strcmp(map[i].commit_is, "approximate")) {
-			char *cellv = prov_xasprintf("%s (approximate)", v[i]->commit);
-
-			md_cell(b, cellv);
-			free(cellv);
-		} else {
-			md_cell(b, v[i]->commit);
-		}
-		prov_buf_putc(b, '\n');
-	}
-}
-
-static size_t width(const char *s)
-{
-	return s ? strlen(s) : 0;
-}
-
-static void pad(struct prov_buf *b, const char *s, size_t w)
-{
-	size_t l = width(s);
-
-	prov_buf_puts(b, or_empty(s));
-	while (l++ < w)
-		prov_buf_putc(b, ' ');
-}
-
-static void write_text(struct prov_buf *b, struct prov_origin **v, size_t n,
-		       const struct env_map *map)
-{
-	size_t i, wn = strlen("COMPONENT"), wv = strlen("VERSION"), wc = strlen("GIT HASH");
-
-	for (i = 0; i < n; i++) {
-		if (width(shown_name(v[i], &map[i])) > wn)
-			wn = width(shown_name(v[i], &map[i]));
-		if (width(v[i]->version) > wv)
-			wv = width(v[i]->version);
-		if (width(v[i]->commit) > wc)
-			wc = width(v[i]->commit);
-	}
-	if (wn > 60)
-		wn = 60;
-	if (wv > 40)
-		wv = 40;
-	pad(b, "COMPONENT", wn + 2);
-	pad(b, "VERSION", wv + 2);
-	pad(b, "GIT HASH", wc + 2);
-	prov_buf_puts(b, "FOUND BY\n");
-	for (i = 0; i < n; i++) {
-		pad(b, shown_name(v[i], &map[i]) ? shown_name(v[i], &map[i]) : "-", wn + 2);
-		pad(b, v[i]->version ? v[i]->version : "-", wv + 2);
-		pad(b, v[i]->commit ? v[i]->commit : "-", wc + 2);
-		prov_buf_puts(b, or_empty(map[i].derived ? v[i]->upstream_by : v[i]->found_by));
-		if (v[i]->commit && map[i].commit_is)
-			prov_buf_printf(b, " (commit %s%s%s)", map[i].commit_is,
-					map[i].found_by ? ", " : "", map[i].found_by ? map[i].found_by : "");
-		prov_buf_putc(b, '\n');
-	}
-}
-
-static void map_origins(struct env_map *out, struct prov_origin **v, size_t n,
+static void map_origins(struct prov_env_map *out, struct prov_origin **v, size_t n,
 			const struct prov_mappings *maps)
 {
 	struct prov_buf ref = PROV_BUF_INIT;
@@ -194,7 +88,7 @@ static void map_origins(struct env_map *out, struct prov_origin **v, size_t n,
  * (fetched only with --fetch and fetch.trustSystemUrls); nothing when the
  * mirror is missing.
  */
-static void derived_tag(struct prov_origin *o, struct env_map *m, const struct prov_sources_opts *so)
+static void derived_tag(struct prov_origin *o, struct prov_env_map *m, const struct prov_sources_opts *so)
 {
 	struct prov_repo *repo = NULL;
 	char **cands = NULL, *tag = NULL, *hex = NULL;
@@ -203,7 +97,7 @@ static void derived_tag(struct prov_origin *o, struct env_map *m, const struct p
 	if (prov_tag_candidates(&cands, &ncands, o->source ? o->source : o->name, m->repo,
 				o->version) < 0)
 		goto cleanup;
-	if (prov_derive_open(&repo, m->repo, cands, ncands, so->config, so->cache_dir, so->offline) < 0)
+	if (prov_derive_open(&repo, m->repo, cands, ncands, so->ctx) < 0)
 		goto cleanup;
 	if (prov_tag_match(&tag, &hex, repo, cands, ncands) == 0) {
 		m->ref = tag;
@@ -219,10 +113,10 @@ cleanup:
 }
 
 /* The Git Hash of mapped packages: the mapping's ref in the component's repository. */
-static void fill_commits(struct prov_origin **v, size_t n, struct env_map *map,
-			 struct prov_ctx *g, int offline)
+static void fill_commits(struct prov_origin **v, size_t n, struct prov_env_map *map,
+			 const struct prov_ctx *g)
 {
-	struct prov_sources_opts so = { g ? g->config : NULL, g ? g->cache_dir : NULL, offline };
+	struct prov_sources_opts so = { g };
 	const char **failed = prov_xcalloc(n + 1, sizeof(*failed));
 	size_t i, k, nfailed = 0;
 
@@ -233,7 +127,7 @@ static void fill_commits(struct prov_origin **v, size_t n, struct env_map *map,
 		int skip = 0;
 
 		if (map[i].derived && !v[i]->commit) {
-			derived_tag(v[i], (struct env_map *)&map[i], &so);
+			derived_tag(v[i], &map[i], &so);
 			continue;
 		}
 		if (v[i]->commit || !map[i].repo || !map[i].ref)
@@ -246,7 +140,7 @@ static void fill_commits(struct prov_origin **v, size_t n, struct env_map *map,
 		want = map[i].ref;
 		if (prov_sources_open(&repo, map[i].repo, &want, 1, 0, &so) < 0) {
 			/* offline, a missing mirror is the normal case: no warning */
-			if (!offline || prov_error_last_code() != PROV_ENOTFOUND)
+			if (!g->offline || prov_error_last_code() != PROV_ENOTFOUND)
 				prov_warn("%s: no Git Hash for %s: %s", map[i].component, v[i]->name,
 					  prov_error_last());
 			failed[nfailed++] = map[i].repo;
@@ -269,38 +163,6 @@ static void fill_commits(struct prov_origin **v, size_t n, struct env_map *map,
 	prov_error_clear();
 }
 
-
-static int write_json(struct prov_buf *b, struct prov_origin **v, size_t n,
-		      const struct env_map *map)
-{
-	struct prov_json j;
-	size_t i;
-
-	prov_json_init(&j, b);
-	prov_json_begin_object(&j);
-	prov_json_kv_string(&j, "schema", "provenance/1");
-	prov_json_key(&j, "components");
-	prov_json_begin_array(&j);
-	for (i = 0; i < n; i++) {
-		prov_json_begin_object(&j);
-		prov_json_kv_string(&j, "name", v[i]->name);
-		prov_json_kv_string(&j, "version", v[i]->version);
-		prov_json_kv_string(&j, "commit", v[i]->commit);
-		prov_json_kv_string(&j, "repo", v[i]->vcs_url ? v[i]->vcs_url : map[i].repo);
-		prov_json_kv_string(&j, "ref", v[i]->branch ? v[i]->branch : map[i].ref);
-		prov_json_kv_string(&j, "component", map[i].component);
-		prov_json_kv_string(&j, "found_by", map[i].derived ? v[i]->upstream_by : v[i]->found_by);
-		prov_json_kv_string(&j, "commit_found_by", map[i].found_by);
-		prov_json_kv_string(&j, "commit_is", v[i]->commit ? map[i].commit_is : NULL);
-		prov_json_kv_string(&j, "kind", v[i]->kind);
-		prov_json_kv_string(&j, "evidence", v[i]->evidence);
-		prov_json_end_object(&j);
-	}
-	prov_json_end_array(&j);
-	prov_json_end_object(&j);
-	return prov_json_finish(&j);
-}
-
 int cmd_env(int argc, char **argv, struct prov_ctx *g)
 {
 	static const struct option longopts[] = {
@@ -316,10 +178,11 @@ int cmd_env(int argc, char **argv, struct prov_ctx *g)
 	struct prov_cache *cache = NULL;
 	struct prov_origin **v = NULL;
 	struct prov_buf out = PROV_BUF_INIT;
-	const char *format = "text", *sysroot = NULL;
+	enum prov_format format = PROV_FORMAT_TEXT;
+	const char *sysroot = NULL;
 	struct stat st;
 	struct prov_mappings maps;
-	struct env_map *map = NULL;
+	struct prov_env_map *map = NULL;
 	const char **mapping_files = prov_xcalloc((size_t)argc + 1, sizeof(*mapping_files));
 	size_t n = 0, i, nmf = 0;
 	int opt, err, rc, offline = 1;
@@ -381,13 +244,9 @@ int cmd_env(int argc, char **argv, struct prov_ctx *g)
 		goto cleanup;
 	map = prov_xcalloc(n ? n : 1, sizeof(*map));
 	map_origins(map, v, n, &maps);
-	fill_commits(v, n, map, g, offline);
-	if (strcmp(format, "json") == 0)
-		err = write_json(&out, v, n, map);
-	else if (strcmp(format, "markdown") == 0)
-		write_markdown(&out, v, n, map);
-	else
-		write_text(&out, v, n, map);
+	g->offline = offline;
+	fill_commits(v, n, map, g);
+	err = prov_report_env(&out, (const struct prov_origin *const *)v, map, n, format);
 	if (err >= 0)
 		err = prov_cmd_write(out.buf, out.len);
 cleanup:

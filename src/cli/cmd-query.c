@@ -39,7 +39,7 @@ static const struct option options[] = {
 
 /* Rows are kept until the end: a refused query prints nothing on stdout. */
 struct table {
-	const char *format;
+	enum prov_format format;
 	size_t ncols, nrows;
 	char **cells;	/* nrows * ncols, NULL for SQL NULL */
 	char *types;	/* nrows * ncols */
@@ -235,7 +235,8 @@ int cmd_query(int argc, char **argv, struct prov_ctx *g)
 	struct table t = { 0 };
 	struct prov_store *store = NULL;
 	struct prov_buf out = PROV_BUF_INIT;
-	const char *store_opt = NULL, *format = "table";
+	const char *store_opt = NULL;
+	enum prov_format format = PROV_FORMAT_TABLE;
 	char *store_path = NULL;
 	int opt, code = 0, err;
 
@@ -299,9 +300,9 @@ int cmd_query(int argc, char **argv, struct prov_ctx *g)
 		goto cleanup;
 	}
 	err = 0;
-	if (!strcmp(format, "csv"))
+	if (format == PROV_FORMAT_CSV)
 		write_csv(&out, &t);
-	else if (!strcmp(format, "json"))
+	else if (format == PROV_FORMAT_JSON)
 		err = write_json(&out, &t);
 	else
 		write_table(&out, &t);

@@ -5,6 +5,7 @@
 
 #include "config.h"
 #include "context.h"
+#include "report.h"
 
 /* Exit codes (design contract). */
 enum prov_exit {
@@ -51,6 +52,6 @@ int prov_cmd_write(const char *data, size_t len);
 int prov_cmd_check_exe(const char *path);
 
 /* Parse --format; 0 or PROV_EUSAGE. `allowed` is e.g. "text|json". */
-int prov_cmd_parse_format(const char **out, const char *value, const char *allowed);
+int prov_cmd_parse_format(enum prov_format *out, const char *value, const char *allowed);
 
 #endif

@@ -225,19 +225,30 @@ static int check_key(const char *key, const char *value, void *data)
 	return 0;
 }
 
-int prov_cmd_parse_format(const char **out, const char *value, const char *allowed)
+int prov_cmd_parse_format(enum prov_format *out, const char *value, const char *allowed)
 {
+	static const struct {
+		const char *name;
+		enum prov_format format;
+	} names[] = {
+		{ "text", PROV_FORMAT_TEXT },
+		{ "markdown", PROV_FORMAT_MARKDOWN },
+		{ "json", PROV_FORMAT_JSON },
+		{ "table", PROV_FORMAT_TABLE },
+		{ "csv", PROV_FORMAT_CSV },
+	};
 	const char *p = allowed;
-	size_t n = strlen(value);
+	size_t n = strlen(value), i;
 
 	while (*p) {
 		const char *bar = strchr(p, '|');
 		size_t l = bar ? (size_t)(bar - p) : strlen(p);
 
-		if (l == n && strncmp(p, value, n) == 0) {
-			*out = value;
-			return 0;
-		}
+		for (i = 0; l == n && strncmp(p, value, n) == 0 && i < sizeof(names) / sizeof(names[0]); i++)
+			if (!strcmp(names[i].name, value)) {
+				*out = names[i].format;
+				return 0;
+			}
 		p += l;
 		if (*p == '|')
 			p++;

@@ -96,8 +96,8 @@ static int resolve_imported(struct prov_component *comp, struct comp_state *cs, 
 	const struct prov_mapping *mp = cs->mapping;
 	const struct prov_origin *o = cs->origin;
 	struct prov_srcimport_stats st = { 0 };
-	struct prov_srcimport_opts io = { ctx->config, ctx->cache_dir, ctx->offline, &st };
-	struct prov_sources_opts so = { ctx->config, ctx->cache_dir, ctx->offline };
+	struct prov_srcimport_opts io = { ctx->ctx, &st };
+	struct prov_sources_opts so = { ctx->ctx };
 	struct prov_buf url = PROV_BUF_INIT;
 	char *path = NULL, *commit = NULL, *src = NULL;
 	int npatches = 0, error;
@@ -105,7 +105,7 @@ static int resolve_imported(struct prov_component *comp, struct comp_state *cs, 
 	if (mp->debian_source && o && o->kind && !strcmp(o->kind, "dpkg") &&
 	    (src = debian_source_name(mp->debian_source, o))) {
 		const char *ver = o->source_version ? o->source_version : o->version;
-		const char *base = ctx->config ? prov_config_get(ctx->config, "sources.debianbaseurl") : NULL;
+		const char *base = ctx->ctx->config ? prov_config_get(ctx->ctx->config, "sources.debianbaseurl") : NULL;
 
 		if (!base)
 			base = "https://deb.debian.org/debian";
@@ -207,7 +207,7 @@ static void resolve_one(struct prov_component *comp, struct comp_state *cs, int 
 {
 	const struct prov_mapping *mp = cs->mapping;
 	const struct prov_origin *o = cs->origin;
-	struct prov_sources_opts so = { ctx->config, ctx->cache_dir, ctx->offline };
+	struct prov_sources_opts so = { ctx->ctx };
 	struct prov_buf ref = PROV_BUF_INIT;
 	char **wants = NULL;
 	int *literal = NULL;	/* wants[i] came from a template without placeholders */
@@ -221,8 +221,8 @@ static void resolve_one(struct prov_component *comp, struct comp_state *cs, int 
 	    resolve_imported(comp, cs, partial, ctx))
 		goto cleanup;
 	if (o && o->vcs_url) {
-		if (!url && ctx->config &&
-		    prov_config_get_bool(ctx->config, "fetch.trustsystemurls", 0) == 1)
+		if (!url && ctx->ctx->config &&
+		    prov_config_get_bool(ctx->ctx->config, "fetch.trustsystemurls", 0) == 1)
 			url = o->vcs_url;
 		else if (!url)
 			set_note(comp, "the system names a repository but fetch.trustSystemUrls is not set");
@@ -375,8 +375,7 @@ static void resolve_derived(struct prov_component *comp, struct comp_state *cs,
 		msg = prov_xasprintf("upstream and commit recorded by '%s'",
 				     o->upstream_evidence ? o->upstream_evidence : "?");
 		set_note(comp, msg);
-		if (prov_derive_open(&cs->repo, comp->repo, NULL, 0, ctx->config, ctx->cache_dir,
-				     ctx->offline) < 0)
+		if (prov_derive_open(&cs->repo, comp->repo, NULL, 0, ctx->ctx) < 0)
 			prov_error_clear();
 		goto cleanup;
 	}
@@ -385,8 +384,7 @@ static void resolve_derived(struct prov_component *comp, struct comp_state *cs,
 		set_note(comp, prov_error_last());
 		goto cleanup;
 	}
-	if (prov_derive_open(&cs->repo, comp->repo, cands, ncands, ctx->config, ctx->cache_dir,
-			     ctx->offline) < 0) {
+	if (prov_derive_open(&cs->repo, comp->repo, cands, ncands, ctx->ctx) < 0) {
 		msg = prov_xasprintf("upstream derived from '%s'; its tags (%s%s%s ...) were not "
 				     "checked: %s", o->upstream_evidence ? o->upstream_evidence : "?",
 				     cands[0], ncands > 1 ? ", " : "", ncands > 1 ? cands[1] : "",
@@ -475,7 +473,7 @@ static void rewrite_frame(struct prov_frame *f, const struct comp_state *cs,
 	if (!f->file || f->repo_path)
 		return;
 	name = prov_pathrw_repo_name(comp->repo);
-	pc.config = ctx->config;
+	pc.config = ctx->ctx->config;
 	pc.path_prefixes = cs->mapping->path_prefixes;
 	pc.npath_prefixes = cs->mapping->npath_prefixes;
 	pc.subdir = cs->mapping->subdir;
@@ -633,7 +631,7 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 		k = component_index(c, f->component);
 		if (k == (size_t)-1 || k < first || !cs[k].repo || !c->components[k].commit)
 			continue;
-		if (prov_srclocate_frame(c, f, cs[k].repo, &c->components[k], ctx->cache_dir,
+		if (prov_srclocate_frame(c, f, cs[k].repo, &c->components[k], ctx->ctx->cache_dir,
 					 ctx->context) < 0)
 			prov_warn("frame #%d: %s", f->index, prov_error_last());
 		else

@@ -2,6 +2,7 @@
 #define PROV_COMPONENTS_H
 
 #include "config.h"
+#include "context.h"
 #include "model.h"
 
 /*
@@ -9,10 +10,8 @@
  * frame paths -> repository paths, mirrors -> commits -> source lines.
  */
 struct prov_components_ctx {
-	const struct prov_config *config;
-	const char *cache_dir;
+	const struct prov_ctx *ctx;	/* config, cache_dir, offline */
 	const char *const *mapping_files;	/* --mapping, NULL-terminated or NULL */
-	int offline;
 	int context;	/* lines of context around each frame's line; 0 = only the line */
 	int max_source_frames;	/* excerpts for at most this many top frames of the
 				 * crashing thread that have source; 0 = 5 */

@@ -188,14 +188,21 @@ int prov_tag_match(char **tag, char **commit, struct prov_repo *repo, char *cons
 }
 
 int prov_derive_open(struct prov_repo **out, const char *url, char *const *cands, size_t ncands,
-		     const struct prov_config *config, const char *cache_dir, int offline)
+		     const struct prov_ctx *ctx)
 {
+	const struct prov_config *config = ctx ? ctx->config : NULL;
+	const char *cache_dir = ctx ? ctx->cache_dir : NULL;
 	int trust = config && prov_config_get_bool(config, "fetch.trustsystemurls", 0) == 1;
-	struct prov_sources_opts so = { config, cache_dir, offline || !trust };
+	/* untrusted: the sources layer sees an offline run (only a mirror in the cache) */
+	struct prov_ctx view = { 0 };
+	struct prov_sources_opts so = { &view };
 	struct stat st;
 
+	if (ctx)
+		view = *ctx;
+	view.offline = view.offline || !trust;
 	*out = NULL;
-	if (so.offline) {
+	if (view.offline) {
 		/* not even a file:// URL from the crashed system's files is fetched */
 		char *mirror = cache_dir ? prov_sources_mirror_path(cache_dir, url) : NULL;
 		int have = mirror && stat(mirror, &st) == 0;

@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "config.h"
+#include "context.h"
 #include "sources.h"
 
 /*
@@ -41,6 +42,6 @@ int prov_tag_match(char **tag, char **commit, struct prov_repo *repo, char *cons
  * only a mirror already in the cache is used (PROV_ENOTFOUND naming why).
  */
 int prov_derive_open(struct prov_repo **out, const char *url, char *const *cands, size_t ncands,
-		     const struct prov_config *config, const char *cache_dir, int offline);
+		     const struct prov_ctx *ctx);
 
 #endif

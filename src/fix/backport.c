@@ -445,20 +445,6 @@ cleanup:
 	return error;
 }
 
-void prov_backport_release(struct prov_backport *b)
-{
-	free(b->via);
-	free(b->files_present);
-	free(b->files_missing);
-	free(b->first_tag);
-	free(b->branch);
-	free(b->branch_tag);
-	free(b->branch_via);
-	free(b->patchid);
-	free(b->commits_missing);
-	memset(b, 0, sizeof(*b));
-}
-
 /* A later cherry-pick on a branch that contains the deployed commit. */
 static int search_branches(struct prov_backport *out, struct prov_repo *r, const char *fix_hex,
 			   const char *deployed_hex, const char *fix_pid, char *const *fix_files,

@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "cache.h"
+#include "fixresult.h"
 #include "sources.h"
 
 /*
@@ -42,23 +43,10 @@ struct prov_backport_opts {
 	int no_branches;	/* skip the search for a later cherry-pick on the deployed branches */
 };
 
-struct prov_backport {
-	int included;	/* ancestor, cherry-pick or distribution-patch */
-	const char *how;	/* "ancestor", "cherry-pick", "distribution-patch", "partial", or NULL */
-	char *via;	/* commit id(s), space-separated, or patch file name(s) */
-	char *files_present;	/* partial: the fix's files found, comma-separated */
-	char *files_missing;	/* partial: the others */
-	char *first_tag;	/* first tag containing the fix by ancestry */
-	char *branch;	/* not included: a branch with the deployed commit that got it later */
-	char *branch_tag;	/* the first tag containing that cherry-pick */
-	char *branch_via;	/* the cherry-pick on that branch */
-	char *patchid;	/* the fix's patch-id */
-	char *commits_missing;	/* a fix of several commits: those not included, space-separated */
-};
+/* struct prov_backport (the answer) is in fixresult.h (model layer). */
 
 int prov_backport_check(struct prov_backport *out, struct prov_repo *r, const char *fix_hex,
 			const char *deployed_hex, const struct prov_backport_opts *o);
-void prov_backport_release(struct prov_backport *b);
 
 /*
  * A fix made of several commits (fix_hexes, oldest first): each is checked

@@ -72,7 +72,7 @@ char *prov_fix_approximate_note(const struct prov_component *p, int included)
 }
 
 int prov_fix_status_check(struct prov_crash *c, const char *const *fixes, size_t nfixes,
-			  const char *component, struct prov_ctx *g, int offline)
+			  const char *component, const struct prov_ctx *g)
 {
 	const struct prov_component *p = prov_fix_status_component(c, component);
 	struct prov_sources_opts sopts = { 0 };
@@ -91,9 +91,7 @@ int prov_fix_status_check(struct prov_crash *c, const char *const *fixes, size_t
 	if (p && !why) {
 		size_t nw = 0;
 
-		sopts.config = g->config;
-		sopts.cache_dir = g->cache_dir;
-		sopts.offline = offline;
+		sopts.ctx = g;
 		/* what must be in the mirror: each fix (both ends of A..B) and the deployed rev */
 		wants = prov_xcalloc(2 * nfixes + 2, sizeof(*wants));
 		ends = prov_xcalloc(nfixes + 1, sizeof(*ends));

@@ -19,7 +19,7 @@
  * component with a commit). Returns 0; errors only for real failures.
  */
 int prov_fix_status_check(struct prov_crash *c, const char *const *fixes, size_t nfixes,
-			  const char *component, struct prov_ctx *g, int offline);
+			  const char *component, const struct prov_ctx *g);
 
 /* The component chosen as above, or NULL. */
 const struct prov_component *prov_fix_status_component(const struct prov_crash *c,

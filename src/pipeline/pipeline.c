@@ -70,8 +70,9 @@ static int modules_incomplete(const struct prov_crash *c)
  * run), keep its downloads in our cache, and show its progress on a
  * terminal. The user's own settings win.
  */
-void prov_pipeline_setup_debuginfod(const struct prov_ctx *g, int offline)
+void prov_pipeline_setup_debuginfod(const struct prov_ctx *g)
 {
+	int offline = g && g->offline;
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	const char *timeout = g ? prov_config_get(g->config, "debuginfod.timeout") : NULL;
 
@@ -166,8 +167,8 @@ static int resolve_text_modules(struct prov_crash *c, struct prov_resolve_ctx *r
 	size_t i;
 	int error, host = opts->host_packages;
 
-	if (!host && opts->global && opts->global->config)
-		host = prov_config_get_bool(opts->global->config, "text.hostpackages", 0) == 1;
+	if (!host && opts->ctx && opts->ctx->config)
+		host = prov_config_get_bool(opts->ctx->config, "text.hostpackages", 0) == 1;
 	matched = prov_xcalloc(c->nmodules + 1, 1);
 	for (i = 0; i < c->nmodules; i++) {
 		struct prov_module *m = &c->modules[i];
@@ -235,66 +236,99 @@ cleanup:
 	return error;
 }
 
-int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
-		      const struct prov_pipeline_opts *opts)
+/* The analyzer's options from the pipeline's: --exe, --sysroot, Python frames. */
+static void core_opts(struct prov_core_opts *copts, const struct prov_pipeline_opts *opts)
 {
-	struct prov_input in;
+	const struct prov_ctx *g = opts->ctx;
+
+	memset(copts, 0, sizeof(*copts));
+	copts->exe = opts->exe;
+	copts->sysroot = opts->sysroot;
+	copts->no_python = opts->no_python ||
+		(g && g->config && prov_config_get_bool(g->config, "python.frames", 1) == 0);
+}
+
+/* What a core and a live process share after the analyzer: context, code, disassembly. */
+static void after_core(struct prov_crash *c)
+{
+	prov_crash_classify_context(c);
+	prov_code_capture(c);
+	prov_disasm_crash(c, 6, 3);
+}
+
+int prov_pipeline_analyze(struct prov_crash **out, struct prov_input *in, const char *name,
+			  const struct prov_pipeline_opts *opts)
+{
+	const struct prov_ctx *g = opts->ctx;
+	struct prov_core_opts copts;
 	struct prov_crash *c = NULL;
-	struct prov_cache *cache = NULL;
 	char *tmpdir = NULL;
-	int error, incomplete = 0;
-	const char *cache_dir = opts->global ? opts->global->cache_dir : NULL;
+	int error;
 
-	memset(&in, 0, sizeof(in));
-	tmpdir = prov_cachedir_path(cache_dir ? cache_dir : ".", PROV_CACHEDIR_TMP);
+	memset(in, 0, sizeof(*in));
+	*out = NULL;
+	core_opts(&copts, opts);
 	if (opts->pid) {
-		struct prov_core_opts copts = { 0 };
-
-		prov_pipeline_setup_debuginfod(opts->global, opts->offline);
-		copts.exe = opts->exe;
-		copts.no_python = opts->global && opts->global->config &&
-			prov_config_get_bool(opts->global->config, "python.frames", 1) == 0;
+		prov_pipeline_setup_debuginfod(g);
 		if ((error = prov_core_analyze_pid(&c, opts->pid, &copts)) < 0)
 			goto cleanup;
-		prov_crash_classify_context(c);
-	} else if ((error = prov_input_open(&in, name, tmpdir, opts->global ? prov_input_max_core(opts->global->config) : 0)) < 0)
+		after_core(c);
+		goto done;
+	}
+	/* compressed cores (systemd-coredump's storage) are decompressed first */
+	tmpdir = prov_cachedir_path(g && g->cache_dir ? g->cache_dir : ".", PROV_CACHEDIR_TMP);
+	if ((error = prov_input_open(in, name, tmpdir, g ? prov_input_max_core(g->config) : 0)) < 0)
 		goto cleanup;
-
-	if (opts->pid) {
-		/* analyzed above */
-	} else if (in.type == PROV_INPUT_TYPE_CORE) {
-		struct prov_core_opts copts = { 0 };
-
-		prov_pipeline_setup_debuginfod(opts->global, opts->offline);
-		copts.exe = opts->exe;
-		copts.sysroot = opts->sysroot;
-		copts.no_python = opts->global && opts->global->config &&
-			prov_config_get_bool(opts->global->config, "python.frames", 1) == 0;
-		if ((error = prov_core_analyze(&c, in.path, &copts)) < 0) {
+	if (in->type == PROV_INPUT_TYPE_CORE) {
+		prov_pipeline_setup_debuginfod(g);
+		if ((error = prov_core_analyze(&c, in->path, &copts)) < 0) {
 			/* the analyzer names the temporary file; name the user's */
-			if (in.tmpfile && error == PROV_EINPUT)
+			if (in->tmpfile && error == PROV_EINPUT)
 				error = prov_error_set(PROV_EINPUT, "'%s' (%s-compressed): %s",
-						       in.name, in.compression, prov_error_last());
+						       in->name, in->compression, prov_error_last());
 			goto cleanup;
 		}
 		free(c->input_path);
-		c->input_path = prov_xstrdup(in.name);
-		prov_crash_classify_context(c);
-		prov_code_capture(c);
-		prov_disasm_crash(c, 6, 3);
+		c->input_path = prov_xstrdup(in->name);
+		after_core(c);
+	} else if (opts->cores_only) {
+		error = prov_error_set(PROV_EINPUT, "'%s' is not a core file (for a text backtrace "
+				       "use 'provenance resolve')", name);
+		goto cleanup;
 	} else {
-		if ((error = prov_text_parse(&c, in.name, in.text.buf, in.text.len)) < 0)
+		if ((error = prov_text_parse(&c, in->name, in->text.buf, in->text.len)) < 0)
 			goto cleanup;
 		/* a kernel fault line names its module and offset: look them up
 		 * (libdwfl may ask debuginfod for the debug file: same rules as a core) */
 		if (c->kernel_line) {
-			prov_pipeline_setup_debuginfod(opts->global, opts->offline);
+			prov_pipeline_setup_debuginfod(g);
 			prov_kernel_module_lookup(c, opts->sysroot);
 		}
 		/* one reason for every renderer (text, Markdown, JSON) */
 		if (!c->ninsns && !c->insns_note)
 			c->insns_note = prov_xstrdup("a text backtrace has no code bytes (disassembly needs a core)");
 	}
+done:
+	*out = c;
+	c = NULL;
+	error = 0;
+cleanup:
+	prov_crash_free(c);
+	free(tmpdir);
+	return error;
+}
+
+int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
+		      const struct prov_pipeline_opts *opts)
+{
+	struct prov_input in;
+	struct prov_crash *c = NULL;
+	struct prov_cache *cache = NULL;
+	int error, incomplete = 0;
+	const char *cache_dir = opts->ctx ? opts->ctx->cache_dir : NULL;
+
+	if ((error = prov_pipeline_analyze(&c, &in, name, opts)) < 0)
+		goto cleanup;
 
 	/* Python frames' .py files resolve as modules do */
 	if (c->kind == PROV_INPUT_CORE)
@@ -318,22 +352,18 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 	if (!opts->no_sources) {
 		struct prov_components_ctx cctx = { 0 };
 
-		cctx.config = opts->global ? opts->global->config : NULL;
-		cctx.cache_dir = cache_dir;
+		cctx.ctx = opts->ctx;
 		cctx.mapping_files = opts->mappings;
-		cctx.offline = opts->offline;
 		cctx.context = opts->context;
 		cctx.max_source_frames = 5;
 		if ((error = prov_components_resolve(c, &incomplete, &cctx)) < 0)
 			goto cleanup;
-		if (in.type == PROV_INPUT_TYPE_CORE)
+		if (in.type == PROV_INPUT_TYPE_CORE)	/* a core, or a process (no input) */
 			prov_debuginfod_sources(c, opts->context, cctx.max_source_frames);
 		if (opts->suspects) {
 			struct prov_suspects_opts sopts = { 0 };
 
-			sopts.config = cctx.config;
-			sopts.cache_dir = cache_dir;
-			sopts.offline = opts->offline;
+			sopts.ctx = opts->ctx;
 			sopts.cache = cache;
 			if ((error = prov_suspects_find(c, &sopts)) < 0)
 				goto cleanup;
@@ -352,6 +382,5 @@ cleanup:
 	prov_cache_free(cache);
 	prov_crash_free(c);
 	prov_input_release(&in);
-	free(tmpdir);
 	return error;
 }

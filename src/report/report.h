@@ -2,12 +2,23 @@
 #define PROV_REPORT_H
 
 #include "buf.h"
+#include "fixresult.h"
 #include "model.h"
+#include "triage.h"
 
 /*
  * Report writers: read the crash model, write into a buffer. They never
  * print; the command layer writes the buffer to stdout.
  */
+/* Output formats (--format); each command accepts some of them. */
+enum prov_format {
+	PROV_FORMAT_TEXT,
+	PROV_FORMAT_MARKDOWN,
+	PROV_FORMAT_JSON,
+	PROV_FORMAT_TABLE,	/* query: aligned columns */
+	PROV_FORMAT_CSV,	/* query */
+};
+
 enum prov_report_flags {
 	PROV_REPORT_ALL_THREADS = 1 << 0,	/* text/markdown: every thread, not only the crashing one */
 	PROV_REPORT_REGISTERS = 1 << 1,	/* text: registers of the crashing thread */
@@ -42,5 +53,55 @@ char *prov_report_fix_how(const struct prov_fix_status *x);
 
 int prov_report_text(struct prov_buf *out, const struct prov_crash *c, unsigned int flags);
 int prov_report_markdown(struct prov_buf *out, const struct prov_crash *c, unsigned int flags);
+
+/*
+ * resolve's output for its n inputs (crashes[i] NULL where an input
+ * failed). JSON: one report object, or an array of them with several
+ * inputs (nothing at all for one input that failed). Text and Markdown: a
+ * report per input, or with `same_crash` one line naming the inputs and
+ * the report of the first; then the crash store's notes ("INPUT: what the
+ * store knew" lines; JSON leaves them to the caller, for stderr).
+ */
+int prov_report_resolve(struct prov_buf *out, struct prov_crash *const *crashes, size_t n,
+			int same_crash, const struct prov_buf *store_notes,
+			enum prov_format format, unsigned int flags);
+
+/*
+ * fixcheck's answer (fixresult.h): JSON, an array of one object per fix
+ * (fixcheck's contract); text, one line per fix: "YES <fix> is in <rev>
+ * (first in tag T): <how>", "PARTIAL ..." or "NO ...; upgrade to ...".
+ */
+int prov_report_fixcheck(struct prov_buf *out, const struct prov_fixcheck *r,
+			 enum prov_format format);
+
+/* env: what the mappings say of an installed package (origin). */
+struct prov_env_map {
+	const char *component;	/* its upstream component, or NULL */
+	const char *repo;	/* the component's repository, or NULL */
+	char *ref;	/* the mapping's ref for its version, or NULL */
+	int derived;	/* repo from the package's metadata (origin->upstream_url) */
+	const char *commit_is;	/* "exact" / "approximate" when a commit is shown */
+	const char *found_by;	/* how a commit from the mapping was found */
+	int literal;	/* ref came from a template without placeholders */
+	int names;	/* ref names the version (prov_ref_names_version) */
+};
+
+/*
+ * env's list of installed packages v[0..n) (map[i] for v[i]): text, a
+ * table (COMPONENT, VERSION, GIT HASH, FOUND BY); Markdown, a table;
+ * JSON, {"schema", "components": [...]}.
+ */
+int prov_report_env(struct prov_buf *out, const struct prov_origin *const *v,
+		    const struct prov_env_map *map, size_t n, enum prov_format format);
+
+/*
+ * triage's groups (triage.h): text or Markdown (largest group first: count,
+ * hosts, first and last seen, top frames, component versions, share; with
+ * runs > 0 the repro rate), or JSON. Stored reports come from other
+ * machines: for text and Markdown the strings of `t` are made safe in place
+ * first (control characters, and '`' '|' in Markdown, become '?').
+ */
+int prov_report_triage(struct prov_buf *out, struct prov_triage *t, int64_t runs,
+		       enum prov_format format);
 
 #endif

@@ -439,30 +439,30 @@ int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o
 	unsigned i;
 	int error = 0;
 
-	if ((error = prov_fetch_config_size(&max, o->config, "fetch.maxsize", PROV_FETCH_DEFAULT_MAX_SIZE)) < 0 ||
-	    (error = config_uint(&timeout, o->config, "fetch.timeout", 600, 86400 * 7)) < 0 ||
-	    (error = config_uint(&connect_timeout, o->config, "fetch.connecttimeout", 30, 3600)) < 0 ||
-	    (error = config_uint(&retries, o->config, "fetch.retries", 3, MAX_RETRIES)) < 0 ||
-	    (error = config_uint(&delay, o->config, "fetch.retrydelayms", 1000, MAX_DELAY_MS)) < 0 ||
-	    (error = config_uint(&stall, o->config, "fetch.stalltimeout", 60, 86400)) < 0)
+	if ((error = prov_fetch_config_size(&max, o->ctx->config, "fetch.maxsize", PROV_FETCH_DEFAULT_MAX_SIZE)) < 0 ||
+	    (error = config_uint(&timeout, o->ctx->config, "fetch.timeout", 600, 86400 * 7)) < 0 ||
+	    (error = config_uint(&connect_timeout, o->ctx->config, "fetch.connecttimeout", 30, 3600)) < 0 ||
+	    (error = config_uint(&retries, o->ctx->config, "fetch.retries", 3, MAX_RETRIES)) < 0 ||
+	    (error = config_uint(&delay, o->ctx->config, "fetch.retrydelayms", 1000, MAX_DELAY_MS)) < 0 ||
+	    (error = config_uint(&stall, o->ctx->config, "fetch.stalltimeout", 60, 86400)) < 0)
 		return error;
 
-	real_url = o->config ? prov_config_rewrite_url(o->config, url) : prov_xstrdup(url);
+	real_url = o->ctx->config ? prov_config_rewrite_url(o->ctx->config, url) : prov_xstrdup(url);
 	if (!prov_fetch_url_ok(real_url)) {
 		error = prov_error_set(PROV_EINPUT, "cannot download '%s': only http, https and file URLs are supported",
 				       real_url);
 		goto cleanup;
 	}
-	path = prov_fetch_cache_path(o->cache_dir, url);
+	path = prov_fetch_cache_path(o->ctx->cache_dir, url);
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
 		goto done;
 	/* --offline forbids the network, not the disk: file:// is still read. */
-	if (o->offline && strncasecmp(real_url, "file://", 7)) {
+	if (o->ctx->offline && strncasecmp(real_url, "file://", 7)) {
 		error = prov_error_set(PROV_ENOTFOUND, "'%s' is not in the cache and downloads are off (--offline)",
 				       url);
 		goto cleanup;
 	}
-	dir = prov_cachedir_path(o->cache_dir, PROV_CACHEDIR_DOWNLOADS);
+	dir = prov_cachedir_path(o->ctx->cache_dir, PROV_CACHEDIR_DOWNLOADS);
 	if ((error = prov_mkdir_p(dir, 0755, 0)) < 0)
 		goto cleanup;
 	part = prov_xasprintf("%s.part", path);
@@ -506,7 +506,7 @@ int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o
 		enum attempt_result r;
 
 		if (!strncasecmp(real_url, "file://", 7)) {
-			if ((error = copy_local(&x, real_url, url, o->config)) < 0) {
+			if ((error = copy_local(&x, real_url, url, o->ctx->config)) < 0) {
 				unlink(part);
 				goto cleanup;
 			}

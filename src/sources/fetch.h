@@ -4,6 +4,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "context.h"
 
 /*
  * Downloads with libcurl into the cache: <cache_dir>/downloads/<64 hex of
@@ -21,9 +22,9 @@
  *   url.<base>.insteadOf  applied to the URL before downloading
  */
 struct prov_fetch_opts {
-	const struct prov_config *config;	/* may be NULL */
-	const char *cache_dir;
-	int offline;	/* no network: a cached complete file, a file:// URL, or PROV_ENOTFOUND */
+	/* config (may be NULL), cache_dir, offline (no network: a cached
+	 * complete file, a file:// URL, or PROV_ENOTFOUND) */
+	const struct prov_ctx *ctx;
 };
 
 #define PROV_FETCH_DEFAULT_MAX_SIZE ((uint64_t)2 << 30)

@@ -620,7 +620,7 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 				       url ? url : "");
 		goto cleanup;
 	}
-	fetch_url = opts && opts->config ? prov_config_rewrite_url(opts->config, url) : prov_xstrdup(url);
+	fetch_url = opts && opts->ctx && opts->ctx->config ? prov_config_rewrite_url(opts->ctx->config, url) : prov_xstrdup(url);
 	if (!prov_url_scheme_ok(fetch_url)) {
 		error = prov_error_set(PROV_EINPUT, "'%s' (from '%s' by url.insteadOf) is not an https, http, ssh, git or file URL or a local path",
 				       fetch_url, url);
@@ -645,15 +645,15 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 	git_repository_free(repo);
 	repo = NULL;
 
-	if (!opts || !opts->cache_dir) {
+	if (!opts || !opts->ctx || !opts->ctx->cache_dir) {
 		error = prov_error_set(PROV_ERROR, "no cache directory for a mirror of '%s'", url);
 		goto cleanup;
 	}
-	mirror = prov_sources_mirror_path(opts->cache_dir, url);
+	mirror = prov_sources_mirror_path(opts->ctx->cache_dir, url);
 	r->path = prov_xstrdup(mirror);
 	/* --offline forbids the network, not the disk: a file:// upstream
 	 * (air-gapped mirrors, tests) is still fetched */
-	if (opts->offline && !lp) {
+	if (opts->ctx->offline && !lp) {
 		if (stat(mirror, &st) < 0 || git_repository_open_bare(&repo, mirror) < 0) {
 			error = prov_error_set(PROV_ENOTFOUND, "no mirror of '%s' in the cache (offline)", url);
 			goto cleanup;
@@ -662,7 +662,7 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 		repo = NULL;
 		goto done;
 	}
-	dir = prov_cachedir_path(opts->cache_dir, PROV_CACHEDIR_MIRRORS);
+	dir = prov_cachedir_path(opts->ctx->cache_dir, PROV_CACHEDIR_MIRRORS);
 	if ((error = prov_mkdir_p(dir, 0755, 0)) < 0)
 		goto cleanup;
 	lockpath = prov_xasprintf("%s.lock", mirror);
@@ -697,7 +697,7 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 			goto have;
 		/* a mirror that cannot be refreshed (network down) is still usable as it is */
 		if (bounded_fetch(mirror, fetch_url, url, wants, nwants, all_heads,
-				  opts->config) < 0) {
+				  opts->ctx->config) < 0) {
 			prov_warn("%s; using the mirror as it is", prov_error_last());
 			r->stale = 1;
 			r->fetch_error = prov_xstrdup(prov_error_last());
@@ -723,7 +723,7 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 	}
 	git_repository_free(repo);
 	repo = NULL;
-	if ((error = bounded_fetch(tmp, fetch_url, url, wants, nwants, all_heads, opts->config)) < 0)
+	if ((error = bounded_fetch(tmp, fetch_url, url, wants, nwants, all_heads, opts->ctx->config)) < 0)
 		goto cleanup;
 	if (rename(tmp, mirror) < 0) {
 		error = prov_error_set(PROV_ERROR, "cannot rename '%s': %s", tmp, strerror(errno));

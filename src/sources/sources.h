@@ -5,6 +5,7 @@
 
 #include "buf.h"
 #include "config.h"
+#include "context.h"
 #include "model.h"
 
 /*
@@ -16,9 +17,10 @@
 struct prov_repo;
 
 struct prov_sources_opts {
-	const struct prov_config *config;	/* insteadOf, fetch.* */
-	const char *cache_dir;	/* mirrors go in <cache_dir>/mirrors */
-	int offline;	/* never fetch; a missing mirror is PROV_ENOTFOUND */
+	/* config (insteadOf, fetch.*), cache_dir (mirrors go in
+	 * <cache_dir>/mirrors), offline (never fetch; a missing mirror is
+	 * PROV_ENOTFOUND) */
+	const struct prov_ctx *ctx;
 };
 
 /*

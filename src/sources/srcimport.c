@@ -645,7 +645,7 @@ static int limits_from_config(struct import_state *st, const struct prov_config 
 
 static int fetch(char **out, const char *url, const struct prov_srcimport_opts *o, uint64_t *ms)
 {
-	struct prov_fetch_opts fo = { o->config, o->cache_dir, o->offline };
+	struct prov_fetch_opts fo = { o->ctx };
 	uint64_t t0 = prov_now_ms();
 	int error = prov_fetch_file(out, url, &fo);
 
@@ -710,10 +710,10 @@ int prov_srcimport_archive(char **out_repo, char **out_commit, const char *url,
 	int error, empty = 0;
 
 	prov_git_init_once();
-	if ((error = limits_from_config(&st, o->config)) < 0)
+	if ((error = limits_from_config(&st, o->ctx->config)) < 0)
 		goto cleanup;
 	{
-		char *real = o->config ? prov_config_rewrite_url(o->config, url) : prov_xstrdup(url);
+		char *real = o->ctx->config ? prov_config_rewrite_url(o->ctx->config, url) : prov_xstrdup(url);
 		int ok = prov_fetch_url_ok(real);
 
 		free(real);
@@ -723,7 +723,7 @@ int prov_srcimport_archive(char **out_repo, char **out_commit, const char *url,
 		}
 	}
 	name = archive_repo_name(url);
-	if ((error = import_repo_open(&ir, o->cache_dir, name)) < 0)
+	if ((error = import_repo_open(&ir, o->ctx->cache_dir, name)) < 0)
 		goto cleanup;
 	if (ref_lookup(&hex, NULL, ir.repo, "refs/imports/archive") == 0) {
 		stats.cached = 1;
@@ -735,13 +735,13 @@ int prov_srcimport_archive(char **out_repo, char **out_commit, const char *url,
 	st.repo = ir.repo;
 	if ((error = import_file(root, &st, file, url)) < 0) {
 		if (error == PROV_EINPUT)
-			prov_fetch_forget(o->cache_dir, url);
+			prov_fetch_forget(o->ctx->cache_dir, url);
 		goto cleanup;
 	}
 	if ((error = tnode_write(&tree_oid, &empty, ir.repo, strip_top(root))) < 0)
 		goto cleanup;
 	if (empty) {
-		prov_fetch_forget(o->cache_dir, url);
+		prov_fetch_forget(o->ctx->cache_dir, url);
 		error = prov_error_set(PROV_EINPUT, "archive '%s' holds no files", url);
 		goto cleanup;
 	}
@@ -1794,7 +1794,7 @@ static int fetch_dsc(char **out_path, char **out_url, const char *base, const ch
 	}
 	if (error == PROV_ENOTFOUND)
 		error = prov_error_set(PROV_ENOTFOUND, "no %s_%s.dsc under '%.*s'%s", source, fv, (int)blen, base,
-				       o->offline ? " in the cache (--offline)" : "");
+				       o->ctx->offline ? " in the cache (--offline)" : "");
 	return error;
 }
 
@@ -1855,11 +1855,11 @@ int prov_srcimport_debian(char **out_repo, char **out_commit, int *out_npatches,
 		error = prov_error_set(PROV_EINPUT, "'%s' is not a Debian version", version);
 		goto cleanup;
 	}
-	if ((error = limits_from_config(&st, o->config)) < 0 ||
+	if ((error = limits_from_config(&st, o->ctx->config)) < 0 ||
 	    (error = version_refname(&refname, source, version)) < 0)
 		goto cleanup;
 	name = prov_xasprintf("debian-%s", source);
-	if ((error = import_repo_open(&ir, o->cache_dir, name)) < 0)
+	if ((error = import_repo_open(&ir, o->ctx->cache_dir, name)) < 0)
 		goto cleanup;
 	if (ref_lookup(&hex, &npatches, ir.repo, refname) == 0) {
 		stats.cached = 1;
@@ -1870,11 +1870,11 @@ int prov_srcimport_debian(char **out_repo, char **out_commit, int *out_npatches,
 	    (error = prov_read_file(&text, dsc_path, PROV_SRCIMPORT_MAX_DSC)) < 0)
 		goto cleanup;
 	if ((error = dsc_parse(&d, text.buf, text.len, dsc_url)) < 0) {
-		prov_fetch_forget(o->cache_dir, dsc_url);
+		prov_fetch_forget(o->ctx->cache_dir, dsc_url);
 		goto cleanup;
 	}
 	if (strcmp(d.source, source) || strcmp(d.version, version)) {
-		prov_fetch_forget(o->cache_dir, dsc_url);
+		prov_fetch_forget(o->ctx->cache_dir, dsc_url);
 		error = prov_error_set(PROV_EINPUT, "'%s' describes %s %s, not %s %s", dsc_url, d.source,
 				       d.version, source, version);
 		goto cleanup;
@@ -1899,7 +1899,7 @@ int prov_srcimport_debian(char **out_repo, char **out_commit, int *out_npatches,
 		if (error < 0)
 			goto cleanup;
 		if (size != f->size || strcmp(got, f->sha256)) {
-			prov_fetch_forget(o->cache_dir, f->url);
+			prov_fetch_forget(o->ctx->cache_dir, f->url);
 			if (size != f->size)
 				error = prov_error_set(PROV_EINPUT, "size mismatch for '%s' from '%s': the .dsc says %llu bytes, got %llu",
 						       f->name, f->url, (unsigned long long)f->size,
@@ -1931,7 +1931,7 @@ int prov_srcimport_debian(char **out_repo, char **out_commit, int *out_npatches,
 			if (error < 0) {
 				tnode_free(t);
 				if (error == PROV_EINPUT)
-					prov_fetch_forget(o->cache_dir, d.files[i].url);
+					prov_fetch_forget(o->ctx->cache_dir, d.files[i].url);
 				goto cleanup;
 			}
 			/* Keep the stripped directory's contents as the root. */
@@ -1963,7 +1963,7 @@ int prov_srcimport_debian(char **out_repo, char **out_commit, int *out_npatches,
 			if (error < 0) {
 				tnode_free(t);
 				if (error == PROV_EINPUT)
-					prov_fetch_forget(o->cache_dir, d.files[i].url);
+					prov_fetch_forget(o->ctx->cache_dir, d.files[i].url);
 				goto cleanup;
 			}
 			top = strip_top(t);
@@ -2007,7 +2007,7 @@ int prov_srcimport_debian(char **out_repo, char **out_commit, int *out_npatches,
 			error = import_file(deb, &st, d.files[i].path, d.files[i].url);
 			if (error < 0) {
 				if (error == PROV_EINPUT)
-					prov_fetch_forget(o->cache_dir, d.files[i].url);
+					prov_fetch_forget(o->ctx->cache_dir, d.files[i].url);
 				goto cleanup;
 			}
 			have_debian = 1;

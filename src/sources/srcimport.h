@@ -5,6 +5,7 @@
 
 #include "buf.h"
 #include "config.h"
+#include "context.h"
 
 /*
  * Sources that are not git repositories (docs/source-packages.md): release
@@ -46,9 +47,10 @@ struct prov_srcimport_stats {
 };
 
 struct prov_srcimport_opts {
-	const struct prov_config *config;	/* url.<base>.insteadOf, fetch.*, import.*; may be NULL */
-	const char *cache_dir;	/* downloads in <cache>/downloads, imports in <cache>/imports */
-	int offline;	/* never download: use what the cache has; missing -> PROV_ENOTFOUND */
+	/* config (url.<base>.insteadOf, fetch.*, import.*; may be NULL),
+	 * cache_dir (downloads in <cache>/downloads, imports in <cache>/imports),
+	 * offline (never download: use what the cache has; missing -> PROV_ENOTFOUND) */
+	const struct prov_ctx *ctx;
 	struct prov_srcimport_stats *stats;	/* filled when not NULL */
 };
 

@@ -1254,9 +1254,7 @@ int prov_suspects_find(struct prov_crash *c, const struct prov_suspects_opts *op
 		g->frs[g->nfrs].line = f->line;
 		g->nfrs++;
 	}
-	so.config = opts->config;
-	so.cache_dir = opts->cache_dir;
-	so.offline = opts->offline;
+	so.ctx = opts->ctx;
 	for (i = 0; i < ng; i++) {
 		struct prov_repo *repo = NULL;
 		char **heads = NULL;
@@ -1318,7 +1316,7 @@ int prov_suspects_find(struct prov_crash *c, const struct prov_suspects_opts *op
 		free(c->suspects_fixcheck);
 		c->suspects_fixcheck = prov_xasprintf("provenance fixcheck %.12s --repo %s --at %.12s%s",
 						      c->suspects[first].commit, repo,
-						      top->commit, opts->offline ? " --offline" : "");
+						      top->commit, opts->ctx->offline ? " --offline" : "");
 		free(repo);
 	}
 	for (i = 0; i < ng; i++) {

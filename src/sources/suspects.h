@@ -6,6 +6,7 @@
 
 #include "cache.h"
 #include "config.h"
+#include "context.h"
 #include "model.h"
 #include "sources.h"
 
@@ -25,9 +26,7 @@
 #define PROV_SUSPECTS_SHOWN 10	/* in the Markdown and text reports */
 
 struct prov_suspects_opts {
-	const struct prov_config *config;
-	const char *cache_dir;
-	int offline;
+	const struct prov_ctx *ctx;	/* config, cache_dir, offline */
 	struct prov_cache *cache;	/* results per (commit, path, ranges); may be NULL */
 };
 

@@ -13,6 +13,7 @@ struct prov_ctx {
 	const char *cache_opt;	/* --cache DIR, or NULL */
 	char *cache_dir;	/* resolved: --cache, $PROVENANCE_CACHE, $XDG_CACHE_HOME/provenance */
 	int verbose;
+	int offline;	/* --offline: never touch the network (the cache and the disk only) */
 };
 
 #endif

@@ -12,7 +12,7 @@ resolvers/ and checks:
             node) and none between folders;
   layers    no folder includes a header of a layer above it, nor of a peer:
             the order is the Makefile's LAYERS (bottom first); core and text
-            are peers, report and pipeline are peers. Every include must also
+            are peers. Every include must also
             be one the folder's INC_<layer> in the Makefile allows, and every
             INC_<layer> must allow only its own layer and those below it;
   docs      comments and docs name only files of this repository: no
@@ -30,7 +30,7 @@ import re
 import sys
 
 # Peers: the same height, neither may include the other (docs/HACKING.md).
-PEERS = [{"core", "text"}, {"report", "pipeline"}]
+PEERS = [{"core", "text"}]
 CODE_DIRS = ["src", "cache", "resolvers"]
 DOC_PLACES = ["src", "cache", "resolvers", "docs", "README.md"]
 DOC_EXEMPT = {"docs/benchmarks.md"}	# may name the team's external corpus

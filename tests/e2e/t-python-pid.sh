@@ -64,6 +64,42 @@ rc=$?
 check_match "$(cat "$T/last.out")" "\| #[0-9]+ \(Python\) \| \`level2\` \|" "Markdown call chain with Python frames"
 kill -0 $PID || fail "the process died"
 
+# one analyze stage: resolve --pid disassembles as analyze --pid does (the
+# threads are parked in the same wait: the same instructions, or the same
+# reason why there are none)
+"$PROVENANCE" resolve --pid $PID --offline --format json >"$T/resolve.json" 2>"$T/last.err"
+rc=$?
+[ $rc = 0 ] || [ $rc = 1 ] || { cat "$T/last.err"; fail "resolve --pid --format json: exit $rc"; }
+python3 - "$T/live.json" "$T/resolve.json" <<'PY' || fail "resolve --pid and analyze --pid disassemble differently"
+import json, sys
+a, r = (json.load(open(p)) for p in sys.argv[1:3])
+da = (a["instructions"], a["instructions_note"])
+dr = (r["instructions"], r["instructions_note"])
+if not da[0] and not da[1]:
+    sys.exit("analyze --pid: neither instructions nor a note why there are none")
+if da != dr:
+    sys.exit("analyze --pid: %r\nresolve --pid: %r" % (da, dr))
+print("ok: the same disassembly from analyze --pid and resolve --pid: %r" % (da,))
+PY
+kill -0 $PID || fail "the process died"
+
+# analyze --pid sets debuginfod up as resolve --pid does: its client cache
+# under the provenance cache, not ~/.cache (a closed port: no network). A
+# stripped sleep(1) makes libdwfl ask debuginfod for its debug info.
+sleep 60 &
+SLEEP=$!
+mkdir -p "$T/dh"
+env -u XDG_CACHE_HOME -u DEBUGINFOD_CACHE_PATH HOME="$T/dh" PROVENANCE_CACHE="$T/dc" \
+	DEBUGINFOD_URLS=http://127.0.0.1:1/ "$PROVENANCE" analyze --pid $SLEEP >/dev/null 2>&1
+kill $SLEEP
+[ ! -e "$T/dh/.cache/debuginfod_client" ] || fail "analyze --pid: debuginfod kept its files in ~/.cache"
+if [ -d "$T/dc/debuginfod" ]; then
+	echo "ok: analyze --pid: debuginfod's cache under the provenance cache"
+else
+	echo "note: no module needed debuginfod here: its cache location not checked"
+fi
+kill -0 $PID || fail "the process died"
+
 # a process that cannot be attached: one line, exit 2
 if [ "$(id -u)" = 0 ]; then
 	check_exit 2 "analyze --pid as another user" -- setpriv --reuid=65534 --regid=65534 --clear-groups \

@@ -111,7 +111,8 @@ static void test_fetch_file_url(void **state)
 	char *cache = prov_xasprintf("%s/cache", tmpdir);
 	char *src = prov_xasprintf("%s/release.tar.gz", tmpdir);
 	char *url = prov_xasprintf("file://%s", src);
-	struct prov_fetch_opts o = { cfg, cache, 0 };
+	struct prov_ctx ctx = { .config = cfg, .cache_dir = cache };
+	struct prov_fetch_opts o = { &ctx };
 	struct prov_buf b = PROV_BUF_INIT;
 	char *out = NULL, *out2 = NULL, *part;
 
@@ -161,7 +162,7 @@ static void test_fetch_file_url(void **state)
 
 	/* cached: the source may go away, offline too */
 	unlink(src);
-	o.offline = 1;
+	ctx.offline = 1;
 	assert_ok(prov_fetch_file(&out2, url, &o));
 	assert_string_equal(out, out2);
 	free(out2);
@@ -170,7 +171,7 @@ static void test_fetch_file_url(void **state)
 	/* forgotten: the file is gone (file:// is read even offline: it is not the network) */
 	prov_fetch_forget(cache, url);
 	assert_int_equal(prov_fetch_file(&out2, url, &o), PROV_ENOTFOUND);
-	o.offline = 0;
+	ctx.offline = 0;
 	assert_int_equal(prov_fetch_file(&out2, url, &o), PROV_ENOTFOUND);
 	assert_null(out2);
 
@@ -188,7 +189,8 @@ static void test_fetch_rules(void **state)
 	char *cache = prov_xasprintf("%s/cache2", tmpdir);
 	char *src = prov_xasprintf("%s/big", tmpdir);
 	char *rule, *out = NULL;
-	struct prov_fetch_opts o = { cfg, cache, 0 };
+	struct prov_ctx ctx = { .config = cfg, .cache_dir = cache };
+	struct prov_fetch_opts o = { &ctx };
 	uint64_t n;
 
 	(void)state;
@@ -218,14 +220,14 @@ static void test_fetch_rules(void **state)
 	assert_false(prov_fetch_url_ok("gopher://x"));
 
 	/* offline: no network, but file:// is read */
-	o.offline = 1;
+	ctx.offline = 1;
 	assert_int_equal(prov_fetch_file(&out, "http://127.0.0.1:9/x.tar.gz", &o), PROV_ENOTFOUND);
 	assert_non_null(strstr(prov_error_last(), "--offline"));
 	prov_fetch_forget(cache, "https://releases.example.invalid/big");
 	assert_ok(prov_fetch_file(&out, "https://releases.example.invalid/big", &o));
 	free(out);
 	out = NULL;
-	o.offline = 0;
+	ctx.offline = 0;
 
 	/* sizes */
 	prov_config_set(cfg, "a.b", "64k");

@@ -211,7 +211,8 @@ static void test_mirror_path(void **state)
 static void test_open_rejects(void **state)
 {
 	struct prov_repo *r = NULL;
-	struct prov_sources_opts o = { NULL, tmpdir, 1 };
+	struct prov_ctx ctx = { .cache_dir = tmpdir, .offline = 1 };
+	struct prov_sources_opts o = { &ctx };
 
 	(void)state;
 	assert_int_equal(prov_sources_open(&r, "/etc", NULL, 0, 0, &o), PROV_EINPUT);
@@ -249,6 +250,7 @@ static struct prov_crash *crash_with_frame(void)
 static void test_components(void **state)
 {
 	struct prov_components_ctx ctx = { 0 };
+	struct prov_ctx run = { 0 };
 	struct prov_crash *c;
 	const char *files[2] = { NULL, NULL };
 	char *map, *want;
@@ -263,7 +265,8 @@ static void test_components(void **state)
 			    "\\trepo = %s/up\\n\\tref = v9\\n\\tref = v2\\n' > '%s'", tmpdir, map), 0);
 	files[0] = map;
 	ctx.mapping_files = files;
-	ctx.cache_dir = tmpdir;
+	run.cache_dir = tmpdir;
+	ctx.ctx = &run;
 	ctx.context = 1;
 	c = crash_with_frame();
 	assert_ok(prov_components_resolve(c, &partial, &ctx));

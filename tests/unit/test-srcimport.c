@@ -194,13 +194,14 @@ static void test_archive_flat_scaling(void **state)
 {
 	struct prov_config *cfg = prov_config_new();
 	struct prov_srcimport_stats stats;
-	struct prov_srcimport_opts o = { cfg, NULL, 0, &stats };
+	struct prov_ctx ctx = { .config = cfg };
+	struct prov_srcimport_opts o = { &ctx, &stats };
 	char *cache = prov_xasprintf("%s/cache-flat", tmpdir);
 	uint64_t t0, t1, t2;
 
 	(void)state;
 	prov_config_set(cfg, "sources.localDirs", tmpdir);
-	o.cache_dir = cache;
+	ctx.cache_dir = cache;
 	t0 = import_flat(10, &o);
 	t1 = import_flat(6000, &o);
 	t2 = import_flat(12000, &o);
@@ -217,7 +218,8 @@ static void test_archive_vs_git(void **state)
 {
 	struct prov_config *cfg = prov_config_new();
 	struct prov_srcimport_stats stats;
-	struct prov_srcimport_opts o = { cfg, NULL, 0, &stats };
+	struct prov_ctx ctx = { .config = cfg };
+	struct prov_srcimport_opts o = { &ctx, &stats };
 
 	prov_config_set(cfg, "sources.localDirs", tmpdir);	/* file:// only below it */
 	char *cache = prov_xasprintf("%s/cache", tmpdir), *url, *want, *got;
@@ -226,7 +228,7 @@ static void test_archive_vs_git(void **state)
 	int i;
 
 	(void)state;
-	o.cache_dir = cache;
+	ctx.cache_dir = cache;
 	assert_int_equal(sh("set -e; d='%s/src/proj-2.1'; mkdir -p \"$d/lib/deep/er\" \"$d/empty\";"
 			    "printf 'int main(void)\\n{\\n\\treturn 0;\\n}\\n' > \"$d/main.c\";"
 			    "printf '#!/bin/sh\\necho hi\\n' > \"$d/run.sh\"; chmod +x \"$d/run.sh\";"
@@ -287,7 +289,8 @@ static void test_debian_pN_vs_gnu_patch(void **state)
 {
 	struct prov_config *cfg = prov_config_new();
 	struct prov_srcimport_stats stats;
-	struct prov_srcimport_opts o = { cfg, NULL, 0, &stats };
+	struct prov_ctx ctx = { .config = cfg };
+	struct prov_srcimport_opts o = { &ctx, &stats };
 
 	prov_config_set(cfg, "sources.localDirs", tmpdir);	/* file:// only below it */
 	char *cache = prov_xasprintf("%s/cache-deb", tmpdir), *base, *want, *got;
@@ -295,7 +298,7 @@ static void test_debian_pN_vs_gnu_patch(void **state)
 	int n = -1;
 
 	(void)state;
-	o.cache_dir = cache;
+	ctx.cache_dir = cache;
 	assert_int_equal(sh("set -e; cd '%s'; mkdir -p deb/bar-3.2/src deb/d/debian/patches deb/d/debian/source;"
 			    "cd deb; printf 'a\\nb\\nc\\nd\\n' > bar-3.2/src/x.c; printf 'keep\\n' > bar-3.2/README;"
 			    "tar czf bar_3.2.orig.tar.gz bar-3.2;"
@@ -421,14 +424,15 @@ static void test_debian_series_scaling(void **state)
 {
 	struct prov_config *cfg = prov_config_new();
 	struct prov_srcimport_stats stats;
-	struct prov_srcimport_opts o = { cfg, NULL, 0, &stats };
+	struct prov_ctx ctx = { .config = cfg };
+	struct prov_srcimport_opts o = { &ctx, &stats };
 	char *cache = prov_xasprintf("%s/cache-series", tmpdir);
 	uint64_t t0, t1, t2, t3;
 	int rc;
 
 	(void)state;
 	prov_config_set(cfg, "sources.localDirs", tmpdir);
-	o.cache_dir = cache;
+	ctx.cache_dir = cache;
 	/* within the bounds: every patch applied (checked with git) */
 	t0 = import_series(&rc, 300000, 10, 0, &o);
 	assert_ok(rc);

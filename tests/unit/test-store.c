@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "signature.h"
 #include "store.h"
 #include "error.h"
 #include "util.h"
@@ -59,6 +60,39 @@ static void test_signature(void **state)
 	free(sig);
 	assert_null(prov_store_signature_of("{\"schema\":\"other\"}", 19));
 	assert_null(prov_store_signature_of("[1,", 3));
+}
+
+/* The same crash as report_a as a model: resolve's signature is the store's. */
+static void test_signature_model(void **state)
+{
+	static const char *const names[] = { "f0", NULL, "f1", "f2", "f3", "f4", "f5" };
+	struct prov_crash *c = prov_crash_new(PROV_INPUT_CORE, "core.1");
+	struct prov_thread *t;
+	char *sig;
+	size_t i;
+
+	(void)state;
+	t = prov_crash_add_thread(c);
+	prov_thread_add_frame(t)->function = prov_xstrdup("idle");
+	t = prov_crash_add_thread(c);
+	t->crashed = 1;
+	c->has_crashed_thread = 1;
+	c->crashed_thread = 1;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		prov_thread_add_frame(t)->function = prov_xstrdup_or_null(names[i]);
+	c->has_signal = 1;
+	c->signal.number = 11;
+	sig = prov_crash_signature(c);
+	assert_string_equal(sig, "11|f0|f1|f2|f3|f4");
+	free(sig);
+	/* no signal, no crashing thread: "0" and nothing else */
+	c->has_signal = 0;
+	c->has_crashed_thread = 0;
+	c->threads[1].crashed = 0;
+	sig = prov_crash_signature(c);
+	assert_string_equal(sig, "0");
+	free(sig);
+	prov_crash_free(c);
 }
 
 static int count_rows(size_t ncols, const char *const *names, const char *const *values,
@@ -119,6 +153,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_time),
 		cmocka_unit_test(test_signature),
+		cmocka_unit_test(test_signature_model),
 		cmocka_unit_test(test_add_and_query),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -236,7 +236,8 @@ static char tmpdir[] = "/tmp/prov-test-upstream.XXXXXX";
 
 static void test_tag_match(void **state)
 {
-	struct prov_sources_opts so = { NULL, NULL, 1 };
+	struct prov_ctx ctx = { .offline = 1 };
+	struct prov_sources_opts so = { &ctx };
 	struct prov_repo *repo = NULL;
 	char **v = NULL, *tag = NULL, *commit = NULL, *cmd, *want;
 	size_t n = 0;
