@@ -51,8 +51,8 @@ expect "an include of a peer (core -> text)" \
 
 fresh
 add_include src/report/report-json.c pipeline.h
-expect "an include of a peer (report -> pipeline)" \
-	"src/report/report-json.c: includes src/pipeline/pipeline.h, a peer"
+expect "an include that goes up (report -> pipeline)" \
+	"src/report/report-json.c: includes src/pipeline/pipeline.h, a higher layer"
 
 fresh
 add_include src/fix/backport.c mapping.h
