@@ -133,6 +133,7 @@ LIB_OBJS += src/util/cachedir.o
 LIB_OBJS += src/model/model.o
 LIB_OBJS += src/model/patterns.o
 LIB_OBJS += src/model/buildpath.o
+LIB_OBJS += src/model/hang.o
 
 # cache: the only code that talks to SQLite.
 LIB_OBJS += cache/cache.o
@@ -202,6 +203,7 @@ LIB_OBJS += src/fix/fixstatus.o
 LIB_OBJS += src/report/report-json.o
 LIB_OBJS += src/report/report-text.o
 LIB_OBJS += src/report/report-md.o
+LIB_OBJS += src/report/report-hang.o
 
 # pipeline: input to model, every stage, in one place.
 LIB_OBJS += src/pipeline/pipeline.o
