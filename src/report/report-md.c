@@ -564,7 +564,7 @@ static int report_markdown_body(struct prov_buf *b, const struct prov_crash *c, 
 				c->format && strcmp(c->format, "process") == 0 ? "a live process, read through ptrace"
 				: "a core taken from a live process (gcore)");
 		prov_report_hang_markdown(b, c);
-		other_threads(b, c, NULL, flags);
+		other_threads(b, c, NULL, flags | PROV_REPORT_ALL_THREADS);	/* a hang needs every stack */
 		environment(b, c);
 		prov_buf_rtrim(b);
 		return prov_buf_putc(b, '\n');
