@@ -50,6 +50,7 @@ check_hang() {	# check_hang JSON WHAT
 check_exit 0 "analyze the gcore core" -- "$PROVENANCE" analyze "$T/abba.core" --format json
 cp "$T/last.out" "$T/core.json"
 check_hang "$T/core.json" "gcore"
+python3 "$TOP/tests/e2e/check-schema.py" "$TOP/docs/schema/report.schema.json" "$T/core.json" || fail "schema"
 check_exit 0 "analyze --pid" -- "$PROVENANCE" analyze --pid "$PID" --format json
 cp "$T/last.out" "$T/pid.json"
 check_hang "$T/pid.json" "--pid"
