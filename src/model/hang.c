@@ -138,7 +138,7 @@ static const char *base_name(const char *path)
 }
 
 enum wait_kind {
-	W_NONE, W_GIL, W_PY_QUEUE, W_PY_JOIN, W_PY_WAIT, W_PY_LOCK, W_MUTEX, W_CONDVAR,
+	W_NONE, W_GIL, W_PY_QUEUE, W_PY_JOIN, W_PY_WAIT, W_PY_EVENT, W_PY_LOCK, W_MUTEX, W_CONDVAR,
 	W_JOIN, W_BARRIER, W_SEM, W_SLEEP, W_IO, W_FUTEX,
 };
 
@@ -171,20 +171,29 @@ static const char *const futex_fns[] = { "__futex_abstimed_wait_common",
 	"__futex_abstimed_wait_common64", "__GI___futex_abstimed_wait_cancelable64",
 	"__futex_abstimed_wait_cancelable64", "futex_wait", "syscall", NULL };
 
-/* What a Python frame says the thread waits for: queue.get, Thread.join ... */
+/*
+ * What a Python frame says the thread waits for: queue.get, Thread.join ...
+ * Python 3.11+ names frames by qualified name ("Queue.get"), older ones by
+ * the bare function name; the file tells the module.
+ */
 static enum wait_kind python_wait(const struct prov_frame *f)
 {
-	const char *file = base_name(f->file);
+	const char *file = base_name(f->file), *fn = f->function, *dot;
 
-	if (!f->function || !file)
+	if (!fn || !file)
 		return W_NONE;
-	if (strcmp(file, "queue.py") == 0 && strcmp(f->function, "get") == 0)
+	dot = strrchr(fn, '.');
+	if (dot)
+		fn = dot + 1;
+	if (strcmp(file, "queue.py") == 0 && strcmp(fn, "get") == 0)
 		return W_PY_QUEUE;
 	if (strcmp(file, "threading.py") != 0)
 		return W_NONE;
-	if (strcmp(f->function, "join") == 0 || strcmp(f->function, "_wait_for_tstate_lock") == 0)
+	if (strcmp(fn, "join") == 0 || strcmp(fn, "_wait_for_tstate_lock") == 0)
 		return W_PY_JOIN;
-	if (strcmp(f->function, "wait") == 0)
+	if (strcmp(fn, "wait") == 0 && strncmp(f->function, "Event.", 6) == 0)
+		return W_PY_EVENT;
+	if (strcmp(fn, "wait") == 0 || strcmp(fn, "wait_for") == 0)
 		return W_PY_WAIT;
 	return W_NONE;
 }
@@ -300,7 +309,8 @@ static void find_waits(struct prov_hang *h, const struct prov_crash *c, prov_han
 		       void *arg)
 {
 	static const char *const kind_names[] = { "", "gil", "python-queue-get",
-		"python-thread-join", "python-condition-wait", "python-lock-acquire", "mutex",
+		"python-thread-join", "python-condition-wait", "python-event-wait",
+		"python-lock-acquire", "mutex",
 		"condvar", "join", "barrier", "semaphore", "sleep", "io", "futex" };
 	size_t i, alloc = 0, gil = c->nthreads;
 	int64_t owner = 0;

@@ -78,8 +78,24 @@ py=$(command -v python3) || { echo "no python3: Python part not run"; exit 0; }
 start pyabba "$py" "$F/abba.py"
 check_exit 0 "analyze --pid (Python)" -- "$PROVENANCE" analyze --pid "$PID" --format json
 cp "$T/last.out" "$T/py.json"
-lwps=$(ls /proc/"$PID"/task | grep -v "^$PID\$" | sort -n | tr '\n' ' ')
-check_eq "$(json_get "$T/py.json" '" ".join(str(t) for t in sorted(d["hang"]["groups"][0]["threads"])) + " "')" "$lwps" "both workers in one group"
-check_eq "$(json_get "$T/py.json" '[[w["on"], w["owner"]] for w in d["hang"]["waits"] if w["thread"] != '"$PID"']')" \
-	'[["python-lock-acquire", null], ["python-lock-acquire", null]]' "both wait on Lock.acquire, owner unknown"
+# truth: each thread's name (prctl in the script) from /proc, not from provenance
+for tid in $(ls /proc/"$PID"/task); do
+	echo "$tid $(cat /proc/"$PID"/task/"$tid"/comm)"
+done | sort -n >"$T/comm.txt"
+cat "$T/comm.txt"
+abba=$(awk '$2 == "abba" {printf "%s ", $1}' "$T/comm.txt")
+check_eq "$(json_get "$T/py.json" '" ".join(str(t) for t in sorted(d["hang"]["groups"][0]["threads"])) + " "')" "$abba" "both ABBA workers in one group"
+for tid in $abba; do
+	check_eq "$(json_get "$T/py.json" '[[w["on"], w["owner"]] for w in d["hang"]["waits"] if w["thread"] == '"$tid"']')" \
+		'[["python-lock-acquire", null]]' "thread $tid waits on Lock.acquire, owner unknown"
+done
+want() {	# want NAME KIND
+	local tid
+	tid=$(awk -v n="$1" '$2 == n {print $1}' "$T/comm.txt")
+	check_eq "$(json_get "$T/py.json" '[w["on"] for w in d["hang"]["waits"] if w["thread"] == '"$tid"']')" "[\"$2\"]" "thread $1 ($tid) waits on $2"
+}
+want getter python-queue-get
+want event python-event-wait
+want main python-thread-join
+check_eq "$(json_get "$T/py.json" 'd["hang"]["deadlocks"]')" "[]" "no deadlock claimed without Lock owners"
 exit 0
