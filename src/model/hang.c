@@ -74,30 +74,73 @@ static int group_cmp(const void *pa, const void *pb)
 	return a->threads[0] < b->threads[0] ? -1 : a->threads[0] > b->threads[0];
 }
 
+/* FNV-1a over the function sequence: threads are compared within a hash only */
+static uint64_t stack_hash(const struct prov_thread *t)
+{
+	uint64_t h = 1469598103934665603ull;
+	const char *p;
+	size_t i;
+
+	for (i = 0; i < t->nframes; i++) {
+		for (p = t->frames[i].function ? t->frames[i].function : "?"; *p; p++)
+			h = (h ^ (unsigned char)*p) * 1099511628211ull;
+		h = (h ^ 0xff) * 1099511628211ull;
+	}
+	return h;
+}
+
+struct hashed {
+	uint64_t hash;
+	size_t thread;
+};
+
+static int hashed_cmp(const void *pa, const void *pb)
+{
+	const struct hashed *a = pa, *b = pb;
+
+	if (a->hash != b->hash)
+		return a->hash < b->hash ? -1 : 1;
+	return a->thread < b->thread ? -1 : a->thread > b->thread;
+}
+
+/*
+ * Groups of identical stacks in O(n log n): threads sorted by stack hash,
+ * each run of one hash split by real comparison (collisions stay apart).
+ */
 static void group_threads(struct prov_hang *h, const struct prov_crash *c)
 {
-	size_t i, g, alloc = 0;
+	struct hashed *v = prov_xcalloc(c->nthreads ? c->nthreads : 1, sizeof(*v));
+	size_t i, g, run, alloc = 0;
 
 	for (i = 0; i < c->nthreads; i++) {
-		for (g = 0; g < h->ngroups; g++)
-			if (same_stack(&c->threads[h->groups[g].threads[0]], &c->threads[i]))
-				break;
-		if (g == h->ngroups) {
-			PROV_ALLOC_GROW(h->groups, h->ngroups + 1, alloc);
-			memset(&h->groups[h->ngroups], 0, sizeof(h->groups[0]));
-			h->groups[h->ngroups].threads = prov_xcalloc(1, sizeof(size_t));
-			h->groups[h->ngroups].threads[0] = i;
-			h->groups[h->ngroups].nthreads = 1;
-			h->ngroups++;
-		} else {
-			struct prov_hang_group *gr = &h->groups[g];
+		v[i].hash = stack_hash(&c->threads[i]);
+		v[i].thread = i;
+	}
+	qsort(v, c->nthreads, sizeof(*v), hashed_cmp);
+	for (run = 0; run < c->nthreads; run = i) {
+		size_t first_group = h->ngroups;
 
-			gr->threads = prov_xrealloc(gr->threads, (gr->nthreads + 1) * sizeof(size_t));
-			gr->threads[gr->nthreads++] = i;
+		for (i = run; i < c->nthreads && v[i].hash == v[run].hash; i++) {
+			const struct prov_thread *t = &c->threads[v[i].thread];
+
+			for (g = first_group; g < h->ngroups; g++)
+				if (same_stack(&c->threads[h->groups[g].threads[0]], t))
+					break;
+			if (g == h->ngroups) {
+				PROV_ALLOC_GROW(h->groups, h->ngroups + 1, alloc);
+				memset(&h->groups[h->ngroups], 0, sizeof(h->groups[0]));
+				h->groups[h->ngroups].threads = prov_xcalloc(1, sizeof(size_t));
+				h->ngroups++;
+			} else {
+				h->groups[g].threads = prov_xrealloc(h->groups[g].threads,
+					(h->groups[g].nthreads + 1) * sizeof(size_t));
+			}
+			h->groups[g].threads[h->groups[g].nthreads++] = v[i].thread;
 		}
 	}
 	if (h->ngroups > 1)
 		qsort(h->groups, h->ngroups, sizeof(*h->groups), group_cmp);
+	free(v);
 }
 
 static int reg_value(const struct prov_thread *t, const char *name, uint64_t *v)
@@ -270,14 +313,42 @@ static enum wait_kind thread_wait(const struct prov_thread *t, const char **io)
 	return py;
 }
 
-static int thread_with_tid(const struct prov_crash *c, int64_t tid)
+/* Threads by tid, sorted: owners are looked up by bsearch (16384 threads). */
+struct tid_ix {
+	int64_t tid;
+	size_t thread;
+};
+
+static int tid_cmp(const void *pa, const void *pb)
 {
+	const struct tid_ix *a = pa, *b = pb;
+
+	return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+static struct tid_ix *tid_index(const struct prov_crash *c, size_t *n)
+{
+	struct tid_ix *v = prov_xcalloc(c->nthreads ? c->nthreads : 1, sizeof(*v));
 	size_t i;
 
+	*n = 0;
 	for (i = 0; i < c->nthreads; i++)
-		if (c->threads[i].has_tid && c->threads[i].tid == tid)
-			return 1;
-	return 0;
+		if (c->threads[i].has_tid) {
+			v[*n].tid = c->threads[i].tid;
+			v[(*n)++].thread = i;
+		}
+	qsort(v, *n, sizeof(*v), tid_cmp);
+	return v;
+}
+
+/* The index of the thread with `tid`, or nthreads. */
+static size_t thread_of_tid(const struct prov_crash *c, const struct tid_ix *ix, size_t n,
+			    int64_t tid)
+{
+	struct tid_ix key = { tid, 0 };
+	const struct tid_ix *hit = n ? bsearch(&key, ix, n, sizeof(*ix), tid_cmp) : NULL;
+
+	return hit ? hit->thread : c->nthreads;
 }
 
 static void add_wait(struct prov_hang *h, size_t *alloc, size_t thread, char *on,
@@ -294,19 +365,19 @@ static void add_wait(struct prov_hang *h, size_t *alloc, size_t thread, char *on
 }
 
 /* A tid stored as an int32 at addr, when it names a thread of the process. */
-static int read_tid(const struct prov_crash *c, prov_hang_read_fn mem, void *arg,
-		    uint64_t addr, int64_t *tid)
+static int read_tid(const struct prov_crash *c, const struct tid_ix *ix, size_t nix,
+		    prov_hang_read_fn mem, void *arg, uint64_t addr, int64_t *tid)
 {
 	int32_t v;
 
 	if (!mem || mem(arg, addr, &v, sizeof(v)) != 0 || v <= 0)
 		return 0;
 	*tid = v & 0x3fffffff;	/* FUTEX_WAITERS / FUTEX_OWNER_DIED bits of robust mutexes */
-	return thread_with_tid(c, *tid);
+	return thread_of_tid(c, ix, nix, *tid) < c->nthreads;
 }
 
-static void find_waits(struct prov_hang *h, const struct prov_crash *c, prov_hang_read_fn mem,
-		       void *arg)
+static void find_waits(struct prov_hang *h, const struct prov_crash *c, const struct tid_ix *ix,
+		       size_t nix, prov_hang_read_fn mem, void *arg)
 {
 	static const char *const kind_names[] = { "", "gil", "python-queue-get",
 		"python-thread-join", "python-condition-wait", "python-event-wait",
@@ -330,10 +401,10 @@ static void find_waits(struct prov_hang *h, const struct prov_crash *c, prov_han
 			continue;
 		if (k == W_MUTEX && has_word) {
 			on = prov_xasprintf("mutex 0x%" PRIx64, word);
-			has_owner = read_tid(c, mem, arg, word + MUTEX_OWNER_OFFSET, &owner);
+			has_owner = read_tid(c, ix, nix, mem, arg, word + MUTEX_OWNER_OFFSET, &owner);
 		} else if (k == W_JOIN && has_word) {
 			/* the joined thread's tid field: the kernel clears it at exit */
-			has_owner = read_tid(c, mem, arg, word, &owner);
+			has_owner = read_tid(c, ix, nix, mem, arg, word, &owner);
 			on = prov_xstrdup("join");
 		} else if (k == W_GIL) {
 			has_owner = gil < c->nthreads && gil != i && c->threads[gil].has_tid;
@@ -353,7 +424,8 @@ static void find_waits(struct prov_hang *h, const struct prov_crash *c, prov_han
 }
 
 /* The wait-for graph's cycles: every thread waits for at most one owner. */
-static void find_cycles(struct prov_hang *h, const struct prov_crash *c)
+static void find_cycles(struct prov_hang *h, const struct prov_crash *c, const struct tid_ix *ix,
+			size_t nix)
 {
 	size_t n = c->nthreads, i, k, len, alloc = 0, start, lo;
 	size_t *next = prov_xcalloc(n ? n : 1, sizeof(*next));
@@ -361,15 +433,9 @@ static void find_cycles(struct prov_hang *h, const struct prov_crash *c)
 
 	for (i = 0; i < n; i++)
 		next[i] = n;
-	for (i = 0; i < h->nwaits; i++) {
-		const struct prov_hang_wait *w = &h->waits[i];
-
-		for (k = 0; w->has_owner && k < n; k++)
-			if (c->threads[k].has_tid && c->threads[k].tid == w->owner) {
-				next[w->thread] = k;
-				break;
-			}
-	}
+	for (i = 0; i < h->nwaits; i++)
+		if (h->waits[i].has_owner)
+			next[h->waits[i].thread] = thread_of_tid(c, ix, nix, h->waits[i].owner);
 	for (i = 0; i < n; i++) {
 		size_t v = i;
 
@@ -401,11 +467,15 @@ static void find_cycles(struct prov_hang *h, const struct prov_crash *c)
 void prov_hang_analyze(struct prov_crash *c, prov_hang_read_fn mem, void *arg)
 {
 	struct prov_hang *h;
+	struct tid_ix *ix;
+	size_t nix;
 
 	prov_hang_free(c->hang);
 	h = prov_xcalloc(1, sizeof(*h));
+	ix = tid_index(c, &nix);
 	group_threads(h, c);
-	find_waits(h, c, mem, arg);
-	find_cycles(h, c);
+	find_waits(h, c, ix, nix, mem, arg);
+	find_cycles(h, c, ix, nix);
+	free(ix);
 	c->hang = h;
 }
