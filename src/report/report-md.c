@@ -115,7 +115,7 @@ static void other_threads(struct prov_buf *b, const struct prov_crash *c, const 
 				others == 1 ? "" : "s");
 		return;
 	}
-	prov_buf_puts(b, "### Other threads\n\n");
+	prov_buf_puts(b, crashed || !c->snapshot ? "### Other threads\n\n" : "### Threads\n\n");
 	for (i = 0; i < c->nthreads; i++) {
 		const struct prov_thread *t = &c->threads[i];
 
