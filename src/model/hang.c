@@ -182,7 +182,7 @@ static const char *base_name(const char *path)
 
 enum wait_kind {
 	W_NONE, W_GIL, W_PY_QUEUE, W_PY_JOIN, W_PY_WAIT, W_PY_EVENT, W_PY_LOCK, W_MUTEX, W_CONDVAR,
-	W_JOIN, W_BARRIER, W_SEM, W_SLEEP, W_IO, W_FUTEX,
+	W_JOIN, W_BARRIER, W_SEM, W_RWLOCK, W_SLEEP, W_IO, W_FUTEX,
 };
 
 static const char *const gil_fns[] = { "take_gil", NULL };
@@ -202,6 +202,11 @@ static const char *const barrier_fns[] = { "pthread_barrier_wait", "___pthread_b
 	NULL };
 static const char *const sem_fns[] = { "sem_wait", "__new_sem_wait_slow64", "sem_timedwait",
 	"sem_clockwait", "__new_sem_wait", NULL };
+static const char *const rwlock_fns[] = { "pthread_rwlock_rdlock", "pthread_rwlock_wrlock",
+	"___pthread_rwlock_rdlock", "___pthread_rwlock_wrlock", "__pthread_rwlock_rdlock",
+	"__pthread_rwlock_wrlock", "__pthread_rwlock_rdlock_full64", "__pthread_rwlock_wrlock_full64",
+	"__pthread_rwlock_rdlock_full", "__pthread_rwlock_wrlock_full", "pthread_rwlock_timedrdlock",
+	"pthread_rwlock_timedwrlock", "pthread_rwlock_clockrdlock", "pthread_rwlock_clockwrlock", NULL };
 static const char *const sleep_fns[] = { "nanosleep", "__nanosleep", "clock_nanosleep",
 	"__clock_nanosleep", "__GI___clock_nanosleep", "sleep", "usleep", "pause", NULL };
 static const char *const io_fns[] = { "read", "__libc_read", "__GI___libc_read", "recv",
@@ -259,6 +264,8 @@ static enum wait_kind native_wait(const struct prov_frame *f)
 		return W_BARRIER;
 	if (name_is(fn, sem_fns))
 		return W_SEM;
+	if (name_is(fn, rwlock_fns))
+		return W_RWLOCK;
 	if (name_is(fn, sleep_fns))
 		return W_SLEEP;
 	if (name_is(fn, io_fns))
@@ -382,7 +389,7 @@ static void find_waits(struct prov_hang *h, const struct prov_crash *c, const st
 	static const char *const kind_names[] = { "", "gil", "python-queue-get",
 		"python-thread-join", "python-condition-wait", "python-event-wait",
 		"python-lock-acquire", "mutex",
-		"condvar", "join", "barrier", "semaphore", "sleep", "io", "futex" };
+		"condvar", "join", "barrier", "semaphore", "rwlock", "sleep", "io", "futex" };
 	size_t i, alloc = 0, gil = c->nthreads;
 	int64_t owner = 0;
 	uint64_t word = 0;

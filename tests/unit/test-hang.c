@@ -71,6 +71,8 @@ static const char *const mutex_a[] = { "__lll_lock_wait", "___pthread_mutex_lock
 static const char *const mutex_b[] = { "__lll_lock_wait", "___pthread_mutex_lock", "b", "start_thread", NULL };
 static const char *const idle[] = { "__futex_abstimed_wait_common", "__pthread_cond_wait_common",
 	"___pthread_cond_wait", "worker", "start_thread", NULL };
+static const char *const rwlock[] = { "__futex_abstimed_wait_common", "__pthread_rwlock_rdlock_full64",
+	"___pthread_rwlock_rdlock", "reader", "start_thread", NULL };
 static const char *const joiner[] = { "__futex_abstimed_wait_common", "__pthread_clockjoin_ex",
 	"main", NULL };
 
@@ -98,9 +100,10 @@ static void test_three_way_deadlock(void **state)
 	thread(c, 105, idle, 1, 0x6000);
 	thread(c, 106, idle, 1, 0x6000);
 	thread(c, 107, idle, 0, 0);
+	thread(c, 108, rwlock, 1, 0x8008);
 	prov_hang_analyze(c, fake_read, NULL);
 
-	assert_int_equal(c->hang->ngroups, 4);
+	assert_int_equal(c->hang->ngroups, 5);
 	assert_int_equal(c->hang->groups[0].nthreads, 3);	/* idle workers first */
 	assert_int_equal(prov_hang_tid(c, c->hang->groups[0].threads[0]), 105);
 	assert_int_equal(c->hang->groups[1].nthreads, 2);	/* a: 101, 103 */
@@ -121,6 +124,11 @@ static void test_three_way_deadlock(void **state)
 	w = wait_of(c, 107);
 	assert_non_null(w);
 	assert_string_equal(w->on, "condvar");
+	assert_false(w->has_owner);
+
+	w = wait_of(c, 108);
+	assert_non_null(w);
+	assert_string_equal(w->on, "rwlock");
 	assert_false(w->has_owner);
 
 	assert_int_equal(c->hang->ncycles, 1);
