@@ -138,6 +138,7 @@ LIB_OBJS += src/model/signature.o
 LIB_OBJS += src/model/fixresult.o
 LIB_OBJS += src/model/patterns.o
 LIB_OBJS += src/model/buildpath.o
+LIB_OBJS += src/model/hang.o
 
 # cache: the only code that talks to SQLite.
 LIB_OBJS += cache/cache.o
@@ -211,6 +212,7 @@ LIB_OBJS += src/report/report-resolve.o
 LIB_OBJS += src/report/report-fixcheck.o
 LIB_OBJS += src/report/report-env.o
 LIB_OBJS += src/report/report-triage.o
+LIB_OBJS += src/report/report-hang.o
 
 # pipeline: input to model, every stage, in one place.
 LIB_OBJS += src/pipeline/pipeline.o

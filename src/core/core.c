@@ -26,6 +26,7 @@
 #include "core.h"
 #include "corevars.h"
 #include "core-python.h"
+#include "hang.h"
 #include "ptrace-stop.h"
 #include "dbgbudget.h"
 #include "error.h"
@@ -2230,6 +2231,9 @@ static void finish_analysis(struct core_ctx *x)
 	dwfl_getmodules(x->dwfl, debug_file_cb, x, 0);
 	if (x->c->nmodules > 1)
 		qsort(x->c->modules, x->c->nmodules, sizeof(*x->c->modules), module_cmp);
+	/* a snapshot is a hang until shown otherwise: who waits for whom */
+	if (x->c->snapshot)
+		prov_hang_analyze(x->c, core_mem_read, x);
 }
 
 static char *core_debuginfo_path;	/* NULL: libdwfl's default */
@@ -2446,6 +2450,7 @@ int prov_core_analyze_pid(struct prov_crash **out, pid_t pid, const struct prov_
 	}
 	x.c = prov_crash_new(PROV_INPUT_CORE, name);
 	x.c->format = prov_xstrdup("process");
+	x.c->snapshot = 1;	/* a live process: nothing crashed */
 	x.c->has_process = 1;
 	x.c->process.has_pid = 1;
 	x.c->process.pid = pid;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "hang.h"
 #include "util.h"
 #include "banned.h"
 
@@ -237,6 +238,7 @@ void prov_crash_free(struct prov_crash *c)
 	free(c->suspects_note);
 	free(c->suspects_fixcheck);
 	free(c->threads_note);
+	prov_hang_free(c->hang);
 	free(c);
 }
 

@@ -271,6 +271,33 @@ struct prov_insn {
 	int current;	/* the faulting instruction */
 };
 
+/*
+ * Hang analysis of a snapshot (gcore core, --pid; src/model/hang.c): threads
+ * grouped by identical stacks, what each blocked thread waits on, the owner
+ * when it can be read (a mutex's __owner, the GIL holder, a joined thread),
+ * and the cycles of the wait-for graph (deadlocks).
+ */
+struct prov_hang_group {
+	size_t *threads;	/* indexes into crash->threads, in thread order */
+	size_t nthreads;
+};
+
+struct prov_hang_wait {
+	size_t thread;	/* index into crash->threads */
+	char *on;	/* "mutex 0x55…", "condvar", "join", "gil", "python-lock" ... */
+	int has_owner;
+	int64_t owner;	/* tid */
+};
+
+struct prov_hang {
+	struct prov_hang_group *groups;	/* largest first */
+	size_t ngroups;
+	struct prov_hang_wait *waits;
+	size_t nwaits;
+	int64_t **cycles;	/* each a list of tids, the lowest first */
+	size_t *cycle_len, ncycles;
+};
+
 struct prov_crash {
 	char *input_path;
 	enum prov_input_kind kind;
@@ -337,6 +364,7 @@ struct prov_crash {
 	char **unparsed;
 	size_t nunparsed;
 	char *threads_note;	/* core: why some threads' frames were cut short (the total cap), or NULL */
+	struct prov_hang *hang;	/* snapshots only (hang.h), else NULL */
 };
 
 #define PROV_MAX_UNPARSED 10

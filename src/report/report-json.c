@@ -429,6 +429,7 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 		prov_json_null(j);
 	}
 
+	prov_report_hang_json(j, c);
 	prov_json_key(j, "threads");
 	prov_json_begin_array(j);
 	for (i = 0; i < c->nthreads; i++)

@@ -115,7 +115,7 @@ static void other_threads(struct prov_buf *b, const struct prov_crash *c, const 
 				others == 1 ? "" : "s");
 		return;
 	}
-	prov_buf_puts(b, "### Other threads\n\n");
+	prov_buf_puts(b, crashed || !c->snapshot ? "### Other threads\n\n" : "### Threads\n\n");
 	for (i = 0; i < c->nthreads; i++) {
 		const struct prov_thread *t = &c->threads[i];
 
@@ -554,7 +554,10 @@ static int report_markdown_body(struct prov_buf *b, const struct prov_crash *c, 
 
 	if (!t && c->nthreads)
 		t = &c->threads[0];
-	prov_buf_printf(b, "## %s: `%s`\n\n", c->kind == PROV_INPUT_CORE ? "Coredump Analysis" : "Crash Analysis",
+	if (c->snapshot)
+		t = NULL;	/* nothing crashed: no crashing thread, no crash site */
+	prov_buf_printf(b, "## %s: `%s`\n\n", c->snapshot ? "Snapshot Analysis" :
+			c->kind == PROV_INPUT_CORE ? "Coredump Analysis" : "Crash Analysis",
 			c->input_path ? c->input_path : "-");
 	{
 		struct prov_buf cav = PROV_BUF_INIT;
@@ -580,6 +583,16 @@ static int report_markdown_body(struct prov_buf *b, const struct prov_crash *c, 
 			prov_buf_puts(b, "\n");
 		}
 		prov_buf_puts(b, "\n");
+	}
+	if (c->snapshot) {
+		prov_buf_printf(b, "**Snapshot:** %s; no thread crashed\n\n",
+				c->format && strcmp(c->format, "process") == 0 ? "a live process, read through ptrace"
+				: "a core taken from a live process (gcore)");
+		prov_report_hang_markdown(b, c);
+		other_threads(b, c, NULL, flags | PROV_REPORT_ALL_THREADS);	/* a hang needs every stack */
+		environment(b, c);
+		prov_buf_rtrim(b);
+		return prov_buf_putc(b, '\n');
 	}
 	if (!c->has_signal && c->headline && c->headline->text) {
 		/* no signal: the tool's own words are the crash (compute-sanitizer) */
@@ -610,9 +623,7 @@ static int report_markdown_body(struct prov_buf *b, const struct prov_crash *c, 
 		prov_buf_release(&k);
 	}
 	prov_buf_puts(b, "  \n**Crashing thread:** ");
-	if (c->snapshot) {
-		prov_buf_puts(b, "none (snapshot of a live process)");
-	} else if (t) {
+	if (t) {
 		prov_buf_puts(b, "Thread");
 		if (t->has_tid)
 			prov_buf_printf(b, " %" PRId64, t->tid);

@@ -205,8 +205,10 @@ void prov_report_caveats(struct prov_buf *b, const struct prov_crash *c, const c
 				"threads whose stack is missing could not be unwound, and no crash "
 				"pattern is derived from what is missing\n", prefix);
 	if (c->snapshot)
-		prov_buf_printf(b, "%sSNAPSHOT: the core was taken from a live process (gcore); "
-				"no thread crashed\n", prefix);
+		prov_buf_printf(b, "%sSNAPSHOT: %s; no thread crashed\n", prefix,
+				c->format && strcmp(c->format, "process") == 0 ?
+				"a live process, read through ptrace" :
+				"the core was taken from a live process (gcore)");
 	for (i = 0; i < c->nmodules; i++) {
 		const struct prov_module *m = &c->modules[i];
 		int dup = 0;
@@ -319,7 +321,7 @@ static int report_text_body(struct prov_buf *b, const struct prov_crash *c, unsi
 		prov_report_kernel_line(b, c, "  ");
 	}
 	if (c->snapshot)
-		prov_buf_puts(b, "snapshot: no crashing thread\n");
+		prov_buf_puts(b, "snapshot: no thread crashed\n");
 	if (crashed) {
 		prov_buf_puts(b, "crashing thread:");
 		if (crashed->has_tid)
@@ -344,6 +346,7 @@ static int report_text_body(struct prov_buf *b, const struct prov_crash *c, unsi
 	prov_buf_printf(b, "threads: %zu, modules: %zu\n\n", c->nthreads, c->nmodules);
 	if (c->threads_note)
 		prov_buf_printf(b, "note: %s\n\n", c->threads_note);
+	prov_report_hang_text(b, c);
 
 	if (crashed) {
 		thread_block(b, crashed, flags);

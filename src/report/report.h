@@ -51,6 +51,15 @@ void prov_report_caveats(struct prov_buf *b, const struct prov_crash *c, const c
 /* How a --fix is in (or what to do): "as cherry-pick 1234abcd5678", ... Caller frees. */
 char *prov_report_fix_how(const struct prov_fix_status *x);
 
+/*
+ * A snapshot's hang analysis (report-hang.c): thread groups, waits, deadlocks.
+ * Text: plain lines; Markdown: a "### Hang analysis" section; JSON: the
+ * top-level "hang" key (null when the input is no snapshot).
+ */
+void prov_report_hang_text(struct prov_buf *b, const struct prov_crash *c);
+void prov_report_hang_markdown(struct prov_buf *b, const struct prov_crash *c);
+void prov_report_hang_json(struct prov_json *j, const struct prov_crash *c);
+
 int prov_report_text(struct prov_buf *out, const struct prov_crash *c, unsigned int flags);
 int prov_report_markdown(struct prov_buf *out, const struct prov_crash *c, unsigned int flags);
 
