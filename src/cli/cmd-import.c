@@ -324,7 +324,7 @@ int cmd_import(int argc, char **argv, struct prov_ctx *g)
 		goto cleanup;
 	}
 	fprintf(stderr, "imported %zu report%s (%zu already in the store%s) into %s\n", im.added,
-		im.added == 1 ? "" : "s", im.dup, im.bad ? ", some bad: see above" : "", store_path);
+		im.added == 1 ? "" : "s", im.dup, im.bad ? ", some bad: see above" : "", prov_store_name(im.store));
 	code = im.bad ? PROV_EXIT_INPUT : 0;
 cleanup:
 	prov_store_free(im.store);
