@@ -207,8 +207,9 @@ static int take_option(struct resolve_args *a, int opt, int argc, char **argv)
 	case OPT_STORE:
 		a->opts.store = 1;
 		a->opts.store_path = optarg;
-		/* "--store x.sqlite" (no '='): a store, never an input to resolve */
-		if (!optarg && optind < argc && prov_ends_with(argv[optind], ".sqlite"))
+		/* "--store x.sqlite" or "--store URL" (no '='): a store, never an input */
+		if (!optarg && optind < argc && (prov_ends_with(argv[optind], ".sqlite") ||
+						 prov_store_is_pg(argv[optind])))
 			a->opts.store_path = argv[optind++];
 		break;
 	case OPT_HOST:
