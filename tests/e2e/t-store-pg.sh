@@ -122,3 +122,18 @@ if grep -q s3cret "$T/last.err"; then fail "the password was printed"; fi
 pg_sql "UPDATE store_meta SET value = '99' WHERE key = 'schema'"
 check_exit 2 "a store from a newer provenance" -- "$PROVENANCE" triage --store "$PGURL"
 check_match "$(cat "$T/last.err")" "has schema 99; .*newer provenance" "newer schema refused"
+
+# ---- a SQLite store of the first format (schema 1: no summaries) ----
+cp "$T/store.sqlite" "$T/v1.sqlite"
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1])
+c.executescript("DROP TABLE signature_hosts; DROP TABLE signature_versions; PRAGMA user_version=1;"); c.close()' "$T/v1.sqlite"
+lite() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' "$T/v1.sqlite" "$1"; }
+check_exit 0 "triage of a schema-1 store (read as it is)" -- "$PROVENANCE" triage --store "$T/v1.sqlite" --format json
+check_eq "$(lite 'PRAGMA user_version')" 1 "a reader leaves schema 1 as it is (sqlite3)"
+check_exit 0 "import into a schema-1 store" -- "$PROVENANCE" import --store "$T/v1.sqlite" "$T/a.json"
+check_eq "$(lite 'PRAGMA user_version')" 2 "a writer upgrades it to schema 2 (sqlite3)"
+check_eq "$(lite 'SELECT sum(count) FROM signature_hosts')" "$(lite 'SELECT count(*) FROM crashes')" "the upgrade fills the summaries (sqlite3)"
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("PRAGMA user_version=3"); c.commit()' "$T/v1.sqlite"
+check_exit 2 "a SQLite store from a newer provenance" -- "$PROVENANCE" import --store "$T/v1.sqlite" "$T/a.json"
+check_eq "$(wc -l <"$T/last.err")" 1 "newer SQLite store: one line"
+check_match "$(cat "$T/last.err")" "has schema 3; .*newer provenance" "newer SQLite schema refused"
