@@ -26,6 +26,9 @@ struct store_pg {
 	char *name;
 	int readonly;
 	int in_tx;
+	int prepared;	/* the insert statements */
+	int64_t ids[256];	/* crash ids taken from the sequence, not yet used */
+	int nids;
 };
 
 #define PG_RETRIES 5
@@ -262,16 +265,82 @@ void store_pg_rollback(struct store_pg *s)
 
 /* ----------------------------------------------------------------- adding */
 
+/*
+ * A report is sent as one pipeline (libpq pipeline mode): BEGIN, the crash
+ * (ON CONFLICT (hash) DO NOTHING, with an id taken beforehand from the
+ * sequence), its frames, modules and components as arrays (one statement
+ * per table), the report, the summaries, COMMIT, then one sync: one round
+ * trip. Every statement after the crash's is guarded by the crash existing
+ * under that id, so a duplicate adds nothing anywhere.
+ */
+#define GUARD " WHERE EXISTS (SELECT 1 FROM crashes WHERE id = $1 AND hash = $2)"
 
-static PGresult *pg_params(struct store_pg *s, const char *sql, int n, const char *const *v)
+static const char ins_crash[] =
+	"INSERT INTO crashes(id, hash, signature, signal, signal_name, time, host, input,"
+	" context, patterns, executable, kind, added)"
+	" VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)"
+	" ON CONFLICT (hash) DO NOTHING RETURNING id";
+static const char ins_frames[] =
+	"INSERT INTO frames SELECT $1, * FROM unnest($3::bigint[], $4::bigint[], $5::bigint[],"
+	" $6::bigint[], $7::text[], $8::text[], $9::bigint[], $10::text[], $11::text[], $12::text[])"
+	GUARD;
+static const char ins_modules[] =
+	"INSERT INTO modules SELECT $1, * FROM unnest($3::text[], $4::text[], $5::text[],"
+	" $6::text[], $7::text[], $8::text[])" GUARD;
+static const char ins_components[] =
+	"INSERT INTO components SELECT $1, * FROM unnest($3::text[], $4::text[], $5::text[],"
+	" $6::text[])" GUARD;
+static const char ins_report[] = "INSERT INTO reports SELECT $1, $3" GUARD;
+
+/* A PostgreSQL array literal, one element at a time. */
+struct pg_array {
+	struct prov_buf b;
+};
+
+static void arr_add(struct pg_array *a, const char *v)
 {
-	Oid types[16];
-	int i;
+	const char *p;
 
-	/* $1 is a bigint (the crash id) where a statement says so; the rest text */
-	for (i = 0; i < n && i < 16; i++)
-		types[i] = 0;
-	return PQexecParams(s->conn, sql, n, types, v, NULL, NULL, 0);
+	prov_buf_putc(&a->b, a->b.len ? ',' : '{');
+	if (!v) {
+		prov_buf_puts(&a->b, "NULL");
+		return;
+	}
+	prov_buf_putc(&a->b, '"');
+	for (p = v; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			prov_buf_putc(&a->b, '\\');
+		prov_buf_putc(&a->b, *p);
+	}
+	prov_buf_putc(&a->b, '"');
+}
+
+static void arr_end(struct pg_array *a)
+{
+	if (!a->b.len)
+		prov_buf_putc(&a->b, '{');
+	prov_buf_putc(&a->b, '}');
+}
+
+static void arr_int(struct pg_array *a, const struct prov_jv *v)
+{
+	int64_t n;
+	char num[24];
+
+	if (store_jint(&n, v) < 0) {
+		arr_add(a, NULL);
+		return;
+	}
+	snprintf(num, sizeof(num), "%lld", (long long)n);
+	arr_add(a, num);
+}
+
+static void arr_size(struct pg_array *a, size_t n)
+{
+	char num[24];
+
+	snprintf(num, sizeof(num), "%zu", n);
+	arr_add(a, num);
 }
 
 static char *int_text(const struct prov_jv *v)
@@ -281,173 +350,263 @@ static char *int_text(const struct prov_jv *v)
 	return store_jint(&n, v) == 0 ? prov_xasprintf("%lld", (long long)n) : NULL;
 }
 
-static int pg_row(struct store_pg *s, const char *sql, int n, const char *const *v)
-{
-	PGresult *r = pg_params(s, sql, n, v);
+/* The rows of a report as array literals: frames 10, modules 6, components 4. */
+struct pg_rows {
+	struct pg_array f[10], m[6], c[4];
+};
 
-	if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK)
-		return retryable(r) ? (PQclear(r), 1) : pg_fail(s, r, "insert");
-	PQclear(r);
-	return 0;
-}
-
-static int pg_insert_rows(struct store_pg *s, const char *id, const struct prov_jv *r)
+static void rows_build(struct pg_rows *w, const struct prov_jv *r)
 {
 	const struct prov_jv *threads = store_jarray(r, "threads"), *mods = store_jarray(r, "modules");
 	const struct prov_jv *comps = store_jarray(r, "components");
 	size_t i, k;
-	int err = 0;
 
-	for (i = 0; threads && i < threads->n && !err; i++) {
+	for (i = 0; threads && i < threads->n; i++) {
 		const struct prov_jv *t = &threads->items[i], *frames = store_jarray(t, "frames");
 		const struct prov_jv *c = store_jget(t, "crashed");
 		int crashed = c && c->type == PROV_JV_BOOL && c->boolean;
-		char thread[24], *tid = int_text(store_jget(t, "tid"));
 
-		snprintf(thread, sizeof(thread), "%zu", i);
-		for (k = 0; frames && k < frames->n && !err; k++) {
+		for (k = 0; frames && k < frames->n; k++) {
 			const struct prov_jv *f = &frames->items[k];
 			const char *lang = store_jstr(f, "language");
-			char depth[24], *line = int_text(store_jget(f, "line"));
-			const char *v[11];
 
-			snprintf(depth, sizeof(depth), "%zu", k);
-			v[0] = id;
-			v[1] = thread;
-			v[2] = tid;
-			v[3] = crashed ? "1" : "0";
-			v[4] = depth;
-			v[5] = store_jstr(f, "function");
-			v[6] = store_jstr(f, "file");
-			v[7] = line;
-			v[8] = store_jstr(f, "module");
-			v[9] = store_jstr(f, "component");
-			v[10] = lang && !strcmp(lang, "python") ? "python" : "native";
-			err = pg_row(s, "INSERT INTO frames VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)",
-				     11, v);
-			free(line);
+			arr_size(&w->f[0], i);
+			arr_int(&w->f[1], store_jget(t, "tid"));
+			arr_add(&w->f[2], crashed ? "1" : "0");
+			arr_size(&w->f[3], k);
+			arr_add(&w->f[4], store_jstr(f, "function"));
+			arr_add(&w->f[5], store_jstr(f, "file"));
+			arr_int(&w->f[6], store_jget(f, "line"));
+			arr_add(&w->f[7], store_jstr(f, "module"));
+			arr_add(&w->f[8], store_jstr(f, "component"));
+			arr_add(&w->f[9], lang && !strcmp(lang, "python") ? "python" : "native");
 		}
-		free(tid);
 	}
-	for (i = 0; mods && i < mods->n && !err; i++) {
+	for (i = 0; mods && i < mods->n; i++) {
 		const struct prov_jv *m = &mods->items[i], *p = store_jget(m, "package");
-		const char *v[7] = { id, store_jstr(m, "path"), store_jstr(m, "build_id"),
-				     store_jstr(p, "kind"), store_jstr(p, "name"),
-				     store_jstr(p, "version"), store_jstr(m, "component") };
 
-		err = pg_row(s, "INSERT INTO modules VALUES($1,$2,$3,$4,$5,$6,$7)", 7, v);
+		arr_add(&w->m[0], store_jstr(m, "path"));
+		arr_add(&w->m[1], store_jstr(m, "build_id"));
+		arr_add(&w->m[2], store_jstr(p, "kind"));
+		arr_add(&w->m[3], store_jstr(p, "name"));
+		arr_add(&w->m[4], store_jstr(p, "version"));
+		arr_add(&w->m[5], store_jstr(m, "component"));
 	}
-	for (i = 0; comps && i < comps->n && !err; i++) {
+	for (i = 0; comps && i < comps->n; i++) {
 		const struct prov_jv *c = &comps->items[i];
-		const char *v[5] = { id, store_jstr(c, "name"), store_jstr(c, "version"),
-				     store_jstr(c, "commit"), store_jstr(c, "repo") };
 
-		if (!v[1])
+		if (!store_jstr(c, "name"))
 			continue;
-		err = pg_row(s, "INSERT INTO components VALUES($1,$2,$3,$4,$5)", 5, v);
+		arr_add(&w->c[0], store_jstr(c, "name"));
+		arr_add(&w->c[1], store_jstr(c, "version"));
+		arr_add(&w->c[2], store_jstr(c, "commit"));
+		arr_add(&w->c[3], store_jstr(c, "repo"));
+	}
+	for (i = 0; i < 10; i++)
+		arr_end(&w->f[i]);
+	for (i = 0; i < 6; i++)
+		arr_end(&w->m[i]);
+	for (i = 0; i < 4; i++)
+		arr_end(&w->c[i]);
+}
+
+static void rows_init(struct pg_rows *w)
+{
+	const struct prov_buf empty = PROV_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < 10; i++)
+		w->f[i].b = empty;
+	for (i = 0; i < 6; i++)
+		w->m[i].b = empty;
+	for (i = 0; i < 4; i++)
+		w->c[i].b = empty;
+}
+
+static void rows_release(struct pg_rows *w)
+{
+	size_t i;
+
+	for (i = 0; i < 10; i++)
+		prov_buf_release(&w->f[i].b);
+	for (i = 0; i < 6; i++)
+		prov_buf_release(&w->m[i].b);
+	for (i = 0; i < 4; i++)
+		prov_buf_release(&w->c[i].b);
+}
+
+/* The next crash id, from a block taken from the sequence (one round trip per 256). */
+static int next_id(int64_t *out, struct store_pg *s)
+{
+	PGresult *r;
+	int i;
+
+	if (s->nids == 0) {
+		r = PQexec(s->conn, "SELECT nextval(pg_get_serial_sequence('crashes', 'id'))"
+			   " FROM generate_series(1, 256)");
+		if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 256)
+			return pg_fail(s, r, "crash ids");
+		for (i = 0; i < 256; i++)
+			s->ids[255 - i] = strtoll(PQgetvalue(r, i, 0), NULL, 10);
+		s->nids = 256;
+		PQclear(r);
+	}
+	*out = s->ids[--s->nids];
+	return 0;
+}
+
+/* The insert statements, prepared once per connection (named by their first letter). */
+static int prepare_inserts(struct store_pg *s)
+{
+	/* text, text, text, bigint: the summaries' ?1..?4, some unused by a statement */
+	static const Oid summary_types[4] = { 25, 25, 25, 20 };
+	char *hsql = pg_sql(store_summary_hosts_sql), *vsql = pg_sql(store_summary_versions_sql);
+	const char *names[7] = { "c", "f", "m", "k", "r", "h", "v" };
+	const char *sqls[7] = { ins_crash, ins_frames, ins_modules, ins_components, ins_report,
+				hsql, vsql };
+	int i, err = 0;
+
+	for (i = 0; i < 7 && !err; i++) {
+		PGresult *r = PQprepare(s->conn, names[i], sqls[i], i >= 5 ? 4 : 0,
+					i >= 5 ? summary_types : NULL);
+
+		if (PQresultStatus(r) != PGRES_COMMAND_OK)
+			err = pg_fail(s, r, "prepare");
+		else
+			PQclear(r);
+	}
+	free(hsql);
+	free(vsql);
+	if (!err)
+		s->prepared = 1;
+	return err;
+}
+
+static int send(struct store_pg *s, const char *name, int n, const char *const *v)
+{
+	int ok = n ? PQsendQueryPrepared(s->conn, name, n, v, NULL, NULL, 0) :
+		     PQsendQueryParams(s->conn, name, 0, NULL, NULL, NULL, NULL, 0);
+
+	if (!ok)
+		return prov_error_set(PROV_ERROR, "store %s: %s", s->name, pg_msg(s->conn, NULL));
+	return 0;
+}
+
+/* Read a pipeline's results: 0, 1 (the crash was there), 2 (retry) or an error. */
+static int pipeline_results(struct store_pg *s, int nsent, int *inserted)
+{
+	int i, err = 0;
+	PGresult *r;
+
+	*inserted = 0;
+	for (i = 0; i < nsent; i++) {
+		while ((r = PQgetResult(s->conn))) {
+			ExecStatusType st = PQresultStatus(r);
+
+			if (i == 1 && st == PGRES_TUPLES_OK)
+				*inserted = PQntuples(r) == 1;
+			if (st == PGRES_FATAL_ERROR && !err)
+				err = retryable(r) ? 2 : prov_error_set(PROV_ERROR, "store %s: insert: %s",
+									s->name, pg_msg(s->conn, r));
+			PQclear(r);
+		}
+	}
+	/* the sync */
+	while ((r = PQgetResult(s->conn))) {
+		ExecStatusType st = PQresultStatus(r);
+
+		PQclear(r);
+		if (st == PGRES_PIPELINE_SYNC)
+			break;
 	}
 	return err;
 }
 
-/* One try: 0 added, 1 already there, 2 retry (a conflict between writers), <0 error. */
 static int pg_add_once(int64_t *out_id, struct store_pg *s, const struct prov_jv *r,
-		       const struct store_report *rep, const char *json)
+		       const struct store_report *rep, const char *json, struct pg_rows *w)
 {
 	const struct prov_jv *crash = store_jget(r, "crash"), *sig = store_jget(r, "signal");
-	char *signo = int_text(store_jget(sig, "number")), *hsql = NULL, *vsql = NULL;
-	const char *v[12];
-	PGresult *res = NULL;
-	char id[24];
-	int err;
+	char *signo = int_text(store_jget(sig, "number")), id[24];
+	const char *v[13];
+	int64_t newid = 0;
+	int err, nsent = 0, inserted = 0, i;
+	PGresult *res;
 
-	if ((err = pg_exec(s, "BEGIN")) < 0)
+	if ((!s->prepared && (err = prepare_inserts(s)) < 0) || (err = next_id(&newid, s)) < 0)
 		goto cleanup;
-	v[0] = rep->signature;
-	v[1] = signo;
-	v[2] = store_jstr(sig, "name");
-	v[3] = rep->time;
-	v[4] = rep->host;
-	v[5] = store_jstr(store_jget(r, "input"), "path");
-	v[6] = store_jstr(crash, "context");
-	v[7] = rep->patterns;
-	v[8] = store_jstr(store_jget(r, "process"), "executable");
-	v[9] = store_jstr(store_jget(r, "input"), "kind");
-	v[10] = rep->hash;
-	v[11] = rep->now;
-	res = pg_params(s, "INSERT INTO crashes(signature, signal, signal_name, time, host, input,"
-			" context, patterns, executable, kind, hash, added)"
-			" VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)"
-			" ON CONFLICT (hash) DO NOTHING RETURNING id", 12, v);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-		err = retryable(res) ? 2 : pg_fail(s, res, "insert crash");
-		if (err == 2)
-			PQclear(res);
-		res = NULL;
-		goto rollback;
+	snprintf(id, sizeof(id), "%lld", (long long)newid);
+	if (!PQenterPipelineMode(s->conn)) {
+		err = prov_error_set(PROV_ERROR, "store %s: %s", s->name, pg_msg(s->conn, NULL));
+		goto cleanup;
 	}
-	if (PQntuples(res) == 0) {
-		/* another writer (or an earlier run) stored it: find its id */
-		PQclear(res);
+	v[0] = id;
+	v[1] = rep->hash;
+	v[2] = rep->signature;
+	v[3] = signo;
+	v[4] = store_jstr(sig, "name");
+	v[5] = rep->time;
+	v[6] = rep->host;
+	v[7] = store_jstr(store_jget(r, "input"), "path");
+	v[8] = store_jstr(crash, "context");
+	v[9] = rep->patterns;
+	v[10] = store_jstr(store_jget(r, "process"), "executable");
+	v[11] = store_jstr(store_jget(r, "input"), "kind");
+	v[12] = rep->now;
+	if ((err = send(s, "BEGIN", 0, NULL)) < 0 || (nsent++, 0) ||
+	    (err = send(s, "c", 13, v)) < 0 || (nsent++, 0))
+		goto pipeline;
+	{
+		const char *fv[12], *mv[8], *cv[6], *rv[3] = { id, rep->hash, json };
+		const char *sv[4] = { rep->signature, rep->host, rep->time, id };
+
+		fv[0] = mv[0] = cv[0] = id;
+		fv[1] = mv[1] = cv[1] = rep->hash;
+		for (i = 0; i < 10; i++)
+			fv[2 + i] = w->f[i].b.buf;
+		for (i = 0; i < 6; i++)
+			mv[2 + i] = w->m[i].b.buf;
+		for (i = 0; i < 4; i++)
+			cv[2 + i] = w->c[i].b.buf;
+		if ((err = send(s, "f", 12, fv)) < 0 || (nsent++, 0) ||
+		    (err = send(s, "m", 8, mv)) < 0 || (nsent++, 0) ||
+		    (err = send(s, "k", 6, cv)) < 0 || (nsent++, 0) ||
+		    (err = send(s, "r", 3, rv)) < 0 || (nsent++, 0) ||
+		    (err = send(s, "h", 4, sv)) < 0 || (nsent++, 0) ||
+		    (err = send(s, "v", 4, sv)) < 0 || (nsent++, 0) ||
+		    (err = send(s, "COMMIT", 0, NULL)) < 0 || (nsent++, 0))
+			goto pipeline;
+	}
+pipeline:
+	if (!PQpipelineSync(s->conn) && err == 0)
+		err = prov_error_set(PROV_ERROR, "store %s: %s", s->name, pg_msg(s->conn, NULL));
+	{
+		int e = pipeline_results(s, nsent, &inserted);
+
+		if (err == 0)
+			err = e;
+	}
+	PQexitPipelineMode(s->conn);
+	if (err != 0) {
+		/* an aborted transaction stays open after the sync: end it */
 		PQclear(PQexec(s->conn, "ROLLBACK"));
-		res = pg_params(s, "SELECT id FROM crashes WHERE hash = $1", 1, &v[10]);
-		if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
-			err = pg_fail(s, res, "find report");
-			res = NULL;
-			goto cleanup;
-		}
-		*out_id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-		err = 1;
+		goto cleanup;
+	}
+	if (inserted) {
+		*out_id = newid;
+		goto cleanup;
+	}
+	/* another writer (or an earlier run) stored it: its id */
+	res = PQexecParams(s->conn, "SELECT id FROM crashes WHERE hash = $1", 1, NULL, &v[1], NULL,
+			   NULL, 0);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
+		err = pg_fail(s, res, "find report");
 		goto cleanup;
 	}
 	*out_id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-	snprintf(id, sizeof(id), "%lld", (long long)*out_id);
 	PQclear(res);
-	res = NULL;
-	if ((err = pg_insert_rows(s, id, r)) != 0)
-		goto rollback;
-	{
-		const char *rv[2] = { id, json };
-		const char *sv[4] = { rep->signature, rep->host, rep->time, id };
-		Oid st[4] = { 25, 25, 25, 20 };
-
-		if ((err = pg_row(s, "INSERT INTO reports VALUES($1,$2)", 2, rv)) != 0)
-			goto rollback;
-		hsql = pg_sql(store_summary_hosts_sql);
-		vsql = pg_sql(store_summary_versions_sql);
-		res = PQexecParams(s->conn, hsql, 3, st, sv, NULL, NULL, 0);
-		if (PQresultStatus(res) == PGRES_COMMAND_OK) {
-			PQclear(res);
-			res = PQexecParams(s->conn, vsql, 4, st, sv, NULL, NULL, 0);
-		}
-		if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-			err = retryable(res) ? 2 : pg_fail(s, res, "update summary");
-			if (err == 2)
-				PQclear(res);
-			res = NULL;
-			goto rollback;
-		}
-		PQclear(res);
-		res = NULL;
-	}
-	res = PQexec(s->conn, "COMMIT");
-	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-		err = retryable(res) ? 2 : pg_fail(s, res, "commit");
-		if (err == 2)
-			PQclear(res);
-		res = NULL;
-		goto cleanup;
-	}
-	err = 0;
-	goto cleanup;
-rollback:
-	if (err == 1)
-		err = 2;	/* a row insert hit a writers' conflict */
-	PQclear(PQexec(s->conn, "ROLLBACK"));
+	err = 1;
 cleanup:
-	PQclear(res);
 	free(signo);
-	free(hsql);
-	free(vsql);
 	return err;
 }
 
@@ -456,8 +615,11 @@ int store_pg_add(int64_t *out_id, struct store_pg *s, const char *json, size_t l
 {
 	struct prov_jv *r = NULL;
 	struct store_report rep;
+	struct pg_rows rows;
 	char *text = NULL;
 	int err, tries;
+
+	rows_init(&rows);
 
 	if (s->readonly)
 		return prov_error_set(PROV_ERROR, "store %s: opened read-only", s->name);
@@ -475,9 +637,11 @@ int store_pg_add(int64_t *out_id, struct store_pg *s, const char *json, size_t l
 	}
 	text = prov_xstrndup(json, len);
 	store_report_read(&rep, r, meta);
+	rows_build(&rows, r);
 	for (tries = 0; tries < PG_RETRIES; tries++)
-		if ((err = pg_add_once(out_id, s, r, &rep, text)) != 2)
+		if ((err = pg_add_once(out_id, s, r, &rep, text, &rows)) != 2)
 			break;
+	rows_release(&rows);
 	if (err == 2)
 		err = prov_error_set(PROV_ERROR, "store %s: writers kept conflicting; try again", s->name);
 	store_report_release(&rep);

@@ -75,7 +75,8 @@ static const char migrate_1_2_fill[] =
 
 const char store_summary_hosts_sql[] =
 	"INSERT INTO signature_hosts(signature, host, count, first_seen, last_seen)"
-	" VALUES(?1, ?2, 1, ?3, ?3) ON CONFLICT(signature, host) DO UPDATE SET"
+	" SELECT ?1, ?2, 1, ?3, ?3 FROM crashes WHERE id = ?4"
+	" ON CONFLICT(signature, host) DO UPDATE SET"
 	" count = signature_hosts.count + 1,"
 	" first_seen = CASE WHEN excluded.first_seen IS NOT NULL AND (signature_hosts.first_seen IS NULL"
 	" OR excluded.first_seen < signature_hosts.first_seen) THEN excluded.first_seen"
