@@ -26,7 +26,9 @@ static const char help[] =
 	"                     one run; count one report per failed run)\n"
 	"   --frames N        top frames shown per group (default 5)\n"
 	"   --format FMT      text (default), markdown or json\n"
-	"   --store PATH      the store (default: store.sqlite in the cache directory)\n"
+	"   --store PATH|URL  the store: a SQLite file (default: store.sqlite in the\n"
+	"                     cache directory) or PostgreSQL (postgresql://... or\n"
+	"                     \"host=... dbname=...\")\n"
 	"\n"
 	"exit: 0 done, 2 no store or not a store, 64 usage error.\n";
 
