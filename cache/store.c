@@ -168,6 +168,55 @@ int prov_store_is_pg(const char *where)
 	       !strncmp(where, "connect_timeout", 15) || !strncmp(where, "passfile", 8);
 }
 
+static void blank(char *p, const char *stop)
+{
+	for (; *p && !strchr(stop, *p); p++)
+		*p = 'x';
+}
+
+void prov_store_hide_password(char *arg)
+{
+	char *p, *at, *end;
+
+	if (!arg || !prov_store_is_pg(arg))
+		return;
+	p = strstr(arg, "://");
+	if (p) {
+		/* postgresql://user:PASSWORD@host/db?...&password=PASSWORD */
+		p += 3;
+		end = p + strcspn(p, "/?");
+		at = memchr(p, '@', (size_t)(end - p));
+		if (at) {
+			char *colon = memchr(p, ':', (size_t)(at - p));
+
+			if (colon)
+				blank(colon + 1, "@");
+		}
+		for (p = strchr(end, '?'); p; p = strchr(p + 1, '&'))
+			if (!strncmp(p + 1, "password=", 9))
+				blank(p + 10, "&");
+		return;
+	}
+	/* keywords: password=VALUE or password = 'VALUE' */
+	for (p = strstr(arg, "password"); p; p = strstr(p + 1, "password")) {
+		char *v = p + 8;
+
+		if (p != arg && p[-1] != ' ' && p[-1] != '\t')
+			continue;
+		while (*v == ' ')
+			v++;
+		if (*v != '=')
+			continue;
+		v++;
+		while (*v == ' ')
+			v++;
+		if (*v == '\'')
+			blank(v + 1, "'");
+		else
+			blank(v, " \t");
+	}
+}
+
 int prov_store_open(struct prov_store **out, const char *path, int readonly)
 {
 	struct prov_store *s = prov_xcalloc(1, sizeof(*s));

@@ -49,6 +49,12 @@ const char *prov_store_name(const struct prov_store *s);
  * for PostgreSQL the host, port, database and user only.
  */
 char *prov_store_safe_name(const char *where);
+/*
+ * Overwrite, in place, a password written into a PostgreSQL URI or keyword
+ * string (with 'x's), so that the process's command line (ps, /proc) does
+ * not show it once the command has taken its copy. Other values untouched.
+ */
+void prov_store_hide_password(char *arg);
 
 /* Group several adds in one transaction (faster imports). 0 or an error. */
 int prov_store_begin(struct prov_store *s);

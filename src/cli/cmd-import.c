@@ -308,6 +308,7 @@ int cmd_import(int argc, char **argv, struct prov_ctx *g)
 		goto cleanup;
 	}
 	store_path = store_opt ? prov_xstrdup(store_opt) : prov_store_default_path(g->cache_dir);
+	prov_store_hide_password((char *)store_opt);	/* argv: not on the process list */
 	if ((err = prov_store_open(&im.store, store_path, 0)) < 0) {
 		code = prov_cmd_fail(err);
 		goto cleanup;

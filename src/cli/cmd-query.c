@@ -296,6 +296,7 @@ int cmd_query(int argc, char **argv, struct prov_ctx *g)
 		goto cleanup;
 	}
 	store_path = store_opt ? prov_xstrdup(store_opt) : prov_store_default_path(g->cache_dir);
+	prov_store_hide_password((char *)store_opt);	/* argv: not on the process list */
 	t.format = format;
 	if ((err = prov_store_open(&store, store_path, 1)) < 0 ||
 	    (err = prov_store_query(store, argv[optind], &qo, collect, &t)) < 0) {

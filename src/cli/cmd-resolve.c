@@ -284,6 +284,7 @@ int cmd_resolve(int argc, char **argv, struct prov_ctx *g)
 	struct resolve_args a;
 	struct prov_pipeline_result res = { 0 };
 	struct prov_buf out = PROV_BUF_INIT;
+	char *store_copy = NULL;
 	int code, error;
 
 	memset(&a, 0, sizeof(a));
@@ -299,6 +300,12 @@ int cmd_resolve(int argc, char **argv, struct prov_ctx *g)
 	a.fixes = prov_xcalloc((size_t)argc + 1, sizeof(*a.fixes));
 	if ((code = parse_args(&a, argc, argv)) >= 0)
 		goto cleanup;
+	if (a.opts.store_path && *a.opts.store_path) {
+		/* keep a copy; a password in argv leaves the process list now */
+		store_copy = prov_xstrdup(a.opts.store_path);
+		prov_store_hide_password((char *)a.opts.store_path);
+		a.opts.store_path = store_copy;
+	}
 
 	prov_pipeline_run_all(&res, (const char *const *)argv + optind, (size_t)(argc - optind),
 			      &a.opts);
@@ -319,6 +326,7 @@ cleanup:
 	prov_pipeline_result_release(&res);
 	free(a.mappings);
 	free(a.fixes);
+	free(store_copy);
 	prov_buf_release(&out);
 	return code;
 }

@@ -119,6 +119,13 @@ check_eq "$(wc -l <"$T/last.err")" 1 "unreachable: one line"
 if grep -q s3cret "$T/last.err"; then fail "the password was printed"; fi
 check_exit 2 "keyword form, wrong database" -- "$PROVENANCE" triage --store "host=$PGDIR user=postgres dbname=nope password=s3cret-pw"
 if grep -q s3cret "$T/last.err"; then fail "the password was printed"; fi
+# a password written into the URL leaves the process list as soon as the command has it
+"$PROVENANCE" query --store "postgresql://postgres:s3cret-pw@/prov?host=$PGDIR" --timeout 20 "SELECT pg_sleep(3)" >/dev/null 2>&1 &
+qpid=$!
+sleep 1.5
+cmdline=$(tr '\0' ' ' <"/proc/$qpid/cmdline" 2>/dev/null)
+wait $qpid
+check_match "$cmdline" "postgres:x+@" "the running query's command line (/proc) has the password blanked"
 pg_sql "UPDATE store_meta SET value = '99' WHERE key = 'schema'"
 check_exit 2 "a store from a newer provenance" -- "$PROVENANCE" triage --store "$PGURL"
 check_match "$(cat "$T/last.err")" "has schema 99; .*newer provenance" "newer schema refused"

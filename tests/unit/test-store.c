@@ -176,6 +176,18 @@ static void test_pg_names(void **state)
 	n = prov_store_safe_name("host=db password='unterminated");
 	assert_null(strstr(n, "unterminated"));
 	free(n);
+	{
+		char uri[] = "postgresql://ingest:s3cret@db/crashes?sslmode=require&password=two";
+		char kw[] = "host=db password='a b' dbname=c password = plain user=u";
+		char path[] = "/tmp/password=x.sqlite";
+
+		prov_store_hide_password(uri);
+		assert_string_equal(uri, "postgresql://ingest:xxxxxx@db/crashes?sslmode=require&password=xxx");
+		prov_store_hide_password(kw);
+		assert_string_equal(kw, "host=db password='xxx' dbname=c password = xxxxx user=u");
+		prov_store_hide_password(path);
+		assert_string_equal(path, "/tmp/password=x.sqlite");
+	}
 	n = prov_store_safe_name("/tmp/store.sqlite");
 	assert_string_equal(n, "/tmp/store.sqlite");
 	free(n);
