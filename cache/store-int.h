@@ -6,7 +6,14 @@
 
 #include "jsonread.h"
 #include "sha256.h"
-#include "store.h"
+
+/* The public types (store.h); not included here, so that store.c and this header form no cycle. */
+struct prov_store_meta;
+struct prov_triage;
+struct prov_triage_opts;
+struct prov_query_opts;
+typedef int (*store_row_fn)(size_t ncols, const char *const *names, const char *const *values,
+			    const char *types, void *data);
 
 /*
  * Inside the crash store (cache/ only): what store.c shares with the two
@@ -74,7 +81,7 @@ int store_sqlite_history(char **out, struct store_sqlite *s, int64_t crash_id);
 int store_sqlite_triage(struct prov_triage *out, struct store_sqlite *s,
 			const struct prov_triage_opts *opts);
 int store_sqlite_query(struct store_sqlite *s, const char *sql, const struct prov_query_opts *opts,
-		       prov_store_row_fn row, void *data);
+		       store_row_fn row, void *data);
 
 /* The PostgreSQL implementation (store-pg.c). */
 struct store_pg;
@@ -90,6 +97,6 @@ int store_pg_history(char **out, struct store_pg *s, int64_t crash_id);
 int store_pg_triage(struct prov_triage *out, struct store_pg *s,
 		    const struct prov_triage_opts *opts);
 int store_pg_query(struct store_pg *s, const char *sql, const struct prov_query_opts *opts,
-		   prov_store_row_fn row, void *data);
+		   store_row_fn row, void *data);
 
 #endif
