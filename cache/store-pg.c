@@ -1091,6 +1091,37 @@ static int pg_query_rows(struct store_pg *s, const struct prov_query_opts *o,
 	return err;
 }
 
+/*
+ * Functions whose effects a rolled-back READ ONLY transaction does not undo
+ * (server files, other sessions, session locks, the server's state), or
+ * that read the server's files: refused by name, on top of the read-only
+ * transaction (dashboards should also use a role without these rights).
+ */
+static const char *side_effect(const char *sql)
+{
+	static const char *const names[] = {
+		"lo_export", "lo_import", "pg_terminate_backend", "pg_cancel_backend",
+		"pg_reload_conf", "pg_rotate_logfile", "pg_switch_wal", "pg_promote",
+		"pg_create_restore_point", "pg_backup_start", "pg_backup_stop", "pg_file_write",
+		"pg_read_file", "pg_read_binary_file", "pg_ls_", "pg_stat_file", "pg_advisory",
+		"pg_notify", "dblink", "set_config", "pg_log_backend_memory_contexts",
+		"pg_replication_origin", "pg_create_logical_replication_slot",
+		"pg_create_physical_replication_slot", "pg_drop_replication_slot", NULL,
+	};
+	char *low = prov_xstrdup(sql), *p;
+	const char *hit = NULL;
+	size_t i;
+
+	for (p = low; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p | 0x20);
+	for (i = 0; names[i] && !hit; i++)
+		if (strstr(low, names[i]))
+			hit = names[i];
+	free(low);
+	return hit;
+}
+
 int store_pg_query(struct store_pg *s, const char *sql, const struct prov_query_opts *opts,
 		   prov_store_row_fn row, void *data)
 {
@@ -1112,6 +1143,9 @@ int store_pg_query(struct store_pg *s, const char *sql, const struct prov_query_
 	if (!ok)
 		return prov_error_set(PROV_EINPUT, "query refused: '%s' statements do not run here; only SELECT (WITH, VALUES, TABLE)",
 				      word);
+	if (side_effect(sql))
+		return prov_error_set(PROV_EINPUT, "query refused: '%s' functions act outside the query; only SELECT statements run",
+				      side_effect(sql));
 	if ((err = pg_exec(s, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")) < 0)
 		return err;
 	set = prov_xasprintf("SET LOCAL statement_timeout = %llu", (unsigned long long)o.timeout_ms);

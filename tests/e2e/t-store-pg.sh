@@ -119,6 +119,15 @@ check_eq "$(wc -l <"$T/last.err")" 1 "unreachable: one line"
 if grep -q s3cret "$T/last.err"; then fail "the password was printed"; fi
 check_exit 2 "keyword form, wrong database" -- "$PROVENANCE" triage --store "host=$PGDIR user=postgres dbname=nope password=s3cret-pw"
 if grep -q s3cret "$T/last.err"; then fail "the password was printed"; fi
+# ---- query on PostgreSQL: what a rolled-back read-only transaction would not undo ----
+S=$PGURL name=pg
+refuse "COPY TO" "query refused" "COPY crashes TO STDOUT"
+refuse "lo_export" "query refused: 'lo_export' functions act outside the query" "SELECT lo_export(lo_import('/etc/hostname'), '$T/leak')"
+refuse "a session lock" "query refused: 'pg_advisory' functions" "SELECT pg_advisory_lock(1)"
+refuse "nextval" "query refused: the store is read-only" "SELECT nextval(pg_get_serial_sequence('crashes', 'id'))"
+refuse "pg_sleep past --timeout" "query ran past its time limit of 1000 ms" "SELECT pg_sleep(30)" --timeout 1
+[ ! -e "$T/leak" ] || fail "lo_export wrote a file"
+
 # a password written into the URL leaves the process list as soon as the command has it
 "$PROVENANCE" query --store "postgresql://postgres:s3cret-pw@/prov?host=$PGDIR" --timeout 20 "SELECT pg_sleep(3)" >/dev/null 2>&1 &
 qpid=$!
