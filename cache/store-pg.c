@@ -833,9 +833,12 @@ static int pg_triage_versions(struct prov_triage *t, struct store_pg *s,
 		r = PQexec(s->conn, "SELECT component, version, signature, count FROM signature_versions"
 			   " ORDER BY 1, 2");
 	else
-		r = pg_sel(s, o, "SELECT v.name, coalesce(v.version, '?') COLLATE \"C\", c.signature,"
-			   " count(DISTINCT v.crash_id) FROM components v JOIN crashes c ON c.id = v.crash_id"
-			   " WHERE", "GROUP BY 1, 2, 3 ORDER BY 1, 2", NULL);
+		/* the selection first, then its components by crash id (never a scan of them all) */
+		r = pg_sel(s, o, "WITH sel AS MATERIALIZED (SELECT c.id, c.signature FROM crashes c WHERE",
+			   ") SELECT v.name, coalesce(v.version, '?') COLLATE \"C\", sel.signature,"
+			   " count(DISTINCT v.crash_id) FROM sel CROSS JOIN LATERAL"
+			   " (SELECT name, version, crash_id FROM components WHERE crash_id = sel.id) v"
+			   " GROUP BY 1, 2, 3 ORDER BY 1, 2", NULL);
 	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
 		free(counts);
 		return pg_fail(s, r, "triage");
