@@ -128,6 +128,23 @@ refuse "nextval" "query refused: the store is read-only" "SELECT nextval(pg_get_
 refuse "pg_sleep past --timeout" "query ran past its time limit of 1000 ms" "SELECT pg_sleep(30)" --timeout 1
 [ ! -e "$T/leak" ] || fail "lo_export wrote a file"
 
+# ---- the roles docs/store.md gives: a node's writer and a dashboard's reader ----
+pg_sql "CREATE ROLE ingest LOGIN;
+	GRANT SELECT, INSERT ON crashes, frames, modules, components, reports TO ingest;
+	GRANT SELECT, INSERT, UPDATE ON signature_hosts, signature_versions TO ingest;
+	GRANT SELECT ON store_meta TO ingest;
+	GRANT USAGE ON SEQUENCE crashes_id_seq TO ingest;
+	CREATE ROLE dashboards LOGIN;
+	GRANT SELECT ON ALL TABLES IN SCHEMA public TO dashboards;
+	ALTER ROLE dashboards SET default_transaction_read_only = on;" >/dev/null
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); r["crash"]["host"]="role-node"; print(json.dumps(r))' "$T/a.json" >"$T/role.jsonl"
+check_exit 0 "import as the writer role" -- "$PROVENANCE" import --store "postgresql:///prov?host=$PGDIR&user=ingest" "$T/role.jsonl"
+check_eq "$(pg_sql "SELECT count(*) FROM crashes WHERE host = 'role-node'")" 1 "stored by the writer role (psql)"
+check_exit 0 "triage as the dashboard role" -- "$PROVENANCE" triage --store "postgresql:///prov?host=$PGDIR&user=dashboards"
+"$PROVENANCE" import --store "postgresql:///prov?host=$PGDIR&user=dashboards" "$T/b.json" >"$T/last.out" 2>"$T/last.err" &&
+	fail "the dashboard role imported a report"
+check_eq "$(wc -l <"$T/last.err")" 1 "dashboard role's import: one line"
+
 # a password written into the URL leaves the process list as soon as the command has it
 "$PROVENANCE" query --store "postgresql://postgres:s3cret-pw@/prov?host=$PGDIR" --timeout 20 "SELECT pg_sleep(3)" >/dev/null 2>&1 &
 qpid=$!
