@@ -30,20 +30,21 @@ mandir = $(PREFIX)/share/man
 bashcompdir = $(PREFIX)/share/bash-completion/completions
 zshcompdir = $(PREFIX)/share/zsh/site-functions
 
-PKGS = libdw libelf libgit2 libarchive sqlite3 libcurl libdebuginfod capstone
+PKGS = libdw libelf libgit2 libarchive sqlite3 libpq libcurl libdebuginfod capstone
 TEST_PKGS = cmocka
 
 # Debian packages: libraries, the tools the tests compare against, and the
 # tools the tests use to build fixtures (rpm databases, compressed cores).
 DEB_PACKAGES = pkg-config libdw-dev libelf-dev libasm-dev libdebuginfod-dev \
 	elfutils debuginfod libgit2-dev libarchive-dev libsqlite3-dev \
-	libcurl4-openssl-dev libcmocka-dev libcapstone-dev binutils-dev python3-jsonschema gdb git rpm zstd lz4 xz-utils gzip \
+	libcurl4-openssl-dev libpq-dev postgresql slurm-wlm munge libcmocka-dev libcapstone-dev binutils-dev python3-jsonschema gdb git rpm zstd lz4 xz-utils gzip \
 	python3 file dpkg-dev python3.11 python3.11-dbg binutils valgrind python3-numpy
 # Real Debian packages the tests unpack into roots they build (not installed):
 # downloaded by `make deps` into tests/debs/ (apt-get download).
 DEB_DOWNLOADS = libamdhip64-5
 DEB_COMMANDS = pkg-config eu-stack eu-unstrip gdb git rpm rpmbuild zstd lz4 xz \
-	gzip python3 dpkg-source python3.11 python3.11-dbg addr2line valgrind
+	gzip python3 dpkg-source python3.11 python3.11-dbg addr2line valgrind psql \
+	/usr/lib/postgresql/15/bin/initdb /usr/lib/postgresql/15/bin/pg_ctl srun sbatch slurmctld slurmd munged
 
 ifeq ($(V),1)
 Q =
@@ -144,6 +145,8 @@ LIB_OBJS += src/model/hang.o
 LIB_OBJS += cache/cache.o
 LIB_OBJS += cache/defs.o
 LIB_OBJS += cache/store.o
+LIB_OBJS += cache/store-sqlite.o
+LIB_OBJS += cache/store-pg.o
 
 # resolvers: one file per origin kind, one registry.
 LIB_OBJS += resolvers/registry.o

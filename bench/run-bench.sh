@@ -9,7 +9,9 @@
 #   BENCH_LARGE_RUNS=3    timed runs per tool on the large core
 #   BENCH_LARGE_GIB=4     heap touched by the large core's process
 #   BENCH_STORE_REPORTS=10000   reports the store section imports
-#   BENCH_ONLY="small wide large deep packages fixcheck backport store suspects python text"   sections to run
+#   BENCH_PG_IMPORT=20000       reports the storepg section imports into PostgreSQL
+#   BENCH_PG_CRASHES=1000000    crashes the storepg section grows the store to
+#   BENCH_ONLY="small wide large deep packages fixcheck backport store storepg suspects python text"   sections to run
 #   BENCH_KEEP_LARGE=1    keep the large core after the run (default: delete)
 #
 # Timings are with a warm page cache (one untimed warm-up run of each tool;
@@ -25,7 +27,9 @@ RUNS=${BENCH_RUNS:-5}
 LARGE_RUNS=${BENCH_LARGE_RUNS:-3}
 LARGE_GIB=${BENCH_LARGE_GIB:-4}
 STORE_REPORTS=${BENCH_STORE_REPORTS:-10000}
-ONLY=${BENCH_ONLY:-small wide large deep packages fixcheck backport store suspects python text}
+PG_IMPORT=${BENCH_PG_IMPORT:-20000}
+PG_CRASHES=${BENCH_PG_CRASHES:-1000000}
+ONLY=${BENCH_ONLY:-small wide large deep packages fixcheck backport store storepg suspects python text}
 NLIBS=300
 NCOMMITS=50000
 TAGEVERY=25
@@ -441,6 +445,28 @@ elif want store; then
 	print("  store: %d crashes, %d bytes (%.1f KiB per crash; the reports themselves %.1f KiB each)" % (
 	    n, size, size / 1024 / max(n, 1), os.path.getsize(reports) / 1024 / max(n, 1)))
 	EOF
+fi
+
+# ------------------------------------------------- crash store on PostgreSQL
+# BENCH_PG_IMPORT reports imported by 4 processes at once, then the store
+# grown server-side to BENCH_PG_CRASHES crashes; triage and triage --since a
+# day on it (bench/gen/store-pg.sh says how).
+if want storepg && [ $cores_ok = 0 ]; then
+	say "== storepg: n/a (no cores here)"
+elif want storepg; then
+	d=$OUT/storepg
+	if [ ! -s "$OUT/store/a.json" ]; then
+		mkdir -p "$OUT/store/run1" "$OUT/store/run2"
+		$CC $FIXFLAGS -fPIC -shared -o "$OUT/store/libnull.so" "$TOP/fixtures/crashers/libnull.c"
+		$CC $FIXFLAGS -o "$OUT/store/nullmain" "$TOP/fixtures/crashers/nullmain.c" "$OUT/store/libnull.so" -Wl,-rpath,"$OUT/store"
+		$CC $FIXFLAGS -o "$OUT/store/abort" "$TOP/fixtures/crashers/abort.c"
+		mv "$(make_core "$OUT/store/run1" "$OUT/store/nullmain")" "$OUT/store/core.null"
+		mv "$(make_core "$OUT/store/run2" "$OUT/store/abort")" "$OUT/store/core.abort"
+		"$PROV" resolve --offline --format json "$OUT/store/core.null" >"$OUT/store/a.json" 2>/dev/null || true
+		"$PROV" resolve --offline --format json "$OUT/store/core.abort" >"$OUT/store/b.json" 2>/dev/null || true
+	fi
+	"$BENCH/gen/store-pg.sh" "${TMPDIR:-/tmp}/provenance-bench-pg" "$PROV" "$RESULTS" "$PG_IMPORT" "$PG_CRASHES" \
+		"$OUT/store/a.json" "$OUT/store/b.json" || say "== storepg: failed (see above)"
 fi
 
 # ---------------------------------------------------------------- suspects

@@ -1,15 +1,11 @@
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
-
-#include <sqlite3.h>
 
 #include "cachedir.h"
 #include "store.h"
+#include "store-int.h"
 #include "buf.h"
 #include "error.h"
 #include "jsonread.h"
@@ -18,74 +14,143 @@
 #include "util.h"
 #include "banned.h"
 
-/* 'PRVS': marks a file as a provenance crash store. */
-#define PROV_STORE_APP_ID 0x50525653
+/*
+ * The store's front: which implementation a --store value names, the one
+ * schema both implementations create, the migrations, and the report
+ * reading they share (signature, identity hash).
+ */
 
 struct prov_store {
-	sqlite3 *db;
-	char *path;
-	int readonly;
-	int in_tx;
-	sqlite3_stmt *find, *crash, *frame, *module, *component, *report;
+	enum store_dialect dialect;
+	struct store_sqlite *lite;
+	struct store_pg *pg;
+	char *name;	/* for messages: never a password */
 };
 
-/* The documented tables (docs/store.md): keep names and meanings. */
-static const char schema_sql[] =
+/*
+ * The documented tables (docs/store.md): keep names and meanings. One text
+ * for both stores: ID_PK is the crash id column, CTEXT a text column that
+ * compares and sorts bytewise (SQLite's default; COLLATE "C" on PostgreSQL)
+ * so that both stores order groups alike; COVER_* add PostgreSQL's INCLUDE
+ * columns (index-only scans for triage --since), nothing on SQLite.
+ */
+static const char schema_tables[] =
 	"CREATE TABLE crashes("
-	" id INTEGER PRIMARY KEY, signature TEXT NOT NULL, signal INTEGER, signal_name TEXT,"
-	" time TEXT, host TEXT NOT NULL, input TEXT, context TEXT, patterns TEXT,"
-	" executable TEXT, kind TEXT, hash TEXT NOT NULL UNIQUE, added TEXT NOT NULL);"
-	"CREATE INDEX crashes_signature ON crashes(signature, time);"
-	"CREATE INDEX crashes_time ON crashes(time);"
+	" id ID_PK, signature CTEXT NOT NULL, signal BIGINT, signal_name CTEXT,"
+	" time CTEXT, host CTEXT NOT NULL, input CTEXT, context CTEXT, patterns CTEXT,"
+	" executable CTEXT, kind CTEXT, hash CTEXT NOT NULL UNIQUE, added CTEXT NOT NULL);"
+	"CREATE INDEX crashes_signature ON crashes(signature, time, id);"
+	"CREATE INDEX crashes_time ON crashes(time) COVER_TIME;"
 	"CREATE TABLE frames("
-	" crash_id INTEGER NOT NULL, thread INTEGER NOT NULL, tid INTEGER,"
-	" crashed INTEGER NOT NULL, depth INTEGER NOT NULL, function TEXT, file TEXT,"
-	" line INTEGER, module TEXT, component TEXT, language TEXT NOT NULL);"
+	" crash_id BIGINT NOT NULL, thread BIGINT NOT NULL, tid BIGINT,"
+	" crashed BIGINT NOT NULL, depth BIGINT NOT NULL, function CTEXT, file CTEXT,"
+	" line BIGINT, module CTEXT, component CTEXT, language CTEXT NOT NULL);"
 	"CREATE INDEX frames_crash ON frames(crash_id, crashed, depth);"
 	"CREATE TABLE modules("
-	" crash_id INTEGER NOT NULL, path TEXT, build_id TEXT, package_kind TEXT,"
-	" package TEXT, version TEXT, component TEXT);"
+	" crash_id BIGINT NOT NULL, path CTEXT, build_id CTEXT, package_kind CTEXT,"
+	" package CTEXT, version CTEXT, component CTEXT);"
 	"CREATE INDEX modules_crash ON modules(crash_id);"
 	"CREATE TABLE components("
-	" crash_id INTEGER NOT NULL, name TEXT NOT NULL, version TEXT, \"commit\" TEXT,"
-	" repo TEXT);"
-	"CREATE INDEX components_crash ON components(crash_id);"
+	" crash_id BIGINT NOT NULL, name CTEXT NOT NULL, version CTEXT, \"commit\" CTEXT,"
+	" repo CTEXT);"
+	"CREATE INDEX components_crash ON components(crash_id) COVER_COMPONENT;"
 	"CREATE INDEX components_name ON components(name, version);"
-	"CREATE TABLE reports(crash_id INTEGER PRIMARY KEY, json TEXT NOT NULL);"
-	"PRAGMA application_id=1347573331;"
-	"PRAGMA user_version=1;";
+	"CREATE TABLE reports(crash_id BIGINT PRIMARY KEY, json TEXT NOT NULL);";
 
-static int sql_error(sqlite3 *db, const char *what)
+/* Schema 2: per-signature summaries kept in the insert's transaction (triage at fleet scale). */
+static const char schema_summaries[] =
+	"CREATE TABLE signature_hosts(signature CTEXT NOT NULL, host CTEXT NOT NULL,"
+	" count BIGINT NOT NULL, first_seen CTEXT, last_seen CTEXT,"
+	" PRIMARY KEY(signature, host));"
+	"CREATE TABLE signature_versions(signature CTEXT NOT NULL, component CTEXT NOT NULL,"
+	" version CTEXT NOT NULL, count BIGINT NOT NULL,"
+	" PRIMARY KEY(signature, component, version));";
+
+/* Schema 1 -> 2: the summaries, filled from what is stored. */
+static const char migrate_1_2_fill[] =
+	"INSERT INTO signature_hosts SELECT signature, host, count(*), min(time), max(time)"
+	" FROM crashes GROUP BY signature, host;"
+	"INSERT INTO signature_versions SELECT c.signature, v.name, coalesce(v.version, '?'),"
+	" count(DISTINCT v.crash_id) FROM components v JOIN crashes c ON c.id = v.crash_id"
+	" GROUP BY c.signature, v.name, coalesce(v.version, '?');";
+
+const char store_summary_hosts_sql[] =
+	"INSERT INTO signature_hosts(signature, host, count, first_seen, last_seen)"
+	" SELECT ?1, ?2, 1, ?3, ?3 FROM crashes WHERE id = ?4"
+	" ON CONFLICT(signature, host) DO UPDATE SET"
+	" count = signature_hosts.count + 1,"
+	" first_seen = CASE WHEN excluded.first_seen IS NOT NULL AND (signature_hosts.first_seen IS NULL"
+	" OR excluded.first_seen < signature_hosts.first_seen) THEN excluded.first_seen"
+	" ELSE signature_hosts.first_seen END,"
+	" last_seen = CASE WHEN excluded.last_seen IS NOT NULL AND (signature_hosts.last_seen IS NULL"
+	" OR excluded.last_seen > signature_hosts.last_seen) THEN excluded.last_seen"
+	" ELSE signature_hosts.last_seen END";
+
+const char store_summary_versions_sql[] =
+	"INSERT INTO signature_versions(signature, component, version, count)"
+	" SELECT ?1, name, v, 1 FROM (SELECT DISTINCT name, coalesce(version, '?') AS v"
+	" FROM components WHERE crash_id = ?4) AS d ORDER BY name, v"
+	" ON CONFLICT(signature, component, version) DO UPDATE SET"
+	" count = signature_versions.count + 1";
+
+static void subst(struct prov_buf *b, const char *sql, enum store_dialect d)
 {
-	return prov_error_set(PROV_ERROR, "store: %s: %s", what,
-			      db ? sqlite3_errmsg(db) : "out of memory");
-}
+	const char *p = sql;
 
-static int exec(sqlite3 *db, const char *sql)
-{
-	char *msg = NULL;
-
-	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		int err = prov_error_set(PROV_ERROR, "store: %s", msg ? msg : sqlite3_errmsg(db));
-		sqlite3_free(msg);
-		return err;
+	while (*p) {
+		if (!strncmp(p, "ID_PK", 5)) {
+			prov_buf_printf(b, "%s", d == STORE_PG ?
+					"BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY" :
+					"INTEGER PRIMARY KEY");
+			p += 5;
+		} else if (!strncmp(p, "COVER_TIME", 10)) {
+			/* PostgreSQL: --since answered from the index alone */
+			if (d == STORE_PG)
+				prov_buf_puts(b, "INCLUDE (signature, host, id)");
+			p += 10;
+		} else if (!strncmp(p, "COVER_COMPONENT", 15)) {
+			if (d == STORE_PG)
+				prov_buf_puts(b, "INCLUDE (name, version)");
+			p += 15;
+		} else if (!strncmp(p, "CTEXT", 5)) {
+			prov_buf_printf(b, "%s", d == STORE_PG ? "TEXT COLLATE \"C\"" : "TEXT");
+			p += 5;
+		} else {
+			prov_buf_putc(b, *p);
+			p++;
+		}
 	}
-	return 0;
 }
 
-static int one_int(int64_t *out, sqlite3 *db, const char *sql)
+char *store_schema_sql(enum store_dialect dialect)
 {
-	sqlite3_stmt *st = NULL;
-	int rc;
+	struct prov_buf b = PROV_BUF_INIT;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return sql_error(db, sql);
-	rc = sqlite3_step(st);
-	*out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return sql_error(db, sql);
-	return 0;
+	subst(&b, schema_tables, dialect);
+	subst(&b, schema_summaries, dialect);
+	if (dialect == STORE_SQLITE)
+		prov_buf_printf(&b, "PRAGMA application_id=1347573331;PRAGMA user_version=%d;",
+				PROV_STORE_SCHEMA);
+	else
+		prov_buf_printf(&b, "CREATE TABLE store_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+				"INSERT INTO store_meta VALUES('identity', 'provenance crash store'),"
+				" ('schema', '%d');", PROV_STORE_SCHEMA);
+	return prov_buf_detach(&b);
+}
+
+char *store_migration_sql(enum store_dialect dialect, int from)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+
+	if (from != 1)
+		return NULL;
+	subst(&b, schema_summaries, dialect);
+	prov_buf_printf(&b, "%s", migrate_1_2_fill);
+	if (dialect == STORE_SQLITE)
+		prov_buf_printf(&b, "PRAGMA user_version=2;");
+	else
+		prov_buf_printf(&b, "UPDATE store_meta SET value = '2' WHERE key = 'schema';");
+	return prov_buf_detach(&b);
 }
 
 char *prov_store_default_path(const char *cache_dir)
@@ -93,126 +158,158 @@ char *prov_store_default_path(const char *cache_dir)
 	return prov_cachedir_path(cache_dir, PROV_CACHEDIR_STORE);
 }
 
+int prov_store_is_pg(const char *where)
+{
+	const char *p = where;
+
+	if (!strncmp(where, "postgresql://", 13) || !strncmp(where, "postgres://", 11))
+		return 1;
+	/* a libpq keyword string: "key=value ..." with a known first key */
+	while (*p >= 'a' && *p <= 'z')
+		p++;
+	while (*p == ' ')
+		p++;
+	if (p == where || *p != '=')
+		return 0;
+	return !strncmp(where, "host", 4) || !strncmp(where, "hostaddr", 8) ||
+	       !strncmp(where, "dbname", 6) || !strncmp(where, "service", 7) ||
+	       !strncmp(where, "user", 4) || !strncmp(where, "port", 4) ||
+	       !strncmp(where, "sslmode", 7) || !strncmp(where, "application_name", 16) ||
+	       !strncmp(where, "connect_timeout", 15) || !strncmp(where, "passfile", 8);
+}
+
+static void blank(char *p, const char *stop)
+{
+	for (; *p && !strchr(stop, *p); p++)
+		*p = 'x';
+}
+
+void prov_store_hide_password(char *arg)
+{
+	char *p, *at, *end;
+
+	if (!arg || !prov_store_is_pg(arg))
+		return;
+	p = strstr(arg, "://");
+	if (p) {
+		/* postgresql://user:PASSWORD@host/db?...&password=PASSWORD */
+		p += 3;
+		end = p + strcspn(p, "/?");
+		at = memchr(p, '@', (size_t)(end - p));
+		if (at) {
+			char *colon = memchr(p, ':', (size_t)(at - p));
+
+			if (colon)
+				blank(colon + 1, "@");
+		}
+		for (p = strchr(end, '?'); p; p = strchr(p + 1, '&'))
+			if (!strncmp(p + 1, "password=", 9))
+				blank(p + 10, "&");
+		return;
+	}
+	/* keywords: password=VALUE or password = 'VALUE' */
+	for (p = strstr(arg, "password"); p; p = strstr(p + 1, "password")) {
+		char *v = p + 8;
+
+		if (p != arg && p[-1] != ' ' && p[-1] != '\t')
+			continue;
+		while (*v == ' ')
+			v++;
+		if (*v != '=')
+			continue;
+		v++;
+		while (*v == ' ')
+			v++;
+		if (*v == '\'')
+			blank(v + 1, "'");
+		else
+			blank(v, " \t");
+	}
+}
+
 int prov_store_open(struct prov_store **out, const char *path, int readonly)
 {
-	struct prov_store *s = NULL;
-	sqlite3 *db = NULL;
-	int64_t appid = 0, ver = 0, ntables = 0;
-	struct stat st;
-	int rc, err;
+	struct prov_store *s = prov_xcalloc(1, sizeof(*s));
+	int err;
 
-	if (readonly && stat(path, &st) < 0)
-		return prov_error_set(PROV_ENOTFOUND, "no crash store at '%s' (resolve --store or import make one)",
-				      path);
-	if (!readonly && (err = prov_mkdir_p(path, 0700, PROV_MKDIR_PARENTS | PROV_MKDIR_INPUT)) < 0)
+	s->name = prov_store_safe_name(path);
+	if (prov_store_is_pg(path)) {
+		s->dialect = STORE_PG;
+		err = store_pg_open(&s->pg, path, s->name, readonly);
+	} else {
+		s->dialect = STORE_SQLITE;
+		err = store_sqlite_open(&s->lite, path, readonly);
+	}
+	if (err < 0) {
+		free(s->name);
+		free(s);
 		return err;
-	rc = sqlite3_open_v2(path, &db, readonly ? SQLITE_OPEN_READONLY :
-			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
-	if (rc != SQLITE_OK) {
-		err = prov_error_set(PROV_EINPUT, "cannot open crash store '%s': %s", path,
-				     db ? sqlite3_errmsg(db) : "out of memory");
-		goto fail;
 	}
-	sqlite3_busy_timeout(db, 60000);
-	if (one_int(&appid, db, "PRAGMA application_id") < 0 ||
-	    one_int(&ver, db, "PRAGMA user_version") < 0 ||
-	    one_int(&ntables, db, "SELECT count(*) FROM sqlite_master") < 0) {
-		err = prov_error_set(PROV_EINPUT, "'%s' is not a crash store: %s", path,
-				     sqlite3_errmsg(db));
-		goto fail;
-	}
-	if (!readonly && ntables == 0 && appid == 0 && ver == 0) {
-		/* new: create under the write lock so that two first writers do not race */
-		if ((err = exec(db, "PRAGMA journal_mode=WAL")) < 0 ||
-		    (err = exec(db, "BEGIN IMMEDIATE")) < 0)
-			goto fail;
-		if ((err = one_int(&ntables, db, "SELECT count(*) FROM sqlite_master")) < 0)
-			goto fail;
-		if (ntables == 0 && (err = exec(db, schema_sql)) < 0) {
-			exec(db, "ROLLBACK");
-			goto fail;
-		}
-		if ((err = exec(db, "COMMIT")) < 0)
-			goto fail;
-		one_int(&appid, db, "PRAGMA application_id");
-		one_int(&ver, db, "PRAGMA user_version");
-	}
-	if (appid != PROV_STORE_APP_ID) {
-		err = prov_error_set(PROV_EINPUT, "'%s' is not a crash store", path);
-		goto fail;
-	}
-	if (ver != PROV_STORE_SCHEMA) {
-		err = prov_error_set(PROV_EINPUT, "crash store '%s' has schema %lld; this provenance reads %d",
-				     path, (long long)ver, PROV_STORE_SCHEMA);
-		goto fail;
-	}
-	if (!readonly && (err = exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")) < 0)
-		goto fail;
-	s = prov_xcalloc(1, sizeof(*s));
-	s->db = db;
-	s->path = prov_xstrdup(path);
-	s->readonly = readonly;
 	*out = s;
 	return 0;
-fail:
-	sqlite3_close(db);
-	return err;
 }
 
 void prov_store_free(struct prov_store *s)
 {
 	if (!s)
 		return;
-	if (s->in_tx)
-		prov_store_rollback(s);
-	sqlite3_finalize(s->find);
-	sqlite3_finalize(s->crash);
-	sqlite3_finalize(s->frame);
-	sqlite3_finalize(s->module);
-	sqlite3_finalize(s->component);
-	sqlite3_finalize(s->report);
-	sqlite3_close(s->db);
-	free(s->path);
+	store_sqlite_free(s->lite);
+	store_pg_free(s->pg);
+	free(s->name);
 	free(s);
+}
+
+const char *prov_store_name(const struct prov_store *s)
+{
+	return s->name;
 }
 
 int prov_store_begin(struct prov_store *s)
 {
-	int err;
-
-	if (s->in_tx)
-		return 0;
-	if ((err = exec(s->db, "BEGIN IMMEDIATE")) < 0)
-		return err;
-	s->in_tx = 1;
-	return 0;
+	return s->pg ? store_pg_begin(s->pg) : store_sqlite_begin(s->lite);
 }
 
 int prov_store_commit(struct prov_store *s)
 {
-	int err;
-
-	if (!s->in_tx)
-		return 0;
-	err = exec(s->db, "COMMIT");
-	if (err < 0) {
-		prov_store_rollback(s);
-		return err;
-	}
-	s->in_tx = 0;
-	return 0;
+	return s->pg ? store_pg_commit(s->pg) : store_sqlite_commit(s->lite);
 }
 
 void prov_store_rollback(struct prov_store *s)
 {
-	if (!s->in_tx)
-		return;
-	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-	s->in_tx = 0;
+	if (s->pg)
+		store_pg_rollback(s->pg);
+	else
+		store_sqlite_rollback(s->lite);
+}
+
+int prov_store_add(int64_t *out_id, struct prov_store *s, const char *json, size_t len,
+		   const struct prov_store_meta *meta)
+{
+	return s->pg ? store_pg_add(out_id, s->pg, json, len, meta) :
+		       store_sqlite_add(out_id, s->lite, json, len, meta);
+}
+
+int prov_store_history(char **out, struct prov_store *s, int64_t crash_id)
+{
+	return s->pg ? store_pg_history(out, s->pg, crash_id) :
+		       store_sqlite_history(out, s->lite, crash_id);
+}
+
+int prov_store_triage(struct prov_triage *out, struct prov_store *s,
+		      const struct prov_triage_opts *opts)
+{
+	return s->pg ? store_pg_triage(out, s->pg, opts) :
+		       store_sqlite_triage(out, s->lite, opts);
+}
+
+int prov_store_query(struct prov_store *s, const char *sql, const struct prov_query_opts *opts,
+		     prov_store_row_fn row, void *data)
+{
+	return s->pg ? store_pg_query(s->pg, sql, opts, row, data) :
+		       store_sqlite_query(s->lite, sql, opts, row, data);
 }
 
 /* ------------------------------------------------------------------ time */
-
 static int digits(int *out, const char *s, int n)
 {
 	int v = 0, i;
@@ -298,37 +395,37 @@ bad:
 
 /* ---------------------------------------------------------------- reports */
 
-static const struct prov_jv *jget(const struct prov_jv *v, const char *key)
+const struct prov_jv *store_jget(const struct prov_jv *v, const char *key)
 {
 	return v && v->type == PROV_JV_OBJECT ? prov_jv_get(v, key) : NULL;
 }
 
-static const char *jstr(const struct prov_jv *v, const char *key)
+const char *store_jstr(const struct prov_jv *v, const char *key)
 {
-	return prov_jv_str(jget(v, key));
+	return prov_jv_str(store_jget(v, key));
 }
 
-static int jint(int64_t *out, const struct prov_jv *v)
+int store_jint(int64_t *out, const struct prov_jv *v)
 {
 	if (!v || v->type != PROV_JV_NUMBER || !v->str)
 		return -1;
 	return prov_parse_i64(out, v->str, v->len) < 0 ? -1 : 0;
 }
 
-static const struct prov_jv *jarray(const struct prov_jv *v, const char *key)
+const struct prov_jv *store_jarray(const struct prov_jv *v, const char *key)
 {
-	const struct prov_jv *a = jget(v, key);
+	const struct prov_jv *a = store_jget(v, key);
 
 	return a && a->type == PROV_JV_ARRAY ? a : NULL;
 }
 
-static const struct prov_jv *crashed_thread(const struct prov_jv *report, size_t *index)
+const struct prov_jv *store_crashed_thread(const struct prov_jv *report, size_t *index)
 {
-	const struct prov_jv *threads = jarray(report, "threads");
+	const struct prov_jv *threads = store_jarray(report, "threads");
 	size_t i;
 
 	for (i = 0; threads && i < threads->n; i++) {
-		const struct prov_jv *c = jget(&threads->items[i], "crashed");
+		const struct prov_jv *c = store_jget(&threads->items[i], "crashed");
 
 		if (c && c->type == PROV_JV_BOOL && c->boolean) {
 			if (index)
@@ -340,32 +437,32 @@ static const struct prov_jv *crashed_thread(const struct prov_jv *report, size_t
 }
 
 /* The signature of a stored report: the rule of prov_crash_signature (signature.h). */
-static char *signature_of(const struct prov_jv *report)
+char *store_signature(const struct prov_jv *report)
 {
-	const struct prov_jv *sig = jget(report, "signal"), *t = crashed_thread(report, NULL);
-	const struct prov_jv *frames = jarray(t, "frames");
+	const struct prov_jv *sig = store_jget(report, "signal"), *t = store_crashed_thread(report, NULL);
+	const struct prov_jv *frames = store_jarray(t, "frames");
 	struct prov_signature s;
 	int64_t number = 0;
 	size_t i;
 
-	if (jint(&number, jget(sig, "number")) < 0)
+	if (store_jint(&number, store_jget(sig, "number")) < 0)
 		number = 0;
 	prov_signature_begin(&s, (int)number);
 	for (i = 0; frames && i < frames->n; i++)
-		if (!prov_signature_add(&s, jstr(&frames->items[i], "function")))
+		if (!prov_signature_add(&s, store_jstr(&frames->items[i], "function")))
 			break;
 	return prov_signature_finish(&s);
 }
 
-static int check_report(const struct prov_jv *r)
+int store_check_report(const struct prov_jv *r)
 {
-	const char *schema = jstr(r, "schema");
+	const char *schema = store_jstr(r, "schema");
 
 	if (!r || r->type != PROV_JV_OBJECT)
 		return prov_error_set(PROV_EINPUT, "not a JSON object");
 	if (!schema || strcmp(schema, "provenance/1") != 0)
 		return prov_error_set(PROV_EINPUT, "not a provenance report (no \"schema\": \"provenance/1\")");
-	if (!jarray(r, "threads"))
+	if (!store_jarray(r, "threads"))
 		return prov_error_set(PROV_EINPUT, "a report without \"threads\"");
 	return 0;
 }
@@ -377,8 +474,8 @@ char *prov_store_signature_of(const char *json, size_t len)
 
 	if (prov_jv_parse(&r, json, len) < 0)
 		return NULL;
-	if (check_report(r) == 0)
-		sig = signature_of(r);
+	if (store_check_report(r) == 0)
+		sig = store_signature(r);
 	prov_jv_free(r);
 	return sig;
 }
@@ -388,7 +485,7 @@ char *prov_store_signature_of(const char *json, size_t len)
  * pretty-printed or on one line hashes alike. "determinism" is left out:
  * it says how many inputs of one run shared the crash, not what crashed.
  */
-static void hash_value(struct prov_sha256 *h, const struct prov_jv *v, int top)
+void store_hash_value(struct prov_sha256 *h, const struct prov_jv *v, int top)
 {
 	char tag[24];
 	size_t i;
@@ -406,371 +503,19 @@ static void hash_value(struct prov_sha256 *h, const struct prov_jv *v, int top)
 		break;
 	case PROV_JV_ARRAY:
 		for (i = 0; i < v->n; i++)
-			hash_value(h, &v->items[i], 0);
+			store_hash_value(h, &v->items[i], 0);
 		break;
 	case PROV_JV_OBJECT:
 		for (i = 0; i < v->n; i++) {
 			if (top && !strcmp(v->keys[i], "determinism"))
 				continue;
 			prov_sha256_update(h, v->keys[i], strlen(v->keys[i]) + 1);
-			hash_value(h, &v->items[i], 0);
+			store_hash_value(h, &v->items[i], 0);
 		}
 		break;
 	default:
 		break;
 	}
-}
-
-static int prepare(sqlite3_stmt **st, sqlite3 *db, const char *sql)
-{
-	if (*st) {
-		sqlite3_reset(*st);
-		sqlite3_clear_bindings(*st);
-		return 0;
-	}
-	if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK)
-		return sql_error(db, "prepare");
-	return 0;
-}
-
-static void bind_text(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
-}
-
-static void bind_int_or_null(sqlite3_stmt *st, int i, const struct prov_jv *v)
-{
-	int64_t n;
-
-	if (jint(&n, v) == 0)
-		sqlite3_bind_int64(st, i, n);
-	else
-		sqlite3_bind_null(st, i);
-}
-
-static int step_done(sqlite3 *db, sqlite3_stmt *st, const char *what)
-{
-	int rc = sqlite3_step(st);
-
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return sql_error(db, what);
-	return 0;
-}
-
-static int insert_rows(struct prov_store *s, int64_t id, const struct prov_jv *r)
-{
-	const struct prov_jv *threads = jarray(r, "threads"), *mods = jarray(r, "modules");
-	const struct prov_jv *comps = jarray(r, "components");
-	size_t i, k;
-	int err;
-
-	for (i = 0; threads && i < threads->n; i++) {
-		const struct prov_jv *t = &threads->items[i], *frames = jarray(t, "frames");
-		const struct prov_jv *c = jget(t, "crashed");
-		int crashed = c && c->type == PROV_JV_BOOL && c->boolean;
-
-		for (k = 0; frames && k < frames->n; k++) {
-			const struct prov_jv *f = &frames->items[k];
-			const char *lang = jstr(f, "language");
-
-			if ((err = prepare(&s->frame, s->db, "INSERT INTO frames VALUES(?,?,?,?,?,?,?,?,?,?,?)")) < 0)
-				return err;
-			sqlite3_bind_int64(s->frame, 1, id);
-			sqlite3_bind_int64(s->frame, 2, (int64_t)i);
-			bind_int_or_null(s->frame, 3, jget(t, "tid"));
-			sqlite3_bind_int(s->frame, 4, crashed);
-			sqlite3_bind_int64(s->frame, 5, (int64_t)k);
-			bind_text(s->frame, 6, jstr(f, "function"));
-			bind_text(s->frame, 7, jstr(f, "file"));
-			bind_int_or_null(s->frame, 8, jget(f, "line"));
-			bind_text(s->frame, 9, jstr(f, "module"));
-			bind_text(s->frame, 10, jstr(f, "component"));
-			bind_text(s->frame, 11, lang && !strcmp(lang, "python") ? "python" : "native");
-			if ((err = step_done(s->db, s->frame, "insert frame")) < 0)
-				return err;
-		}
-	}
-	for (i = 0; mods && i < mods->n; i++) {
-		const struct prov_jv *m = &mods->items[i], *p = jget(m, "package");
-
-		if ((err = prepare(&s->module, s->db, "INSERT INTO modules VALUES(?,?,?,?,?,?,?)")) < 0)
-			return err;
-		sqlite3_bind_int64(s->module, 1, id);
-		bind_text(s->module, 2, jstr(m, "path"));
-		bind_text(s->module, 3, jstr(m, "build_id"));
-		bind_text(s->module, 4, jstr(p, "kind"));
-		bind_text(s->module, 5, jstr(p, "name"));
-		bind_text(s->module, 6, jstr(p, "version"));
-		bind_text(s->module, 7, jstr(m, "component"));
-		if ((err = step_done(s->db, s->module, "insert module")) < 0)
-			return err;
-	}
-	for (i = 0; comps && i < comps->n; i++) {
-		const struct prov_jv *c = &comps->items[i];
-
-		if (!jstr(c, "name"))
-			continue;
-		if ((err = prepare(&s->component, s->db, "INSERT INTO components VALUES(?,?,?,?,?)")) < 0)
-			return err;
-		sqlite3_bind_int64(s->component, 1, id);
-		bind_text(s->component, 2, jstr(c, "name"));
-		bind_text(s->component, 3, jstr(c, "version"));
-		bind_text(s->component, 4, jstr(c, "commit"));
-		bind_text(s->component, 5, jstr(c, "repo"));
-		if ((err = step_done(s->db, s->component, "insert component")) < 0)
-			return err;
-	}
-	return 0;
-}
-
-static int add_parsed(int64_t *out_id, struct prov_store *s, const struct prov_jv *r,
-		      const char *json, size_t len, const struct prov_store_meta *meta)
-{
-	const struct prov_jv *crash = jget(r, "crash"), *sig = jget(r, "signal");
-	const struct prov_jv *pats = jarray(crash, "patterns");
-	const char *host = jstr(crash, "host"), *time_s = jstr(crash, "time");
-	char *signature = NULL, hex[2 * PROV_SHA256_LEN + 1], now[21], normtime[21];
-	unsigned char digest[PROV_SHA256_LEN];
-	struct prov_buf patterns = PROV_BUF_INIT;
-	struct prov_sha256 h;
-	size_t i;
-	int err, rc;
-
-	if (!host || !*host)
-		host = meta && meta->host ? meta->host : "unknown";
-	if (time_s && prov_store_parse_time(normtime, time_s) == 0)
-		time_s = normtime;
-	else
-		time_s = meta ? meta->time : NULL;
-	signature = meta && meta->signature ? prov_xstrdup(meta->signature) : signature_of(r);
-
-	prov_sha256_init(&h);
-	hash_value(&h, r, 1);
-	prov_sha256_update(&h, host, strlen(host) + 1);
-	if (time_s)
-		prov_sha256_update(&h, time_s, strlen(time_s) + 1);
-	prov_sha256_final(digest, &h);
-	for (i = 0; i < PROV_SHA256_LEN; i++)
-		snprintf(hex + 2 * i, 3, "%02x", digest[i]);
-
-	if ((err = prepare(&s->find, s->db, "SELECT id FROM crashes WHERE hash=?")) < 0)
-		goto cleanup;
-	bind_text(s->find, 1, hex);
-	rc = sqlite3_step(s->find);
-	if (rc == SQLITE_ROW) {
-		*out_id = sqlite3_column_int64(s->find, 0);
-		sqlite3_reset(s->find);
-		err = 1;
-		goto cleanup;
-	}
-	sqlite3_reset(s->find);
-	if (rc != SQLITE_DONE) {
-		err = sql_error(s->db, "find report");
-		goto cleanup;
-	}
-
-	for (i = 0; pats && i < pats->n; i++) {
-		const char *id = jstr(&pats->items[i], "id");
-
-		if (id)
-			prov_buf_printf(&patterns, "%s%s", patterns.len ? "," : "", id);
-	}
-	prov_store_format_time(now, (int64_t)time(NULL));
-	if ((err = prepare(&s->crash, s->db,
-			   "INSERT INTO crashes(signature, signal, signal_name, time, host, input,"
-			   " context, patterns, executable, kind, hash, added)"
-			   " VALUES(?,?,?,?,?,?,?,?,?,?,?,?)")) < 0)
-		goto cleanup;
-	bind_text(s->crash, 1, signature);
-	bind_int_or_null(s->crash, 2, jget(sig, "number"));
-	bind_text(s->crash, 3, jstr(sig, "name"));
-	bind_text(s->crash, 4, time_s);
-	bind_text(s->crash, 5, host);
-	bind_text(s->crash, 6, jstr(jget(r, "input"), "path"));
-	bind_text(s->crash, 7, jstr(crash, "context"));
-	bind_text(s->crash, 8, patterns.len ? patterns.buf : NULL);
-	bind_text(s->crash, 9, jstr(jget(r, "process"), "executable"));
-	bind_text(s->crash, 10, jstr(jget(r, "input"), "kind"));
-	bind_text(s->crash, 11, hex);
-	bind_text(s->crash, 12, now);
-	if ((err = step_done(s->db, s->crash, "insert crash")) < 0)
-		goto cleanup;
-	*out_id = sqlite3_last_insert_rowid(s->db);
-	if ((err = insert_rows(s, *out_id, r)) < 0)
-		goto cleanup;
-	if ((err = prepare(&s->report, s->db, "INSERT INTO reports VALUES(?,?)")) < 0)
-		goto cleanup;
-	sqlite3_bind_int64(s->report, 1, *out_id);
-	sqlite3_bind_text(s->report, 2, json, (int)len, SQLITE_TRANSIENT);
-	err = step_done(s->db, s->report, "insert report");
-cleanup:
-	prov_buf_release(&patterns);
-	free(signature);
-	return err;
-}
-
-int prov_store_add(int64_t *out_id, struct prov_store *s, const char *json, size_t len,
-		   const struct prov_store_meta *meta)
-{
-	struct prov_jv *r = NULL;
-	int err, own_tx = !s->in_tx;
-	int64_t id = 0;
-
-	if (len > INT32_MAX)
-		return prov_error_set(PROV_ELIMIT, "report too large");
-	if ((err = prov_jv_parse(&r, json, len)) < 0)
-		return err;
-	if ((err = check_report(r)) < 0)
-		goto cleanup;
-	if (own_tx && (err = prov_store_begin(s)) < 0)
-		goto cleanup;
-	err = add_parsed(&id, s, r, json, len, meta);
-	if (err < 0) {
-		if (own_tx)
-			prov_store_rollback(s);
-		goto cleanup;
-	}
-	if (own_tx) {
-		int e = prov_store_commit(s);
-
-		if (e < 0) {
-			err = e;
-			goto cleanup;
-		}
-	}
-	*out_id = id;
-cleanup:
-	prov_jv_free(r);
-	return err;
-}
-
-/* ----------------------------------------------------------------- history */
-
-static char *col_dup(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-
-	return t ? prov_xstrdup((const char *)t) : NULL;
-}
-
-#define COMPONENT_SET \
-	"(SELECT group_concat(nv, ', ') FROM (SELECT name || ' ' || ifnull(version, '?') AS nv" \
-	" FROM components WHERE crash_id = %s ORDER BY name, version))"
-
-int prov_store_history(char **out, struct prov_store *s, int64_t crash_id)
-{
-	sqlite3_stmt *st = NULL;
-	char *sig = NULL, *mine = NULL, *since = NULL, *sql = NULL;
-	struct prov_buf b = PROV_BUF_INIT;
-	int64_t count = 0, hosts = 0;
-	int err = PROV_ERROR, rc, found = 0;
-
-	sql = prov_xasprintf("SELECT signature, " COMPONENT_SET " FROM crashes WHERE id=?1", "?1");
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		goto sqlfail;
-	sqlite3_bind_int64(st, 1, crash_id);
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		err = prov_error_set(PROV_ENOTFOUND, "no crash %lld in the store", (long long)crash_id);
-		goto cleanup;
-	}
-	sig = col_dup(st, 0);
-	mine = col_dup(st, 1);
-	sqlite3_finalize(st);
-	st = NULL;
-
-	if (sqlite3_prepare_v2(s->db, "SELECT count(*), count(DISTINCT host), min(time) FROM crashes"
-			       " WHERE signature=?1 AND id != ?2", -1, &st, NULL) != SQLITE_OK)
-		goto sqlfail;
-	sqlite3_bind_text(st, 1, sig, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, crash_id);
-	if (sqlite3_step(st) != SQLITE_ROW)
-		goto sqlfail;
-	count = sqlite3_column_int64(st, 0);
-	hosts = sqlite3_column_int64(st, 1);
-	since = col_dup(st, 2);
-	sqlite3_finalize(st);
-	st = NULL;
-	if (count == 0) {
-		*out = NULL;
-		err = 0;
-		goto cleanup;
-	}
-	prov_buf_printf(&b, "seen %lld time%s on %lld host%s", (long long)count, count == 1 ? "" : "s",
-			(long long)hosts, hosts == 1 ? "" : "s");
-	if (since)
-		prov_buf_printf(&b, " since %.10s", since);
-
-	free(sql);
-	sql = prov_xasprintf("SELECT time, host, " COMPONENT_SET " FROM crashes c"
-			     " WHERE signature=?1 AND id != ?2 ORDER BY time IS NULL, time DESC, id DESC"
-			     " LIMIT 100000", "c.id");
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		goto sqlfail;
-	sqlite3_bind_text(st, 1, sig, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, crash_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *t = (const char *)sqlite3_column_text(st, 0);
-		const char *host = (const char *)sqlite3_column_text(st, 1);
-		const char *set = (const char *)sqlite3_column_text(st, 2);
-
-		if ((set ? set : "")[0] == (mine ? mine : "")[0] &&
-		    strcmp(set ? set : "", mine ? mine : "") == 0) {
-			prov_buf_printf(&b, "; last with the same component versions: %s on %s",
-					t ? t : "an unknown time", host ? host : "unknown");
-			found = 1;
-			break;
-		}
-	}
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		goto sqlfail;
-	if (!found)
-		prov_buf_printf(&b, "; never before with these component versions (%s)",
-				mine ? mine : "none known");
-	*out = prov_buf_detach(&b);
-	err = 0;
-	goto cleanup;
-sqlfail:
-	err = sql_error(s->db, "history");
-cleanup:
-	sqlite3_finalize(st);
-	prov_buf_release(&b);
-	free(sql);
-	free(sig);
-	free(mine);
-	free(since);
-	return err;
-}
-
-/* ------------------------------------------------------------------ triage */
-
-/* The selection's WHERE clause: fixed text, values bound as ?1 (since) and ?2 (component). */
-static const char *selection(const struct prov_triage_opts *o)
-{
-	if (o->since && o->component)
-		return " c.time >= ?1 AND c.id IN (SELECT crash_id FROM components WHERE name = ?2) ";
-	if (o->since)
-		return " c.time >= ?1 AND ?2 IS NULL ";
-	if (o->component)
-		return " ?1 IS NULL AND c.id IN (SELECT crash_id FROM components WHERE name = ?2) ";
-	return " ?1 IS NULL AND ?2 IS NULL ";
-}
-
-static int prep_sel(sqlite3_stmt **st, struct prov_store *s, const struct prov_triage_opts *o,
-		    const char *head, const char *tail)
-{
-	char *sql = prov_xasprintf("%s%s%s", head, selection(o), tail);
-	int rc = sqlite3_prepare_v2(s->db, sql, -1, st, NULL);
-
-	free(sql);
-	if (rc != SQLITE_OK)
-		return sql_error(s->db, "triage");
-	bind_text(*st, 1, o->since);
-	bind_text(*st, 2, o->component);
-	return 0;
 }
 
 void prov_triage_release(struct prov_triage *t)
@@ -801,188 +546,7 @@ void prov_triage_release(struct prov_triage *t)
 	memset(t, 0, sizeof(*t));
 }
 
-int prov_store_triage(struct prov_triage *out, struct prov_store *s,
-		      const struct prov_triage_opts *opts)
-{
-	struct prov_triage t = { 0 };
-	struct prov_triage_opts o = *opts;
-	sqlite3_stmt *st = NULL, *latest = NULL, *fr = NULL, *ver = NULL;
-	size_t cap = 0, i;
-	int err = PROV_ERROR, rc;
-
-	if (!o.max_frames)
-		o.max_frames = 5;
-	if ((err = prep_sel(&st, s, &o, "SELECT count(*), count(DISTINCT host) FROM crashes c WHERE", "")) < 0)
-		goto cleanup;
-	if (sqlite3_step(st) != SQLITE_ROW)
-		goto sqlfail;
-	t.total = sqlite3_column_int64(st, 0);
-	t.hosts = sqlite3_column_int64(st, 1);
-	sqlite3_finalize(st);
-	st = NULL;
-
-	if ((err = prep_sel(&st, s, &o, "SELECT signature, count(*), count(DISTINCT host), min(time),"
-			    " max(time) FROM crashes c WHERE", "GROUP BY signature"
-			    " ORDER BY 2 DESC, 1")) < 0)
-		goto cleanup;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct prov_triage_group *g;
-
-		if (t.ngroups == cap) {
-			cap = cap ? 2 * cap : 16;
-			t.groups = prov_xrealloc(t.groups, cap * sizeof(*t.groups));
-		}
-		g = &t.groups[t.ngroups++];
-		memset(g, 0, sizeof(*g));
-		g->signature = col_dup(st, 0);
-		g->count = sqlite3_column_int64(st, 1);
-		g->hosts = sqlite3_column_int64(st, 2);
-		g->first_seen = col_dup(st, 3);
-		g->last_seen = col_dup(st, 4);
-	}
-	if (rc != SQLITE_DONE)
-		goto sqlfail;
-	sqlite3_finalize(st);
-	st = NULL;
-
-	if ((err = prep_sel(&latest, s, &o, "SELECT id, signal_name, context FROM crashes c"
-			    " WHERE", "AND signature = ?3 ORDER BY time IS NULL, time DESC, id DESC LIMIT 1")) < 0)
-		goto cleanup;
-	if ((err = prep_sel(&ver, s, &o,
-			    "SELECT v.name, ifnull(v.version, '?'),"
-			    " count(DISTINCT v.crash_id) FILTER (WHERE c.signature = ?3),"
-			    " count(DISTINCT v.crash_id)"
-			    " FROM components v JOIN crashes c ON c.id = v.crash_id WHERE", ""
-			    " GROUP BY 1, 2 ORDER BY 1, 2")) < 0)
-		goto cleanup;
-	if (sqlite3_prepare_v2(s->db, "SELECT function, file, line, module FROM frames"
-			       " WHERE crash_id = ?1 AND (crashed = 1 OR (?2 AND thread = 0))"
-			       " ORDER BY thread, depth LIMIT ?3", -1, &fr, NULL) != SQLITE_OK)
-		goto sqlfail;
-	for (i = 0; i < t.ngroups; i++) {
-		struct prov_triage_group *g = &t.groups[i];
-		size_t vcap = 0;
-		int any_crashed;
-
-		sqlite3_reset(latest);
-		sqlite3_bind_text(latest, 3, g->signature, -1, SQLITE_STATIC);
-		if (sqlite3_step(latest) != SQLITE_ROW)
-			goto sqlfail;
-		g->example_id = sqlite3_column_int64(latest, 0);
-		g->signal_name = col_dup(latest, 1);
-		g->context = col_dup(latest, 2);
-
-		/* a text backtrace may mark no crashing thread: then its first thread */
-		any_crashed = strchr(g->signature, '|') != NULL;
-		sqlite3_reset(fr);
-		sqlite3_bind_int64(fr, 1, g->example_id);
-		sqlite3_bind_int(fr, 2, !any_crashed);
-		sqlite3_bind_int64(fr, 3, (int64_t)o.max_frames);
-		g->frames = prov_xcalloc(o.max_frames, sizeof(*g->frames));
-		while ((rc = sqlite3_step(fr)) == SQLITE_ROW && g->nframes < o.max_frames) {
-			struct prov_triage_frame *f = &g->frames[g->nframes++];
-
-			f->function = col_dup(fr, 0);
-			f->file = col_dup(fr, 1);
-			f->line = sqlite3_column_int64(fr, 2);
-			f->module = col_dup(fr, 3);
-		}
-		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-			goto sqlfail;
-
-		sqlite3_reset(ver);
-		sqlite3_bind_text(ver, 3, g->signature, -1, SQLITE_STATIC);
-		while ((rc = sqlite3_step(ver)) == SQLITE_ROW) {
-			struct prov_triage_version *v;
-
-			if (g->nversions == vcap) {
-				vcap = vcap ? 2 * vcap : 8;
-				g->versions = prov_xrealloc(g->versions, vcap * sizeof(*g->versions));
-			}
-			v = &g->versions[g->nversions++];
-			v->component = col_dup(ver, 0);
-			v->version = col_dup(ver, 1);
-			v->count = sqlite3_column_int64(ver, 2);
-			v->total = sqlite3_column_int64(ver, 3);
-		}
-		if (rc != SQLITE_DONE)
-			goto sqlfail;
-	}
-	*out = t;
-	memset(&t, 0, sizeof(t));
-	err = 0;
-	goto cleanup;
-sqlfail:
-	err = sql_error(s->db, "triage");
-cleanup:
-	sqlite3_finalize(st);
-	sqlite3_finalize(latest);
-	sqlite3_finalize(fr);
-	sqlite3_finalize(ver);
-	prov_triage_release(&t);
-	return err;
-}
-
-/* ------------------------------------------------------------------- query */
-
-struct query_guard {
-	uint64_t start_ms, timeout_ms;
-	int timed_out;
-	char refused[160];
-};
-
-static int query_progress(void *data)
-{
-	struct query_guard *g = data;
-
-	if (prov_now_ms() - g->start_ms > g->timeout_ms) {
-		g->timed_out = 1;
-		return 1;
-	}
-	return 0;
-}
-
-static int query_authorizer(void *data, int action, const char *a1, const char *a2,
-			    const char *db, const char *trigger)
-{
-	static const char *const pragmas[] = {
-		"table_info", "table_xinfo", "index_list", "index_info", "index_xinfo",
-		"table_list", "foreign_key_list", NULL,
-	};
-	struct query_guard *g = data;
-	size_t i;
-
-	(void)db;
-	(void)trigger;
-	switch (action) {
-	case SQLITE_SELECT:
-	case SQLITE_READ:
-	case SQLITE_FUNCTION:
-	case SQLITE_RECURSIVE:
-		return SQLITE_OK;
-	case SQLITE_PRAGMA:
-		for (i = 0; a1 && pragmas[i]; i++)
-			if (!strcasecmp(a1, pragmas[i]))
-				return SQLITE_OK;
-		if (!g->refused[0])
-			snprintf(g->refused, sizeof(g->refused), "PRAGMA %s is not allowed (only table_info-style pragmas)",
-				 a1 ? a1 : "?");
-		return SQLITE_DENY;
-	case SQLITE_ATTACH:
-	case SQLITE_DETACH:
-		if (!g->refused[0])
-			snprintf(g->refused, sizeof(g->refused), "ATTACH and DETACH are not allowed");
-		return SQLITE_DENY;
-	default:
-		if (!g->refused[0])
-			snprintf(g->refused, sizeof(g->refused),
-				 "the store is read-only here: only SELECT statements run");
-		return SQLITE_DENY;
-	}
-}
-
-/* Only blanks, semicolons and comments after the first statement. */
-static int only_trailer(const char *p)
+int store_only_trailer(const char *p)
 {
 	while (*p) {
 		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ';') {
@@ -1003,119 +567,53 @@ static int only_trailer(const char *p)
 	return 1;
 }
 
-int prov_store_query(struct prov_store *s, const char *sql, const struct prov_query_opts *opts,
-		     int (*row)(size_t ncols, const char *const *names, const char *const *values,
-				const char *types, void *data),
-		     void *data)
+/* ---------------------------------------------------------- report identity */
+
+void store_report_read(struct store_report *out, const struct prov_jv *r,
+		       const struct prov_store_meta *meta)
 {
-	struct query_guard g = { 0 };
-	sqlite3_stmt *st = NULL;
-	const char *tail = NULL, **names = NULL, **values = NULL;
-	char *types = NULL, **hexes = NULL;
-	uint64_t nrows = 0;
-	int ncols = 0, i, rc, err;
+	const struct prov_jv *crash = store_jget(r, "crash");
+	const struct prov_jv *pats = store_jarray(crash, "patterns");
+	const char *time_s = store_jstr(crash, "time");
+	unsigned char digest[PROV_SHA256_LEN];
+	struct prov_buf patterns = PROV_BUF_INIT;
+	struct prov_sha256 h;
+	size_t i;
 
-	if (!s->readonly)
-		return prov_error_set(PROV_ERROR, "store: queries need a read-only store");
-	g.start_ms = prov_now_ms();
-	g.timeout_ms = opts->timeout_ms ? opts->timeout_ms : 10000;
-	sqlite3_limit(s->db, SQLITE_LIMIT_LENGTH, 64 << 20);
-	sqlite3_limit(s->db, SQLITE_LIMIT_SQL_LENGTH, 1 << 20);
-	sqlite3_limit(s->db, SQLITE_LIMIT_ATTACHED, 0);
-	sqlite3_set_authorizer(s->db, query_authorizer, &g);
-	sqlite3_progress_handler(s->db, 1000, query_progress, &g);
+	memset(out, 0, sizeof(*out));
+	out->host = store_jstr(crash, "host");
+	if (!out->host || !*out->host)
+		out->host = meta && meta->host ? meta->host : "unknown";
+	if (time_s && prov_store_parse_time(out->normtime, time_s) == 0)
+		out->time = out->normtime;
+	else
+		out->time = meta ? meta->time : NULL;
+	out->signature = meta && meta->signature ? prov_xstrdup(meta->signature) :
+			 store_signature(r);
 
-	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, &tail);
-	if (rc != SQLITE_OK) {
-		if (g.refused[0])
-			err = prov_error_set(PROV_EINPUT, "query refused: %s", g.refused);
-		else if (g.timed_out)
-			err = prov_error_set(PROV_EINPUT, "query ran past its time limit of %llu ms",
-					     (unsigned long long)g.timeout_ms);
-		else
-			err = prov_error_set(PROV_EINPUT, "bad query: %s", sqlite3_errmsg(s->db));
-		goto cleanup;
-	}
-	if (!st) {
-		err = prov_error_set(PROV_EINPUT, "bad query: no SQL statement given");
-		goto cleanup;
-	}
-	if (tail && !only_trailer(tail)) {
-		err = prov_error_set(PROV_EINPUT, "query refused: exactly one statement is allowed");
-		goto cleanup;
-	}
-	if (!sqlite3_stmt_readonly(st)) {
-		err = prov_error_set(PROV_EINPUT, "query refused: the store is read-only here: only SELECT statements run");
-		goto cleanup;
-	}
-	ncols = sqlite3_column_count(st);
-	names = prov_xcalloc((size_t)ncols + 1, sizeof(*names));
-	values = prov_xcalloc((size_t)ncols + 1, sizeof(*values));
-	hexes = prov_xcalloc((size_t)ncols + 1, sizeof(*hexes));
-	types = prov_xcalloc((size_t)ncols + 1, 1);
-	for (i = 0; i < ncols; i++) {
-		const char *n = sqlite3_column_name(st, i);
+	prov_sha256_init(&h);
+	store_hash_value(&h, r, 1);
+	prov_sha256_update(&h, out->host, strlen(out->host) + 1);
+	if (out->time)
+		prov_sha256_update(&h, out->time, strlen(out->time) + 1);
+	prov_sha256_final(digest, &h);
+	for (i = 0; i < PROV_SHA256_LEN; i++)
+		snprintf(out->hash + 2 * i, 3, "%02x", digest[i]);
 
-		names[i] = n ? n : "?";
+	for (i = 0; pats && i < pats->n; i++) {
+		const char *id = store_jstr(&pats->items[i], "id");
+
+		if (id)
+			prov_buf_printf(&patterns, "%s%s", patterns.len ? "," : "", id);
 	}
-	if ((err = row((size_t)ncols, names, NULL, NULL, data)) != 0)
-		goto cleanup;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (++nrows > opts->max_rows) {
-			err = prov_error_set(PROV_EINPUT, "query returned more than %llu rows; add a LIMIT or raise --max-rows",
-					     (unsigned long long)opts->max_rows);
-			goto cleanup;
-		}
-		for (i = 0; i < ncols; i++) {
-			free(hexes[i]);
-			hexes[i] = NULL;
-			switch (sqlite3_column_type(st, i)) {
-			case SQLITE_INTEGER:
-				types[i] = 'i';
-				break;
-			case SQLITE_FLOAT:
-				types[i] = 'r';
-				break;
-			case SQLITE_BLOB:
-				types[i] = 'b';
-				break;
-			case SQLITE_NULL:
-				types[i] = 'n';
-				break;
-			default:
-				types[i] = 't';
-			}
-			if (types[i] == 'b') {
-				hexes[i] = prov_hex(sqlite3_column_blob(st, i),
-						    (size_t)sqlite3_column_bytes(st, i));
-				values[i] = hexes[i];
-			} else if (types[i] == 'n') {
-				values[i] = NULL;
-			} else {
-				values[i] = (const char *)sqlite3_column_text(st, i);
-			}
-		}
-		if ((err = row((size_t)ncols, names, values, types, data)) != 0)
-			goto cleanup;
-	}
-	if (rc != SQLITE_DONE) {
-		if (g.timed_out)
-			err = prov_error_set(PROV_EINPUT, "query ran past its time limit of %llu ms; narrow it or raise --timeout",
-					     (unsigned long long)g.timeout_ms);
-		else
-			err = prov_error_set(PROV_EINPUT, "query failed: %s", sqlite3_errmsg(s->db));
-		goto cleanup;
-	}
-	err = 0;
-cleanup:
-	sqlite3_finalize(st);
-	sqlite3_set_authorizer(s->db, NULL, NULL);
-	sqlite3_progress_handler(s->db, 0, NULL, NULL);
-	for (i = 0; hexes && i < ncols; i++)
-		free(hexes[i]);
-	free(hexes);
-	free(names);
-	free(values);
-	free(types);
-	return err;
+	out->patterns = patterns.len ? prov_buf_detach(&patterns) : NULL;
+	prov_buf_release(&patterns);
+	prov_store_format_time(out->now, (int64_t)time(NULL));
+}
+
+void store_report_release(struct store_report *rep)
+{
+	free(rep->signature);
+	free(rep->patterns);
+	rep->signature = rep->patterns = NULL;
 }

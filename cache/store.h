@@ -8,10 +8,13 @@
 
 /*
  * The crash store: one SQLite file (<cache dir>/store.sqlite, or a path the
- * user names) holding resolved crashes as rows the user can query. The
+ * user names) or a PostgreSQL database (a postgresql:// or postgres:// URI,
+ * or a libpq keyword string such as "host=db dbname=crashes"), holding resolved crashes as rows the user can query. The
  * tables are documented and stable (docs/store.md): crashes, frames,
- * modules, components, reports. Like the cache, only cache/ talks to SQLite;
- * no SQLite type leaves store.c.
+ * modules, components, reports, and the per-signature summaries
+ * signature_hosts and signature_versions. Like the cache, only cache/ talks to
+ * SQL; no SQLite or libpq type leaves cache/ (store.c dispatches to
+ * store-sqlite.c and store-pg.c).
  *
  * Reports are untrusted input (they travel between machines): every value is
  * bound as a parameter, never spliced into SQL. Writes are transactions (WAL,
@@ -20,19 +23,38 @@
  */
 struct prov_store;
 
-#define PROV_STORE_SCHEMA 1
+#define PROV_STORE_SCHEMA 2
 
 /* The default store path inside a cache directory (malloc'd). */
 char *prov_store_default_path(const char *cache_dir);
 
+/* Whether `where` names a PostgreSQL database rather than a SQLite file. */
+int prov_store_is_pg(const char *where);
+
 /*
- * Open the store at `path`, creating it (and its directory, 0700) unless
- * `readonly`. A read-only open never writes (SQLITE_OPEN_READONLY).
- * 0 and *out; PROV_EINPUT when the file is not a store (message names it);
- * PROV_ENOTFOUND (read-only) when there is no store yet.
+ * Open the store at `path` (a file, or a PostgreSQL URI / keyword string),
+ * creating it (and its directory, 0700; or the tables) unless `readonly`.
+ * A read-only open never writes. An older store is upgraded by a writer
+ * (read as it is by a reader when its tables mean the same); a newer one is
+ * refused. 0 and *out; PROV_EINPUT when it is not a store or cannot be
+ * reached (message names it, never with a password); PROV_ENOTFOUND
+ * (read-only) when there is no store yet.
  */
 int prov_store_open(struct prov_store **out, const char *path, int readonly);
 void prov_store_free(struct prov_store *s);	/* NULL-safe */
+/* How to name the store in messages: the path, or the connection without its password. */
+const char *prov_store_name(const struct prov_store *s);
+/*
+ * A printable description of `where` with any password removed (malloc'd):
+ * for PostgreSQL the host, port, database and user only.
+ */
+char *prov_store_safe_name(const char *where);
+/*
+ * Overwrite, in place, a password written into a PostgreSQL URI or keyword
+ * string (with 'x's), so that the process's command line (ps, /proc) does
+ * not show it once the command has taken its copy. Other values untouched.
+ */
+void prov_store_hide_password(char *arg);
 
 /* Group several adds in one transaction (faster imports). 0 or an error. */
 int prov_store_begin(struct prov_store *s);
@@ -95,10 +117,15 @@ struct prov_query_opts {
 	uint64_t max_rows;
 	uint64_t timeout_ms;
 };
+typedef int (*prov_store_row_fn)(size_t ncols, const char *const *names,
+				 const char *const *values, const char *types, void *data);
+/*
+ * On PostgreSQL: a READ ONLY transaction with statement_timeout, the
+ * statement prepared alone (one statement only), SELECT/WITH/VALUES/TABLE
+ * only, rows fetched one at a time up to max_rows.
+ */
 int prov_store_query(struct prov_store *s, const char *sql, const struct prov_query_opts *opts,
-		     int (*row)(size_t ncols, const char *const *names, const char *const *values,
-				const char *types, void *data),
-		     void *data);
+		     prov_store_row_fn row, void *data);
 
 /*
  * Parse a crash time: "YYYY-MM-DD", "YYYY-MM-DDTHH:MM[:SS][Z]" (a space for

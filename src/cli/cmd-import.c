@@ -23,7 +23,9 @@ static const char help[] =
 	"is stored once (content hash over the report, its host and time).\n"
 	"\n"
 	"options:\n"
-	"   --store PATH   the store (default: store.sqlite in the cache directory)\n"
+	"   --store PATH|URL  the store: a SQLite file (default: store.sqlite in the\n"
+	"                  cache directory) or PostgreSQL (postgresql://... or\n"
+	"                  \"host=... dbname=...\"; passwords from PGPASSWORD/~/.pgpass)\n"
 	"   --host NAME    the host of reports that name none (default: unknown)\n"
 	"   --time TIME    the crash time of reports that have none\n"
 	"                  (YYYY-MM-DD[THH:MM[:SS]][Z], UTC, or @SECONDS)\n"
@@ -306,6 +308,7 @@ int cmd_import(int argc, char **argv, struct prov_ctx *g)
 		goto cleanup;
 	}
 	store_path = store_opt ? prov_xstrdup(store_opt) : prov_store_default_path(g->cache_dir);
+	prov_store_hide_password((char *)store_opt);	/* argv: not on the process list */
 	if ((err = prov_store_open(&im.store, store_path, 0)) < 0) {
 		code = prov_cmd_fail(err);
 		goto cleanup;
@@ -324,7 +327,7 @@ int cmd_import(int argc, char **argv, struct prov_ctx *g)
 		goto cleanup;
 	}
 	fprintf(stderr, "imported %zu report%s (%zu already in the store%s) into %s\n", im.added,
-		im.added == 1 ? "" : "s", im.dup, im.bad ? ", some bad: see above" : "", store_path);
+		im.added == 1 ? "" : "s", im.dup, im.bad ? ", some bad: see above" : "", prov_store_name(im.store));
 	code = im.bad ? PROV_EXIT_INPUT : 0;
 cleanup:
 	prov_store_free(im.store);

@@ -22,7 +22,10 @@ static const char help[] =
 	"   --format FMT     table (default), csv or json (an array of objects)\n"
 	"   --max-rows N     refuse a result of more than N rows (default 10000)\n"
 	"   --timeout SEC    stop a query running longer than SEC seconds (default 10)\n"
-	"   --store PATH     the store (default: store.sqlite in the cache directory)\n"
+	"   --store PATH|URL the store: a SQLite file (default: store.sqlite in the\n"
+	"                    cache directory) or PostgreSQL (postgresql://... or\n"
+	"                    \"host=... dbname=...\"); on PostgreSQL a READ ONLY\n"
+	"                    transaction with statement_timeout\n"
 	"\n"
 	"exit: 0 done, 2 refused, bad SQL, over a limit, or no store; 64 usage error.\n";
 
@@ -293,6 +296,7 @@ int cmd_query(int argc, char **argv, struct prov_ctx *g)
 		goto cleanup;
 	}
 	store_path = store_opt ? prov_xstrdup(store_opt) : prov_store_default_path(g->cache_dir);
+	prov_store_hide_password((char *)store_opt);	/* argv: not on the process list */
 	t.format = format;
 	if ((err = prov_store_open(&store, store_path, 1)) < 0 ||
 	    (err = prov_store_query(store, argv[optind], &qo, collect, &t)) < 0) {

@@ -44,7 +44,9 @@ static const char help[] =
 	"                     top frames as evidence; JSON has frames[].args/locals)\n"
 	"   --store[=PATH]    record each crash in the crash store (default:\n"
 	"                     store.sqlite in the cache directory) and say when its\n"
-	"                     signature was seen before; see triage and query\n"
+	"                     signature was seen before; see triage and query.\n"
+	"                     A postgresql:// URL or \"host=... dbname=...\" names a\n"
+	"                     PostgreSQL store (many nodes at once)\n"
 	"   --host NAME       the host the crash happened on (default: unknown)\n"
 	"   --time TIME       when it crashed (YYYY-MM-DD[THH:MM[:SS]][Z], UTC, or\n"
 	"                     @SECONDS; default: the input file's modification time)\n"
@@ -207,8 +209,9 @@ static int take_option(struct resolve_args *a, int opt, int argc, char **argv)
 	case OPT_STORE:
 		a->opts.store = 1;
 		a->opts.store_path = optarg;
-		/* "--store x.sqlite" (no '='): a store, never an input to resolve */
-		if (!optarg && optind < argc && prov_ends_with(argv[optind], ".sqlite"))
+		/* "--store x.sqlite" or "--store URL" (no '='): a store, never an input */
+		if (!optarg && optind < argc && (prov_ends_with(argv[optind], ".sqlite") ||
+						 prov_store_is_pg(argv[optind])))
 			a->opts.store_path = argv[optind++];
 		break;
 	case OPT_HOST:
@@ -281,6 +284,7 @@ int cmd_resolve(int argc, char **argv, struct prov_ctx *g)
 	struct resolve_args a;
 	struct prov_pipeline_result res = { 0 };
 	struct prov_buf out = PROV_BUF_INIT;
+	char *store_copy = NULL;
 	int code, error;
 
 	memset(&a, 0, sizeof(a));
@@ -296,6 +300,12 @@ int cmd_resolve(int argc, char **argv, struct prov_ctx *g)
 	a.fixes = prov_xcalloc((size_t)argc + 1, sizeof(*a.fixes));
 	if ((code = parse_args(&a, argc, argv)) >= 0)
 		goto cleanup;
+	if (a.opts.store_path && *a.opts.store_path) {
+		/* keep a copy; a password in argv leaves the process list now */
+		store_copy = prov_xstrdup(a.opts.store_path);
+		prov_store_hide_password((char *)a.opts.store_path);
+		a.opts.store_path = store_copy;
+	}
 
 	prov_pipeline_run_all(&res, (const char *const *)argv + optind, (size_t)(argc - optind),
 			      &a.opts);
@@ -316,6 +326,7 @@ cleanup:
 	prov_pipeline_result_release(&res);
 	free(a.mappings);
 	free(a.fixes);
+	free(store_copy);
 	prov_buf_release(&out);
 	return code;
 }

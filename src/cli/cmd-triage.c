@@ -26,7 +26,9 @@ static const char help[] =
 	"                     one run; count one report per failed run)\n"
 	"   --frames N        top frames shown per group (default 5)\n"
 	"   --format FMT      text (default), markdown or json\n"
-	"   --store PATH      the store (default: store.sqlite in the cache directory)\n"
+	"   --store PATH|URL  the store: a SQLite file (default: store.sqlite in the\n"
+	"                     cache directory) or PostgreSQL (postgresql://... or\n"
+	"                     \"host=... dbname=...\")\n"
 	"\n"
 	"exit: 0 done, 2 no store or not a store, 64 usage error.\n";
 
@@ -110,6 +112,7 @@ int cmd_triage(int argc, char **argv, struct prov_ctx *g)
 		goto cleanup;
 	}
 	store_path = store_opt ? prov_xstrdup(store_opt) : prov_store_default_path(g->cache_dir);
+	prov_store_hide_password((char *)store_opt);	/* argv: not on the process list */
 	if ((err = prov_store_open(&store, store_path, 1)) < 0 ||
 	    (err = prov_store_triage(&t, store, &to)) < 0) {
 		code = prov_cmd_fail(err == PROV_ENOTFOUND ? PROV_EINPUT : err);

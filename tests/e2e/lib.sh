@@ -83,3 +83,34 @@ make_core() {
 	[ -n "$c" ] || fail "'$*' crashed (exit $rc) but left no core in $dir"
 	echo "$c"
 }
+
+# A throw-away PostgreSQL server for store tests: Debian's initdb and
+# pg_ctl run as the postgres user (initdb refuses root), listening only on a
+# Unix socket in a private directory, stopped by the EXIT trap. Sets PGDIR
+# and PGURL (a postgresql:// URI naming the socket and the database "prov").
+# Skips (77) when PostgreSQL is not installed.
+PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
+pg_stop() {
+	[ -n "${PGDIR:-}" ] && [ -d "$PGDIR" ] || return 0
+	runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PGDIR/data" -m immediate stop >/dev/null 2>&1
+	rm -rf "$PGDIR"
+}
+pg_start() {
+	[ -x "$PG_BIN/initdb" ] && [ -x "$PG_BIN/pg_ctl" ] || skip "no PostgreSQL server here ($PG_BIN/initdb; make deps installs postgresql)"
+	id postgres >/dev/null 2>&1 || skip "no postgres user to run the PostgreSQL server as"
+	command -v runuser >/dev/null || skip "no runuser to start PostgreSQL as the postgres user"
+	PGDIR=$(mktemp -d /tmp/prov-pg.XXXXXX)
+	chown postgres "$PGDIR"
+	trap 'pg_stop; rm -rf "$T"' EXIT
+	runuser -u postgres -- "$PG_BIN/initdb" -D "$PGDIR/data" -U postgres --auth=trust \
+		--no-sync -E UTF8 --locale=C.UTF-8 >"$PGDIR/initdb.log" 2>&1 ||
+		{ cat "$PGDIR/initdb.log"; fail "initdb"; }
+	runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/log" -w \
+		-o "-k $PGDIR -c listen_addresses= -c fsync=off -c max_connections=60" start >/dev/null 2>&1 ||
+		{ cat "$PGDIR/log"; fail "pg_ctl start"; }
+	psql -h "$PGDIR" -U postgres -d postgres -qAt -c 'CREATE DATABASE prov' >/dev/null ||
+		fail "create database"
+	PGURL="postgresql:///prov?host=$PGDIR&user=postgres"
+}
+# psql on the test server's store: one value.
+pg_sql() { psql -h "$PGDIR" -U postgres -d "${PGDB:-prov}" -qAt -c "$1"; }

@@ -148,6 +148,51 @@ static void test_add_and_query(void **state)
 	free(path);
 }
 
+static void test_pg_names(void **state)
+{
+	char *n;
+
+	(void)state;
+	assert_true(prov_store_is_pg("postgresql://db/crashes"));
+	assert_true(prov_store_is_pg("postgres://u@db:5433/crashes?sslmode=require"));
+	assert_true(prov_store_is_pg("host=db dbname=crashes"));
+	assert_true(prov_store_is_pg("dbname = crashes"));
+	assert_false(prov_store_is_pg("store.sqlite"));
+	assert_false(prov_store_is_pg("/var/lib/x=y/store.sqlite"));
+	assert_false(prov_store_is_pg("postgresql:/store.sqlite"));
+	assert_false(prov_store_is_pg("mode=x"));
+	/* the password never survives into a name for messages */
+	n = prov_store_safe_name("postgresql://ingest:s3cret@db.example:5433/crashes?sslmode=require");
+	assert_null(strstr(n, "s3cret"));
+	assert_non_null(strstr(n, "host=db.example"));
+	assert_non_null(strstr(n, "port=5433"));
+	assert_non_null(strstr(n, "dbname=crashes"));
+	assert_non_null(strstr(n, "user=ingest"));
+	free(n);
+	n = prov_store_safe_name("host=db password='s3 cret' dbname=c");
+	assert_null(strstr(n, "s3"));
+	assert_non_null(strstr(n, "dbname=c"));
+	free(n);
+	n = prov_store_safe_name("host=db password='unterminated");
+	assert_null(strstr(n, "unterminated"));
+	free(n);
+	{
+		char uri[] = "postgresql://ingest:s3cret@db/crashes?sslmode=require&password=two";
+		char kw[] = "host=db password='a b' dbname=c password = plain user=u";
+		char path[] = "/tmp/password=x.sqlite";
+
+		prov_store_hide_password(uri);
+		assert_string_equal(uri, "postgresql://ingest:xxxxxx@db/crashes?sslmode=require&password=xxx");
+		prov_store_hide_password(kw);
+		assert_string_equal(kw, "host=db password='xxx' dbname=c password = xxxxx user=u");
+		prov_store_hide_password(path);
+		assert_string_equal(path, "/tmp/password=x.sqlite");
+	}
+	n = prov_store_safe_name("/tmp/store.sqlite");
+	assert_string_equal(n, "/tmp/store.sqlite");
+	free(n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -155,6 +200,7 @@ int main(void)
 		cmocka_unit_test(test_signature),
 		cmocka_unit_test(test_signature_model),
 		cmocka_unit_test(test_add_and_query),
+		cmocka_unit_test(test_pg_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

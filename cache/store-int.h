@@ -1,0 +1,102 @@
+#ifndef PROV_STORE_INT_H
+#define PROV_STORE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jsonread.h"
+#include "sha256.h"
+
+/* The public types (store.h); not included here, so that store.c and this header form no cycle. */
+struct prov_store_meta;
+struct prov_triage;
+struct prov_triage_opts;
+struct prov_query_opts;
+typedef int (*store_row_fn)(size_t ncols, const char *const *names, const char *const *values,
+			    const char *types, void *data);
+
+/*
+ * Inside the crash store (cache/ only): what store.c shares with the two
+ * implementations, store-sqlite.c and store-pg.c. store.c owns the schema
+ * (one definition, both dialects), the migrations, the report reading
+ * (signature, identity hash) and the dispatch; the implementations own
+ * their connections and SQL execution.
+ */
+
+
+enum store_dialect { STORE_SQLITE, STORE_PG };
+
+/*
+ * The schema as one SQL text for `dialect` (malloc'd): every table and
+ * index of the current version. The SQLite text ends with the pragmas that
+ * mark the file; PostgreSQL records the same in store_meta.
+ */
+char *store_schema_sql(enum store_dialect dialect);
+/* The SQL that upgrades a store of version `from` to the next (malloc'd), NULL: none. */
+char *store_migration_sql(enum store_dialect dialect, int from);
+/*
+ * The statements that keep the per-signature summaries up to date for one
+ * new crash, run in the insert's transaction: parameters ?1 signature,
+ * ?2 host, ?3 time (or NULL), ?4 crash id. In SQLite's ?N form; PostgreSQL's
+ * implementation rewrites ?N to $N.
+ */
+extern const char store_summary_hosts_sql[];
+extern const char store_summary_versions_sql[];
+
+/* Report reading shared by both implementations. */
+const struct prov_jv *store_jget(const struct prov_jv *v, const char *key);
+const char *store_jstr(const struct prov_jv *v, const char *key);
+int store_jint(int64_t *out, const struct prov_jv *v);
+const struct prov_jv *store_jarray(const struct prov_jv *v, const char *key);
+const struct prov_jv *store_crashed_thread(const struct prov_jv *report, size_t *index);
+char *store_signature(const struct prov_jv *report);
+int store_check_report(const struct prov_jv *r);
+void store_hash_value(struct prov_sha256 *h, const struct prov_jv *v, int top);
+int store_only_trailer(const char *p);
+
+/* What one report adds as a crash row: the same on both stores. */
+struct store_report {
+	const char *host;	/* the report's, the caller's or "unknown" */
+	const char *time;	/* normalised, or NULL */
+	char *signature;	/* malloc'd */
+	char *patterns;		/* malloc'd "id,id", or NULL */
+	char hash[2 * PROV_SHA256_LEN + 1];	/* the identity: content, host and time */
+	char now[21];		/* when it is added */
+	char normtime[21];
+};
+void store_report_read(struct store_report *out, const struct prov_jv *r,
+		       const struct prov_store_meta *meta);
+void store_report_release(struct store_report *rep);
+
+/* The SQLite implementation (store-sqlite.c). */
+struct store_sqlite;
+int store_sqlite_open(struct store_sqlite **out, const char *path, int readonly);
+void store_sqlite_free(struct store_sqlite *s);
+int store_sqlite_begin(struct store_sqlite *s);
+int store_sqlite_commit(struct store_sqlite *s);
+void store_sqlite_rollback(struct store_sqlite *s);
+int store_sqlite_add(int64_t *out_id, struct store_sqlite *s, const char *json, size_t len,
+		     const struct prov_store_meta *meta);
+int store_sqlite_history(char **out, struct store_sqlite *s, int64_t crash_id);
+int store_sqlite_triage(struct prov_triage *out, struct store_sqlite *s,
+			const struct prov_triage_opts *opts);
+int store_sqlite_query(struct store_sqlite *s, const char *sql, const struct prov_query_opts *opts,
+		       store_row_fn row, void *data);
+
+/* The PostgreSQL implementation (store-pg.c). */
+struct store_pg;
+int store_pg_open(struct store_pg **out, const char *conninfo, const char *safe_name,
+		  int readonly);
+void store_pg_free(struct store_pg *s);
+int store_pg_begin(struct store_pg *s);
+int store_pg_commit(struct store_pg *s);
+void store_pg_rollback(struct store_pg *s);
+int store_pg_add(int64_t *out_id, struct store_pg *s, const char *json, size_t len,
+		 const struct prov_store_meta *meta);
+int store_pg_history(char **out, struct store_pg *s, int64_t crash_id);
+int store_pg_triage(struct prov_triage *out, struct store_pg *s,
+		    const struct prov_triage_opts *opts);
+int store_pg_query(struct store_pg *s, const char *sql, const struct prov_query_opts *opts,
+		   store_row_fn row, void *data);
+
+#endif

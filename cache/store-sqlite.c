@@ -1,0 +1,864 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "cachedir.h"
+#include "store.h"
+#include "store-int.h"
+#include "buf.h"
+#include "error.h"
+#include "jsonread.h"
+#include "sha256.h"
+#include "util.h"
+#include "banned.h"
+
+/* 'PRVS': marks a file as a provenance crash store. */
+#define PROV_STORE_APP_ID 0x50525653
+
+struct store_sqlite {
+	sqlite3 *db;
+	char *path;
+	int readonly;
+	int in_tx;
+	sqlite3_stmt *find, *crash, *frame, *module, *component, *report, *sum_hosts, *sum_versions;
+};
+
+static int sql_error(sqlite3 *db, const char *what)
+{
+	return prov_error_set(PROV_ERROR, "store: %s: %s", what,
+			      db ? sqlite3_errmsg(db) : "out of memory");
+}
+
+static int exec(sqlite3 *db, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		int err = prov_error_set(PROV_ERROR, "store: %s", msg ? msg : sqlite3_errmsg(db));
+		sqlite3_free(msg);
+		return err;
+	}
+	return 0;
+}
+
+static int one_int(int64_t *out, sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return sql_error(db, sql);
+	rc = sqlite3_step(st);
+	*out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return sql_error(db, sql);
+	return 0;
+}
+
+
+/* Upgrade a schema-1 store in one write transaction (the first writer does it). */
+static int migrate(sqlite3 *db, const char *path, int64_t *ver)
+{
+	char *sql = NULL;
+	int err;
+
+	if ((err = exec(db, "BEGIN IMMEDIATE")) < 0)
+		return err;
+	if ((err = one_int(ver, db, "PRAGMA user_version")) < 0)
+		goto fail;
+	if (*ver == 1) {
+		sql = store_migration_sql(STORE_SQLITE, 1);
+		if ((err = exec(db, sql)) < 0)
+			goto fail;
+		*ver = 2;
+	}
+	free(sql);
+	return exec(db, "COMMIT");
+fail:
+	free(sql);
+	sql = prov_xstrdup(prov_error_last());
+	exec(db, "ROLLBACK");
+	err = prov_error_set(PROV_EINPUT, "cannot upgrade crash store '%s' to schema %d: %s", path,
+			     PROV_STORE_SCHEMA, sql);
+	free(sql);
+	return err;
+}
+
+int store_sqlite_open(struct store_sqlite **out, const char *path, int readonly)
+{
+	struct store_sqlite *s = NULL;
+	sqlite3 *db = NULL;
+	int64_t appid = 0, ver = 0, ntables = 0;
+	struct stat st;
+	int rc, err;
+
+	if (readonly && stat(path, &st) < 0)
+		return prov_error_set(PROV_ENOTFOUND, "no crash store at '%s' (resolve --store or import make one)",
+				      path);
+	if (!readonly && (err = prov_mkdir_p(path, 0700, PROV_MKDIR_PARENTS | PROV_MKDIR_INPUT)) < 0)
+		return err;
+	rc = sqlite3_open_v2(path, &db, readonly ? SQLITE_OPEN_READONLY :
+			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		err = prov_error_set(PROV_EINPUT, "cannot open crash store '%s': %s", path,
+				     db ? sqlite3_errmsg(db) : "out of memory");
+		goto fail;
+	}
+	sqlite3_busy_timeout(db, 60000);
+	if (one_int(&appid, db, "PRAGMA application_id") < 0 ||
+	    one_int(&ver, db, "PRAGMA user_version") < 0 ||
+	    one_int(&ntables, db, "SELECT count(*) FROM sqlite_master") < 0) {
+		err = prov_error_set(PROV_EINPUT, "'%s' is not a crash store: %s", path,
+				     sqlite3_errmsg(db));
+		goto fail;
+	}
+	if (!readonly && ntables == 0 && appid == 0 && ver == 0) {
+		/* new: create under the write lock so that two first writers do not race */
+		if ((err = exec(db, "PRAGMA journal_mode=WAL")) < 0 ||
+		    (err = exec(db, "BEGIN IMMEDIATE")) < 0)
+			goto fail;
+		if ((err = one_int(&ntables, db, "SELECT count(*) FROM sqlite_master")) < 0)
+			goto fail;
+		if (ntables == 0) {
+			char *schema = store_schema_sql(STORE_SQLITE);
+
+			err = exec(db, schema);
+			free(schema);
+			if (err < 0) {
+				exec(db, "ROLLBACK");
+				goto fail;
+			}
+		}
+		if ((err = exec(db, "COMMIT")) < 0)
+			goto fail;
+		one_int(&appid, db, "PRAGMA application_id");
+		one_int(&ver, db, "PRAGMA user_version");
+	}
+	if (appid != PROV_STORE_APP_ID) {
+		err = prov_error_set(PROV_EINPUT, "'%s' is not a crash store", path);
+		goto fail;
+	}
+	if (ver == 1 && !readonly && (err = migrate(db, path, &ver)) < 0)
+		goto fail;
+	/* a reader reads schema 1 as it is: its tables mean what they meant */
+	if (ver != PROV_STORE_SCHEMA && !(ver == 1 && readonly)) {
+		err = prov_error_set(PROV_EINPUT, "crash store '%s' has schema %lld; this provenance reads 1 to %d%s",
+				     path, (long long)ver, PROV_STORE_SCHEMA,
+				     ver > PROV_STORE_SCHEMA ? " (made by a newer provenance)" : "");
+		goto fail;
+	}
+	if (!readonly && (err = exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")) < 0)
+		goto fail;
+	s = prov_xcalloc(1, sizeof(*s));
+	s->db = db;
+	s->path = prov_xstrdup(path);
+	s->readonly = readonly;
+	*out = s;
+	return 0;
+fail:
+	sqlite3_close(db);
+	return err;
+}
+
+void store_sqlite_free(struct store_sqlite *s)
+{
+	if (!s)
+		return;
+	if (s->in_tx)
+		store_sqlite_rollback(s);
+	sqlite3_finalize(s->find);
+	sqlite3_finalize(s->crash);
+	sqlite3_finalize(s->frame);
+	sqlite3_finalize(s->module);
+	sqlite3_finalize(s->component);
+	sqlite3_finalize(s->report);
+	sqlite3_finalize(s->sum_hosts);
+	sqlite3_finalize(s->sum_versions);
+	sqlite3_close(s->db);
+	free(s->path);
+	free(s);
+}
+
+int store_sqlite_begin(struct store_sqlite *s)
+{
+	int err;
+
+	if (s->in_tx)
+		return 0;
+	if ((err = exec(s->db, "BEGIN IMMEDIATE")) < 0)
+		return err;
+	s->in_tx = 1;
+	return 0;
+}
+
+int store_sqlite_commit(struct store_sqlite *s)
+{
+	int err;
+
+	if (!s->in_tx)
+		return 0;
+	err = exec(s->db, "COMMIT");
+	if (err < 0) {
+		store_sqlite_rollback(s);
+		return err;
+	}
+	s->in_tx = 0;
+	return 0;
+}
+
+void store_sqlite_rollback(struct store_sqlite *s)
+{
+	if (!s->in_tx)
+		return;
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	s->in_tx = 0;
+}
+
+/* ------------------------------------------------------------------ time */
+
+
+static int prepare(sqlite3_stmt **st, sqlite3 *db, const char *sql)
+{
+	if (*st) {
+		sqlite3_reset(*st);
+		sqlite3_clear_bindings(*st);
+		return 0;
+	}
+	if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK)
+		return sql_error(db, "prepare");
+	return 0;
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_int_or_null(sqlite3_stmt *st, int i, const struct prov_jv *v)
+{
+	int64_t n;
+
+	if (store_jint(&n, v) == 0)
+		sqlite3_bind_int64(st, i, n);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static int step_done(sqlite3 *db, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return sql_error(db, what);
+	return 0;
+}
+
+static int insert_rows(struct store_sqlite *s, int64_t id, const struct prov_jv *r)
+{
+	const struct prov_jv *threads = store_jarray(r, "threads"), *mods = store_jarray(r, "modules");
+	const struct prov_jv *comps = store_jarray(r, "components");
+	size_t i, k;
+	int err;
+
+	for (i = 0; threads && i < threads->n; i++) {
+		const struct prov_jv *t = &threads->items[i], *frames = store_jarray(t, "frames");
+		const struct prov_jv *c = store_jget(t, "crashed");
+		int crashed = c && c->type == PROV_JV_BOOL && c->boolean;
+
+		for (k = 0; frames && k < frames->n; k++) {
+			const struct prov_jv *f = &frames->items[k];
+			const char *lang = store_jstr(f, "language");
+
+			if ((err = prepare(&s->frame, s->db, "INSERT INTO frames VALUES(?,?,?,?,?,?,?,?,?,?,?)")) < 0)
+				return err;
+			sqlite3_bind_int64(s->frame, 1, id);
+			sqlite3_bind_int64(s->frame, 2, (int64_t)i);
+			bind_int_or_null(s->frame, 3, store_jget(t, "tid"));
+			sqlite3_bind_int(s->frame, 4, crashed);
+			sqlite3_bind_int64(s->frame, 5, (int64_t)k);
+			bind_text(s->frame, 6, store_jstr(f, "function"));
+			bind_text(s->frame, 7, store_jstr(f, "file"));
+			bind_int_or_null(s->frame, 8, store_jget(f, "line"));
+			bind_text(s->frame, 9, store_jstr(f, "module"));
+			bind_text(s->frame, 10, store_jstr(f, "component"));
+			bind_text(s->frame, 11, lang && !strcmp(lang, "python") ? "python" : "native");
+			if ((err = step_done(s->db, s->frame, "insert frame")) < 0)
+				return err;
+		}
+	}
+	for (i = 0; mods && i < mods->n; i++) {
+		const struct prov_jv *m = &mods->items[i], *p = store_jget(m, "package");
+
+		if ((err = prepare(&s->module, s->db, "INSERT INTO modules VALUES(?,?,?,?,?,?,?)")) < 0)
+			return err;
+		sqlite3_bind_int64(s->module, 1, id);
+		bind_text(s->module, 2, store_jstr(m, "path"));
+		bind_text(s->module, 3, store_jstr(m, "build_id"));
+		bind_text(s->module, 4, store_jstr(p, "kind"));
+		bind_text(s->module, 5, store_jstr(p, "name"));
+		bind_text(s->module, 6, store_jstr(p, "version"));
+		bind_text(s->module, 7, store_jstr(m, "component"));
+		if ((err = step_done(s->db, s->module, "insert module")) < 0)
+			return err;
+	}
+	for (i = 0; comps && i < comps->n; i++) {
+		const struct prov_jv *c = &comps->items[i];
+
+		if (!store_jstr(c, "name"))
+			continue;
+		if ((err = prepare(&s->component, s->db, "INSERT INTO components VALUES(?,?,?,?,?)")) < 0)
+			return err;
+		sqlite3_bind_int64(s->component, 1, id);
+		bind_text(s->component, 2, store_jstr(c, "name"));
+		bind_text(s->component, 3, store_jstr(c, "version"));
+		bind_text(s->component, 4, store_jstr(c, "commit"));
+		bind_text(s->component, 5, store_jstr(c, "repo"));
+		if ((err = step_done(s->db, s->component, "insert component")) < 0)
+			return err;
+	}
+	return 0;
+}
+
+static int run_summary(struct store_sqlite *s, sqlite3_stmt **st, const char *sql,
+		       const struct store_report *rep, int64_t id)
+{
+	if (prepare(st, s->db, sql) < 0)
+		return PROV_ERROR;
+	bind_text(*st, 1, rep->signature);
+	bind_text(*st, 2, rep->host);
+	if (sqlite3_bind_parameter_count(*st) >= 3)
+		bind_text(*st, 3, rep->time);
+	if (sqlite3_bind_parameter_count(*st) >= 4)
+		sqlite3_bind_int64(*st, 4, id);
+	return step_done(s->db, *st, "update summary");
+}
+
+static int add_parsed(int64_t *out_id, struct store_sqlite *s, const struct prov_jv *r,
+		      const char *json, size_t len, const struct prov_store_meta *meta)
+{
+	const struct prov_jv *crash = store_jget(r, "crash"), *sig = store_jget(r, "signal");
+	struct store_report rep;
+	int err, rc;
+
+	store_report_read(&rep, r, meta);
+	if ((err = prepare(&s->find, s->db, "SELECT id FROM crashes WHERE hash=?")) < 0)
+		goto cleanup;
+	bind_text(s->find, 1, rep.hash);
+	rc = sqlite3_step(s->find);
+	if (rc == SQLITE_ROW) {
+		*out_id = sqlite3_column_int64(s->find, 0);
+		sqlite3_reset(s->find);
+		err = 1;
+		goto cleanup;
+	}
+	sqlite3_reset(s->find);
+	if (rc != SQLITE_DONE) {
+		err = sql_error(s->db, "find report");
+		goto cleanup;
+	}
+	if ((err = prepare(&s->crash, s->db,
+			   "INSERT INTO crashes(signature, signal, signal_name, time, host, input,"
+			   " context, patterns, executable, kind, hash, added)"
+			   " VALUES(?,?,?,?,?,?,?,?,?,?,?,?)")) < 0)
+		goto cleanup;
+	bind_text(s->crash, 1, rep.signature);
+	bind_int_or_null(s->crash, 2, store_jget(sig, "number"));
+	bind_text(s->crash, 3, store_jstr(sig, "name"));
+	bind_text(s->crash, 4, rep.time);
+	bind_text(s->crash, 5, rep.host);
+	bind_text(s->crash, 6, store_jstr(store_jget(r, "input"), "path"));
+	bind_text(s->crash, 7, store_jstr(crash, "context"));
+	bind_text(s->crash, 8, rep.patterns);
+	bind_text(s->crash, 9, store_jstr(store_jget(r, "process"), "executable"));
+	bind_text(s->crash, 10, store_jstr(store_jget(r, "input"), "kind"));
+	bind_text(s->crash, 11, rep.hash);
+	bind_text(s->crash, 12, rep.now);
+	if ((err = step_done(s->db, s->crash, "insert crash")) < 0)
+		goto cleanup;
+	*out_id = sqlite3_last_insert_rowid(s->db);
+	if ((err = insert_rows(s, *out_id, r)) < 0)
+		goto cleanup;
+	if ((err = prepare(&s->report, s->db, "INSERT INTO reports VALUES(?,?)")) < 0)
+		goto cleanup;
+	sqlite3_bind_int64(s->report, 1, *out_id);
+	sqlite3_bind_text(s->report, 2, json, (int)len, SQLITE_TRANSIENT);
+	if ((err = step_done(s->db, s->report, "insert report")) < 0)
+		goto cleanup;
+	if ((err = run_summary(s, &s->sum_hosts, store_summary_hosts_sql, &rep, *out_id)) < 0 ||
+	    (err = run_summary(s, &s->sum_versions, store_summary_versions_sql, &rep, *out_id)) < 0)
+		goto cleanup;
+cleanup:
+	store_report_release(&rep);
+	return err;
+}
+
+int store_sqlite_add(int64_t *out_id, struct store_sqlite *s, const char *json, size_t len,
+		   const struct prov_store_meta *meta)
+{
+	struct prov_jv *r = NULL;
+	int err, own_tx = !s->in_tx;
+	int64_t id = 0;
+
+	if (len > INT32_MAX)
+		return prov_error_set(PROV_ELIMIT, "report too large");
+	if ((err = prov_jv_parse(&r, json, len)) < 0)
+		return err;
+	if ((err = store_check_report(r)) < 0)
+		goto cleanup;
+	if (own_tx && (err = store_sqlite_begin(s)) < 0)
+		goto cleanup;
+	err = add_parsed(&id, s, r, json, len, meta);
+	if (err < 0) {
+		if (own_tx)
+			store_sqlite_rollback(s);
+		goto cleanup;
+	}
+	if (own_tx) {
+		int e = store_sqlite_commit(s);
+
+		if (e < 0) {
+			err = e;
+			goto cleanup;
+		}
+	}
+	*out_id = id;
+cleanup:
+	prov_jv_free(r);
+	return err;
+}
+
+/* ----------------------------------------------------------------- history */
+
+static char *col_dup(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t ? prov_xstrdup((const char *)t) : NULL;
+}
+
+#define COMPONENT_SET \
+	"(SELECT group_concat(nv, ', ') FROM (SELECT name || ' ' || ifnull(version, '?') AS nv" \
+	" FROM components WHERE crash_id = %s ORDER BY name, version))"
+
+int store_sqlite_history(char **out, struct store_sqlite *s, int64_t crash_id)
+{
+	sqlite3_stmt *st = NULL;
+	char *sig = NULL, *mine = NULL, *since = NULL, *sql = NULL;
+	struct prov_buf b = PROV_BUF_INIT;
+	int64_t count = 0, hosts = 0;
+	int err = PROV_ERROR, rc, found = 0;
+
+	sql = prov_xasprintf("SELECT signature, " COMPONENT_SET " FROM crashes WHERE id=?1", "?1");
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		goto sqlfail;
+	sqlite3_bind_int64(st, 1, crash_id);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		err = prov_error_set(PROV_ENOTFOUND, "no crash %lld in the store", (long long)crash_id);
+		goto cleanup;
+	}
+	sig = col_dup(st, 0);
+	mine = col_dup(st, 1);
+	sqlite3_finalize(st);
+	st = NULL;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT count(*), count(DISTINCT host), min(time) FROM crashes"
+			       " WHERE signature=?1 AND id != ?2", -1, &st, NULL) != SQLITE_OK)
+		goto sqlfail;
+	sqlite3_bind_text(st, 1, sig, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, crash_id);
+	if (sqlite3_step(st) != SQLITE_ROW)
+		goto sqlfail;
+	count = sqlite3_column_int64(st, 0);
+	hosts = sqlite3_column_int64(st, 1);
+	since = col_dup(st, 2);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (count == 0) {
+		*out = NULL;
+		err = 0;
+		goto cleanup;
+	}
+	prov_buf_printf(&b, "seen %lld time%s on %lld host%s", (long long)count, count == 1 ? "" : "s",
+			(long long)hosts, hosts == 1 ? "" : "s");
+	if (since)
+		prov_buf_printf(&b, " since %.10s", since);
+
+	free(sql);
+	sql = prov_xasprintf("SELECT time, host, " COMPONENT_SET " FROM crashes c"
+			     " WHERE signature=?1 AND id != ?2 ORDER BY time IS NULL, time DESC, id DESC"
+			     " LIMIT 100000", "c.id");
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		goto sqlfail;
+	sqlite3_bind_text(st, 1, sig, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, crash_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+		const char *host = (const char *)sqlite3_column_text(st, 1);
+		const char *set = (const char *)sqlite3_column_text(st, 2);
+
+		if ((set ? set : "")[0] == (mine ? mine : "")[0] &&
+		    strcmp(set ? set : "", mine ? mine : "") == 0) {
+			prov_buf_printf(&b, "; last with the same component versions: %s on %s",
+					t ? t : "an unknown time", host ? host : "unknown");
+			found = 1;
+			break;
+		}
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		goto sqlfail;
+	if (!found)
+		prov_buf_printf(&b, "; never before with these component versions (%s)",
+				mine ? mine : "none known");
+	*out = prov_buf_detach(&b);
+	err = 0;
+	goto cleanup;
+sqlfail:
+	err = sql_error(s->db, "history");
+cleanup:
+	sqlite3_finalize(st);
+	prov_buf_release(&b);
+	free(sql);
+	free(sig);
+	free(mine);
+	free(since);
+	return err;
+}
+
+/* ------------------------------------------------------------------ triage */
+
+/* The selection's WHERE clause: fixed text, values bound as ?1 (since) and ?2 (component). */
+static const char *selection(const struct prov_triage_opts *o)
+{
+	if (o->since && o->component)
+		return " c.time >= ?1 AND c.id IN (SELECT crash_id FROM components WHERE name = ?2) ";
+	if (o->since)
+		return " c.time >= ?1 AND ?2 IS NULL ";
+	if (o->component)
+		return " ?1 IS NULL AND c.id IN (SELECT crash_id FROM components WHERE name = ?2) ";
+	return " ?1 IS NULL AND ?2 IS NULL ";
+}
+
+static int prep_sel(sqlite3_stmt **st, struct store_sqlite *s, const struct prov_triage_opts *o,
+		    const char *head, const char *tail)
+{
+	char *sql = prov_xasprintf("%s%s%s", head, selection(o), tail);
+	int rc = sqlite3_prepare_v2(s->db, sql, -1, st, NULL);
+
+	free(sql);
+	if (rc != SQLITE_OK)
+		return sql_error(s->db, "triage");
+	bind_text(*st, 1, o->since);
+	bind_text(*st, 2, o->component);
+	return 0;
+}
+
+
+int store_sqlite_triage(struct prov_triage *out, struct store_sqlite *s,
+		      const struct prov_triage_opts *opts)
+{
+	struct prov_triage t = { 0 };
+	struct prov_triage_opts o = *opts;
+	sqlite3_stmt *st = NULL, *latest = NULL, *fr = NULL, *ver = NULL;
+	size_t cap = 0, i;
+	int err = PROV_ERROR, rc;
+
+	if (!o.max_frames)
+		o.max_frames = 5;
+	if ((err = prep_sel(&st, s, &o, "SELECT count(*), count(DISTINCT host) FROM crashes c WHERE", "")) < 0)
+		goto cleanup;
+	if (sqlite3_step(st) != SQLITE_ROW)
+		goto sqlfail;
+	t.total = sqlite3_column_int64(st, 0);
+	t.hosts = sqlite3_column_int64(st, 1);
+	sqlite3_finalize(st);
+	st = NULL;
+
+	if ((err = prep_sel(&st, s, &o, "SELECT signature, count(*), count(DISTINCT host), min(time),"
+			    " max(time) FROM crashes c WHERE", "GROUP BY signature"
+			    " ORDER BY 2 DESC, 1")) < 0)
+		goto cleanup;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct prov_triage_group *g;
+
+		if (t.ngroups == cap) {
+			cap = cap ? 2 * cap : 16;
+			t.groups = prov_xrealloc(t.groups, cap * sizeof(*t.groups));
+		}
+		g = &t.groups[t.ngroups++];
+		memset(g, 0, sizeof(*g));
+		g->signature = col_dup(st, 0);
+		g->count = sqlite3_column_int64(st, 1);
+		g->hosts = sqlite3_column_int64(st, 2);
+		g->first_seen = col_dup(st, 3);
+		g->last_seen = col_dup(st, 4);
+	}
+	if (rc != SQLITE_DONE)
+		goto sqlfail;
+	sqlite3_finalize(st);
+	st = NULL;
+
+	if ((err = prep_sel(&latest, s, &o, "SELECT id, signal_name, context FROM crashes c"
+			    " WHERE", "AND signature = ?3 ORDER BY time IS NULL, time DESC, id DESC LIMIT 1")) < 0)
+		goto cleanup;
+	if ((err = prep_sel(&ver, s, &o,
+			    "SELECT v.name, ifnull(v.version, '?'),"
+			    " count(DISTINCT v.crash_id) FILTER (WHERE c.signature = ?3),"
+			    " count(DISTINCT v.crash_id)"
+			    " FROM components v JOIN crashes c ON c.id = v.crash_id WHERE", ""
+			    " GROUP BY 1, 2 ORDER BY 1, 2")) < 0)
+		goto cleanup;
+	if (sqlite3_prepare_v2(s->db, "SELECT function, file, line, module FROM frames"
+			       " WHERE crash_id = ?1 AND (crashed = 1 OR (?2 AND thread = 0))"
+			       " ORDER BY thread, depth LIMIT ?3", -1, &fr, NULL) != SQLITE_OK)
+		goto sqlfail;
+	for (i = 0; i < t.ngroups; i++) {
+		struct prov_triage_group *g = &t.groups[i];
+		size_t vcap = 0;
+		int any_crashed;
+
+		sqlite3_reset(latest);
+		sqlite3_bind_text(latest, 3, g->signature, -1, SQLITE_STATIC);
+		if (sqlite3_step(latest) != SQLITE_ROW)
+			goto sqlfail;
+		g->example_id = sqlite3_column_int64(latest, 0);
+		g->signal_name = col_dup(latest, 1);
+		g->context = col_dup(latest, 2);
+
+		/* a text backtrace may mark no crashing thread: then its first thread */
+		any_crashed = strchr(g->signature, '|') != NULL;
+		sqlite3_reset(fr);
+		sqlite3_bind_int64(fr, 1, g->example_id);
+		sqlite3_bind_int(fr, 2, !any_crashed);
+		sqlite3_bind_int64(fr, 3, (int64_t)o.max_frames);
+		g->frames = prov_xcalloc(o.max_frames, sizeof(*g->frames));
+		while ((rc = sqlite3_step(fr)) == SQLITE_ROW && g->nframes < o.max_frames) {
+			struct prov_triage_frame *f = &g->frames[g->nframes++];
+
+			f->function = col_dup(fr, 0);
+			f->file = col_dup(fr, 1);
+			f->line = sqlite3_column_int64(fr, 2);
+			f->module = col_dup(fr, 3);
+		}
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			goto sqlfail;
+
+		sqlite3_reset(ver);
+		sqlite3_bind_text(ver, 3, g->signature, -1, SQLITE_STATIC);
+		while ((rc = sqlite3_step(ver)) == SQLITE_ROW) {
+			struct prov_triage_version *v;
+
+			if (g->nversions == vcap) {
+				vcap = vcap ? 2 * vcap : 8;
+				g->versions = prov_xrealloc(g->versions, vcap * sizeof(*g->versions));
+			}
+			v = &g->versions[g->nversions++];
+			v->component = col_dup(ver, 0);
+			v->version = col_dup(ver, 1);
+			v->count = sqlite3_column_int64(ver, 2);
+			v->total = sqlite3_column_int64(ver, 3);
+		}
+		if (rc != SQLITE_DONE)
+			goto sqlfail;
+	}
+	*out = t;
+	memset(&t, 0, sizeof(t));
+	err = 0;
+	goto cleanup;
+sqlfail:
+	err = sql_error(s->db, "triage");
+cleanup:
+	sqlite3_finalize(st);
+	sqlite3_finalize(latest);
+	sqlite3_finalize(fr);
+	sqlite3_finalize(ver);
+	prov_triage_release(&t);
+	return err;
+}
+
+/* ------------------------------------------------------------------- query */
+
+struct query_guard {
+	uint64_t start_ms, timeout_ms;
+	int timed_out;
+	char refused[160];
+};
+
+static int query_progress(void *data)
+{
+	struct query_guard *g = data;
+
+	if (prov_now_ms() - g->start_ms > g->timeout_ms) {
+		g->timed_out = 1;
+		return 1;
+	}
+	return 0;
+}
+
+static int query_authorizer(void *data, int action, const char *a1, const char *a2,
+			    const char *db, const char *trigger)
+{
+	static const char *const pragmas[] = {
+		"table_info", "table_xinfo", "index_list", "index_info", "index_xinfo",
+		"table_list", "foreign_key_list", NULL,
+	};
+	struct query_guard *g = data;
+	size_t i;
+
+	(void)db;
+	(void)trigger;
+	switch (action) {
+	case SQLITE_SELECT:
+	case SQLITE_READ:
+	case SQLITE_FUNCTION:
+	case SQLITE_RECURSIVE:
+		return SQLITE_OK;
+	case SQLITE_PRAGMA:
+		for (i = 0; a1 && pragmas[i]; i++)
+			if (!strcasecmp(a1, pragmas[i]))
+				return SQLITE_OK;
+		if (!g->refused[0])
+			snprintf(g->refused, sizeof(g->refused), "PRAGMA %s is not allowed (only table_info-style pragmas)",
+				 a1 ? a1 : "?");
+		return SQLITE_DENY;
+	case SQLITE_ATTACH:
+	case SQLITE_DETACH:
+		if (!g->refused[0])
+			snprintf(g->refused, sizeof(g->refused), "ATTACH and DETACH are not allowed");
+		return SQLITE_DENY;
+	default:
+		if (!g->refused[0])
+			snprintf(g->refused, sizeof(g->refused),
+				 "the store is read-only here: only SELECT statements run");
+		return SQLITE_DENY;
+	}
+}
+
+/* Only blanks, semicolons and comments after the first statement. */
+
+int store_sqlite_query(struct store_sqlite *s, const char *sql, const struct prov_query_opts *opts,
+		     int (*row)(size_t ncols, const char *const *names, const char *const *values,
+				const char *types, void *data),
+		     void *data)
+{
+	struct query_guard g = { 0 };
+	sqlite3_stmt *st = NULL;
+	const char *tail = NULL, **names = NULL, **values = NULL;
+	char *types = NULL, **hexes = NULL;
+	uint64_t nrows = 0;
+	int ncols = 0, i, rc, err;
+
+	if (!s->readonly)
+		return prov_error_set(PROV_ERROR, "store: queries need a read-only store");
+	g.start_ms = prov_now_ms();
+	g.timeout_ms = opts->timeout_ms ? opts->timeout_ms : 10000;
+	sqlite3_limit(s->db, SQLITE_LIMIT_LENGTH, 64 << 20);
+	sqlite3_limit(s->db, SQLITE_LIMIT_SQL_LENGTH, 1 << 20);
+	sqlite3_limit(s->db, SQLITE_LIMIT_ATTACHED, 0);
+	sqlite3_set_authorizer(s->db, query_authorizer, &g);
+	sqlite3_progress_handler(s->db, 1000, query_progress, &g);
+
+	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, &tail);
+	if (rc != SQLITE_OK) {
+		if (g.refused[0])
+			err = prov_error_set(PROV_EINPUT, "query refused: %s", g.refused);
+		else if (g.timed_out)
+			err = prov_error_set(PROV_EINPUT, "query ran past its time limit of %llu ms",
+					     (unsigned long long)g.timeout_ms);
+		else
+			err = prov_error_set(PROV_EINPUT, "bad query: %s", sqlite3_errmsg(s->db));
+		goto cleanup;
+	}
+	if (!st) {
+		err = prov_error_set(PROV_EINPUT, "bad query: no SQL statement given");
+		goto cleanup;
+	}
+	if (tail && !store_only_trailer(tail)) {
+		err = prov_error_set(PROV_EINPUT, "query refused: exactly one statement is allowed");
+		goto cleanup;
+	}
+	if (!sqlite3_stmt_readonly(st)) {
+		err = prov_error_set(PROV_EINPUT, "query refused: the store is read-only here: only SELECT statements run");
+		goto cleanup;
+	}
+	ncols = sqlite3_column_count(st);
+	names = prov_xcalloc((size_t)ncols + 1, sizeof(*names));
+	values = prov_xcalloc((size_t)ncols + 1, sizeof(*values));
+	hexes = prov_xcalloc((size_t)ncols + 1, sizeof(*hexes));
+	types = prov_xcalloc((size_t)ncols + 1, 1);
+	for (i = 0; i < ncols; i++) {
+		const char *n = sqlite3_column_name(st, i);
+
+		names[i] = n ? n : "?";
+	}
+	if ((err = row((size_t)ncols, names, NULL, NULL, data)) != 0)
+		goto cleanup;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (++nrows > opts->max_rows) {
+			err = prov_error_set(PROV_EINPUT, "query returned more than %llu rows; add a LIMIT or raise --max-rows",
+					     (unsigned long long)opts->max_rows);
+			goto cleanup;
+		}
+		for (i = 0; i < ncols; i++) {
+			free(hexes[i]);
+			hexes[i] = NULL;
+			switch (sqlite3_column_type(st, i)) {
+			case SQLITE_INTEGER:
+				types[i] = 'i';
+				break;
+			case SQLITE_FLOAT:
+				types[i] = 'r';
+				break;
+			case SQLITE_BLOB:
+				types[i] = 'b';
+				break;
+			case SQLITE_NULL:
+				types[i] = 'n';
+				break;
+			default:
+				types[i] = 't';
+			}
+			if (types[i] == 'b') {
+				hexes[i] = prov_hex(sqlite3_column_blob(st, i),
+						    (size_t)sqlite3_column_bytes(st, i));
+				values[i] = hexes[i];
+			} else if (types[i] == 'n') {
+				values[i] = NULL;
+			} else {
+				values[i] = (const char *)sqlite3_column_text(st, i);
+			}
+		}
+		if ((err = row((size_t)ncols, names, values, types, data)) != 0)
+			goto cleanup;
+	}
+	if (rc != SQLITE_DONE) {
+		if (g.timed_out)
+			err = prov_error_set(PROV_EINPUT, "query ran past its time limit of %llu ms; narrow it or raise --timeout",
+					     (unsigned long long)g.timeout_ms);
+		else
+			err = prov_error_set(PROV_EINPUT, "query failed: %s", sqlite3_errmsg(s->db));
+		goto cleanup;
+	}
+	err = 0;
+cleanup:
+	sqlite3_finalize(st);
+	sqlite3_set_authorizer(s->db, NULL, NULL);
+	sqlite3_progress_handler(s->db, 0, NULL, NULL);
+	for (i = 0; hexes && i < ncols; i++)
+		free(hexes[i]);
+	free(hexes);
+	free(names);
+	free(values);
+	free(types);
+	return err;
+}
