@@ -29,25 +29,6 @@ int64_t prov_hang_tid(const struct prov_crash *c, size_t thread)
 	return thread < c->nthreads && c->threads[thread].has_tid ? c->threads[thread].tid : -1;
 }
 
-void prov_hang_free(struct prov_hang *h)
-{
-	size_t i;
-
-	if (!h)
-		return;
-	for (i = 0; i < h->ngroups; i++)
-		free(h->groups[i].threads);
-	free(h->groups);
-	for (i = 0; i < h->nwaits; i++)
-		free(h->waits[i].on);
-	free(h->waits);
-	for (i = 0; i < h->ncycles; i++)
-		free(h->cycles[i]);
-	free(h->cycles);
-	free(h->cycle_len);
-	free(h);
-}
-
 static int same_stack(const struct prov_thread *a, const struct prov_thread *b)
 {
 	size_t i;

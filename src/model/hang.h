@@ -15,7 +15,6 @@
 typedef int (*prov_hang_read_fn)(void *arg, uint64_t addr, void *buf, size_t len);
 
 void prov_hang_analyze(struct prov_crash *c, prov_hang_read_fn mem, void *arg);
-void prov_hang_free(struct prov_hang *h);	/* NULL-safe */
 
 /* A group's or a wait's thread id, -1 when the thread has none. */
 int64_t prov_hang_tid(const struct prov_crash *c, size_t thread);

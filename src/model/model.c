@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "model.h"
-#include "hang.h"
 #include "util.h"
 #include "banned.h"
 
@@ -125,6 +124,25 @@ void prov_thread_release(struct prov_thread *t)
 	free(t->thread_id);
 	free(t->unwind_error);
 	free(t->python_note);
+}
+
+void prov_hang_free(struct prov_hang *h)
+{
+	size_t i;
+
+	if (!h)
+		return;
+	for (i = 0; i < h->ngroups; i++)
+		free(h->groups[i].threads);
+	free(h->groups);
+	for (i = 0; i < h->nwaits; i++)
+		free(h->waits[i].on);
+	free(h->waits);
+	for (i = 0; i < h->ncycles; i++)
+		free(h->cycles[i]);
+	free(h->cycles);
+	free(h->cycle_len);
+	free(h);
 }
 
 void prov_crash_free(struct prov_crash *c)

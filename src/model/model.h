@@ -298,6 +298,8 @@ struct prov_hang {
 	size_t *cycle_len, ncycles;
 };
 
+void prov_hang_free(struct prov_hang *h);	/* NULL-safe */
+
 struct prov_crash {
 	char *input_path;
 	enum prov_input_kind kind;
