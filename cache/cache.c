@@ -221,6 +221,7 @@ int prov_cache_open(struct prov_cache **out, const char *dir)
 
 	if ((err = prov_mkdir_p(dir, 0700, 0)) < 0)
 		return err;
+	prov_cachedir_mark(dir);
 	path = prov_cachedir_path(dir, PROV_CACHEDIR_DB);
 	for (attempt = 0; attempt < 2; attempt++) {
 		err = foreign_files(path) ? 1 : try_open(&db, path);
@@ -722,36 +723,59 @@ static int remove_tree(int dfd, const char *name, int depth)
 	return err;
 }
 
+/* the real path of a directory, or NULL (errno set) */
+static char *real_dir(const char *dir)
+{
+	char *r = realpath(dir, NULL);
+	char *out = r ? prov_xstrdup(r) : NULL;
+
+	free(r);
+	return out;
+}
+
 int prov_cache_clear_dir(const char *dir)
 {
 	const char *home = getenv("HOME");
-	char *norm = prov_path_normalize(dir);
+	char *real = NULL, *rhome = NULL;
 	/* the database with its companions, and the mirrors; never the store */
 	static const char *const db_suffix[] = { "", "-wal", "-shm", "-journal" };
 	const char *db = prov_cachedir_name(PROV_CACHEDIR_DB);
 	int dfd = -1, err = 0;
 	size_t i;
 
-	if (!*norm || strcmp(norm, "/") == 0 || strcmp(norm, ".") == 0 ||
-	    (home && *home && strcmp(norm, home) == 0)) {
+	/* by name first (even when it does not exist yet), then by its real path:
+	 * a symlink to $HOME or / is $HOME or / */
+	real = prov_path_normalize(dir);
+	rhome = home && *home ? prov_path_normalize(home) : NULL;
+	if (!*real || strcmp(real, "/") == 0 || strcmp(real, ".") == 0 ||
+	    (rhome && strcmp(real, rhome) == 0)) {
 		err = prov_error_set(PROV_EINPUT, "refusing to clear cache directory '%s'", dir);
 		goto cleanup;
 	}
-	if (home && *home) {
-		char *h = prov_path_normalize(home);
-		int same = strcmp(h, norm) == 0;
-
-		free(h);
-		if (same) {
-			err = prov_error_set(PROV_EINPUT, "refusing to clear cache directory '%s'", dir);
-			goto cleanup;
-		}
+	free(real);
+	free(rhome);
+	rhome = NULL;
+	if (!(real = real_dir(dir))) {
+		if (errno != ENOENT)
+			err = prov_error_set(PROV_ERROR, "cannot open cache directory '%s': %s",
+					     dir, strerror(errno));
+		goto cleanup;
 	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	rhome = home && *home ? real_dir(home) : NULL;
+	if (strcmp(real, "/") == 0 || (rhome && strcmp(real, rhome) == 0)) {
+		err = prov_error_set(PROV_EINPUT, "refusing to clear cache directory '%s'", dir);
+		goto cleanup;
+	}
+	dfd = open(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0) {
 		if (errno != ENOENT)
 			err = prov_error_set(PROV_ERROR, "cannot open cache directory '%s': %s",
 					     dir, strerror(errno));
+		goto cleanup;
+	}
+	if (!prov_cachedir_is_ours(dfd)) {
+		err = prov_error_set(PROV_EINPUT, "refusing to clear '%s': not a cache provenance made "
+				     "(no CACHEDIR.TAG, and it holds other files)", dir);
 		goto cleanup;
 	}
 	for (i = 0; i < sizeof(db_suffix) / sizeof(db_suffix[0]); i++) {
@@ -766,7 +790,8 @@ int prov_cache_clear_dir(const char *dir)
 cleanup:
 	if (dfd >= 0)
 		close(dfd);
-	free(norm);
+	free(real);
+	free(rhome);
 	return err;
 }
 
