@@ -85,6 +85,30 @@ static int pragma_int(int64_t *out, sqlite3 *db, const char *sql)
 }
 
 /*
+ * The identity (application_id, user_version, number of schema entries) in
+ * ONE statement, so one read snapshot: read in three, a store being created
+ * by another process between them looked foreign (tables, but no id yet).
+ */
+static int identity(int64_t *appid, int64_t *ver, int64_t *ntables, sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT (SELECT application_id FROM pragma_application_id),"
+				  " (SELECT user_version FROM pragma_user_version),"
+				  " (SELECT count(*) FROM sqlite_master)", -1, &st, NULL) != SQLITE_OK)
+		return sql_error(db, "read identity");
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*appid = sqlite3_column_int64(st, 0);
+		*ver = sqlite3_column_int64(st, 1);
+		*ntables = sqlite3_column_int64(st, 2);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : sql_error(db, "read identity");
+}
+
+/*
  * Open and check: 0 ready, 1 not ours or corrupt (caller sets it aside),
  * <0 a real error (cannot open at all, busy for too long).
  */
@@ -104,9 +128,7 @@ static int try_open(sqlite3 **out, const char *path)
 	}
 	sqlite3_busy_timeout(db, 15000);
 	sqlite3_extended_result_codes(db, 0);
-	if (pragma_int(&appid, db, "PRAGMA application_id") < 0 ||
-	    pragma_int(&ver, db, "PRAGMA user_version") < 0 ||
-	    pragma_int(&ntables, db, "SELECT count(*) FROM sqlite_master")) {
+	if (identity(&appid, &ver, &ntables, db) < 0) {
 		rc = sqlite3_errcode(db);
 		sqlite3_close(db);
 		if (rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT)
@@ -126,10 +148,9 @@ static int try_open(sqlite3 **out, const char *path)
 					"PRAGMA user_version=1")) < 0)
 				goto fail;
 		}
-		if ((err = exec(db, "COMMIT")) < 0)
+		if ((err = exec(db, "COMMIT")) < 0 ||
+		    (err = identity(&appid, &ver, &ntables, db)) < 0)
 			goto fail;
-		pragma_int(&appid, db, "PRAGMA application_id");
-		pragma_int(&ver, db, "PRAGMA user_version");
 	}
 	if (appid != PROV_APP_ID || ver != PROV_CACHE_SCHEMA) {
 		sqlite3_close(db);
