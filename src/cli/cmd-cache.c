@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "cachedir.h"
 #include "cmd.h"
 #include "error.h"
@@ -94,13 +95,19 @@ static int cache_stats(struct prov_ctx *g)
 		du(&mbytes, &mfiles, dfd, prov_cachedir_name(PROV_CACHEDIR_MIRRORS), 0);
 		close(dfd);
 	}
-	printf("cache:        %s\n", g->cache_dir);
-	printf("database:     %s (%llu bytes%s)\n", db, (unsigned long long)s.db_size,
-	       have ? "" : ", none yet");
-	printf("indexes:      %llu (%llu packages, %llu files)\n", (unsigned long long)s.nindexes,
-	       (unsigned long long)s.npackages, (unsigned long long)s.nfiles);
-	printf("mirrors:      %d (%llu bytes in %llu files)\n", count_mirrors(g->cache_dir),
-	       (unsigned long long)mbytes, (unsigned long long)mfiles);
+	{
+		struct prov_buf o = PROV_BUF_INIT;
+
+		prov_buf_printf(&o, "cache:        %s\n", g->cache_dir);
+		prov_buf_printf(&o, "database:     %s (%llu bytes%s)\n", db, (unsigned long long)s.db_size,
+		       have ? "" : ", none yet");
+		prov_buf_printf(&o, "indexes:      %llu (%llu packages, %llu files)\n", (unsigned long long)s.nindexes,
+		       (unsigned long long)s.npackages, (unsigned long long)s.nfiles);
+		prov_buf_printf(&o, "mirrors:      %d (%llu bytes in %llu files)\n", count_mirrors(g->cache_dir),
+		       (unsigned long long)mbytes, (unsigned long long)mfiles);
+		prov_cmd_write(o.buf, o.len);
+		prov_buf_release(&o);
+	}
 	prov_cache_free(c);
 	free(db);
 	return 0;
@@ -130,7 +137,13 @@ int cmd_cache(int argc, char **argv, struct prov_ctx *g)
 		free(tmp);
 		if ((err = prov_cache_clear_dir(g->cache_dir)) < 0)
 			return prov_cmd_fail(err);
-		printf("cleared %s\n", g->cache_dir);
+		{
+			struct prov_buf o = PROV_BUF_INIT;
+
+			prov_buf_printf(&o, "cleared %s\n", g->cache_dir);
+			prov_cmd_write(o.buf, o.len);
+			prov_buf_release(&o);
+		}
 		return 0;
 	}
 	return prov_cmd_usage_error("cache", "unknown subcommand '%s' (expected stats or clear)", sub);

@@ -64,10 +64,10 @@ static int add_one(struct import *im, const char *name, size_t line, const char 
 	err = prov_store_add(&id, im->store, json, len, &im->meta);
 	if (err == PROV_EINPUT || err == PROV_ELIMIT) {
 		if (line)
-			fprintf(stderr, "provenance: bad report '%s' line %zu: %s\n", name, line,
+			prov_cmd_eprintf("provenance: bad report '%s' line %zu: %s\n", name, line,
 				prov_error_last());
 		else
-			fprintf(stderr, "provenance: bad report '%s': %s\n", name, prov_error_last());
+			prov_cmd_eprintf("provenance: bad report '%s': %s\n", name, prov_error_last());
 		im->bad++;
 		return 0;
 	}
@@ -178,7 +178,7 @@ static int import_stream(struct import *im, FILE *f, const char *name)
 		if (k == (size_t)n)
 			continue;
 		if ((size_t)n > MAX_REPORT) {
-			fprintf(stderr, "provenance: bad report '%s' line %zu: longer than %zu bytes\n", name,
+			prov_cmd_eprintf("provenance: bad report '%s' line %zu: longer than %zu bytes\n", name,
 				no, MAX_REPORT);
 			im->bad++;
 			continue;
@@ -231,7 +231,7 @@ static int import_file(struct import *im, const char *path)
 	if (import_if_lines(im, path))
 		return im->fatal;
 	if ((err = prov_read_file(&b, path, MAX_REPORT)) < 0) {
-		fprintf(stderr, "provenance: %s\n", prov_error_last());
+		prov_cmd_eprintf("provenance: %s\n", prov_error_last());
 		im->bad++;
 		goto cleanup;
 	}
@@ -247,7 +247,7 @@ static int import_file(struct import *im, const char *path)
 			if (prov_json_finish(&j) == 0) {
 				add_one(im, path, 0, one.buf, one.len);
 			} else {
-				fprintf(stderr, "provenance: bad report '%s' (element %zu): too large\n", path, i);
+				prov_cmd_eprintf("provenance: bad report '%s' (element %zu): too large\n", path, i);
 				im->bad++;
 			}
 			prov_buf_release(&one);
@@ -323,7 +323,7 @@ int cmd_import(int argc, char **argv, struct prov_ctx *g)
 		code = prov_cmd_fail(im.fatal);
 		goto cleanup;
 	}
-	fprintf(stderr, "imported %zu report%s (%zu already in the store%s) into %s\n", im.added,
+	prov_cmd_eprintf("imported %zu report%s (%zu already in the store%s) into %s\n", im.added,
 		im.added == 1 ? "" : "s", im.dup, im.bad ? ", some bad: see above" : "", store_path);
 	code = im.bad ? PROV_EXIT_INPUT : 0;
 cleanup:

@@ -397,7 +397,7 @@ int cmd_resolve(int argc, char **argv, struct prov_ctx *g)
 			const struct prov_fix_status *x = &crashes[i]->fixes[k];
 
 			if (!x->known) {
-				fprintf(stderr, "provenance: cannot determine whether %s is in the deployed build: %s\n",
+				prov_cmd_eprintf("provenance: cannot determine whether %s is in the deployed build: %s\n",
 					x->fix, x->note ? x->note : "unknown");
 				fixcode = PROV_EXIT_UNKNOWN;
 			} else if (!x->included && fixcode < PROV_EXIT_PARTIAL) {
@@ -474,7 +474,7 @@ int cmd_resolve(int argc, char **argv, struct prov_ctx *g)
 		char *p = notes.buf, *nl;
 
 		for (; *p && (nl = strchr(p, '\n')); p = nl + 1)
-			fprintf(stderr, "provenance: store: %.*s\n", (int)(nl - p), p);
+			prov_cmd_eprintf("provenance: store: %.*s\n", (int)(nl - p), p);
 	} else if (notes.len) {
 		char *p = notes.buf, *nl;
 
