@@ -49,9 +49,21 @@ static int elf_kind(const unsigned char *h, size_t n, unsigned int *type)
 	return *type == ET_CORE ? 1 : -1;
 }
 
+/*
+ * Binary: a NUL followed by anything else. Trailing NUL padding is not (a
+ * log whose end was zero-filled by an unclean shutdown, a file preallocated
+ * and never filled): the text before it is read, the padding dropped.
+ */
 static int looks_binary(const unsigned char *h, size_t n)
 {
-	return memchr(h, '\0', n) != NULL;
+	const unsigned char *z = memchr(h, '\0', n);
+
+	if (!z)
+		return 0;
+	for (; z < h + n; z++)
+		if (*z)
+			return 1;
+	return z == h + n && h[0] == '\0';	/* all NUL: nothing to read */
 }
 
 static ssize_t read_head(int fd, unsigned char *buf, size_t size)
@@ -421,6 +433,9 @@ static int classify_file(struct prov_input *in, const char *path)
 	if (error == PROV_ELIMIT)
 		error = prov_error_set(PROV_ELIMIT, "'%s' is larger than %zu bytes of text",
 				       in->name, PROV_INPUT_MAX_TEXT);
+	/* the NUL padding looks_binary let through */
+	while (!error && in->text.len && in->text.buf[in->text.len - 1] == '\0')
+		in->text.buf[--in->text.len] = '\0';
 cleanup:
 	close(fd);
 	return error;
