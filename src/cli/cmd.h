@@ -37,7 +37,8 @@ int cmd_import(int argc, char **argv, struct prov_ctx *g);
 int cmd_triage(int argc, char **argv, struct prov_ctx *g);
 int cmd_query(int argc, char **argv, struct prov_ctx *g);
 
-/* Print "provenance: <msg>" for the stored error; returns its exit code. */
+/* Print "provenance: <msg>" for the stored error; returns its exit code
+ * (never 1, "done but incomplete": a failed command wrote no result; 3 then). */
 int prov_cmd_fail(int code);
 /* Print "provenance <cmd>: <msg>" plus the usage line; returns 64. */
 int prov_cmd_usage_error(const char *cmd, const char *fmt, ...)

@@ -106,6 +106,14 @@ int prov_cmd_fail(int code)
 	if (code == PROV_OK)
 		return 0;
 	prov_cmd_eprintf("provenance: %s\n", *msg ? msg : "unknown error");
+	/*
+	 * A command that fails wrote no result: exit 1 says "done but
+	 * incomplete", a lie when nothing was written (a temporary file that
+	 * could not be made, an I/O error). Such errors could not determine
+	 * anything: 3.
+	 */
+	if (prov_error_exit_code(code) == PROV_EXIT_PARTIAL)
+		return PROV_EXIT_UNKNOWN;
 	return prov_error_exit_code(code);
 }
 
