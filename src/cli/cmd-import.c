@@ -162,14 +162,50 @@ static int first_line_parses(const char *text, size_t len)
 	return ok;
 }
 
+/*
+ * One line of f into *line (with its newline), at most max bytes held: the
+ * rest of a longer line is read and dropped, never held (getline held a
+ * 2 GiB line whole before it was refused). The line's length, or -1 at
+ * the end; *too_long set when it was cut.
+ */
+static ssize_t read_line_capped(char **line, size_t *cap, FILE *f, size_t max, int *too_long)
+{
+	size_t len = 0;
+	int c;
+
+	*too_long = 0;
+	while ((c = getc_unlocked(f)) != EOF) {
+		if (len < max) {
+			if (len + 2 > *cap) {
+				*cap = *cap ? *cap * 2 : 4096;
+				if (*cap > max + 2)
+					*cap = max + 2;
+				*line = prov_xrealloc(*line, *cap);
+			}
+			(*line)[len] = (char)c;
+		} else {
+			*too_long = 1;
+		}
+		len++;
+		if (c == '\n')
+			break;
+	}
+	if (!len)
+		return -1;
+	if (*line)
+		(*line)[len < max ? len : max] = '\0';
+	return *too_long ? (ssize_t)max : (ssize_t)len;
+}
+
 /* JSON lines from f, one report a line (each at most MAX_REPORT): files of any size stream. */
 static int import_stream(struct import *im, FILE *f, const char *name)
 {
 	char *line = NULL;
 	size_t cap = 0, no = 0;
 	ssize_t n;
+	int too_long;
 
-	while (!im->fatal && (n = getline(&line, &cap, f)) >= 0) {
+	while (!im->fatal && (n = read_line_capped(&line, &cap, f, MAX_REPORT, &too_long)) >= 0) {
 		size_t k = 0;
 
 		no++;
@@ -177,7 +213,7 @@ static int import_stream(struct import *im, FILE *f, const char *name)
 			k++;
 		if (k == (size_t)n)
 			continue;
-		if ((size_t)n > MAX_REPORT) {
+		if (too_long) {
 			prov_cmd_eprintf("provenance: bad report '%s' line %zu: longer than %zu bytes\n", name,
 				no, MAX_REPORT);
 			im->bad++;
@@ -203,7 +239,7 @@ static int import_if_lines(struct import *im, const char *path)
 	ssize_t n;
 	struct stat st;
 	FILE *f = NULL;
-	int done = 0;
+	int done = 0, too_long;
 
 	if (fd < 0)
 		return 0;
@@ -211,8 +247,8 @@ static int import_if_lines(struct import *im, const char *path)
 		close(fd);
 		return 0;
 	}
-	n = getline(&first, &cap, f);
-	if (n > 0 && (size_t)n <= MAX_REPORT && first_line_parses(first, (size_t)n) &&
+	n = read_line_capped(&first, &cap, f, MAX_REPORT, &too_long);
+	if (n > 0 && !too_long && first_line_parses(first, (size_t)n) &&
 	    fseek(f, 0, SEEK_SET) == 0) {
 		import_stream(im, f, path);
 		done = 1;
