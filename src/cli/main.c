@@ -228,7 +228,7 @@ static const char *const known_keys[] = {
 	"fetch.retrydelayms", "fetch.maxsize", "fetch.trustsystemurls",
 	"import.maxbytes", "import.maxentries",
 	"core.maxsize",
-	"debuginfod.timeout", "debuginfod.totaltimeout",
+	"debuginfod.timeout", "debuginfod.totaltimeout", "debuginfod.maxsize",
 	"sources.debianbaseurl",
 	"sources.localdirs",	/* file:// allow-list */
 	NULL
