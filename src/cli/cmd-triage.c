@@ -104,9 +104,12 @@ static int only_some(const struct prov_triage_group *g, const char *component)
 	return with > 0 && with < all;
 }
 
+/* component versions shown per group; the rest are counted ("and K more") */
+#define TRIAGE_MAX_VERSIONS 20
+
 static void text_versions(struct prov_buf *o, const struct prov_triage_group *g, int md)
 {
-	size_t i;
+	size_t i, shown = 0, more = 0;
 	const char *prev = NULL;
 	int any = 0;
 
@@ -115,6 +118,11 @@ static void text_versions(struct prov_buf *o, const struct prov_triage_group *g,
 
 		if (!v->count)
 			continue;
+		if (shown >= TRIAGE_MAX_VERSIONS) {
+			more++;
+			continue;
+		}
+		shown++;
 		if (!prev || strcmp(prev, v->component)) {
 			prov_buf_printf(o, "%s%s %s", any ? "; " : "", v->component, v->version);
 		} else {
@@ -126,8 +134,11 @@ static void text_versions(struct prov_buf *o, const struct prov_triage_group *g,
 	}
 	if (!any)
 		prov_buf_puts(o, "none recorded");
+	if (more)
+		prov_buf_printf(o, "; and %zu more", more);
 	prov_buf_putc(o, '\n');
 	prev = NULL;
+	shown = 0;
 	for (i = 0; i < g->nversions; i++) {
 		const struct prov_triage_version *v = &g->versions[i];
 		size_t k;
@@ -138,6 +149,8 @@ static void text_versions(struct prov_buf *o, const struct prov_triage_group *g,
 		prev = v->component;
 		if (!only_some(g, v->component))
 			continue;
+		if (++shown > TRIAGE_MAX_VERSIONS)
+			break;
 		prov_buf_printf(o, md ? "- **only with** %s " : "    only with: %s ", v->component);
 		for (k = i; k < g->nversions && !strcmp(g->versions[k].component, v->component); k++)
 			if (g->versions[k].count) {
@@ -384,6 +397,9 @@ int cmd_triage(int argc, char **argv, struct prov_ctx *g)
 		write_text(&out, &t, runs, !strcmp(format, "markdown"));
 		err = 0;
 	}
+	if (!err && out.over)	/* never a cut result with exit 0 */
+		err = prov_error_set(PROV_ELIMIT, "the output is larger than %zu bytes; nothing written%s",
+				     out.cap, "; narrow it (--since, --component)");
 	if (err < 0 || prov_cmd_write(out.buf, out.len) < 0) {
 		code = prov_cmd_fail(err < 0 ? err : PROV_ERROR);
 		goto cleanup;
