@@ -415,6 +415,20 @@ static int note_file(struct core_ctx *x, const unsigned char *d, size_t n)
 		x->files[i].name = prov_xstrndup((const char *)names, len < MAX_NAME ? len : MAX_NAME);
 		names += len + 1;
 	}
+	{
+		size_t named = 0;
+
+		for (i = 0; i < count; i++)
+			named += x->files[i].name != NULL;
+		if (named < count) {
+			/* damaged names: the modules they were are missing, and so
+			 * is anything drawn from the module list being whole */
+			x->c->modules_incomplete = 1;
+			prov_warn("'%s': the file note (NT_FILE) names %zu of its %llu mappings (damaged); "
+				  "the modules of the others are missing", x->path, named,
+				  (unsigned long long)count);
+		}
+	}
 	return 0;
 }
 

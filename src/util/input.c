@@ -307,8 +307,11 @@ static int spool(struct prov_input *in, const char *tmpdir, uint64_t max, spool_
 		}
 		if ((error = write_sparse(fd, chunk, (size_t)n, tmp)) < 0)
 			goto cleanup;
-		if (!text && !end_known)
+		if (!text && !end_known) {
 			end_known = elf_core_end(fd, total, &end);
+			if (end_known == 1 && total > end)
+				total = end;	/* the rest of the first chunk: cut by the ftruncate below */
+		}
 	}
 	if (ftruncate(fd, (off_t)total) < 0) {
 		error = prov_error_set(PROV_ERROR, "cannot size '%s': %s", tmp, strerror(errno));
