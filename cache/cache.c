@@ -85,6 +85,30 @@ static int pragma_int(int64_t *out, sqlite3 *db, const char *sql)
 }
 
 /*
+ * The identity (application_id, user_version, number of schema entries) in
+ * ONE statement, so one read snapshot: read in three, a store being created
+ * by another process between them looked foreign (tables, but no id yet).
+ */
+static int identity(int64_t *appid, int64_t *ver, int64_t *ntables, sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT (SELECT application_id FROM pragma_application_id),"
+				  " (SELECT user_version FROM pragma_user_version),"
+				  " (SELECT count(*) FROM sqlite_master)", -1, &st, NULL) != SQLITE_OK)
+		return sql_error(db, "read identity");
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*appid = sqlite3_column_int64(st, 0);
+		*ver = sqlite3_column_int64(st, 1);
+		*ntables = sqlite3_column_int64(st, 2);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : sql_error(db, "read identity");
+}
+
+/*
  * Open and check: 0 ready, 1 not ours or corrupt (caller sets it aside),
  * <0 a real error (cannot open at all, busy for too long).
  */
@@ -104,9 +128,7 @@ static int try_open(sqlite3 **out, const char *path)
 	}
 	sqlite3_busy_timeout(db, 15000);
 	sqlite3_extended_result_codes(db, 0);
-	if (pragma_int(&appid, db, "PRAGMA application_id") < 0 ||
-	    pragma_int(&ver, db, "PRAGMA user_version") < 0 ||
-	    pragma_int(&ntables, db, "SELECT count(*) FROM sqlite_master")) {
+	if (identity(&appid, &ver, &ntables, db) < 0) {
 		rc = sqlite3_errcode(db);
 		sqlite3_close(db);
 		if (rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT)
@@ -126,10 +148,9 @@ static int try_open(sqlite3 **out, const char *path)
 					"PRAGMA user_version=1")) < 0)
 				goto fail;
 		}
-		if ((err = exec(db, "COMMIT")) < 0)
+		if ((err = exec(db, "COMMIT")) < 0 ||
+		    (err = identity(&appid, &ver, &ntables, db)) < 0)
 			goto fail;
-		pragma_int(&appid, db, "PRAGMA application_id");
-		pragma_int(&ver, db, "PRAGMA user_version");
 	}
 	if (appid != PROV_APP_ID || ver != PROV_CACHE_SCHEMA) {
 		sqlite3_close(db);
@@ -221,6 +242,7 @@ int prov_cache_open(struct prov_cache **out, const char *dir)
 
 	if ((err = prov_mkdir_p(dir, 0700, 0)) < 0)
 		return err;
+	prov_cachedir_mark(dir);
 	path = prov_cachedir_path(dir, PROV_CACHEDIR_DB);
 	for (attempt = 0; attempt < 2; attempt++) {
 		err = foreign_files(path) ? 1 : try_open(&db, path);
@@ -722,36 +744,59 @@ static int remove_tree(int dfd, const char *name, int depth)
 	return err;
 }
 
+/* the real path of a directory, or NULL (errno set) */
+static char *real_dir(const char *dir)
+{
+	char *r = realpath(dir, NULL);
+	char *out = r ? prov_xstrdup(r) : NULL;
+
+	free(r);
+	return out;
+}
+
 int prov_cache_clear_dir(const char *dir)
 {
 	const char *home = getenv("HOME");
-	char *norm = prov_path_normalize(dir);
+	char *real = NULL, *rhome = NULL;
 	/* the database with its companions, and the mirrors; never the store */
 	static const char *const db_suffix[] = { "", "-wal", "-shm", "-journal" };
 	const char *db = prov_cachedir_name(PROV_CACHEDIR_DB);
 	int dfd = -1, err = 0;
 	size_t i;
 
-	if (!*norm || strcmp(norm, "/") == 0 || strcmp(norm, ".") == 0 ||
-	    (home && *home && strcmp(norm, home) == 0)) {
+	/* by name first (even when it does not exist yet), then by its real path:
+	 * a symlink to $HOME or / is $HOME or / */
+	real = prov_path_normalize(dir);
+	rhome = home && *home ? prov_path_normalize(home) : NULL;
+	if (!*real || strcmp(real, "/") == 0 || strcmp(real, ".") == 0 ||
+	    (rhome && strcmp(real, rhome) == 0)) {
 		err = prov_error_set(PROV_EINPUT, "refusing to clear cache directory '%s'", dir);
 		goto cleanup;
 	}
-	if (home && *home) {
-		char *h = prov_path_normalize(home);
-		int same = strcmp(h, norm) == 0;
-
-		free(h);
-		if (same) {
-			err = prov_error_set(PROV_EINPUT, "refusing to clear cache directory '%s'", dir);
-			goto cleanup;
-		}
+	free(real);
+	free(rhome);
+	rhome = NULL;
+	if (!(real = real_dir(dir))) {
+		if (errno != ENOENT)
+			err = prov_error_set(PROV_ERROR, "cannot open cache directory '%s': %s",
+					     dir, strerror(errno));
+		goto cleanup;
 	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	rhome = home && *home ? real_dir(home) : NULL;
+	if (strcmp(real, "/") == 0 || (rhome && strcmp(real, rhome) == 0)) {
+		err = prov_error_set(PROV_EINPUT, "refusing to clear cache directory '%s'", dir);
+		goto cleanup;
+	}
+	dfd = open(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0) {
 		if (errno != ENOENT)
 			err = prov_error_set(PROV_ERROR, "cannot open cache directory '%s': %s",
 					     dir, strerror(errno));
+		goto cleanup;
+	}
+	if (!prov_cachedir_is_ours(dfd)) {
+		err = prov_error_set(PROV_EINPUT, "refusing to clear '%s': not a cache provenance made "
+				     "(no CACHEDIR.TAG, and it holds other files)", dir);
 		goto cleanup;
 	}
 	for (i = 0; i < sizeof(db_suffix) / sizeof(db_suffix[0]); i++) {
@@ -766,7 +811,8 @@ int prov_cache_clear_dir(const char *dir)
 cleanup:
 	if (dfd >= 0)
 		close(dfd);
-	free(norm);
+	free(real);
+	free(rhome);
 	return err;
 }
 

@@ -91,6 +91,30 @@ fail:
 	return err;
 }
 
+/*
+ * The identity (application_id, user_version, number of schema entries) in
+ * ONE statement, so one read snapshot: read in three, a store being created
+ * by another process between them looked foreign (tables, but no id yet).
+ */
+static int identity(int64_t *appid, int64_t *ver, int64_t *ntables, sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT (SELECT application_id FROM pragma_application_id),"
+				  " (SELECT user_version FROM pragma_user_version),"
+				  " (SELECT count(*) FROM sqlite_master)", -1, &st, NULL) != SQLITE_OK)
+		return sql_error(db, "read identity");
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*appid = sqlite3_column_int64(st, 0);
+		*ver = sqlite3_column_int64(st, 1);
+		*ntables = sqlite3_column_int64(st, 2);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : sql_error(db, "read identity");
+}
+
 int store_sqlite_open(struct store_sqlite **out, const char *path, int readonly)
 {
 	struct store_sqlite *s = NULL;
@@ -112,9 +136,7 @@ int store_sqlite_open(struct store_sqlite **out, const char *path, int readonly)
 		goto fail;
 	}
 	sqlite3_busy_timeout(db, 60000);
-	if (one_int(&appid, db, "PRAGMA application_id") < 0 ||
-	    one_int(&ver, db, "PRAGMA user_version") < 0 ||
-	    one_int(&ntables, db, "SELECT count(*) FROM sqlite_master") < 0) {
+	if (identity(&appid, &ver, &ntables, db) < 0) {
 		err = prov_error_set(PROV_EINPUT, "'%s' is not a crash store: %s", path,
 				     sqlite3_errmsg(db));
 		goto fail;
@@ -136,10 +158,9 @@ int store_sqlite_open(struct store_sqlite **out, const char *path, int readonly)
 				goto fail;
 			}
 		}
-		if ((err = exec(db, "COMMIT")) < 0)
+		if ((err = exec(db, "COMMIT")) < 0 ||
+		    (err = identity(&appid, &ver, &ntables, db)) < 0)
 			goto fail;
-		one_int(&appid, db, "PRAGMA application_id");
-		one_int(&ver, db, "PRAGMA user_version");
 	}
 	if (appid != PROV_STORE_APP_ID) {
 		err = prov_error_set(PROV_EINPUT, "'%s' is not a crash store", path);

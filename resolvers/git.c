@@ -17,9 +17,21 @@
 #define SMALL_CAP (64 << 10)
 #define PACKED_CAP (64 << 20)
 
+/* one repository's index, read once: its paths, sorted (git ls-files) */
+struct index_memo {
+	char *gitdir;
+	char **names;
+	size_t n;
+};
+#define MAX_INDEX_MEMOS 64
+
 struct gitres {
 	struct prov_resolver base;
 	struct prov_dirmemo *memo;	/* directory -> nearest ancestor with a .git */
+	/* indexes read so far: a 26 MB index was re-read for each of 500 modules
+	 * under its working tree (18 s) */
+	struct index_memo indexes[MAX_INDEX_MEMOS];
+	size_t nindexes;
 };
 
 static int read_small(struct prov_buf *b, const char *root, const char *path)
@@ -254,14 +266,13 @@ static int index_varint(const unsigned char **p, const unsigned char *end, uint6
  * a tool's working tree ignores or never added (pyenv's versions/) are not
  * its files. Index versions 2, 3 and 4; anything unreadable says no.
  */
-static int index_tracks(const char *root, const char *gitdir, const char *rel)
+static void index_read(struct index_memo *m, const char *root, const char *gitdir)
 {
 	struct prov_buf b = PROV_BUF_INIT, name = PROV_BUF_INIT;
 	char *path = prov_xasprintf("%s/index", gitdir);
 	const unsigned char *p, *end;
 	uint32_t version, count, i;
-	size_t rl = strlen(rel);
-	int found = 0;
+	size_t alloc = 0;
 
 	if (prov_root_read(&b, root, path, PACKED_CAP) < 0 || b.len < 12 ||
 	    memcmp(b.buf, "DIRC", 4) != 0)
@@ -300,10 +311,8 @@ static int index_tracks(const char *root, const char *gitdir, const char *rel)
 			goto cleanup;
 		if (prov_buf_add(&name, (const char *)p, (size_t)(nul - p)) < 0)
 			goto cleanup;
-		if (name.len == rl && memcmp(name.buf, rel, rl) == 0) {
-			found = 1;
-			break;
-		}
+		PROV_ALLOC_GROW(m->names, m->n + 1, alloc);
+		m->names[m->n++] = prov_xstrndup(name.buf, name.len);
 		p = nul + 1;
 		if (version != 4) {
 			/* entries are NUL-padded to a multiple of 8 bytes */
@@ -318,7 +327,44 @@ cleanup:
 	free(path);
 	prov_buf_release(&name);
 	prov_buf_release(&b);
-	return found;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void index_memo_release(struct index_memo *m)
+{
+	prov_strv_free(m->names, m->n);
+	free(m->gitdir);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Does the index of `gitdir` list `rel`? Each index is read once per run
+ * (the last MAX_INDEX_MEMOS kept; a further one replaces the oldest). */
+static int index_tracks(struct gitres *g, const char *root, const char *gitdir, const char *rel)
+{
+	struct index_memo *m = NULL;
+	size_t i;
+
+	for (i = 0; i < g->nindexes && !m; i++)
+		if (!strcmp(g->indexes[i].gitdir, gitdir))
+			m = &g->indexes[i];
+	if (!m) {
+		if (g->nindexes == MAX_INDEX_MEMOS) {
+			index_memo_release(&g->indexes[0]);
+			memmove(&g->indexes[0], &g->indexes[1], (MAX_INDEX_MEMOS - 1) * sizeof(g->indexes[0]));
+			g->nindexes--;
+			memset(&g->indexes[g->nindexes], 0, sizeof(g->indexes[0]));
+		}
+		m = &g->indexes[g->nindexes++];
+		m->gitdir = prov_xstrdup(gitdir);
+		index_read(m, root, gitdir);
+		if (m->n)
+			qsort(m->names, m->n, sizeof(*m->names), cmp_str);
+	}
+	return m->n && bsearch(&rel, m->names, m->n, sizeof(*m->names), cmp_str) != NULL;
 }
 
 static int has_dotgit(const char *root, const char *dir)
@@ -362,7 +408,9 @@ static int git_resolve(struct prov_origin *out, struct prov_resolver *r,
 		/* only a file the working tree tracks (git ls-files) is its file */
 		char *gitdir = tree_gitdir(r->ctx->sysroot, anc);
 
-		if (gitdir && index_tracks(r->ctx->sysroot, gitdir, norm + strlen(anc) + 1))
+		const char *rel = norm + strlen(anc) + 1;
+
+		if (gitdir && index_tracks((struct gitres *)r, r->ctx->sysroot, gitdir, rel))
 			o = tree_origin(r->ctx->sysroot, anc);
 		free(gitdir);
 	}
@@ -404,8 +452,14 @@ static int git_inventory(struct prov_resolver *r, struct prov_origin_list *l)
 
 static void git_free(struct prov_resolver *r)
 {
-	if (r)
-		prov_dirmemo_free(((struct gitres *)r)->memo);
+	if (r) {
+		struct gitres *g = (struct gitres *)r;
+		size_t i;
+
+		prov_dirmemo_free(g->memo);
+		for (i = 0; i < g->nindexes; i++)
+			index_memo_release(&g->indexes[i]);
+	}
 	free(r);
 }
 

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "cachedir.h"
 #include "cmd.h"
 #include "error.h"
@@ -19,7 +20,8 @@ static const char cache_help[] =
 	"stats   the cache's path and size, its package indexes and entries, and the\n"
 	"        size of the source mirrors (<cache>/mirrors)\n"
 	"clear   remove the database and the mirrors (only inside the cache directory;\n"
-	"        a cache directory of / or $HOME is refused)\n";
+	"        a cache directory of / or $HOME, symlinks resolved, is refused, and so\n"
+	"        is one without the CACHEDIR.TAG a run writes that holds other files)\n";
 
 /* Bytes and files under dirfd/name, not following symlinks; capped depth. */
 static void du(uint64_t *bytes, uint64_t *files, int dfd, const char *name, int depth)
@@ -73,11 +75,18 @@ static int cache_stats(struct prov_ctx *g)
 	struct prov_cache *c = NULL;
 	struct prov_cache_stats s;
 	uint64_t mbytes = 0, mfiles = 0;
-	int err, dfd;
+	char *db = prov_cachedir_path(g->cache_dir, PROV_CACHEDIR_DB);
+	struct stat st;
+	int err, dfd, have = lstat(db, &st) == 0;
 
-	if ((err = prov_cache_open(&c, g->cache_dir)) < 0)
+	/* a report: never make a directory or a database where --cache points */
+	memset(&s, 0, sizeof(s));
+	if (have && (err = prov_cache_open(&c, g->cache_dir)) < 0) {
+		free(db);
 		return prov_cmd_fail(err);
-	if ((err = prov_cache_stats(&s, c)) < 0) {
+	}
+	if (have && (err = prov_cache_stats(&s, c)) < 0) {
+		free(db);
 		prov_cache_free(c);
 		return prov_cmd_fail(err);
 	}
@@ -86,13 +95,21 @@ static int cache_stats(struct prov_ctx *g)
 		du(&mbytes, &mfiles, dfd, prov_cachedir_name(PROV_CACHEDIR_MIRRORS), 0);
 		close(dfd);
 	}
-	printf("cache:        %s\n", g->cache_dir);
-	printf("database:     %s (%llu bytes)\n", prov_cache_path(c), (unsigned long long)s.db_size);
-	printf("indexes:      %llu (%llu packages, %llu files)\n", (unsigned long long)s.nindexes,
-	       (unsigned long long)s.npackages, (unsigned long long)s.nfiles);
-	printf("mirrors:      %d (%llu bytes in %llu files)\n", count_mirrors(g->cache_dir),
-	       (unsigned long long)mbytes, (unsigned long long)mfiles);
+	{
+		struct prov_buf o = PROV_BUF_INIT;
+
+		prov_buf_printf(&o, "cache:        %s\n", g->cache_dir);
+		prov_buf_printf(&o, "database:     %s (%llu bytes%s)\n", db, (unsigned long long)s.db_size,
+		       have ? "" : ", none yet");
+		prov_buf_printf(&o, "indexes:      %llu (%llu packages, %llu files)\n", (unsigned long long)s.nindexes,
+		       (unsigned long long)s.npackages, (unsigned long long)s.nfiles);
+		prov_buf_printf(&o, "mirrors:      %d (%llu bytes in %llu files)\n", count_mirrors(g->cache_dir),
+		       (unsigned long long)mbytes, (unsigned long long)mfiles);
+		prov_cmd_write(o.buf, o.len);
+		prov_buf_release(&o);
+	}
 	prov_cache_free(c);
+	free(db);
 	return 0;
 }
 
@@ -120,7 +137,13 @@ int cmd_cache(int argc, char **argv, struct prov_ctx *g)
 		free(tmp);
 		if ((err = prov_cache_clear_dir(g->cache_dir)) < 0)
 			return prov_cmd_fail(err);
-		printf("cleared %s\n", g->cache_dir);
+		{
+			struct prov_buf o = PROV_BUF_INIT;
+
+			prov_buf_printf(&o, "cleared %s\n", g->cache_dir);
+			prov_cmd_write(o.buf, o.len);
+			prov_buf_release(&o);
+		}
 		return 0;
 	}
 	return prov_cmd_usage_error("cache", "unknown subcommand '%s' (expected stats or clear)", sub);

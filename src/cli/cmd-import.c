@@ -66,10 +66,10 @@ static int add_one(struct import *im, const char *name, size_t line, const char 
 	err = prov_store_add(&id, im->store, json, len, &im->meta);
 	if (err == PROV_EINPUT || err == PROV_ELIMIT) {
 		if (line)
-			fprintf(stderr, "provenance: bad report '%s' line %zu: %s\n", name, line,
+			prov_cmd_eprintf("provenance: bad report '%s' line %zu: %s\n", name, line,
 				prov_error_last());
 		else
-			fprintf(stderr, "provenance: bad report '%s': %s\n", name, prov_error_last());
+			prov_cmd_eprintf("provenance: bad report '%s': %s\n", name, prov_error_last());
 		im->bad++;
 		return 0;
 	}
@@ -164,14 +164,50 @@ static int first_line_parses(const char *text, size_t len)
 	return ok;
 }
 
+/*
+ * One line of f into *line (with its newline), at most max bytes held: the
+ * rest of a longer line is read and dropped, never held (getline held a
+ * 2 GiB line whole before it was refused). The line's length, or -1 at
+ * the end; *too_long set when it was cut.
+ */
+static ssize_t read_line_capped(char **line, size_t *cap, FILE *f, size_t max, int *too_long)
+{
+	size_t len = 0;
+	int c;
+
+	*too_long = 0;
+	while ((c = getc_unlocked(f)) != EOF) {
+		if (len < max) {
+			if (len + 2 > *cap) {
+				*cap = *cap ? *cap * 2 : 4096;
+				if (*cap > max + 2)
+					*cap = max + 2;
+				*line = prov_xrealloc(*line, *cap);
+			}
+			(*line)[len] = (char)c;
+		} else {
+			*too_long = 1;
+		}
+		len++;
+		if (c == '\n')
+			break;
+	}
+	if (!len)
+		return -1;
+	if (*line)
+		(*line)[len < max ? len : max] = '\0';
+	return *too_long ? (ssize_t)max : (ssize_t)len;
+}
+
 /* JSON lines from f, one report a line (each at most MAX_REPORT): files of any size stream. */
 static int import_stream(struct import *im, FILE *f, const char *name)
 {
 	char *line = NULL;
 	size_t cap = 0, no = 0;
 	ssize_t n;
+	int too_long;
 
-	while (!im->fatal && (n = getline(&line, &cap, f)) >= 0) {
+	while (!im->fatal && (n = read_line_capped(&line, &cap, f, MAX_REPORT, &too_long)) >= 0) {
 		size_t k = 0;
 
 		no++;
@@ -179,8 +215,8 @@ static int import_stream(struct import *im, FILE *f, const char *name)
 			k++;
 		if (k == (size_t)n)
 			continue;
-		if ((size_t)n > MAX_REPORT) {
-			fprintf(stderr, "provenance: bad report '%s' line %zu: longer than %zu bytes\n", name,
+		if (too_long) {
+			prov_cmd_eprintf("provenance: bad report '%s' line %zu: longer than %zu bytes\n", name,
 				no, MAX_REPORT);
 			im->bad++;
 			continue;
@@ -205,7 +241,7 @@ static int import_if_lines(struct import *im, const char *path)
 	ssize_t n;
 	struct stat st;
 	FILE *f = NULL;
-	int done = 0;
+	int done = 0, too_long;
 
 	if (fd < 0)
 		return 0;
@@ -213,8 +249,8 @@ static int import_if_lines(struct import *im, const char *path)
 		close(fd);
 		return 0;
 	}
-	n = getline(&first, &cap, f);
-	if (n > 0 && (size_t)n <= MAX_REPORT && first_line_parses(first, (size_t)n) &&
+	n = read_line_capped(&first, &cap, f, MAX_REPORT, &too_long);
+	if (n > 0 && !too_long && first_line_parses(first, (size_t)n) &&
 	    fseek(f, 0, SEEK_SET) == 0) {
 		import_stream(im, f, path);
 		done = 1;
@@ -233,7 +269,7 @@ static int import_file(struct import *im, const char *path)
 	if (import_if_lines(im, path))
 		return im->fatal;
 	if ((err = prov_read_file(&b, path, MAX_REPORT)) < 0) {
-		fprintf(stderr, "provenance: %s\n", prov_error_last());
+		prov_cmd_eprintf("provenance: %s\n", prov_error_last());
 		im->bad++;
 		goto cleanup;
 	}
@@ -249,7 +285,7 @@ static int import_file(struct import *im, const char *path)
 			if (prov_json_finish(&j) == 0) {
 				add_one(im, path, 0, one.buf, one.len);
 			} else {
-				fprintf(stderr, "provenance: bad report '%s' (element %zu): too large\n", path, i);
+				prov_cmd_eprintf("provenance: bad report '%s' (element %zu): too large\n", path, i);
 				im->bad++;
 			}
 			prov_buf_release(&one);
@@ -326,7 +362,7 @@ int cmd_import(int argc, char **argv, struct prov_ctx *g)
 		code = prov_cmd_fail(im.fatal);
 		goto cleanup;
 	}
-	fprintf(stderr, "imported %zu report%s (%zu already in the store%s) into %s\n", im.added,
+	prov_cmd_eprintf("imported %zu report%s (%zu already in the store%s) into %s\n", im.added,
 		im.added == 1 ? "" : "s", im.dup, im.bad ? ", some bad: see above" : "", prov_store_name(im.store));
 	code = im.bad ? PROV_EXIT_INPUT : 0;
 cleanup:

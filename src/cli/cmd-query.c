@@ -310,6 +310,9 @@ int cmd_query(int argc, char **argv, struct prov_ctx *g)
 		err = write_json(&out, &t);
 	else
 		write_table(&out, &t);
+	if (!err && out.over)	/* never a cut result with exit 0 */
+		err = prov_error_set(PROV_ELIMIT, "the output is larger than %zu bytes; nothing written%s",
+				     out.cap, "; narrow the query (WHERE, LIMIT)");
 	if (err < 0 || prov_cmd_write(out.buf, out.len) < 0) {
 		code = prov_cmd_fail(err < 0 ? err : PROV_ERROR);
 		goto cleanup;

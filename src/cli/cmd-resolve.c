@@ -155,7 +155,7 @@ static void input_done(const struct prov_pipeline_input *x, void *arg)
 		const struct prov_fix_status *f = &x->crash->fixes[k];
 
 		if (!f->known) {
-			fprintf(stderr, "provenance: cannot determine whether %s is in the deployed build: %s\n",
+			prov_cmd_eprintf("provenance: cannot determine whether %s is in the deployed build: %s\n",
 				f->fix, f->note ? f->note : "unknown");
 			a->fixcode = PROV_EXIT_UNKNOWN;
 		} else if (!f->included && a->fixcode < PROV_EXIT_PARTIAL) {
@@ -276,7 +276,7 @@ static void store_notes_to_stderr(const struct prov_buf *notes)
 	const char *p = notes->buf, *nl;
 
 	for (; *p && (nl = strchr(p, '\n')); p = nl + 1)
-		fprintf(stderr, "provenance: store: %.*s\n", (int)(nl - p), p);
+		prov_cmd_eprintf("provenance: store: %.*s\n", (int)(nl - p), p);
 }
 
 int cmd_resolve(int argc, char **argv, struct prov_ctx *g)

@@ -119,6 +119,9 @@ int cmd_triage(int argc, char **argv, struct prov_ctx *g)
 		goto cleanup;
 	}
 	err = prov_report_triage(&out, &t, runs, format);
+	if (!err && out.over)	/* never a cut result with exit 0 */
+		err = prov_error_set(PROV_ELIMIT, "the output is larger than %zu bytes; nothing written%s",
+				     out.cap, "; narrow it (--since, --component)");
 	if (err < 0 || prov_cmd_write(out.buf, out.len) < 0) {
 		code = prov_cmd_fail(err < 0 ? err : PROV_ERROR);
 		goto cleanup;

@@ -38,14 +38,19 @@ int cmd_import(int argc, char **argv, struct prov_ctx *g);
 int cmd_triage(int argc, char **argv, struct prov_ctx *g);
 int cmd_query(int argc, char **argv, struct prov_ctx *g);
 
-/* Print "provenance: <msg>" for the stored error; returns its exit code. */
+/* Print "provenance: <msg>" for the stored error; returns its exit code
+ * (never 1, "done but incomplete": a failed command wrote no result; 3 then). */
 int prov_cmd_fail(int code);
 /* Print "provenance <cmd>: <msg>" plus the usage line; returns 64. */
 int prov_cmd_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Print a command's help (its usage line from the table, then `body`) to stdout; returns 0. */
 int prov_cmd_help(const char *cmd, const char *body);
-/* Write a buffer to stdout; 0 or -1 (message set). */
+/* Print to stderr with every control character from input (C0 but \n and \t,
+ * DEL, U+0080..U+009F) shown as \xHH: the one way messages reach stderr. */
+void prov_cmd_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Write a buffer to stdout, controls from input (C0 but \n and \t, DEL,
+ * U+0080..U+009F) shown as \xHH; 0 or -1 (message set). */
 int prov_cmd_write(const char *data, size_t len);
 
 /* --exe PATH: 0 when PATH is a readable ELF file, else PROV_EINPUT saying why. */

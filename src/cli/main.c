@@ -81,18 +81,39 @@ static void print_overview(FILE *f)
 		   "\nSee provenance(1).\n");
 }
 
+static void eprint_escaped(struct prov_buf *b)
+{
+	prov_escape_controls(b, 0, 1);
+	fwrite(b->buf, 1, b->len, stderr);
+}
+
+void prov_cmd_eprintf(const char *fmt, ...)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	prov_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	eprint_escaped(&b);
+	prov_buf_release(&b);
+}
+
 int prov_cmd_fail(int code)
 {
 	const char *msg = prov_error_last();
 
 	if (code == PROV_OK)
 		return 0;
-	{
-		char *safe = prov_escape_controls_str(*msg ? msg : "unknown error");
-
-		fprintf(stderr, "provenance: %s\n", safe);
-		free(safe);
-	}
+	prov_cmd_eprintf("provenance: %s\n", *msg ? msg : "unknown error");
+	/*
+	 * A command that fails wrote no result: exit 1 says "done but
+	 * incomplete", a lie when nothing was written (a temporary file that
+	 * could not be made, an I/O error). Such errors could not determine
+	 * anything: 3.
+	 */
+	if (prov_error_exit_code(code) == PROV_EXIT_PARTIAL)
+		return PROV_EXIT_UNKNOWN;
 	return prov_error_exit_code(code);
 }
 
@@ -101,13 +122,17 @@ int prov_cmd_usage_error(const char *cmd, const char *fmt, ...)
 	const struct cmd *c = find_command(cmd);
 	va_list ap;
 
-	fprintf(stderr, "provenance %s: ", cmd);
+	struct prov_buf b = PROV_BUF_INIT;
+
+	prov_buf_printf(&b, "provenance %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	prov_buf_vprintf(&b, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	prov_buf_putc(&b, '\n');
+	eprint_escaped(&b);
+	prov_buf_release(&b);
 	if (c)
-		fprintf(stderr, "usage: provenance %s\n", c->usage);
+		prov_cmd_eprintf("usage: provenance %s\n", c->usage);
 	return PROV_EXIT_USAGE;
 }
 
@@ -148,14 +173,20 @@ static int stdout_gone;
 
 int prov_cmd_write(const char *data, size_t len)
 {
-	/* C0 controls from input never reach the terminal raw (JSON has none) */
+	/*
+	 * Controls from input never reach the terminal raw: C0 (but \n, \t),
+	 * DEL and C1 (U+0080..U+009F, UTF-8 C2 80..C2 9F: CSI is C2 9B). JSON
+	 * has none (the writer escapes all three as \uXXXX).
+	 */
 	size_t i;
 
 	if (stdout_gone)
 		return 0;
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)data[i];
-		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f ||
+		    (c == 0xc2 && i + 1 < len && (unsigned char)data[i + 1] >= 0x80 &&
+		     (unsigned char)data[i + 1] <= 0x9f))
 			break;
 	}
 	if (i < len) {
@@ -163,7 +194,7 @@ int prov_cmd_write(const char *data, size_t len)
 		int err = 0;
 		b.cap = (size_t)-1;
 		prov_buf_add(&b, data, len);
-		prov_escape_controls(&b, i, 0);
+		prov_escape_controls(&b, i, 1);
 		if (fwrite(b.buf, 1, b.len, stdout) != b.len) {
 			if (errno == EPIPE)
 				stdout_gone = 1;	/* as git and coreutils: not an error to report */
@@ -194,10 +225,10 @@ int prov_cmd_write(const char *data, size_t len)
  */
 static const char *const known_keys[] = {
 	"fetch.timeout", "fetch.connecttimeout", "fetch.stalltimeout", "fetch.retries",
-	"fetch.retrydelayms", "fetch.maxsize", "fetch.trustsystemurls",
+	"fetch.retrydelayms", "fetch.maxsize", "fetch.maxpacksize", "fetch.trustsystemurls",
 	"import.maxbytes", "import.maxentries",
 	"core.maxsize",
-	"debuginfod.timeout", "debuginfod.totaltimeout",
+	"debuginfod.timeout", "debuginfod.totaltimeout", "debuginfod.maxsize",
 	"sources.debianbaseurl",
 	"sources.localdirs",	/* file:// allow-list */
 	NULL
@@ -221,7 +252,7 @@ static int check_key(const char *key, const char *value, void *data)
 			owned = 1;
 	}
 	if (owned)
-		fprintf(stderr, "provenance: warning: unknown config key '%s' (ignored)\n", key);
+		prov_cmd_eprintf("provenance: warning: unknown config key '%s' (ignored)\n", key);
 	return 0;
 }
 
@@ -259,11 +290,8 @@ int prov_cmd_parse_format(enum prov_format *out, const char *value, const char *
 
 static void warn_to_stderr(const char *msg, void *data)
 {
-	char *safe = prov_escape_controls_str(msg);
-
 	(void)data;
-	fprintf(stderr, "provenance: warning: %s\n", safe);
-	free(safe);
+	prov_cmd_eprintf("provenance: warning: %s\n", msg);
 }
 
 static char *resolve_cache_dir(const char *opt)
@@ -328,7 +356,7 @@ static int take_common_options(int argc, char **argv, struct prov_ctx *g)
 		}
 		if (strcmp(a, "-c") == 0 || strcmp(a, "--cache") == 0) {
 			if (i + 1 >= argc) {
-				fprintf(stderr, "provenance: option '%s' needs a value\n", a);
+				prov_cmd_eprintf("provenance: option '%s' needs a value\n", a);
 				return -1;
 			}
 			v = argv[++i];
@@ -343,7 +371,7 @@ static int take_common_options(int argc, char **argv, struct prov_ctx *g)
 		}
 		if (a[1] == 'c' && a[2] == '\0') {
 			if (prov_config_add_arg(g->config, v) < 0) {
-				fprintf(stderr, "provenance: %s\n", prov_error_last());
+				prov_cmd_eprintf("provenance: %s\n", prov_error_last());
 				return -1;
 			}
 		} else {
@@ -399,7 +427,7 @@ int main(int argc, char **argv)
 		goto flush;
 	}
 	if (!(c = find_command(argv[1]))) {
-		fprintf(stderr, "provenance: '%s' is not a command; see 'provenance --help'\n",
+		prov_cmd_eprintf("provenance: '%s' is not a command; see 'provenance --help'\n",
 			argv[1]);
 		code = PROV_EXIT_USAGE;
 		goto cleanup;
@@ -412,7 +440,7 @@ int main(int argc, char **argv)
 			goto flush;
 		}
 	if (!g.cache_dir && !(g.cache_dir = private_tmp_cache())) {
-		fprintf(stderr, "provenance: %s\n", prov_error_last());
+		prov_cmd_eprintf("provenance: %s\n", prov_error_last());
 		code = PROV_EXIT_INPUT;
 		goto cleanup;
 	}
@@ -420,7 +448,7 @@ int main(int argc, char **argv)
 flush:
 	/* as git does: a full disk or closed pipe must not pass silently */
 	if ((fflush(stdout) != 0 || ferror(stdout)) && !stdout_gone && errno != EPIPE) {
-		fprintf(stderr, "provenance: cannot write to standard output: %s\n",
+		prov_cmd_eprintf("provenance: cannot write to standard output: %s\n",
 			strerror(errno));
 		if (code == 0)
 			code = 1;

@@ -222,6 +222,10 @@ static void resolve_one(struct prov_component *comp, struct comp_state *cs, int 
 		goto cleanup;
 	if (o && o->vcs_url) {
 		if (!url && ctx->ctx->config &&
+		    prov_config_get_bool(ctx->ctx->config, "fetch.trustsystemurls", 0) == 1 &&
+		    prov_system_url_is_local(o->vcs_url))
+			set_note(comp, "the system names a local repository; it is never opened (it would be this host's)");
+		else if (!url && ctx->ctx->config &&
 		    prov_config_get_bool(ctx->ctx->config, "fetch.trustsystemurls", 0) == 1)
 			url = o->vcs_url;
 		else if (!url)

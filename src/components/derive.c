@@ -187,6 +187,16 @@ int prov_tag_match(char **tag, char **commit, struct prov_repo *repo, char *cons
 	return prov_error_set(PROV_ENOTFOUND, "no tag among %zu spellings of the version", ncands);
 }
 
+int prov_system_url_is_local(const char *url)
+{
+	const char *colon = strchr(url, ':'), *slash = strchr(url, '/');
+
+	if (!strncasecmp(url, "file:", 5) || *url == '/' || *url == '.' || *url == '~')
+		return 1;
+	/* a bare path: no scheme and no scp-like "host:path" before the first slash */
+	return !colon || (slash && slash < colon);
+}
+
 int prov_derive_open(struct prov_repo **out, const char *url, char *const *cands, size_t ncands,
 		     const struct prov_ctx *ctx)
 {
@@ -202,6 +212,9 @@ int prov_derive_open(struct prov_repo **out, const char *url, char *const *cands
 		view = *ctx;
 	view.offline = view.offline || !trust;
 	*out = NULL;
+	if (prov_system_url_is_local(url))
+		return prov_error_set(PROV_EINPUT, "'%s' names a local repository; one named by the "
+				      "crashed system's files is never opened (it would be this host's)", url);
 	if (view.offline) {
 		/* not even a file:// URL from the crashed system's files is fetched */
 		char *mirror = cache_dir ? prov_sources_mirror_path(cache_dir, url) : NULL;

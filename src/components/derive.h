@@ -41,6 +41,15 @@ int prov_tag_match(char **tag, char **commit, struct prov_repo *repo, char *cons
  * the config says fetch.trustSystemUrls = true and offline is 0; otherwise
  * only a mirror already in the cache is used (PROV_ENOTFOUND naming why).
  */
+/*
+ * 1 when a URL the crashed system's files name (pip direct_url.json, a
+ * package's Vcs-Git, a .git config) is a local path or file:// URL: it would
+ * name a repository of this host, not of the crashed system, so it is
+ * never opened (a mapping or a url.<base>.insteadOf rule of the user's may
+ * still point at a local mirror).
+ */
+int prov_system_url_is_local(const char *url);
+
 int prov_derive_open(struct prov_repo **out, const char *url, char *const *cands, size_t ncands,
 		     const struct prov_ctx *ctx);
 

@@ -8,6 +8,8 @@
 #include "banned.h"
 
 static uint64_t budget_ms = 60 * 1000;
+/* the largest download (debuginfod.maxSize): an endless body stops here */
+static uint64_t max_bytes = PROV_DBGBUDGET_DEFAULT_MAX_SIZE;
 static uint64_t started_ms;
 static int spent;
 
@@ -24,6 +26,27 @@ void prov_dbgbudget_init(const struct prov_config *cfg)
 		else
 			budget_ms = (uint64_t)n * 1000;
 	}
+	v = cfg ? prov_config_get(cfg, "debuginfod.maxsize") : NULL;
+	if (v && *v) {
+		char *end;
+		unsigned long long n = strtoull(v, &end, 10);
+		int shift = *end == 'k' || *end == 'K' ? 10 : *end == 'm' || *end == 'M' ? 20 :
+			    *end == 'g' || *end == 'G' ? 30 : 0;
+
+		if (shift)
+			end++;
+		if (*end || !n || n > (1ull << (62 - shift)))
+			prov_warn("ignoring debuginfod.maxSize = '%s': not a size (BYTES, or with k, m, g)", v);
+		else
+			max_bytes = (uint64_t)n << shift;
+	}
+	{
+		/* libdebuginfod also sends it to the server and checks a Content-Length against it */
+		char num[32];
+
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)max_bytes);
+		setenv("DEBUGINFOD_MAXSIZE", num, 0);
+	}
 }
 
 static int progress(debuginfod_client *c, long a, long b)
@@ -31,8 +54,14 @@ static int progress(debuginfod_client *c, long a, long b)
 	uint64_t now = prov_now_ms();
 
 	(void)c;
-	(void)a;
 	(void)b;
+	/* a: bytes of this download so far (a body without Content-Length is not
+	 * checked by libdebuginfod itself) */
+	if (a > 0 && (uint64_t)a > max_bytes) {
+		prov_warn("debuginfod: a download passed debuginfod.maxSize (%llu bytes); abandoned",
+			  (unsigned long long)max_bytes);
+		return -1;
+	}
 	if (!started_ms) {
 		const char *urls = getenv("DEBUGINFOD_URLS");
 

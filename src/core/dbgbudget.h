@@ -15,6 +15,9 @@
  * later query starts, and one warning says so.
  */
 void prov_dbgbudget_init(const struct prov_config *cfg);
+/* debuginfod.maxSize: one download (a debug file, an executable, a source)
+ * larger than this is abandoned (an endless body stops there) */
+#define PROV_DBGBUDGET_DEFAULT_MAX_SIZE ((uint64_t)4 << 30)
 
 /* Put a client (ours or libdwfl's) under the budget. NULL-safe. */
 void prov_dbgbudget_attach(debuginfod_client *client);

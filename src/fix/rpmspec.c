@@ -16,10 +16,15 @@
 #define MAX_MACROS 1000
 #define MAX_VALUE 4096
 #define MAX_DEPTH 8
+/* work budget of all macro expansion in one spec: characters looked at plus
+ * macros expanded (a 4 MiB spec needs about 4 Mi; nested literal references
+ * of empty macros grew as 50^depth without it) */
+#define MAX_EXPAND_WORK ((size_t)16 << 20)
 
 struct macros {
 	char *name[MAX_MACROS];
 	char *value[MAX_MACROS];
+	size_t work;	/* expansion steps so far (MAX_EXPAND_WORK) */
 	size_t n;
 };
 
@@ -59,7 +64,7 @@ static int is_name(char c)
 }
 
 /* Expand the macros of s[0..len) into b; 1 when one was left unexpanded. */
-static int expand(struct prov_buf *b, const struct macros *m, const char *s, size_t len, int depth)
+static int expand(struct prov_buf *b, struct macros *m, const char *s, size_t len, int depth)
 {
 	const char *p = s, *end = s + len;
 	int left = 0;
@@ -70,6 +75,8 @@ static int expand(struct prov_buf *b, const struct macros *m, const char *s, siz
 		int optional = 0;
 		const char *v;
 
+		if (++m->work > MAX_EXPAND_WORK)
+			return 1;
 		if (*p != '%') {
 			prov_buf_putc(b, *p++);
 			continue;
@@ -148,12 +155,18 @@ int prov_rpmspec_patch_names(char ***out, size_t *n, const char *text, size_t le
 	const char *p = text, *end = text + len;
 	char **v = NULL;
 	size_t nv = 0, alloc = 0, i;
-	int error = 0;
+	int error = 0, left;
 
 	*out = NULL;
 	*n = 0;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		if (m->work > MAX_EXPAND_WORK) {
+			error = prov_error_set(PROV_ELIMIT, "spec '%s': expanding its macros took more than %zu steps",
+					       spec_name, MAX_EXPAND_WORK);
+			goto cleanup;
+		}
 		const char *e = nl ? nl : end, *val, *q;
 		size_t vl;
 
@@ -198,7 +211,12 @@ int prov_rpmspec_patch_names(char ***out, size_t *n, const char *text, size_t le
 			vl = (size_t)(e - val);
 			if (!vl)
 				continue;
-			if (expand(&b, m, val, vl, 0)) {
+			left = expand(&b, m, val, vl, 0);
+			if (m->work > MAX_EXPAND_WORK) {	/* refused at the top of the loop */
+				prov_buf_release(&b);
+				continue;
+			}
+			if (left) {
 				error = prov_error_set(PROV_EINPUT, "spec '%s': patch '%s' has a macro that cannot be expanded",
 						       spec_name, b.buf);
 				prov_buf_release(&b);
@@ -221,6 +239,11 @@ int prov_rpmspec_patch_names(char ***out, size_t *n, const char *text, size_t le
 			v[nv++] = prov_xstrdup(base);
 			prov_buf_release(&b);
 		}
+	}
+	if (m->work > MAX_EXPAND_WORK) {
+		error = prov_error_set(PROV_ELIMIT, "spec '%s': expanding its macros took more than %zu steps",
+				       spec_name, MAX_EXPAND_WORK);
+		goto cleanup;
 	}
 	*out = v;
 	*n = nv;

@@ -305,6 +305,7 @@ struct prov_crash {
 	enum prov_input_kind kind;
 	char *format;	/* text input: "gdb", "eu-stack", ...; core: "core" */
 	int partial;	/* a core cut inside its memory segments */
+	int modules_incomplete;	/* core: its file note (NT_FILE) lost names: modules are missing */
 	int snapshot;	/* a core of a live process (gcore): no crash */
 
 	int has_process;

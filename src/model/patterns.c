@@ -150,7 +150,7 @@ void prov_patterns_detect(struct prov_crash *c)
 
 		if (pc < NULL_PAGE_LIMIT)
 			add(c, "bad-call", "frame #0 pc is 0x%" PRIx64 ": the program jumped to (nearly) address 0", pc);
-		else if (c->nmodules && !c->partial && !prov_crash_module_at(c, pc) &&
+		else if (c->nmodules && !c->partial && !c->modules_incomplete && !prov_crash_module_at(c, pc) &&
 			 !t->frames[0].function)
 			add(c, "bad-call", "frame #0 pc 0x%" PRIx64 " is outside every mapped module", pc);
 	}

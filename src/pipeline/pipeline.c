@@ -348,6 +348,7 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 	}
 	incomplete |= modules_incomplete(c);
 	incomplete |= c->partial;	/* a truncated core */
+	incomplete |= c->modules_incomplete;	/* a damaged file note */
 
 	if (!opts->no_sources) {
 		struct prov_components_ctx cctx = { 0 };

@@ -68,9 +68,12 @@ static int only_some(const struct prov_triage_group *g, const char *component)
 	return with > 0 && with < all;
 }
 
+/* component versions shown per group; the rest are counted ("and K more") */
+#define TRIAGE_MAX_VERSIONS 20
+
 static void text_versions(struct prov_buf *o, const struct prov_triage_group *g, int md)
 {
-	size_t i;
+	size_t i, shown = 0, more = 0;
 	const char *prev = NULL;
 	int any = 0;
 
@@ -79,6 +82,11 @@ static void text_versions(struct prov_buf *o, const struct prov_triage_group *g,
 
 		if (!v->count)
 			continue;
+		if (shown >= TRIAGE_MAX_VERSIONS) {
+			more++;
+			continue;
+		}
+		shown++;
 		if (!prev || strcmp(prev, v->component)) {
 			prov_buf_printf(o, "%s%s %s", any ? "; " : "", v->component, v->version);
 		} else {
@@ -90,8 +98,11 @@ static void text_versions(struct prov_buf *o, const struct prov_triage_group *g,
 	}
 	if (!any)
 		prov_buf_puts(o, "none recorded");
+	if (more)
+		prov_buf_printf(o, "; and %zu more", more);
 	prov_buf_putc(o, '\n');
 	prev = NULL;
+	shown = 0;
 	for (i = 0; i < g->nversions; i++) {
 		const struct prov_triage_version *v = &g->versions[i];
 		size_t k;
@@ -102,6 +113,8 @@ static void text_versions(struct prov_buf *o, const struct prov_triage_group *g,
 		prev = v->component;
 		if (!only_some(g, v->component))
 			continue;
+		if (++shown > TRIAGE_MAX_VERSIONS)
+			break;
 		prov_buf_printf(o, md ? "- **only with** %s " : "    only with: %s ", v->component);
 		for (k = i; k < g->nversions && !strcmp(g->versions[k].component, v->component); k++)
 			if (g->versions[k].count) {

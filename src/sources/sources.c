@@ -18,6 +18,7 @@
 
 #include "cachedir.h"
 #include "error.h"
+#include "fetch.h"
 #include "sources.h"
 #include "sources-git.h"
 #include "util.h"
@@ -195,6 +196,8 @@ struct progress {
 	int fd;	/* the parent's watch pipe (bounded_fetch), or -1 */
 	uint64_t last_bytes;
 	uint64_t last_ping_ms;
+	uint64_t max_bytes;	/* fetch.maxPackSize: the transfer is aborted past it */
+	int over;
 };
 
 /* Tell the parent that something arrived (at most every 50 ms). */
@@ -239,6 +242,10 @@ static int progress_cb(const git_indexer_progress *s, void *payload)
 		p->last_bytes = s->received_bytes;
 		ping(p);
 	}
+	if (p->max_bytes && s->received_bytes > p->max_bytes) {
+		p->over = 1;	/* an endless pack: abort the transfer (libgit2 returns GIT_EUSER) */
+		return -1;
+	}
 	if (!p->tty)
 		return 0;
 	if (now - p->last_ms < 100 && s->received_objects != s->total_objects)
@@ -271,14 +278,15 @@ static int ref_name_ok(const char *w)
 }
 
 static int do_fetch(git_repository *repo, const char *fetch_url, const char *display_url,
-		    const char *const *wants, size_t nwants, int all_heads, int watch_fd)
+		    const char *const *wants, size_t nwants, int all_heads, int watch_fd,
+		    uint64_t max_pack)
 {
 	git_fetch_options fo = GIT_FETCH_OPTIONS_INIT;
 	git_remote *remote = NULL;
 	git_strarray arr = { NULL, 0 };
 	char **specs = NULL;
 	size_t n = 0, i;
-	struct progress prog = { display_url, 0, 0, 0, -1, 0, 0 };
+	struct progress prog = { display_url, 0, 0, 0, -1, 0, 0, max_pack, 0 };
 	int error;
 
 	for (i = 0; i < nwants; i++)
@@ -308,7 +316,12 @@ static int do_fetch(git_repository *repo, const char *fetch_url, const char *dis
 		goto cleanup;
 	}
 	if (git_remote_fetch(remote, &arr, &fo, NULL) < 0) {
-		error = prov_error_from_git(PROV_ERROR, "cannot fetch '%s'", display_url);
+		if (prog.over)
+			error = prov_error_set(PROV_ELIMIT, "fetch of %s sent more than %llu bytes "
+					       "(fetch.maxPackSize); abandoned", display_url,
+					       (unsigned long long)max_pack);
+		else
+			error = prov_error_from_git(PROV_ERROR, "cannot fetch '%s'", display_url);
 		goto cleanup;
 	}
 	{
@@ -457,12 +470,17 @@ static int bounded_fetch_once(const char *repo_path, const char *fetch_url, cons
 {
 	struct fetch_bounds b;
 	struct prov_buf msg = PROV_BUF_INIT;
-	uint64_t start, last, now;
+	uint64_t start, last, now, max_pack = 0;
 	int fds[2], status = 0, got_any = 0, in_msg = 0, killed = 0;
 	const char *why = NULL;
 	pid_t pid, parent;
 
 	fetch_bounds_read(&b, cfg);
+	if (prov_fetch_config_size(&max_pack, cfg, "fetch.maxpacksize", PROV_SOURCES_DEFAULT_MAX_PACK) < 0)
+		return PROV_EINPUT;
+	/* a run killed (SIGKILL, a CI runner's SIGTERM) while fetching left its
+	 * partial pack: removed here, under the mirror's lock, before a new one */
+	remove_litter(repo_path);
 	fprintf(stderr, "fetching %s (mirror)\n", display_url);
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return prov_error_set(PROV_ERROR, "cannot fetch '%s': pipe: %s", display_url, strerror(errno));
@@ -487,7 +505,8 @@ static int bounded_fetch_once(const char *repo_path, const char *fetch_url, cons
 		signal(SIGPIPE, SIG_IGN);
 		if (git_repository_open_bare(&repo, repo_path) < 0)
 			prov_error_from_git(PROV_ERROR, "cannot open mirror");
-		else if (do_fetch(repo, fetch_url, display_url, wants, nwants, all_heads, fds[1]) == 0)
+		else if (do_fetch(repo, fetch_url, display_url, wants, nwants, all_heads, fds[1],
+				  max_pack) == 0)
 			rc = 0;
 		if (rc) {
 			const char *m = prov_error_last();

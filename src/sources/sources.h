@@ -40,6 +40,8 @@ void prov_git_shutdown(void);
 
 /* Hard caps. */
 #define PROV_SOURCES_MAX_BLOB ((size_t)16 << 20)
+/* fetch.maxPackSize: bytes one fetch may receive (an endless pack stops there) */
+#define PROV_SOURCES_DEFAULT_MAX_PACK ((uint64_t)16 << 30)
 #define PROV_SOURCES_MAX_LINE 4096	/* longer lines are cut */
 #define PROV_SOURCES_MAX_CONTEXT 1000
 #define PROV_SOURCES_LOCK_WAIT_MS (15 * 60 * 1000)	/* wait for another run's fetch */

@@ -15,6 +15,7 @@ void prov_buf_init(struct prov_buf *b, size_t cap)
 	b->len = 0;
 	b->alloc = 0;
 	b->cap = cap ? cap : PROV_BUF_DEFAULT_CAP;
+	b->over = 0;
 }
 
 void prov_buf_release(struct prov_buf *b)
@@ -30,6 +31,7 @@ void prov_buf_reset(struct prov_buf *b)
 {
 	b->len = 0;
 	b->buf[0] = '\0';
+	b->over = 0;
 }
 
 char *prov_buf_detach(struct prov_buf *b)
@@ -44,10 +46,12 @@ static int grow(struct prov_buf *b, size_t extra)
 {
 	size_t want;
 
-	if (extra > b->cap || b->len > b->cap - extra)
+	if (extra > b->cap || b->len > b->cap - extra) {
+		b->over = 1;
 		return prov_error_set(PROV_ELIMIT,
 				      "string longer than the limit of %zu bytes",
 				      b->cap);
+	}
 	want = b->len + extra + 1;
 	if (want <= b->alloc)
 		return 0;

@@ -16,6 +16,8 @@ struct prov_buf {
 	size_t len;
 	size_t alloc;	/* 0 while buf points at the shared empty string */
 	size_t cap;	/* maximum len */
+	int over;	/* an append was refused at the cap (sticky until release/reset):
+			 * output built in pieces checks it once, to fail loudly, not cut */
 };
 
 #define PROV_BUF_DEFAULT_CAP ((size_t)256 << 20)

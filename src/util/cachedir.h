@@ -27,4 +27,12 @@ char *prov_cachedir_path(const char *cache_dir, enum prov_cachedir_part part);
 char *prov_cachedir_pathf(const char *cache_dir, enum prov_cachedir_part part,
 			  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* Write CACHEDIR.TAG in a cache directory provenance made: only when the
+ * directory holds nothing but the cache's own names. */
+void prov_cachedir_mark(const char *dir);
+
+/* 1 when the open directory is a cache provenance made: it has the tag, or
+ * (a cache made before the tag) it holds nothing but the cache's own names. */
+int prov_cachedir_is_ours(int dfd);
+
 #endif

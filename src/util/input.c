@@ -49,9 +49,21 @@ static int elf_kind(const unsigned char *h, size_t n, unsigned int *type)
 	return *type == ET_CORE ? 1 : -1;
 }
 
+/*
+ * Binary: a NUL followed by anything else. Trailing NUL padding is not (a
+ * log whose end was zero-filled by an unclean shutdown, a file preallocated
+ * and never filled): the text before it is read, the padding dropped.
+ */
 static int looks_binary(const unsigned char *h, size_t n)
 {
-	return memchr(h, '\0', n) != NULL;
+	const unsigned char *z = memchr(h, '\0', n);
+
+	if (!z)
+		return 0;
+	for (; z < h + n; z++)
+		if (*z)
+			return 1;
+	return z == h + n && h[0] == '\0';	/* all NUL: nothing to read */
 }
 
 static ssize_t read_head(int fd, unsigned char *buf, size_t size)
@@ -200,14 +212,53 @@ static int write_sparse(int fd, const char *data, size_t len, const char *name)
  */
 typedef ssize_t (*spool_read_fn)(void *ctx, char *buf, size_t len);
 
+/*
+ * Where an ELF64 core spooled to fd (have bytes so far) ends, from its
+ * headers: the furthest of the program header table, every segment's
+ * p_offset + p_filesz and the section header table. 1 known (*end), 0 more
+ * bytes needed, -1 cannot tell (not a native ELF64 core, PN_XNUM): then
+ * only the byte budget bounds the spool.
+ */
+static int elf_core_end(int fd, uint64_t have, uint64_t *end)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	uint64_t e, phend, i;
+
+	if (have < sizeof(eh))
+		return 0;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB) ||
+	    eh.e_type != ET_CORE || eh.e_phnum == PN_XNUM ||
+	    (eh.e_phnum && eh.e_phentsize != sizeof(ph)) || eh.e_phoff > ((uint64_t)1 << 62))
+		return -1;
+	phend = eh.e_phoff + (uint64_t)eh.e_phnum * sizeof(ph);
+	if (have < phend)
+		return 0;
+	e = phend > sizeof(eh) ? phend : sizeof(eh);
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) != (ssize_t)sizeof(ph) ||
+		    ph.p_offset > ((uint64_t)1 << 62) || ph.p_filesz > ((uint64_t)1 << 62))
+			return -1;
+		if (ph.p_offset + ph.p_filesz > e)
+			e = ph.p_offset + ph.p_filesz;
+	}
+	if (eh.e_shoff && eh.e_shnum && eh.e_shoff < ((uint64_t)1 << 62) &&
+	    eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize > e)
+		e = eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize;
+	*end = e;
+	return 1;
+}
+
 static int spool(struct prov_input *in, const char *tmpdir, uint64_t max, spool_read_fn rd,
 		 void *ctx, const unsigned char *head, size_t hlen, const char *too_big)
 {
 	char *chunk = prov_xmalloc(1 << 20), *tmp = NULL;
 	unsigned char kind_head[HEAD_SIZE];
 	size_t kind_len = 0;
-	uint64_t total = hlen;
-	int fd = -1, error, text = 0;
+	uint64_t total = hlen, end = 0;
+	int fd = -1, error, text = 0, end_known = 0;
 	unsigned int type;
 
 	if ((error = make_tmp(&tmp, &fd, tmpdir)) < 0)
@@ -215,8 +266,12 @@ static int spool(struct prov_input *in, const char *tmpdir, uint64_t max, spool_
 	if (hlen && (error = write_sparse(fd, (const char *)head, hlen, tmp)) < 0)
 		goto cleanup;
 	for (;;) {
-		ssize_t n = rd(ctx, chunk, 1 << 20);
+		ssize_t n;
 
+		/* a core: only what its headers say it holds (garbage after it is never spooled) */
+		if (end_known == 1 && total >= end)
+			break;
+		n = rd(ctx, chunk, 1 << 20);
 		if (n == 0)
 			break;
 		if (n < 0) {
@@ -237,6 +292,8 @@ static int spool(struct prov_input *in, const char *tmpdir, uint64_t max, spool_
 			if (kind_len >= 18 && !elf_kind(kind_head, kind_len, &type))
 				text = 1;
 		}
+		if (end_known == 1 && total + (uint64_t)n > end)
+			n = (ssize_t)(end - total);
 		total += (uint64_t)n;
 		if (text && total > PROV_INPUT_MAX_TEXT) {
 			error = prov_error_set(PROV_ELIMIT, "%s more than %zu bytes of text",
@@ -250,6 +307,11 @@ static int spool(struct prov_input *in, const char *tmpdir, uint64_t max, spool_
 		}
 		if ((error = write_sparse(fd, chunk, (size_t)n, tmp)) < 0)
 			goto cleanup;
+		if (!text && !end_known) {
+			end_known = elf_core_end(fd, total, &end);
+			if (end_known == 1 && total > end)
+				total = end;	/* the rest of the first chunk: cut by the ftruncate below */
+		}
 	}
 	if (ftruncate(fd, (off_t)total) < 0) {
 		error = prov_error_set(PROV_ERROR, "cannot size '%s': %s", tmp, strerror(errno));
@@ -421,6 +483,9 @@ static int classify_file(struct prov_input *in, const char *path)
 	if (error == PROV_ELIMIT)
 		error = prov_error_set(PROV_ELIMIT, "'%s' is larger than %zu bytes of text",
 				       in->name, PROV_INPUT_MAX_TEXT);
+	/* the NUL padding looks_binary let through */
+	while (!error && in->text.len && in->text.buf[in->text.len - 1] == '\0')
+		in->text.buf[--in->text.len] = '\0';
 cleanup:
 	close(fd);
 	return error;

@@ -144,6 +144,12 @@ int prov_json_quote(struct prov_buf *out, const char *s)
 			p++;
 			continue;
 		}
+		if (c == 0xc2 && p[1] <= 0x9f) {
+			/* C1 controls (U+0080..U+009F): escaped like C0, never raw to a terminal */
+			error = prov_buf_printf(out, "\\u%04x", p[1]);
+			p += 2;
+			continue;
+		}
 		error = prov_buf_add(out, p, n + 1);
 		p += n + 1;
 	}

@@ -270,9 +270,18 @@ static void test_seeds_parse(void **state)
 			prov_input_release(&in);
 			free(p);
 		}
+		/* a core header (64 + 56 bytes, one empty PT_NOTE) then 16 MiB of
+		 * zeros: only the core its headers describe is spooled (issue 27) */
 		p = prov_xasprintf("%s/fixtures/fuzz-seeds/fuzz-input/bomb.zst", top());
 		memset(&in, 0, sizeof(in));
-		assert_int_equal(prov_input_open(&in, p, tmp, 1 << 20), PROV_ELIMIT);
+		assert_ok(prov_input_open(&in, p, tmp, 1 << 20));
+		{
+			struct stat st;
+
+			assert_int_equal(stat(in.path, &st), 0);
+			assert_int_equal(st.st_size, 64 + 56);
+		}
+		prov_input_release(&in);
 		assert_int_equal(fuzz_dir_count(tmp), 0);
 		free(p);
 		free(tmp);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "buf.h"
 #include "error.h"
 #include "rpmspec.h"
 #include "unit.h"
@@ -71,11 +72,38 @@ static void test_hostile(void **state)
 	names_free(v, n);
 }
 
+/*
+ * %defines that nest literal references (%% keeps them for later) to macros
+ * that expand to nothing: 50 references at each of 8 levels is 50^8 steps
+ * without a work budget (issue 27); with it, PROV_ELIMIT at once.
+ */
+static void test_nested_literal_refs(void **state)
+{
+	struct prov_buf spec = PROV_BUF_INIT;
+	char **v = NULL;
+	size_t n = 0;
+	int lvl, k;
+
+	(void)state;
+	prov_buf_puts(&spec, "%define a0 %{?undefined}\n");
+	for (lvl = 1; lvl < 8; lvl++) {
+		prov_buf_printf(&spec, "%%define a%d ", lvl);
+		for (k = 0; k < 50; k++)
+			prov_buf_printf(&spec, "%%%%{a%d}", lvl - 1);
+		prov_buf_putc(&spec, '\n');
+	}
+	prov_buf_puts(&spec, "Patch0: %{a7}fix.patch\n");
+	assert_int_equal(prov_rpmspec_patch_names(&v, &n, spec.buf, spec.len, "t"), PROV_ELIMIT);
+	assert_null(v);
+	prov_buf_release(&spec);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_macros),
 		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_nested_literal_refs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
