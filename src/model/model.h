@@ -56,6 +56,8 @@ struct prov_frame {
 	struct prov_var *args, *locals;
 	size_t nargs, nlocals;
 	char *located_by;	/* "name": source found by the function's name (a guess) */
+	int signal_frame;	/* the kernel's signal trampoline: "<signal handler called>" */
+	int in_handler;	/* runs in a signal handler: above a signal frame */
 };
 
 struct prov_reg {
@@ -77,6 +79,17 @@ struct prov_thread {
 	int python;	/* a CPython thread state runs on this thread */
 	int holds_gil;	/* its thread state held the GIL */
 	char *python_note;	/* why its Python frames are missing or cut short */
+	/*
+	 * The crash site when it is not frame #0: a handler caught the fault
+	 * and re-raised it (or aborted); crash_frame is the first frame of the
+	 * interrupted context, below the signal frame, and regs are the
+	 * registers the kernel saved there (the sigcontext). handler_regs
+	 * keeps what the core recorded for the thread (inside the handler).
+	 */
+	int has_crash_frame;
+	size_t crash_frame;
+	struct prov_reg *handler_regs;
+	size_t nhandler_regs;
 };
 
 struct prov_module {
@@ -227,6 +240,11 @@ struct prov_crash {
 	struct prov_process process;
 	int has_signal;
 	struct prov_signal signal;
+	/* A signal handler re-raised the fault (or aborted): signal is the
+	 * fault the kernel delivered at the crash site (its siginfo, saved in
+	 * the signal frame), delivered the signal the process died of. */
+	int has_delivered;
+	struct prov_signal delivered;
 
 	struct prov_thread *threads;
 	size_t nthreads, threads_alloc;
@@ -309,6 +327,10 @@ struct prov_suspect *prov_crash_add_suspect(struct prov_crash *c);
 
 /* The crashing thread, or NULL. */
 struct prov_thread *prov_crash_crashed_thread(const struct prov_crash *c);
+/* Index of the crash site's first frame in t (0 unless a handler ran on top of it). */
+size_t prov_thread_crash_frame(const struct prov_thread *t);
+/* 1 for a signal frame: the analyzer's, or a text "<signal handler called>". */
+int prov_frame_is_signal(const struct prov_frame *f);
 
 /* The module whose [start, end) holds addr, or NULL. */
 struct prov_module *prov_crash_module_at(const struct prov_crash *c, uint64_t addr);

@@ -65,7 +65,8 @@ static const struct prov_frame *find_fn(const struct prov_thread *t,
 	size_t i;
 	const char *const *n;
 
-	for (i = 0; t && i < t->nframes; i++)
+	/* from the crash site down: a handler's own abort is not the crash's */
+	for (i = prov_thread_crash_frame(t); t && i < t->nframes; i++)
 		for (n = names; *n; n++)
 			if (fn_is(t->frames[i].function, *n))
 				return &t->frames[i];
@@ -135,7 +136,7 @@ void prov_patterns_detect(struct prov_crash *c)
 		"unlink_chunk", NULL };
 	const struct prov_thread *t = prov_crash_crashed_thread(c);
 	const struct prov_signal *s = &c->signal;
-	const struct prov_frame *f;
+	const struct prov_frame *f, *f0;
 	int signo = c->has_signal ? s->number : 0;
 	uint64_t sp;
 
@@ -143,23 +144,27 @@ void prov_patterns_detect(struct prov_crash *c)
 		return;	/* a live process's snapshot: nothing crashed */
 	if (!t && c->nthreads)
 		t = &c->threads[0];
+	/* the crash site: frame #0, or the frame a signal handler interrupted */
+	f0 = t && t->nframes ? &t->frames[prov_thread_crash_frame(t)] : NULL;
 
-	if (c->kind == PROV_INPUT_CORE && t && t->nframes && t->frames[0].has_pc &&
+	if (c->kind == PROV_INPUT_CORE && f0 && f0->has_pc &&
 	    (signo == SIGSEGV || signo == SIGILL || signo == SIGBUS)) {
-		uint64_t pc = t->frames[0].pc;
+		uint64_t pc = f0->pc;
 
 		if (pc < NULL_PAGE_LIMIT)
-			add(c, "bad-call", "frame #0 pc is 0x%" PRIx64 ": the program jumped to (nearly) address 0", pc);
+			add(c, "bad-call", "frame #%d pc is 0x%" PRIx64 ": the program jumped to (nearly) address 0",
+			    f0->index, pc);
 		else if (c->nmodules && !c->partial && !prov_crash_module_at(c, pc) &&
-			 !t->frames[0].function)
-			add(c, "bad-call", "frame #0 pc 0x%" PRIx64 " is outside every mapped module", pc);
+			 !f0->function)
+			add(c, "bad-call", "frame #%d pc 0x%" PRIx64 " is outside every mapped module",
+			    f0->index, pc);
 	}
 
 	/* a call through NULL faults on the instruction fetch: pc == address */
 	/* x86 reports alignment-check faults (BUS_ADRALN) with address 0 */
 	if ((signo == SIGSEGV || (signo == SIGBUS && !(s->has_code && s->code == 1))) &&
 	    s->has_addr && s->addr < NULL_PAGE_LIMIT &&
-	    !(t && t->nframes && t->frames[0].has_pc && t->frames[0].pc == s->addr))
+	    !(f0 && f0->has_pc && f0->pc == s->addr))
 		add(c, "null-deref", "%s at fault address 0x%" PRIx64
 		    " (within the first 64 KiB: a NULL pointer plus an offset)",
 		    prov_signal_name(signo), s->addr);

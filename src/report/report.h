@@ -28,6 +28,9 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c);
 
 /* "SIGSEGV (11), SEGV_MAPERR, fault address 0x0" */
 void prov_report_signal_summary(struct prov_buf *b, const struct prov_crash *c);
+/* When a handler re-raised the fault (c->has_delivered): "a signal handler caught
+ * it and re-raised it as SIGSEGV (11), SI_TKILL, ...; the crash site is frame #3 ..." */
+void prov_report_reraised_summary(struct prov_buf *b, const struct prov_crash *c);
 
 /*
  * What the reader must know before trusting the rest, one line each after
