@@ -131,6 +131,7 @@ LIB_OBJS += src/util/srcdefs.o
 # model: the crash model, its signature, crash patterns, build paths.
 LIB_OBJS += src/model/model.o
 LIB_OBJS += src/model/patterns.o
+LIB_OBJS += src/model/signature.o
 LIB_OBJS += src/model/buildpath.o
 
 # cache: the only code that talks to SQLite.

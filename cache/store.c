@@ -13,6 +13,7 @@
 #include "error.h"
 #include "jsonread.h"
 #include "sha256.h"
+#include "signature.h"
 #include "util.h"
 #include "banned.h"
 
@@ -357,27 +358,47 @@ static const struct prov_jv *crashed_thread(const struct prov_jv *report, size_t
 	return NULL;
 }
 
-/* The same rule as resolve's signature(): signal, then five function names. */
+static int jtrue(const struct prov_jv *v, const char *key)
+{
+	const struct prov_jv *b = jget(v, key);
+
+	return b && b->type == PROV_JV_BOOL && b->boolean;
+}
+
+/* resolve's signature (src/model/signature.h) of an imported report's crashing thread. */
 static char *signature_of(const struct prov_jv *report)
 {
 	const struct prov_jv *sig = jget(report, "signal"), *t = crashed_thread(report, NULL);
 	const struct prov_jv *frames = jarray(t, "frames");
-	struct prov_buf b = PROV_BUF_INIT;
-	int64_t number = 0;
-	size_t i, n = 0;
+	const char *kind = jstr(jget(report, "input"), "kind");
+	struct prov_sig_frame *f = NULL;
+	int64_t number = 0, crash_index = -1, index;
+	size_t i, n = frames ? frames->n : 0, from;
+	char *out;
 
-	if (jint(&number, jget(sig, "number")) < 0)
+	if (jint(&number, jget(sig, "number")) < 0 || number < 0 || number > 1024)
 		number = 0;
-	prov_buf_printf(&b, "%d", (int)number);
-	for (i = 0; frames && i < frames->n && n < 5; i++) {
-		const char *f = jstr(&frames->items[i], "function");
+	if (jint(&crash_index, jget(t, "crash_frame")) < 0)
+		crash_index = -1;
+	/* a core's analyzer decided the crash site; a text backtrace leaves it to the rules */
+	from = kind && strcmp(kind, "core") == 0 ? 0 : (size_t)-1;
+	if (n)
+		f = prov_xcalloc(n, sizeof(*f));
+	for (i = 0; i < n; i++) {
+		const struct prov_jv *fr = &frames->items[i];
+		const char *lang = jstr(fr, "language");
 
-		if (!f)
-			continue;
-		prov_buf_printf(&b, "|%s", f);
-		n++;
+		f[i].function = jstr(fr, "function");
+		f[i].module = jstr(fr, "module");
+		f[i].python = lang && strcmp(lang, "python") == 0;
+		f[i].signal_frame = jtrue(fr, "signal_frame");
+		f[i].in_handler = jtrue(fr, "in_signal_handler");
+		if (crash_index >= 0 && jint(&index, jget(fr, "index")) == 0 && index == crash_index)
+			from = i;
 	}
-	return prov_buf_detach(&b);
+	out = prov_signature_frames((int)number, f, n, from);
+	free(f);
+	return out;
 }
 
 static int check_report(const struct prov_jv *r)

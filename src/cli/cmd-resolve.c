@@ -11,6 +11,7 @@
 #include "json.h"
 #include "pipeline.h"
 #include "report.h"
+#include "signature.h"
 #include "util.h"
 #include "banned.h"
 
@@ -109,23 +110,6 @@ static const struct option options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* The crashing thread's signature: signal and the first five function names. */
-static char *signature(const struct prov_crash *c)
-{
-	const struct prov_thread *t = prov_crash_crashed_thread(c);
-	struct prov_buf b = PROV_BUF_INIT;
-	size_t i, n = 0;
-
-	prov_buf_printf(&b, "%d", c->has_signal ? c->signal.number : 0);
-	for (i = 0; t && i < t->nframes && n < 5; i++) {
-		if (!t->frames[i].function)
-			continue;
-		prov_buf_printf(&b, "|%s", t->frames[i].function);
-		n++;
-	}
-	return prov_buf_detach(&b);
-}
-
 /*
  * With several inputs, say in each how many share its crashing thread's
  * signature. Returns 1 when at least two inputs were read and all of them
@@ -142,7 +126,7 @@ static int set_determinism(struct prov_crash **crashes, size_t n)
 	sig = prov_xcalloc(n, sizeof(*sig));
 	for (i = 0; i < n; i++)
 		if (crashes[i]) {
-			sig[i] = signature(crashes[i]);
+			sig[i] = prov_crash_signature(crashes[i]);
 			valid++;
 		}
 	for (i = 0; i < n && valid >= 2; i++) {
@@ -220,7 +204,7 @@ static int store_crashes(struct prov_buf *notes, struct prov_crash **crashes, si
 		prov_json_end_object(&j);
 		if ((err = prov_json_finish(&j)) < 0)
 			break;
-		sig = signature(crashes[i]);
+		sig = prov_crash_signature(crashes[i]);
 		meta.signature = sig;
 		err = prov_store_add(&id, store, json.buf, json.len, &meta);
 		free(sig);

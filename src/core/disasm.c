@@ -58,9 +58,20 @@ static void describe_operand(struct prov_crash *c, csh handle, const cs_insn *in
 			prov_buf_printf(&b, "; `%s` = 0x%" PRIx64, base, v);
 			if (v == 0)
 				prov_buf_puts(&b, " (NULL base register)");
+			c->has_fault_base = strlen(base) < sizeof(c->fault_base_reg);
+			if (c->has_fault_base) {
+				memcpy(c->fault_base_reg, base, strlen(base) + 1);
+				c->fault_base = v;
+			}
 		}
-		if (index && reg_value(&v, t, index))
+		if (index && reg_value(&v, t, index)) {
 			prov_buf_printf(&b, "; `%s` = 0x%" PRIx64, index, v);
+			c->has_fault_index = strlen(index) < sizeof(c->fault_index_reg);
+			if (c->has_fault_index) {
+				memcpy(c->fault_index_reg, index, strlen(index) + 1);
+				c->fault_index = v;
+			}
+		}
 		free(c->fault_operand);
 		c->fault_operand = prov_buf_detach(&b);
 		break;

@@ -275,6 +275,10 @@ struct prov_crash {
 	size_t ninsns, insns_alloc;
 	char *insns_note;	/* why there is none */
 	char *fault_operand;	/* "memory operand [rax + 8]: rax = 0x0" */
+	/* the faulting instruction's memory operand: its base (and index) register and value */
+	int has_fault_base, has_fault_index;
+	char fault_base_reg[16], fault_index_reg[16];
+	uint64_t fault_base, fault_index;
 
 	char *determinism;	/* set when several inputs were compared */
 	char *host;	/* where it crashed (resolve --host), or NULL */

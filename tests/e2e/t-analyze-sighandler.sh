@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# A crash caught by a signal handler that re-raises it (LLVM's tgkill, glog's
+# abort(), c10's/Abseil's raise(), Python's faulthandler): the frame after
+# "<signal handler called>" is the crash site: its registers, faulting
+# instruction and fault address, each compared with gdb (frame N, info
+# registers, x/i $pc, p EXPR); the handler frames are marked.
+. "$(dirname "$0")/lib.sh"
+can_dump_core
+for c in gdb python3 c++; do command -v $c >/dev/null || skip "$c not installed"; done
+F=$TOP/fixtures/crashers
+CHK="python3 $TOP/tests/e2e/sighandler-check.py"
+
+build_fixture "$F/sighandler.c" "$T/sighandler"
+c++ -g -O2 -fno-omit-frame-pointer -o "$T/sighandler-cxx" "$F/sighandler-cxx.cpp" ||
+	fail "cannot build sighandler-cxx.cpp"
+
+# case NAME EXE EXPR CMD...: make the core, analyze it, compare with gdb
+case_core() {
+	local name=$1 exe=$2 expr=$3; shift 3
+	mkdir -p "$T/$name"
+	local core
+	core=$(make_core "$T/$name" "$@") || exit 1
+	check_exit 0 "analyze $name" -- "$PROVENANCE" analyze "$core" --format json
+	cp "$T/last.out" "$T/$name.json"
+	python3 "$TOP/tests/e2e/check-json-contract.py" "$T/$name.json" --kind core || fail "$name: JSON contract"
+	$CHK "$T/$name.json" "$exe" "$core" "$expr" || fail "$name: crash site differs from gdb"
+	check_exit 0 "analyze $name (text)" -- "$PROVENANCE" analyze "$core"
+	grep -q '<signal handler called>' "$T/last.out" || fail "$name: text shows no <signal handler called>"
+	grep -q '<- crash site' "$T/last.out" || fail "$name: text marks no crash site"
+	CORE=$core
+}
+
+case_core llvm "$T/sighandler" slot "$T/sighandler" llvm
+check_eq "$(json_get "$T/llvm.json" 'd["signal"]["name"], d["signal"]["code_name"]')" "('SIGSEGV', 'SEGV_MAPERR')" "llvm: the fault's signal"
+check_eq "$(json_get "$T/llvm.json" 'd["signal"]["reraised"]["code_name"]')" SI_TKILL "llvm: re-raised with tgkill"
+$PROVENANCE analyze "$CORE" --format md >"$T/llvm.md" || fail "llvm: markdown"
+grep -q 'read_slot' "$T/llvm.md" || fail "llvm: markdown names no read_slot"
+
+case_core glog "$T/sighandler" slot "$T/sighandler" glog
+check_eq "$(json_get "$T/glog.json" 'd["signal"]["name"], d["signal"]["reraised"]["name"]')" "('SIGSEGV', 'SIGABRT')" "glog: fault SIGSEGV, died of abort()"
+check_eq "$(json_get "$T/glog.json" '[p["id"] for p in d["crash"]["patterns"] if p["id"] == "abort"]')" "[]" "glog: the handler's abort is not the crash's pattern"
+
+case_core cxx "$T/sighandler-cxx" 'this->data_' "$T/sighandler-cxx"
+
+py=/usr/bin/python3.11
+if [ -x "$py" ]; then
+	case_core python "$py" 'up:ptr' "$py" -X faulthandler "$F/sighandler.py"
+	check_eq "$(json_get "$T/python.json" '[f["function"] for f in [t for t in d["threads"] if t["crashed"]][0]["frames"] if f["language"] == "python"][:2]')" \
+		"['read_header', 'main']" "python: the Python frames under the crash"
+else
+	note "no $py: faulthandler case not run"
+fi
