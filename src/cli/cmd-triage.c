@@ -11,8 +11,10 @@
 #include "banned.h"
 
 static const char help[] =
-	"Group the crashes of the store by signature (the signal and the first five\n"
-	"function names of the crashing thread, as resolve computes it), largest\n"
+	"Group the crashes of the store by signature (the signal and the first three\n"
+	"function names of the crashing thread from its crash site that are not\n"
+	"handler, abort, std::, allocator or interpreter machinery, as resolve\n"
+	"computes it: docs/signature.md), largest\n"
 	"group first: how many, on how many hosts, first and last seen, the top\n"
 	"frames of the latest one, the component versions the group spans (and\n"
 	"whether it happens only with some of the versions the store has), and\n"

@@ -279,6 +279,9 @@ struct prov_crash {
 	int has_fault_base, has_fault_index;
 	char fault_base_reg[16], fault_index_reg[16];
 	uint64_t fault_base, fault_index;
+	int has_fault_ea;	/* the operand's address, computed from those registers */
+	uint64_t fault_ea;
+	unsigned int fault_size;	/* bytes the operand reads or writes, 0: unknown */
 
 	char *determinism;	/* set when several inputs were compared */
 	char *host;	/* where it crashed (resolve --host), or NULL */

@@ -33,8 +33,17 @@ case_core() {
 case_core llvm "$T/sighandler" slot "$T/sighandler" llvm
 check_eq "$(json_get "$T/llvm.json" 'd["signal"]["name"], d["signal"]["code_name"]')" "('SIGSEGV', 'SEGV_MAPERR')" "llvm: the fault's signal"
 check_eq "$(json_get "$T/llvm.json" 'd["signal"]["reraised"]["code_name"]')" SI_TKILL "llvm: re-raised with tgkill"
-$PROVENANCE analyze "$CORE" --format md >"$T/llvm.md" || fail "llvm: markdown"
-grep -q 'read_slot' "$T/llvm.md" || fail "llvm: markdown names no read_slot"
+"$PROVENANCE" resolve "$CORE" --offline --format markdown >"$T/llvm.md" 2>/dev/null
+check_match "$(grep -m1 '<signal handler called>' "$T/llvm.md")" '<signal handler called>' "llvm: markdown shows the signal frame"
+check_match "$(grep -m1 '\*\*crash site\*\*' "$T/llvm.md")" 'read_slot' "llvm: markdown marks read_slot as the crash site"
+# the evidence starts at the crash site, its pointer argument (gdb: p slot) first
+slot=$(gdb -nx -batch -ex "frame 3" -ex "p slot" "$T/sighandler" "$CORE" 2>/dev/null | sed -n 's/^\$[0-9]* = ([^)]*) //p')
+sed -n '/^### Evidence/,/^### [^E]/p' "$T/llvm.md" >"$T/ev.md"
+check_match "$(grep -m1 '^Frame #' "$T/ev.md")" 'read_slot' "llvm: the first evidence frame"
+check_match "$(grep -m1 '^- ' "$T/ev.md")" "arg \`slot\` .* = \`$slot\` — \*\*the faulting pointer\*\*" "llvm: slot (gdb: $slot) is the faulting pointer"
+grep -q 'llvm_handler' "$T/ev.md" && fail "llvm: the evidence shows the handler's frame"
+check_match "$(json_get "$T/llvm.json" '[p["evidence"] for p in d["crash"]["patterns"] if p["id"] == "data-race"]')" \
+	"slot.*$slot.*not 8-byte aligned" "llvm: the misaligned pointer is a data-race red flag"
 
 case_core glog "$T/sighandler" slot "$T/sighandler" glog
 check_eq "$(json_get "$T/glog.json" 'd["signal"]["name"], d["signal"]["reraised"]["name"]')" "('SIGSEGV', 'SIGABRT')" "glog: fault SIGSEGV, died of abort()"
@@ -45,8 +54,12 @@ case_core cxx "$T/sighandler-cxx" 'this->data_' "$T/sighandler-cxx"
 py=/usr/bin/python3.11
 if [ -x "$py" ]; then
 	case_core python "$py" 'up:ptr' "$py" -X faulthandler "$F/sighandler.py"
-	check_eq "$(json_get "$T/python.json" '[f["function"] for f in [t for t in d["threads"] if t["crashed"]][0]["frames"] if f["language"] == "python"][:2]')" \
-		"['read_header', 'main']" "python: the Python frames under the crash"
+	# faulthandler's own dump (run again, no core) names the Python frames
+	( ulimit -c 0; "$py" -X faulthandler "$F/sighandler.py" ) 2>"$T/fh.err" >/dev/null
+	want=$(sed -n 's/^  File ".*", line [0-9]* in \(.*\)$/\1/p' "$T/fh.err" | tr '\n' ' ')
+	[ -n "$want" ] || fail "python: faulthandler printed no frames: $(cat "$T/fh.err")"
+	check_eq "$(json_get "$T/python.json" '" ".join(f["function"] for f in [t for t in d["threads"] if t["crashed"]][0]["frames"] if f["language"] == "python") + " "')" \
+		"$want" "python: the Python frames under the crash (faulthandler's dump)"
 else
 	note "no $py: faulthandler case not run"
 fi
