@@ -23,6 +23,7 @@ case_core() {
 	check_exit 0 "analyze $name" -- "$PROVENANCE" analyze "$core" --format json
 	cp "$T/last.out" "$T/$name.json"
 	python3 "$TOP/tests/e2e/check-json-contract.py" "$T/$name.json" --kind core || fail "$name: JSON contract"
+	python3 "$TOP/tests/e2e/check-schema.py" "$TOP/docs/schema/report.schema.json" "$T/$name.json" || fail "$name: schema"
 	$CHK "$T/$name.json" "$exe" "$core" "$expr" || fail "$name: crash site differs from gdb"
 	check_exit 0 "analyze $name (text)" -- "$PROVENANCE" analyze "$core"
 	grep -q '<signal handler called>' "$T/last.out" || fail "$name: text shows no <signal handler called>"
