@@ -1688,24 +1688,58 @@ static int addr_not_code(const struct core_ctx *x, uint64_t addr)
 
 /* ---- signal frames ---- */
 
+/* Code bytes at addr from the module's ELF file (a core holds no text pages). 0 or -1. */
+static int module_code(Dwfl_Module *m, Dwarf_Addr addr, unsigned char *buf, size_t len)
+{
+	Dwarf_Addr bias = 0;
+	Elf *elf = m ? dwfl_module_getelf(m, &bias) : NULL;
+	size_t i, nph;
+
+	if (!elf || elf_getphdrnum(elf, &nph) != 0 || addr < bias)
+		return -1;
+	addr -= bias;
+	for (i = 0; i < nph && i < MAX_PHDRS; i++) {
+		GElf_Phdr ph;
+		Elf_Data *d;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    addr < ph.p_vaddr || addr - ph.p_vaddr >= ph.p_filesz ||
+		    len > ph.p_filesz - (addr - ph.p_vaddr))
+			continue;
+		d = elf_getdata_rawchunk(elf, (int64_t)(ph.p_offset + (addr - ph.p_vaddr)), len,
+					 ELF_T_BYTE);
+		if (!d || !d->d_buf || d->d_size != len)
+			return -1;
+		memcpy(buf, d->d_buf, len);
+		return 0;
+	}
+	return -1;
+}
+
 /*
  * 1 when pc is the kernel's signal return trampoline, the return address
  * of every signal handler: glibc's and musl's __restore_rt, the vDSO's
- * __kernel_rt_sigreturn / __vdso_rt_sigreturn, or, without a symbol, its
- * x86-64 code (mov $15, %rax; syscall: rt_sigreturn).
+ * __kernel_rt_sigreturn / __vdso_rt_sigreturn, or, without a symbol (a
+ * stripped libc has it only in .symtab), its x86-64 code (mov $15, %rax;
+ * syscall: rt_sigreturn) in the module's file or the core, looked at when
+ * libdwfl marked the frame an activation (the trampoline's CFI says it is a
+ * signal frame) or it has no symbol.
  */
-static int is_sigtramp(const struct core_ctx *x, Dwarf_Addr pc)
+static int is_sigtramp(const struct core_ctx *x, Dwarf_Addr pc, bool isact)
 {
 	static const unsigned char rt_x86_64[] = { 0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05 };
 	Dwfl_Module *m = dwfl_addrmodule(x->dwfl, pc);
 	const char *name = m ? dwfl_module_addrname(m, pc) : NULL;
 	unsigned char code[sizeof(rt_x86_64)];
 
-	if (name)
-		return strcmp(name, "__restore_rt") == 0 ||
-		       strcmp(name, "__kernel_rt_sigreturn") == 0 ||
-		       strcmp(name, "__vdso_rt_sigreturn") == 0;
-	return x->machine == EM_X86_64 && core_read(x, pc, code, sizeof(code)) == 0 &&
+	if (name && (strcmp(name, "__restore_rt") == 0 ||
+		     strcmp(name, "__kernel_rt_sigreturn") == 0 ||
+		     strcmp(name, "__vdso_rt_sigreturn") == 0))
+		return 1;
+	if (x->machine != EM_X86_64 || (name && !isact))
+		return 0;
+	return (module_code(m, pc, code, sizeof(code)) == 0 ||
+		core_read(x, pc, code, sizeof(code)) == 0) &&
 	       memcmp(code, rt_x86_64, sizeof(code)) == 0;
 }
 
@@ -2006,7 +2040,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		if (!e || !e->used)
 			chain_remember(x, pc, sp, fp, t->nframes);
 	}
-	if (t->nframes && is_sigtramp(x, pc))
+	if (t->nframes && is_sigtramp(x, pc, isact))
 		return add_signal_frame(x, t, pc, sp) < 0 ? DWARF_CB_ABORT : DWARF_CB_OK;
 	adj = (isact || pc == 0) ? pc : pc - 1;
 	first = t->nframes;
