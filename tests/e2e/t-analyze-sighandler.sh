@@ -3,7 +3,8 @@
 # abort(), c10's/Abseil's raise(), Python's faulthandler): the frame after
 # "<signal handler called>" is the crash site: its registers, faulting
 # instruction and fault address, each compared with gdb (frame N, info
-# registers, x/i $pc, p EXPR); the handler frames are marked.
+# registers, x/i $pc, p EXPR); the handler frames are marked; and a live
+# process (analyze --pid) stopped inside a handler.
 . "$(dirname "$0")/lib.sh"
 can_dump_core
 for c in gdb python3 c++; do command -v $c >/dev/null || skip "$c not installed"; done
@@ -64,3 +65,23 @@ if [ -x "$py" ]; then
 else
 	note "no $py: faulthandler case not run"
 fi
+
+# a live process inside a signal handler (analyze --pid): the signal frame and
+# the handler's frames are marked; the frame after it is gdb's (gdb -p)
+"$T/sighandler" live >"$T/live.out" 2>&1 &
+PID=$!
+trap 'kill -9 $PID 2>/dev/null; rm -rf "$T"' EXIT
+for i in $(seq 100); do grep -q ready "$T/live.out" && break; sleep 0.1; done
+kill -USR1 $PID
+for i in $(seq 100); do grep -q handler "$T/live.out" && break; sleep 0.1; done
+grep -q handler "$T/live.out" || fail "live: the handler did not run"
+check_exit 0 "analyze --pid (in a handler)" -- "$PROVENANCE" analyze --pid $PID --format json
+cp "$T/last.out" "$T/live.json"
+gdbf=$(gdb -nx -batch -ex "set width 0" -ex bt -p $PID 2>/dev/null |
+	sed -n '/<signal handler called>/{n;s/^#[0-9]*  *\(0x[0-9a-f]* in \)\{0,1\}\([^ ]*\) .*/\2/p;}')
+[ -n "$gdbf" ] || fail "live: gdb shows no <signal handler called>"
+check_eq "$(json_get "$T/live.json" 'f=d["threads"][0]["frames"]; k=[i for i,x in enumerate(f) if x.get("signal_frame")][0]; f[k+1]["function"]')" \
+	"$gdbf" "live: the frame after <signal handler called> (gdb -p)"
+check_eq "$(json_get "$T/live.json" 'f=d["threads"][0]["frames"]; k=[i for i,x in enumerate(f) if x.get("signal_frame")][0]; all(x.get("in_signal_handler") for x in f[:k])')" \
+	True "live: the handler's frames are marked"
+kill -0 $PID || fail "live: the process died"

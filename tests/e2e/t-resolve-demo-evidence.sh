@@ -47,7 +47,7 @@ python3 "$TOP/tests/e2e/locals-check.py" "$T/r.json" "$root/usr/bin/greet-app" "
 
 # --- the demo's Markdown report shows both --------------------------------------------
 run --format markdown >"$T/r.md" 2>/dev/null
-grep -q '^- arg `g` (`const struct greeter \*`) = `0x0`$' "$T/r.md" || fail "markdown Evidence lacks g = 0x0"
+grep -q '^- arg `g` (`const struct greeter \*`) = `0x0`\( — \*\*the faulting pointer\*\*.*\)\{0,1\}$' "$T/r.md" || fail "markdown Evidence lacks g = 0x0"
 echo "ok: markdown Evidence shows g = 0x0"
 grep -q "no line information: \`$stripped_function\` located by name (a guess)" "$T/r.md" ||
 	fail "markdown lacks the by-name source of $stripped_function"
