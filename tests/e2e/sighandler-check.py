@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compare a core whose crash a signal handler caught with gdb.
 
-  sighandler-check.py JSON EXE CORE EXPR
+  sighandler-check.py JSON EXE CORE EXPR [--sysroot DIR]
 
 gdb's `bt` shows `<signal handler called>` at frame G; the frame after it
 (G+1) is the interrupted one. Checks, against gdb:
@@ -25,8 +25,11 @@ REGS = ["rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10
         "r12", "r13", "r14", "r15", "rip"]
 
 
+SYSROOT = []
+
+
 def gdb(exe, core, *cmds):
-    args = ["gdb", "-nx", "-batch", "-ex", "set width 0", "-ex", "set pagination off"]
+    args = ["gdb", "-nx", "-batch", "-ex", "set width 0", "-ex", "set pagination off"] + SYSROOT
     for c in cmds:
         args += ["-ex", c]
     p = subprocess.run(args + [exe, core], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -42,6 +45,8 @@ def norm(n):
 
 def main():
     js, exe, core, expr = sys.argv[1:5]
+    if sys.argv[5:7] and sys.argv[5] == "--sysroot":
+        SYSROOT.extend(["-ex", "set sysroot " + sys.argv[6], "-ex", "set debuginfod enabled off"])
     d = json.load(open(js))
     t = [t for t in d["threads"] if t["crashed"]][0]
     ok = True

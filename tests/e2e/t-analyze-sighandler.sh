@@ -80,8 +80,8 @@ cp "$T/last.out" "$T/live.json"
 gdbf=$(gdb -nx -batch -ex "set width 0" -ex bt -p $PID 2>/dev/null |
 	sed -n '/<signal handler called>/{n;s/^#[0-9]*  *\(0x[0-9a-f]* in \)\{0,1\}\([^ ]*\) .*/\2/p;}')
 [ -n "$gdbf" ] || fail "live: gdb shows no <signal handler called>"
-check_eq "$(json_get "$T/live.json" 'f=d["threads"][0]["frames"]; k=[i for i,x in enumerate(f) if x.get("signal_frame")][0]; f[k+1]["function"]')" \
+check_eq "$(json_get "$T/live.json" '(lambda f: f[[i for i, x in enumerate(f) if x.get("signal_frame")][0] + 1]["function"])(d["threads"][0]["frames"])')" \
 	"$gdbf" "live: the frame after <signal handler called> (gdb -p)"
-check_eq "$(json_get "$T/live.json" 'f=d["threads"][0]["frames"]; k=[i for i,x in enumerate(f) if x.get("signal_frame")][0]; all(x.get("in_signal_handler") for x in f[:k])')" \
+check_eq "$(json_get "$T/live.json" '(lambda f: all(x.get("in_signal_handler") for x in f[:[i for i, x in enumerate(f) if x.get("signal_frame")][0]]))(d["threads"][0]["frames"])')" \
 	True "live: the handler's frames are marked"
 kill -0 $PID || fail "live: the process died"
