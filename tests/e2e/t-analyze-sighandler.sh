@@ -83,5 +83,5 @@ gdbf=$(gdb -nx -batch -ex "set width 0" -ex bt -p $PID 2>/dev/null |
 check_eq "$(json_get "$T/live.json" '(lambda f: f[[i for i, x in enumerate(f) if x.get("signal_frame")][0] + 1]["function"])(d["threads"][0]["frames"])')" \
 	"$gdbf" "live: the frame after <signal handler called> (gdb -p)"
 check_eq "$(json_get "$T/live.json" '(lambda f: all(x.get("in_signal_handler") for x in f[:[i for i, x in enumerate(f) if x.get("signal_frame")][0]]))(d["threads"][0]["frames"])')" \
-	True "live: the handler's frames are marked"
+	true "live: the handler's frames are marked"
 kill -0 $PID || fail "live: the process died"
