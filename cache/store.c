@@ -436,22 +436,47 @@ const struct prov_jv *store_crashed_thread(const struct prov_jv *report, size_t 
 	return NULL;
 }
 
+static int jtrue(const struct prov_jv *v, const char *key)
+{
+	const struct prov_jv *b = store_jget(v, key);
+
+	return b && b->type == PROV_JV_BOOL && b->boolean;
+}
+
 /* The signature of a stored report: the rule of prov_crash_signature (signature.h). */
 char *store_signature(const struct prov_jv *report)
 {
 	const struct prov_jv *sig = store_jget(report, "signal"), *t = store_crashed_thread(report, NULL);
 	const struct prov_jv *frames = store_jarray(t, "frames");
-	struct prov_signature s;
-	int64_t number = 0;
-	size_t i;
+	const char *kind = store_jstr(store_jget(report, "input"), "kind");
+	struct prov_sig_frame *f = NULL;
+	int64_t number = 0, crash_index = -1, index;
+	size_t i, n = frames ? frames->n : 0, from;
+	char *out;
 
-	if (store_jint(&number, store_jget(sig, "number")) < 0)
+	if (store_jint(&number, store_jget(sig, "number")) < 0 || number < 0 || number > 1024)
 		number = 0;
-	prov_signature_begin(&s, (int)number);
-	for (i = 0; frames && i < frames->n; i++)
-		if (!prov_signature_add(&s, store_jstr(&frames->items[i], "function")))
-			break;
-	return prov_signature_finish(&s);
+	if (store_jint(&crash_index, store_jget(t, "crash_frame")) < 0)
+		crash_index = -1;
+	/* a core's analyzer decided the crash site; a text backtrace leaves it to the rules */
+	from = kind && strcmp(kind, "core") == 0 ? 0 : (size_t)-1;
+	if (n)
+		f = prov_xcalloc(n, sizeof(*f));
+	for (i = 0; i < n; i++) {
+		const struct prov_jv *fr = &frames->items[i];
+		const char *lang = store_jstr(fr, "language");
+
+		f[i].function = store_jstr(fr, "function");
+		f[i].module = store_jstr(fr, "module");
+		f[i].python = lang && strcmp(lang, "python") == 0;
+		f[i].signal_frame = jtrue(fr, "signal_frame");
+		f[i].in_handler = jtrue(fr, "in_signal_handler");
+		if (crash_index >= 0 && store_jint(&index, store_jget(fr, "index")) == 0 && index == crash_index)
+			from = i;
+	}
+	out = prov_signature_frames((int)number, f, n, from);
+	free(f);
+	return out;
 }
 
 int store_check_report(const struct prov_jv *r)

@@ -79,9 +79,10 @@ int prov_store_add(int64_t *out_id, struct prov_store *s, const char *json, size
 		   const struct prov_store_meta *meta);
 
 /*
- * The signature resolve computes, from a parsed report's text: the signal
- * number and the first five function names of the crashing thread, joined
- * by '|'. malloc'd, or NULL when `json` is not a report.
+ * The signature resolve computes (prov_crash_signature, docs/signature.md),
+ * from a report's text: the signal number and the first three function names
+ * of the crashing thread from its crash site that the rules do not skip,
+ * joined by '|'. malloc'd, or NULL when `json` is not a report.
  */
 char *prov_store_signature_of(const char *json, size_t len);
 

@@ -16,6 +16,10 @@
 static const char analyze_help[] =
 	"Read an ELF core file (ET_CORE) and print its process, signal, threads,\n"
 	"frames (function, file:line, inlined frames) and modules (build IDs).\n"
+	"The kernel's signal trampoline shows as <signal handler called>; when a\n"
+	"handler re-raised a fault (LLVM, c10, glog, faulthandler), the crash site\n"
+	"is the frame it interrupted: its registers (the sigcontext), instruction\n"
+	"and signal.\n"
 	"\n"
 	"   --exe PATH      the crashed executable, when it is not where the core says\n"
 	"   --sysroot DIR   the crashed system's root: files and debug info are looked\n"

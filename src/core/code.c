@@ -32,8 +32,9 @@ void prov_code_capture(struct prov_crash *c)
 
 	if (c->kind != PROV_INPUT_CORE || !t || !t->nframes)
 		return;
-	/* the real (not inlined) frame #0 carries the symbol offset */
-	for (i = 0; i < t->nframes; i++) {
+	/* the real (not inlined) frame of the crash site (#0, or the frame a
+	 * signal handler interrupted) carries the symbol offset */
+	for (i = prov_thread_crash_frame(t); i < t->nframes; i++) {
 		if (!t->frames[i].has_pc)
 			continue;
 		if (!f)

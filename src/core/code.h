@@ -4,7 +4,8 @@
 #include "model.h"
 
 /*
- * Capture the code bytes around the crashing pc into c->code: from the
+ * Capture the code bytes around the crashing pc (the crash site's: frame #0,
+ * or the frame a signal handler interrupted) into c->code: from the
  * function's start (when frame #0's offset says it is within 4 KiB) or the
  * pc itself, to 48 bytes past the pc. The bytes come from the module file
  * the analyzer used (module->file, already checked against the core's build

@@ -50,7 +50,9 @@ static void describe_operand(struct prov_crash *c, csh handle, const cs_insn *in
 			prov_buf_puts(&b, base);
 		if (index)
 			prov_buf_printf(&b, "%s%s*%d", base ? " + " : "", index, op->mem.scale);
-		if (op->mem.disp)
+		if (op->mem.disp && !base && !index)
+			prov_buf_printf(&b, "0x%" PRIx64, (uint64_t)op->mem.disp);
+		else if (op->mem.disp)
 			prov_buf_printf(&b, " %c 0x%" PRIx64, op->mem.disp < 0 ? '-' : '+',
 					op->mem.disp < 0 ? (uint64_t)-op->mem.disp : (uint64_t)op->mem.disp);
 		prov_buf_puts(&b, "]`");
@@ -58,9 +60,29 @@ static void describe_operand(struct prov_crash *c, csh handle, const cs_insn *in
 			prov_buf_printf(&b, "; `%s` = 0x%" PRIx64, base, v);
 			if (v == 0)
 				prov_buf_puts(&b, " (NULL base register)");
+			c->has_fault_base = strlen(base) < sizeof(c->fault_base_reg);
+			if (c->has_fault_base) {
+				memcpy(c->fault_base_reg, base, strlen(base) + 1);
+				c->fault_base = v;
+			}
 		}
-		if (index && reg_value(&v, t, index))
+		if (index && reg_value(&v, t, index)) {
 			prov_buf_printf(&b, "; `%s` = 0x%" PRIx64, index, v);
+			c->has_fault_index = strlen(index) < sizeof(c->fault_index_reg);
+			if (c->has_fault_index) {
+				memcpy(c->fault_index_reg, index, strlen(index) + 1);
+				c->fault_index = v;
+			}
+		}
+		/* the address itself, when every register in it is known */
+		if ((!base || (strcmp(base, "rip") != 0 && c->has_fault_base)) &&
+		    (!index || c->has_fault_index) && op->mem.segment == X86_REG_INVALID) {
+			c->has_fault_ea = 1;
+			c->fault_ea = (base ? c->fault_base : 0) +
+				      (index ? c->fault_index * (uint64_t)op->mem.scale : 0) +
+				      (uint64_t)op->mem.disp;
+		}
+		c->fault_size = op->size;
 		free(c->fault_operand);
 		c->fault_operand = prov_buf_detach(&b);
 		break;

@@ -1046,6 +1046,7 @@ static size_t interleave(struct prov_thread *t, struct py_thread *pt)
 	const char *eval = "_PyEval_EvalFrameDefault";
 	struct prov_frame *out;
 	size_t i, k, n = 0, p = 0, room, cap, added = 0, groups = 0, neval = 0;
+	size_t crash_frame = t->crash_frame;
 
 	for (i = 0; i < t->nframes; i++)
 		neval += is_eval_frame(&t->frames[i], eval);
@@ -1082,6 +1083,8 @@ static size_t interleave(struct prov_thread *t, struct py_thread *pt)
 					break;
 			}
 		}
+		if (t->has_crash_frame && i == t->crash_frame)
+			crash_frame = n;	/* the crash site moves with the frames above it */
 		out[n++] = t->frames[i];
 	}
 	if (p < pt->n && !pt->note)
@@ -1097,6 +1100,7 @@ static size_t interleave(struct prov_thread *t, struct py_thread *pt)
 	t->frames = out;
 	t->nframes = n;
 	t->frames_alloc = cap ? cap : 1;
+	t->crash_frame = crash_frame;
 	for (i = 0; i < n; i++)
 		t->frames[i].index = (int)i;
 	return added;

@@ -120,6 +120,7 @@ void prov_thread_release(struct prov_thread *t)
 		frame_release(&t->frames[j]);
 	free(t->frames);
 	free(t->regs);
+	free(t->handler_regs);
 	free(t->name);
 	free(t->thread_id);
 	free(t->unwind_error);
@@ -174,6 +175,8 @@ void prov_crash_free(struct prov_crash *c)
 		free(c->kernel_line->note);
 		free(c->kernel_line);
 	}
+	free(c->delivered.name);
+	free(c->delivered.code_name);
 	for (i = 0; i < c->nthreads; i++)
 		prov_thread_release(&c->threads[i]);
 	free(c->threads);
@@ -361,6 +364,17 @@ struct prov_thread *prov_crash_crashed_thread(const struct prov_crash *c)
 	if (!c->has_crashed_thread || c->crashed_thread >= c->nthreads)
 		return NULL;
 	return &c->threads[c->crashed_thread];
+}
+
+size_t prov_thread_crash_frame(const struct prov_thread *t)
+{
+	return t && t->has_crash_frame && t->crash_frame < t->nframes ? t->crash_frame : 0;
+}
+
+int prov_frame_is_signal(const struct prov_frame *f)
+{
+	return f->signal_frame ||
+	       (f->function && strcmp(f->function, "<signal handler called>") == 0);
 }
 
 struct prov_module *prov_crash_module_at(const struct prov_crash *c, uint64_t addr)

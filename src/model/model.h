@@ -62,6 +62,8 @@ struct prov_frame {
 	char *located_by;	/* "name": source found by the function's name (a guess) */
 	int location_guess;	/* function/file/line looked up in a module file whose
 				 * build ID could not be checked (a kernel line): a guess */
+	int signal_frame;	/* the kernel's signal trampoline: "<signal handler called>" */
+	int in_handler;	/* runs in a signal handler: above a signal frame */
 };
 
 struct prov_reg {
@@ -85,6 +87,17 @@ struct prov_thread {
 	int python;	/* a CPython thread state runs on this thread */
 	int holds_gil;	/* its thread state held the GIL */
 	char *python_note;	/* why its Python frames are missing or cut short */
+	/*
+	 * The crash site when it is not frame #0: a handler caught the fault
+	 * and re-raised it (or aborted); crash_frame is the first frame of the
+	 * interrupted context, below the signal frame, and regs are the
+	 * registers the kernel saved there (the sigcontext). handler_regs
+	 * keeps what the core recorded for the thread (inside the handler).
+	 */
+	int has_crash_frame;
+	size_t crash_frame;
+	struct prov_reg *handler_regs;
+	size_t nhandler_regs;
 };
 
 struct prov_module {
@@ -314,6 +327,11 @@ struct prov_crash {
 	struct prov_signal signal;
 	struct prov_headline *headline;	/* NULL: the tool said nothing more than the signal */
 	struct prov_kernel_line *kernel_line;	/* input was a kernel fault line, else NULL */
+	/* A signal handler re-raised the fault (or aborted): signal is the
+	 * fault the kernel delivered at the crash site (its siginfo, saved in
+	 * the signal frame), delivered the signal the process died of. */
+	int has_delivered;
+	struct prov_signal delivered;
 
 	struct prov_thread *threads;
 	size_t nthreads, threads_alloc;
@@ -344,6 +362,13 @@ struct prov_crash {
 	size_t ninsns, insns_alloc;
 	char *insns_note;	/* why there is none */
 	char *fault_operand;	/* "memory operand [rax + 8]: rax = 0x0" */
+	/* the faulting instruction's memory operand: its base (and index) register and value */
+	int has_fault_base, has_fault_index;
+	char fault_base_reg[16], fault_index_reg[16];
+	uint64_t fault_base, fault_index;
+	int has_fault_ea;	/* the operand's address, computed from those registers */
+	uint64_t fault_ea;
+	unsigned int fault_size;	/* bytes the operand reads or writes, 0: unknown */
 
 	char *determinism;	/* set when several inputs were compared */
 	char *host;	/* where it crashed (resolve --host), or NULL */
@@ -397,6 +422,10 @@ struct prov_suspect *prov_crash_add_suspect(struct prov_crash *c);
 
 /* The crashing thread, or NULL. */
 struct prov_thread *prov_crash_crashed_thread(const struct prov_crash *c);
+/* Index of the crash site's first frame in t (0 unless a handler ran on top of it). */
+size_t prov_thread_crash_frame(const struct prov_thread *t);
+/* 1 for a signal frame: the analyzer's, or a text "<signal handler called>". */
+int prov_frame_is_signal(const struct prov_frame *f);
 
 /* The module whose [start, end) holds addr, or NULL. */
 struct prov_module *prov_crash_module_at(const struct prov_crash *c, uint64_t addr);

@@ -24,6 +24,7 @@ static const struct {
 	{ "abort", "abort / assertion failure" },
 	{ "exit-time", "crash during exit-time cleanup" },
 	{ "heap-corruption", "double free / heap corruption" },
+	{ "data-race", "data-race red flags (misaligned, freed or corrupted values)" },
 };
 
 const char *prov_pattern_title(const char *id)
@@ -65,7 +66,8 @@ static const struct prov_frame *find_fn(const struct prov_thread *t,
 	size_t i;
 	const char *const *n;
 
-	for (i = 0; t && i < t->nframes; i++)
+	/* from the crash site down: a handler's own abort is not the crash's */
+	for (i = prov_thread_crash_frame(t); t && i < t->nframes; i++)
 		for (n = names; *n; n++)
 			if (fn_is(t->frames[i].function, *n))
 				return &t->frames[i];
@@ -121,6 +123,214 @@ static void detect_recursion(struct prov_crash *c, const struct prov_thread *t)
 		    best_fn, best, t->nframes, t->truncated ? "+ (truncated)" : "");
 }
 
+/* ---- data-race red flags ---- */
+
+#define RACE_FRAMES 5	/* frames with variables looked at, from the crash site */
+#define RACE_FINDINGS 6
+
+/* Fill patterns allocators and debug runtimes write into memory that is not
+ * (or no longer) an object: a pointer made of them came from such memory. */
+static const struct {
+	uint32_t word;
+	const char *what;
+} fills[] = {
+	{ 0xdeadbeefu, "0xdeadbeef debug fill" },
+	{ 0xbebebebeu, "0xbe bytes: ASan's fill of new heap memory" },
+	{ 0xa5a5a5a5u, "0xa5 bytes: jemalloc's junk fill" },
+	{ 0x5a5a5a5au, "0x5a bytes: jemalloc's fill of freed memory" },
+	{ 0x6b6b6b6bu, "0x6b bytes: the slab poison of freed objects" },
+	{ 0xddddddddu, "0xdd bytes: MSVC's fill of freed heap memory" },
+	{ 0xfeeefeeeu, "0xfeeefeee: HeapFree's fill of freed memory" },
+	{ 0xcdcdcdcdu, "0xcd bytes: MSVC's fill of uninitialized heap memory" },
+	{ 0xccccccccu, "0xcc bytes: a fill of uninitialized stack memory" },
+	{ 0xababababu, "0xab bytes: a heap guard fill" },
+	{ 0xbaadf00du, "0xbaadf00d: a fill of uninitialized heap memory" },
+};
+
+/* The fill a pointer value is made of (its upper half, or, below 4 GiB, its
+ * bits above an offset byte), or NULL. */
+static const char *fill_of(uint64_t v)
+{
+	uint32_t hi = (uint32_t)(v >> 32), lo = (uint32_t)v;
+	size_t i;
+
+	for (i = 0; i < sizeof(fills) / sizeof(fills[0]); i++)
+		if (hi == fills[i].word || (hi == 0 && (lo >> 8) == (fills[i].word >> 8)))
+			return fills[i].what;
+	return NULL;
+}
+
+/* The alignment a pointer's target needs, from its C type ("long int *"), or
+ * 0 when unknown or 1 (char, void, aggregates). */
+static unsigned int pointee_align(const char *type)
+{
+	static const struct {
+		const char *word;
+		unsigned int align;
+	} scalars[] = {
+		{ "char", 1 }, { "void", 1 }, { "bool", 1 }, { "int8_t", 1 }, { "uint8_t", 1 },
+		{ "short", 2 }, { "int16_t", 2 }, { "uint16_t", 2 },
+		{ "long", 8 }, { "double", 8 }, { "int64_t", 8 }, { "uint64_t", 8 },
+		{ "size_t", 8 }, { "intptr_t", 8 }, { "uintptr_t", 8 }, { "ptrdiff_t", 8 },
+		{ "int32_t", 4 }, { "uint32_t", 4 }, { "float", 4 }, { "int", 4 }, { "unsigned", 4 },
+	};
+	size_t len, i;
+	const char *p;
+
+	if (!type || (len = strlen(type)) < 2 || type[len - 1] != '*')
+		return 0;
+	for (p = type + len - 2; p > type && *p == ' '; p--)
+		;
+	if (*p == '*')
+		return 8;	/* a pointer to a pointer */
+	if (strstr(type, "struct ") || strstr(type, "union ") || strstr(type, "class ") ||
+	    strchr(type, '<') || strchr(type, ':'))
+		return 0;
+	for (i = 0; i < sizeof(scalars) / sizeof(scalars[0]); i++)
+		if (strstr(type, scalars[i].word))
+			return scalars[i].align;
+	return 0;
+}
+
+/* "NAME = NUMBER" in a rendered aggregate: the number, or -1 when absent. */
+static int64_t field_number(const char *value, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = value;
+
+	while ((p = strstr(p, name)) != NULL) {
+		int starts = p == value || p[-1] == '{' || p[-1] == ' ';
+
+		p += n;
+		if (starts && strncmp(p, " = ", 3) == 0 && p[3] >= '0' && p[3] <= '9')
+			return (int64_t)strtoull(p + 3, NULL, 10);
+	}
+	return -1;
+}
+
+/* A container's length past its capacity, in a struct value: "size 1000 > capacity 8". */
+static int container_broken(const char *value, struct prov_buf *why)
+{
+	static const char *const sizes[] = { "size", "size_", "len", "length", "count",
+		"_M_string_length", NULL };
+	static const char *const caps[] = { "capacity", "capacity_", "cap", "alloc",
+		"_M_allocated_capacity", NULL };
+	size_t i, k;
+
+	for (i = 0; sizes[i]; i++) {
+		int64_t n = field_number(value, sizes[i]);
+
+		if (n < 0)
+			continue;
+		for (k = 0; caps[k]; k++) {
+			int64_t cap = field_number(value, caps[k]);
+
+			/* a short std::string is in its local buffer: no capacity field */
+			if (cap < 0 || n <= cap || (i == 5 && n <= 15))
+				continue;
+			prov_buf_printf(why, "%s %" PRId64 " > %s %" PRId64, sizes[i], n, caps[k], cap);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Fill patterns among the pointers ("= 0x…") of a struct value: the first one. */
+static const char *fields_fill(const char *value, uint64_t *out)
+{
+	const char *p = value, *what;
+
+	while ((p = strstr(p, "= 0x")) != NULL) {
+		p += 4;
+		*out = strtoull(p, NULL, 16);
+		if ((what = fill_of(*out)) != NULL)
+			return what;
+	}
+	return NULL;
+}
+
+static void race_var(struct prov_buf *b, size_t *n, const struct prov_frame *f, const char *kind,
+		     const struct prov_var *v, int adraln)
+{
+	uint64_t p;
+	unsigned int align;
+	const char *what;
+	struct prov_buf why = PROV_BUF_INIT;
+
+	if (!v->value || *n >= RACE_FINDINGS)
+		return;
+	if (strncmp(v->value, "0x", 2) == 0 && v->type && strchr(v->type, '*')) {
+		p = strtoull(v->value + 2, NULL, 16);
+		align = adraln ? 0 : pointee_align(v->type);
+		what = fill_of(p);
+		if ((align > 1 && p % align) || what) {
+			prov_buf_printf(b, "%s%s `%s` (`%s`) = 0x%" PRIx64 " in frame #%d %s",
+					(*n)++ ? "; " : "", kind, v->name ? v->name : "?", v->type, p,
+					f->index, f->function ? f->function : "??");
+			if (align > 1 && p % align)
+				prov_buf_printf(b, " is not %u-byte aligned", align);
+			if (what)
+				prov_buf_printf(b, "%s holds %s", align > 1 && p % align ? " and" : "", what);
+		}
+	} else if (v->value[0] == '{') {
+		if (container_broken(v->value, &why)) {
+			prov_buf_printf(b, "%s%s `%s` in frame #%d %s: %s (a container changed under it)",
+					(*n)++ ? "; " : "", kind, v->name ? v->name : "?", f->index,
+					f->function ? f->function : "??", why.buf);
+		}
+		if (*n < RACE_FINDINGS && (what = fields_fill(v->value, &p)) != NULL)
+			prov_buf_printf(b, "%s%s `%s` in frame #%d %s has a field 0x%" PRIx64 ": %s",
+					(*n)++ ? "; " : "", kind, v->name ? v->name : "?", f->index,
+					f->function ? f->function : "??", p, what);
+	}
+	prov_buf_release(&why);
+}
+
+/*
+ * Values a data race (or a use after free) leaves: the faulting operand's
+ * address misaligned for its access or made of fill bytes, and in the crash
+ * chain's arguments and locals pointers misaligned for their type or made
+ * of fill bytes, containers whose length is past their capacity.
+ * adraln: a SIGBUS BUS_ADRALN, which the misaligned pattern covers: no
+ * misalignment findings.
+ */
+static void detect_race_flags(struct prov_crash *c, const struct prov_thread *t, int adraln)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	size_t i, k, n = 0, frames = 0;
+	const char *what;
+
+	if (c->has_fault_ea && (c->fault_size > 1 || fill_of(c->fault_ea))) {
+		int mis = !adraln && c->fault_size > 1 && c->fault_size <= 8 &&
+			  c->fault_ea % c->fault_size;
+
+		what = fill_of(c->fault_ea);
+		if (mis || what) {
+			prov_buf_printf(&b, "the faulting instruction's address 0x%" PRIx64, c->fault_ea);
+			if (mis)
+				prov_buf_printf(&b, " is not %u-byte aligned for its %u-byte access",
+						c->fault_size, c->fault_size);
+			if (what)
+				prov_buf_printf(&b, "%s holds %s", mis ? " and" : "", what);
+			n++;
+		}
+	}
+	for (i = t ? prov_thread_crash_frame(t) : 0; t && i < t->nframes && frames < RACE_FRAMES; i++) {
+		const struct prov_frame *f = &t->frames[i];
+
+		if (!f->has_vars || f->python || f->in_handler)
+			continue;
+		frames++;
+		for (k = 0; k < f->nargs; k++)
+			race_var(&b, &n, f, "arg", &f->args[k], adraln);
+		for (k = 0; k < f->nlocals; k++)
+			race_var(&b, &n, f, "local", &f->locals[k], adraln);
+	}
+	if (n)
+		add(c, "data-race", "%s", b.buf);
+	prov_buf_release(&b);
+}
+
 void prov_patterns_detect(struct prov_crash *c)
 {
 	static const char *const abort_fns[] = { "abort", "__assert_fail",
@@ -135,7 +345,7 @@ void prov_patterns_detect(struct prov_crash *c)
 		"unlink_chunk", NULL };
 	const struct prov_thread *t = prov_crash_crashed_thread(c);
 	const struct prov_signal *s = &c->signal;
-	const struct prov_frame *f;
+	const struct prov_frame *f, *f0;
 	int signo = c->has_signal ? s->number : 0;
 	uint64_t sp;
 
@@ -143,23 +353,27 @@ void prov_patterns_detect(struct prov_crash *c)
 		return;	/* a live process's snapshot: nothing crashed */
 	if (!t && c->nthreads)
 		t = &c->threads[0];
+	/* the crash site: frame #0, or the frame a signal handler interrupted */
+	f0 = t && t->nframes ? &t->frames[prov_thread_crash_frame(t)] : NULL;
 
-	if (c->kind == PROV_INPUT_CORE && t && t->nframes && t->frames[0].has_pc &&
+	if (c->kind == PROV_INPUT_CORE && f0 && f0->has_pc &&
 	    (signo == SIGSEGV || signo == SIGILL || signo == SIGBUS)) {
-		uint64_t pc = t->frames[0].pc;
+		uint64_t pc = f0->pc;
 
 		if (pc < NULL_PAGE_LIMIT)
-			add(c, "bad-call", "frame #0 pc is 0x%" PRIx64 ": the program jumped to (nearly) address 0", pc);
+			add(c, "bad-call", "frame #%d pc is 0x%" PRIx64 ": the program jumped to (nearly) address 0",
+			    f0->index, pc);
 		else if (c->nmodules && !c->partial && !c->modules_incomplete && !prov_crash_module_at(c, pc) &&
-			 !t->frames[0].function)
-			add(c, "bad-call", "frame #0 pc 0x%" PRIx64 " is outside every mapped module", pc);
+			 !f0->function)
+			add(c, "bad-call", "frame #%d pc 0x%" PRIx64 " is outside every mapped module",
+			    f0->index, pc);
 	}
 
 	/* a call through NULL faults on the instruction fetch: pc == address */
 	/* x86 reports alignment-check faults (BUS_ADRALN) with address 0 */
 	if ((signo == SIGSEGV || (signo == SIGBUS && !(s->has_code && s->code == 1))) &&
 	    s->has_addr && s->addr < NULL_PAGE_LIMIT &&
-	    !(t && t->nframes && t->frames[0].has_pc && t->frames[0].pc == s->addr))
+	    !(f0 && f0->has_pc && f0->pc == s->addr))
 		add(c, "null-deref", "%s at fault address 0x%" PRIx64
 		    " (within the first 64 KiB: a NULL pointer plus an offset)",
 		    prov_signal_name(signo), s->addr);
@@ -180,6 +394,10 @@ void prov_patterns_detect(struct prov_crash *c)
 		    s->addr, sp > s->addr ? sp - s->addr : s->addr - sp, sp);
 	else
 		detect_recursion(c, t);
+
+	if (signo == SIGSEGV || signo == SIGBUS || signo == SIGILL || signo == SIGFPE ||
+	    (!signo && c->kind == PROV_INPUT_CORE))
+		detect_race_flags(c, t, signo == SIGBUS && s->has_code && s->code == 1);
 
 	if (c->context == PROV_CONTEXT_EXIT) {
 		static const char *const exit_fns[] = { "__run_exit_handlers", "__cxa_finalize",

@@ -18,6 +18,17 @@
  *   abort             SIGABRT, or abort/__assert_fail/std::terminate frames
  *   exit-time         crash.context is exit (exit handlers, static destructors)
  *   heap-corruption   malloc_printerr / _int_free / free-checking frames
+ *   data-race         red flags of a race or a use after free, for a fault:
+ *                     the faulting operand's address misaligned for its
+ *                     access or made of fill bytes (0xdeadbeef, 0xbebebebe,
+ *                     0xa5a5…, 0x5a5a…, 0xdddd…, 0xfeeefeee, 0xcdcd…); in the
+ *                     crash chain's arguments and locals (5 frames from the
+ *                     crash site), pointers misaligned for their scalar type
+ *                     or made of fill bytes, and structs whose size/len field
+ *                     is past their capacity/cap field
+ *
+ * Frame-based patterns look from the crash site down (below a signal
+ * handler that re-raised the fault).
  */
 void prov_patterns_detect(struct prov_crash *c);
 

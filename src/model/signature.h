@@ -3,32 +3,45 @@
 
 #include <stddef.h>
 
-#include "buf.h"
 #include "model.h"
 
 /*
- * The crash signature: the signal number, then the first
- * PROV_SIGNATURE_FUNCTIONS function names of the crashing thread (frames
- * without a name skipped), joined by '|', e.g. "11|crash|main". resolve
- * compares inputs by it (determinism) and the crash store groups by it
- * (cache/store.c computes it again for imported reports). The one place
- * the rule is written.
+ * The crash signature (docs/signature.md): what groups the same crash in the
+ * store, triage and resolve's determinism line. "SIGNO|f1|f2|f3": the
+ * crash's signal number (0 when unknown) and the first PROV_SIGNATURE_FRAMES
+ * function names of the crashing thread from the crash site down, skipping
+ * what is not the crash (like ClusterFuzz's crash state): signal handling
+ * (the handler's frames above the crash site, the signal frame), abort /
+ * raise / assert machinery, std:: and C++ runtime internals, allocator and
+ * sanitizer runtimes, the interpreter's eval loop between Python frames,
+ * process and thread start-up, unnamed frames. When the rules leave no
+ * frame, the first named frames from the crash site are used.
  */
-#define PROV_SIGNATURE_FUNCTIONS 5
+#define PROV_SIGNATURE_FRAMES 3
 
-/* Build a signature frame by frame (for a model or a stored JSON report). */
-struct prov_signature {
-	struct prov_buf b;
-	size_t n;	/* function names added */
+/* One frame as the rules see it (a model frame, or one of a JSON report). */
+struct prov_sig_frame {
+	const char *function;	/* NULL or "??": unnamed */
+	const char *module;	/* path or NULL */
+	int python;	/* a Python-level frame */
+	int signal_frame;	/* "<signal handler called>" */
+	int in_handler;	/* above a signal frame (the analyzer marked it) */
 };
 
-void prov_signature_begin(struct prov_signature *s, int signo);
-/* Add one frame's function (NULL: a frame without a name, skipped). 0 when full. */
-int prov_signature_add(struct prov_signature *s, const char *function);
-/* The signature (caller frees); `s` is released. */
-char *prov_signature_finish(struct prov_signature *s);
+/*
+ * The signature of a crashing thread's frames, innermost first.
+ * crash_frame: the position of the crash site (the frame a handler
+ * interrupted), or (size_t)-1 when the input does not say: then a signal
+ * frame whose frames above are handlers or machinery starts the crash site
+ * after it. Caller frees.
+ */
+char *prov_signature_frames(int signo, const struct prov_sig_frame *frames, size_t n,
+			    size_t crash_frame);
 
-/* The signature of a crash model (caller frees). */
+/* The signature of a crash model. Caller frees. */
 char *prov_crash_signature(const struct prov_crash *c);
+
+/* 1 when the rules skip this frame (exposed for tests and docs). */
+int prov_signature_skips(const struct prov_sig_frame *f);
 
 #endif

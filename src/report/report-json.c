@@ -85,6 +85,10 @@ static void write_frame(struct prov_json *j, const struct prov_frame *f)
 	prov_json_kv_string(j, "component", f->component);
 	prov_json_kv_string(j, "located_by", f->located_by);
 	prov_json_kv_bool(j, "location_guess", f->location_guess);
+	if (prov_frame_is_signal(f))
+		prov_json_kv_bool(j, "signal_frame", 1);
+	if (f->in_handler)
+		prov_json_kv_bool(j, "in_signal_handler", 1);
 	write_vars(j, "args", f->has_vars, f->args, f->nargs);
 	write_vars(j, "locals", f->has_vars, f->locals, f->nlocals);
 	prov_json_end_object(j);
@@ -110,6 +114,16 @@ static void write_thread(struct prov_json *j, const struct prov_thread *t)
 		prov_json_end_object(j);
 	} else {
 		prov_json_null(j);
+	}
+	if (t->has_crash_frame) {
+		/* the crash site below a signal handler: registers are its own,
+		 * handler_registers what the core recorded inside the handler */
+		prov_json_kv_int(j, "crash_frame", t->frames[prov_thread_crash_frame(t)].index);
+		prov_json_key(j, "handler_registers");
+		prov_json_begin_object(j);
+		for (i = 0; i < t->nhandler_regs; i++)
+			prov_json_kv_hex(j, t->handler_regs[i].name, t->handler_regs[i].value);
+		prov_json_end_object(j);
 	}
 	prov_json_kv_bool(j, "truncated", t->truncated);
 	prov_json_kv_string(j, "unwind_error", t->unwind_error);
@@ -324,6 +338,25 @@ static void write_kernel_line(struct prov_json *j, const struct prov_kernel_line
 	prov_json_end_object(j);
 }
 
+/* The signal the process died of when a handler re-raised the fault (signal is the fault). */
+static void write_delivered(struct prov_json *j, const struct prov_signal *d)
+{
+	prov_json_key(j, "reraised");
+	prov_json_begin_object(j);
+	prov_json_kv_int(j, "number", d->number);
+	prov_json_kv_string(j, "name", d->name ? d->name : prov_signal_name(d->number));
+	if (d->has_code)
+		prov_json_kv_int(j, "code", d->code);
+	else
+		prov_json_kv_null(j, "code");
+	prov_json_kv_string(j, "code_name", d->code_name);
+	if (d->has_sender)
+		prov_json_kv_int(j, "sender_pid", d->sender_pid);
+	else
+		prov_json_kv_null(j, "sender_pid");
+	prov_json_end_object(j);
+}
+
 void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 {
 	const struct prov_signal *s = &c->signal;
@@ -390,6 +423,8 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 			prov_json_kv_int(j, "sender_pid", s->sender_pid);
 		else
 			prov_json_kv_null(j, "sender_pid");
+		if (c->has_delivered)
+			write_delivered(j, &c->delivered);
 		prov_json_end_object(j);
 	} else {
 		prov_json_null(j);

@@ -145,8 +145,10 @@ static void frames_table(struct prov_buf *b, const struct prov_crash *c, const s
 		struct prov_buf where = PROV_BUF_INIT;
 		const struct prov_module *m = f->module ? prov_crash_module_by_path(c, f->module) : NULL;
 
-		prov_buf_printf(b, "| #%d%s | ", f->index,
-				f->inlined ? " (inlined)" : f->python ? " (Python)" : "");
+		prov_buf_printf(b, "| #%d%s%s | ", f->index,
+				f->inlined ? " (inlined)" : f->python ? " (Python)" : "",
+				t->has_crash_frame && i == t->crash_frame ? " **crash site**" :
+				f->in_handler ? " (signal handler)" : "");
 		code_cell(b, f->function ? f->function : "??");
 		prov_buf_puts(b, " | ");
 		if (f->module)
@@ -322,53 +324,147 @@ static void environment(struct prov_buf *b, const struct prov_crash *c)
 
 #define EVIDENCE_FRAMES 5	/* frames of the crashing thread whose variables are shown */
 
-static void vars_list(struct prov_buf *b, const char *kind, const struct prov_var *v, size_t n)
+/* The pointer a variable holds: its value starts with 0x and its type is a pointer. */
+static int var_pointer(const struct prov_var *v, uint64_t *out)
+{
+	char *end;
+
+	if (!v->value || !v->type || !strchr(v->type, '*') || strncmp(v->value, "0x", 2) != 0)
+		return 0;
+	*out = strtoull(v->value + 2, &end, 16);
+	return end != v->value + 2;
+}
+
+/* 1 when the variable holds the pointer the fault went through: the faulting
+ * operand's base register, or a pointer up to 4 KiB below the fault address. */
+static int var_in_fault(const struct prov_crash *c, const struct prov_var *v)
+{
+	uint64_t p;
+
+	if (!var_pointer(v, &p))
+		return 0;
+	if (c->has_fault_base && p == c->fault_base)
+		return 1;
+	return c->has_signal && c->signal.has_addr && p <= c->signal.addr &&
+	       c->signal.addr - p < 4096;
+}
+
+static void var_line(struct prov_buf *b, const char *kind, const struct prov_var *v,
+		     const struct prov_crash *c, int faulting)
+{
+	prov_buf_printf(b, "- %s ", kind);
+	code_cell(b, v->name);
+	prov_buf_puts(b, " (");
+	code_cell(b, v->type);
+	prov_buf_puts(b, ")");
+	if (v->value) {
+		prov_buf_puts(b, " = ");
+		code_cell(b, v->value);
+	} else {
+		prov_buf_puts(b, ": *");
+		cell(b, v->note ? v->note : "unknown");
+		prov_buf_puts(b, "*");
+	}
+	if (faulting && c->has_fault_base && c->fault_base_reg[0]) {
+		uint64_t p = 0;
+
+		var_pointer(v, &p);
+		prov_buf_printf(b, " — **the faulting pointer**%s%s%s", p == c->fault_base ? " (`" : "",
+				p == c->fault_base ? c->fault_base_reg : "",
+				p == c->fault_base ? "` in the faulting instruction)" : "");
+	} else if (faulting) {
+		prov_buf_puts(b, " — **the faulting pointer** (the fault address is in its first 4 KiB)");
+	}
+	prov_buf_putc(b, '\n');
+}
+
+/* Arguments then locals; those holding the faulting pointer first (faulting = 1),
+ * then the rest (faulting = 0). */
+static void vars_list(struct prov_buf *b, const struct prov_crash *c, const struct prov_frame *f,
+		      int faulting)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		prov_buf_printf(b, "- %s ", kind);
-		code_cell(b, v[i].name);
-		prov_buf_puts(b, " (");
-		code_cell(b, v[i].type);
-		prov_buf_puts(b, ")");
-		if (v[i].value) {
-			prov_buf_puts(b, " = ");
-			code_cell(b, v[i].value);
-		} else {
-			prov_buf_puts(b, ": *");
-			cell(b, v[i].note ? v[i].note : "unknown");
-			prov_buf_puts(b, "*");
-		}
-		prov_buf_putc(b, '\n');
-	}
+	for (i = 0; i < f->nargs; i++)
+		if (var_in_fault(c, &f->args[i]) == faulting)
+			var_line(b, "arg", &f->args[i], c, faulting);
+	for (i = 0; i < f->nlocals; i++)
+		if (var_in_fault(c, &f->locals[i]) == faulting)
+			var_line(b, "local", &f->locals[i], c, faulting);
 }
 
-/* gdb's `info args` / `info locals` for the top frames that have DWARF,
- * and pystack's --locals for the top Python frames (counted apart) */
-static void frame_variables(struct prov_buf *b, const struct prov_thread *t)
+/* A standard-library helper (std::, __gnu_cxx::) whose `this` is not known:
+ * its variables say nothing the caller's do not. */
+static int std_helper_blind(const struct prov_frame *f)
 {
-	size_t i, shown = 0, shown_py = 0;
+	size_t i;
 
-	for (i = 0; t && i < t->nframes; i++) {
-		const struct prov_frame *f = &t->frames[i];
+	if (!f->function || !(prov_starts_with(f->function, "std::") ||
+			      prov_starts_with(f->function, "__gnu_cxx::") ||
+			      prov_starts_with(f->function, "__cxxabiv1::")))
+		return 0;
+	for (i = 0; i < f->nargs; i++)
+		if (f->args[i].name && strcmp(f->args[i].name, "this") == 0)
+			return !f->args[i].value;
+	return 0;
+}
 
-		if (!f->has_vars)
-			continue;
-		if ((f->python ? shown_py : shown - shown_py) >= EVIDENCE_FRAMES)
-			continue;
-		if (!shown++)
-			prov_buf_puts(b, "### Evidence: arguments and locals\n\n");
-		shown_py += f->python != 0;
-		prov_buf_printf(b, "Frame #%d ", f->index);
-		code_cell(b, f->function ? f->function : "??");
-		prov_buf_printf(b, "%s:\n\n", f->inlined ? " (inlined)" : f->python ? " (Python)" : "");
-		if (!f->nargs && !f->nlocals)
-			prov_buf_puts(b, "- no arguments or locals\n");
-		vars_list(b, "arg", f->args, f->nargs);
-		vars_list(b, "local", f->locals, f->nlocals);
-		prov_buf_putc(b, '\n');
-	}
+/* What a frame belongs to: its component, else its module. */
+static const char *frame_owner(const struct prov_frame *f)
+{
+	return f->component ? f->component : f->module;
+}
+
+static void frame_evidence(struct prov_buf *b, const struct prov_crash *c,
+			   const struct prov_frame *f, int first)
+{
+	if (first)
+		prov_buf_puts(b, "### Evidence: arguments and locals\n\n");
+	prov_buf_printf(b, "Frame #%d ", f->index);
+	code_cell(b, f->function ? f->function : "??");
+	prov_buf_printf(b, "%s:\n\n", f->inlined ? " (inlined)" : f->python ? " (Python)" : "");
+	if (!f->nargs && !f->nlocals)
+		prov_buf_puts(b, "- no arguments or locals\n");
+	vars_list(b, c, f, 1);
+	vars_list(b, c, f, 0);
+	prov_buf_putc(b, '\n');
+}
+
+/*
+ * gdb's `info args` / `info locals` for the frames of the crash chain that
+ * have DWARF, and pystack's --locals for the top Python frames (counted
+ * apart): from the crash site down (a signal handler's frames above it are
+ * not the crash), the frames of the crash site's component or module first,
+ * then the others; std:: helpers whose `this` is optimized out are skipped;
+ * in each frame the variables holding the faulting pointer come first.
+ */
+static void frame_variables(struct prov_buf *b, const struct prov_crash *c,
+			    const struct prov_thread *t)
+{
+	size_t i, cf = prov_thread_crash_frame(t), shown = 0, shown_py = 0;
+	const char *owner = NULL;
+	int pass;
+
+	if (!t)
+		return;
+	for (i = cf; i < t->nframes && !owner; i++)
+		if (!t->frames[i].python && !std_helper_blind(&t->frames[i]))
+			owner = frame_owner(&t->frames[i]);
+	for (pass = 0; pass < 2; pass++)
+		for (i = cf; i < t->nframes; i++) {
+			const struct prov_frame *f = &t->frames[i];
+			const char *o = frame_owner(f);
+			int mine = !f->python && owner && o && strcmp(o, owner) == 0;
+
+			if (!f->has_vars || std_helper_blind(f) || f->in_handler)
+				continue;
+			if (mine != (pass == 0))
+				continue;
+			if ((f->python ? shown_py : shown - shown_py) >= EVIDENCE_FRAMES)
+				continue;
+			frame_evidence(b, c, f, !shown++);
+			shown_py += f->python != 0;
+		}
 }
 
 #define APPROX_MD " (**approximate** commit: near the deployed build, not it)"
@@ -609,6 +705,10 @@ static int report_markdown_body(struct prov_buf *b, const struct prov_crash *c, 
 			code_cell(b, c->headline->text);
 		}
 	}
+	if (c->has_delivered) {
+		prov_buf_puts(b, "  \n**Signal handler:** ");
+		prov_report_reraised_summary(b, c);
+	}
 	if (c->kernel_line) {
 		struct prov_buf k = PROV_BUF_INIT;
 
@@ -651,7 +751,7 @@ static int report_markdown_body(struct prov_buf *b, const struct prov_crash *c, 
 	call_chain(b, c, t);
 	other_threads(b, c, t, flags);
 	crashing_instruction(b, c, t);
-	frame_variables(b, t);
+	frame_variables(b, c, t);
 	environment(b, c);
 	sources(b, c);
 	fix_status(b, c);

@@ -29,6 +29,9 @@ static void frame_vars(struct prov_buf *b, const char *kind, const struct prov_v
 	}
 }
 
+/* frame_line: this frame is the crash site below a signal handler */
+#define FRAME_CRASH_SITE 0x40000000u
+
 static void frame_line(struct prov_buf *b, const struct prov_frame *f, unsigned int flags)
 {
 	prov_buf_printf(b, "  #%-3d ", f->index);
@@ -56,6 +59,10 @@ static void frame_line(struct prov_buf *b, const struct prov_frame *f, unsigned 
 		prov_buf_puts(b, " (no line info; source located by name, a guess)");
 	if (f->location_guess)
 		prov_buf_puts(b, " (looked up in a file whose build ID could not be checked: a guess)");
+	if (f->in_handler)
+		prov_buf_puts(b, " (in a signal handler)");
+	if (flags & FRAME_CRASH_SITE)
+		prov_buf_puts(b, "  <- crash site");
 	if ((flags & PROV_REPORT_RESOLVE) && f->repo_path) {
 		prov_buf_printf(b, "\n         -> %s%s%s", f->component ? f->component : "",
 				f->component ? ":" : "", f->repo_path);
@@ -88,7 +95,8 @@ static void thread_block(struct prov_buf *b, const struct prov_thread *t, unsign
 		prov_buf_puts(b, " (holds the GIL)");
 	prov_buf_puts(b, ":\n");
 	for (i = 0; i < t->nframes; i++)
-		frame_line(b, &t->frames[i], flags);
+		frame_line(b, &t->frames[i], flags | (t->crashed && t->has_crash_frame &&
+						      i == t->crash_frame ? FRAME_CRASH_SITE : 0));
 	if (!t->nframes)
 		prov_buf_puts(b, "  (no frames)\n");
 	if (t->truncated)
@@ -105,7 +113,11 @@ static void registers_block(struct prov_buf *b, const struct prov_thread *t)
 
 	if (!t->regs || !t->nregs)
 		return;
-	prov_buf_puts(b, "Registers:\n");
+	if (t->has_crash_frame)
+		prov_buf_printf(b, "Registers (frame #%d, as the kernel saved them for the signal handler):\n",
+				t->frames[prov_thread_crash_frame(t)].index);
+	else
+		prov_buf_puts(b, "Registers:\n");
 	for (i = 0; i < t->nregs; i++) {
 		prov_buf_printf(b, "  %-8s 0x%016" PRIx64, t->regs[i].name, t->regs[i].value);
 		prov_buf_puts(b, (i % 3 == 2 || i + 1 == t->nregs) ? "\n" : "");
@@ -146,9 +158,8 @@ void prov_report_kernel_line(struct prov_buf *b, const struct prov_crash *c, con
 		prov_buf_printf(b, "%s%s\n", indent, k->note);
 }
 
-void prov_report_signal_summary(struct prov_buf *b, const struct prov_crash *c)
+static void signal_text(struct prov_buf *b, const struct prov_signal *s)
 {
-	const struct prov_signal *s = &c->signal;
 	const char *name = s->name ? s->name : prov_signal_name(s->number);
 
 	prov_buf_printf(b, "%s (%d)", name ? name : "signal", s->number);
@@ -160,6 +171,24 @@ void prov_report_signal_summary(struct prov_buf *b, const struct prov_crash *c)
 		prov_buf_printf(b, ", fault address 0x%" PRIx64, s->addr);
 	if (s->has_sender)
 		prov_buf_printf(b, ", sent by pid %" PRId64, s->sender_pid);
+}
+
+void prov_report_signal_summary(struct prov_buf *b, const struct prov_crash *c)
+{
+	signal_text(b, &c->signal);
+}
+
+void prov_report_reraised_summary(struct prov_buf *b, const struct prov_crash *c)
+{
+	const struct prov_thread *t = prov_crash_crashed_thread(c);
+
+	if (!c->has_delivered)
+		return;
+	prov_buf_puts(b, "a signal handler caught it and re-raised it as ");
+	signal_text(b, &c->delivered);
+	if (t && t->has_crash_frame)
+		prov_buf_printf(b, "; the crash site is frame #%d, below <signal handler called>",
+				t->frames[prov_thread_crash_frame(t)].index);
 }
 
 /* Possible upstream fixes (src/sources/suspects.h), best first, at most 10. */
@@ -319,6 +348,11 @@ static int report_text_body(struct prov_buf *b, const struct prov_crash *c, unsi
 	if (c->kernel_line) {
 		prov_buf_puts(b, "kernel line:\n");
 		prov_report_kernel_line(b, c, "  ");
+	}
+	if (c->has_delivered) {
+		prov_buf_puts(b, "handler: ");
+		prov_report_reraised_summary(b, c);
+		prov_buf_putc(b, '\n');
 	}
 	if (c->snapshot)
 		prov_buf_puts(b, "snapshot: no thread crashed\n");

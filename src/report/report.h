@@ -41,6 +41,9 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c);
 void prov_report_signal_summary(struct prov_buf *b, const struct prov_crash *c);
 /* A kernel fault line, decoded, one fact a line, each line starting with `indent`. */
 void prov_report_kernel_line(struct prov_buf *b, const struct prov_crash *c, const char *indent);
+/* When a handler re-raised the fault (c->has_delivered): "a signal handler caught
+ * it and re-raised it as SIGSEGV (11), SI_TKILL, ...; the crash site is frame #3 ..." */
+void prov_report_reraised_summary(struct prov_buf *b, const struct prov_crash *c);
 
 /*
  * What the reader must know before trusting the rest, one line each after

@@ -10,14 +10,15 @@ synthetic component "rccl" whose version depends on the template (template 0
 only ever with 2.20.1, the others with 2.19.3 or 2.20.1), so that triage has
 a version split to find.  TRUTH.json holds what the generator did, computed
 here from its own choices: per template the count, hosts, first and last
-time, the signature rule's input (signal number and first five function
-names of the crashing thread), rccl versions, and the latest report whose
+time, the signature (docs/signature.md's rules, written again here), rccl versions, and the latest report whose
 components are the template's own (no rccl).
 """
-import json
-import random
-import sys
 import datetime
+import json
+import os
+import random
+import re
+import sys
 
 out_path, truth_path, n, nhosts, seed = sys.argv[1:6]
 n, nhosts = int(n), int(nhosts)
@@ -26,19 +27,85 @@ templates = [json.load(open(p)) for p in sys.argv[6:]]
 base = datetime.datetime(2026, 10, 2, 8, 0, 0, tzinfo=datetime.timezone.utc)
 
 
+# The signature rules of docs/signature.md, written again here from the
+# document (not from src/model/signature.c): the signal number, then the
+# first three function names from the crash site that the rules keep.
+SKIP_NAMES = {
+    "<signal handler called>", "__restore_rt", "__kernel_rt_sigreturn",
+    "abort", "__GI_abort", "raise", "__GI_raise", "gsignal", "pthread_kill", "__pthread_kill",
+    "__pthread_kill_implementation", "__pthread_kill_internal", "__GI___pthread_kill", "tgkill",
+    "syscall", "__assert_fail", "__assert_fail_base", "__GI___assert_fail",
+    "__assert_perror_fail", "__assert", "__libc_message", "__libc_fatal", "__fortify_fail",
+    "__chk_fail", "__stack_chk_fail",
+    "malloc", "free", "calloc", "realloc", "cfree", "memalign", "aligned_alloc",
+    "posix_memalign", "valloc", "pvalloc", "__libc_malloc", "__libc_free", "__libc_calloc",
+    "__libc_realloc", "__libc_memalign", "__GI___libc_malloc", "__GI___libc_free",
+    "__GI___libc_realloc", "_int_malloc", "_int_free", "_int_realloc", "_int_memalign",
+    "malloc_printerr", "__malloc_assert", "unlink_chunk", "malloc_consolidate", "tcache_get",
+    "tcache_put", "operator new", "operator new[]", "operator delete", "operator delete[]",
+    "_start", "__libc_start_main", "__libc_start_main_impl", "__libc_start_call_main",
+    "start_thread", "clone", "clone3", "__clone", "__clone3", "__GI___clone3",
+    "run_eval_code_obj", "run_mod", "pyrun_file", "Py_RunMain", "Py_BytesMain", "Py_Main",
+    "_ctypes_callproc", "_call_function_pointer", "PyCFuncPtr_call",
+}
+SKIP_PREFIXES = (
+    "std::", "__gnu_cxx::", "__gnu_debug::", "__cxxabiv1::", "__cxa_", "_Unwind_", "__asan",
+    "__sanitizer", "__ubsan", "__tsan", "__msan", "__lsan", "__hwasan", "__interceptor_",
+    "___interceptor_", "_PyEval_", "PyEval_", "_PyObject_", "PyObject_", "_PyFunction_",
+    "PyVectorcall_", "_PyVectorcall_", "method_vectorcall", "cfunction_", "slot_tp_",
+    "vectorcall_", "pymain_", "_PyRun_", "PyRun_", "_PyCFunction_", "PyCFunction_",
+)
+SKIP_MODULES = ("libstdc++.so", "libc++.so", "libc++abi.so", "libgcc_s.so", "libasan.so",
+                "libtsan.so", "libubsan.so", "libmsan.so", "liblsan.so", "libhwasan.so",
+                "libjemalloc.so", "libtcmalloc", "libclang_rt.", "libffi.so")
+STRING_FNS = ("memcpy memmove memset memcmp memchr memrchr mempcpy bcmp strlen strnlen strcmp "
+              "strncmp strcasecmp strncasecmp strcpy strncpy stpcpy stpncpy strcat strncat "
+              "strchr strrchr strchrnul strstr strdup strndup wcslen wcsnlen wcscmp wcscpy "
+              "wmemset wmemcpy rawmemchr").split()
+
+
+def skipped(f):
+    fn = f.get("function")
+    if f.get("signal_frame") or fn in (None, "", "??"):
+        return True
+    if f.get("language") == "python":
+        return False
+    if not fn.startswith("operator "):
+        cut = re.search(r"[(<]", fn)
+        head = fn[:cut.start()] if cut else fn
+        if " " in head:
+            fn = fn[head.rindex(" ") + 1:]
+    base = re.split(r"[(@ ]", fn, 1)[0] if not fn.startswith("operator ") else fn.split("(")[0]
+    if base in SKIP_NAMES or fn.startswith(SKIP_PREFIXES):
+        return True
+    mod = os.path.basename(f.get("module") or "")
+    if (not mod or mod.startswith(("libc.so", "libc-"))) and \
+            any(re.match(r"^_*%s(?:$|[_@(])" % s, fn) for s in STRING_FNS):
+        return True
+    return mod.startswith(SKIP_MODULES)
+
+
 def signature(r):
     sig = str((r.get("signal") or {}).get("number") or 0)
     for t in r["threads"]:
-        if t.get("crashed"):
-            k = 0
-            for f in t["frames"]:
-                if f.get("function") is None:
-                    continue
-                if k == 5:
-                    break
-                sig += "|" + f["function"]
-                k += 1
-            break
+        if not t.get("crashed"):
+            continue
+        frames = t["frames"]
+        start = 0
+        if t.get("crash_frame") is not None:
+            start = [i for i, f in enumerate(frames) if f["index"] == t["crash_frame"]][0]
+        elif r["input"]["kind"] != "core":
+            s = [i for i, f in enumerate(frames) if f.get("signal_frame")]
+            if s and s[0] + 1 < len(frames) and all(
+                    skipped(f) or "handler" in (f.get("function") or "").lower()
+                    for f in frames[:s[0]]):
+                start = s[0] + 1
+        kept = [f["function"] for f in frames[start:] if not skipped(f)][:3]
+        if not kept:
+            kept = [f["function"] for f in frames[start:]
+                    if f.get("function") not in (None, "", "??") and not f.get("signal_frame")][:3]
+        sig += "".join("|" + k for k in kept)
+        break
     return sig
 
 

@@ -47,11 +47,24 @@ python3 "$TOP/tests/e2e/locals-check.py" "$T/r.json" "$root/usr/bin/greet-app" "
 
 # --- the demo's Markdown report shows both --------------------------------------------
 run --format markdown >"$T/r.md" 2>/dev/null
-grep -q '^- arg `g` (`const struct greeter \*`) = `0x0`$' "$T/r.md" || fail "markdown Evidence lacks g = 0x0"
+grep -q '^- arg `g` (`const struct greeter \*`) = `0x0`\( — \*\*the faulting pointer\*\*.*\)\{0,1\}$' "$T/r.md" || fail "markdown Evidence lacks g = 0x0"
 echo "ok: markdown Evidence shows g = 0x0"
 grep -q "no line information: \`$stripped_function\` located by name (a guess)" "$T/r.md" ||
 	fail "markdown lacks the by-name source of $stripped_function"
 grep -qF "$(git -C "$up" show "$deployed_tag:$stripped_file" | sed -n "${stripped_line}p")" "$T/r.md" ||
 	fail "markdown lacks the definition's line"
 echo "ok: markdown shows $stripped_function's source, marked as a guess"
+
+# --- the demo's handled crash (greet-handled, an LLVM-style re-raising handler):
+#     the crash site is libgreet's frame below <signal handler called>, as gdb says
+hcore=$root/core-handled
+[ -f "$hcore" ] || fail "the scenario left no core-handled"
+"$PROVENANCE" resolve "$hcore" --sysroot "$root" --mapping "$TOP/fixtures/demo/greet.map" \
+	-c "url.file://$up.insteadOf=https://example.invalid/libgreet.git" --offline --format json \
+	>"$T/h.json" 2>"$T/h.err"
+[ $? -le 1 ] || { cat "$T/h.err"; fail "resolve core-handled failed"; }
+python3 "$TOP/tests/e2e/sighandler-check.py" "$T/h.json" "$root/usr/bin/greet-handled" "$hcore" g \
+	--sysroot "$root" || fail "greet-handled: the crash site differs from gdb"
+check_eq "$(json_get "$T/h.json" '[f["repo_path"] for f in [t for t in d["threads"] if t["crashed"]][0]["frames"] if f["index"] == [t for t in d["threads"] if t["crashed"]][0]["crash_frame"]][0]')" \
+	"$crash_file" "greet-handled: the crash site is in libgreet's $crash_file"
 exit 0
