@@ -1151,6 +1151,44 @@ static int emit_file_header(struct prov_buf *out, const char *oldp, const char *
 	return prov_buf_printf(out, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n", newp, newp, newp, newp);
 }
 
+/*
+ * A git diff, as is, except the sections that create an empty file (a "diff
+ * --git" with "new file mode" and no "---"/"+++" nor binary data): libgit2's
+ * parser refuses them ("invalid patch header") where git and patch(1) accept
+ * them. The empty file is then not created: nothing else depends on it.
+ */
+static int git_diff_copy(struct prov_buf *out, const char *patch, size_t len)
+{
+	const char *p = patch, *end = patch + len;
+	int error = 0;
+
+	while (p < end) {
+		const char *sec = p, *q = p, *next;
+		int is_diff = (size_t)(end - p) >= 11 && !memcmp(p, "diff --git ", 11);
+		int creates = 0, has_body = 0;
+
+		/* a section: from this line to the next "diff --git" line */
+		do {
+			const char *nl = memchr(q, '\n', (size_t)(end - q));
+			size_t ll = nl ? (size_t)(nl - q) : (size_t)(end - q);
+
+			if (ll >= 14 && !memcmp(q, "new file mode ", 14))
+				creates = 1;
+			else if ((ll >= 4 && (!memcmp(q, "--- ", 4) || !memcmp(q, "+++ ", 4))) ||
+				 (ll >= 16 && !memcmp(q, "GIT binary patch", 16)) ||
+				 (ll >= 13 && !memcmp(q, "Binary files ", 13)) ||
+				 (ll >= 6 && (!memcmp(q, "rename", 6) || !memcmp(q, "copy ", 5))))
+				has_body = 1;
+			q = nl ? nl + 1 : end;
+		} while (q < end && !((size_t)(end - q) >= 11 && !memcmp(q, "diff --git ", 11)));
+		next = q;
+		if (!(is_diff && creates && !has_body) && (error = prov_buf_add(out, sec, (size_t)(next - sec))) < 0)
+			return error;
+		p = next;
+	}
+	return error;
+}
+
 int prov_srcimport_quilt_to_git(struct prov_buf *out, const char *patch, size_t len,
 				int strip, const char *name)
 {
@@ -1164,7 +1202,7 @@ int prov_srcimport_quilt_to_git(struct prov_buf *out, const char *patch, size_t 
 		if (strip != 1)
 			return prov_error_set(PROV_EINPUT, "patch '%s' is a git diff with -p%d: only -p1 is supported for git diffs",
 					      name, strip);
-		return prov_buf_add(out, patch, len);
+		return git_diff_copy(out, patch, len);
 	}
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -1429,7 +1467,7 @@ static int relocate_hunks(struct prov_buf *out, const struct prov_buf *in, git_r
 			}
 		} else if (have_file && ll >= 4 && !memcmp(p, "@@ -", 4)) {
 			const char *q = p + 4, *h, *s, *rest;
-			uint64_t a, b = 1, c, d = 1;
+			uint64_t a, b = 1, c, d = 1, nold, nnew;
 			long at;
 
 			s = q;
@@ -1461,9 +1499,14 @@ static int relocate_hunks(struct prov_buf *out, const struct prov_buf *in, git_r
 			rest = q;	/* " @@ ..." */
 			(void)c;
 			/* the hunk's old lines */
+			/*
+			 * the hunk's old lines, as many as its header counts: a
+			 * git format-patch signature ("-- " then the version) after
+			 * the last hunk is not one of them
+			 */
 			prov_buf_reset(&hunk);
 			pre.n = 0;
-			for (h = next; h < end;) {
+			for (h = next, nold = 0, nnew = 0; h < end && (nold < b || nnew < d);) {
 				const char *hn = memchr(h, '\n', (size_t)(end - h));
 				size_t hl = hn ? (size_t)(hn - h) : (size_t)(end - h);
 				if (hl && (h[0] == ' ' || h[0] == '-')) {
@@ -1471,7 +1514,11 @@ static int relocate_hunks(struct prov_buf *out, const struct prov_buf *in, git_r
 					PROV_ALLOC_GROW(pre.len, pre.n + 1, pre.lalloc);
 					pre.at[pre.n] = h + 1;
 					pre.len[pre.n++] = hl - 1;
-				} else if (!(hl && (h[0] == '+' || h[0] == '\\'))) {
+					nold++;
+					nnew += h[0] == ' ';
+				} else if (hl && h[0] == '+') {
+					nnew++;
+				} else if (!(hl && h[0] == '\\')) {
 					break;
 				}
 				h = hn ? hn + 1 : end;
