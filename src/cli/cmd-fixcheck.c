@@ -43,6 +43,10 @@ static const char help[] =
 	"  --sysroot DIR     the crashed system's root (INPUT mode)\n"
 	"  --mapping FILE    an extra mapping file (repeatable; INPUT mode)\n"
 	"  --offline         never fetch; use the mirrors in the cache\n"
+	"  --include-prereleases\n"
+	"                    the first tag containing a fix, and the same-branch\n"
+	"                    upgrade, may be a pre-release (-rc1, alpha, beta, pre,\n"
+	"                    dev, a1/b2); by default only final releases count\n"
 	"  --format text|json\n"
 	"\n"
 	"A fix is in the deployed build by ancestry ('ancestor'), as a commit on its\n"
@@ -53,7 +57,7 @@ static const char help[] =
 	"\n"
 	"Text output: one line per COMMIT, 'YES <fix> is in <rev> (first in tag T):\n"
 	"<how>', 'PARTIAL ...' or 'NO <fix> is not in <rev> ...' with the first tag\n"
-	"containing it and, when a branch holding <rev> got it later by cherry-pick,\n"
+	"containing it (a final release) and, when a branch holding <rev> got it later by cherry-pick,\n"
 	"'upgrade to TAG, same branch B'. Exit 0 when every fix is included, 1 when\n"
 	"one is not, 2 for an unknown commit or revision, 3 when it could not be\n"
 	"determined (fetch failed, no mirror offline, no deployed commit, no upstream\n"
@@ -144,6 +148,8 @@ int cmd_fixcheck(int argc, char **argv, struct prov_ctx *g)
 			goto cleanup;
 		} else if (!strcmp(a, "--offline")) {
 			offline = 1;
+		} else if (!strcmp(a, "--include-prereleases")) {
+			g->include_prereleases = 1;
 		} else if (!strcmp(a, "--one-fix")) {
 			one_fix = 1;
 		} else if (!strcmp(a, "--")) {
@@ -305,6 +311,8 @@ needs_value:
 		}
 		wants[nw++] = at;
 		error = prov_sources_open(&repo, url, wants, nw, 0, &so);
+		if (error == 0)
+			prov_repo_include_prereleases(repo, g->include_prereleases);
 		free(wants);
 		for (i = 0; i < np; i++)
 			free(parts[i]);

@@ -13,6 +13,7 @@ struct prov_ctx {
 	const char *cache_opt;	/* --cache DIR, or NULL */
 	char *cache_dir;	/* resolved: --cache, $PROVENANCE_CACHE, $XDG_CACHE_HOME/provenance */
 	int verbose;
+	int include_prereleases;	/* --include-prereleases: a first release may be a pre-release tag */
 };
 
 #endif
