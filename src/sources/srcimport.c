@@ -1838,39 +1838,87 @@ cleanup:
 	return error;
 }
 
-/* Fetch the .dsc: pool areas in order, then flat. */
+/* A security update's version: ~debNNuN or +debNNuN (2.9.14+dfsg-1.3~deb12u1). */
+static int security_version(const char *v)
+{
+	const char *p = v;
+
+	while ((p = strstr(p, "deb"))) {
+		if (p > v && (p[-1] == '~' || p[-1] == '+')) {
+			size_t n = strspn(p + 3, "0123456789");
+
+			if (n && p[3 + n] == 'u' && p[4 + n] >= '0' && p[4 + n] <= '9')
+				return 1;
+		}
+		p += 3;
+	}
+	return 0;
+}
+
+/*
+ * Fetch the .dsc: the main archive's pool areas in order, then its flat
+ * directory; the security archive's pool/updates areas (config
+ * sources.debianSecurityBaseUrl; unset: Debian's when base is Debian's
+ * main archive, else none). A security
+ * version (~debNNuN, +debNNuN) tries the security archive first. At most
+ * 9 URLs; only "not found" moves on to the next.
+ */
 static int fetch_dsc(char **out_path, char **out_url, const char *base, const char *source,
 		     const char *version, const struct prov_srcimport_opts *o, uint64_t *ms)
 {
 	static const char *const areas[] = { "main", "contrib", "non-free", "non-free-firmware", NULL };
 	const char *fv = strip_epoch(version);
-	size_t blen = strlen(base);
-	int i, error = PROV_ENOTFOUND;
+	const char *sec = o->config ? prov_config_get(o->config, "sources.debiansecuritybaseurl") : NULL;
+	const char *bases[2];
+	size_t blen[2];
+	int i, k, sec_first, error = PROV_ENOTFOUND;
 
-	while (blen && base[blen - 1] == '/')
-		blen--;
-	for (i = 0; ; i++) {
-		char *url, *pool = NULL;
+	/* unset: Debian's own security archive beside Debian's own main archive;
+	 * a site's mirror of the main archive says where its security mirror is */
+	if (!sec)
+		sec = !strcmp(base, PROV_SRCIMPORT_DEBIAN_URL) || !strcmp(base, PROV_SRCIMPORT_DEBIAN_URL "/")
+			      ? PROV_SRCIMPORT_DEBIAN_SECURITY_URL : "";
+	sec_first = security_version(version) && *sec;
+	bases[0] = sec_first ? sec : base;
+	bases[1] = sec_first ? base : (*sec ? sec : NULL);
+	for (k = 0; k < 2 && bases[k]; k++) {
+		int updates = bases[k] == sec;
 
-		if (areas[i]) {
-			if ((error = prov_srcimport_pool_dir(&pool, source, areas[i])) < 0)
+		blen[k] = strlen(bases[k]);
+		while (blen[k] && bases[k][blen[k] - 1] == '/')
+			blen[k]--;
+		for (i = 0; ; i++) {
+			char *url, *pool = NULL;
+
+			if (areas[i]) {
+				if ((error = prov_srcimport_pool_dir(&pool, source, areas[i])) < 0)
+					return error;
+				/* "pool/main/..." -> "pool/updates/main/..." */
+				url = prov_xasprintf("%.*s/%s%s/%s_%s.dsc", (int)blen[k], bases[k],
+						     updates ? "pool/updates/" : "", updates ? pool + 5 : pool,
+						     source, fv);
+				free(pool);
+			} else if (!updates) {
+				url = prov_xasprintf("%.*s/%s_%s.dsc", (int)blen[k], bases[k], source, fv);
+			} else {
+				break;
+			}
+			error = fetch(out_path, url, o, ms);
+			if (error == 0) {
+				*out_url = url;
+				return 0;
+			}
+			free(url);
+			if (error != PROV_ENOTFOUND)
 				return error;
-			url = prov_xasprintf("%.*s/%s/%s_%s.dsc", (int)blen, base, pool, source, fv);
-			free(pool);
-		} else {
-			url = prov_xasprintf("%.*s/%s_%s.dsc", (int)blen, base, source, fv);
+			if (!areas[i])
+				break;
 		}
-		error = fetch(out_path, url, o, ms);
-		if (error == 0) {
-			*out_url = url;
-			return 0;
-		}
-		free(url);
-		if (error != PROV_ENOTFOUND || !areas[i])
-			break;
 	}
 	if (error == PROV_ENOTFOUND)
-		error = prov_error_set(PROV_ENOTFOUND, "no %s_%s.dsc under '%.*s'%s", source, fv, (int)blen, base,
+		error = prov_error_set(PROV_ENOTFOUND, "no %s_%s.dsc under '%.*s'%s%.*s%s%s", source, fv,
+				       (int)blen[0], bases[0], k > 1 ? " nor '" : "", k > 1 ? (int)blen[1] : 0,
+				       k > 1 ? bases[1] : "", k > 1 ? "'" : "",
 				       o->offline ? " in the cache (--offline)" : "");
 	return error;
 }
@@ -1905,6 +1953,155 @@ static enum dsc_kind classify(const char *name, const char *source, char **out_c
 	return DSC_NATIVE;
 }
 
+/*
+ * The .dsc of source=version (read into *text, parsed into *d) and every file
+ * it lists, fetched from beside it and checked against its sizes and SHA-256.
+ */
+static int fetch_verified(struct dsc *d, struct prov_buf *text, char **dsc_path, char **dsc_url,
+			  const char *base_url, const char *source, const char *version,
+			  const struct prov_srcimport_opts *o, struct prov_srcimport_stats *stats)
+{
+	char *dir_url = NULL;
+	size_t i;
+	int error;
+
+	if ((error = fetch_dsc(dsc_path, dsc_url, base_url, source, version, o, &stats->download_ms)) < 0 ||
+	    (error = prov_read_file(text, *dsc_path, PROV_SRCIMPORT_MAX_DSC)) < 0)
+		goto cleanup;
+	if ((error = dsc_parse(d, text->buf, text->len, *dsc_url)) < 0) {
+		prov_fetch_forget(o->cache_dir, *dsc_url);
+		goto cleanup;
+	}
+	if (strcmp(d->source, source) || strcmp(d->version, version)) {
+		prov_fetch_forget(o->cache_dir, *dsc_url);
+		error = prov_error_set(PROV_EINPUT, "'%s' describes %s %s, not %s %s", *dsc_url, d->source,
+				       d->version, source, version);
+		goto cleanup;
+	}
+	if (strcmp(d->format, "3.0 (quilt)") && strcmp(d->format, "3.0 (native)") && strcmp(d->format, "1.0")) {
+		error = prov_error_set(PROV_EINPUT, "'%s' has source format '%s': only 3.0 (quilt), 3.0 (native) and native 1.0 are supported",
+				       *dsc_url, d->format);
+		goto cleanup;
+	}
+	dir_url = prov_xstrndup(*dsc_url, (size_t)(prov_basename(*dsc_url) - *dsc_url));
+	for (i = 0; i < d->nfiles; i++) {
+		struct dsc_file *f = &d->files[i];
+		char got[2 * PROV_SHA256_LEN + 1];
+		uint64_t size = 0, t1;
+
+		f->url = prov_xasprintf("%s%s", dir_url, f->name);
+		if ((error = fetch(&f->path, f->url, o, &stats->download_ms)) < 0)
+			goto cleanup;
+		t1 = prov_now_ms();
+		error = prov_sha256_file(got, &size, f->path);
+		stats->download_ms += prov_now_ms() - t1;
+		if (error < 0)
+			goto cleanup;
+		if (size != f->size || strcmp(got, f->sha256)) {
+			prov_fetch_forget(o->cache_dir, f->url);
+			if (size != f->size)
+				error = prov_error_set(PROV_EINPUT, "size mismatch for '%s' from '%s': the .dsc says %llu bytes, got %llu",
+						       f->name, f->url, (unsigned long long)f->size,
+						       (unsigned long long)size);
+			else
+				error = prov_error_set(PROV_EINPUT, "checksum mismatch for '%s' from '%s': the .dsc says SHA-256 %s, got %s",
+						       f->name, f->url, f->sha256, got);
+			goto cleanup;
+		}
+	}
+
+	error = 0;
+cleanup:
+	free(dir_url);
+	return error;
+}
+
+/*
+ * The tree of the upstream tarballs into *root (which the caller frees): the
+ * orig (or native) tarball, its single top directory stripped, then each
+ * orig-<component> tarball as <component>/, as dpkg-source unpacks them.
+ */
+static int import_tarballs(struct tnode **root, int *native, struct import_state *st, const struct dsc *d,
+			   const char *dsc_url, const char *source, const struct prov_srcimport_opts *o)
+{
+	char *component = NULL;
+	size_t i;
+	int error = 0, have_orig = 0;
+
+	*root = tnode_new("", 0, GIT_FILEMODE_TREE);
+	/* The orig tarball first, then its components, as dpkg-source does. */
+	for (i = 0; i < d->nfiles; i++) {
+		enum dsc_kind k = classify(d->files[i].name, source, &component);
+		free(component);
+		component = NULL;
+		if (k == DSC_ORIG || k == DSC_NATIVE) {
+			struct tnode *t = tnode_new("", 0, GIT_FILEMODE_TREE), *top;
+
+			if (have_orig) {
+				tnode_free(t);
+				error = prov_error_set(PROV_EINPUT, "'%s' lists more than one main tarball", dsc_url);
+				goto cleanup;
+			}
+			error = import_file(t, st, d->files[i].path, d->files[i].url);
+			if (error < 0) {
+				tnode_free(t);
+				if (error == PROV_EINPUT)
+					prov_fetch_forget(o->cache_dir, d->files[i].url);
+				goto cleanup;
+			}
+			/* Keep the stripped directory's contents as the root. */
+			top = strip_top(t);
+			if (top != t) {
+				t->n = 0;
+				tnode_free(t);
+				free(top->name);
+				top->name = prov_xstrdup("");
+				t = top;
+			}
+			tnode_free(*root);
+			*root = t;
+			have_orig = 1;
+			*native = k == DSC_NATIVE;
+		}
+	}
+	if (!have_orig) {
+		error = prov_error_set(PROV_EINPUT, "'%s' lists no .orig.tar or native tarball", dsc_url);
+		goto cleanup;
+	}
+	for (i = 0; i < d->nfiles; i++) {
+		enum dsc_kind k = classify(d->files[i].name, source, &component);
+		struct tnode *t, *top;
+
+		if (k == DSC_COMPONENT) {
+			t = tnode_new("", 0, GIT_FILEMODE_TREE);
+			error = import_file(t, st, d->files[i].path, d->files[i].url);
+			if (error < 0) {
+				tnode_free(t);
+				if (error == PROV_EINPUT)
+					prov_fetch_forget(o->cache_dir, d->files[i].url);
+				goto cleanup;
+			}
+			top = strip_top(t);
+			if (top != t)
+				t->n = 0;
+			else
+				t = NULL;
+			tnode_free(t);
+			free(top->name);
+			top->name = component;
+			component = NULL;
+			tnode_free(tnode_take(*root, top->name));
+			tnode_add(*root, top);
+		}
+		free(component);
+		component = NULL;
+	}
+	error = 0;
+cleanup:
+	free(component);
+	return error;
+}
+
 int prov_srcimport_debian(char **out_repo, char **out_commit, int *out_npatches,
 			  const char *base_url, const char *source, const char *version,
 			  const struct prov_srcimport_opts *o)
@@ -1916,12 +2113,12 @@ int prov_srcimport_debian(char **out_repo, char **out_commit, int *out_npatches,
 	struct prov_buf text = PROV_BUF_INIT;
 	struct tnode *root = NULL, *deb = NULL;
 	char *name = NULL, *refname = NULL, *dsc_path = NULL, *dsc_url = NULL, *hex = NULL;
-	char *msg = NULL, *dir_url = NULL, *component = NULL;
+	char *msg = NULL, *component = NULL;
 	char dsc_sha[2 * PROV_SHA256_LEN + 1];
 	git_oid upstream_tree, upstream_commit, tree_oid, commit_oid;
 	uint64_t t0;
 	size_t i;
-	int error, empty = 0, npatches = 0, native = 0, have_orig = 0, have_debian = 0;
+	int error, empty = 0, npatches = 0, native = 0, have_debian = 0;
 
 	prov_git_init_once();
 	if (!valid_source_name(source)) {
@@ -1942,122 +2139,13 @@ int prov_srcimport_debian(char **out_repo, char **out_commit, int *out_npatches,
 		stats.cached = 1;
 		goto done;
 	}
-
-	if ((error = fetch_dsc(&dsc_path, &dsc_url, base_url, source, version, o, &stats.download_ms)) < 0 ||
-	    (error = prov_read_file(&text, dsc_path, PROV_SRCIMPORT_MAX_DSC)) < 0)
+	if ((error = fetch_verified(&d, &text, &dsc_path, &dsc_url, base_url, source, version, o,
+				    &stats)) < 0)
 		goto cleanup;
-	if ((error = dsc_parse(&d, text.buf, text.len, dsc_url)) < 0) {
-		prov_fetch_forget(o->cache_dir, dsc_url);
-		goto cleanup;
-	}
-	if (strcmp(d.source, source) || strcmp(d.version, version)) {
-		prov_fetch_forget(o->cache_dir, dsc_url);
-		error = prov_error_set(PROV_EINPUT, "'%s' describes %s %s, not %s %s", dsc_url, d.source,
-				       d.version, source, version);
-		goto cleanup;
-	}
-	if (strcmp(d.format, "3.0 (quilt)") && strcmp(d.format, "3.0 (native)") && strcmp(d.format, "1.0")) {
-		error = prov_error_set(PROV_EINPUT, "'%s' has source format '%s': only 3.0 (quilt), 3.0 (native) and native 1.0 are supported",
-				       dsc_url, d.format);
-		goto cleanup;
-	}
-	dir_url = prov_xstrndup(dsc_url, (size_t)(prov_basename(dsc_url) - dsc_url));
-	for (i = 0; i < d.nfiles; i++) {
-		struct dsc_file *f = &d.files[i];
-		char got[2 * PROV_SHA256_LEN + 1];
-		uint64_t size = 0, t1;
-
-		f->url = prov_xasprintf("%s%s", dir_url, f->name);
-		if ((error = fetch(&f->path, f->url, o, &stats.download_ms)) < 0)
-			goto cleanup;
-		t1 = prov_now_ms();
-		error = prov_sha256_file(got, &size, f->path);
-		stats.download_ms += prov_now_ms() - t1;
-		if (error < 0)
-			goto cleanup;
-		if (size != f->size || strcmp(got, f->sha256)) {
-			prov_fetch_forget(o->cache_dir, f->url);
-			if (size != f->size)
-				error = prov_error_set(PROV_EINPUT, "size mismatch for '%s' from '%s': the .dsc says %llu bytes, got %llu",
-						       f->name, f->url, (unsigned long long)f->size,
-						       (unsigned long long)size);
-			else
-				error = prov_error_set(PROV_EINPUT, "checksum mismatch for '%s' from '%s': the .dsc says SHA-256 %s, got %s",
-						       f->name, f->url, f->sha256, got);
-			goto cleanup;
-		}
-	}
-
 	t0 = prov_now_ms();
 	st.repo = ir.repo;
-	root = tnode_new("", 0, GIT_FILEMODE_TREE);
-	/* The orig tarball first, then its components, as dpkg-source does. */
-	for (i = 0; i < d.nfiles; i++) {
-		enum dsc_kind k = classify(d.files[i].name, source, &component);
-		free(component);
-		component = NULL;
-		if (k == DSC_ORIG || k == DSC_NATIVE) {
-			struct tnode *t = tnode_new("", 0, GIT_FILEMODE_TREE), *top;
-
-			if (have_orig) {
-				tnode_free(t);
-				error = prov_error_set(PROV_EINPUT, "'%s' lists more than one main tarball", dsc_url);
-				goto cleanup;
-			}
-			error = import_file(t, &st, d.files[i].path, d.files[i].url);
-			if (error < 0) {
-				tnode_free(t);
-				if (error == PROV_EINPUT)
-					prov_fetch_forget(o->cache_dir, d.files[i].url);
-				goto cleanup;
-			}
-			/* Keep the stripped directory's contents as the root. */
-			top = strip_top(t);
-			if (top != t) {
-				t->n = 0;
-				tnode_free(t);
-				free(top->name);
-				top->name = prov_xstrdup("");
-				t = top;
-			}
-			tnode_free(root);
-			root = t;
-			have_orig = 1;
-			native = k == DSC_NATIVE;
-		}
-	}
-	if (!have_orig) {
-		error = prov_error_set(PROV_EINPUT, "'%s' lists no .orig.tar or native tarball", dsc_url);
+	if ((error = import_tarballs(&root, &native, &st, &d, dsc_url, source, o)) < 0)
 		goto cleanup;
-	}
-	for (i = 0; i < d.nfiles; i++) {
-		enum dsc_kind k = classify(d.files[i].name, source, &component);
-		struct tnode *t, *top;
-
-		if (k == DSC_COMPONENT) {
-			t = tnode_new("", 0, GIT_FILEMODE_TREE);
-			error = import_file(t, &st, d.files[i].path, d.files[i].url);
-			if (error < 0) {
-				tnode_free(t);
-				if (error == PROV_EINPUT)
-					prov_fetch_forget(o->cache_dir, d.files[i].url);
-				goto cleanup;
-			}
-			top = strip_top(t);
-			if (top != t)
-				t->n = 0;
-			else
-				t = NULL;
-			tnode_free(t);
-			free(top->name);
-			top->name = component;
-			component = NULL;
-			tnode_free(tnode_take(root, top->name));
-			tnode_add(root, top);
-		}
-		free(component);
-		component = NULL;
-	}
 	if ((error = tnode_write(&upstream_tree, &empty, ir.repo, root)) < 0)
 		goto cleanup;
 	/* Contents, not URLs: the same package from any mirror is the same commit. */
@@ -2144,7 +2232,6 @@ cleanup:
 	free(refname);
 	free(dsc_path);
 	free(dsc_url);
-	free(dir_url);
 	free(hex);
 	free(msg);
 	free(component);
