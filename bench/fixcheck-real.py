@@ -241,16 +241,30 @@ def fixcheck(args, base, repo, tag, source, version, shas):
     return by, r.returncode, err[-1:], dt, cmd
 
 
-def classify_present(x):
-    if x is None:
+def score(c):
+    """The verdict of one check (a dict with expect, how, included, first_tag, answered)."""
+    if not c.get("answered"):
         return "no-answer"
-    if x.get("included") is True and x.get("how") in RIGHT_HOW:
-        return "right"
-    if x.get("how") == "partial":
+    how, inc = c["how"], c["included"]
+    if c["expect"] == "present":
+        if inc is True and how in RIGHT_HOW:
+            return "right"
+        if how == "partial":
+            return "partial"
+        if inc is False:
+            return "false-not-included"
+        if inc is None:
+            return "undetermined"
+        return "other"
+    if inc is True:
+        return "false-included"
+    if how == "partial":
         return "partial"
-    if x.get("included") is False:
-        return "false-not-included"
-    return "other"
+    if inc is None:
+        return "undetermined"
+    if how not in (None, "missing"):
+        return "other"
+    return "right" if c["first_tag"] == c.get("truth_first_tag") else "wrong-first-tag"
 
 
 def load_list(path):
@@ -268,10 +282,48 @@ def load_list(path):
     return rows
 
 
+def report(checks, binary):
+    pres = [c for c in checks if c["expect"] == "present"]
+    miss = [c for c in checks if c["expect"] == "missing"]
+
+    def count(cs, v):
+        return sum(1 for c in cs if c["verdict"] == v)
+
+    def pct(a, b):
+        return "%.0f%%" % (100.0 * a / b) if b else "-"
+
+    print("binary: %s" % binary)
+    print("carried fixes: %d checks: how right %d (%s), false not-included %d, partial %d, "
+          "undetermined (exit 3) %d, no answer %d, other %d"
+          % (len(pres), count(pres, "right"), pct(count(pres, "right"), len(pres)),
+             count(pres, "false-not-included"), count(pres, "partial"), count(pres, "undetermined"),
+             count(pres, "no-answer"), count(pres, "other")))
+    print("missing fixes: %d checks: right (not included, first final release) %d (%s), wrong first tag %d, "
+          "said included %d, partial %d, undetermined (exit 3) %d, no answer %d, other %d"
+          % (len(miss), count(miss, "right"), pct(count(miss, "right"), len(miss)), count(miss, "wrong-first-tag"),
+             count(miss, "false-included"), count(miss, "partial"), count(miss, "undetermined"),
+             count(miss, "no-answer"), count(miss, "other")))
+    for src in sorted({c["source"] for c in checks}):
+        cs = [c for c in checks if c["source"] == src]
+        p = [c for c in cs if c["expect"] == "present"]
+        m = [c for c in cs if c["expect"] == "missing"]
+        print("  %-12s carried %d/%d right, missing %d/%d right" % (src, count(p, "right"), len(p),
+                                                                   count(m, "right"), len(m)))
+    print("wrong:")
+    for c in checks:
+        if c["verdict"] != "right":
+            print("  %s %s=%s %s %s [%s, %s]: how=%s included=%s first_tag=%s%s%s%s" % (
+                c["verdict"], c["source"], c["version"], c["fix"][:12], c["patch"], c["expect"], c["named_by"],
+                c["how"], c["included"], c["first_tag"],
+                (" truth=%s" % c["truth_first_tag"]) if c["expect"] == "missing" else "",
+                (" hunks=" + c["hunks"]) if c.get("hunks") else "",
+                (" (" + (c.get("reason") or c["stderr"]) + ")") if (c.get("reason") or c["stderr"]) and c["how"] is None else ""))
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--provenance", required=True, help="the binary measured")
+    ap.add_argument("--provenance", help="the binary measured (required unless --rescore)")
     ap.add_argument("--packages", default=os.path.join(here, "fixcheck-real.list"))
     ap.add_argument("--mirrors", default="/work/.mirror", help="DIR/owner+name/repo upstream mirrors")
     ap.add_argument("--src", default="/tmp/fixcheck-real/src", help="Debian source packages (flat)")
@@ -281,7 +333,17 @@ def main():
     ap.add_argument("--add-deb-src", action="store_true", help="as root: add bookworm deb-src lines")
     ap.add_argument("--include-prereleases", action="store_true")
     ap.add_argument("--only", default=None, help="only this source package")
+    ap.add_argument("--rescore", default=None, metavar="JSON", help="score the checks a --json run saved")
     args = ap.parse_args()
+    if args.rescore:
+        checks = json.load(open(args.rescore))
+        for c in checks:
+            c.setdefault("answered", c.get("verdict") != "no-answer")
+            c["verdict"] = score(c)
+        report(checks, "(from %s)" % args.rescore)
+        return
+    if not args.provenance:
+        ap.error("--provenance BIN is required")
     args.provenance = os.path.abspath(args.provenance)
     if args.cache is None:
         args.cache = os.path.join(args.work, "cache-%d" % os.getpid())
@@ -332,49 +394,17 @@ def main():
                  "fix": sha, "patch": name, "named_by": ev, "repo": repo,
                  "how": x.get("how") if x else None, "included": x.get("included") if x else None,
                  "via": x.get("via") if x else None, "first_tag": x.get("first_tag") if x else None,
-                 "exit": rc, "stderr": err[0] if err else ""}
-            if kind == "present":
-                c["verdict"] = classify_present(x)
-            else:
-                truth = first_final_tag(repo, sha)
-                c["truth_first_tag"] = truth
-                if x is None:
-                    c["verdict"] = "no-answer"
-                elif x.get("included") is not False or x.get("how") not in (None, "missing"):
-                    c["verdict"] = "false-included" if x.get("included") else "other"
-                elif x.get("first_tag") != truth:
-                    c["verdict"] = "wrong-first-tag"
-                else:
-                    c["verdict"] = "right"
+                 "exit": rc, "stderr": err[0] if err else "",
+                 "reason": x.get("reason") if x else None,
+                 "hunks": ",".join("%s" % e.get("state") for e in (x.get("evidence") or [])) if x else ""}
+            c["answered"] = x is not None
+            if kind == "missing":
+                c["truth_first_tag"] = first_final_tag(repo, sha)
+            c["verdict"] = score(c)
             checks.append(c)
     httpd.shutdown()
 
-    pres = [c for c in checks if c["expect"] == "present"]
-    miss = [c for c in checks if c["expect"] == "missing"]
-    count = lambda cs, v: sum(1 for c in cs if c["verdict"] == v)
-    print("binary: %s" % args.provenance)
-    print("carried fixes: %d checks, how right %d/%d, false not-included %d, partial %d, no answer %d, other %d"
-          % (len(pres), count(pres, "right"), len(pres), count(pres, "false-not-included"),
-             count(pres, "partial"), count(pres, "no-answer"), count(pres, "other")))
-    print("missing fixes: %d checks, right (not included + first final release) %d/%d, "
-          "wrong first tag %d, said included %d, no answer %d, other %d"
-          % (len(miss), count(miss, "right"), len(miss), count(miss, "wrong-first-tag"),
-             count(miss, "false-included"), count(miss, "no-answer"), count(miss, "other")))
-    for src in sorted({c["source"] for c in checks}):
-        cs = [c for c in checks if c["source"] == src]
-        print("  %-12s carried %d/%d right, missing %d/%d right" % (
-            src, count([c for c in cs if c["expect"] == "present"], "right"),
-            sum(1 for c in cs if c["expect"] == "present"),
-            count([c for c in cs if c["expect"] == "missing"], "right"),
-            sum(1 for c in cs if c["expect"] == "missing")))
-    print("wrong:")
-    for c in checks:
-        if c["verdict"] != "right":
-            print("  %s %s=%s %s %s [%s, %s]: how=%s included=%s first_tag=%s%s%s" % (
-                c["verdict"], c["source"], c["version"], c["fix"][:12], c["patch"], c["expect"], c["named_by"],
-                c["how"], c["included"], c["first_tag"],
-                (" truth=%s" % c["truth_first_tag"]) if "truth_first_tag" in c else "",
-                (" (" + c["stderr"] + ")") if c["stderr"] and c["how"] is None else ""))
+    report(checks, args.provenance)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(checks, f, indent=1)
