@@ -7,7 +7,7 @@
 # package is made here with dpkg-source -b; its patch is a git format-patch
 # (a "-- " signature after its last hunk, which sits at an offset, and an
 # empty file created by a git diff with no ---/+++), as real security
-# patches are. Ground truth: dpkg-source -x of the same .dsc, the servers'
+# patches are (each of the two made an import fail before). Ground truth: dpkg-source -x of the same .dsc, the servers'
 # request logs, git.
 . "$(dirname "$0")/lib.sh"
 command -v dpkg-source >/dev/null || skip "no dpkg-source (apt-get install dpkg-dev)"
@@ -19,12 +19,13 @@ g() { git -C "$up" -c user.name=Up -c user.email=up@example.invalid "$@"; }
 git init -q "$up"
 { echo "/* libbar */"; for i in $(seq 1 40); do echo "int f$i(int x) { return x + $i; }"; done; } >"$up/bar.c"
 g add -A && g commit -qm "libbar 1.0" && g tag v1.0
-sed -i 's/return x + 38;/return x > 0 ? x + 38 : 0;/' "$up/bar.c"
-: >"$up/empty.txt"
-g add -A && g commit -qm "bar: f38 of a negative is 0"
+sed -i 's/return x + 5;/return x > 0 ? x + 5 : 0;/; s/return x + 38;/return x > 0 ? x + 38 : 0;/' "$up/bar.c"
+: >"$up/a-empty.txt"
+g add -A && g commit -qm "bar: f5 and f38 of a negative are 0"
 fix=$(g rev-parse HEAD)
 # the Debian patch: git format-patch of the fix made on a tree with 3 more
-# lines at the top (so its hunk sits at an offset in 1.0)
+# lines at the top (so its two hunks sit at an offset in 1.0: the last one,
+# before the signature, must move as the first did)
 w=$T/w; git clone -q "$up" "$w"
 gw() { git -C "$w" -c user.name=Up -c user.email=up@example.invalid "$@"; }
 gw checkout -q v1.0
@@ -57,7 +58,8 @@ cp "$T/pkg/1.0-1/"libbar_1.0* "$main/"
 cp "$T/pkg/1.0-1+deb12u1/"libbar_1.0* "$T/pkg/1.0-2/"libbar_1.0* "$sec/"
 # ground truth: dpkg-source -x applies the patch; the fix's lines are there
 (cd "$T" && dpkg-source -x "$sec/libbar_1.0-1+deb12u1.dsc" "$T/x" >/dev/null 2>&1) || fail "dpkg-source -x"
-grep -q 'return x > 0 ? x + 38 : 0;' "$T/x/bar.c" || fail "fixture: the patch does not carry the fix"
+[ "$(grep -c 'return x > 0 ? x + \(5\|38\) : 0;' "$T/x/bar.c")" = 2 ] || fail "fixture: the patch does not carry the fix"
+[ "$(grep -c '^@@' "$T/fix.patch")" = 2 ] || fail "fixture: the patch should have two hunks (the empty file has none)"
 
 serve() {	# serve DIR LOG: prints the port
 	local port
@@ -80,9 +82,10 @@ check_eq "$(json_get "$T/last.out" 'd[0]["how"]')" distribution-patch "fix carri
 check_eq "$(json_get "$T/last.out" 'd[0]["via"]')" debian/patches/fix-f38.patch "the patch named"
 grep -q '"GET /debian-security/pool/updates/main/libb/libbar/libbar_1.0-1+deb12u1.dsc HTTP/1.1" 200' "$T/sec.log" || fail "the .dsc was not fetched from pool/updates/main"
 check_eq "$(gets "$T/main.log")" 0 "main archive not asked for a +deb12u1 version found in the security archive"
-imported=$(git --git-dir="$cache/imports/debian-libbar.git" show "refs/imports/libbar/1.0-1+deb12u1:bar.c" | grep -c 'return x > 0 ? x + 38 : 0;')
-check_eq "$imported" 1 "the imported tree has the patched line (as dpkg-source -x)"
-git --git-dir="$cache/imports/debian-libbar.git" cat-file -e "refs/imports/libbar/1.0-1+deb12u1:empty.txt" 2>/dev/null &&
+git --git-dir="$cache/imports/debian-libbar.git" show "refs/imports/libbar/1.0-1+deb12u1:bar.c" >"$T/imported-bar.c"
+cmp -s "$T/imported-bar.c" "$T/x/bar.c" || fail "the imported bar.c differs from dpkg-source -x's"
+echo "ok: the imported bar.c is dpkg-source -x's"
+git --git-dir="$cache/imports/debian-libbar.git" cat-file -e "refs/imports/libbar/1.0-1+deb12u1:a-empty.txt" 2>/dev/null &&
 	note "the empty file is in the import" || note "the empty file is not in the import (libgit2 cannot create it)"
 
 # a version the main archive has: the main archive only
