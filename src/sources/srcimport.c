@@ -1561,6 +1561,40 @@ cleanup:
 	return error;
 }
 
+/*
+ * A file a patch changes without saying its mode (a quilt patch, a git diff
+ * without "index ... MODE" or "new mode") keeps the mode it had, as patch(1)
+ * and dpkg-source keep it: libgit2 writes such a file as 100644, so an
+ * executable script changed by a patch lost its x bit.
+ */
+static int keep_modes(git_index *index, git_tree *before, git_diff *diff)
+{
+	size_t i, n = git_diff_num_deltas(diff);
+
+	for (i = 0; i < n; i++) {
+		const git_diff_delta *dd = git_diff_get_delta(diff, i);
+		const git_index_entry *ie;
+		git_tree_entry *te = NULL;
+		git_index_entry copy;
+
+		if (dd->status != GIT_DELTA_MODIFIED || dd->new_file.mode || !dd->new_file.path ||
+		    git_tree_entry_bypath(&te, before, dd->new_file.path) < 0)
+			continue;
+		ie = git_index_get_bypath(index, dd->new_file.path, 0);
+		if (ie && ie->mode != (uint32_t)git_tree_entry_filemode(te) &&
+		    git_tree_entry_filemode(te) == GIT_FILEMODE_BLOB_EXECUTABLE) {
+			copy = *ie;
+			copy.mode = GIT_FILEMODE_BLOB_EXECUTABLE;
+			if (git_index_add(index, &copy) < 0) {
+				git_tree_entry_free(te);
+				return git_fail("cannot keep a patched file's mode");
+			}
+		}
+		git_tree_entry_free(te);
+	}
+	return 0;
+}
+
 /* Apply one patch (git-style text) to *tree_oid, replacing it. */
 static int apply_patch(git_oid *tree_oid, git_repository *repo, const struct prov_buf *diff_text,
 		       const char *name)
@@ -1584,6 +1618,8 @@ static int apply_patch(git_oid *tree_oid, git_repository *repo, const struct pro
 				       git_error_last() ? git_error_last()->message : "libgit2 error");
 		goto cleanup;
 	}
+	if ((error = keep_modes(index, tree, diff)) < 0)
+		goto cleanup;
 	if (git_index_write_tree_to(tree_oid, index, repo) < 0)
 		error = git_fail("cannot write the patched tree");
 cleanup:

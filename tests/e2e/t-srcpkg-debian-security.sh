@@ -18,6 +18,8 @@ up=$T/up
 g() { git -C "$up" -c user.name=Up -c user.email=up@example.invalid "$@"; }
 git init -q "$up"
 { echo "/* libbar */"; for i in $(seq 1 40); do echo "int f$i(int x) { return x + $i; }"; done; } >"$up/bar.c"
+printf '#!/bin/sh\necho run\n' >"$up/run.sh"
+chmod 755 "$up/run.sh"
 g add -A && g commit -qm "libbar 1.0" && g tag v1.0
 sed -i 's/return x + 5;/return x > 0 ? x + 5 : 0;/; s/return x + 38;/return x > 0 ? x + 38 : 0;/' "$up/bar.c"
 : >"$up/a-empty.txt"
@@ -35,6 +37,11 @@ gw cherry-pick "$fix" >/dev/null || fail "cherry-pick"
 gw format-patch -1 --stdout >"$T/fix.patch"
 grep -q '^-- $' "$T/fix.patch" || fail "fixture: no format-patch signature"
 grep -q '^new file mode' "$T/fix.patch" || fail "fixture: no empty file created"
+# a plain quilt patch (no git header, no mode) of an executable script
+mkdir -p "$T/r/a" "$T/r/b"
+cp "$up/run.sh" "$T/r/a/"
+printf '#!/bin/sh\necho run, patched\n' >"$T/r/b/run.sh"
+(cd "$T/r" && diff -u a/run.sh b/run.sh) >"$T/run.patch"
 
 # --- the source packages: 1.0-1 (main), 1.0-1+deb12u1 and 1.0-2 (security only) --
 mkpkg() {	# mkpkg VERSION
@@ -47,7 +54,8 @@ mkpkg() {	# mkpkg VERSION
 	printf 'Source: libbar\nSection: libs\nPriority: optional\nMaintainer: T <t@example.invalid>\nStandards-Version: 4.6.2\n\nPackage: libbar1\nArchitecture: any\nDescription: test\n test\n' >"$d/debian/control"
 	printf 'libbar (%s) bookworm-security; urgency=medium\n\n  * test\n\n -- T <t@example.invalid>  Mon, 01 Jan 2024 00:00:00 +0000\n' "$1" >"$d/debian/changelog"
 	cp "$T/fix.patch" "$d/debian/patches/fix-f38.patch"
-	echo fix-f38.patch >"$d/debian/patches/series"
+	cp "$T/run.patch" "$d/debian/patches/run.patch"
+	printf 'fix-f38.patch\nrun.patch\n' >"$d/debian/patches/series"
 	(cd "$T/pkg/$1" && dpkg-source -b libbar-1.0 >/dev/null 2>&1) || fail "dpkg-source -b $1"
 }
 main=$T/www-main/debian/pool/main/libb/libbar
@@ -55,7 +63,9 @@ sec=$T/www-sec/debian-security/pool/updates/main/libb/libbar
 mkdir -p "$main" "$sec"
 for v in 1.0-1 1.0-1+deb12u1 1.0-2; do mkpkg "$v"; done
 cp "$T/pkg/1.0-1/"libbar_1.0* "$main/"
-cp "$T/pkg/1.0-1+deb12u1/"libbar_1.0* "$T/pkg/1.0-2/"libbar_1.0* "$sec/"
+cp "$T/pkg/1.0-1+deb12u1/"libbar_1.0* "$sec/"
+cp "$T/pkg/1.0-2/"libbar_1.0-2* "$sec/"
+cmp -s "$T/pkg/1.0-2/libbar_1.0.orig.tar.gz" "$sec/libbar_1.0.orig.tar.gz" || fail "fixture: two orig tarballs"
 # ground truth: dpkg-source -x applies the patch; the fix's lines are there
 (cd "$T" && dpkg-source -x "$sec/libbar_1.0-1+deb12u1.dsc" "$T/x" >/dev/null 2>&1) || fail "dpkg-source -x"
 [ "$(grep -c 'return x > 0 ? x + \(5\|38\) : 0;' "$T/x/bar.c")" = 2 ] || fail "fixture: the patch does not carry the fix"
@@ -85,6 +95,13 @@ check_eq "$(gets "$T/main.log")" 0 "main archive not asked for a +deb12u1 versio
 git --git-dir="$cache/imports/debian-libbar.git" show "refs/imports/libbar/1.0-1+deb12u1:bar.c" >"$T/imported-bar.c"
 cmp -s "$T/imported-bar.c" "$T/x/bar.c" || fail "the imported bar.c differs from dpkg-source -x's"
 echo "ok: the imported bar.c is dpkg-source -x's"
+# the whole tree, modes included (run.sh stays 755 through the quilt patch),
+# but the empty file libgit2 cannot create
+rm -rf "$T/x/.pc" "$T/x/a-empty.txt"
+want_tree=$(cd "$T/x" && git init -q . && git add -A && git ls-tree -r "$(git write-tree)")
+got_tree=$(git --git-dir="$cache/imports/debian-libbar.git" ls-tree -r "refs/imports/libbar/1.0-1+deb12u1" | grep -v 'a-empty.txt$')
+[ "$got_tree" = "$want_tree" ] || fail "imported tree differs from dpkg-source -x: $(diff <(echo "$want_tree") <(echo "$got_tree"))"
+echo "ok: imported tree = git ls-tree of dpkg-source -x (modes too: run.sh $(echo "$want_tree" | grep run.sh | cut -c1-6))"
 git --git-dir="$cache/imports/debian-libbar.git" cat-file -e "refs/imports/libbar/1.0-1+deb12u1:a-empty.txt" 2>/dev/null &&
 	note "the empty file is in the import" || note "the empty file is not in the import (libgit2 cannot create it)"
 
