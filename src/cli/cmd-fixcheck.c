@@ -57,7 +57,7 @@ static const char help[] =
 	"\n"
 	"Text output: one line per COMMIT, 'YES <fix> is in <rev> (first in tag T):\n"
 	"<how>', 'PARTIAL ...' or 'NO <fix> is not in <rev> ...' with the first tag\n"
-	"containing it (a final release) and, when a branch holding <rev> got it later by cherry-pick,\n"
+	"containing it and, when a branch holding <rev> got it later by cherry-pick,\n"
 	"'upgrade to TAG, same branch B'. Exit 0 when every fix is included, 1 when\n"
 	"one is not, 2 for an unknown commit or revision, 3 when it could not be\n"
 	"determined (fetch failed, no mirror offline, no deployed commit, no upstream\n"
