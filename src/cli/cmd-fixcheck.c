@@ -37,6 +37,10 @@ static const char help[] =
 	"  --sysroot DIR     the crashed system's root (INPUT mode)\n"
 	"  --mapping FILE    an extra mapping file (repeatable; INPUT mode)\n"
 	"  --offline         never fetch; use the mirrors in the cache\n"
+	"  --include-prereleases\n"
+	"                    the first tag containing a fix, and the same-branch\n"
+	"                    upgrade, may be a pre-release (-rc1, alpha, beta, pre,\n"
+	"                    dev, a1/b2); by default only final releases count\n"
 	"  --format text|json\n"
 	"\n"
 	"A fix is in the deployed build by ancestry ('ancestor'), as a commit on its\n"
@@ -68,6 +72,7 @@ enum {
 	OPT_SYSROOT,
 	OPT_MAPPING,
 	OPT_FORMAT,
+	OPT_INCLUDE_PRERELEASES,
 };
 
 static const struct option options[] = {
@@ -82,6 +87,7 @@ static const struct option options[] = {
 	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 	{ "mapping", required_argument, NULL, OPT_MAPPING },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "include-prereleases", no_argument, NULL, OPT_INCLUDE_PRERELEASES },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -103,6 +109,9 @@ static int take_option(struct fixcheck_args *a, int opt, char **argv)
 		return prov_cmd_help("fixcheck", help);
 	case OPT_OFFLINE:
 		a->g->offline = 1;
+		break;
+	case OPT_INCLUDE_PRERELEASES:
+		a->g->include_prereleases = 1;
 		break;
 	case OPT_ONE_FIX:
 		a->o.one_fix = 1;

@@ -111,6 +111,8 @@ int prov_fix_status_check(struct prov_crash *c, const char *const *fixes, size_t
 		    prov_repo_resolve(&deployed, repo, t.at) < 0 ||
 		    (t.patches_path && prov_sources_open(&patches, t.patches_path, NULL, 0, 0, &sopts) < 0))
 			why = prov_xasprintf("repository %s is not available: %s", t.url, prov_error_last());
+		if (!why)
+			prov_repo_include_prereleases(repo, g->include_prereleases);
 		if (!why && g->cache_dir && prov_cache_open(&cache, g->cache_dir) < 0)
 			cache = NULL;
 		bo.cache = cache;

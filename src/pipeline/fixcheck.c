@@ -90,6 +90,8 @@ static int open_repo(struct fixcheck_run *r)
 	}
 	wants[nw++] = r->at;
 	error = prov_sources_open(&r->repo, r->url, wants, nw, 0, &r->so);
+	if (error == 0)
+		prov_repo_include_prereleases(r->repo, o->ctx->include_prereleases);
 	free(wants);
 	for (i = 0; i < np; i++)
 		free(parts[i]);

@@ -49,6 +49,7 @@ struct prov_repo {
 	struct tag_entry *tags;
 	size_t ntags;
 	int tags_loaded;
+	int include_prereleases;	/* first tag: pre-release tags count too */
 	int stale;	/* a refresh was needed but the fetch failed */
 	char *fetch_error;	/* why */
 };
@@ -1035,6 +1036,11 @@ cleanup:
 	return error;
 }
 
+void prov_repo_include_prereleases(struct prov_repo *r, int yes)
+{
+	r->include_prereleases = yes;
+}
+
 int prov_repo_first_tag(char **out, struct prov_repo *r, const char *commit_hex)
 {
 	git_commit *commit = NULL;
@@ -1064,6 +1070,8 @@ int prov_repo_first_tag(char **out, struct prov_repo *r, const char *commit_hex)
 		int yes = 0;
 
 		if (r->tags[i].time < t - CLOCK_SKEW)
+			continue;
+		if (!r->include_prereleases && prov_tag_is_prerelease(r->tags[i].name))
 			continue;
 		if ((error = reaches(&yes, r->repo, &r->tags[i].commit, &target, t - CLOCK_SKEW,
 				     &no)) < 0)

@@ -102,12 +102,14 @@ int prov_repo_is_ancestor(int *out, struct prov_repo *r, const char *ancestor_he
 			  const char *descendant_hex);
 
 /*
- * The first tag (earliest by the commit time of the tagged commit, ties
- * by name) whose commit is commit_hex or a descendant of it. *out NULL
- * (return 0) when no tag contains it. Tags are listed and peeled once per
- * prov_repo.
+ * The first release tag (earliest by the commit time of the tagged commit,
+ * ties by name) whose commit is commit_hex or a descendant of it:
+ * pre-release tags (prov_tag_is_prerelease) are left out unless
+ * prov_repo_include_prereleases(r, 1). *out NULL (return 0) when no tag
+ * contains it. Tags are listed and peeled once per prov_repo.
  */
 int prov_repo_first_tag(char **out, struct prov_repo *r, const char *commit_hex);
+void prov_repo_include_prereleases(struct prov_repo *r, int yes);
 
 /*
  * Lines [line - context, line + context] (clamped) of the blob at
