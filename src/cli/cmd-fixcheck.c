@@ -109,6 +109,62 @@ static void short_via(struct prov_buf *b, const char *via)
 	}
 }
 
+/* evidence[]: the fix's hunks in the deployed tree (src/fix/fixeffect.h). */
+static void json_evidence(struct prov_json *j, const struct prov_backport *bp)
+{
+	size_t k;
+
+	prov_json_key(j, "evidence");
+	prov_json_begin_array(j);
+	for (k = 0; k < bp->nevidence; k++) {
+		const struct prov_fix_evidence *e = &bp->evidence[k];
+
+		prov_json_begin_object(j);
+		prov_json_kv_string(j, "commit", e->commit);
+		prov_json_kv_string(j, "file", e->file);
+		prov_json_kv_string(j, "deployed_file", e->deployed_file);
+		prov_json_kv_string(j, "hunk", e->hunk);
+		prov_json_kv_string(j, "function", e->function);
+		prov_json_kv_string(j, "state", e->state);
+		prov_json_kv_string(j, "via", e->via);
+		prov_json_end_object(j);
+	}
+	prov_json_end_array(j);
+	json_words(j, "named_by", bp->named_by, " ");
+	prov_json_kv_string(j, "reason", bp->reason);
+}
+
+/* "; hunks: 2 exact, 1 by changed lines, 1 test-only (a.c @@ -1 +1 @@ absent)" for hunk-decided verdicts. */
+static void text_evidence(struct prov_buf *out, const struct prov_backport *bp)
+{
+	static const char *const states[] = { "present-exact", "present-changed-lines", "test-only", "absent",
+					      "unknown", NULL };
+	static const char *const words[] = { "exact", "by changed lines", "test-only (not shipped)", "absent",
+					     "neither present nor absent", NULL };
+	size_t k, s, cnt;
+	const char *sep = "";
+
+	if (!bp->nevidence || (bp->how && (!strcmp(bp->how, "ancestor") || !strcmp(bp->how, "cherry-pick"))))
+		return;
+	prov_buf_puts(out, "; hunks:");
+	for (s = 0; states[s]; s++) {
+		for (cnt = 0, k = 0; k < bp->nevidence; k++)
+			cnt += !strcmp(bp->evidence[k].state, states[s]);
+		if (cnt) {
+			prov_buf_printf(out, "%s %zu %s", sep, cnt, words[s]);
+			sep = ",";
+		}
+	}
+	for (k = 0; k < bp->nevidence; k++) {
+		const struct prov_fix_evidence *e = &bp->evidence[k];
+
+		if (strcmp(e->state, "absent") && strcmp(e->state, "unknown") && strcmp(e->state, "present-changed-lines"))
+			continue;
+		prov_buf_printf(out, " [%s %s %s%s%s]", e->file, e->hunk, e->state, e->via ? " via " : "",
+				e->via ? e->via : "");
+	}
+}
+
 int cmd_fixcheck(int argc, char **argv, struct prov_ctx *g)
 {
 	const char *repo_arg = NULL, *at = NULL, *component = NULL, *format = "text";
@@ -122,7 +178,7 @@ int cmd_fixcheck(int argc, char **argv, struct prov_ctx *g)
 	struct prov_buf out = PROV_BUF_INIT;
 	char *deployed = NULL, *at_label = NULL;
 	const char *url;
-	int offline = 0, code, error, any_missing = 0, one_fix = 0;
+	int offline = 0, code, error, any_missing = 0, any_unknown = 0, one_fix = 0;
 	size_t ngroups = 0;
 	struct prov_sources_opts so = { 0 };
 	struct prov_backport_opts bo = { 0 };
@@ -400,7 +456,9 @@ needs_value:
 			code = prov_cmd_fail(error);
 			goto cleanup;
 		}
-		if (!res[i].bp.included)
+		if (res[i].bp.undetermined)
+			any_unknown = 1;
+		else if (!res[i].bp.included)
 			any_missing = 1;
 	}
 
@@ -417,7 +475,10 @@ needs_value:
 			prov_json_kv_string(&j, "schema", "provenance/1");
 			prov_json_kv_string(&j, "fix", res[i].fix);
 			prov_json_kv_string(&j, "deployed", deployed);
-			prov_json_kv_bool(&j, "included", bp->included);
+			if (bp->undetermined)
+				prov_json_kv_null(&j, "included");
+			else
+				prov_json_kv_bool(&j, "included", bp->included);
 			prov_json_kv_string(&j, "how", bp->how);
 			prov_json_kv_string(&j, "via", bp->via);
 			prov_json_kv_string(&j, "first_tag", bp->first_tag);
@@ -434,6 +495,7 @@ needs_value:
 				prov_json_string(&j, res[i].commits[k]);
 			prov_json_end_array(&j);
 			json_words(&j, "commits_missing", bp->commits_missing, " ");
+			json_evidence(&j, bp);
 			prov_json_end_object(&j);
 		}
 		prov_json_end_array(&j);
@@ -446,11 +508,12 @@ needs_value:
 			const struct prov_backport *bp = &res[i].bp;
 			int partial = bp->how && !strcmp(bp->how, "partial");
 
-			prov_buf_printf(&out, "%s %s", bp->included ? "YES" : partial ? "PARTIAL" : "NO", res[i].arg);
+			prov_buf_printf(&out, "%s %s", bp->included ? "YES" : partial ? "PARTIAL" :
+					bp->undetermined ? "UNKNOWN" : "NO", res[i].arg);
 			if (res[i].ncommits > 1)
 				prov_buf_printf(&out, " [%zu commits]", res[i].ncommits);
-			prov_buf_printf(&out, " %s %s", bp->included ? "is in" : partial ? "is partly in" : "is not in",
-					at_label);
+			prov_buf_printf(&out, " %s %s", bp->included ? "is in" : partial ? "is partly in" :
+					bp->undetermined ? "may or may not be in" : "is not in", at_label);
 			if (debsrc)
 				prov_buf_printf(&out, " + %s", debsrc);
 			if (rpmspec)
@@ -461,8 +524,12 @@ needs_value:
 				prov_buf_printf(&out, " (first in tag %s)", bp->first_tag);
 			else
 				prov_buf_puts(&out, " (in no tag)");
-			if (bp->how && !strcmp(bp->how, "ancestor")) {
+			if (bp->undetermined) {
+				prov_buf_printf(&out, ": could not be determined: %s", bp->reason ? bp->reason : "?");
+			} else if (bp->how && !strcmp(bp->how, "ancestor")) {
 				prov_buf_puts(&out, ": ancestor");
+			} else if (bp->how && !strcmp(bp->how, "missing")) {
+				/* "NO" says it; the hunks follow at the end */
 			} else if (bp->how && !partial) {
 				prov_buf_printf(&out, ": %s ", bp->how);
 				short_via(&out, bp->via);
@@ -481,7 +548,9 @@ needs_value:
 				short_via(&out, bp->via);
 				prov_buf_printf(&out, "), not %s", bp->files_missing);
 			}
-			if (!bp->included && bp->branch_tag) {
+			if (bp->undetermined) {
+				/* no advice on a guess */
+			} else if (!bp->included && bp->branch_tag) {
 				prov_buf_printf(&out, "; upgrade to %s, same branch %s (cherry-pick ",
 						bp->branch_tag, bp->branch);
 				short_via(&out, bp->branch_via);
@@ -489,6 +558,7 @@ needs_value:
 			} else if (!bp->included && bp->first_tag) {
 				prov_buf_printf(&out, "; upgrade to %s or backport it", bp->first_tag);
 			}
+			text_evidence(&out, bp);
 			prov_buf_putc(&out, '\n');
 		}
 	}
@@ -496,7 +566,7 @@ needs_value:
 		code = prov_cmd_fail(error);
 		goto cleanup;
 	}
-	code = any_missing ? PROV_EXIT_PARTIAL : PROV_EXIT_OK;
+	code = any_unknown ? PROV_EXIT_UNKNOWN : any_missing ? PROV_EXIT_PARTIAL : PROV_EXIT_OK;
 cleanup:
 	for (i = 0; res && i < ngroups; i++) {
 		size_t k;

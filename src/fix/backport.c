@@ -456,7 +456,104 @@ void prov_backport_release(struct prov_backport *b)
 	free(b->branch_via);
 	free(b->patchid);
 	free(b->commits_missing);
+	prov_fix_evidence_release(b->evidence, b->nevidence);
+	free(b->named_by);
+	free(b->reason);
 	memset(b, 0, sizeof(*b));
+}
+
+/* The distribution patches of the options (the import's series, the RPM patches). */
+static int load_dist(struct prov_dist_patches *dp, const struct prov_backport_opts *o)
+{
+	size_t i;
+	int error;
+
+	memset(dp, 0, sizeof(*dp));
+	if (o->patches_repo && o->patches_commit &&
+	    (error = prov_dist_patches_debian(dp, o->patches_repo, o->patches_commit)) < 0)
+		return error;
+	for (i = 0; o->extra_patch_texts && i < o->nextra_patches; i++)
+		prov_dist_patches_add(dp, o->extra_patch_names[i], o->extra_patch_texts[i] ? o->extra_patch_texts[i] : "",
+				      o->extra_patch_texts[i] ? strlen(o->extra_patch_texts[i]) : 0,
+				      o->extra_patch_notes ? o->extra_patch_notes[i] : NULL);
+	return 0;
+}
+
+static int is_present_state(const char *st)
+{
+	return !strcmp(st, "present-exact") || !strcmp(st, "present-changed-lines");
+}
+
+/*
+ * The verdict from the hunks (fixeffect.h). by_file[k]: the commit or patch
+ * the id search found changing fix file k the same way (kept as the via of
+ * its present hunks).
+ */
+static void effect_verdict(struct prov_backport *out, struct prov_effect *eff, const char *deployed_hex,
+			   char *const *fix_files, char *const *by_file, size_t nfiles)
+{
+	struct prov_buf via = PROV_BUF_INIT, yes = PROV_BUF_INIT, no = PROV_BUF_INIT;
+	size_t i, k, nontest = eff->n - eff->ntest;
+	int all_patches = 1;
+
+	for (i = 0; i < eff->n; i++) {
+		struct prov_fix_evidence *e = &eff->ev[i];
+
+		for (k = 0; k < nfiles; k++)
+			if (by_file[k] && e->via && !strcmp(fix_files[k], e->file) && is_present_state(e->state)) {
+				free(e->via);
+				e->via = prov_xstrdup(by_file[k]);
+			}
+		if (e->via) {
+			add_word(&via, " ", e->via);
+			if (!strcmp(e->via, deployed_hex) || strlen(e->via) == 40)
+				all_patches = 0;
+		}
+	}
+	if (eff->nabsent) {
+		for (i = 0; i < eff->n; i++) {
+			const struct prov_fix_evidence *e = &eff->ev[i];
+
+			if (!strcmp(e->state, "absent"))
+				add_word(&no, ", ", e->file);
+		}
+		for (i = 0; i < eff->n; i++) {
+			const struct prov_fix_evidence *e = &eff->ev[i];
+
+			if (is_present_state(e->state) && !strstr(no.buf ? no.buf : "", e->file))
+				add_word(&yes, ", ", e->file);
+		}
+		out->how = eff->nabsent == nontest ? "missing" : "partial";
+		if (!strcmp(out->how, "partial")) {
+			out->files_present = yes.len ? prov_buf_detach(&yes) : NULL;
+			out->files_missing = prov_buf_detach(&no);
+			out->via = via.len ? prov_buf_detach(&via) : NULL;
+		}
+	} else if (eff->nunknown || !nontest) {
+		const struct prov_fix_evidence *e = NULL;
+
+		for (i = 0; i < eff->n && !e; i++)
+			if (!strcmp(eff->ev[i].state, "unknown"))
+				e = &eff->ev[i];
+		out->undetermined = 1;
+		out->reason = e ? prov_xasprintf("hunk %s of %s%s%s%s is neither shown present nor shown absent in the deployed tree (the code around it was rewritten, or the file is gone)",
+						 e->hunk, e->file, e->function ? " (" : "", e->function ? e->function : "",
+						 e->function ? ")" : "")
+				: prov_xstrdup("the fix changes test files only, and the deployed tree does not have them");
+	} else {
+		out->included = 1;
+		out->how = !eff->nchanged && !eff->ntest && all_patches && via.len ? "distribution-patch" : "adapted";
+		out->via = via.len ? prov_buf_detach(&via) : NULL;
+	}
+	out->evidence = eff->ev;
+	out->nevidence = eff->n;
+	out->named_by = eff->named_by;
+	eff->ev = NULL;
+	eff->n = 0;
+	eff->named_by = NULL;
+	prov_buf_release(&via);
+	prov_buf_release(&yes);
+	prov_buf_release(&no);
 }
 
 /* A later cherry-pick on a branch that contains the deployed commit. */
@@ -516,7 +613,8 @@ int prov_backport_check(struct prov_backport *out, struct prov_repo *r, const ch
 	char **fix_files = NULL, **present = NULL;
 	const char **fix_ids = NULL;
 	size_t nrc = 0, nfiles = 0, k, npresent = 0, nbefore = 0, max, i;
-	int anc = 0, error, found;
+	struct prov_effect eff = { 0 };
+	int anc = 0, error, found, have_effect = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (!o)
@@ -606,6 +704,28 @@ int prov_backport_check(struct prov_backport *out, struct prov_repo *r, const ch
 	for (k = 0; k < nfiles; k++)
 		if (present[k])
 			npresent++;
+	/* the effect of the fix on the deployed tree, hunk by hunk */
+	{
+		struct prov_dist_patches own = { 0 };
+		const struct prov_dist_patches *dp = o->dist;
+		struct prov_effect_tree t = { r, deployed_hex, o->patches_repo,
+					      o->patches_repo ? o->patches_commit : NULL };
+
+		if (!dp && (error = load_dist(&own, o)) < 0)
+			goto cleanup;
+		if (!dp)
+			dp = &own;
+		error = prov_effect_check(&eff, fix_hex, dp, &t);
+		prov_dist_patches_release(&own);
+		if (error == PROV_ELIMIT) {
+			prov_error_clear();	/* too large to compare: the ids decide */
+			error = 0;
+		} else if (error < 0) {
+			goto cleanup;
+		} else {
+			have_effect = eff.n > 0;
+		}
+	}
 	if (nfiles && npresent == nfiles) {
 		struct prov_buf b = PROV_BUF_INIT;
 		/* a file found only in a distribution patch */
@@ -616,6 +736,30 @@ int prov_backport_check(struct prov_backport *out, struct prov_repo *r, const ch
 		out->via = prov_buf_detach(&b);
 		out->included = 1;
 		out->how = patches ? "distribution-patch" : "cherry-pick";
+		out->evidence = eff.ev;
+		out->nevidence = eff.n;
+		out->named_by = eff.named_by;
+		eff.ev = NULL;
+		eff.n = 0;
+		eff.named_by = NULL;
+		goto done;
+	}
+	if (have_effect) {
+		effect_verdict(out, &eff, deployed_hex, fix_files, present, nfiles);
+		if (out->undetermined && !o->patches_repo && !o->nextra_patches) {
+			/*
+			 * The deployed tree is an upstream commit: the fix is not in
+			 * its history and no commit of it carries the fix: not
+			 * included, whatever the hunks (kept as evidence).
+			 */
+			out->undetermined = 0;
+			free(out->reason);
+			out->reason = NULL;
+		}
+		if (out->how && !strcmp(out->how, "missing") && !o->no_branches &&
+		    (error = search_branches(out, r, fix_hex, deployed_hex, out->patchid, fix_files,
+					     fix_ids, nfiles, o, max)) < 0)
+			goto cleanup;
 		goto done;
 	}
 	if (npresent) {
@@ -650,6 +794,7 @@ cleanup:
 	strv_free(fix_files, nfiles);
 	ids_release(&fx);
 	prov_range_free(rc, nrc);
+	prov_effect_release(&eff);
 	return error;
 }
 
@@ -706,34 +851,66 @@ cleanup:
 	return error;
 }
 
+/* Append b's evidence to out's. */
+static void take_evidence(struct prov_backport *out, struct prov_backport *b)
+{
+	size_t i;
+
+	if (!b->nevidence)
+		return;
+	out->evidence = prov_xrealloc(out->evidence, (out->nevidence + b->nevidence) * sizeof(*out->evidence));
+	for (i = 0; i < b->nevidence; i++)
+		out->evidence[out->nevidence++] = b->evidence[i];
+	free(b->evidence);
+	b->evidence = NULL;
+	b->nevidence = 0;
+}
+
 int prov_backport_check_all(struct prov_backport *out, struct prov_repo *r,
 			    const char *const *fix_hexes, size_t n, const char *deployed_hex,
 			    const struct prov_backport_opts *o)
 {
 	struct prov_backport *each;
 	struct prov_buf via = PROV_BUF_INIT, missing = PROV_BUF_INIT, fp = PROV_BUF_INIT,
-			fm = PROV_BUF_INIT;
+			fm = PROV_BUF_INIT, named = PROV_BUF_INIT;
 	struct prov_backport_opts so = { 0 };
-	size_t i, k, nin = 0, nanc = 0, npartial = 0;
-	int error = 0, patch = 0;
+	struct prov_dist_patches dist = { 0 };
+	size_t i, k, nin = 0, nanc = 0, npartial = 0, nmissing = 0, nundet = 0;
+	int error = 0, patch = 0, adapted = 0;
+	char *reason = NULL;
 
-	if (n == 1)
-		return prov_backport_check(out, r, fix_hexes[0], deployed_hex, o);
-	memset(out, 0, sizeof(*out));
-	/* the "upgrade to TAG, same branch" advice is for one commit only: not searched */
 	if (o)
 		so = *o;
+	if (!so.dist) {	/* the distribution's patches read once for every commit */
+		if ((error = load_dist(&dist, &so)) < 0)
+			return error;
+		so.dist = &dist;
+	}
+	if (n == 1) {
+		error = prov_backport_check(out, r, fix_hexes[0], deployed_hex, &so);
+		prov_dist_patches_release(&dist);
+		return error;
+	}
+	memset(out, 0, sizeof(*out));
+	/* the "upgrade to TAG, same branch" advice is for one commit only: not searched */
 	so.no_branches = 1;
 	each = prov_xcalloc(n + 1, sizeof(*each));
 	for (i = 0; i < n; i++) {
 		if ((error = prov_backport_check(&each[i], r, fix_hexes[i], deployed_hex, &so)) < 0)
 			goto cleanup;
+		if (each[i].named_by)
+			add_word(&named, " ", each[i].named_by);
 		if (each[i].included) {
 			nin++;
 			nanc += !strcmp(each[i].how, "ancestor");
 			patch |= !strcmp(each[i].how, "distribution-patch");
+			adapted |= !strcmp(each[i].how, "adapted");
 			if (each[i].via)
 				add_word(&via, " ", each[i].via);
+		} else if (each[i].undetermined) {
+			nundet++;
+			if (!reason)
+				reason = prov_xasprintf("commit %.12s: %s", fix_hexes[i], each[i].reason);
 		} else {
 			add_word(&missing, " ", fix_hexes[i]);
 			if (each[i].how && !strcmp(each[i].how, "partial")) {
@@ -744,8 +921,11 @@ int prov_backport_check_all(struct prov_backport *out, struct prov_repo *r,
 					add_word(&fp, ", ", each[i].files_present);
 				if (each[i].files_missing)
 					add_word(&fm, ", ", each[i].files_missing);
+			} else {
+				nmissing++;
 			}
 		}
+		take_evidence(out, &each[i]);
 	}
 	/* the first tag containing them all, among their own first tags */
 	for (i = 0; i < n; i++) {
@@ -764,11 +944,21 @@ int prov_backport_check_all(struct prov_backport *out, struct prov_repo *r,
 		}
 	}
 	prov_error_clear();
+	if (named.len)
+		out->named_by = prov_buf_detach(&named);
 	if (nin == n) {
 		out->included = 1;
-		out->how = nanc == n ? "ancestor" : patch ? "distribution-patch" : "cherry-pick";
+		out->how = nanc == n ? "ancestor" : adapted ? "adapted" : patch ? "distribution-patch" : "cherry-pick";
 		out->via = prov_buf_detach(&via);
-	} else if (nin || npartial) {
+	} else if (nmissing + npartial == 0) {
+		/* the rest in, some undetermined: so is the whole */
+		out->undetermined = 1;
+		out->reason = reason;
+		reason = NULL;
+	} else if (nmissing == n) {
+		out->how = "missing";
+		out->commits_missing = prov_buf_detach(&missing);
+	} else {
 		out->how = "partial";
 		out->via = via.len ? prov_buf_detach(&via) : NULL;
 		out->commits_missing = prov_buf_detach(&missing);
@@ -776,17 +966,18 @@ int prov_backport_check_all(struct prov_backport *out, struct prov_repo *r,
 			out->files_present = prov_buf_detach(&fp);
 		if (fm.len)
 			out->files_missing = prov_buf_detach(&fm);
-	} else {
-		out->commits_missing = prov_buf_detach(&missing);
 	}
 cleanup:
 	for (i = 0; i < n; i++)
 		prov_backport_release(&each[i]);
 	free(each);
+	free(reason);
+	prov_dist_patches_release(&dist);
 	prov_buf_release(&via);
 	prov_buf_release(&missing);
 	prov_buf_release(&fp);
 	prov_buf_release(&fm);
+	prov_buf_release(&named);
 	if (error < 0)
 		prov_backport_release(out);
 	return error;
@@ -802,5 +993,9 @@ char *prov_backport_describe(const char *how, const char *via)
 		return prov_xasprintf("as cherry-pick %s", via ? via : "?");
 	if (!strcmp(how, "distribution-patch"))
 		return prov_xasprintf("as distribution patch %s", via ? via : "?");
+	if (!strcmp(how, "adapted"))
+		return prov_xasprintf("adapted (%s)", via ? via : "?");
+	if (!strcmp(how, "missing"))
+		return prov_xstrdup("not included (every hunk absent)");
 	return prov_xasprintf("partly (%s)", via ? via : "?");
 }

@@ -89,7 +89,8 @@ check_match "$(cat "$T/last.out")" "^YES $fixa is in v1\\.0 \\+ Debian source wi
 check_exit 1 "fix B not in the package" -- fc "$fixb" --format json
 cp "$T/last.out" "$T/b.json"
 check_eq "$(json_get "$T/b.json" 'd[0]["included"]')" false "fix B included"
-check_eq "$(json_get "$T/b.json" 'd[0]["how"]')" null "fix B how"
+(cd "$T/s/patched" && git -C "$up" show "$fixb" | patch -p1 --dry-run -s) >/dev/null || fail "patch --dry-run: fix B does not apply to the package"
+check_eq "$(json_get "$T/b.json" 'd[0]["how"]')" missing "fix B how (applies forward: patch --dry-run)"
 check_eq "$(json_get "$T/b.json" 'd[0]["first_tag"]')" "$first_b" "fix B first tag (git tag --contains)"
 check_exit 0 "an upstream commit before v1.0" -- fc "$old" --format json
 check_eq "$(json_get "$T/last.out" 'd[0]["how"]')" ancestor "old commit how (git merge-base --is-ancestor)"

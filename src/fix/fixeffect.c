@@ -1,0 +1,330 @@
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "fixeffect.h"
+#include "srcimport.h"
+#include "util.h"
+#include "banned.h"
+
+#define MAX_SERIES ((size_t)1 << 20)
+#define MAX_BASENAME_CANDIDATES 16
+
+void prov_dist_patches_add(struct prov_dist_patches *dp, const char *name, const char *text, size_t len,
+			   const char *notes)
+{
+	struct prov_dist_patch *p;
+
+	dp->v = prov_xrealloc(dp->v, (dp->n + 1) * sizeof(*dp->v));
+	p = &dp->v[dp->n++];
+	memset(p, 0, sizeof(*p));
+	p->name = prov_xstrdup(name);
+	prov_hunks_parse(&p->hunks, text, len, 1);
+	prov_dep3_parse(&p->dep3, text, len);
+	if (notes && *notes) {
+		struct prov_dep3 extra;
+		size_t i;
+
+		prov_dep3_parse(&extra, notes, strlen(notes));
+		for (i = 0; i < extra.ncommits && p->dep3.ncommits < PROV_DEP3_MAX_COMMITS; i++) {
+			p->dep3.commits[p->dep3.ncommits++] = extra.commits[i];
+			extra.commits[i] = NULL;
+		}
+		prov_dep3_release(&extra);
+	}
+}
+
+void prov_dist_patches_release(struct prov_dist_patches *dp)
+{
+	size_t i;
+
+	for (i = 0; i < dp->n; i++) {
+		free(dp->v[i].name);
+		prov_hunks_release(&dp->v[i].hunks);
+		prov_dep3_release(&dp->v[i].dep3);
+	}
+	free(dp->v);
+	memset(dp, 0, sizeof(*dp));
+}
+
+int prov_dist_patches_debian(struct prov_dist_patches *out, struct prov_repo *pr, const char *commit)
+{
+	struct prov_buf series = PROV_BUF_INIT;
+	const char *p, *end;
+	char *name = NULL;
+	size_t npatches = 0;
+	int error, strip;
+
+	memset(out, 0, sizeof(*out));
+	out->applied = 1;
+	error = prov_repo_read_blob(&series, pr, commit, "debian/patches/series", MAX_SERIES);
+	if (error == PROV_ENOTFOUND) {
+		prov_error_clear();
+		error = 0;
+		goto cleanup;
+	}
+	if (error < 0)
+		goto cleanup;
+	p = series.buf;
+	end = series.buf + series.len;
+	while (npatches < PROV_SRCIMPORT_MAX_PATCHES && prov_quilt_series_next(&name, &strip, &p, end) > 0) {
+		struct prov_buf patch = PROV_BUF_INIT;
+		char *path = prov_xasprintf("debian/patches/%s", name);
+
+		npatches++;
+		if (!strstr(name, "..") &&
+		    prov_repo_read_blob(&patch, pr, commit, path, PROV_SRCIMPORT_MAX_PATCH) == 0) {
+			size_t before = out->n;
+
+			prov_dist_patches_add(out, path, patch.buf ? patch.buf : "", patch.len, NULL);
+			if (strip != 1 && out->n > before) {
+				/* the hunks again with the series' -p level */
+				prov_hunks_release(&out->v[before].hunks);
+				prov_hunks_parse(&out->v[before].hunks, patch.buf ? patch.buf : "", patch.len, strip);
+			}
+		}
+		prov_error_clear();
+		prov_buf_release(&patch);
+		free(name);
+		free(path);
+	}
+	error = 0;
+cleanup:
+	prov_buf_release(&series);
+	return error;
+}
+
+void prov_effect_release(struct prov_effect *e)
+{
+	prov_fix_evidence_release(e->ev, e->n);
+	free(e->named_by);
+	memset(e, 0, sizeof(*e));
+}
+
+/* The function's identifier in a hunk header's function text: the word before the first '('. */
+static char *function_word(const char *fn)
+{
+	const char *paren = fn ? strchr(fn, '(') : NULL, *s;
+
+	if (!paren)
+		return NULL;
+	while (paren > fn && paren[-1] == ' ')
+		paren--;
+	for (s = paren; s > fn && (isalnum((unsigned char)s[-1]) || s[-1] == '_'); s--)
+		;
+	return paren - s >= 3 ? prov_xstrndup(s, (size_t)(paren - s)) : NULL;
+}
+
+/* A file of the fix as found in the deployed tree. */
+struct located {
+	char *path;	/* the fix's path */
+	char *deployed;	/* the deployed tree's path, NULL when not found */
+	struct prov_hunk_file f;
+	int found;
+};
+
+static int read_tree_file(struct prov_buf *b, const struct prov_effect_tree *t, const char *path)
+{
+	prov_buf_reset(b);
+	return prov_repo_read_blob(b, t->tree_repo ? t->tree_repo : t->r,
+				   t->tree_commit ? t->tree_commit : t->deployed_hex, path, PROV_SOURCES_MAX_BLOB);
+}
+
+/* Where the hunk's file is in the deployed tree; loc->found 0 when nowhere (or too large). */
+static int locate(struct located *loc, const struct prov_hunk *h, const char *fix_parent,
+		  const struct prov_effect_tree *t)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	char *other = NULL, *word = NULL;
+	char **cand = NULL;
+	size_t ncand = 0, i;
+	int error;
+
+	loc->path = prov_xstrdup(h->path);
+	error = read_tree_file(&b, t, h->path);
+	if (error == 0) {
+		loc->deployed = prov_xstrdup(h->path);
+		goto found;
+	}
+	if (error != PROV_ENOTFOUND || h->new_file)
+		goto none;
+	prov_error_clear();
+	/* renamed between the fix's parent and the deployed upstream commit */
+	if (fix_parent && prov_repo_renamed_path(&other, t->r, fix_parent, t->deployed_hex,
+						 h->old_path ? h->old_path : h->path) == 0 && other &&
+	    strcmp(other, h->path) && read_tree_file(&b, t, other) == 0) {
+		loc->deployed = other;
+		other = NULL;
+		goto found;
+	}
+	prov_error_clear();
+	/* gone: a file of the same name, the one holding the hunk's function when several */
+	if (prov_repo_find_basename(&cand, &ncand, t->tree_repo ? t->tree_repo : t->r,
+				    t->tree_commit ? t->tree_commit : t->deployed_hex, prov_basename(h->path),
+				    MAX_BASENAME_CANDIDATES) < 0)
+		goto none;
+	word = function_word(h->function);
+	for (i = 0; i < ncand; i++) {
+		if (read_tree_file(&b, t, cand[i]) < 0)
+			continue;
+		if (ncand > 1 && (!word || !b.buf || !memmem(b.buf, b.len, word, strlen(word))))
+			continue;
+		if (loc->deployed) {	/* two hold it: no guess */
+			free(loc->deployed);
+			loc->deployed = NULL;
+			break;
+		}
+		loc->deployed = prov_xstrdup(cand[i]);
+	}
+	if (loc->deployed && read_tree_file(&b, t, loc->deployed) == 0)
+		goto found;
+	free(loc->deployed);
+	loc->deployed = NULL;
+none:
+	prov_error_clear();
+	if (error < 0 && error != PROV_ENOTFOUND && error != PROV_ELIMIT) {
+		prov_buf_release(&b);
+		return error;
+	}
+	error = 0;
+	goto cleanup;
+found:
+	prov_hunk_file_init(&loc->f, b.buf ? b.buf : "", b.len);
+	loc->found = 1;
+	error = 0;
+cleanup:
+	for (i = 0; i < ncand; i++)
+		free(cand[i]);
+	free(cand);
+	free(other);
+	free(word);
+	prov_buf_release(&b);
+	return error;
+}
+
+/* The patch carrying hunk h (named ones first), or NULL. */
+static const char *carried_by(const struct prov_dist_patches *dp, const struct prov_hunk *h,
+			      const char *fix_hex)
+{
+	int pass;
+	size_t i, k;
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < dp->n; i++) {
+			const struct prov_dist_patch *p = &dp->v[i];
+
+			if (prov_dep3_names(&p->dep3, fix_hex) != (pass == 0))
+				continue;
+			for (k = 0; k < p->hunks.n; k++)
+				if (!strcmp(prov_basename(p->hunks.v[k].path), prov_basename(h->path)) &&
+				    prov_hunk_carries(&p->hunks.v[k], h))
+					return p->name;
+		}
+	return NULL;
+}
+
+static int add_evidence(struct prov_effect *out, const char *fix_hex, const struct prov_hunk *h,
+			const struct located *loc, enum prov_hunk_state st, const char *via)
+{
+	struct prov_fix_evidence *e;
+
+	out->ev = prov_xrealloc(out->ev, (out->n + 1) * sizeof(*out->ev));
+	e = &out->ev[out->n++];
+	memset(e, 0, sizeof(*e));
+	e->commit = prov_xstrdup(fix_hex);
+	e->file = prov_xstrdup(h->path);
+	if (loc && loc->deployed && strcmp(loc->deployed, h->path))
+		e->deployed_file = prov_xstrdup(loc->deployed);
+	e->hunk = prov_xstrdup(h->header);
+	e->function = prov_xstrdup_or_null(h->function);
+	e->state = prov_hunk_state_name(st);
+	e->via = prov_xstrdup_or_null(via);
+	switch (st) {
+	case PROV_HUNK_PRESENT_EXACT:
+		out->nexact++;
+		break;
+	case PROV_HUNK_PRESENT_CHANGED:
+		out->nchanged++;
+		break;
+	case PROV_HUNK_ABSENT:
+		out->nabsent++;
+		break;
+	case PROV_HUNK_TEST_ONLY:
+		out->ntest++;
+		break;
+	default:
+		out->nunknown++;
+	}
+	return 0;
+}
+
+int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct prov_dist_patches *dp,
+		      const struct prov_effect_tree *t)
+{
+	struct prov_buf text = PROV_BUF_INIT, named = PROV_BUF_INIT;
+	struct prov_hunks hs = { 0 };
+	struct located *locs = NULL;
+	char pid[41], *parent = NULL, *rev = NULL;
+	size_t nlocs = 0, i, k;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	if ((error = prov_repo_commit_diff(&text, pid, t->r, fix_hex)) < 0)
+		goto cleanup;
+	prov_hunks_parse(&hs, text.buf ? text.buf : "", text.len, 1);
+	rev = prov_xasprintf("%s^", fix_hex);
+	if (prov_repo_resolve(&parent, t->r, rev) < 0)
+		prov_error_clear();	/* a root commit: no renames to follow */
+	for (i = 0; dp && i < dp->n; i++)
+		if (prov_dep3_names(&dp->v[i].dep3, fix_hex)) {
+			if (named.len)
+				prov_buf_putc(&named, ' ');
+			prov_buf_puts(&named, dp->v[i].name);
+		}
+	if (named.len)
+		out->named_by = prov_buf_detach(&named);
+	locs = prov_xcalloc(hs.n + 1, sizeof(*locs));
+	for (i = 0; i < hs.n; i++) {
+		const struct prov_hunk *h = &hs.v[i];
+		struct located *loc = NULL;
+		enum prov_hunk_state st;
+		const char *via = NULL;
+
+		for (k = 0; k < nlocs && !loc; k++)
+			if (!strcmp(locs[k].path, h->path))
+				loc = &locs[k];
+		if (!loc) {
+			loc = &locs[nlocs++];
+			if ((error = locate(loc, h, parent, t)) < 0)
+				goto cleanup;
+		}
+		st = prov_hunk_match(h, loc->found ? &loc->f : NULL);
+		if (dp && (st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED ||
+			   (!dp->applied && (via = carried_by(dp, h, fix_hex)))))
+			via = carried_by(dp, h, fix_hex);
+		if (via && !dp->applied && st != PROV_HUNK_PRESENT_EXACT)
+			st = PROV_HUNK_PRESENT_CHANGED;	/* a patch that rpmbuild applies */
+		if ((st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED) && !via)
+			via = t->deployed_hex;	/* already in the upstream code deployed */
+		if ((st == PROV_HUNK_ABSENT || st == PROV_HUNK_UNKNOWN) && prov_hunk_is_test_path(h->path))
+			st = PROV_HUNK_TEST_ONLY;
+		add_evidence(out, fix_hex, h, loc, st, st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED ? via : NULL);
+	}
+	error = 0;
+cleanup:
+	for (i = 0; i < nlocs; i++) {
+		free(locs[i].path);
+		free(locs[i].deployed);
+		prov_hunk_file_release(&locs[i].f);
+	}
+	free(locs);
+	prov_hunks_release(&hs);
+	prov_buf_release(&text);
+	prov_buf_release(&named);
+	free(parent);
+	free(rev);
+	if (error < 0)
+		prov_effect_release(out);
+	return error;
+}
