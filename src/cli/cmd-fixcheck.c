@@ -127,6 +127,7 @@ static void json_evidence(struct prov_json *j, const struct prov_backport *bp)
 		prov_json_kv_string(j, "function", e->function);
 		prov_json_kv_string(j, "state", e->state);
 		prov_json_kv_string(j, "via", e->via);
+		prov_json_kv_string(j, "note", e->note);
 		prov_json_end_object(j);
 	}
 	prov_json_end_array(j);

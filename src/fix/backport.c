@@ -529,20 +529,22 @@ static void effect_verdict(struct prov_backport *out, struct prov_effect *eff, c
 			out->files_missing = prov_buf_detach(&no);
 			out->via = via.len ? prov_buf_detach(&via) : NULL;
 		}
-	} else if (eff->nunknown || !nontest) {
+	} else if (eff->nunknown > eff->nna || !nontest || eff->nna == nontest) {
 		const struct prov_fix_evidence *e = NULL;
 
 		for (i = 0; i < eff->n && !e; i++)
-			if (!strcmp(eff->ev[i].state, "unknown"))
+			if (!strcmp(eff->ev[i].state, "unknown") && !eff->ev[i].note)
 				e = &eff->ev[i];
 		out->undetermined = 1;
 		out->reason = e ? prov_xasprintf("hunk %s of %s%s%s%s is neither shown present nor shown absent in the deployed tree (the code around it was rewritten, or the file is gone)",
 						 e->hunk, e->file, e->function ? " (" : "", e->function ? e->function : "",
 						 e->function ? ")" : "")
+				: eff->nna ? prov_xstrdup("none of the code the fix changes is in the deployed tree")
 				: prov_xstrdup("the fix changes test files only, and the deployed tree does not have them");
 	} else {
 		out->included = 1;
-		out->how = !eff->nchanged && !eff->ntest && all_patches && via.len ? "distribution-patch" : "adapted";
+		out->how = !eff->nchanged && !eff->ntest && !eff->nna && all_patches && via.len ? "distribution-patch"
+													   : "adapted";
 		out->via = via.len ? prov_buf_detach(&via) : NULL;
 	}
 	out->evidence = eff->ev;

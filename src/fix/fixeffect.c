@@ -121,8 +121,20 @@ struct located {
 	char *path;	/* the fix's path */
 	char *deployed;	/* the deployed tree's path, NULL when not found */
 	struct prov_hunk_file f;
+	char *text;	/* the file's bytes */
+	size_t len;
 	int found;
 };
+
+/* 1 when the function named in the hunk's header is in the located file. */
+static int function_in(const struct prov_hunk *h, const struct located *loc)
+{
+	char *word = function_word(h->function);
+	int in = word && loc->text && memmem(loc->text, loc->len, word, strlen(word)) != NULL;
+
+	free(word);
+	return in;
+}
 
 static int read_tree_file(struct prov_buf *b, const struct prov_effect_tree *t, const char *path)
 {
@@ -191,6 +203,8 @@ none:
 	goto cleanup;
 found:
 	prov_hunk_file_init(&loc->f, b.buf ? b.buf : "", b.len);
+	loc->len = b.len;
+	loc->text = b.len ? prov_buf_detach(&b) : NULL;
 	loc->found = 1;
 	error = 0;
 cleanup:
@@ -300,8 +314,7 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 				goto cleanup;
 		}
 		st = prov_hunk_match(h, loc->found ? &loc->f : NULL);
-		if (dp && (st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED ||
-			   (!dp->applied && (via = carried_by(dp, h, fix_hex)))))
+		if (dp && (st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED || !dp->applied))
 			via = carried_by(dp, h, fix_hex);
 		if (via && !dp->applied && st != PROV_HUNK_PRESENT_EXACT)
 			st = PROV_HUNK_PRESENT_CHANGED;	/* a patch that rpmbuild applies */
@@ -310,12 +323,19 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 		if ((st == PROV_HUNK_ABSENT || st == PROV_HUNK_UNKNOWN) && prov_hunk_is_test_path(h->path))
 			st = PROV_HUNK_TEST_ONLY;
 		add_evidence(out, fix_hex, h, loc, st, st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED ? via : NULL);
+		if (st == PROV_HUNK_UNKNOWN && loc->found && prov_hunk_not_applicable(h, &loc->f) &&
+		    !function_in(h, loc)) {
+			/* the release does not have the code this hunk changes: a backport drops it */
+			out->ev[out->n - 1].note = "the code it changes is not in the deployed file";
+			out->nna++;
+		}
 	}
 	error = 0;
 cleanup:
 	for (i = 0; i < nlocs; i++) {
 		free(locs[i].path);
 		free(locs[i].deployed);
+		free(locs[i].text);
 		prov_hunk_file_release(&locs[i].f);
 	}
 	free(locs);

@@ -52,6 +52,7 @@ struct prov_effect {
 	struct prov_fix_evidence *ev;	/* per hunk, in diff order */
 	size_t n;
 	size_t nexact, nchanged, nabsent, ntest, nunknown;
+	size_t nna;	/* unknown ones whose code is not in the deployed file at all (note set) */
 	char *named_by;	/* patches naming the fix, space-separated, or NULL */
 };
 

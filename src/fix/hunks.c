@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "buf.h"
 #include "hunks.h"
 #include "util.h"
 #include "banned.h"
@@ -240,10 +241,87 @@ static uint64_t norm_hash(const char *s, size_t len, int *alnum)
 	return h ? h : 1;
 }
 
+/* ---- tokens ---- */
+
+#define MAX_TOKENS 64
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Identifiers and numbers, two-character operators, other punctuation: hashed, sorted. */
+static size_t tokenize(uint32_t *out, const char *s, size_t len)
+{
+	static const char *const ops[] = { ">=", "<=", "==", "!=", "&&", "||", "->", "<<", ">>", "++", "--",
+					   "+=", "-=", "*=", "/=", "|=", "&=", "::", NULL };
+	size_t i = 0, n = 0;
+
+	while (i < len && n < MAX_TOKENS) {
+		unsigned char c = (unsigned char)s[i];
+		uint32_t h = 2166136261u;
+		size_t k = 1, j;
+
+		if (isspace(c)) {
+			i++;
+			continue;
+		}
+		if (isalnum(c) || c == '_') {
+			while (i + k < len && (isalnum((unsigned char)s[i + k]) || s[i + k] == '_'))
+				k++;
+		} else {
+			for (j = 0; ops[j]; j++)
+				if (i + 1 < len && s[i] == ops[j][0] && s[i + 1] == ops[j][1])
+					k = 2;
+		}
+		for (j = 0; j < k; j++) {
+			h ^= (unsigned char)s[i + j];
+			h *= 16777619u;
+		}
+		out[n++] = h;
+		i += k;
+	}
+	qsort(out, n, sizeof(*out), cmp_u32);
+	return n;
+}
+
+/* Size of the multiset intersection of two sorted token lists. */
+static size_t common(const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
+{
+	size_t i = 0, j = 0, c = 0;
+
+	while (i < na && j < nb) {
+		if (a[i] == b[j])
+			c++, i++, j++;
+		else if (a[i] < b[j])
+			i++;
+		else
+			j++;
+	}
+	return c;
+}
+
+static double sim(const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
+{
+	return na + nb ? 2.0 * (double)common(a, na, b, nb) / (double)(na + nb) : 0.0;
+}
+
+static size_t count_of(const uint32_t *a, size_t na, uint32_t t)
+{
+	size_t i, c = 0;
+
+	for (i = 0; i < na; i++)
+		c += a[i] == t;
+	return c;
+}
+
 void prov_hunk_file_init(struct prov_hunk_file *f, const char *text, size_t len)
 {
 	const char *p = text, *end = text + len;
-	size_t alloc = 0;
+	size_t alloc = 0, talloc = 0;
+	uint32_t tmp[MAX_TOKENS];
 
 	memset(f, 0, sizeof(*f));
 	while (p < end) {
@@ -251,7 +329,17 @@ void prov_hunk_file_init(struct prov_hunk_file *f, const char *text, size_t len)
 		uint64_t h = norm_hash(p, (size_t)(e - p), NULL);
 
 		if (h) {
+			size_t nt = tokenize(tmp, p, (size_t)(e - p));
+
 			PROV_ALLOC_GROW(f->hash, f->n + 1, alloc);
+			if (f->n + 1 > talloc) {
+				talloc = alloc;
+				f->tok = prov_xrealloc(f->tok, talloc * sizeof(*f->tok));
+				f->ntok = prov_xrealloc(f->ntok, talloc);
+			}
+			f->tok[f->n] = prov_xmalloc((nt ? nt : 1) * sizeof(**f->tok));
+			memcpy(f->tok[f->n], tmp, nt * sizeof(*tmp));
+			f->ntok[f->n] = (unsigned char)nt;
 			f->hash[f->n++] = h;
 		}
 		p = next_line(e, end);
@@ -260,6 +348,12 @@ void prov_hunk_file_init(struct prov_hunk_file *f, const char *text, size_t len)
 
 void prov_hunk_file_release(struct prov_hunk_file *f)
 {
+	size_t i;
+
+	for (i = 0; f->tok && i < f->n; i++)
+		free(f->tok[i]);
+	free(f->tok);
+	free(f->ntok);
 	free(f->hash);
 	memset(f, 0, sizeof(*f));
 }
@@ -539,6 +633,157 @@ static int minus_absent(const struct prov_hunk_file *f, const struct sides *s)
 	return 0;
 }
 
+
+/* ---- lines changed a little: the token change of each changed line ---- */
+
+struct req {
+	int kind;	/* 0: - line replaced by a + line; 1: + line added; 2: - line deleted */
+	uint32_t mt[MAX_TOKENS], pt[MAX_TOKENS];
+	size_t nm, np;
+};
+
+static int req_match(const struct req *r, const struct prov_hunk_file *f, size_t i)
+{
+	const uint32_t *l = f->tok[i];
+	size_t nl = f->ntok[i], k;
+	double sp, sm;
+
+	if (r->kind == 1)
+		return sim(l, nl, r->pt, r->np) >= 0.75;
+	if (r->kind == 2)
+		return sim(l, nl, r->mt, r->nm) >= 0.9;
+	sp = sim(l, nl, r->pt, r->np);
+	sm = sim(l, nl, r->mt, r->nm);
+	if (sp < 0.7 || sp <= sm)
+		return 0;
+	for (k = 0; k < r->np; k++) {
+		size_t cp = count_of(r->pt, r->np, r->pt[k]), cm = count_of(r->mt, r->nm, r->pt[k]);
+
+		if (cp > cm && count_of(l, nl, r->pt[k]) < 1)
+			return 0;	/* a token the fix adds is not there */
+	}
+	for (k = 0; k < r->nm; k++) {
+		size_t cp = count_of(r->pt, r->np, r->mt[k]), cm = count_of(r->mt, r->nm, r->mt[k]);
+
+		if (cm > cp && count_of(l, nl, r->mt[k]) > cp)
+			return 0;	/* a token the fix removes is still there */
+	}
+	return 1;
+}
+
+static int req_near(const struct req *r, const struct prov_hunk_file *f, size_t lo, size_t hi)
+{
+	size_t j;
+
+	for (j = lo; j < hi && j < f->n; j++)
+		if (req_match(r, f, j))
+			return 1;
+	return 0;
+}
+
+/* The requirements of a hunk's change blocks; the number of positive ones in *npos. */
+static size_t build_reqs(struct req *rq, const struct prov_hunk *h, size_t *npos)
+{
+	size_t i = 0, n = 0;
+
+	*npos = 0;
+	while (i < h->n) {
+		size_t m0, a, p0, b, j;
+
+		if (h->origin[i] == ' ') {
+			i++;
+			continue;
+		}
+		for (m0 = i; i < h->n && h->origin[i] == '-'; i++)
+			;
+		a = i - m0;
+		for (p0 = i; i < h->n && h->origin[i] == '+'; i++)
+			;
+		b = i - p0;
+		for (j = 0; j < a || j < b; j++) {
+			struct req *r = &rq[n];
+			int an = 0;
+
+			memset(r, 0, sizeof(*r));
+			if (j < a)
+				r->nm = tokenize(r->mt, h->lines[m0 + j], strlen(h->lines[m0 + j]));
+			if (j < b) {
+				r->np = tokenize(r->pt, h->lines[p0 + j], strlen(h->lines[p0 + j]));
+				norm_hash(h->lines[p0 + j], strlen(h->lines[p0 + j]), &an);
+			} else {
+				norm_hash(h->lines[m0 + j], strlen(h->lines[m0 + j]), &an);
+			}
+			r->kind = j < a && j < b ? 0 : j < b ? 1 : 2;
+			if (an < DISTINCT_ALNUM || (!r->nm && !r->np))
+				continue;	/* says little */
+			if (r->kind == 0 && r->nm == r->np && !memcmp(r->mt, r->pt, r->nm * sizeof(*r->mt)))
+				continue;	/* the same tokens */
+			*npos += r->kind != 2;
+			n++;
+		}
+	}
+	return n;
+}
+
+static int adapted_present(const struct prov_hunk *h, const struct prov_hunk_file *f)
+{
+	struct req *rq;
+	size_t nr, npos, first = SIZE_MAX, i, k, span = h->n + 10;
+	int found = 0;
+
+	if (!f->tok || !h->n || h->n > 2000)
+		return 0;
+	rq = prov_xcalloc(h->n, sizeof(*rq));
+	nr = build_reqs(rq, h, &npos);
+	for (k = 0; k < nr && first == SIZE_MAX; k++)
+		if (rq[k].kind != 2)
+			first = k;
+	for (i = 0; first != SIZE_MAX && i < f->n && !found; i++) {
+		size_t lo = sub_sat(i, span), hi = i + span + 1;
+		int ok = 1;
+
+		if (!req_match(&rq[first], f, i))
+			continue;
+		for (k = 0; k < nr && ok; k++)
+			if (k != first)
+				ok = rq[k].kind == 2 ? !req_near(&rq[k], f, lo, hi) : req_near(&rq[k], f, lo, hi);
+		found = ok;
+	}
+	free(rq);
+	return found;
+}
+
+int prov_hunk_not_applicable(const struct prov_hunk *h, const struct prov_hunk_file *f)
+{
+	size_t i, j;
+	uint32_t t[MAX_TOKENS];
+
+	if (!f)
+		return 0;
+	for (i = 0; i < h->n; i++) {
+		int an = 0;
+		uint64_t x;
+		size_t nt;
+
+		/* the function's own lines: - lines; context too when the header names no function */
+		if (h->origin[i] == '+' || (h->origin[i] == ' ' && h->function))
+			continue;
+		x = norm_hash(h->lines[i], strlen(h->lines[i]), &an);
+		if (!x || an < DISTINCT_ALNUM)
+			continue;
+		for (j = 0; j < f->n; j++)
+			if (f->hash[j] == x)
+				return 0;
+		if (h->origin[i] != '-')
+			continue;
+		nt = tokenize(t, h->lines[i], strlen(h->lines[i]));
+		for (j = 0; f->tok && j < f->n; j++)
+			if (sim(f->tok[j], f->ntok[j], t, nt) >= 0.8)
+				return 0;
+	}
+	return 1;
+}
+
 static int same_seq(const uint64_t *a, size_t na, const uint64_t *b, size_t nb)
 {
 	return na == nb && (!na || !memcmp(a, b, na * sizeof(*a)));
@@ -585,6 +830,8 @@ enum prov_hunk_state prov_hunk_match(const struct prov_hunk *h, const struct pro
 	}
 	if (fuzzy_absent(f, &s) || minus_absent(f, &s))
 		st = PROV_HUNK_ABSENT;
+	else if (adapted_present(h, f))
+		st = PROV_HUNK_PRESENT_CHANGED;
 done:
 	sides_release(&s);
 	return st;
@@ -611,7 +858,27 @@ int prov_hunk_carries(const struct prov_hunk *patch, const struct prov_hunk *fix
 		}
 	sides_release(&p);
 	sides_release(&x);
-	return ok && checked;
+	if (ok && checked)
+		return 1;
+	/* changed a little: the fix's effect on the patch's post-image */
+	{
+		struct prov_buf post = PROV_BUF_INIT;
+		struct prov_hunk_file f;
+		enum prov_hunk_state st;
+		int adds = 0;
+
+		for (i = 0; i < patch->n; i++)
+			if (patch->origin[i] != '-') {
+				adds |= patch->origin[i] == '+';
+				prov_buf_puts(&post, patch->lines[i]);
+				prov_buf_putc(&post, '\n');
+			}
+		prov_hunk_file_init(&f, post.buf ? post.buf : "", post.len);
+		st = adds ? prov_hunk_match(fix, &f) : PROV_HUNK_UNKNOWN;
+		prov_hunk_file_release(&f);
+		prov_buf_release(&post);
+		return st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED;
+	}
 }
 
 int prov_hunk_is_test_path(const char *path)

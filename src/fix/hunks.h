@@ -50,6 +50,10 @@ void prov_hunks_release(struct prov_hunks *h);
 struct prov_hunk_file {
 	uint64_t *hash;	/* non-empty normalised lines only */
 	size_t n;
+	/* their tokens (identifiers, numbers, operators), hashed and sorted, for
+	 * lines changed a little (another variable name): tok[i][0..ntok[i]) */
+	uint32_t **tok;
+	unsigned char *ntok;
 };
 
 void prov_hunk_file_init(struct prov_hunk_file *f, const char *text, size_t len);
@@ -58,7 +62,8 @@ void prov_hunk_file_release(struct prov_hunk_file *f);
 enum prov_hunk_state {
 	PROV_HUNK_UNKNOWN = 0,
 	PROV_HUNK_PRESENT_EXACT,	/* its post-image (context and + lines) is in the file */
-	PROV_HUNK_PRESENT_CHANGED,	/* its + lines are there, near each other, and its - lines are gone from there */
+	PROV_HUNK_PRESENT_CHANGED,	/* its + lines are there, near each other, and its - lines are gone from
+					 * there; or each changed line's token change is made on a like line */
 	PROV_HUNK_ABSENT,	/* it would apply forward with fuzz, or its - lines are there and its + lines are not */
 	PROV_HUNK_TEST_ONLY	/* not a state of prov_hunk_match: a test file's hunk, missing */
 };
@@ -72,6 +77,13 @@ const char *prov_hunk_state_name(enum prov_hunk_state s);
  * is O(file lines x hunk lines), no allocation beyond the hunk's size.
  */
 enum prov_hunk_state prov_hunk_match(const struct prov_hunk *h, const struct prov_hunk_file *f);
+
+/*
+ * 1 when the code hunk h changes is not in file f at all (a hunk a backport
+ * drops because the release does not have that code yet): none of its
+ * distinctive context or - lines is there, nor a line like a - line.
+ */
+int prov_hunk_not_applicable(const struct prov_hunk *h, const struct prov_hunk_file *f);
 
 /* 1 for a test file: a tests/, test/, testsuite/, testing/ directory, *_test.*, test_*.*, *_tests.*, *.test. */
 int prov_hunk_is_test_path(const char *path);

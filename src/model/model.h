@@ -183,6 +183,7 @@ struct prov_fix_evidence {
 	char *function;	/* the function named in the header, or NULL */
 	const char *state;	/* static string */
 	char *via;	/* patch path or commit, or NULL */
+	const char *note;	/* static: why an unknown hunk does not count, or NULL */
 };
 
 void prov_fix_evidence_release(struct prov_fix_evidence *e, size_t n);	/* frees e too */

@@ -202,6 +202,7 @@ void prov_report_json_fix_evidence(struct prov_json *j, const struct prov_fix_st
 		prov_json_kv_string(j, "function", e->function);
 		prov_json_kv_string(j, "state", e->state);
 		prov_json_kv_string(j, "via", e->via);
+		prov_json_kv_string(j, "note", e->note);
 		prov_json_end_object(j);
 	}
 	prov_json_end_array(j);
