@@ -403,6 +403,8 @@ needs_value:
 	bo.extra_patch_names = rpm.names;
 	bo.extra_patch_ids = rpm.ids;
 	bo.nextra_patches = rpm.n;
+	bo.extra_patch_texts = rpm.texts;
+	bo.extra_patch_notes = rpm.notes;
 	if ((error = prov_repo_resolve(&deployed, repo, at)) < 0) {
 		code = prov_cmd_fail(input || prov_repo_stale(repo) ? PROV_EUNKNOWN : PROV_EINPUT);
 		goto cleanup;

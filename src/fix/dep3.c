@@ -100,7 +100,7 @@ static int diff_starts(const char *p, const char *e)
 {
 	size_t l = (size_t)(e - p);
 
-	return (l >= 4 && (!strncmp(p, "--- ", 4) || !strncmp(p, "+++ ", 4))) ||
+	return (l == 3 && !strncmp(p, "---", 3)) || (l >= 4 && (!strncmp(p, "--- ", 4) || !strncmp(p, "+++ ", 4))) ||
 	       (l >= 5 && !strncmp(p, "diff ", 5)) || (l >= 7 && !strncmp(p, "Index: ", 7)) ||
 	       (l >= 4 && !strncmp(p, "@@ -", 4));
 }
@@ -127,7 +127,7 @@ void prov_dep3_parse(struct prov_dep3 *out, const char *text, size_t len)
 			const char *comma = memchr(v, ',', (size_t)(ve - v));
 			const char *ke = comma ? comma : ve;
 
-			if (!out->origin_kind) {
+			if (!out->origin_kind && !out->origin) {
 				static const char *const kinds[] = { "upstream", "backport", "vendor", "other", NULL };
 				size_t i;
 

@@ -465,10 +465,14 @@ static void sides_release(struct sides *s)
 	free(s->plus_d);
 }
 
+/* Line comparisons one search may make: past it, not found (bounded work on hostile input). */
+#define FIND_BUDGET ((size_t)50 * 1000 * 1000)
+#define MAX_ANCHORS 256	/* places one hunk is tried at, per way of matching */
+
 /* The first index >= from where seq[0..m) is in f, else SIZE_MAX. */
 static size_t find_seq(const struct prov_hunk_file *f, const uint64_t *seq, size_t m, size_t from)
 {
-	size_t i, k;
+	size_t i, k, work = 0;
 
 	if (!m || m > f->n)
 		return SIZE_MAX;
@@ -477,6 +481,8 @@ static size_t find_seq(const struct prov_hunk_file *f, const uint64_t *seq, size
 			;
 		if (k == m)
 			return i;
+		if ((work += k + 1) > FIND_BUDGET)
+			break;
 	}
 	return SIZE_MAX;
 }
@@ -523,12 +529,13 @@ static int plus_present(const struct prov_hunk_file *f, const struct sides *s, s
 			anchor = k;
 	if (anchor == SIZE_MAX)
 		return 0;
-	for (i = 0; i < f->n; i++) {
+	for (i = 0, k = 0; i < f->n && k < MAX_ANCHORS; i++) {
 		size_t lo = i, hi = i, pos, j;
 		int ok = 1;
 
 		if (f->hash[i] != s->plus[anchor])
 			continue;
+		k++;
 		/* before the anchor, backwards */
 		pos = i;
 		for (j = anchor; ok && j-- > 0;) {
@@ -584,11 +591,13 @@ static int deletion_present(const struct prov_hunk_file *f, const struct sides *
 		}
 	if (before == SIZE_MAX || after == SIZE_MAX)
 		return 0;
-	for (i = 0; i + 1 < f->n; i++)
-		if (f->hash[i] == s->pre[before] && f->hash[i + 1] == s->pre[after] &&
-		    !any_flagged_in(f, s->minus, s->minus_d, s->nminus, sub_sat(i, s->nminus + 3),
-				    i + s->nminus + 4))
-			return 1;
+	for (i = 0, k = 0; i + 1 < f->n && k < MAX_ANCHORS; i++)
+		if (f->hash[i] == s->pre[before] && f->hash[i + 1] == s->pre[after]) {
+			if (!any_flagged_in(f, s->minus, s->minus_d, s->nminus, sub_sat(i, s->nminus + 3),
+					    i + s->nminus + 4))
+				return 1;
+			k++;
+		}
 	return 0;
 }
 
@@ -610,8 +619,8 @@ static int fuzzy_absent(const struct prov_hunk_file *f, const struct sides *s)
 		return 0;
 	if (!distinct && hi - lo < 2)
 		return 0;	/* an addition: the remaining context must say where */
-	for (at = find_seq(f, s->pre + lo, hi - lo, 0); at != SIZE_MAX;
-	     at = find_seq(f, s->pre + lo, hi - lo, at + 1))
+	for (at = find_seq(f, s->pre + lo, hi - lo, 0), k = 0; at != SIZE_MAX && k < MAX_ANCHORS;
+	     at = find_seq(f, s->pre + lo, hi - lo, at + 1), k++)
 		if (!any_flagged_in(f, s->plus, s->plus_d, s->nplus, sub_sat(at, s->nplus + 3),
 				    at + (hi - lo) + s->nplus + 3))
 			return 1;
@@ -621,12 +630,12 @@ static int fuzzy_absent(const struct prov_hunk_file *f, const struct sides *s)
 /* The - lines as a block, distinctive, with no distinctive + line near. */
 static int minus_absent(const struct prov_hunk_file *f, const struct sides *s)
 {
-	size_t at;
+	size_t at, tries = 0;
 
 	if (!s->nminus || !s->ndminus)
 		return 0;
-	for (at = find_seq(f, s->minus, s->nminus, 0); at != SIZE_MAX;
-	     at = find_seq(f, s->minus, s->nminus, at + 1))
+	for (at = find_seq(f, s->minus, s->nminus, 0); at != SIZE_MAX && tries < MAX_ANCHORS;
+	     at = find_seq(f, s->minus, s->nminus, at + 1), tries++)
 		if (!any_flagged_in(f, s->plus, s->plus_d, s->nplus, sub_sat(at, s->nplus + 3),
 				    at + s->nminus + s->nplus + 3))
 			return 1;
@@ -728,7 +737,7 @@ static size_t build_reqs(struct req *rq, const struct prov_hunk *h, size_t *npos
 static int adapted_present(const struct prov_hunk *h, const struct prov_hunk_file *f)
 {
 	struct req *rq;
-	size_t nr, npos, first = SIZE_MAX, i, k, span = h->n + 10;
+	size_t nr, npos, first = SIZE_MAX, i, k, span = h->n + 10, tries;
 	int found = 0;
 
 	if (!f->tok || !h->n || h->n > 2000)
@@ -738,12 +747,13 @@ static int adapted_present(const struct prov_hunk *h, const struct prov_hunk_fil
 	for (k = 0; k < nr && first == SIZE_MAX; k++)
 		if (rq[k].kind != 2)
 			first = k;
-	for (i = 0; first != SIZE_MAX && i < f->n && !found; i++) {
+	for (i = 0, tries = 0; first != SIZE_MAX && i < f->n && !found && tries < MAX_ANCHORS; i++) {
 		size_t lo = sub_sat(i, span), hi = i + span + 1;
 		int ok = 1;
 
 		if (!req_match(&rq[first], f, i))
 			continue;
+		tries++;
 		for (k = 0; k < nr && ok; k++)
 			if (k != first)
 				ok = rq[k].kind == 2 ? !req_near(&rq[k], f, lo, hi) : req_near(&rq[k], f, lo, hi);
@@ -824,6 +834,8 @@ enum prov_hunk_state prov_hunk_match(const struct prov_hunk *h, const struct pro
 	}
 	if (post_at && pre_at)
 		goto done;	/* both: the surrounding code repeats */
+	if (h->n > PROV_HUNK_FUZZY_MAX)
+		goto done;	/* too large to compare line by line near-by */
 	if ((s.nplus && plus_present(f, &s, h->n + 8)) || (!s.nplus && deletion_present(f, &s))) {
 		st = PROV_HUNK_PRESENT_CHANGED;
 		goto done;

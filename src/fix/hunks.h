@@ -35,6 +35,7 @@ struct prov_hunks {
 #define PROV_HUNKS_MAX 20000	/* hunks kept per diff; the rest are dropped */
 #define PROV_HUNK_MAX_LINES 100000	/* lines per hunk */
 #define PROV_HUNKS_MAX_TEXT ((size_t)64 << 20)
+#define PROV_HUNK_FUZZY_MAX 2000	/* larger hunks are compared exactly only */
 
 /*
  * Parse `text`: "--- "/"+++ " pairs followed by "@@ -a,b +c,d @@" hunks;
