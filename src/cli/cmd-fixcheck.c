@@ -48,17 +48,26 @@ static const char help[] =
 	"A fix is in the deployed build by ancestry ('ancestor'), as a commit on its\n"
 	"history that says '(cherry picked from commit FIX)' or has the fix's\n"
 	"patch-id (git patch-id --stable), or whose changes cover every file of the\n"
-	"fix ('cherry-pick'), as a Debian or RPM patch ('distribution-patch'), or only for\n"
-	"some of its files or commits ('partial', not included).\n"
+	"fix ('cherry-pick'), as a Debian or RPM patch ('distribution-patch'), with\n"
+	"its effect in the deployed tree but not byte-identical ('adapted': context\n"
+	"drifted, lines changed a little, test hunks not shipped); or not: some hunks\n"
+	"shown absent ('partial'), every hunk absent ('missing'). Each hunk is looked\n"
+	"for in the deployed tree (REV plus the distribution's patches) as 'git apply\n"
+	"--check --reverse' would, whitespace aside, through renames: present-exact,\n"
+	"present-changed-lines, absent, test-only or unknown (JSON evidence[], with\n"
+	"the patch carrying it; DEP-3 Origin/Applied-Upstream headers naming the fix\n"
+	"in named_by). A hunk neither shown present nor absent (code rewritten):\n"
+	"UNKNOWN, exit 3, never 'not included'.\n"
 	"\n"
 	"Text output: one line per COMMIT, 'YES <fix> is in <rev> (first in tag T):\n"
 	"<how>', 'PARTIAL ...' or 'NO <fix> is not in <rev> ...' with the first tag\n"
 	"containing it and, when a branch holding <rev> got it later by cherry-pick,\n"
-	"'upgrade to TAG, same branch B'. Exit 0 when every fix is included, 1 when\n"
+	"'upgrade to TAG, same branch B', then '; hunks: ...' when the hunks decided.\n"
+	"Exit 0 when every fix is included, 1 when\n"
 	"one is not, 2 for an unknown commit or revision, 3 when it could not be\n"
 	"determined (fetch failed, no mirror offline, no deployed commit, no upstream\n"
-	"repository for an imported source), 64 for a\n"
-	"usage error.\n";
+	"repository for an imported source, a hunk neither present nor absent), 64\n"
+	"for a usage error. See docs/fixcheck.md.\n";
 
 #define MAX_RANGE 1000
 
