@@ -558,18 +558,62 @@ static void effect_verdict(struct prov_backport *out, struct prov_effect *eff, c
 	prov_buf_release(&no);
 }
 
+/*
+ * Is fix an ancestor of deployed? Two commit ids answer it for ever: kept in
+ * the cache (the walk of a deep history is most of a warm fixcheck).
+ */
+static int cached_is_ancestor(int *anc, struct prov_repo *r, const char *fix_hex, const char *deployed_hex,
+			      struct prov_cache *cache)
+{
+	char *key = prov_xasprintf("ancestor-of:%s", deployed_hex), *v = NULL, *unused = NULL;
+	int error;
+
+	if (cache && prov_cache_backport_get(&v, &unused, cache, fix_hex, key) == 0 && v &&
+	    (!strcmp(v, "1") || !strcmp(v, "0"))) {
+		*anc = v[0] == '1';
+		error = 0;
+		goto cleanup;
+	}
+	prov_error_clear();
+	if ((error = prov_repo_is_ancestor(anc, r, fix_hex, deployed_hex)) < 0)
+		goto cleanup;
+	if (cache && prov_cache_backport_put(cache, fix_hex, key, *anc ? "1" : "0", "") < 0) {
+		prov_warn("%s", prov_error_last());
+		prov_error_clear();
+	}
+cleanup:
+	free(key);
+	free(v);
+	free(unused);
+	return error;
+}
+
 /* A later cherry-pick on a branch that contains the deployed commit. */
 static int search_branches(struct prov_backport *out, struct prov_repo *r, const char *fix_hex,
 			   const char *deployed_hex, const char *fix_pid, char *const *fix_files,
 			   const char *const *fix_ids, size_t nfiles, const struct prov_backport_opts *o,
 			   size_t max)
 {
-	char **branches = NULL;
-	size_t nb = 0, i, k;
+	char **branches = NULL, **tips = NULL;
+	size_t nb = 0, nt = 0, i, k;
 	int error;
 
-	if ((error = prov_repo_branches_containing(&branches, &nb, r, deployed_hex)) < 0)
+	/* the branches whose tip contains the deployed commit (each answer kept in the cache) */
+	if ((error = prov_repo_branch_tips(&branches, &tips, &nt, r)) < 0)
 		return error;
+	for (i = 0; i < nt; i++) {
+		int yes = 0;
+
+		if (cached_is_ancestor(&yes, r, deployed_hex, tips[i], o->cache) == 0 && yes) {
+			branches[nb++] = branches[i];
+			branches[i] = i >= nb ? NULL : branches[i];
+		} else {
+			free(branches[i]);
+			branches[i] = NULL;
+		}
+		prov_error_clear();
+	}
+	strv_free(tips, nt);
 	for (i = 0; i < nb && !out->branch; i++) {
 		struct prov_range_commit *rc = NULL;
 		size_t nrc = 0;
@@ -578,7 +622,7 @@ static int search_branches(struct prov_backport *out, struct prov_repo *r, const
 		int anc = 0, found;
 
 		if (prov_repo_resolve(&tip, r, branches[i]) < 0 ||
-		    prov_repo_is_ancestor(&anc, r, fix_hex, tip) < 0 || anc ||
+		    cached_is_ancestor(&anc, r, fix_hex, tip, o->cache) < 0 || anc ||
 		    prov_repo_range(&rc, &nrc, r, tip, deployed_hex, max) < 0)
 			goto next;
 		found = search_range(&via, present, r, rc, nrc, fix_hex, fix_pid, fix_files,
@@ -622,7 +666,7 @@ int prov_backport_check(struct prov_backport *out, struct prov_repo *r, const ch
 	if (!o)
 		o = &none;
 	max = o->max_commits ? o->max_commits : 1000000;
-	if ((error = prov_repo_is_ancestor(&anc, r, fix_hex, deployed_hex)) < 0)
+	if ((error = cached_is_ancestor(&anc, r, fix_hex, deployed_hex, o->cache)) < 0)
 		goto cleanup;
 	if ((error = prov_repo_first_tag(&out->first_tag, r, fix_hex)) < 0)
 		goto cleanup;

@@ -1583,3 +1583,51 @@ int prov_repo_find_basename(char ***out, size_t *nout, struct prov_repo *r, cons
 	*nout = w.n;
 	return 0;
 }
+
+int prov_repo_branch_tips(char ***names, char ***tips, size_t *nout, struct prov_repo *r)
+{
+	git_reference_iterator *it = NULL;
+	git_reference *ref = NULL;
+	char **v = NULL, **t = NULL, **pairs = NULL;
+	size_t n = 0, alloc = 0, i;
+
+	*names = *tips = NULL;
+	*nout = 0;
+	if (git_reference_iterator_glob_new(&it, r->repo, "refs/heads/*") < 0)
+		return git_fail(PROV_ERROR, "cannot list branches");
+	while (git_reference_next(&ref, it) == 0) {
+		git_object *obj = NULL;
+		char hex[GIT_OID_HEXSZ + 1];
+
+		if (n < 10000 && git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT) == 0) {
+			git_oid_tostr(hex, sizeof(hex), git_object_id(obj));
+			PROV_ALLOC_GROW(pairs, n + 1, alloc);
+			/* "name\0hex": sorted by name */
+			{
+				size_t nl = strlen(git_reference_shorthand(ref));
+
+				pairs[n] = prov_xmalloc(nl + 1 + sizeof(hex));
+				memcpy(pairs[n], git_reference_shorthand(ref), nl + 1);
+				memcpy(pairs[n] + nl + 1, hex, sizeof(hex));
+			}
+			n++;
+		}
+		git_object_free(obj);
+		git_reference_free(ref);
+	}
+	git_reference_iterator_free(it);
+	if (n)
+		qsort(pairs, n, sizeof(*pairs), str_cmp);
+	v = prov_xcalloc(n + 1, sizeof(*v));
+	t = prov_xcalloc(n + 1, sizeof(*t));
+	for (i = 0; i < n; i++) {
+		v[i] = prov_xstrdup(pairs[i]);
+		t[i] = prov_xstrdup(pairs[i] + strlen(pairs[i]) + 1);
+		free(pairs[i]);
+	}
+	free(pairs);
+	*names = v;
+	*tips = t;
+	*nout = n;
+	return 0;
+}

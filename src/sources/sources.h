@@ -154,6 +154,9 @@ int prov_repo_merge_base(char **out, struct prov_repo *r, const char *a_hex, con
 int prov_repo_branches_containing(char ***out, size_t *nout, struct prov_repo *r,
 				  const char *commit_hex);
 
+/* Every branch (refs/heads/ name, sorted) and its tip commit (40 hex); caller frees each and both arrays. */
+int prov_repo_branch_tips(char ***names, char ***tips, size_t *nout, struct prov_repo *r);
+
 /*
  * The blob at commit_hex:path into out (at most max bytes: PROV_ELIMIT);
  * PROV_ENOTFOUND when there is no such file.
