@@ -558,6 +558,30 @@ static void effect_verdict(struct prov_backport *out, struct prov_effect *eff, c
 	prov_buf_release(&no);
 }
 
+/* The hunks of the fix in the deployed tree; *have 0 when there are none or the diff is too large. */
+static int run_effect(struct prov_effect *eff, int *have, struct prov_repo *r, const char *fix_hex,
+		      const char *deployed_hex, const struct prov_backport_opts *o)
+{
+	struct prov_dist_patches own = { 0 };
+	const struct prov_dist_patches *dp = o->dist;
+	struct prov_effect_tree t = { r, deployed_hex, o->patches_repo, o->patches_repo ? o->patches_commit : NULL };
+	int error;
+
+	*have = 0;
+	if (!dp && (error = load_dist(&own, o)) < 0)
+		return error;
+	error = prov_effect_check(eff, fix_hex, dp ? dp : &own, &t);
+	prov_dist_patches_release(&own);
+	if (error == PROV_ELIMIT) {
+		prov_error_clear();	/* too large to compare: the ids decide */
+		return 0;
+	}
+	if (error < 0)
+		return error;
+	*have = eff->n > 0;
+	return 0;
+}
+
 /*
  * Is fix an ancestor of deployed? Two commit ids answer it for ever: kept in
  * the cache (the walk of a deep history is most of a warm fixcheck).
@@ -751,27 +775,8 @@ int prov_backport_check(struct prov_backport *out, struct prov_repo *r, const ch
 		if (present[k])
 			npresent++;
 	/* the effect of the fix on the deployed tree, hunk by hunk */
-	{
-		struct prov_dist_patches own = { 0 };
-		const struct prov_dist_patches *dp = o->dist;
-		struct prov_effect_tree t = { r, deployed_hex, o->patches_repo,
-					      o->patches_repo ? o->patches_commit : NULL };
-
-		if (!dp && (error = load_dist(&own, o)) < 0)
-			goto cleanup;
-		if (!dp)
-			dp = &own;
-		error = prov_effect_check(&eff, fix_hex, dp, &t);
-		prov_dist_patches_release(&own);
-		if (error == PROV_ELIMIT) {
-			prov_error_clear();	/* too large to compare: the ids decide */
-			error = 0;
-		} else if (error < 0) {
-			goto cleanup;
-		} else {
-			have_effect = eff.n > 0;
-		}
-	}
+	if ((error = run_effect(&eff, &have_effect, r, fix_hex, deployed_hex, o)) < 0)
+		goto cleanup;
 	if (nfiles && npresent == nfiles) {
 		struct prov_buf b = PROV_BUF_INIT;
 		/* a file found only in a distribution patch */

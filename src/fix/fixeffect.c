@@ -238,6 +238,29 @@ static const char *carried_by(const struct prov_dist_patches *dp, const struct p
 	return NULL;
 }
 
+/*
+ * Patches not applied to the tree (RPM): does one change the lines this hunk
+ * changes (one of its - lines is a - line of the hunk), differently? Then
+ * "absent" in the upstream tree proves nothing.
+ */
+static int touched_by(const struct prov_dist_patches *dp, const struct prov_hunk *h)
+{
+	size_t i, k, a, b;
+
+	for (i = 0; i < dp->n; i++)
+		for (k = 0; k < dp->v[i].hunks.n; k++) {
+			const struct prov_hunk *ph = &dp->v[i].hunks.v[k];
+
+			if (strcmp(prov_basename(ph->path), prov_basename(h->path)))
+				continue;
+			for (a = 0; a < ph->n; a++)
+				for (b = 0; ph->origin[a] == '-' && b < h->n; b++)
+					if (h->origin[b] == '-' && ph->lines[a][0] && !strcmp(ph->lines[a], h->lines[b]))
+						return 1;
+		}
+	return 0;
+}
+
 static int add_evidence(struct prov_effect *out, const char *fix_hex, const struct prov_hunk *h,
 			const struct located *loc, enum prov_hunk_state st, const char *via)
 {
@@ -318,6 +341,8 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 			via = carried_by(dp, h, fix_hex);
 		if (via && !dp->applied && st != PROV_HUNK_PRESENT_EXACT)
 			st = PROV_HUNK_PRESENT_CHANGED;	/* a patch that rpmbuild applies */
+		else if (!via && dp && !dp->applied && st == PROV_HUNK_ABSENT && touched_by(dp, h))
+			st = PROV_HUNK_UNKNOWN;	/* a patch changes those lines some other way */
 		if ((st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED) && !via)
 			via = t->deployed_hex;	/* already in the upstream code deployed */
 		if ((st == PROV_HUNK_ABSENT || st == PROV_HUNK_UNKNOWN) && prov_hunk_is_test_path(h->path))
