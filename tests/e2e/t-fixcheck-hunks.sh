@@ -228,6 +228,10 @@ Applied-Upstream: $fixR"
 ed "$wk/src/net.c" "if (o < 0) log_open_failure(host);" "if (o < 0) return log_open_failure(host), -1;"
 mkpatch 50-tests.patch "Description: net_open fails (the test is not shipped)
 Origin: upstream, https://git.example.invalid/libfoo/commit/?id=${fixT:0:12}"
+# a patch that names fix X but does not carry it (evidence, not proof)
+ed "$wk/src/net.c" "/* net.c: network reads */" "/* net.c: network reads (see upstream fix) */"
+mkpatch 60-named.patch "Description: mentions the miss fix, carries something else
+Origin: vendor, https://git.example.invalid/libfoo/commit/$fixX"
 
 tar -C "$w" -xzf "$w/libfoo_1.0.orig.tar.gz"
 mkdir -p "$w/libfoo-1.0/debian/source" "$w/libfoo-1.0/debian/patches"
@@ -347,6 +351,7 @@ check_eq "$(states) $(field how)" "$want adapted" "tests: states, how"
 want=$(truths "$fixX"); check_eq "$want" absent "truth: missing"
 check_exit 1 "really missing" -- fc "$fixX" --format json
 check_eq "$(field how) $(field included) $(field first_tag)" "missing false v1.1" "missing: how, first tag"
+check_eq "$(json_get "$T/last.out" '" ".join(d[0]["named_by"])')" debian/patches/60-named.patch "missing: the patch naming it is listed, not believed"
 validate
 
 # rewritten: neither present nor absent -> 3, never "not included"

@@ -110,6 +110,11 @@ check_eq "$(json_get "$T/r.json" 'd["fixes"][0]["via"]')" "$want_patch" "resolve
 check_eq "$(json_get "$T/r.json" 'd["fixes"][0]["included"]')" true "resolve: fix A included"
 check_exit 1 "resolve --fix B" -- P resolve "$root/core" --sysroot "$root" --mapping "$T/up.map" --fix "$fixb" --format json
 check_eq "$(json_get "$T/last.out" 'd["fixes"][0]["first_tag"]')" "$first_b" "resolve: fix B first tag"
+check_eq "$(json_get "$T/last.out" 'd["fixes"][0]["how"]')" missing "resolve: fix B how = fixcheck's"
+check_eq "$(json_get "$T/last.out" 'json.dumps(d["fixes"][0]["evidence"], sort_keys=True)')" \
+	"$(json_get "$T/b.json" 'json.dumps(d[0]["evidence"], sort_keys=True)')" "resolve: fix B evidence = fixcheck's"
+check_exit 1 "resolve --fix B (markdown)" -- P resolve "$root/core" --sysroot "$root" --mapping "$T/up.map" --fix "$fixb" --format markdown
+check_match "$(cat "$T/last.out")" "NOT included.*hunks: 1 absent \[include/foo\.h @@ .* absent\]" "resolve: markdown names the absent hunk"
 check_exit 3 "resolve --fix, no upstream repository" -- P resolve "$root/core" --sysroot "$root" --mapping "$T/noup.map" --fix "$fixa" --format json
 check_match "$(json_get "$T/last.out" 'd["fixes"][0]["note"]')" "no upstream repository" "resolve: the note says why"
 # --- a fix of two commits (A..B): one carried by the package, one not ----------------------
