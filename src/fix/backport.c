@@ -564,7 +564,8 @@ static int run_effect(struct prov_effect *eff, int *have, struct prov_repo *r, c
 {
 	struct prov_dist_patches own = { 0 };
 	const struct prov_dist_patches *dp = o->dist;
-	struct prov_effect_tree t = { r, deployed_hex, o->patches_repo, o->patches_repo ? o->patches_commit : NULL };
+	struct prov_effect_tree t = { r, deployed_hex, o->patches_repo, o->patches_repo ? o->patches_commit : NULL,
+				      o->cache };
 	int error;
 
 	*have = 0;

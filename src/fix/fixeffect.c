@@ -2,8 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "defs.h"
 #include "error.h"
 #include "fixeffect.h"
+#include "srcdefs.h"
 #include "srcimport.h"
 #include "util.h"
 #include "banned.h"
@@ -143,6 +145,51 @@ static int read_tree_file(struct prov_buf *b, const struct prov_effect_tree *t, 
 				   t->tree_commit ? t->tree_commit : t->deployed_hex, path, PROV_SOURCES_MAX_BLOB);
 }
 
+/*
+ * The one file of the deployed tree that defines function `word` (NULL when
+ * none or several do): the tree's definitions indexed once in the cache.
+ */
+static char *defining_file(const struct prov_effect_tree *t, const char *word)
+{
+	struct prov_repo *r = t->tree_repo ? t->tree_repo : t->r;
+	const char *commit = t->tree_commit ? t->tree_commit : t->deployed_hex;
+	struct prov_defs all = { 0 };
+	char *path = NULL;
+	size_t i;
+	int indexed = t->cache ? prov_cache_defs_indexed(t->cache, commit, "") : 0, many = 0;
+
+	if (indexed > 0) {
+		if (prov_cache_defs_find(&all, t->cache, commit, "", word) < 0)
+			goto cleanup;
+	} else {
+		if (prov_repo_scan_defs(&all, r, commit, "") < 0)
+			goto cleanup;
+		if (t->cache && prov_cache_defs_put(t->cache, commit, "", &all) < 0)
+			prov_warn("%s", prov_error_last());
+	}
+	for (i = 0; i < all.n && !many; i++) {
+		if (strcmp(all.items[i].name, word))
+			continue;
+		if (path && strcmp(path, all.items[i].path))
+			many = 1;
+		else if (!path)
+			path = prov_xstrdup(all.items[i].path);
+	}
+	if (many) {
+		free(path);
+		path = NULL;
+	}
+cleanup:
+	prov_error_clear();
+	for (i = 0; i < all.n; i++) {
+		free(all.items[i].qname);
+		free(all.items[i].name);
+		free(all.items[i].path);
+	}
+	free(all.items);
+	return path;
+}
+
 /* Where the hunk's file is in the deployed tree; loc->found 0 when nowhere (or too large). */
 static int locate(struct located *loc, const struct prov_hunk *h, const char *fix_parent,
 		  const struct prov_effect_tree *t)
@@ -193,6 +240,11 @@ static int locate(struct located *loc, const struct prov_hunk *h, const char *fi
 		goto found;
 	free(loc->deployed);
 	loc->deployed = NULL;
+	/* no such file: the one file that defines the hunk's function */
+	if (!ncand && word && (loc->deployed = defining_file(t, word)) && read_tree_file(&b, t, loc->deployed) == 0)
+		goto found;
+	free(loc->deployed);
+	loc->deployed = NULL;
 none:
 	prov_error_clear();
 	if (error < 0 && error != PROV_ENOTFOUND && error != PROV_ELIMIT) {
@@ -219,7 +271,7 @@ cleanup:
 
 /* The patch carrying hunk h (named ones first), or NULL. */
 static const char *carried_by(const struct prov_dist_patches *dp, const struct prov_hunk *h,
-			      const char *fix_hex)
+			      const char *fix_hex, const char *deployed_path)
 {
 	int pass;
 	size_t i, k;
@@ -231,7 +283,9 @@ static const char *carried_by(const struct prov_dist_patches *dp, const struct p
 			if (prov_dep3_names(&p->dep3, fix_hex) != (pass == 0))
 				continue;
 			for (k = 0; k < p->hunks.n; k++)
-				if (!strcmp(prov_basename(p->hunks.v[k].path), prov_basename(h->path)) &&
+				if ((!strcmp(prov_basename(p->hunks.v[k].path), prov_basename(h->path)) ||
+				     (deployed_path &&
+				      !strcmp(prov_basename(p->hunks.v[k].path), prov_basename(deployed_path)))) &&
 				    prov_hunk_carries(&p->hunks.v[k], h))
 					return p->name;
 		}
@@ -338,7 +392,7 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 		}
 		st = prov_hunk_match(h, loc->found ? &loc->f : NULL);
 		if (dp && (st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED || !dp->applied))
-			via = carried_by(dp, h, fix_hex);
+			via = carried_by(dp, h, fix_hex, loc->deployed);
 		if (via && !dp->applied && st != PROV_HUNK_PRESENT_EXACT)
 			st = PROV_HUNK_PRESENT_CHANGED;	/* a patch that rpmbuild applies */
 		else if (!via && dp && !dp->applied && st == PROV_HUNK_ABSENT && touched_by(dp, h))

@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 
+#include "cache.h"
 #include "dep3.h"
 #include "hunks.h"
 #include "model.h"
@@ -14,7 +15,9 @@
  * of the fix is looked for in the deployed file (prov_hunk_match), the file
  * found through renames (libgit2 between the fix's parent and the deployed
  * upstream commit) or, when gone, by its base name (the one holding the
- * hunk's function when several do); a present hunk is credited to the
+ * hunk's function when several do), else by the one file that defines the
+ * function the hunk's header names (src/util/srcdefs.h, the definitions of
+ * the deployed tree indexed once in the cache); a present hunk is credited to the
  * distribution patch that carries its changed lines (a patch naming the fix
  * in its DEP-3 header or trailers first), else to the deployed commit.
  * docs/fixcheck.md has the verdicts built from these states.
@@ -46,6 +49,7 @@ struct prov_effect_tree {
 	const char *deployed_hex;	/* the deployed upstream commit */
 	struct prov_repo *tree_repo;	/* the deployed tree: the import (NULL: r) */
 	const char *tree_commit;	/* its commit (NULL: deployed_hex) */
+	struct prov_cache *cache;	/* definitions index for the function search; may be NULL */
 };
 
 struct prov_effect {

@@ -137,6 +137,21 @@ int x_init(int flags)
 	return st;
 }
 EOF
+cat > "$up/src/misc.c" <<'EOF'
+/* misc.c */
+int misc_a(void)
+{
+	return 1;
+}
+
+int str_trim(char *s)
+{
+	int n = 0;
+
+	while (s[n] == ' ') n++;
+	return n;
+}
+EOF
 cat > "$up/tests/test_net.c" <<'EOF'
 #include "net.h"
 int test_net_open(void)
@@ -175,6 +190,15 @@ ed "$up/src/old.c" "	int b = a * 2;
 	wide += 7;
 	return (int)wide;"
 commit "old: rewrite" >/dev/null
+# str_trim moves from misc.c into a new strutil.c (misc.c stays: no rename)
+python3 - "$up/src/misc.c" "$up/src/strutil.c" <<'PY2'
+import sys
+s = open(sys.argv[1]).read()
+i = s.index("int str_trim")
+open(sys.argv[1], "w").write(s[:i].rstrip("\n") + "\n")
+open(sys.argv[2], "w").write("/* strutil.c: string helpers */\n#include <stddef.h>\n\n" + s[i:])
+PY2
+commit "str_trim to strutil.c" >/dev/null
 # the fixes
 ed "$up/src/net.c" "if (r < 0) return r;" "if (r <= 0) return -1;"; fixD=$(commit "net_read: fail on EOF")
 ed "$up/src/parse.c" "if (len > max) ok = 0;" "if (len >= max) ok = 0;" "if (elen > 64) q = -1;" "if (elen >= 64) q = -1;"
@@ -189,6 +213,7 @@ printf 'int test_net_open_bad(void)\n{\n\treturn net_open("") < 0;\n}\n' >> "$up
 fixT=$(commit "net_open: fail, with a test")
 ed "$up/src/miss.c" "if (v > 100) r = 100;" "if (v > 100 || v < 0) r = 100;"; fixX=$(commit "miss: negative")
 ed "$up/src/old.c" "wide += 7;" "wide += 9;"; fixW=$(commit "old: nine")
+ed "$up/src/strutil.c" "while (s[n] == ' ') n++;" "while (s[n] == ' ' || s[n] == '\t') n++;"; fixF=$(commit "str_trim: tabs")
 g tag v1.1
 
 # --- the Debian source package: v1.0 plus quilt patches ----------------------------------
@@ -228,6 +253,9 @@ Applied-Upstream: $fixR"
 ed "$wk/src/net.c" "if (o < 0) log_open_failure(host);" "if (o < 0) return log_open_failure(host), -1;"
 mkpatch 50-tests.patch "Description: net_open fails (the test is not shipped)
 Origin: upstream, https://git.example.invalid/libfoo/commit/?id=${fixT:0:12}"
+ed "$wk/src/misc.c" "while (s[n] == ' ') n++;" "while (s[n] == ' ' || s[n] == '\t') n++;"
+mkpatch 70-moved.patch "Description: str_trim: tabs (in misc.c in 1.0)
+Origin: upstream, $fixF"
 # a patch that names fix X but does not carry it (evidence, not proof)
 ed "$wk/src/net.c" "/* net.c: network reads */" "/* net.c: network reads (see upstream fix) */"
 mkpatch 60-named.patch "Description: mentions the miss fix, carries something else
@@ -272,6 +300,9 @@ truth() { # truth SHA K: the state of hunk K of SHA in the patched tree
 	if [ ! -e "$tree/$f" ]; then
 		# renamed since the release (git diff -M, the release against the fix's parent)
 		old=$(g diff -M --name-status v1.0 "$1^" | awk -v f="$f" '$1 ~ /^R/ && $3 == f {print $2}')
+		# else the file that defines the hunk's function (grep)
+		fn=$(sed -n 's/^@@ [^@]* @@ [a-z ]*\b\([a-z_]*\)(.*/\1/p' "$h")
+		[ -z "$old" ] && [ -n "$fn" ] && old=$(cd "$tree" && grep -rl --exclude-dir=.pc "^[a-z].* $fn(" --include=*.c . | sed 's|^\./||')
 		[ -n "$old" ] && sed -i "s|a/$f|a/$old|g; s|b/$f|b/$old|g" "$h" && f=$old
 	fi
 	if (cd "$tree" && git apply --check --reverse "$h") 2>/dev/null; then echo present-exact
@@ -341,6 +372,12 @@ check_eq "$(states)" "$want" "rename: hunk states"
 check_eq "$(json_get "$T/last.out" 'd[0]["evidence"][0]["file"] + " " + d[0]["evidence"][0]["deployed_file"]')" \
 	"lib/sub/x.c $(g diff -M --name-status v1.0 "$fixR^" | awk '$1 ~ /^R/ {print $2}')" "rename: found where git diff -M says"
 check_eq "$(field how)" distribution-patch "rename: how"
+
+# the function moved to another file since the release: found by its definition
+want=$(truths "$fixF"); check_eq "$want" present-exact "truth: moved function (grep finds it in misc.c)"
+check_exit 0 "function in another file" -- fc "$fixF" --format json
+check_eq "$(states) $(field how)" "$want distribution-patch" "moved: states, how"
+check_eq "$(json_get "$T/last.out" 'd[0]["evidence"][0]["deployed_file"]')" src/misc.c "moved: found in misc.c"
 
 # the test hunk not shipped
 want=$(truths "$fixT"); check_eq "$want" "present-exact test-only" "truth: tests"
