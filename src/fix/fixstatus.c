@@ -151,6 +151,18 @@ int prov_fix_status_check(struct prov_crash *c, const char *const *fixes, size_t
 			error = 0;
 			continue;
 		}
+		x->evidence = bp.evidence;
+		x->nevidence = bp.nevidence;
+		bp.evidence = NULL;
+		bp.nevidence = 0;
+		if (bp.undetermined) {
+			/* neither shown present nor absent: could not be determined (exit 3) */
+			x->reason = bp.reason;
+			x->note = prov_xstrdup(bp.reason ? bp.reason : "undetermined");
+			bp.reason = NULL;
+			prov_backport_release(&bp);
+			continue;
+		}
 		x->known = 1;
 		x->included = bp.included;
 		if (p->commit_is && !strcmp(p->commit_is, "approximate")) {

@@ -162,12 +162,29 @@ int prov_repo_merge_base(char **out, struct prov_repo *r, const char *a_hex, con
 int prov_repo_branches_containing(char ***out, size_t *nout, struct prov_repo *r,
 				  const char *commit_hex);
 
+/* Every branch (refs/heads/ name, sorted) and its tip commit (40 hex); caller frees each and both arrays. */
+int prov_repo_branch_tips(char ***names, char ***tips, size_t *nout, struct prov_repo *r);
+
 /*
  * The blob at commit_hex:path into out (at most max bytes: PROV_ELIMIT);
  * PROV_ENOTFOUND when there is no such file.
  */
 int prov_repo_read_blob(struct prov_buf *out, struct prov_repo *r, const char *commit_hex,
 			const char *path, size_t max);
+
+/*
+ * Where `path` of commit from_hex is in commit to_hex: *out = path itself
+ * when to_hex has it; else the path libgit2's rename detection
+ * (git_diff_find_similar, at most PROV_SOURCES_RENAME_LIMIT candidates)
+ * pairs it with in the diff from_hex -> to_hex; else NULL (return 0).
+ */
+#define PROV_SOURCES_RENAME_LIMIT 1000
+int prov_repo_renamed_path(char **out, struct prov_repo *r, const char *from_hex, const char *to_hex,
+			   const char *path);
+
+/* The paths in commit_hex's tree whose last component is `base`, at most max (caller frees each and *out). */
+int prov_repo_find_basename(char ***out, size_t *nout, struct prov_repo *r, const char *commit_hex,
+			    const char *base, size_t max);
 
 /* 1 when url is acceptable as a repository URL by scheme (https, http,
  * ssh, git, file) or is a local path; 0 otherwise. Does not touch disk. */
