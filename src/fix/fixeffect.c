@@ -127,7 +127,24 @@ struct located {
 	char *text;	/* the file's bytes */
 	size_t len;
 	int found;
+	/* the fix's own file before and after it (for what is no evidence) */
+	struct prov_hunk_file pre, post;
+	int have_pre, have_post;
 };
+
+/* The fix's own version of h's file at `commit` (before: the old path) into *f; 1 when read. */
+static int fix_side(struct prov_hunk_file *f, const struct prov_effect_tree *t, const char *commit,
+		    const char *path)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	int ok = commit && path && prov_repo_read_blob(&b, t->r, commit, path, PROV_SOURCES_MAX_BLOB) == 0;
+
+	prov_error_clear();
+	if (ok)
+		prov_hunk_file_init(f, b.buf ? b.buf : "", b.len);
+	prov_buf_release(&b);
+	return ok;
+}
 
 /* 1 when the function named in the hunk's header is in the located file. */
 static int function_in(const struct prov_hunk *h, const struct located *loc)
@@ -390,8 +407,12 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 			loc = &locs[nlocs++];
 			if ((error = locate(loc, h, parent, t)) < 0)
 				goto cleanup;
+			loc->have_pre = !h->new_file &&
+					fix_side(&loc->pre, t, parent, h->old_path ? h->old_path : h->path);
+			loc->have_post = !h->deleted_file && fix_side(&loc->post, t, fix_hex, h->path);
 		}
-		st = prov_hunk_match(h, loc->found ? &loc->f : NULL);
+		st = prov_hunk_match_fix(h, loc->found ? &loc->f : NULL, loc->have_pre ? &loc->pre : NULL,
+					 loc->have_post ? &loc->post : NULL);
 		if (dp && (st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED || !dp->applied))
 			via = carried_by(dp, h, fix_hex, loc->deployed);
 		if (via && !dp->applied && st != PROV_HUNK_PRESENT_EXACT)
@@ -417,6 +438,8 @@ cleanup:
 		free(locs[i].deployed);
 		free(locs[i].text);
 		prov_hunk_file_release(&locs[i].f);
+		prov_hunk_file_release(&locs[i].pre);
+		prov_hunk_file_release(&locs[i].post);
 	}
 	free(locs);
 	prov_hunks_release(&hs);

@@ -317,6 +317,28 @@ static size_t count_of(const uint32_t *a, size_t na, uint32_t t)
 	return c;
 }
 
+static void build_vocab(struct prov_hunk_file *f)
+{
+	size_t i, k, n = 0, total = 0;
+
+	for (i = 0; i < f->n; i++)
+		total += f->ntok[i];
+	f->vocab = prov_xmalloc((total ? total : 1) * sizeof(*f->vocab));
+	for (i = 0; i < f->n; i++)
+		for (k = 0; k < f->ntok[i]; k++)
+			f->vocab[n++] = f->tok[i][k];
+	qsort(f->vocab, n, sizeof(*f->vocab), cmp_u32);
+	for (i = 0, k = 0; i < n; i++)
+		if (!k || f->vocab[k - 1] != f->vocab[i])
+			f->vocab[k++] = f->vocab[i];
+	f->nvocab = k;
+}
+
+static int in_vocab(const struct prov_hunk_file *f, uint32_t t)
+{
+	return f->nvocab && bsearch(&t, f->vocab, f->nvocab, sizeof(t), cmp_u32) != NULL;
+}
+
 void prov_hunk_file_init(struct prov_hunk_file *f, const char *text, size_t len)
 {
 	const char *p = text, *end = text + len;
@@ -344,12 +366,14 @@ void prov_hunk_file_init(struct prov_hunk_file *f, const char *text, size_t len)
 		}
 		p = next_line(e, end);
 	}
+	build_vocab(f);
 }
 
 void prov_hunk_file_release(struct prov_hunk_file *f)
 {
 	size_t i;
 
+	free(f->vocab);
 	for (i = 0; f->tok && i < f->n; i++)
 		free(f->tok[i]);
 	free(f->tok);
@@ -398,7 +422,17 @@ static int in_list(const uint64_t *v, size_t n, uint64_t h)
 	return 0;
 }
 
-static void sides_init(struct sides *s, const struct prov_hunk *h)
+static int in_file(const struct prov_hunk_file *f, uint64_t h)
+{
+	return f && in_list(f->hash, f->n, h);
+}
+
+/*
+ * pre, post: the fix's own file before and after it (NULL: not known): a +
+ * line the file had before, or a - line it keeps after, is not distinctive.
+ */
+static void sides_init(struct sides *s, const struct prov_hunk *h, const struct prov_hunk_file *pre,
+		       const struct prov_hunk_file *post)
 {
 	size_t i, n = h->n + 1;
 	int *alnum = prov_xcalloc(n, sizeof(*alnum));
@@ -444,10 +478,11 @@ static void sides_init(struct sides *s, const struct prov_hunk *h)
 	}
 	/* distinctive: enough letters, and not a line the other side has too */
 	for (i = 0; i < s->nminus; i++)
-		if (alnum[i] >= DISTINCT_ALNUM && !in_list(s->post, s->npost, s->minus[i]))
+		if (alnum[i] >= DISTINCT_ALNUM && !in_list(s->post, s->npost, s->minus[i]) &&
+		    !in_file(post, s->minus[i]))
 			s->minus_d[i] = 1, s->ndminus++;
 	for (i = 0; i < s->nplus; i++)
-		if (pa[i] >= DISTINCT_ALNUM && !in_list(s->pre, s->npre, s->plus[i]))
+		if (pa[i] >= DISTINCT_ALNUM && !in_list(s->pre, s->npre, s->plus[i]) && !in_file(pre, s->plus[i]))
 			s->plus_d[i] = 1, s->ndplus++;
 	free(alnum);
 	free(pa);
@@ -649,6 +684,8 @@ struct req {
 	int kind;	/* 0: - line replaced by a + line; 1: + line added; 2: - line deleted */
 	uint32_t mt[MAX_TOKENS], pt[MAX_TOKENS];
 	size_t nm, np;
+	uint32_t nt[MAX_TOKENS];	/* tokens of the + line the fix's file did not have before it */
+	size_t nnew;
 };
 
 static int req_match(const struct req *r, const struct prov_hunk_file *f, size_t i)
@@ -657,6 +694,9 @@ static int req_match(const struct req *r, const struct prov_hunk_file *f, size_t
 	size_t nl = f->ntok[i], k;
 	double sp, sm;
 
+	for (k = 0; k < r->nnew; k++)
+		if (count_of(l, nl, r->nt[k]) < 1)
+			return 0;	/* a token new to the file is not there */
 	if (r->kind == 1)
 		return sim(l, nl, r->pt, r->np) >= 0.75;
 	if (r->kind == 2)
@@ -691,7 +731,7 @@ static int req_near(const struct req *r, const struct prov_hunk_file *f, size_t 
 }
 
 /* The requirements of a hunk's change blocks; the number of positive ones in *npos. */
-static size_t build_reqs(struct req *rq, const struct prov_hunk *h, size_t *npos)
+static size_t build_reqs(struct req *rq, const struct prov_hunk *h, size_t *npos, const struct prov_hunk_file *pre)
 {
 	size_t i = 0, n = 0;
 
@@ -725,6 +765,18 @@ static size_t build_reqs(struct req *rq, const struct prov_hunk *h, size_t *npos
 			r->kind = j < a && j < b ? 0 : j < b ? 1 : 2;
 			if (an < DISTINCT_ALNUM || (!r->nm && !r->np))
 				continue;	/* says little */
+			if (pre && j < b) {
+				size_t t;
+
+				for (t = 0; t < r->np; t++)
+					if (!in_vocab(pre, r->pt[t]) && (!t || r->pt[t] != r->pt[t - 1]))
+						r->nt[r->nnew++] = r->pt[t];
+				/* a line the file had before the fix, or one made of its
+				 * tokens only, is there with or without the fix */
+				if (in_file(pre, norm_hash(h->lines[p0 + j], strlen(h->lines[p0 + j]), NULL)) ||
+				    (r->kind == 1 && !r->nnew))
+					continue;
+			}
 			if (r->kind == 0 && r->nm == r->np && !memcmp(r->mt, r->pt, r->nm * sizeof(*r->mt)))
 				continue;	/* the same tokens */
 			*npos += r->kind != 2;
@@ -734,7 +786,8 @@ static size_t build_reqs(struct req *rq, const struct prov_hunk *h, size_t *npos
 	return n;
 }
 
-static int adapted_present(const struct prov_hunk *h, const struct prov_hunk_file *f)
+static int adapted_present(const struct prov_hunk *h, const struct prov_hunk_file *f,
+			   const struct prov_hunk_file *pre)
 {
 	struct req *rq;
 	size_t nr, npos, first = SIZE_MAX, i, k, span = h->n + 10, tries;
@@ -743,7 +796,7 @@ static int adapted_present(const struct prov_hunk *h, const struct prov_hunk_fil
 	if (!f->tok || !h->n || h->n > 2000)
 		return 0;
 	rq = prov_xcalloc(h->n, sizeof(*rq));
-	nr = build_reqs(rq, h, &npos);
+	nr = build_reqs(rq, h, &npos, pre);
 	for (k = 0; k < nr && first == SIZE_MAX; k++)
 		if (rq[k].kind != 2)
 			first = k;
@@ -801,13 +854,19 @@ static int same_seq(const uint64_t *a, size_t na, const uint64_t *b, size_t nb)
 
 enum prov_hunk_state prov_hunk_match(const struct prov_hunk *h, const struct prov_hunk_file *f)
 {
+	return prov_hunk_match_fix(h, f, NULL, NULL);
+}
+
+enum prov_hunk_state prov_hunk_match_fix(const struct prov_hunk *h, const struct prov_hunk_file *f,
+					 const struct prov_hunk_file *pre, const struct prov_hunk_file *post)
+{
 	struct sides s;
 	enum prov_hunk_state st = PROV_HUNK_UNKNOWN;
 	int post_at, pre_at;
 
 	if (!f)
 		return h->new_file ? PROV_HUNK_ABSENT : h->deleted_file ? PROV_HUNK_PRESENT_EXACT : PROV_HUNK_UNKNOWN;
-	sides_init(&s, h);
+	sides_init(&s, h, pre, post);
 	if (h->deleted_file) {
 		/* the whole file removed: still there is absent */
 		st = find_seq(f, s.pre, s.npre, 0) != SIZE_MAX ? PROV_HUNK_ABSENT : PROV_HUNK_UNKNOWN;
@@ -842,7 +901,7 @@ enum prov_hunk_state prov_hunk_match(const struct prov_hunk *h, const struct pro
 	}
 	if (fuzzy_absent(f, &s) || minus_absent(f, &s))
 		st = PROV_HUNK_ABSENT;
-	else if (adapted_present(h, f))
+	else if (adapted_present(h, f, pre))
 		st = PROV_HUNK_PRESENT_CHANGED;
 done:
 	sides_release(&s);
@@ -855,8 +914,8 @@ int prov_hunk_carries(const struct prov_hunk *patch, const struct prov_hunk *fix
 	size_t i, checked = 0;
 	int ok = 1, strict;
 
-	sides_init(&p, patch);
-	sides_init(&x, fix);
+	sides_init(&p, patch, NULL, NULL);
+	sides_init(&x, fix, NULL, NULL);
 	strict = !x.ndplus && !x.ndminus;
 	for (i = 0; ok && i < x.nplus; i++)
 		if (strict || x.plus_d[i]) {

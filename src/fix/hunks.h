@@ -55,6 +55,8 @@ struct prov_hunk_file {
 	 * lines changed a little (another variable name): tok[i][0..ntok[i]) */
 	uint32_t **tok;
 	unsigned char *ntok;
+	uint32_t *vocab;	/* every token of the file, sorted, once each */
+	size_t nvocab;
 };
 
 void prov_hunk_file_init(struct prov_hunk_file *f, const char *text, size_t len);
@@ -78,6 +80,15 @@ const char *prov_hunk_state_name(enum prov_hunk_state s);
  * is O(file lines x hunk lines), no allocation beyond the hunk's size.
  */
 enum prov_hunk_state prov_hunk_match(const struct prov_hunk *h, const struct prov_hunk_file *f);
+/*
+ * The same, knowing the fix's own file before (pre) and after (post) it
+ * (either may be NULL): a + line the file already had before the fix, or
+ * a - line it still has after, is no evidence (it is found in the deployed
+ * file whether the fix is there or not); a line changed a little counts
+ * only when the tokens it brings that the file did not have are there.
+ */
+enum prov_hunk_state prov_hunk_match_fix(const struct prov_hunk *h, const struct prov_hunk_file *f,
+					 const struct prov_hunk_file *pre, const struct prov_hunk_file *post);
 
 /*
  * 1 when the code hunk h changes is not in file f at all (a hunk a backport
