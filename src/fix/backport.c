@@ -467,18 +467,72 @@ static int is_present_state(const char *st)
 	return !strcmp(st, "present-exact") || !strcmp(st, "present-changed-lines");
 }
 
+/* How many hunks of each kind, test files apart (the verdict is the non-test hunks' when there are any). */
+struct hunk_counts {
+	size_t present, absent, unknown, na;	/* na: unknown, its code not in the release */
+};
+
+static void count_hunks(struct hunk_counts *c, const struct prov_effect *eff, int test)
+{
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < eff->n; i++) {
+		const struct prov_fix_evidence *e = &eff->ev[i];
+
+		if (!strcmp(e->state, "test-only") || prov_hunk_is_test_path(e->file) != test)
+			continue;
+		if (is_present_state(e->state))
+			c->present++;
+		else if (!strcmp(e->state, "absent"))
+			c->absent++;
+		else if (e->note)
+			c->na++;
+		else
+			c->unknown++;
+	}
+}
+
+/* The reason of an undetermined verdict: the first unknown hunk (of the kind decided on). */
+static char *undetermined_reason(const struct prov_effect *eff, const struct hunk_counts *c, int test)
+{
+	size_t i;
+
+	for (i = 0; c->unknown && i < eff->n; i++) {
+		const struct prov_fix_evidence *e = &eff->ev[i];
+
+		if (!strcmp(e->state, "unknown") && !e->note && prov_hunk_is_test_path(e->file) == test)
+			return prov_xasprintf("hunk %s of %s%s%s%s is neither shown present nor shown absent in the deployed tree (the code around it was rewritten, or the file is gone)",
+					      e->hunk, e->file, e->function ? " (" : "", e->function ? e->function : "",
+					      e->function ? ")" : "");
+	}
+	if (c->na)
+		return prov_xstrdup("none of the code the fix changes is in the deployed tree");
+	return prov_xstrdup("the fix changes test files only, and the deployed tree does not have them");
+}
+
 /*
- * The verdict from the hunks (fixeffect.h). by_file[k]: the commit or patch
- * the id search found changing fix file k the same way (kept as the via of
- * its present hunks).
+ * The verdict from the hunks (fixeffect.h), decided on the hunks outside
+ * test files when there are any (an absent test hunk of an otherwise
+ * carried fix is named, never makes it missing): some absent and none
+ * present: missing; absent and present: partial; none absent, one unknown
+ * (or none present): undetermined; else included. by_file[k]: the commit
+ * or patch the id search found changing fix file k the same way (kept as
+ * the via of its present hunks).
  */
 static void effect_verdict(struct prov_backport *out, struct prov_effect *eff, const char *deployed_hex,
 			   char *const *fix_files, char *const *by_file, size_t nfiles)
 {
 	struct prov_buf via = PROV_BUF_INIT, yes = PROV_BUF_INIT, no = PROV_BUF_INIT;
-	size_t i, k, nontest = eff->n - eff->ntest;
-	int all_patches = 1;
+	struct hunk_counts c, t;
+	size_t i, k;
+	int all_patches = 1, test;
 
+	count_hunks(&c, eff, 0);
+	count_hunks(&t, eff, 1);
+	test = !(c.present + c.absent + c.unknown + c.na);
+	if (test)
+		c = t;
 	for (i = 0; i < eff->n; i++) {
 		struct prov_fix_evidence *e = &eff->ev[i];
 
@@ -493,41 +547,33 @@ static void effect_verdict(struct prov_backport *out, struct prov_effect *eff, c
 				all_patches = 0;
 		}
 	}
-	if (eff->nabsent) {
+	if (c.absent) {
 		for (i = 0; i < eff->n; i++) {
 			const struct prov_fix_evidence *e = &eff->ev[i];
 
-			if (!strcmp(e->state, "absent"))
+			if (!strcmp(e->state, "absent") && prov_hunk_is_test_path(e->file) == test)
 				add_word(&no, ", ", e->file);
 		}
 		for (i = 0; i < eff->n; i++) {
 			const struct prov_fix_evidence *e = &eff->ev[i];
 
-			if (is_present_state(e->state) && !strstr(no.buf ? no.buf : "", e->file))
+			if (is_present_state(e->state) && prov_hunk_is_test_path(e->file) == test &&
+			    !strstr(no.buf ? no.buf : "", e->file))
 				add_word(&yes, ", ", e->file);
 		}
-		out->how = eff->nabsent == nontest ? "missing" : "partial";
-		if (!strcmp(out->how, "partial")) {
+		out->how = c.present ? "partial" : "missing";
+		if (c.present) {
 			out->files_present = yes.len ? prov_buf_detach(&yes) : NULL;
 			out->files_missing = prov_buf_detach(&no);
 			out->via = via.len ? prov_buf_detach(&via) : NULL;
 		}
-	} else if (eff->nunknown > eff->nna || !nontest || eff->nna == nontest) {
-		const struct prov_fix_evidence *e = NULL;
-
-		for (i = 0; i < eff->n && !e; i++)
-			if (!strcmp(eff->ev[i].state, "unknown") && !eff->ev[i].note)
-				e = &eff->ev[i];
+	} else if (c.unknown || !c.present) {
 		out->undetermined = 1;
-		out->reason = e ? prov_xasprintf("hunk %s of %s%s%s%s is neither shown present nor shown absent in the deployed tree (the code around it was rewritten, or the file is gone)",
-						 e->hunk, e->file, e->function ? " (" : "", e->function ? e->function : "",
-						 e->function ? ")" : "")
-				: eff->nna ? prov_xstrdup("none of the code the fix changes is in the deployed tree")
-				: prov_xstrdup("the fix changes test files only, and the deployed tree does not have them");
+		out->reason = undetermined_reason(eff, &c, test);
 	} else {
 		out->included = 1;
-		out->how = !eff->nchanged && !eff->ntest && !eff->nna && all_patches && via.len ? "distribution-patch"
-													   : "adapted";
+		out->how = !eff->nchanged && !eff->ntest && !eff->nna && !eff->nabsent && !eff->nunknown &&
+				   all_patches && via.len ? "distribution-patch" : "adapted";
 		out->via = via.len ? prov_buf_detach(&via) : NULL;
 	}
 	out->evidence = eff->ev;

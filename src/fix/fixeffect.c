@@ -421,7 +421,10 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 			st = PROV_HUNK_UNKNOWN;	/* a patch changes those lines some other way */
 		if ((st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED) && !via)
 			via = t->deployed_hex;	/* already in the upstream code deployed */
-		if ((st == PROV_HUNK_ABSENT || st == PROV_HUNK_UNKNOWN) && prov_hunk_is_test_path(h->path))
+		/* test-only: a test file the deployed tree does not have (not
+		 * shipped); one it has is judged like any other */
+		if ((st == PROV_HUNK_ABSENT || st == PROV_HUNK_UNKNOWN) && !loc->found &&
+		    prov_hunk_is_test_path(h->path))
 			st = PROV_HUNK_TEST_ONLY;
 		add_evidence(out, fix_hex, h, loc, st, st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED ? via : NULL);
 		if (st == PROV_HUNK_UNKNOWN && loc->found && prov_hunk_not_applicable(h, &loc->f) &&
