@@ -311,6 +311,28 @@ static const char *carried_by(const struct prov_dist_patches *dp, const struct p
 }
 
 /*
+ * A patch that names the fix (DEP-3, trailers) and carries hunk h's changed
+ * lines in any of its hunks, whatever the file (the code lived elsewhere in
+ * the release, a test file under another name), or NULL.
+ */
+static const char *carried_by_naming(const struct prov_dist_patches *dp, const struct prov_hunk *h,
+				     const char *fix_hex)
+{
+	size_t i, k;
+
+	for (i = 0; i < dp->n; i++) {
+		const struct prov_dist_patch *p = &dp->v[i];
+
+		if (!prov_dep3_names(&p->dep3, fix_hex))
+			continue;
+		for (k = 0; k < p->hunks.n; k++)
+			if (prov_hunk_carries(&p->hunks.v[k], h))
+				return p->name;
+	}
+	return NULL;
+}
+
+/*
  * Patches not applied to the tree (RPM): does one change the lines this hunk
  * changes (one of its - lines is a - line of the hunk), differently? Then
  * "absent" in the upstream tree proves nothing.
@@ -419,6 +441,10 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 			st = PROV_HUNK_PRESENT_CHANGED;	/* a patch that rpmbuild applies */
 		else if (!via && dp && !dp->applied && st == PROV_HUNK_ABSENT && touched_by(dp, h))
 			st = PROV_HUNK_UNKNOWN;	/* a patch changes those lines some other way */
+		if (dp && dp->applied && !via &&
+		    (st == PROV_HUNK_UNKNOWN || (st == PROV_HUNK_ABSENT && !loc->found)) &&
+		    (via = carried_by_naming(dp, h, fix_hex)))
+			st = PROV_HUNK_PRESENT_CHANGED;	/* the patch naming the fix has its lines, elsewhere */
 		if ((st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED) && !via)
 			via = t->deployed_hex;	/* already in the upstream code deployed */
 		/* test-only: a test file the deployed tree does not have (not
@@ -431,6 +457,11 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 		    !function_in(h, loc)) {
 			/* the release does not have the code this hunk changes: a backport drops it */
 			out->ev[out->n - 1].note = "the code it changes is not in the deployed file";
+			out->nna++;
+		} else if (st == PROV_HUNK_UNKNOWN && !loc->found && !h->new_file) {
+			/* no such file in the release, under any name (another build
+			 * system's file, code that came later): not applicable there */
+			out->ev[out->n - 1].note = "the file is not in the deployed tree";
 			out->nna++;
 		}
 	}
