@@ -406,6 +406,7 @@ const char *prov_hunk_state_name(enum prov_hunk_state s)
 struct sides {
 	uint64_t *pre, *post, *minus, *plus;
 	char *pre_ctx, *post_ctx;	/* 1: that pre/post line is context */
+	unsigned char *pre_an;	/* 1: that pre line has enough letters and digits to say where */
 	unsigned char *minus_d, *plus_d;	/* 1: distinctive (and not on the other side) */
 	size_t npre, npost, nminus, nplus, ndminus, ndplus;
 	size_t minus_first;	/* index in pre of the first - line */
@@ -444,6 +445,7 @@ static void sides_init(struct sides *s, const struct prov_hunk *h, const struct 
 	s->minus = prov_xcalloc(n, sizeof(*s->minus));
 	s->plus = prov_xcalloc(n, sizeof(*s->plus));
 	s->pre_ctx = prov_xcalloc(n, 1);
+	s->pre_an = prov_xcalloc(n, 1);
 	s->post_ctx = prov_xcalloc(n, 1);
 	s->minus_d = prov_xcalloc(n, 1);
 	s->plus_d = prov_xcalloc(n, 1);
@@ -459,6 +461,7 @@ static void sides_init(struct sides *s, const struct prov_hunk *h, const struct 
 			if (o == '-' && s->minus_first == SIZE_MAX)
 				s->minus_first = s->npre;
 			s->pre_ctx[s->npre] = o == ' ';
+			s->pre_an[s->npre] = an >= DISTINCT_ALNUM;
 			s->pre[s->npre++] = x;
 		}
 		if (o != '-') {
@@ -495,6 +498,7 @@ static void sides_release(struct sides *s)
 	free(s->minus);
 	free(s->plus);
 	free(s->pre_ctx);
+	free(s->pre_an);
 	free(s->post_ctx);
 	free(s->minus_d);
 	free(s->plus_d);
@@ -612,7 +616,7 @@ static int deletion_present(const struct prov_hunk_file *f, const struct sides *
 {
 	size_t k, before = SIZE_MAX, after = SIZE_MAX, i;
 
-	if (s->minus_first == SIZE_MAX || !s->ndminus)
+	if (s->minus_first == SIZE_MAX)
 		return 0;
 	for (k = s->minus_first; k-- > 0;)
 		if (s->pre_ctx[k]) {
@@ -625,6 +629,10 @@ static int deletion_present(const struct prov_hunk_file *f, const struct sides *
 			break;
 		}
 	if (before == SIZE_MAX || after == SIZE_MAX)
+		return 0;
+	/* - lines too common to say anything (found elsewhere, kept by the
+	 * fix elsewhere): the hunk's own window, its context closed up, says it */
+	if (!s->ndminus && !(s->pre_an[before] && s->pre_an[after]))
 		return 0;
 	for (i = 0, k = 0; i + 1 < f->n && k < MAX_ANCHORS; i++)
 		if (f->hash[i] == s->pre[before] && f->hash[i + 1] == s->pre[after]) {
