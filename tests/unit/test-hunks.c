@@ -245,6 +245,118 @@ static void test_dep3_hostile(void **state)
 	free(s);
 }
 
+/* hunk k of diff in file, knowing the fix's own file before it (pre) */
+static enum prov_hunk_state state_fix(const char *diff, const char *file, const char *pre, size_t k)
+{
+	struct prov_hunks h;
+	struct prov_hunk_file f, p;
+	enum prov_hunk_state st;
+
+	prov_hunks_parse(&h, diff, strlen(diff), 1);
+	assert_true(k < h.n);
+	prov_hunk_file_init(&f, file, strlen(file));
+	prov_hunk_file_init(&p, pre, strlen(pre));
+	st = prov_hunk_match_fix(&h.v[k], &f, &p, NULL);
+	prov_hunk_file_release(&f);
+	prov_hunk_file_release(&p);
+	prov_hunks_release(&h);
+	return st;
+}
+
+static int is_present(enum prov_hunk_state st)
+{
+	return st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED;
+}
+
+/*
+ * Lines the fix's own file had before it are no evidence: each deployed file
+ * below is the fix's pre-image with its context drifted (a comment added),
+ * the fix NOT applied, by construction. (Without the pre-image, the first
+ * two were called present.)
+ */
+static void test_no_evidence_from_pre_image(void **state)
+{
+	/* + lines that sat in the else branch the fix removes (libarchive f774f03b40cb's shape) */
+	static const char pre1[] =
+		"static int init_unpack(struct rar5* rar) {\n"
+		"\tfree(rar->cstate.window_buf);\n"
+		"\tfree(rar->cstate.filtered_buf);\n"
+		"\n"
+		"\tif(rar->cstate.window_size > 0) {\n"
+		"\t\trar->cstate.window_buf = calloc(1, rar->cstate.window_size);\n"
+		"\t} else {\n"
+		"\t\trar->cstate.window_buf = NULL;\n"
+		"\t\trar->cstate.filtered_buf = NULL;\n"
+		"\t}\n"
+		"\treturn ARCHIVE_OK;\n"
+		"}\n";
+	static const char diff1[] =
+		"--- a/r.c\n+++ b/r.c\n"
+		"@@ -1,5 +1,8 @@\n"
+		" static int init_unpack(struct rar5* rar) {\n"
+		" \tfree(rar->cstate.window_buf);\n"
+		" \tfree(rar->cstate.filtered_buf);\n"
+		"+\trar->cstate.window_buf = NULL;\n"
+		"+\trar->cstate.filtered_buf = NULL;\n"
+		"+\n"
+		" \n"
+		" \tif(rar->cstate.window_size > 0) {\n";
+	static const char dep1[] =
+		"static int init_unpack(struct rar5* rar) {\n"
+		"\t/* the buffers of the last entry */\n"
+		"\tfree(rar->cstate.window_buf);\n"
+		"\tfree(rar->cstate.filtered_buf);\n"
+		"\n"
+		"\tif(rar->cstate.window_size > 0) {\n"
+		"\t\trar->cstate.window_buf = calloc(1, rar->cstate.window_size);\n"
+		"\t} else {\n"
+		"\t\trar->cstate.window_buf = NULL;\n"
+		"\t\trar->cstate.filtered_buf = NULL;\n"
+		"\t}\n"
+		"\treturn ARCHIVE_OK;\n"
+		"}\n";
+	/* a line like others of the file, with a token it never had (curl 1c3fcbdaa99a's shape) */
+	static const char pre2[] =
+		"sub features {\n"
+		"    $feature{\"alpha-mode\"} = 1;\n"
+		"    $feature{\"beta-mode\"} = 1;\n"
+		"    $feature{\"gamma-mode\"} = 1;\n"
+		"    return 1;\n"
+		"}\n";
+	static const char diff2[] =
+		"--- a/t.pl\n+++ b/t.pl\n"
+		"@@ -2,4 +2,5 @@ sub features {\n"
+		"     $feature{\"alpha-mode\"} = 1;\n"
+		"     $feature{\"beta-mode\"} = 1;\n"
+		"+    $feature{\"large-time\"} = 1;\n"
+		"     $feature{\"gamma-mode\"} = 1;\n"
+		"     return 1;\n";
+	static const char dep2[] =
+		"sub features {\n"
+		"    # on every platform\n"
+		"    $feature{\"alpha-mode\"} = 1;\n"
+		"    $feature{\"beta-mode\"} = 2;\n"
+		"    $feature{\"gamma-mode\"} = 1;\n"
+		"    $feature{\"delta-mode\"} = 1;\n"
+		"    return 1;\n"
+		"}\n";
+	/* the same with the fix's line there: still present */
+	static const char dep3[] =
+		"sub features {\n"
+		"    # on every platform\n"
+		"    $feature{\"alpha-mode\"} = 1;\n"
+		"    $feature{\"beta-mode\"} = 2;\n"
+		"    $feature{\"large-time\"} = 1;\n"
+		"    $feature{\"gamma-mode\"} = 1;\n"
+		"    return 1;\n"
+		"}\n";
+
+	(void)state;
+	assert_false(is_present(state_fix(diff1, dep1, pre1, 0)));
+	assert_false(is_present(state_fix(diff2, dep2, pre2, 0)));
+	assert_true(is_present(state_fix(diff2, dep3, pre2, 0)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +364,7 @@ int main(void)
 		cmocka_unit_test(test_states),
 		cmocka_unit_test(test_test_paths),
 		cmocka_unit_test(test_carries),
+		cmocka_unit_test(test_no_evidence_from_pre_image),
 		cmocka_unit_test(test_dep3),
 		cmocka_unit_test(test_dep3_hostile),
 	};
