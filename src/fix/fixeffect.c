@@ -355,6 +355,47 @@ static int touched_by(const struct prov_dist_patches *dp, const struct prov_hunk
 	return 0;
 }
 
+/*
+ * 1 when hunk h only adds #include lines of headers the deployed tree has
+ * under no name (a helper the release does not have: a backport does the
+ * work inline and cannot include it).
+ */
+static int adds_absent_headers_only(const struct prov_hunk *h, const struct prov_effect_tree *t)
+{
+	size_t i, k, nadd = 0;
+
+	for (i = 0; i < h->n; i++) {
+		const char *l = h->lines[i], *q, *e;
+		char *name, **cand = NULL;
+		size_t ncand = 0;
+		int error;
+
+		if (h->origin[i] == '-')
+			return 0;
+		if (h->origin[i] != '+')
+			continue;
+		l += strspn(l, " \t");
+		if (!*l)
+			continue;
+		if (strncmp(l, "#include", 8) || !(q = strpbrk(l + 8, "\"<")) ||
+		    !(e = strchr(q + 1, *q == '<' ? '>' : '"')) || e == q + 1)
+			return 0;
+		name = prov_xstrndup(q + 1, (size_t)(e - q - 1));
+		error = prov_repo_find_basename(&cand, &ncand, t->tree_repo ? t->tree_repo : t->r,
+						t->tree_commit ? t->tree_commit : t->deployed_hex,
+						prov_basename(name), 1);
+		prov_error_clear();
+		for (k = 0; k < ncand; k++)
+			free(cand[k]);
+		free(cand);
+		free(name);
+		if (error < 0 || ncand)
+			return 0;
+		nadd++;
+	}
+	return nadd > 0;
+}
+
 static int add_evidence(struct prov_effect *out, const char *fix_hex, const struct prov_hunk *h,
 			const struct located *loc, enum prov_hunk_state st, const char *via)
 {
@@ -457,6 +498,13 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 		    !function_in(h, loc)) {
 			/* the release does not have the code this hunk changes: a backport drops it */
 			out->ev[out->n - 1].note = "the code it changes is not in the deployed file";
+			out->nna++;
+		} else if (st == PROV_HUNK_ABSENT && !h->new_file && adds_absent_headers_only(h, t)) {
+			/* the include of a helper the release does not have: not applicable there */
+			out->ev[out->n - 1].state = prov_hunk_state_name(PROV_HUNK_UNKNOWN);
+			out->ev[out->n - 1].note = "it includes a header the deployed tree does not have";
+			out->nabsent--;
+			out->nunknown++;
 			out->nna++;
 		} else if (st == PROV_HUNK_UNKNOWN && !loc->found && !h->new_file) {
 			/* no such file in the release, under any name (another build
