@@ -159,6 +159,8 @@ int test_net_open(void)
 	return net_open("localhost") >= 0;
 }
 EOF
+# a test helper that later moves to another file (not C: no definition index finds it)
+printf '# runtests.pl\nsub stopserver {\n    my ($pid) = @_;\n    kill %sTERM%s, $pid;\n    return 0;\n}\n1;\n' "'" "'" > "$up/tests/runtests.pl"
 commit "libfoo 1.0" >/dev/null
 g tag v1.0
 # upstream work after the release
@@ -199,6 +201,15 @@ open(sys.argv[1], "w").write(s[:i].rstrip("\n") + "\n")
 open(sys.argv[2], "w").write("/* strutil.c: string helpers */\n#include <stddef.h>\n\n" + s[i:])
 PY2
 commit "str_trim to strutil.c" >/dev/null
+# stopserver moves from runtests.pl into a new servers.pm
+python3 - "$up/tests/runtests.pl" "$up/tests/servers.pm" <<'PY2'
+import sys
+s = open(sys.argv[1]).read()
+i, j = s.index("sub stopserver"), s.index("1;")
+open(sys.argv[1], "w").write(s[:i] + s[j:])
+open(sys.argv[2], "w").write("# servers.pm: the test servers\n" + s[i:j] + "1;\n")
+PY2
+commit "stopserver to servers.pm" >/dev/null
 # the fixes
 ed "$up/src/net.c" "if (r < 0) return r;" "if (r <= 0) return -1;"; fixD=$(commit "net_read: fail on EOF")
 ed "$up/src/parse.c" "if (len > max) ok = 0;" "if (len >= max) ok = 0;" "if (elen > 64) q = -1;" "if (elen >= 64) q = -1;"
@@ -214,6 +225,7 @@ fixT=$(commit "net_open: fail, with a test")
 ed "$up/src/miss.c" "if (v > 100) r = 100;" "if (v > 100 || v < 0) r = 100;"; fixX=$(commit "miss: negative")
 ed "$up/src/old.c" "wide += 7;" "wide += 9;"; fixW=$(commit "old: nine")
 ed "$up/src/strutil.c" "while (s[n] == ' ') n++;" "while (s[n] == ' ' || s[n] == '\t') n++;"; fixF=$(commit "str_trim: tabs")
+ed "$up/tests/servers.pm" "kill 'TERM', \$pid;" "kill 'KILL', \$pid;"; fixP=$(commit "stopserver: KILL")
 g tag v1.1
 
 # --- the Debian source package: v1.0 plus quilt patches ----------------------------------
@@ -256,6 +268,9 @@ Origin: upstream, https://git.example.invalid/libfoo/commit/?id=${fixT:0:12}"
 ed "$wk/src/misc.c" "while (s[n] == ' ') n++;" "while (s[n] == ' ' || s[n] == '\t') n++;"
 mkpatch 70-moved.patch "Description: str_trim: tabs (in misc.c in 1.0)
 Origin: upstream, $fixF"
+ed "$wk/tests/runtests.pl" "kill 'TERM', \$pid;" "kill 'KILL', \$pid;"
+mkpatch 80-elsewhere.patch "Description: stopserver: KILL (in runtests.pl in 1.0)
+Origin: upstream, commit:${fixP:0:12}"
 # a patch that names fix X but does not carry it (evidence, not proof)
 ed "$wk/src/net.c" "/* net.c: network reads */" "/* net.c: network reads (see upstream fix) */"
 mkpatch 60-named.patch "Description: mentions the miss fix, carries something else
@@ -385,6 +400,14 @@ check_eq "$(json_get "$T/last.out" 'd[0]["evidence"][0]["deployed_file"]')" src/
 want=$(truths "$fixT"); check_eq "$want" "present-exact absent" "truth: tests"
 check_exit 0 "test hunk not carried" -- fc "$fixT" --format json
 check_eq "$(states) $(field how)" "$want adapted" "tests: states, how"
+
+# the change made in another file (where the code lived in the release), by the patch naming it
+split_hunks "$fixP"; h=$T/h/$fixP-0.patch; sed -i 's|tests/servers.pm|tests/runtests.pl|g' "$h"
+want=$( (cd "$tree" && patch -p1 --dry-run -s -f -l -R -F3 -i "$h" >/dev/null 2>&1) && echo present-changed-lines)
+check_eq "$want" present-changed-lines "truth: elsewhere (patch -R on runtests.pl)"
+check_exit 0 "change made in the file the code lived in" -- fc "$fixP" --format json
+check_eq "$(states) $(field how) $(vias)" "present-changed-lines adapted debian/patches/80-elsewhere.patch" \
+	"elsewhere: found in the naming patch"
 
 # really missing
 want=$(truths "$fixX"); check_eq "$want" absent "truth: missing"
