@@ -207,6 +207,9 @@ LIB_OBJS += src/components/derive.o
 LIB_OBJS += src/fix/backport.o
 LIB_OBJS += src/fix/rpmspec.o
 LIB_OBJS += src/fix/fixstatus.o
+LIB_OBJS += src/fix/hunks.o
+LIB_OBJS += src/fix/dep3.o
+LIB_OBJS += src/fix/fixeffect.o
 
 # report: text, Markdown and JSON writers (read the model only).
 LIB_OBJS += src/report/report-json.o

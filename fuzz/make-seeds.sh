@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 out=${1:-fixtures/fuzz-seeds}
 w=$(mktemp -d /tmp/prov-seeds.XXXXXX)
 trap 'rm -rf "$w"' EXIT
-for t in core dpkg rpm pip json mapping pathrw input text; do mkdir -p "$out/fuzz-$t"; done
+for t in core dpkg rpm pip json mapping pathrw input text dep3; do mkdir -p "$out/fuzz-$t"; done
 
 # ---- core: the PT_NOTE segment of a real core (fuzz-core wraps it), and a tiny whole core ----
 if [ "$(cat /proc/sys/kernel/core_pattern)" = core ] || [ "$(cut -c1 /proc/sys/kernel/core_pattern)" != '|' ]; then
@@ -172,4 +172,12 @@ text_seeds() {
 	printf '========= Invalid __shared__ read of size \n=========     by thread (1,2 in block (\n=========     Address 0x is out of bounds\n=========     at 0x in :\n========= Program hit cudaErrorLaunchFailure (error 719) due to "unspecified launch failure" on CUDA API call to cudaDeviceSynchronize.\n=========     Host Frame: [0x1] in\n' >"$d/cudasan-broken"
 }
 text_seeds "$out"
+# ---- dep3: distribution patches: the fixtures' quilt patches (DEP-3 headers), a
+# git format-patch of a real commit, and hand-made shapes (CRLF, fuzz-like hunks) ----
+for p in fixtures/srcpkg/debian/patches/*.patch; do
+	[ -f "$p" ] && cp "$p" "$out/fuzz-dep3/quilt-$(basename "$p")"
+done
+git log -1 --format=%H >/dev/null 2>&1 && git format-patch -1 --stdout HEAD -- Makefile 2>/dev/null | head -c 65536 >"$out/fuzz-dep3/format-patch" || true
+printf 'Description: x\r\nOrigin: upstream, https://example.invalid/commit/0123456789abcdef\r\nApplied-Upstream: 2.0, commit:abcdef1234567\r\n(cherry picked from commit 89abcdef01234567)\r\n---\r\n--- a/src/x.c\r\n+++ b/src/x.c\r\n@@ -1,4 +1,4 @@ int f(void)\r\n {\r\n-\treturn n > 1;\r\n+\treturn n >= 1;\r\n }\r\n' >"$out/fuzz-dep3/crlf"
+printf -- '--- /dev/null\n+++ b/new.c\n@@ -0,0 +1,2 @@\n+int a;\n+int b;\n--- a/gone.c\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-int a;\n-int b;\n' >"$out/fuzz-dep3/newdel"
 echo "seeds in $out: $(find "$out" -type f | wc -l) files, $(du -sh "$out" | cut -f1)"

@@ -21,7 +21,7 @@ _provenance() {
 		*) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
 		esac
 		return ;;
-	-c) COMPREPLY=($(compgen -W "fetch.timeout= fetch.connectTimeout= fetch.stallTimeout= fetch.retries= fetch.maxSize= fetch.trustSystemUrls= debuginfod.timeout= debuginfod.totalTimeout= core.maxSize= import.maxBytes= import.maxEntries= sources.debianBaseUrl=" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;
+	-c) COMPREPLY=($(compgen -W "fetch.timeout= fetch.connectTimeout= fetch.stallTimeout= fetch.retries= fetch.maxSize= fetch.trustSystemUrls= debuginfod.timeout= debuginfod.totalTimeout= core.maxSize= import.maxBytes= import.maxEntries= sources.debianBaseUrl= sources.debianSecurityBaseUrl=" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;
 	esac
 	if [ -z "$cmd" ]; then
 		COMPREPLY=($(compgen -W "analyze resolve env fixcheck cache --help --version -c --cache" -- "$cur"))
@@ -29,9 +29,9 @@ _provenance() {
 	fi
 	case $cmd in
 	analyze) COMPREPLY=($(compgen -W "--exe --sysroot --format --help" -- "$cur")) ;;
-	resolve) COMPREPLY=($(compgen -W "--exe --sysroot --host-packages --format --mapping --offline --context --fix --component --all-threads --help" -- "$cur")) ;;
+	resolve) COMPREPLY=($(compgen -W "--exe --sysroot --host-packages --format --mapping --offline --context --fix --component --include-prereleases --all-threads --help" -- "$cur")) ;;
 	env) COMPREPLY=($(compgen -W "--sysroot --format --mapping --offline --fetch --help" -- "$cur")) ;;
-	fixcheck) COMPREPLY=($(compgen -W "--repo --at --one-fix --debian-source --rpm-spec --component --sysroot --mapping --offline --format --help" -- "$cur")) ;;
+	fixcheck) COMPREPLY=($(compgen -W "--repo --at --one-fix --debian-source --rpm-spec --component --sysroot --mapping --offline --include-prereleases --format --help" -- "$cur")) ;;
 	cache) COMPREPLY=($(compgen -W "stats clear --help" -- "$cur")) ;;
 	esac
 	if [[ $cur != -* ]] && [ "$cmd" != cache ] && [ "$cmd" != env ]; then

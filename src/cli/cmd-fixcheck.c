@@ -37,22 +37,37 @@ static const char help[] =
 	"  --sysroot DIR     the crashed system's root (INPUT mode)\n"
 	"  --mapping FILE    an extra mapping file (repeatable; INPUT mode)\n"
 	"  --offline         never fetch; use the mirrors in the cache\n"
+	"  --include-prereleases\n"
+	"                    the first tag containing a fix, and the same-branch\n"
+	"                    upgrade, may be a pre-release (-rc1, alpha, beta, pre,\n"
+	"                    dev, a1/b2); by default only final releases count\n"
 	"  --format text|json\n"
 	"\n"
 	"A fix is in the deployed build by ancestry ('ancestor'), as a commit on its\n"
 	"history that says '(cherry picked from commit FIX)' or has the fix's\n"
 	"patch-id (git patch-id --stable), or whose changes cover every file of the\n"
-	"fix ('cherry-pick'), as a Debian or RPM patch ('distribution-patch'), or only for\n"
-	"some of its files or commits ('partial', not included).\n"
+	"fix ('cherry-pick'), as a Debian or RPM patch ('distribution-patch'), with\n"
+	"its effect in the deployed tree but not byte-identical ('adapted': context\n"
+	"drifted, lines changed a little, test hunks not shipped); or not: some hunks\n"
+	"absent and some present ('partial'), hunks absent and none present, test\n"
+	"files aside ('missing'). Each hunk is looked\n"
+	"for in the deployed tree (REV plus the distribution's patches) as 'git apply\n"
+	"--check --reverse' would, whitespace aside, through renames: present-exact,\n"
+	"present-changed-lines, absent, test-only or unknown (JSON evidence[], with\n"
+	"the patch carrying it; DEP-3 Origin/Applied-Upstream headers naming the fix\n"
+	"in named_by). A hunk neither shown present nor absent (code rewritten):\n"
+	"UNKNOWN, exit 3, never 'not included'.\n"
 	"\n"
 	"Text output: one line per COMMIT, 'YES <fix> is in <rev> (first in tag T):\n"
 	"<how>', 'PARTIAL ...' or 'NO <fix> is not in <rev> ...' with the first tag\n"
 	"containing it and, when a branch holding <rev> got it later by cherry-pick,\n"
-	"'upgrade to TAG, same branch B'. Exit 0 when every fix is included, 1 when\n"
+	"'upgrade to TAG, same branch B', then '; hunks: ...' when the hunks decided.\n"
+	"Exit 0 when every fix is included, 1 when\n"
 	"one is not, 2 for an unknown commit or revision, 3 when it could not be\n"
 	"determined (fetch failed, no mirror offline, no deployed commit, no upstream\n"
-	"repository for an imported source), 64 for a\n"
-	"usage error. With INPUT --component, a component whose commit is only\n"
+	"repository for an imported source, a hunk neither present nor absent), 64\n"
+	"for a usage error. See docs/fixcheck.md. With INPUT --component, a\n"
+	"component whose commit is only\n"
 	"approximate (commit_is: a branch tip or a tag the version does not name)\n"
 	"gives 'UNKNOWN <fix> (NAME): in the branch tip ...; the deployed build may\n"
 	"predate it' (JSON: included false, deployed_is \"approximate\", note) and exit 3.\n";
@@ -68,6 +83,7 @@ enum {
 	OPT_SYSROOT,
 	OPT_MAPPING,
 	OPT_FORMAT,
+	OPT_INCLUDE_PRERELEASES,
 };
 
 static const struct option options[] = {
@@ -82,6 +98,7 @@ static const struct option options[] = {
 	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 	{ "mapping", required_argument, NULL, OPT_MAPPING },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "include-prereleases", no_argument, NULL, OPT_INCLUDE_PRERELEASES },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -103,6 +120,9 @@ static int take_option(struct fixcheck_args *a, int opt, char **argv)
 		return prov_cmd_help("fixcheck", help);
 	case OPT_OFFLINE:
 		a->g->offline = 1;
+		break;
+	case OPT_INCLUDE_PRERELEASES:
+		a->g->include_prereleases = 1;
 		break;
 	case OPT_ONE_FIX:
 		a->o.one_fix = 1;
@@ -226,7 +246,9 @@ int cmd_fixcheck(int argc, char **argv, struct prov_ctx *g)
 		code = prov_cmd_fail(error);
 		goto cleanup;
 	}
-	code = res.approximate ? PROV_EXIT_UNKNOWN : res.any_missing ? PROV_EXIT_PARTIAL : PROV_EXIT_OK;
+	/* 3: some fix undetermined (or the deployed commit approximate); 1: some not (fully) in */
+	code = res.approximate || res.any_unknown ? PROV_EXIT_UNKNOWN :
+	       res.any_missing ? PROV_EXIT_PARTIAL : PROV_EXIT_OK;
 cleanup:
 	prov_fixcheck_release(&res);
 	prov_buf_release(&out);

@@ -37,6 +37,10 @@ static const char help[] =
 	"                     A..B: one fix made of the commits in B and not in A\n"
 	"   --component NAME  the component --fix applies to (default: the one of the\n"
 	"                     innermost frame that has one)\n"
+	"   --include-prereleases\n"
+	"                     the first release containing a fix may be a pre-release\n"
+	"                     tag (-rc1, alpha, beta, pre, dev, a1/b2); by default\n"
+	"                     only final releases are named\n"
 	"   --all-threads     text and markdown: show every thread\n"
 	"   --locals          text: arguments and locals (from DWARF; Python\n"
 	"                     frames from the interpreter) under the\n"
@@ -95,6 +99,7 @@ enum {
 	OPT_HOST,
 	OPT_TIME,
 	OPT_NO_SUSPECTS,
+	OPT_INCLUDE_PRERELEASES,
 	OPT_PID,
 	OPT_HELP,
 };
@@ -115,6 +120,7 @@ static const struct option options[] = {
 	{ "host", required_argument, NULL, OPT_HOST },
 	{ "time", required_argument, NULL, OPT_TIME },
 	{ "no-suspects", no_argument, NULL, OPT_NO_SUSPECTS },
+	{ "include-prereleases", no_argument, NULL, OPT_INCLUDE_PRERELEASES },
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -227,6 +233,9 @@ static int take_option(struct resolve_args *a, int opt, int argc, char **argv)
 		break;
 	case OPT_NO_SUSPECTS:
 		a->opts.suspects = 0;
+		break;
+	case OPT_INCLUDE_PRERELEASES:
+		a->g->include_prereleases = 1;
 		break;
 	case OPT_PID:
 		if (prov_parse_int(&a->opts.pid, optarg, strlen(optarg)) < 0 || a->opts.pid <= 0)

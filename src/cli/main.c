@@ -30,7 +30,8 @@ static const struct cmd commands[] = {
 	{ "fixcheck", cmd_fixcheck, 0,
 	  "fixcheck COMMIT|A..B... [--one-fix] (--repo URL|PATH --at REV\n"
 	  "                  [--debian-source SRC=VER | --rpm-spec SPEC] | INPUT --component NAME)\n"
-	  "                  [--sysroot DIR] [--mapping FILE]... [--offline] [--format text|json]",
+	  "                  [--sysroot DIR] [--mapping FILE]... [--offline] [--include-prereleases]\n"
+	  "                  [--format text|json]",
 	  "is a fix in what was deployed (ancestor, cherry-pick, patch), which release has it" },
 	{ "cache", cmd_cache, 0, "cache stats|clear",
 	  "show or clear the cache of indexes, patch-ids and mirrors" },

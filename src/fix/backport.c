@@ -445,18 +445,229 @@ cleanup:
 	return error;
 }
 
+/* The distribution patches of the options (the import's series, the RPM patches). */
+static int load_dist(struct prov_dist_patches *dp, const struct prov_backport_opts *o)
+{
+	size_t i;
+	int error;
+
+	memset(dp, 0, sizeof(*dp));
+	if (o->patches_repo && o->patches_commit &&
+	    (error = prov_dist_patches_debian(dp, o->patches_repo, o->patches_commit)) < 0)
+		return error;
+	for (i = 0; o->extra_patch_texts && i < o->nextra_patches; i++)
+		prov_dist_patches_add(dp, o->extra_patch_names[i], o->extra_patch_texts[i] ? o->extra_patch_texts[i] : "",
+				      o->extra_patch_texts[i] ? strlen(o->extra_patch_texts[i]) : 0,
+				      o->extra_patch_notes ? o->extra_patch_notes[i] : NULL);
+	return 0;
+}
+
+static int is_present_state(const char *st)
+{
+	return !strcmp(st, "present-exact") || !strcmp(st, "present-changed-lines");
+}
+
+/* How many hunks of each kind, test files apart (the verdict is the non-test hunks' when there are any). */
+struct hunk_counts {
+	size_t present, absent, unknown, na;	/* na: unknown, its code not in the release */
+};
+
+static void count_hunks(struct hunk_counts *c, const struct prov_effect *eff, int test)
+{
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < eff->n; i++) {
+		const struct prov_fix_evidence *e = &eff->ev[i];
+
+		if (!strcmp(e->state, "test-only") || prov_hunk_is_test_path(e->file) != test)
+			continue;
+		if (is_present_state(e->state))
+			c->present++;
+		else if (!strcmp(e->state, "absent"))
+			c->absent++;
+		else if (e->note)
+			c->na++;
+		else
+			c->unknown++;
+	}
+}
+
+/* The reason of an undetermined verdict: the first unknown hunk (of the kind decided on). */
+static char *undetermined_reason(const struct prov_effect *eff, const struct hunk_counts *c, int test)
+{
+	size_t i;
+
+	for (i = 0; c->unknown && i < eff->n; i++) {
+		const struct prov_fix_evidence *e = &eff->ev[i];
+
+		if (!strcmp(e->state, "unknown") && !e->note && prov_hunk_is_test_path(e->file) == test)
+			return prov_xasprintf("hunk %s of %s%s%s%s is neither shown present nor shown absent in the deployed tree (the code around it was rewritten, or the file is gone)",
+					      e->hunk, e->file, e->function ? " (" : "", e->function ? e->function : "",
+					      e->function ? ")" : "");
+	}
+	if (c->na)
+		return prov_xstrdup("none of the code the fix changes is in the deployed tree");
+	return prov_xstrdup("the fix changes test files only, and the deployed tree does not have them");
+}
+
+/*
+ * The verdict from the hunks (fixeffect.h), decided on the hunks outside
+ * test files when there are any (an absent test hunk of an otherwise
+ * carried fix is named, never makes it missing): some absent and none
+ * present: missing; absent and present: partial; none absent, one unknown
+ * (or none present): undetermined; else included. by_file[k]: the commit
+ * or patch the id search found changing fix file k the same way (kept as
+ * the via of its present hunks).
+ */
+static void effect_verdict(struct prov_backport *out, struct prov_effect *eff, const char *deployed_hex,
+			   char *const *fix_files, char *const *by_file, size_t nfiles)
+{
+	struct prov_buf via = PROV_BUF_INIT, yes = PROV_BUF_INIT, no = PROV_BUF_INIT;
+	struct hunk_counts c, t;
+	size_t i, k;
+	int all_patches = 1, test;
+
+	count_hunks(&c, eff, 0);
+	count_hunks(&t, eff, 1);
+	test = !(c.present + c.absent + c.unknown + c.na);
+	if (test)
+		c = t;
+	for (i = 0; i < eff->n; i++) {
+		struct prov_fix_evidence *e = &eff->ev[i];
+
+		for (k = 0; k < nfiles; k++)
+			if (by_file[k] && e->via && !strcmp(fix_files[k], e->file) && is_present_state(e->state)) {
+				free(e->via);
+				e->via = prov_xstrdup(by_file[k]);
+			}
+		if (e->via) {
+			add_word(&via, " ", e->via);
+			if (!strcmp(e->via, deployed_hex) || strlen(e->via) == 40)
+				all_patches = 0;
+		}
+	}
+	if (c.absent) {
+		for (i = 0; i < eff->n; i++) {
+			const struct prov_fix_evidence *e = &eff->ev[i];
+
+			if (!strcmp(e->state, "absent") && prov_hunk_is_test_path(e->file) == test)
+				add_word(&no, ", ", e->file);
+		}
+		for (i = 0; i < eff->n; i++) {
+			const struct prov_fix_evidence *e = &eff->ev[i];
+
+			if (is_present_state(e->state) && prov_hunk_is_test_path(e->file) == test &&
+			    !strstr(no.buf ? no.buf : "", e->file))
+				add_word(&yes, ", ", e->file);
+		}
+		out->how = c.present ? "partial" : "missing";
+		if (c.present) {
+			out->files_present = yes.len ? prov_buf_detach(&yes) : NULL;
+			out->files_missing = prov_buf_detach(&no);
+			out->via = via.len ? prov_buf_detach(&via) : NULL;
+		}
+	} else if (c.unknown || !c.present) {
+		out->undetermined = 1;
+		out->reason = undetermined_reason(eff, &c, test);
+	} else {
+		out->included = 1;
+		out->how = !eff->nchanged && !eff->ntest && !eff->nna && !eff->nabsent && !eff->nunknown &&
+				   all_patches && via.len ? "distribution-patch" : "adapted";
+		out->via = via.len ? prov_buf_detach(&via) : NULL;
+	}
+	out->evidence = eff->ev;
+	out->nevidence = eff->n;
+	out->named_by = eff->named_by;
+	eff->ev = NULL;
+	eff->n = 0;
+	eff->named_by = NULL;
+	prov_buf_release(&via);
+	prov_buf_release(&yes);
+	prov_buf_release(&no);
+}
+
+/* The hunks of the fix in the deployed tree; *have 0 when there are none or the diff is too large. */
+static int run_effect(struct prov_effect *eff, int *have, struct prov_repo *r, const char *fix_hex,
+		      const char *deployed_hex, const struct prov_backport_opts *o)
+{
+	struct prov_dist_patches own = { 0 };
+	const struct prov_dist_patches *dp = o->dist;
+	struct prov_effect_tree t = { r, deployed_hex, o->patches_repo, o->patches_repo ? o->patches_commit : NULL,
+				      o->cache };
+	int error;
+
+	*have = 0;
+	if (!dp && (error = load_dist(&own, o)) < 0)
+		return error;
+	error = prov_effect_check(eff, fix_hex, dp ? dp : &own, &t);
+	prov_dist_patches_release(&own);
+	if (error == PROV_ELIMIT) {
+		prov_error_clear();	/* too large to compare: the ids decide */
+		return 0;
+	}
+	if (error < 0)
+		return error;
+	*have = eff->n > 0;
+	return 0;
+}
+
+/*
+ * Is fix an ancestor of deployed? Two commit ids answer it for ever: kept in
+ * the cache (the walk of a deep history is most of a warm fixcheck).
+ */
+static int cached_is_ancestor(int *anc, struct prov_repo *r, const char *fix_hex, const char *deployed_hex,
+			      struct prov_cache *cache)
+{
+	char *key = prov_xasprintf("ancestor-of:%s", deployed_hex), *v = NULL, *unused = NULL;
+	int error;
+
+	if (cache && prov_cache_backport_get(&v, &unused, cache, fix_hex, key) == 0 && v &&
+	    (!strcmp(v, "1") || !strcmp(v, "0"))) {
+		*anc = v[0] == '1';
+		error = 0;
+		goto cleanup;
+	}
+	prov_error_clear();
+	if ((error = prov_repo_is_ancestor(anc, r, fix_hex, deployed_hex)) < 0)
+		goto cleanup;
+	if (cache && prov_cache_backport_put(cache, fix_hex, key, *anc ? "1" : "0", "") < 0) {
+		prov_warn("%s", prov_error_last());
+		prov_error_clear();
+	}
+cleanup:
+	free(key);
+	free(v);
+	free(unused);
+	return error;
+}
+
 /* A later cherry-pick on a branch that contains the deployed commit. */
 static int search_branches(struct prov_backport *out, struct prov_repo *r, const char *fix_hex,
 			   const char *deployed_hex, const char *fix_pid, char *const *fix_files,
 			   const char *const *fix_ids, size_t nfiles, const struct prov_backport_opts *o,
 			   size_t max)
 {
-	char **branches = NULL;
-	size_t nb = 0, i, k;
+	char **branches = NULL, **tips = NULL;
+	size_t nb = 0, nt = 0, i, k;
 	int error;
 
-	if ((error = prov_repo_branches_containing(&branches, &nb, r, deployed_hex)) < 0)
+	/* the branches whose tip contains the deployed commit (each answer kept in the cache) */
+	if ((error = prov_repo_branch_tips(&branches, &tips, &nt, r)) < 0)
 		return error;
+	for (i = 0; i < nt; i++) {
+		int yes = 0;
+
+		if (cached_is_ancestor(&yes, r, deployed_hex, tips[i], o->cache) == 0 && yes) {
+			branches[nb++] = branches[i];
+			branches[i] = i >= nb ? NULL : branches[i];
+		} else {
+			free(branches[i]);
+			branches[i] = NULL;
+		}
+		prov_error_clear();
+	}
+	strv_free(tips, nt);
 	for (i = 0; i < nb && !out->branch; i++) {
 		struct prov_range_commit *rc = NULL;
 		size_t nrc = 0;
@@ -465,7 +676,7 @@ static int search_branches(struct prov_backport *out, struct prov_repo *r, const
 		int anc = 0, found;
 
 		if (prov_repo_resolve(&tip, r, branches[i]) < 0 ||
-		    prov_repo_is_ancestor(&anc, r, fix_hex, tip) < 0 || anc ||
+		    cached_is_ancestor(&anc, r, fix_hex, tip, o->cache) < 0 || anc ||
 		    prov_repo_range(&rc, &nrc, r, tip, deployed_hex, max) < 0)
 			goto next;
 		found = search_range(&via, present, r, rc, nrc, fix_hex, fix_pid, fix_files,
@@ -502,13 +713,14 @@ int prov_backport_check(struct prov_backport *out, struct prov_repo *r, const ch
 	char **fix_files = NULL, **present = NULL;
 	const char **fix_ids = NULL;
 	size_t nrc = 0, nfiles = 0, k, npresent = 0, nbefore = 0, max, i;
-	int anc = 0, error, found;
+	struct prov_effect eff = { 0 };
+	int anc = 0, error, found, have_effect = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (!o)
 		o = &none;
 	max = o->max_commits ? o->max_commits : 1000000;
-	if ((error = prov_repo_is_ancestor(&anc, r, fix_hex, deployed_hex)) < 0)
+	if ((error = cached_is_ancestor(&anc, r, fix_hex, deployed_hex, o->cache)) < 0)
 		goto cleanup;
 	if ((error = prov_repo_first_tag(&out->first_tag, r, fix_hex)) < 0)
 		goto cleanup;
@@ -592,6 +804,9 @@ int prov_backport_check(struct prov_backport *out, struct prov_repo *r, const ch
 	for (k = 0; k < nfiles; k++)
 		if (present[k])
 			npresent++;
+	/* the effect of the fix on the deployed tree, hunk by hunk */
+	if ((error = run_effect(&eff, &have_effect, r, fix_hex, deployed_hex, o)) < 0)
+		goto cleanup;
 	if (nfiles && npresent == nfiles) {
 		struct prov_buf b = PROV_BUF_INIT;
 		/* a file found only in a distribution patch */
@@ -602,6 +817,30 @@ int prov_backport_check(struct prov_backport *out, struct prov_repo *r, const ch
 		out->via = prov_buf_detach(&b);
 		out->included = 1;
 		out->how = patches ? "distribution-patch" : "cherry-pick";
+		out->evidence = eff.ev;
+		out->nevidence = eff.n;
+		out->named_by = eff.named_by;
+		eff.ev = NULL;
+		eff.n = 0;
+		eff.named_by = NULL;
+		goto done;
+	}
+	if (have_effect) {
+		effect_verdict(out, &eff, deployed_hex, fix_files, present, nfiles);
+		if (out->undetermined && !o->patches_repo && !o->nextra_patches) {
+			/*
+			 * The deployed tree is an upstream commit: the fix is not in
+			 * its history and no commit of it carries the fix: not
+			 * included, whatever the hunks (kept as evidence).
+			 */
+			out->undetermined = 0;
+			free(out->reason);
+			out->reason = NULL;
+		}
+		if (out->how && !strcmp(out->how, "missing") && !o->no_branches &&
+		    (error = search_branches(out, r, fix_hex, deployed_hex, out->patchid, fix_files,
+					     fix_ids, nfiles, o, max)) < 0)
+			goto cleanup;
 		goto done;
 	}
 	if (npresent) {
@@ -636,6 +875,7 @@ cleanup:
 	strv_free(fix_files, nfiles);
 	ids_release(&fx);
 	prov_range_free(rc, nrc);
+	prov_effect_release(&eff);
 	return error;
 }
 
@@ -692,34 +932,66 @@ cleanup:
 	return error;
 }
 
+/* Append b's evidence to out's. */
+static void take_evidence(struct prov_backport *out, struct prov_backport *b)
+{
+	size_t i;
+
+	if (!b->nevidence)
+		return;
+	out->evidence = prov_xrealloc(out->evidence, (out->nevidence + b->nevidence) * sizeof(*out->evidence));
+	for (i = 0; i < b->nevidence; i++)
+		out->evidence[out->nevidence++] = b->evidence[i];
+	free(b->evidence);
+	b->evidence = NULL;
+	b->nevidence = 0;
+}
+
 int prov_backport_check_all(struct prov_backport *out, struct prov_repo *r,
 			    const char *const *fix_hexes, size_t n, const char *deployed_hex,
 			    const struct prov_backport_opts *o)
 {
 	struct prov_backport *each;
 	struct prov_buf via = PROV_BUF_INIT, missing = PROV_BUF_INIT, fp = PROV_BUF_INIT,
-			fm = PROV_BUF_INIT;
+			fm = PROV_BUF_INIT, named = PROV_BUF_INIT;
 	struct prov_backport_opts so = { 0 };
-	size_t i, k, nin = 0, nanc = 0, npartial = 0;
-	int error = 0, patch = 0;
+	struct prov_dist_patches dist = { 0 };
+	size_t i, k, nin = 0, nanc = 0, npartial = 0, nmissing = 0, nundet = 0;
+	int error = 0, patch = 0, adapted = 0;
+	char *reason = NULL;
 
-	if (n == 1)
-		return prov_backport_check(out, r, fix_hexes[0], deployed_hex, o);
-	memset(out, 0, sizeof(*out));
-	/* the "upgrade to TAG, same branch" advice is for one commit only: not searched */
 	if (o)
 		so = *o;
+	if (!so.dist) {	/* the distribution's patches read once for every commit */
+		if ((error = load_dist(&dist, &so)) < 0)
+			return error;
+		so.dist = &dist;
+	}
+	if (n == 1) {
+		error = prov_backport_check(out, r, fix_hexes[0], deployed_hex, &so);
+		prov_dist_patches_release(&dist);
+		return error;
+	}
+	memset(out, 0, sizeof(*out));
+	/* the "upgrade to TAG, same branch" advice is for one commit only: not searched */
 	so.no_branches = 1;
 	each = prov_xcalloc(n + 1, sizeof(*each));
 	for (i = 0; i < n; i++) {
 		if ((error = prov_backport_check(&each[i], r, fix_hexes[i], deployed_hex, &so)) < 0)
 			goto cleanup;
+		if (each[i].named_by)
+			add_word(&named, " ", each[i].named_by);
 		if (each[i].included) {
 			nin++;
 			nanc += !strcmp(each[i].how, "ancestor");
 			patch |= !strcmp(each[i].how, "distribution-patch");
+			adapted |= !strcmp(each[i].how, "adapted");
 			if (each[i].via)
 				add_word(&via, " ", each[i].via);
+		} else if (each[i].undetermined) {
+			nundet++;
+			if (!reason)
+				reason = prov_xasprintf("commit %.12s: %s", fix_hexes[i], each[i].reason);
 		} else {
 			add_word(&missing, " ", fix_hexes[i]);
 			if (each[i].how && !strcmp(each[i].how, "partial")) {
@@ -730,8 +1002,11 @@ int prov_backport_check_all(struct prov_backport *out, struct prov_repo *r,
 					add_word(&fp, ", ", each[i].files_present);
 				if (each[i].files_missing)
 					add_word(&fm, ", ", each[i].files_missing);
+			} else {
+				nmissing++;
 			}
 		}
+		take_evidence(out, &each[i]);
 	}
 	/* the first tag containing them all, among their own first tags */
 	for (i = 0; i < n; i++) {
@@ -750,11 +1025,21 @@ int prov_backport_check_all(struct prov_backport *out, struct prov_repo *r,
 		}
 	}
 	prov_error_clear();
+	if (named.len)
+		out->named_by = prov_buf_detach(&named);
 	if (nin == n) {
 		out->included = 1;
-		out->how = nanc == n ? "ancestor" : patch ? "distribution-patch" : "cherry-pick";
+		out->how = nanc == n ? "ancestor" : adapted ? "adapted" : patch ? "distribution-patch" : "cherry-pick";
 		out->via = prov_buf_detach(&via);
-	} else if (nin || npartial) {
+	} else if (nmissing + npartial == 0) {
+		/* the rest in, some undetermined: so is the whole */
+		out->undetermined = 1;
+		out->reason = reason;
+		reason = NULL;
+	} else if (nmissing == n) {
+		out->how = "missing";
+		out->commits_missing = prov_buf_detach(&missing);
+	} else {
 		out->how = "partial";
 		out->via = via.len ? prov_buf_detach(&via) : NULL;
 		out->commits_missing = prov_buf_detach(&missing);
@@ -762,17 +1047,18 @@ int prov_backport_check_all(struct prov_backport *out, struct prov_repo *r,
 			out->files_present = prov_buf_detach(&fp);
 		if (fm.len)
 			out->files_missing = prov_buf_detach(&fm);
-	} else {
-		out->commits_missing = prov_buf_detach(&missing);
 	}
 cleanup:
 	for (i = 0; i < n; i++)
 		prov_backport_release(&each[i]);
 	free(each);
+	free(reason);
+	prov_dist_patches_release(&dist);
 	prov_buf_release(&via);
 	prov_buf_release(&missing);
 	prov_buf_release(&fp);
 	prov_buf_release(&fm);
+	prov_buf_release(&named);
 	if (error < 0)
 		prov_backport_release(out);
 	return error;
@@ -788,5 +1074,9 @@ char *prov_backport_describe(const char *how, const char *via)
 		return prov_xasprintf("as cherry-pick %s", via ? via : "?");
 	if (!strcmp(how, "distribution-patch"))
 		return prov_xasprintf("as distribution patch %s", via ? via : "?");
+	if (!strcmp(how, "adapted"))
+		return prov_xasprintf("adapted (%s)", via ? via : "?");
+	if (!strcmp(how, "missing"))
+		return prov_xstrdup("not included (every hunk absent)");
 	return prov_xasprintf("partly (%s)", via ? via : "?");
 }

@@ -4,7 +4,9 @@
 #include <stddef.h>
 
 #include "cache.h"
+#include "fixeffect.h"
 #include "fixresult.h"
+#include "model.h"
 #include "sources.h"
 
 /*
@@ -22,8 +24,18 @@
  *   source package changes every file of the fix as the fix does (per-file
  *   ids: the hunks' lines with whitespace removed, paths with their first
  *   component stripped).
+ * - adapted: neither of the above, but every hunk's effect is in the
+ *   deployed tree (the patched tree of a Debian import, or the deployed
+ *   commit): present-exact or present-changed-lines, test hunks aside
+ *   (fixeffect.h; evidence[] says which hunk is how and via what).
+ *   "distribution-patch" too when every hunk is there exactly, carried by
+ *   the distribution's patches.
  * - partial: some of the fix's files are changed the same way (files_present
- *   names them, files_missing the others).
+ *   names them, files_missing the others), or some hunks are shown absent.
+ * - missing: every hunk outside test files shown absent (not included).
+ * - undetermined (how NULL, undetermined 1, reason): some hunk is neither
+ *   shown present nor absent (the code was rewritten) and none absent:
+ *   never "not included" without proof.
  * - none (how NULL): first_tag is the first tag containing the fix by
  *   ancestry; when a branch that contains the deployed commit later got
  *   the fix by cherry-pick, branch/branch_tag/branch_via say where.
@@ -39,6 +51,12 @@ struct prov_backport_opts {
 	char *const *extra_patch_names;
 	char *const *extra_patch_ids;
 	size_t nextra_patches;
+	/* their texts and the spec comments above their Patch lines (for the
+	 * hunk comparison and the commit ids they name); may be NULL */
+	char *const *extra_patch_texts;
+	char *const *extra_patch_notes;
+	/* the distribution patches already read (NULL: read here from patches_repo and extra_*) */
+	const struct prov_dist_patches *dist;
 	size_t max_commits;	/* range walk cap (0: 1000000) */
 	int no_branches;	/* skip the search for a later cherry-pick on the deployed branches */
 };

@@ -111,6 +111,8 @@ int prov_fix_status_check(struct prov_crash *c, const char *const *fixes, size_t
 		    prov_repo_resolve(&deployed, repo, t.at) < 0 ||
 		    (t.patches_path && prov_sources_open(&patches, t.patches_path, NULL, 0, 0, &sopts) < 0))
 			why = prov_xasprintf("repository %s is not available: %s", t.url, prov_error_last());
+		if (!why)
+			prov_repo_include_prereleases(repo, g->include_prereleases);
 		if (!why && g->cache_dir && prov_cache_open(&cache, g->cache_dir) < 0)
 			cache = NULL;
 		bo.cache = cache;
@@ -147,6 +149,18 @@ int prov_fix_status_check(struct prov_crash *c, const char *const *fixes, size_t
 		if (error < 0) {
 			x->note = prov_xstrdup(prov_error_last());
 			error = 0;
+			continue;
+		}
+		x->evidence = bp.evidence;
+		x->nevidence = bp.nevidence;
+		bp.evidence = NULL;
+		bp.nevidence = 0;
+		if (bp.undetermined) {
+			/* neither shown present nor absent: could not be determined (exit 3) */
+			x->reason = bp.reason;
+			x->note = prov_xstrdup(bp.reason ? bp.reason : "undetermined");
+			bp.reason = NULL;
+			prov_backport_release(&bp);
 			continue;
 		}
 		x->known = 1;

@@ -148,16 +148,20 @@ static const char *tag_value(const char *p, const char *e, const char *tag, int 
 	return skip_blank(q + 1, e);
 }
 
-int prov_rpmspec_patch_names(char ***out, size_t *n, const char *text, size_t len,
-			     const char *spec_name)
+/* As prov_rpmspec_patch_names; *notes (when not NULL): the comment lines just above each Patch line. */
+static int patch_names(char ***out, char ***notes, size_t *n, const char *text, size_t len,
+		       const char *spec_name)
 {
 	struct macros *m = prov_xcalloc(1, sizeof(*m));
 	const char *p = text, *end = text + len;
-	char **v = NULL;
-	size_t nv = 0, alloc = 0, i;
+	char **v = NULL, **nt = NULL;
+	struct prov_buf comment = PROV_BUF_INIT;
+	size_t nv = 0, alloc = 0, nalloc = 0, i;
 	int error = 0, left;
 
 	*out = NULL;
+	if (notes)
+		*notes = NULL;
 	*n = 0;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -174,7 +178,14 @@ int prov_rpmspec_patch_names(char ***out, size_t *n, const char *text, size_t le
 			e--;
 		q = skip_blank(p, e);
 		p = nl ? nl + 1 : end;
-		if (q >= e || *q == '#')
+		if (q < e && *q == '#') {
+			if (comment.len < 16384) {
+				prov_buf_add(&comment, q, (size_t)(e - q));
+				prov_buf_putc(&comment, '\n');
+			}
+			continue;
+		}
+		if (q >= e)
 			continue;
 		if ((size_t)(e - q) >= 10 && !strncmp(q, "%changelog", 10))
 			break;
@@ -236,9 +247,12 @@ int prov_rpmspec_patch_names(char ***out, size_t *n, const char *text, size_t le
 				goto cleanup;
 			}
 			PROV_ALLOC_GROW(v, nv + 1, alloc);
+			PROV_ALLOC_GROW(nt, nv + 1, nalloc);
+			nt[nv] = prov_xstrdup(comment.buf ? comment.buf : "");
 			v[nv++] = prov_xstrdup(base);
 			prov_buf_release(&b);
 		}
+		prov_buf_reset(&comment);
 	}
 	if (m->work > MAX_EXPAND_WORK) {
 		error = prov_error_set(PROV_ELIMIT, "spec '%s': expanding its macros took more than %zu steps",
@@ -247,15 +261,28 @@ int prov_rpmspec_patch_names(char ***out, size_t *n, const char *text, size_t le
 	}
 	*out = v;
 	*n = nv;
+	if (notes) {
+		*notes = nt;
+		nt = NULL;
+	}
 	v = NULL;
-	nv = 0;
 cleanup:
-	for (i = 0; i < nv; i++)
-		free(v[i]);
+	for (i = 0; i < nv; i++) {
+		free(v ? v[i] : NULL);
+		free(nt ? nt[i] : NULL);
+	}
 	free(v);
+	free(nt);
+	prov_buf_release(&comment);
 	macros_release(m);
 	free(m);
 	return error;
+}
+
+int prov_rpmspec_patch_names(char ***out, size_t *n, const char *text, size_t len,
+			     const char *spec_name)
+{
+	return patch_names(out, NULL, n, text, len, spec_name);
 }
 
 void prov_rpm_patches_release(struct prov_rpm_patches *p)
@@ -264,10 +291,14 @@ void prov_rpm_patches_release(struct prov_rpm_patches *p)
 
 	for (i = 0; i < p->n; i++) {
 		free(p->names[i]);
-		free(p->ids[i]);
+		free(p->ids ? p->ids[i] : NULL);
+		free(p->texts ? p->texts[i] : NULL);
+		free(p->notes ? p->notes[i] : NULL);
 	}
 	free(p->names);
 	free(p->ids);
+	free(p->texts);
+	free(p->notes);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -289,8 +320,9 @@ int prov_rpm_patches_read(struct prov_rpm_patches *out, const char *spec_path)
 		error = prov_error_set(PROV_EINPUT, "spec '%s' is not a text file", spec_path);
 		goto cleanup;
 	}
-	if ((error = prov_rpmspec_patch_names(&out->names, &out->n, spec.buf, spec.len, spec_path)) < 0)
+	if ((error = patch_names(&out->names, &out->notes, &out->n, spec.buf, spec.len, spec_path)) < 0)
 		goto cleanup;
+	out->texts = prov_xcalloc(out->n + 1, sizeof(*out->texts));
 	slash = strrchr(spec_path, '/');
 	dir = slash ? prov_xstrndup(spec_path, (size_t)(slash - spec_path) + 1) : prov_xstrdup(".");
 	out->ids = prov_xcalloc(out->n + 1, sizeof(*out->ids));
@@ -308,6 +340,8 @@ int prov_rpm_patches_read(struct prov_rpm_patches *out, const char *spec_path)
 		if (error < 0)
 			goto cleanup;
 		out->ids[i] = prov_backport_file_ids(patch.buf, patch.len);
+		out->texts[i] = prov_xstrndup(patch.buf ? patch.buf : "", patch.len);
+		prov_buf_reset(&patch);
 	}
 	error = 0;
 cleanup:

@@ -15,6 +15,8 @@
 struct prov_rpm_patches {
 	char **names;	/* as the spec names them, after macros; file name only */
 	char **ids;	/* per-file ids (prov_backport_file_ids) of each patch */
+	char **texts;	/* each patch's text (NUL bytes end it) */
+	char **notes;	/* the spec's comment lines just above each Patch line ("" when none) */
 	size_t n;
 };
 

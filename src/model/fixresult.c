@@ -15,6 +15,9 @@ void prov_backport_release(struct prov_backport *b)
 	free(b->branch_via);
 	free(b->patchid);
 	free(b->commits_missing);
+	prov_fix_evidence_release(b->evidence, b->nevidence);
+	free(b->named_by);
+	free(b->reason);
 	memset(b, 0, sizeof(*b));
 }
 

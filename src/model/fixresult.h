@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include "model.h"
+
 /*
  * What fixcheck finds, as data: how one fix is in the deployed build
  * (src/fix/backport.h computes it) and fixcheck's answer for each fix
@@ -11,7 +13,9 @@
  */
 struct prov_backport {
 	int included;	/* ancestor, cherry-pick or distribution-patch */
-	const char *how;	/* "ancestor", "cherry-pick", "distribution-patch", "partial", or NULL */
+	/* "ancestor", "cherry-pick", "distribution-patch", "adapted", "partial",
+	 * "missing", or NULL (not included; or undetermined, see below) */
+	const char *how;
 	char *via;	/* commit id(s), space-separated, or patch file name(s) */
 	char *files_present;	/* partial: the fix's files found, comma-separated */
 	char *files_missing;	/* partial: the others */
@@ -21,6 +25,12 @@ struct prov_backport {
 	char *branch_via;	/* the cherry-pick on that branch */
 	char *patchid;	/* the fix's patch-id */
 	char *commits_missing;	/* a fix of several commits: those not included, space-separated */
+	/* the hunks of the fix in the deployed tree (src/fix/fixeffect.h), when compared */
+	struct prov_fix_evidence *evidence;
+	size_t nevidence;
+	char *named_by;	/* distribution patches that name the fix (DEP-3, trailers), space-separated */
+	int undetermined;	/* neither shown present nor absent: exit 3, reason says why */
+	char *reason;
 };
 
 void prov_backport_release(struct prov_backport *b);
@@ -44,6 +54,7 @@ struct prov_fixcheck {
 	struct prov_fixcheck_item *items;
 	size_t n;
 	int any_missing;	/* some fix is not (fully) included */
+	int any_unknown;	/* some fix is neither shown present nor absent (undetermined) */
 	int approximate;	/* INPUT --component whose commit is approximate (a branch
 				 * tip, a tag the version does not name): no verdict, exit 3 */
 };

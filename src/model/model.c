@@ -241,6 +241,8 @@ void prov_crash_free(struct prov_crash *c)
 		free(x->branch_tag);
 		free(x->branch);
 		free(x->note);
+		free(x->reason);
+		prov_fix_evidence_release(x->evidence, x->nevidence);
 	}
 	free(c->fixes);
 	for (i = 0; i < c->nsuspects; i++) {
@@ -337,6 +339,21 @@ struct prov_insn *prov_crash_add_insn(struct prov_crash *c)
 	x = &c->insns[c->ninsns++];
 	memset(x, 0, sizeof(*x));
 	return x;
+}
+
+void prov_fix_evidence_release(struct prov_fix_evidence *e, size_t n)
+{
+	size_t i;
+
+	for (i = 0; e && i < n; i++) {
+		free(e[i].commit);
+		free(e[i].file);
+		free(e[i].deployed_file);
+		free(e[i].hunk);
+		free(e[i].function);
+		free(e[i].via);
+	}
+	free(e);
 }
 
 struct prov_fix_status *prov_crash_add_fix(struct prov_crash *c)

@@ -238,6 +238,24 @@ struct prov_source {
 };
 
 /* `--fix COMMIT`: is it in what was deployed? (same facts as fixcheck) */
+/*
+ * One hunk of a fix and its state in the deployed tree (src/fix/hunks.h):
+ * state "present-exact" | "present-changed-lines" | "absent" | "test-only"
+ * | "unknown"; via: the distribution patch or commit that carries it.
+ */
+struct prov_fix_evidence {
+	char *commit;	/* the fix commit the hunk belongs to (full hex) */
+	char *file;	/* the fix's path */
+	char *deployed_file;	/* where it was looked for, when not `file` (a rename), or NULL */
+	char *hunk;	/* its header, "@@ -10,7 +10,8 @@" */
+	char *function;	/* the function named in the header, or NULL */
+	const char *state;	/* static string */
+	char *via;	/* patch path or commit, or NULL */
+	const char *note;	/* static: why an unknown hunk does not count, or NULL */
+};
+
+void prov_fix_evidence_release(struct prov_fix_evidence *e, size_t n);	/* frees e too */
+
 struct prov_fix_status {
 	char *fix;	/* as given */
 	char *fix_commit;	/* full hex, or NULL when unknown */
@@ -248,13 +266,17 @@ struct prov_fix_status {
 	char *first_tag;
 	char *note;
 	/* how it is in (src/fix/backport.h): "ancestor", "cherry-pick",
-	 * "distribution-patch", "partial" or NULL; via: commit(s) or patch */
+	 * "distribution-patch", "adapted", "partial", "missing" or NULL
+	 * (undetermined: known, reason set); via: commit(s) or patch */
 	const char *how;
 	char *via;
 	char *files_missing;	/* partial: the fix's files not found */
 	char *commits_missing;	/* a fix of several commits (A..B): those not in, space-separated */
 	char *branch_tag;	/* not included: first tag of the deployed branch with a cherry-pick */
 	char *branch;
+	struct prov_fix_evidence *evidence;	/* per hunk, when the hunks were compared */
+	size_t nevidence;
+	char *reason;	/* known but undetermined (exit 3): why, else NULL */
 };
 
 /*

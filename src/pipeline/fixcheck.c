@@ -90,6 +90,8 @@ static int open_repo(struct fixcheck_run *r)
 	}
 	wants[nw++] = r->at;
 	error = prov_sources_open(&r->repo, r->url, wants, nw, 0, &r->so);
+	if (error == 0)
+		prov_repo_include_prereleases(r->repo, o->ctx->include_prereleases);
 	free(wants);
 	for (i = 0; i < np; i++)
 		free(parts[i]);
@@ -193,6 +195,8 @@ static int check_items(struct prov_fixcheck *out, struct fixcheck_run *r)
 	bo.extra_patch_names = r->rpm.names;
 	bo.extra_patch_ids = r->rpm.ids;
 	bo.nextra_patches = r->rpm.n;
+	bo.extra_patch_texts = r->rpm.texts;
+	bo.extra_patch_notes = r->rpm.notes;
 	if (prov_repo_resolve(&out->deployed, r->repo, r->at) < 0)
 		return o->input || prov_repo_stale(r->repo) ? PROV_EUNKNOWN : PROV_EINPUT;
 	out->at_label = r->import_label ? prov_xstrdup(r->import_label) :
@@ -212,7 +216,9 @@ static int check_items(struct prov_fixcheck *out, struct fixcheck_run *r)
 			out->approximate = 1;
 			it->note = prov_fix_approximate_note(r->approx, it->bp.included);
 		}
-		if (!it->bp.included)
+		if (it->bp.undetermined)
+			out->any_unknown = 1;
+		else if (!it->bp.included)
 			out->any_missing = 1;
 	}
 	return 0;

@@ -61,7 +61,10 @@ static int fixcheck_json(struct prov_buf *out, const struct prov_fixcheck *r)
 		prov_json_kv_string(&j, "schema", "provenance/1");
 		prov_json_kv_string(&j, "fix", it->fix);
 		prov_json_kv_string(&j, "deployed", r->deployed);
-		prov_json_kv_bool(&j, "included", it->note ? 0 : bp->included);
+		if (bp->undetermined && !it->note)
+			prov_json_kv_null(&j, "included");
+		else
+			prov_json_kv_bool(&j, "included", it->note ? 0 : bp->included);
 		if (it->note) {
 			prov_json_kv_string(&j, "deployed_is", "approximate");
 			prov_json_kv_string(&j, "note", it->note);
@@ -82,6 +85,9 @@ static int fixcheck_json(struct prov_buf *out, const struct prov_fixcheck *r)
 			prov_json_string(&j, it->commits[k]);
 		prov_json_end_array(&j);
 		json_words(&j, "commits_missing", bp->commits_missing, " ");
+		prov_report_json_fix_evidence(&j, bp->evidence, bp->nevidence);
+		json_words(&j, "named_by", bp->named_by, " ");
+		prov_json_kv_string(&j, "reason", bp->reason);
 		prov_json_end_object(&j);
 	}
 	prov_json_end_array(&j);
@@ -91,8 +97,13 @@ static int fixcheck_json(struct prov_buf *out, const struct prov_fixcheck *r)
 /* After "YES|NO|PARTIAL <fix> ... (first in tag T)": how it is in, or what is missing. */
 static void text_how(struct prov_buf *out, const struct prov_backport *bp, int partial)
 {
-	if (bp->how && !strcmp(bp->how, "ancestor")) {
+	if (bp->undetermined) {
+		prov_buf_printf(out, ": could not be determined: %s", bp->reason ? bp->reason : "?");
+		return;	/* no advice on a guess */
+	} else if (bp->how && !strcmp(bp->how, "ancestor")) {
 		prov_buf_puts(out, ": ancestor");
+	} else if (bp->how && !strcmp(bp->how, "missing")) {
+		/* "NO" says it; the hunks follow at the end */
 	} else if (bp->how && !partial) {
 		prov_buf_printf(out, ": %s ", bp->how);
 		short_via(out, bp->via);
@@ -134,11 +145,12 @@ static void fixcheck_text(struct prov_buf *out, const struct prov_fixcheck *r)
 			prov_buf_printf(out, "UNKNOWN %s (%s): %s\n", it->arg, r->component, it->note);
 			continue;
 		}
-		prov_buf_printf(out, "%s %s", bp->included ? "YES" : partial ? "PARTIAL" : "NO", it->arg);
+		prov_buf_printf(out, "%s %s", bp->included ? "YES" : partial ? "PARTIAL" :
+				bp->undetermined ? "UNKNOWN" : "NO", it->arg);
 		if (it->ncommits > 1)
 			prov_buf_printf(out, " [%zu commits]", it->ncommits);
-		prov_buf_printf(out, " %s %s", bp->included ? "is in" : partial ? "is partly in" : "is not in",
-				r->at_label);
+		prov_buf_printf(out, " %s %s", bp->included ? "is in" : partial ? "is partly in" :
+				bp->undetermined ? "may or may not be in" : "is not in", r->at_label);
 		if (r->debsrc)
 			prov_buf_printf(out, " + %s", r->debsrc);
 		if (r->rpmspec)
@@ -150,6 +162,7 @@ static void fixcheck_text(struct prov_buf *out, const struct prov_fixcheck *r)
 		else
 			prov_buf_puts(out, " (in no tag)");
 		text_how(out, bp, partial);
+		prov_report_fix_evidence(out, bp->evidence, bp->nevidence, bp->how);
 		prov_buf_putc(out, '\n');
 	}
 }

@@ -199,7 +199,31 @@ void prov_report_json_fix(struct prov_json *j, const struct prov_fix_status *x)
 	prov_json_kv_string(j, "commits_missing", x->commits_missing);
 	prov_json_kv_string(j, "component", x->component);
 	prov_json_kv_string(j, "note", x->note);
+	prov_report_json_fix_evidence(j, x->evidence, x->nevidence);
 	prov_json_end_object(j);
+}
+
+void prov_report_json_fix_evidence(struct prov_json *j, const struct prov_fix_evidence *ev, size_t n)
+{
+	size_t k;
+
+	prov_json_key(j, "evidence");
+	prov_json_begin_array(j);
+	for (k = 0; k < n; k++) {
+		const struct prov_fix_evidence *e = &ev[k];
+
+		prov_json_begin_object(j);
+		prov_json_kv_string(j, "commit", e->commit);
+		prov_json_kv_string(j, "file", e->file);
+		prov_json_kv_string(j, "deployed_file", e->deployed_file);
+		prov_json_kv_string(j, "hunk", e->hunk);
+		prov_json_kv_string(j, "function", e->function);
+		prov_json_kv_string(j, "state", e->state);
+		prov_json_kv_string(j, "via", e->via);
+		prov_json_kv_string(j, "note", e->note);
+		prov_json_end_object(j);
+	}
+	prov_json_end_array(j);
 }
 
 static int is_debuginfod(const struct prov_source *s)

@@ -287,6 +287,10 @@ char *prov_report_fix_how(const struct prov_fix_status *x)
 	} else if (x->how && !strcmp(x->how, "distribution-patch")) {
 		prov_buf_puts(&b, "as distribution patch ");
 		short_ids(&b, x->via);
+	} else if (x->how && !strcmp(x->how, "adapted")) {
+		prov_buf_puts(&b, "adapted (");
+		short_ids(&b, x->via);
+		prov_buf_putc(&b, ')');
 	} else {
 		if (x->how && !strcmp(x->how, "partial")) {
 			prov_buf_puts(&b, "partly (");
@@ -307,7 +311,44 @@ char *prov_report_fix_how(const struct prov_fix_status *x)
 		else
 			prov_buf_puts(&b, "in no release yet: backport it");
 	}
+	prov_report_fix_evidence(&b, x->evidence, x->nevidence, x->how);
 	return prov_buf_detach(&b);
+}
+
+void prov_report_fix_evidence(struct prov_buf *b, const struct prov_fix_evidence *ev, size_t n,
+			      const char *how)
+{
+	static const char *const states[] = { "present-exact", "present-changed-lines", "test-only", "absent",
+					      "unknown", NULL };
+	static const char *const words[] = { "exact", "by changed lines", "test-only (not shipped)", "absent",
+					     "neither present nor absent", NULL };
+	size_t k, s, cnt;
+	const char *sep = "";
+
+	if (!n || (how && (!strcmp(how, "ancestor") || !strcmp(how, "cherry-pick"))))
+		return;
+	prov_buf_puts(b, "; hunks:");
+	for (s = 0; states[s]; s++) {
+		for (cnt = 0, k = 0; k < n; k++)
+			cnt += !strcmp(ev[k].state, states[s]);
+		if (cnt) {
+			prov_buf_printf(b, "%s %zu %s", sep, cnt, words[s]);
+			sep = ",";
+		}
+	}
+	for (k = 0; k < n; k++) {
+		const struct prov_fix_evidence *e = &ev[k];
+
+		if (strcmp(e->state, "absent") && strcmp(e->state, "unknown") &&
+		    strcmp(e->state, "present-changed-lines"))
+			continue;
+		prov_buf_printf(b, " [%s %s %s", e->file, e->hunk, e->state);
+		if (e->via) {
+			prov_buf_puts(b, " via ");
+			short_ids(b, e->via);
+		}
+		prov_buf_putc(b, ']');
+	}
 }
 
 static int report_text_body(struct prov_buf *b, const struct prov_crash *c, unsigned int flags)

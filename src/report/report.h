@@ -35,6 +35,8 @@ struct prov_json;
 void prov_report_json_component(struct prov_json *j, const struct prov_component *p);
 /* {"fix", "deployed", "included", "first_tag", "component", "note"} (fixcheck's contract) */
 void prov_report_json_fix(struct prov_json *j, const struct prov_fix_status *x);
+/* "evidence": [{commit, file, deployed_file, hunk, function, state, via}...] of a fix */
+void prov_report_json_fix_evidence(struct prov_json *j, const struct prov_fix_evidence *ev, size_t n);
 void prov_report_json_body(struct prov_json *j, const struct prov_crash *c);
 
 /* "SIGSEGV (11), SEGV_MAPERR, fault address 0x0" */
@@ -53,6 +55,10 @@ void prov_report_reraised_summary(struct prov_buf *b, const struct prov_crash *c
 void prov_report_caveats(struct prov_buf *b, const struct prov_crash *c, const char *prefix);
 /* How a --fix is in (or what to do): "as cherry-pick 1234abcd5678", ... Caller frees. */
 char *prov_report_fix_how(const struct prov_fix_status *x);
+/* "; hunks: 1 exact, 1 by changed lines [a.c @@ -1 +1 @@ present-changed-lines via P]" (text and Markdown) */
+/* (resolve --fix and fixcheck alike); nothing for an ancestor or cherry-pick */
+void prov_report_fix_evidence(struct prov_buf *b, const struct prov_fix_evidence *ev, size_t n,
+			      const char *how);
 
 /*
  * A snapshot's hang analysis (report-hang.c): thread groups, waits, deadlocks.

@@ -50,6 +50,7 @@ struct prov_repo {
 	struct tag_entry *tags;
 	size_t ntags;
 	int tags_loaded;
+	int include_prereleases;	/* first tag: pre-release tags count too */
 	int stale;	/* a refresh was needed but the fetch failed */
 	char *fetch_error;	/* why */
 };
@@ -1054,6 +1055,11 @@ cleanup:
 	return error;
 }
 
+void prov_repo_include_prereleases(struct prov_repo *r, int yes)
+{
+	r->include_prereleases = yes;
+}
+
 int prov_repo_first_tag(char **out, struct prov_repo *r, const char *commit_hex)
 {
 	git_commit *commit = NULL;
@@ -1083,6 +1089,8 @@ int prov_repo_first_tag(char **out, struct prov_repo *r, const char *commit_hex)
 		int yes = 0;
 
 		if (r->tags[i].time < t - CLOCK_SKEW)
+			continue;
+		if (!r->include_prereleases && prov_tag_is_prerelease(r->tags[i].name))
 			continue;
 		if ((error = reaches(&yes, r->repo, &r->tags[i].commit, &target, t - CLOCK_SKEW,
 				     &no)) < 0)
@@ -1487,4 +1495,155 @@ int prov_url_scheme_ok(const char *url)
 	if (colon && !memchr(url, '/', (size_t)(colon - url)))
 		return 0;
 	return 1;	/* a local path */
+}
+
+/* ---- finding a file again (src/fix/: a fix's file in the deployed tree) ---- */
+
+static int commit_tree_of(git_tree **tree, struct prov_repo *r, const char *commit_hex)
+{
+	git_commit *commit = NULL;
+	git_oid oid;
+	int error;
+
+	*tree = NULL;
+	if ((error = parse_oid(&oid, commit_hex)) < 0)
+		return error;
+	if (git_commit_lookup(&commit, r->repo, &oid) < 0 || git_commit_tree(tree, commit) < 0)
+		error = prov_error_set(PROV_ENOTFOUND, "unknown commit '%s' in '%s'", commit_hex, r->url);
+	git_commit_free(commit);
+	return error;
+}
+
+int prov_repo_renamed_path(char **out, struct prov_repo *r, const char *from_hex, const char *to_hex,
+			   const char *path)
+{
+	git_tree *from = NULL, *to = NULL;
+	git_tree_entry *entry = NULL;
+	git_diff *diff = NULL;
+	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
+	git_diff_find_options fopts = GIT_DIFF_FIND_OPTIONS_INIT;
+	size_t i, n;
+	int error;
+
+	*out = NULL;
+	if ((error = commit_tree_of(&from, r, from_hex)) < 0 || (error = commit_tree_of(&to, r, to_hex)) < 0)
+		goto cleanup;
+	if (git_tree_entry_bypath(&entry, to, path) == 0) {
+		*out = prov_xstrdup(path);
+		error = 0;
+		goto cleanup;
+	}
+	dopts.context_lines = 0;
+	if (git_diff_tree_to_tree(&diff, r->repo, from, to, &dopts) < 0) {
+		error = prov_error_from_git(PROV_ERROR, "cannot diff two trees");
+		goto cleanup;
+	}
+	fopts.flags = GIT_DIFF_FIND_RENAMES;
+	fopts.rename_limit = PROV_SOURCES_RENAME_LIMIT;
+	if (git_diff_find_similar(diff, &fopts) < 0) {
+		error = prov_error_from_git(PROV_ERROR, "cannot find renames");
+		goto cleanup;
+	}
+	n = git_diff_num_deltas(diff);
+	for (i = 0; i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+		if (d->status == GIT_DELTA_RENAMED && d->old_file.path && d->new_file.path &&
+		    !strcmp(d->old_file.path, path)) {
+			*out = prov_xstrdup(d->new_file.path);
+			break;
+		}
+	}
+	error = 0;
+cleanup:
+	git_diff_free(diff);
+	git_tree_entry_free(entry);
+	git_tree_free(from);
+	git_tree_free(to);
+	return error;
+}
+
+struct base_walk {
+	const char *base;
+	char **v;
+	size_t n, alloc, max;
+};
+
+static int base_walk_cb(const char *root, const git_tree_entry *entry, void *payload)
+{
+	struct base_walk *w = payload;
+
+	if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB || strcmp(git_tree_entry_name(entry), w->base))
+		return 0;
+	if (w->n >= w->max)
+		return 1;	/* enough */
+	PROV_ALLOC_GROW(w->v, w->n + 1, w->alloc);
+	w->v[w->n++] = prov_xasprintf("%s%s", root, git_tree_entry_name(entry));
+	return 0;
+}
+
+int prov_repo_find_basename(char ***out, size_t *nout, struct prov_repo *r, const char *commit_hex,
+			    const char *base, size_t max)
+{
+	git_tree *tree = NULL;
+	struct base_walk w = { base, NULL, 0, 0, max };
+	int error;
+
+	*out = NULL;
+	*nout = 0;
+	if ((error = commit_tree_of(&tree, r, commit_hex)) < 0)
+		return error;
+	git_tree_walk(tree, GIT_TREEWALK_PRE, base_walk_cb, &w);
+	git_tree_free(tree);
+	*out = w.v;
+	*nout = w.n;
+	return 0;
+}
+
+int prov_repo_branch_tips(char ***names, char ***tips, size_t *nout, struct prov_repo *r)
+{
+	git_reference_iterator *it = NULL;
+	git_reference *ref = NULL;
+	char **v = NULL, **t = NULL, **pairs = NULL;
+	size_t n = 0, alloc = 0, i;
+
+	*names = *tips = NULL;
+	*nout = 0;
+	if (git_reference_iterator_glob_new(&it, r->repo, "refs/heads/*") < 0)
+		return prov_error_from_git(PROV_ERROR, "cannot list branches");
+	while (git_reference_next(&ref, it) == 0) {
+		git_object *obj = NULL;
+		char hex[GIT_OID_HEXSZ + 1];
+
+		if (n < 10000 && git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT) == 0) {
+			git_oid_tostr(hex, sizeof(hex), git_object_id(obj));
+			PROV_ALLOC_GROW(pairs, n + 1, alloc);
+			/* "name\0hex": sorted by name */
+			{
+				size_t nl = strlen(git_reference_shorthand(ref));
+
+				pairs[n] = prov_xmalloc(nl + 1 + sizeof(hex));
+				memcpy(pairs[n], git_reference_shorthand(ref), nl + 1);
+				memcpy(pairs[n] + nl + 1, hex, sizeof(hex));
+			}
+			n++;
+		}
+		git_object_free(obj);
+		git_reference_free(ref);
+	}
+	git_reference_iterator_free(it);
+	if (n)
+		qsort(pairs, n, sizeof(*pairs), str_cmp);
+	v = prov_xcalloc(n + 1, sizeof(*v));
+	t = prov_xcalloc(n + 1, sizeof(*t));
+	for (i = 0; i < n; i++) {
+		v[i] = prov_xstrdup(pairs[i]);
+		t[i] = prov_xstrdup(pairs[i] + strlen(pairs[i]) + 1);
+		free(pairs[i]);
+	}
+	free(pairs);
+	*names = v;
+	*tips = t;
+	*nout = n;
+	return 0;
 }

@@ -104,12 +104,14 @@ int prov_repo_is_ancestor(int *out, struct prov_repo *r, const char *ancestor_he
 			  const char *descendant_hex);
 
 /*
- * The first tag (earliest by the commit time of the tagged commit, ties
- * by name) whose commit is commit_hex or a descendant of it. *out NULL
- * (return 0) when no tag contains it. Tags are listed and peeled once per
- * prov_repo.
+ * The first release tag (earliest by the commit time of the tagged commit,
+ * ties by name) whose commit is commit_hex or a descendant of it:
+ * pre-release tags (prov_tag_is_prerelease) are left out unless
+ * prov_repo_include_prereleases(r, 1). *out NULL (return 0) when no tag
+ * contains it. Tags are listed and peeled once per prov_repo.
  */
 int prov_repo_first_tag(char **out, struct prov_repo *r, const char *commit_hex);
+void prov_repo_include_prereleases(struct prov_repo *r, int yes);
 
 /*
  * Lines [line - context, line + context] (clamped) of the blob at
@@ -162,12 +164,29 @@ int prov_repo_merge_base(char **out, struct prov_repo *r, const char *a_hex, con
 int prov_repo_branches_containing(char ***out, size_t *nout, struct prov_repo *r,
 				  const char *commit_hex);
 
+/* Every branch (refs/heads/ name, sorted) and its tip commit (40 hex); caller frees each and both arrays. */
+int prov_repo_branch_tips(char ***names, char ***tips, size_t *nout, struct prov_repo *r);
+
 /*
  * The blob at commit_hex:path into out (at most max bytes: PROV_ELIMIT);
  * PROV_ENOTFOUND when there is no such file.
  */
 int prov_repo_read_blob(struct prov_buf *out, struct prov_repo *r, const char *commit_hex,
 			const char *path, size_t max);
+
+/*
+ * Where `path` of commit from_hex is in commit to_hex: *out = path itself
+ * when to_hex has it; else the path libgit2's rename detection
+ * (git_diff_find_similar, at most PROV_SOURCES_RENAME_LIMIT candidates)
+ * pairs it with in the diff from_hex -> to_hex; else NULL (return 0).
+ */
+#define PROV_SOURCES_RENAME_LIMIT 1000
+int prov_repo_renamed_path(char **out, struct prov_repo *r, const char *from_hex, const char *to_hex,
+			   const char *path);
+
+/* The paths in commit_hex's tree whose last component is `base`, at most max (caller frees each and *out). */
+int prov_repo_find_basename(char ***out, size_t *nout, struct prov_repo *r, const char *commit_hex,
+			    const char *base, size_t max);
 
 /* 1 when url is acceptable as a repository URL by scheme (https, http,
  * ssh, git, file) or is a local path; 0 otherwise. Does not touch disk. */

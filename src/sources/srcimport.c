@@ -1123,6 +1123,44 @@ static int emit_file_header(struct prov_buf *out, const char *oldp, const char *
 	return prov_buf_printf(out, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n", newp, newp, newp, newp);
 }
 
+/*
+ * A git diff, as is, except the sections that create an empty file (a "diff
+ * --git" with "new file mode" and no "---"/"+++" nor binary data): libgit2's
+ * parser refuses them ("invalid patch header") where git and patch(1) accept
+ * them. The empty file is then not created: nothing else depends on it.
+ */
+static int git_diff_copy(struct prov_buf *out, const char *patch, size_t len)
+{
+	const char *p = patch, *end = patch + len;
+	int error = 0;
+
+	while (p < end) {
+		const char *sec = p, *q = p, *next;
+		int is_diff = (size_t)(end - p) >= 11 && !memcmp(p, "diff --git ", 11);
+		int creates = 0, has_body = 0;
+
+		/* a section: from this line to the next "diff --git" line */
+		do {
+			const char *nl = memchr(q, '\n', (size_t)(end - q));
+			size_t ll = nl ? (size_t)(nl - q) : (size_t)(end - q);
+
+			if (ll >= 14 && !memcmp(q, "new file mode ", 14))
+				creates = 1;
+			else if ((ll >= 4 && (!memcmp(q, "--- ", 4) || !memcmp(q, "+++ ", 4))) ||
+				 (ll >= 16 && !memcmp(q, "GIT binary patch", 16)) ||
+				 (ll >= 13 && !memcmp(q, "Binary files ", 13)) ||
+				 (ll >= 6 && (!memcmp(q, "rename", 6) || !memcmp(q, "copy ", 5))))
+				has_body = 1;
+			q = nl ? nl + 1 : end;
+		} while (q < end && !((size_t)(end - q) >= 11 && !memcmp(q, "diff --git ", 11)));
+		next = q;
+		if (!(is_diff && creates && !has_body) && (error = prov_buf_add(out, sec, (size_t)(next - sec))) < 0)
+			return error;
+		p = next;
+	}
+	return error;
+}
+
 int prov_srcimport_quilt_to_git(struct prov_buf *out, const char *patch, size_t len,
 				int strip, const char *name)
 {
@@ -1136,7 +1174,7 @@ int prov_srcimport_quilt_to_git(struct prov_buf *out, const char *patch, size_t 
 		if (strip != 1)
 			return prov_error_set(PROV_EINPUT, "patch '%s' is a git diff with -p%d: only -p1 is supported for git diffs",
 					      name, strip);
-		return prov_buf_add(out, patch, len);
+		return git_diff_copy(out, patch, len);
 	}
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -1401,7 +1439,7 @@ static int relocate_hunks(struct prov_buf *out, const struct prov_buf *in, git_r
 			}
 		} else if (have_file && ll >= 4 && !memcmp(p, "@@ -", 4)) {
 			const char *q = p + 4, *h, *s, *rest;
-			uint64_t a, b = 1, c, d = 1;
+			uint64_t a, b = 1, c, d = 1, nold, nnew;
 			long at;
 
 			s = q;
@@ -1433,9 +1471,14 @@ static int relocate_hunks(struct prov_buf *out, const struct prov_buf *in, git_r
 			rest = q;	/* " @@ ..." */
 			(void)c;
 			/* the hunk's old lines */
+			/*
+			 * the hunk's old lines, as many as its header counts: a
+			 * git format-patch signature ("-- " then the version) after
+			 * the last hunk is not one of them
+			 */
 			prov_buf_reset(&hunk);
 			pre.n = 0;
-			for (h = next; h < end;) {
+			for (h = next, nold = 0, nnew = 0; h < end && (nold < b || nnew < d);) {
 				const char *hn = memchr(h, '\n', (size_t)(end - h));
 				size_t hl = hn ? (size_t)(hn - h) : (size_t)(end - h);
 				if (hl && (h[0] == ' ' || h[0] == '-')) {
@@ -1443,7 +1486,11 @@ static int relocate_hunks(struct prov_buf *out, const struct prov_buf *in, git_r
 					PROV_ALLOC_GROW(pre.len, pre.n + 1, pre.lalloc);
 					pre.at[pre.n] = h + 1;
 					pre.len[pre.n++] = hl - 1;
-				} else if (!(hl && (h[0] == '+' || h[0] == '\\'))) {
+					nold++;
+					nnew += h[0] == ' ';
+				} else if (hl && h[0] == '+') {
+					nnew++;
+				} else if (!(hl && h[0] == '\\')) {
 					break;
 				}
 				h = hn ? hn + 1 : end;
@@ -1486,6 +1533,40 @@ cleanup:
 	return error;
 }
 
+/*
+ * A file a patch changes without saying its mode (a quilt patch, a git diff
+ * without "index ... MODE" or "new mode") keeps the mode it had, as patch(1)
+ * and dpkg-source keep it: libgit2 writes such a file as 100644, so an
+ * executable script changed by a patch lost its x bit.
+ */
+static int keep_modes(git_index *index, git_tree *before, git_diff *diff)
+{
+	size_t i, n = git_diff_num_deltas(diff);
+
+	for (i = 0; i < n; i++) {
+		const git_diff_delta *dd = git_diff_get_delta(diff, i);
+		const git_index_entry *ie;
+		git_tree_entry *te = NULL;
+		git_index_entry copy;
+
+		if (dd->status != GIT_DELTA_MODIFIED || dd->new_file.mode || !dd->new_file.path ||
+		    git_tree_entry_bypath(&te, before, dd->new_file.path) < 0)
+			continue;
+		ie = git_index_get_bypath(index, dd->new_file.path, 0);
+		if (ie && ie->mode != (uint32_t)git_tree_entry_filemode(te) &&
+		    git_tree_entry_filemode(te) == GIT_FILEMODE_BLOB_EXECUTABLE) {
+			copy = *ie;
+			copy.mode = GIT_FILEMODE_BLOB_EXECUTABLE;
+			if (git_index_add(index, &copy) < 0) {
+				git_tree_entry_free(te);
+				return prov_error_from_git(PROV_ERROR, "cannot keep a patched file's mode");
+			}
+		}
+		git_tree_entry_free(te);
+	}
+	return 0;
+}
+
 /* Apply one patch (git-style text) to *tree_oid, replacing it. */
 static int apply_patch(git_oid *tree_oid, git_repository *repo, const struct prov_buf *diff_text,
 		       const char *name)
@@ -1507,6 +1588,8 @@ static int apply_patch(git_oid *tree_oid, git_repository *repo, const struct pro
 		error = prov_error_from_git(PROV_EINPUT, "patch '%s' does not apply", name);
 		goto cleanup;
 	}
+	if ((error = keep_modes(index, tree, diff)) < 0)
+		goto cleanup;
 	if (git_index_write_tree_to(tree_oid, index, repo) < 0)
 		error = prov_error_from_git(PROV_ERROR, "cannot write the patched tree");
 cleanup:
@@ -1761,39 +1844,87 @@ cleanup:
 	return error;
 }
 
-/* Fetch the .dsc: pool areas in order, then flat. */
+/* A security update's version: ~debNNuN or +debNNuN (2.9.14+dfsg-1.3~deb12u1). */
+static int security_version(const char *v)
+{
+	const char *p = v;
+
+	while ((p = strstr(p, "deb"))) {
+		if (p > v && (p[-1] == '~' || p[-1] == '+')) {
+			size_t n = strspn(p + 3, "0123456789");
+
+			if (n && p[3 + n] == 'u' && p[4 + n] >= '0' && p[4 + n] <= '9')
+				return 1;
+		}
+		p += 3;
+	}
+	return 0;
+}
+
+/*
+ * Fetch the .dsc: the main archive's pool areas in order, then its flat
+ * directory; the security archive's pool/updates areas (config
+ * sources.debianSecurityBaseUrl; unset: Debian's when base is Debian's
+ * main archive, else none). A security
+ * version (~debNNuN, +debNNuN) tries the security archive first. At most
+ * 9 URLs; only "not found" moves on to the next.
+ */
 static int fetch_dsc(char **out_path, char **out_url, const char *base, const char *source,
 		     const char *version, const struct prov_srcimport_opts *o, uint64_t *ms)
 {
 	static const char *const areas[] = { "main", "contrib", "non-free", "non-free-firmware", NULL };
 	const char *fv = strip_epoch(version);
-	size_t blen = strlen(base);
-	int i, error = PROV_ENOTFOUND;
+	const char *sec = o->ctx->config ? prov_config_get(o->ctx->config, "sources.debiansecuritybaseurl") : NULL;
+	const char *bases[2];
+	size_t blen[2];
+	int i, k, sec_first, error = PROV_ENOTFOUND;
 
-	while (blen && base[blen - 1] == '/')
-		blen--;
-	for (i = 0; ; i++) {
-		char *url, *pool = NULL;
+	/* unset: Debian's own security archive beside Debian's own main archive;
+	 * a site's mirror of the main archive says where its security mirror is */
+	if (!sec)
+		sec = !strcmp(base, PROV_SRCIMPORT_DEBIAN_URL) || !strcmp(base, PROV_SRCIMPORT_DEBIAN_URL "/")
+			      ? PROV_SRCIMPORT_DEBIAN_SECURITY_URL : "";
+	sec_first = security_version(version) && *sec;
+	bases[0] = sec_first ? sec : base;
+	bases[1] = sec_first ? base : (*sec ? sec : NULL);
+	for (k = 0; k < 2 && bases[k]; k++) {
+		int updates = bases[k] == sec;
 
-		if (areas[i]) {
-			if ((error = prov_srcimport_pool_dir(&pool, source, areas[i])) < 0)
+		blen[k] = strlen(bases[k]);
+		while (blen[k] && bases[k][blen[k] - 1] == '/')
+			blen[k]--;
+		for (i = 0; ; i++) {
+			char *url, *pool = NULL;
+
+			if (areas[i]) {
+				if ((error = prov_srcimport_pool_dir(&pool, source, areas[i])) < 0)
+					return error;
+				/* "pool/main/..." -> "pool/updates/main/..." */
+				url = prov_xasprintf("%.*s/%s%s/%s_%s.dsc", (int)blen[k], bases[k],
+						     updates ? "pool/updates/" : "", updates ? pool + 5 : pool,
+						     source, fv);
+				free(pool);
+			} else if (!updates) {
+				url = prov_xasprintf("%.*s/%s_%s.dsc", (int)blen[k], bases[k], source, fv);
+			} else {
+				break;
+			}
+			error = fetch(out_path, url, o, ms);
+			if (error == 0) {
+				*out_url = url;
+				return 0;
+			}
+			free(url);
+			if (error != PROV_ENOTFOUND)
 				return error;
-			url = prov_xasprintf("%.*s/%s/%s_%s.dsc", (int)blen, base, pool, source, fv);
-			free(pool);
-		} else {
-			url = prov_xasprintf("%.*s/%s_%s.dsc", (int)blen, base, source, fv);
+			if (!areas[i])
+				break;
 		}
-		error = fetch(out_path, url, o, ms);
-		if (error == 0) {
-			*out_url = url;
-			return 0;
-		}
-		free(url);
-		if (error != PROV_ENOTFOUND || !areas[i])
-			break;
 	}
 	if (error == PROV_ENOTFOUND)
-		error = prov_error_set(PROV_ENOTFOUND, "no %s_%s.dsc under '%.*s'%s", source, fv, (int)blen, base,
+		error = prov_error_set(PROV_ENOTFOUND, "no %s_%s.dsc under '%.*s'%s%.*s%s%s", source, fv,
+				       (int)blen[0], bases[0], k > 1 ? " nor '" : "", k > 1 ? (int)blen[1] : 0,
+				       k > 1 ? bases[1] : "", k > 1 ? "'" : "",
 				       o->ctx->offline ? " in the cache (--offline)" : "");
 	return error;
 }
@@ -1828,6 +1959,155 @@ static enum dsc_kind classify(const char *name, const char *source, char **out_c
 	return DSC_NATIVE;
 }
 
+/*
+ * The .dsc of source=version (read into *text, parsed into *d) and every file
+ * it lists, fetched from beside it and checked against its sizes and SHA-256.
+ */
+static int fetch_verified(struct dsc *d, struct prov_buf *text, char **dsc_path, char **dsc_url,
+			  const char *base_url, const char *source, const char *version,
+			  const struct prov_srcimport_opts *o, struct prov_srcimport_stats *stats)
+{
+	char *dir_url = NULL;
+	size_t i;
+	int error;
+
+	if ((error = fetch_dsc(dsc_path, dsc_url, base_url, source, version, o, &stats->download_ms)) < 0 ||
+	    (error = prov_read_file(text, *dsc_path, PROV_SRCIMPORT_MAX_DSC)) < 0)
+		goto cleanup;
+	if ((error = dsc_parse(d, text->buf, text->len, *dsc_url)) < 0) {
+		prov_fetch_forget(o->ctx->cache_dir, *dsc_url);
+		goto cleanup;
+	}
+	if (strcmp(d->source, source) || strcmp(d->version, version)) {
+		prov_fetch_forget(o->ctx->cache_dir, *dsc_url);
+		error = prov_error_set(PROV_EINPUT, "'%s' describes %s %s, not %s %s", *dsc_url, d->source,
+				       d->version, source, version);
+		goto cleanup;
+	}
+	if (strcmp(d->format, "3.0 (quilt)") && strcmp(d->format, "3.0 (native)") && strcmp(d->format, "1.0")) {
+		error = prov_error_set(PROV_EINPUT, "'%s' has source format '%s': only 3.0 (quilt), 3.0 (native) and native 1.0 are supported",
+				       *dsc_url, d->format);
+		goto cleanup;
+	}
+	dir_url = prov_xstrndup(*dsc_url, (size_t)(prov_basename(*dsc_url) - *dsc_url));
+	for (i = 0; i < d->nfiles; i++) {
+		struct dsc_file *f = &d->files[i];
+		char got[2 * PROV_SHA256_LEN + 1];
+		uint64_t size = 0, t1;
+
+		f->url = prov_xasprintf("%s%s", dir_url, f->name);
+		if ((error = fetch(&f->path, f->url, o, &stats->download_ms)) < 0)
+			goto cleanup;
+		t1 = prov_now_ms();
+		error = prov_sha256_file(got, &size, f->path);
+		stats->download_ms += prov_now_ms() - t1;
+		if (error < 0)
+			goto cleanup;
+		if (size != f->size || strcmp(got, f->sha256)) {
+			prov_fetch_forget(o->ctx->cache_dir, f->url);
+			if (size != f->size)
+				error = prov_error_set(PROV_EINPUT, "size mismatch for '%s' from '%s': the .dsc says %llu bytes, got %llu",
+						       f->name, f->url, (unsigned long long)f->size,
+						       (unsigned long long)size);
+			else
+				error = prov_error_set(PROV_EINPUT, "checksum mismatch for '%s' from '%s': the .dsc says SHA-256 %s, got %s",
+						       f->name, f->url, f->sha256, got);
+			goto cleanup;
+		}
+	}
+
+	error = 0;
+cleanup:
+	free(dir_url);
+	return error;
+}
+
+/*
+ * The tree of the upstream tarballs into *root (which the caller frees): the
+ * orig (or native) tarball, its single top directory stripped, then each
+ * orig-<component> tarball as <component>/, as dpkg-source unpacks them.
+ */
+static int import_tarballs(struct tnode **root, int *native, struct import_state *st, const struct dsc *d,
+			   const char *dsc_url, const char *source, const struct prov_srcimport_opts *o)
+{
+	char *component = NULL;
+	size_t i;
+	int error = 0, have_orig = 0;
+
+	*root = tnode_new("", 0, GIT_FILEMODE_TREE);
+	/* The orig tarball first, then its components, as dpkg-source does. */
+	for (i = 0; i < d->nfiles; i++) {
+		enum dsc_kind k = classify(d->files[i].name, source, &component);
+		free(component);
+		component = NULL;
+		if (k == DSC_ORIG || k == DSC_NATIVE) {
+			struct tnode *t = tnode_new("", 0, GIT_FILEMODE_TREE), *top;
+
+			if (have_orig) {
+				tnode_free(t);
+				error = prov_error_set(PROV_EINPUT, "'%s' lists more than one main tarball", dsc_url);
+				goto cleanup;
+			}
+			error = import_file(t, st, d->files[i].path, d->files[i].url);
+			if (error < 0) {
+				tnode_free(t);
+				if (error == PROV_EINPUT)
+					prov_fetch_forget(o->ctx->cache_dir, d->files[i].url);
+				goto cleanup;
+			}
+			/* Keep the stripped directory's contents as the root. */
+			top = strip_top(t);
+			if (top != t) {
+				t->n = 0;
+				tnode_free(t);
+				free(top->name);
+				top->name = prov_xstrdup("");
+				t = top;
+			}
+			tnode_free(*root);
+			*root = t;
+			have_orig = 1;
+			*native = k == DSC_NATIVE;
+		}
+	}
+	if (!have_orig) {
+		error = prov_error_set(PROV_EINPUT, "'%s' lists no .orig.tar or native tarball", dsc_url);
+		goto cleanup;
+	}
+	for (i = 0; i < d->nfiles; i++) {
+		enum dsc_kind k = classify(d->files[i].name, source, &component);
+		struct tnode *t, *top;
+
+		if (k == DSC_COMPONENT) {
+			t = tnode_new("", 0, GIT_FILEMODE_TREE);
+			error = import_file(t, st, d->files[i].path, d->files[i].url);
+			if (error < 0) {
+				tnode_free(t);
+				if (error == PROV_EINPUT)
+					prov_fetch_forget(o->ctx->cache_dir, d->files[i].url);
+				goto cleanup;
+			}
+			top = strip_top(t);
+			if (top != t)
+				t->n = 0;
+			else
+				t = NULL;
+			tnode_free(t);
+			free(top->name);
+			top->name = component;
+			component = NULL;
+			tnode_free(tnode_take(*root, top->name));
+			tnode_add(*root, top);
+		}
+		free(component);
+		component = NULL;
+	}
+	error = 0;
+cleanup:
+	free(component);
+	return error;
+}
+
 int prov_srcimport_debian(char **out_repo, char **out_commit, int *out_npatches,
 			  const char *base_url, const char *source, const char *version,
 			  const struct prov_srcimport_opts *o)
@@ -1839,12 +2119,12 @@ int prov_srcimport_debian(char **out_repo, char **out_commit, int *out_npatches,
 	struct prov_buf text = PROV_BUF_INIT;
 	struct tnode *root = NULL, *deb = NULL;
 	char *name = NULL, *refname = NULL, *dsc_path = NULL, *dsc_url = NULL, *hex = NULL;
-	char *msg = NULL, *dir_url = NULL, *component = NULL;
+	char *msg = NULL, *component = NULL;
 	char dsc_sha[2 * PROV_SHA256_LEN + 1];
 	git_oid upstream_tree, upstream_commit, tree_oid, commit_oid;
 	uint64_t t0;
 	size_t i;
-	int error, empty = 0, npatches = 0, native = 0, have_orig = 0, have_debian = 0;
+	int error, empty = 0, npatches = 0, native = 0, have_debian = 0;
 
 	prov_git_init_once();
 	if (!valid_source_name(source)) {
@@ -1865,122 +2145,13 @@ int prov_srcimport_debian(char **out_repo, char **out_commit, int *out_npatches,
 		stats.cached = 1;
 		goto done;
 	}
-
-	if ((error = fetch_dsc(&dsc_path, &dsc_url, base_url, source, version, o, &stats.download_ms)) < 0 ||
-	    (error = prov_read_file(&text, dsc_path, PROV_SRCIMPORT_MAX_DSC)) < 0)
+	if ((error = fetch_verified(&d, &text, &dsc_path, &dsc_url, base_url, source, version, o,
+				    &stats)) < 0)
 		goto cleanup;
-	if ((error = dsc_parse(&d, text.buf, text.len, dsc_url)) < 0) {
-		prov_fetch_forget(o->ctx->cache_dir, dsc_url);
-		goto cleanup;
-	}
-	if (strcmp(d.source, source) || strcmp(d.version, version)) {
-		prov_fetch_forget(o->ctx->cache_dir, dsc_url);
-		error = prov_error_set(PROV_EINPUT, "'%s' describes %s %s, not %s %s", dsc_url, d.source,
-				       d.version, source, version);
-		goto cleanup;
-	}
-	if (strcmp(d.format, "3.0 (quilt)") && strcmp(d.format, "3.0 (native)") && strcmp(d.format, "1.0")) {
-		error = prov_error_set(PROV_EINPUT, "'%s' has source format '%s': only 3.0 (quilt), 3.0 (native) and native 1.0 are supported",
-				       dsc_url, d.format);
-		goto cleanup;
-	}
-	dir_url = prov_xstrndup(dsc_url, (size_t)(prov_basename(dsc_url) - dsc_url));
-	for (i = 0; i < d.nfiles; i++) {
-		struct dsc_file *f = &d.files[i];
-		char got[2 * PROV_SHA256_LEN + 1];
-		uint64_t size = 0, t1;
-
-		f->url = prov_xasprintf("%s%s", dir_url, f->name);
-		if ((error = fetch(&f->path, f->url, o, &stats.download_ms)) < 0)
-			goto cleanup;
-		t1 = prov_now_ms();
-		error = prov_sha256_file(got, &size, f->path);
-		stats.download_ms += prov_now_ms() - t1;
-		if (error < 0)
-			goto cleanup;
-		if (size != f->size || strcmp(got, f->sha256)) {
-			prov_fetch_forget(o->ctx->cache_dir, f->url);
-			if (size != f->size)
-				error = prov_error_set(PROV_EINPUT, "size mismatch for '%s' from '%s': the .dsc says %llu bytes, got %llu",
-						       f->name, f->url, (unsigned long long)f->size,
-						       (unsigned long long)size);
-			else
-				error = prov_error_set(PROV_EINPUT, "checksum mismatch for '%s' from '%s': the .dsc says SHA-256 %s, got %s",
-						       f->name, f->url, f->sha256, got);
-			goto cleanup;
-		}
-	}
-
 	t0 = prov_now_ms();
 	st.repo = ir.repo;
-	root = tnode_new("", 0, GIT_FILEMODE_TREE);
-	/* The orig tarball first, then its components, as dpkg-source does. */
-	for (i = 0; i < d.nfiles; i++) {
-		enum dsc_kind k = classify(d.files[i].name, source, &component);
-		free(component);
-		component = NULL;
-		if (k == DSC_ORIG || k == DSC_NATIVE) {
-			struct tnode *t = tnode_new("", 0, GIT_FILEMODE_TREE), *top;
-
-			if (have_orig) {
-				tnode_free(t);
-				error = prov_error_set(PROV_EINPUT, "'%s' lists more than one main tarball", dsc_url);
-				goto cleanup;
-			}
-			error = import_file(t, &st, d.files[i].path, d.files[i].url);
-			if (error < 0) {
-				tnode_free(t);
-				if (error == PROV_EINPUT)
-					prov_fetch_forget(o->ctx->cache_dir, d.files[i].url);
-				goto cleanup;
-			}
-			/* Keep the stripped directory's contents as the root. */
-			top = strip_top(t);
-			if (top != t) {
-				t->n = 0;
-				tnode_free(t);
-				free(top->name);
-				top->name = prov_xstrdup("");
-				t = top;
-			}
-			tnode_free(root);
-			root = t;
-			have_orig = 1;
-			native = k == DSC_NATIVE;
-		}
-	}
-	if (!have_orig) {
-		error = prov_error_set(PROV_EINPUT, "'%s' lists no .orig.tar or native tarball", dsc_url);
+	if ((error = import_tarballs(&root, &native, &st, &d, dsc_url, source, o)) < 0)
 		goto cleanup;
-	}
-	for (i = 0; i < d.nfiles; i++) {
-		enum dsc_kind k = classify(d.files[i].name, source, &component);
-		struct tnode *t, *top;
-
-		if (k == DSC_COMPONENT) {
-			t = tnode_new("", 0, GIT_FILEMODE_TREE);
-			error = import_file(t, &st, d.files[i].path, d.files[i].url);
-			if (error < 0) {
-				tnode_free(t);
-				if (error == PROV_EINPUT)
-					prov_fetch_forget(o->ctx->cache_dir, d.files[i].url);
-				goto cleanup;
-			}
-			top = strip_top(t);
-			if (top != t)
-				t->n = 0;
-			else
-				t = NULL;
-			tnode_free(t);
-			free(top->name);
-			top->name = component;
-			component = NULL;
-			tnode_free(tnode_take(root, top->name));
-			tnode_add(root, top);
-		}
-		free(component);
-		component = NULL;
-	}
 	if ((error = tnode_write(&upstream_tree, &empty, ir.repo, root)) < 0)
 		goto cleanup;
 	/* Contents, not URLs: the same package from any mirror is the same commit. */
@@ -2067,7 +2238,6 @@ cleanup:
 	free(refname);
 	free(dsc_path);
 	free(dsc_url);
-	free(dir_url);
 	free(hex);
 	free(msg);
 	free(component);

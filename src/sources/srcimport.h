@@ -61,6 +61,11 @@ struct prov_srcimport_opts {
 #define PROV_SRCIMPORT_MAX_DSC ((size_t)1 << 20)
 #define PROV_SRCIMPORT_MAX_DSC_FILES 64
 #define PROV_SRCIMPORT_MAX_PATCHES 2000
+/* config sources.debianBaseUrl's default */
+#define PROV_SRCIMPORT_DEBIAN_URL "https://deb.debian.org/debian"
+/* config sources.debianSecurityBaseUrl's default while sources.debianBaseUrl
+ * is PROV_SRCIMPORT_DEBIAN_URL (another main archive: none unless set); "" turns it off */
+#define PROV_SRCIMPORT_DEBIAN_SECURITY_URL "https://security.debian.org/debian-security"
 
 /*
  * The next patch of a quilt series (debian/patches/series) from *pos, which
@@ -89,7 +94,10 @@ int prov_srcimport_archive(char **out_repo, char **out_commit, const char *url,
  * <source>_<version without epoch>.dsc, <area> tried in the order main,
  * contrib, non-free, non-free-firmware, <l> = first letter of source, or
  * "lib" + the next letter for lib* names; failing those, the flat
- * <base_url>/<source>_<version>.dsc. The .dsc (an OpenPGP clear-signed
+ * <base_url>/<source>_<version>.dsc; then the security archive (config
+ * sources.debianSecurityBaseUrl; unset: PROV_SRCIMPORT_DEBIAN_SECURITY_URL
+ * when base_url is PROV_SRCIMPORT_DEBIAN_URL, else none; "" for none): <security>/pool/updates/<area>/<l>/<source>/. A version
+ * with ~debNNuN or +debNNuN tries the security archive first. The .dsc (an OpenPGP clear-signed
  * wrapper is stripped, its signature NOT verified) must name `source` and
  * `version`; every file in its Checksums-Sha256 is fetched from beside the
  * .dsc and its size and SHA-256 verified. Formats "3.0 (quilt)" (orig

@@ -49,14 +49,9 @@ static int walk_cb(const char *root, const git_tree_entry *entry, void *arg)
 	return 0;
 }
 
-/*
- * Scan every source file of `commit_hex` under `subdir` (NULL or "": the
- * whole tree) in the repository. Bounded: files over 4 MiB are skipped,
- * at most 100,000 files and 1 GiB of source (d->truncated set).
- * 0, or an error stored.
- */
-static int scan_defs(struct prov_defs *d, struct prov_repo *r, const char *commit_hex,
-		     const char *subdir)
+/* srclocate.h */
+int prov_repo_scan_defs(struct prov_defs *d, struct prov_repo *r, const char *commit_hex,
+			const char *subdir)
 {
 	git_repository *repo = prov_repo_git(r);
 	git_oid oid;
@@ -115,7 +110,7 @@ static int lookup(struct prov_defs *out, struct prov_repo *r, const char *commit
 		error = prov_cache_defs_find(out, cache, commit, subdir, name);
 		goto cleanup;
 	}
-	if ((error = scan_defs(&all, r, commit, subdir)) < 0)
+	if ((error = prov_repo_scan_defs(&all, r, commit, subdir)) < 0)
 		goto cleanup;
 	if (all.truncated)
 		prov_warn("definitions of %.12s: the tree is larger than the scan's limits; the index is partial",

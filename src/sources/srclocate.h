@@ -21,4 +21,14 @@ struct prov_repo;
 int prov_srclocate_frame(struct prov_crash *c, struct prov_frame *f, struct prov_repo *r,
 			 const struct prov_component *comp, const char *cache_dir, int context);
 
+struct prov_defs;
+/*
+ * Scan every source file of `commit_hex` under `subdir` (NULL or "": the
+ * whole tree) in the repository. Bounded: files over 4 MiB are skipped,
+ * at most 100,000 files and 1 GiB of source (d->truncated set).
+ * 0, or an error stored.
+ */
+int prov_repo_scan_defs(struct prov_defs *d, struct prov_repo *r, const char *commit_hex,
+			const char *subdir);
+
 #endif

@@ -14,6 +14,7 @@ struct prov_ctx {
 	char *cache_dir;	/* resolved: --cache, $PROVENANCE_CACHE, $XDG_CACHE_HOME/provenance */
 	int verbose;
 	int offline;	/* --offline: never touch the network (the cache and the disk only) */
+	int include_prereleases;	/* --include-prereleases: a first release may be a pre-release tag */
 };
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -415,4 +416,31 @@ char *prov_escape_controls_str(const char *s)
 	prov_buf_puts(&b, s);
 	prov_escape_controls(&b, 0, 1);
 	return prov_buf_detach(&b);
+}
+
+int prov_tag_is_prerelease(const char *tag)
+{
+	static const char *const words[] = { "rc", "alpha", "beta", "pre", "dev", "preview", NULL };
+	const char *p = tag;
+
+	while (*p && !(*p >= '0' && *p <= '9'))
+		p++;
+	while (*p) {
+		const char *w = p;
+		size_t n = 0, k;
+
+		while ((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z')
+			p++, n++;
+		if (!n) {
+			p++;
+			continue;
+		}
+		for (k = 0; words[k]; k++)
+			if (strlen(words[k]) == n && !strncasecmp(w, words[k], n))
+				return 1;
+		if (n == 1 && ((*w | 0x20) == 'a' || (*w | 0x20) == 'b') && w[-1] >= '0' && w[-1] <= '9' &&
+		    *p >= '0' && *p <= '9')
+			return 1;
+	}
+	return 0;
 }

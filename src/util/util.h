@@ -105,4 +105,15 @@ size_t prov_escape_controls(struct prov_buf *b, size_t from, int c1);
 /* The same for one string (C1 too); caller frees. */
 char *prov_escape_controls_str(const char *s);
 
+/*
+ * 1 when a release tag names a pre-release: after the tag's first digit, a
+ * word of letters that is rc, alpha, beta, pre, dev or preview (v1.4.0-rc1,
+ * 2.0.0rc2, OpenSSL_1_1_1-pre9, openssl-3.0.0-alpha17, 1.2.3.dev1), or a
+ * lone a or b between two digits (v3.12.0a7, v3.12.0b1). Letters before
+ * the first digit are the project's name or a prefix (curl-7_88_1, R_2_5_0,
+ * v2.9.14: final). Case is ignored. The one rule for "first release" and
+ * the "same branch" advice.
+ */
+int prov_tag_is_prerelease(const char *tag);
+
 #endif

@@ -108,13 +108,20 @@ check_eq "$(field how) $(field included)" "partial false" "how for half of fix2"
 check_eq "$(json_get "$T/last.out" '", ".join(d[0]["files_present"])')|$(json_get "$T/last.out" '", ".join(d[0]["files_missing"])')" \
 	"$present2|$missing2" "files of fix2 present and missing"
 
+# every hunk of fix4 and fix6 applies forward on v1.0.2 (git apply --check): "missing"
+mkdir -p "$T/v102" && g archive v1.0.2 | tar -x -C "$T/v102"
+for f in "$fix4" "$fix6"; do
+	g show "$f" | (cd "$T/v102" && git apply --check) || fail "git apply --check: ${f:0:12} does not apply to v1.0.2"
+done
+echo "ok: git apply --check: fix4 and fix6 apply forward on v1.0.2"
 check_exit 1 "later on the same branch" -- fc "$fix4"
-check_eq "$(field how) $(field included)" "null false" "fix4 not in v1.0.2"
+check_eq "$(field how) $(field included)" "missing false" "fix4 not in v1.0.2"
 check_eq "$(field first_tag) $(field branch_tag) $(field branch) $(field branch_via)" \
 	"$(first_tag "$fix4") $tag4 release-1.x $pick4" "fix4: first tag by ancestry and on the branch"
 
 check_exit 1 "never backported" -- fc "$fix6"
-check_eq "$(field how) $(field branch_tag) $(field first_tag)" "null null $(first_tag "$fix6")" "fix6 only by upgrading"
+check_eq "$(field how) $(field branch_tag) $(field first_tag)" "missing null $(first_tag "$fix6")" "fix6 only by upgrading"
+check_eq "$(json_get "$T/last.out" '" ".join(e["state"] for e in d[0]["evidence"])')" absent "fix6: its one hunk absent"
 
 # the text says the same
 check_exit 1 "text output" -- "$PROVENANCE" --cache "$cache" fixcheck "$fix1" "$fix5" "$fix2" "$fix4" "$fix6" --repo "$up" --at v1.0.2
@@ -160,7 +167,7 @@ if command -v dpkg-source >/dev/null; then
 	check_exit 0 "fix3 as a Debian patch" -- dfc "$fix3"
 	check_eq "$(field how) $(field via) $(field included)" "distribution-patch $want_patch true" "fix3 via the quilt patch"
 	check_exit 1 "fix6 not in the Debian package either" -- dfc "$fix6"
-	check_eq "$(field how)" "null" "fix6 with the Debian patches"
+	check_eq "$(field how)" "missing" "fix6 with the Debian patches"
 	check_exit 1 "without the Debian source, fix3 is missing" -- fc "$fix3"
 	check_exit 64 "--debian-source without =" -- "$PROVENANCE" fixcheck "$fix3" --repo "$up" --at v1.0.2 --debian-source libfoo
 else

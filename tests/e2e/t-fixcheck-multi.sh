@@ -107,7 +107,7 @@ check_exit 0 "range at v1.1 (on main)" -- fc "v1.0..$f3" --repo "$up" --at v1.1 
 check_eq "$(json_get "$T/last.out" 'd[0]["how"]')" ancestor "range on main: ancestor"
 check_exit 1 "range at v1.0: nothing in" -- fc "v1.0..$f3" --repo "$up" --at v1.0 --format json
 cp "$T/last.out" "$T/n.json"
-check_eq "$(json_get "$T/n.json" 'd[0]["how"]')" null "nothing in: how null"
+check_eq "$(json_get "$T/n.json" 'd[0]["how"]')" missing "nothing in: how missing (every commit's hunks absent)"
 check_eq "$(json_get "$T/n.json" 'len(d[0]["commits_missing"])')" "$(git -C "$up" rev-list --no-merges --count "v1.0..$f3")" "nothing in: every commit missing"
 validate "$T/n.json"
 # without --one-fix, each argument is its own fix

@@ -89,7 +89,8 @@ check_match "$(cat "$T/last.out")" "^YES $fixa is in v1\\.0 \\+ Debian source wi
 check_exit 1 "fix B not in the package" -- fc "$fixb" --format json
 cp "$T/last.out" "$T/b.json"
 check_eq "$(json_get "$T/b.json" 'd[0]["included"]')" false "fix B included"
-check_eq "$(json_get "$T/b.json" 'd[0]["how"]')" null "fix B how"
+(cd "$T/s/patched" && git -C "$up" show "$fixb" | patch -p1 --dry-run -s) >/dev/null || fail "patch --dry-run: fix B does not apply to the package"
+check_eq "$(json_get "$T/b.json" 'd[0]["how"]')" missing "fix B how (applies forward: patch --dry-run)"
 check_eq "$(json_get "$T/b.json" 'd[0]["first_tag"]')" "$first_b" "fix B first tag (git tag --contains)"
 check_exit 0 "an upstream commit before v1.0" -- fc "$old" --format json
 check_eq "$(json_get "$T/last.out" 'd[0]["how"]')" ancestor "old commit how (git merge-base --is-ancestor)"
@@ -109,6 +110,11 @@ check_eq "$(json_get "$T/r.json" 'd["fixes"][0]["via"]')" "$want_patch" "resolve
 check_eq "$(json_get "$T/r.json" 'd["fixes"][0]["included"]')" true "resolve: fix A included"
 check_exit 1 "resolve --fix B" -- P resolve "$root/core" --sysroot "$root" --mapping "$T/up.map" --fix "$fixb" --format json
 check_eq "$(json_get "$T/last.out" 'd["fixes"][0]["first_tag"]')" "$first_b" "resolve: fix B first tag"
+check_eq "$(json_get "$T/last.out" 'd["fixes"][0]["how"]')" missing "resolve: fix B how = fixcheck's"
+check_eq "$(json_get "$T/last.out" 'json.dumps(d["fixes"][0]["evidence"], sort_keys=True)')" \
+	"$(json_get "$T/b.json" 'json.dumps(d[0]["evidence"], sort_keys=True)')" "resolve: fix B evidence = fixcheck's"
+check_exit 1 "resolve --fix B (markdown)" -- P resolve "$root/core" --sysroot "$root" --mapping "$T/up.map" --fix "$fixb" --format markdown
+check_match "$(cat "$T/last.out")" "NOT included.*hunks: 1 absent \[include/foo\.h @@ .* absent\]" "resolve: markdown names the absent hunk"
 check_exit 3 "resolve --fix, no upstream repository" -- P resolve "$root/core" --sysroot "$root" --mapping "$T/noup.map" --fix "$fixa" --format json
 check_match "$(json_get "$T/last.out" 'd["fixes"][0]["note"]')" "no upstream repository" "resolve: the note says why"
 # --- a fix of two commits (A..B): one carried by the package, one not ----------------------

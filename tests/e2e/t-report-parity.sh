@@ -68,9 +68,9 @@ for x in r["fixes"]:
                             ("markdown", md, "NOT included" if not x["included"] else "is included")):
         if word not in doc:
             bad.append("%s lacks the fix status %r" % (name, word))
-    if x["how"]:
+    if x["how"] and x["how"] != "missing":
         need({"ancestor": "by ancestry", "cherry-pick": "as cherry-pick", "distribution-patch":
-              "as distribution patch", "partial": "partly ("}[x["how"]], "how the fix is in")
+              "as distribution patch", "adapted": "adapted (", "partial": "partly ("}[x["how"]], "how the fix is in")
     elif not x["included"]:
         need("upgrade to " + (x["branch_tag"] or x["first_tag"]), "what to do")
 if r["determinism"]:

@@ -5,8 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #include "buf.h"
+#include "dep3.h"
 #include "error.h"
 #include "rpmspec.h"
 #include "unit.h"
@@ -98,9 +101,54 @@ static void test_nested_literal_refs(void **state)
 	prov_buf_release(&spec);
 }
 
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* The comment lines above a Patch line are kept with it (the commit they name is evidence). */
+static void test_notes(void **state)
+{
+	char dir[] = "/tmp/prov-rpmspec-XXXXXX", path[256];
+	struct prov_rpm_patches p;
+	struct prov_dep3 d;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/x.spec", dir);
+	write_file(path, "Name: x\nVersion: 1\n# upstream commit 0a1b2c3d4e5f6789\n# CVE-2024-0001\nPatch0: fix.patch\n"
+			 "Patch1: other.patch\n");
+	snprintf(path, sizeof(path), "%s/fix.patch", dir);
+	write_file(path, "--- a/f.c\n+++ b/f.c\n@@ -1 +1 @@\n-a\n+b\n");
+	snprintf(path, sizeof(path), "%s/other.patch", dir);
+	write_file(path, "--- a/g.c\n+++ b/g.c\n@@ -1 +1 @@\n-a\n+b\n");
+	snprintf(path, sizeof(path), "%s/x.spec", dir);
+	assert_int_equal(prov_rpm_patches_read(&p, path), 0);
+	assert_int_equal(p.n, 2);
+	assert_non_null(strstr(p.notes[0], "0a1b2c3d4e5f6789"));
+	assert_string_equal(p.notes[1], "");
+	assert_non_null(strstr(p.texts[0], "+b"));
+	prov_dep3_parse(&d, p.notes[0], strlen(p.notes[0]));
+	assert_true(prov_dep3_names(&d, "0a1b2c3d4e5f6789000000000000000000000000"));
+	prov_dep3_release(&d);
+	prov_rpm_patches_release(&p);
+	snprintf(path, sizeof(path), "%s/x.spec", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/fix.patch", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/other.patch", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_notes),
 		cmocka_unit_test(test_macros),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_nested_literal_refs),

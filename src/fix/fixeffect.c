@@ -1,0 +1,535 @@
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "defs.h"
+#include "error.h"
+#include "fixeffect.h"
+#include "srcdefs.h"
+#include "srcimport.h"
+#include "srclocate.h"
+#include "util.h"
+#include "banned.h"
+
+#define MAX_SERIES ((size_t)1 << 20)
+#define MAX_BASENAME_CANDIDATES 16
+
+void prov_dist_patches_add(struct prov_dist_patches *dp, const char *name, const char *text, size_t len,
+			   const char *notes)
+{
+	struct prov_dist_patch *p;
+
+	dp->v = prov_xrealloc(dp->v, (dp->n + 1) * sizeof(*dp->v));
+	p = &dp->v[dp->n++];
+	memset(p, 0, sizeof(*p));
+	p->name = prov_xstrdup(name);
+	prov_hunks_parse(&p->hunks, text, len, 1);
+	prov_dep3_parse(&p->dep3, text, len);
+	if (notes && *notes) {
+		struct prov_dep3 extra;
+		size_t i;
+
+		prov_dep3_parse(&extra, notes, strlen(notes));
+		for (i = 0; i < extra.ncommits && p->dep3.ncommits < PROV_DEP3_MAX_COMMITS; i++) {
+			p->dep3.commits[p->dep3.ncommits++] = extra.commits[i];
+			extra.commits[i] = NULL;
+		}
+		prov_dep3_release(&extra);
+	}
+}
+
+void prov_dist_patches_release(struct prov_dist_patches *dp)
+{
+	size_t i;
+
+	for (i = 0; i < dp->n; i++) {
+		free(dp->v[i].name);
+		prov_hunks_release(&dp->v[i].hunks);
+		prov_dep3_release(&dp->v[i].dep3);
+	}
+	free(dp->v);
+	memset(dp, 0, sizeof(*dp));
+}
+
+int prov_dist_patches_debian(struct prov_dist_patches *out, struct prov_repo *pr, const char *commit)
+{
+	struct prov_buf series = PROV_BUF_INIT;
+	const char *p, *end;
+	char *name = NULL;
+	size_t npatches = 0;
+	int error, strip;
+
+	memset(out, 0, sizeof(*out));
+	out->applied = 1;
+	error = prov_repo_read_blob(&series, pr, commit, "debian/patches/series", MAX_SERIES);
+	if (error == PROV_ENOTFOUND) {
+		prov_error_clear();
+		error = 0;
+		goto cleanup;
+	}
+	if (error < 0)
+		goto cleanup;
+	p = series.buf;
+	end = series.buf + series.len;
+	while (npatches < PROV_SRCIMPORT_MAX_PATCHES && prov_quilt_series_next(&name, &strip, &p, end) > 0) {
+		struct prov_buf patch = PROV_BUF_INIT;
+		char *path = prov_xasprintf("debian/patches/%s", name);
+
+		npatches++;
+		if (!strstr(name, "..") &&
+		    prov_repo_read_blob(&patch, pr, commit, path, PROV_SRCIMPORT_MAX_PATCH) == 0) {
+			size_t before = out->n;
+
+			prov_dist_patches_add(out, path, patch.buf ? patch.buf : "", patch.len, NULL);
+			if (strip != 1 && out->n > before) {
+				/* the hunks again with the series' -p level */
+				prov_hunks_release(&out->v[before].hunks);
+				prov_hunks_parse(&out->v[before].hunks, patch.buf ? patch.buf : "", patch.len, strip);
+			}
+		}
+		prov_error_clear();
+		prov_buf_release(&patch);
+		free(name);
+		free(path);
+	}
+	error = 0;
+cleanup:
+	prov_buf_release(&series);
+	return error;
+}
+
+void prov_effect_release(struct prov_effect *e)
+{
+	prov_fix_evidence_release(e->ev, e->n);
+	free(e->named_by);
+	memset(e, 0, sizeof(*e));
+}
+
+/* The function's identifier in a hunk header's function text: the word before the first '('. */
+static char *function_word(const char *fn)
+{
+	const char *paren = fn ? strchr(fn, '(') : NULL, *s;
+
+	if (!paren)
+		return NULL;
+	while (paren > fn && paren[-1] == ' ')
+		paren--;
+	for (s = paren; s > fn && (isalnum((unsigned char)s[-1]) || s[-1] == '_'); s--)
+		;
+	return paren - s >= 3 ? prov_xstrndup(s, (size_t)(paren - s)) : NULL;
+}
+
+/* A file of the fix as found in the deployed tree. */
+struct located {
+	char *path;	/* the fix's path */
+	char *deployed;	/* the deployed tree's path, NULL when not found */
+	struct prov_hunk_file f;
+	char *text;	/* the file's bytes */
+	size_t len;
+	int found;
+	/* the fix's own file before and after it (for what is no evidence) */
+	struct prov_hunk_file pre, post;
+	int have_pre, have_post;
+};
+
+/* The fix's own version of h's file at `commit` (before: the old path) into *f; 1 when read. */
+static int fix_side(struct prov_hunk_file *f, const struct prov_effect_tree *t, const char *commit,
+		    const char *path)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	int ok = commit && path && prov_repo_read_blob(&b, t->r, commit, path, PROV_SOURCES_MAX_BLOB) == 0;
+
+	prov_error_clear();
+	if (ok)
+		prov_hunk_file_init(f, b.buf ? b.buf : "", b.len);
+	prov_buf_release(&b);
+	return ok;
+}
+
+/* 1 when the function named in the hunk's header is in the located file. */
+static int function_in(const struct prov_hunk *h, const struct located *loc)
+{
+	char *word = function_word(h->function);
+	int in = word && loc->text && memmem(loc->text, loc->len, word, strlen(word)) != NULL;
+
+	free(word);
+	return in;
+}
+
+static int read_tree_file(struct prov_buf *b, const struct prov_effect_tree *t, const char *path)
+{
+	prov_buf_reset(b);
+	return prov_repo_read_blob(b, t->tree_repo ? t->tree_repo : t->r,
+				   t->tree_commit ? t->tree_commit : t->deployed_hex, path, PROV_SOURCES_MAX_BLOB);
+}
+
+/*
+ * The one file of the deployed tree that defines function `word` (NULL when
+ * none or several do): the tree's definitions indexed once in the cache.
+ */
+static char *defining_file(const struct prov_effect_tree *t, const char *word)
+{
+	struct prov_repo *r = t->tree_repo ? t->tree_repo : t->r;
+	const char *commit = t->tree_commit ? t->tree_commit : t->deployed_hex;
+	struct prov_defs all = { 0 };
+	char *path = NULL;
+	size_t i;
+	int indexed = t->cache ? prov_cache_defs_indexed(t->cache, commit, "") : 0, many = 0;
+
+	if (indexed > 0) {
+		if (prov_cache_defs_find(&all, t->cache, commit, "", word) < 0)
+			goto cleanup;
+	} else {
+		if (prov_repo_scan_defs(&all, r, commit, "") < 0)
+			goto cleanup;
+		if (t->cache && prov_cache_defs_put(t->cache, commit, "", &all) < 0)
+			prov_warn("%s", prov_error_last());
+	}
+	for (i = 0; i < all.n && !many; i++) {
+		if (strcmp(all.items[i].name, word))
+			continue;
+		if (path && strcmp(path, all.items[i].path))
+			many = 1;
+		else if (!path)
+			path = prov_xstrdup(all.items[i].path);
+	}
+	if (many) {
+		free(path);
+		path = NULL;
+	}
+cleanup:
+	prov_error_clear();
+	for (i = 0; i < all.n; i++) {
+		free(all.items[i].qname);
+		free(all.items[i].name);
+		free(all.items[i].path);
+	}
+	free(all.items);
+	return path;
+}
+
+/* Where the hunk's file is in the deployed tree; loc->found 0 when nowhere (or too large). */
+static int locate(struct located *loc, const struct prov_hunk *h, const char *fix_parent,
+		  const struct prov_effect_tree *t)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	char *other = NULL, *word = NULL;
+	char **cand = NULL;
+	size_t ncand = 0, i;
+	int error;
+
+	loc->path = prov_xstrdup(h->path);
+	error = read_tree_file(&b, t, h->path);
+	if (error == 0) {
+		loc->deployed = prov_xstrdup(h->path);
+		goto found;
+	}
+	if (error != PROV_ENOTFOUND || h->new_file)
+		goto none;
+	prov_error_clear();
+	/* renamed between the fix's parent and the deployed upstream commit */
+	if (fix_parent && prov_repo_renamed_path(&other, t->r, fix_parent, t->deployed_hex,
+						 h->old_path ? h->old_path : h->path) == 0 && other &&
+	    strcmp(other, h->path) && read_tree_file(&b, t, other) == 0) {
+		loc->deployed = other;
+		other = NULL;
+		goto found;
+	}
+	prov_error_clear();
+	/* gone: a file of the same name, the one holding the hunk's function when several */
+	if (prov_repo_find_basename(&cand, &ncand, t->tree_repo ? t->tree_repo : t->r,
+				    t->tree_commit ? t->tree_commit : t->deployed_hex, prov_basename(h->path),
+				    MAX_BASENAME_CANDIDATES) < 0)
+		goto none;
+	word = function_word(h->function);
+	for (i = 0; i < ncand; i++) {
+		if (read_tree_file(&b, t, cand[i]) < 0)
+			continue;
+		if (ncand > 1 && (!word || !b.buf || !memmem(b.buf, b.len, word, strlen(word))))
+			continue;
+		if (loc->deployed) {	/* two hold it: no guess */
+			free(loc->deployed);
+			loc->deployed = NULL;
+			break;
+		}
+		loc->deployed = prov_xstrdup(cand[i]);
+	}
+	if (loc->deployed && read_tree_file(&b, t, loc->deployed) == 0)
+		goto found;
+	free(loc->deployed);
+	loc->deployed = NULL;
+	/* no such file: the one file that defines the hunk's function */
+	if (!ncand && word && (loc->deployed = defining_file(t, word)) && read_tree_file(&b, t, loc->deployed) == 0)
+		goto found;
+	free(loc->deployed);
+	loc->deployed = NULL;
+none:
+	prov_error_clear();
+	if (error < 0 && error != PROV_ENOTFOUND && error != PROV_ELIMIT) {
+		prov_buf_release(&b);
+		return error;
+	}
+	error = 0;
+	goto cleanup;
+found:
+	prov_hunk_file_init(&loc->f, b.buf ? b.buf : "", b.len);
+	loc->len = b.len;
+	loc->text = b.len ? prov_buf_detach(&b) : NULL;
+	loc->found = 1;
+	error = 0;
+cleanup:
+	for (i = 0; i < ncand; i++)
+		free(cand[i]);
+	free(cand);
+	free(other);
+	free(word);
+	prov_buf_release(&b);
+	return error;
+}
+
+/* The patch carrying hunk h (named ones first), or NULL. */
+static const char *carried_by(const struct prov_dist_patches *dp, const struct prov_hunk *h,
+			      const char *fix_hex, const char *deployed_path)
+{
+	int pass;
+	size_t i, k;
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < dp->n; i++) {
+			const struct prov_dist_patch *p = &dp->v[i];
+
+			if (prov_dep3_names(&p->dep3, fix_hex) != (pass == 0))
+				continue;
+			for (k = 0; k < p->hunks.n; k++)
+				if ((!strcmp(prov_basename(p->hunks.v[k].path), prov_basename(h->path)) ||
+				     (deployed_path &&
+				      !strcmp(prov_basename(p->hunks.v[k].path), prov_basename(deployed_path)))) &&
+				    prov_hunk_carries(&p->hunks.v[k], h))
+					return p->name;
+		}
+	return NULL;
+}
+
+/*
+ * A patch that names the fix (DEP-3, trailers) and carries hunk h's changed
+ * lines in any of its hunks, whatever the file (the code lived elsewhere in
+ * the release, a test file under another name), or NULL.
+ */
+static const char *carried_by_naming(const struct prov_dist_patches *dp, const struct prov_hunk *h,
+				     const char *fix_hex)
+{
+	size_t i, k;
+
+	for (i = 0; i < dp->n; i++) {
+		const struct prov_dist_patch *p = &dp->v[i];
+
+		if (!prov_dep3_names(&p->dep3, fix_hex))
+			continue;
+		for (k = 0; k < p->hunks.n; k++)
+			if (prov_hunk_carries(&p->hunks.v[k], h))
+				return p->name;
+	}
+	return NULL;
+}
+
+/*
+ * Patches not applied to the tree (RPM): does one change the lines this hunk
+ * changes (one of its - lines is a - line of the hunk), differently? Then
+ * "absent" in the upstream tree proves nothing.
+ */
+static int touched_by(const struct prov_dist_patches *dp, const struct prov_hunk *h)
+{
+	size_t i, k, a, b;
+
+	for (i = 0; i < dp->n; i++)
+		for (k = 0; k < dp->v[i].hunks.n; k++) {
+			const struct prov_hunk *ph = &dp->v[i].hunks.v[k];
+
+			if (strcmp(prov_basename(ph->path), prov_basename(h->path)))
+				continue;
+			for (a = 0; a < ph->n; a++)
+				for (b = 0; ph->origin[a] == '-' && b < h->n; b++)
+					if (h->origin[b] == '-' && ph->lines[a][0] && !strcmp(ph->lines[a], h->lines[b]))
+						return 1;
+		}
+	return 0;
+}
+
+/*
+ * 1 when hunk h only adds #include lines of headers the deployed tree has
+ * under no name (a helper the release does not have: a backport does the
+ * work inline and cannot include it).
+ */
+static int adds_absent_headers_only(const struct prov_hunk *h, const struct prov_effect_tree *t)
+{
+	size_t i, k, nadd = 0;
+
+	for (i = 0; i < h->n; i++) {
+		const char *l = h->lines[i], *q, *e;
+		char *name, **cand = NULL;
+		size_t ncand = 0;
+		int error;
+
+		if (h->origin[i] == '-')
+			return 0;
+		if (h->origin[i] != '+')
+			continue;
+		l += strspn(l, " \t");
+		if (!*l)
+			continue;
+		if (strncmp(l, "#include", 8) || !(q = strpbrk(l + 8, "\"<")) ||
+		    !(e = strchr(q + 1, *q == '<' ? '>' : '"')) || e == q + 1)
+			return 0;
+		name = prov_xstrndup(q + 1, (size_t)(e - q - 1));
+		error = prov_repo_find_basename(&cand, &ncand, t->tree_repo ? t->tree_repo : t->r,
+						t->tree_commit ? t->tree_commit : t->deployed_hex,
+						prov_basename(name), 1);
+		prov_error_clear();
+		for (k = 0; k < ncand; k++)
+			free(cand[k]);
+		free(cand);
+		free(name);
+		if (error < 0 || ncand)
+			return 0;
+		nadd++;
+	}
+	return nadd > 0;
+}
+
+static int add_evidence(struct prov_effect *out, const char *fix_hex, const struct prov_hunk *h,
+			const struct located *loc, enum prov_hunk_state st, const char *via)
+{
+	struct prov_fix_evidence *e;
+
+	out->ev = prov_xrealloc(out->ev, (out->n + 1) * sizeof(*out->ev));
+	e = &out->ev[out->n++];
+	memset(e, 0, sizeof(*e));
+	e->commit = prov_xstrdup(fix_hex);
+	e->file = prov_xstrdup(h->path);
+	if (loc && loc->deployed && strcmp(loc->deployed, h->path))
+		e->deployed_file = prov_xstrdup(loc->deployed);
+	e->hunk = prov_xstrdup(h->header);
+	e->function = prov_xstrdup_or_null(h->function);
+	e->state = prov_hunk_state_name(st);
+	e->via = prov_xstrdup_or_null(via);
+	switch (st) {
+	case PROV_HUNK_PRESENT_EXACT:
+		out->nexact++;
+		break;
+	case PROV_HUNK_PRESENT_CHANGED:
+		out->nchanged++;
+		break;
+	case PROV_HUNK_ABSENT:
+		out->nabsent++;
+		break;
+	case PROV_HUNK_TEST_ONLY:
+		out->ntest++;
+		break;
+	default:
+		out->nunknown++;
+	}
+	return 0;
+}
+
+int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct prov_dist_patches *dp,
+		      const struct prov_effect_tree *t)
+{
+	struct prov_buf text = PROV_BUF_INIT, named = PROV_BUF_INIT;
+	struct prov_hunks hs = { 0 };
+	struct located *locs = NULL;
+	char pid[41], *parent = NULL, *rev = NULL;
+	size_t nlocs = 0, i, k;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	if ((error = prov_repo_commit_diff(&text, pid, t->r, fix_hex)) < 0)
+		goto cleanup;
+	prov_hunks_parse(&hs, text.buf ? text.buf : "", text.len, 1);
+	rev = prov_xasprintf("%s^", fix_hex);
+	if (prov_repo_resolve(&parent, t->r, rev) < 0)
+		prov_error_clear();	/* a root commit: no renames to follow */
+	for (i = 0; dp && i < dp->n; i++)
+		if (prov_dep3_names(&dp->v[i].dep3, fix_hex)) {
+			if (named.len)
+				prov_buf_putc(&named, ' ');
+			prov_buf_puts(&named, dp->v[i].name);
+		}
+	if (named.len)
+		out->named_by = prov_buf_detach(&named);
+	locs = prov_xcalloc(hs.n + 1, sizeof(*locs));
+	for (i = 0; i < hs.n; i++) {
+		const struct prov_hunk *h = &hs.v[i];
+		struct located *loc = NULL;
+		enum prov_hunk_state st;
+		const char *via = NULL;
+
+		for (k = 0; k < nlocs && !loc; k++)
+			if (!strcmp(locs[k].path, h->path))
+				loc = &locs[k];
+		if (!loc) {
+			loc = &locs[nlocs++];
+			if ((error = locate(loc, h, parent, t)) < 0)
+				goto cleanup;
+			loc->have_pre = !h->new_file &&
+					fix_side(&loc->pre, t, parent, h->old_path ? h->old_path : h->path);
+			loc->have_post = !h->deleted_file && fix_side(&loc->post, t, fix_hex, h->path);
+		}
+		st = prov_hunk_match_fix(h, loc->found ? &loc->f : NULL, loc->have_pre ? &loc->pre : NULL,
+					 loc->have_post ? &loc->post : NULL);
+		if (dp && (st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED || !dp->applied))
+			via = carried_by(dp, h, fix_hex, loc->deployed);
+		if (via && !dp->applied && st != PROV_HUNK_PRESENT_EXACT)
+			st = PROV_HUNK_PRESENT_CHANGED;	/* a patch that rpmbuild applies */
+		else if (!via && dp && !dp->applied && st == PROV_HUNK_ABSENT && touched_by(dp, h))
+			st = PROV_HUNK_UNKNOWN;	/* a patch changes those lines some other way */
+		if (dp && dp->applied && !via &&
+		    (st == PROV_HUNK_UNKNOWN || (st == PROV_HUNK_ABSENT && !loc->found)) &&
+		    (via = carried_by_naming(dp, h, fix_hex)))
+			st = PROV_HUNK_PRESENT_CHANGED;	/* the patch naming the fix has its lines, elsewhere */
+		if ((st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED) && !via)
+			via = t->deployed_hex;	/* already in the upstream code deployed */
+		/* test-only: a test file the deployed tree does not have (not
+		 * shipped); one it has is judged like any other */
+		if ((st == PROV_HUNK_ABSENT || st == PROV_HUNK_UNKNOWN) && !loc->found &&
+		    prov_hunk_is_test_path(h->path))
+			st = PROV_HUNK_TEST_ONLY;
+		add_evidence(out, fix_hex, h, loc, st, st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED ? via : NULL);
+		if (st == PROV_HUNK_UNKNOWN && loc->found && prov_hunk_not_applicable(h, &loc->f) &&
+		    !function_in(h, loc)) {
+			/* the release does not have the code this hunk changes: a backport drops it */
+			out->ev[out->n - 1].note = "the code it changes is not in the deployed file";
+			out->nna++;
+		} else if (st == PROV_HUNK_ABSENT && !h->new_file && adds_absent_headers_only(h, t)) {
+			/* the include of a helper the release does not have: not applicable there */
+			out->ev[out->n - 1].state = prov_hunk_state_name(PROV_HUNK_UNKNOWN);
+			out->ev[out->n - 1].note = "it includes a header the deployed tree does not have";
+			out->nabsent--;
+			out->nunknown++;
+			out->nna++;
+		} else if (st == PROV_HUNK_UNKNOWN && !loc->found && !h->new_file) {
+			/* no such file in the release, under any name (another build
+			 * system's file, code that came later): not applicable there */
+			out->ev[out->n - 1].note = "the file is not in the deployed tree";
+			out->nna++;
+		}
+	}
+	error = 0;
+cleanup:
+	for (i = 0; i < nlocs; i++) {
+		free(locs[i].path);
+		free(locs[i].deployed);
+		free(locs[i].text);
+		prov_hunk_file_release(&locs[i].f);
+		prov_hunk_file_release(&locs[i].pre);
+		prov_hunk_file_release(&locs[i].post);
+	}
+	free(locs);
+	prov_hunks_release(&hs);
+	prov_buf_release(&text);
+	prov_buf_release(&named);
+	free(parent);
+	free(rev);
+	if (error < 0)
+		prov_effect_release(out);
+	return error;
+}

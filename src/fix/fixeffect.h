@@ -1,0 +1,68 @@
+#ifndef PROV_FIXEFFECT_H
+#define PROV_FIXEFFECT_H
+
+#include <stddef.h>
+
+#include "cache.h"
+#include "dep3.h"
+#include "hunks.h"
+#include "model.h"
+#include "sources.h"
+
+/*
+ * Is the *effect* of a fix commit in the deployed source tree (the upstream
+ * tag plus the distribution's patches, or any deployed commit)? Each hunk
+ * of the fix is looked for in the deployed file (prov_hunk_match), the file
+ * found through renames (libgit2 between the fix's parent and the deployed
+ * upstream commit) or, when gone, by its base name (the one holding the
+ * hunk's function when several do), else by the one file that defines the
+ * function the hunk's header names (src/util/srcdefs.h, the definitions of
+ * the deployed tree indexed once in the cache); a present hunk is credited to the
+ * distribution patch that carries its changed lines (a patch naming the fix
+ * in its DEP-3 header or trailers first), else to the deployed commit.
+ * docs/fixcheck.md has the verdicts built from these states.
+ */
+struct prov_dist_patch {
+	char *name;	/* "debian/patches/x.patch", or an RPM spec's patch file name */
+	struct prov_hunks hunks;
+	struct prov_dep3 dep3;
+};
+
+struct prov_dist_patches {
+	struct prov_dist_patch *v;
+	size_t n;
+	int applied;	/* 1: the patches are applied in the deployed tree (a Debian import) */
+};
+
+/*
+ * The quilt series of a Debian import at commit (debian/patches/series):
+ * each patch's hunks and DEP-3 header. A missing series is no patch.
+ */
+int prov_dist_patches_debian(struct prov_dist_patches *out, struct prov_repo *pr, const char *commit);
+/* Patches given as texts (an RPM spec's); notes[i] (may be NULL) is read for commit ids too. */
+void prov_dist_patches_add(struct prov_dist_patches *dp, const char *name, const char *text, size_t len,
+			   const char *notes);
+void prov_dist_patches_release(struct prov_dist_patches *dp);
+
+struct prov_effect_tree {
+	struct prov_repo *r;	/* the upstream repository */
+	const char *deployed_hex;	/* the deployed upstream commit */
+	struct prov_repo *tree_repo;	/* the deployed tree: the import (NULL: r) */
+	const char *tree_commit;	/* its commit (NULL: deployed_hex) */
+	struct prov_cache *cache;	/* definitions index for the function search; may be NULL */
+};
+
+struct prov_effect {
+	struct prov_fix_evidence *ev;	/* per hunk, in diff order */
+	size_t n;
+	size_t nexact, nchanged, nabsent, ntest, nunknown;
+	size_t nna;	/* unknown ones whose code is not in the deployed file at all (note set) */
+	char *named_by;	/* patches naming the fix, space-separated, or NULL */
+};
+
+/* The hunks of fix_hex in the deployed tree. */
+int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct prov_dist_patches *dp,
+		      const struct prov_effect_tree *t);
+void prov_effect_release(struct prov_effect *e);
+
+#endif

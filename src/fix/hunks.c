@@ -1,0 +1,983 @@
+#include <ctype.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "buf.h"
+#include "hunks.h"
+#include "util.h"
+#include "banned.h"
+
+/* ---- parsing ---- */
+
+static const char *line_end(const char *p, const char *end)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+	return nl ? nl : end;
+}
+
+static const char *next_line(const char *e, const char *end)
+{
+	return e < end ? e + 1 : end;
+}
+
+/* "+++ b/dir/file\t2020-..." with `strip` components dropped; NULL for /dev/null or a bad name. */
+static char *diff_path(const char *p, const char *e, int strip)
+{
+	const char *q;
+	int i;
+
+	p += 4;
+	for (q = p; q < e && *q != '\t' && *q != '\r'; q++)
+		;
+	while (q > p && q[-1] == ' ')
+		q--;
+	if ((size_t)(q - p) == 9 && !strncmp(p, "/dev/null", 9))
+		return NULL;
+	if (q == p || *p == '"')
+		return NULL;
+	for (i = 0; i < strip; i++) {
+		const char *slash = memchr(p, '/', (size_t)(q - p));
+
+		if (!slash || slash + 1 >= q)
+			return NULL;
+		p = slash + 1;
+	}
+	return prov_xstrndup(p, (size_t)(q - p));
+}
+
+static int parse_range(const char **pp, const char *e, long *start, long *count)
+{
+	const char *p = *pp;
+	long v = 0;
+	int digits = 0;
+
+	while (p < e && isdigit((unsigned char)*p) && digits < 10) {
+		v = v * 10 + (*p++ - '0');
+		digits++;
+	}
+	if (!digits)
+		return -1;
+	*start = v;
+	*count = 1;
+	if (p < e && *p == ',') {
+		p++;
+		v = 0;
+		digits = 0;
+		while (p < e && isdigit((unsigned char)*p) && digits < 10) {
+			v = v * 10 + (*p++ - '0');
+			digits++;
+		}
+		if (!digits)
+			return -1;
+		*count = v;
+	}
+	*pp = p;
+	return 0;
+}
+
+void prov_hunks_release(struct prov_hunks *h)
+{
+	size_t i, k;
+
+	for (i = 0; i < h->n; i++) {
+		struct prov_hunk *x = &h->v[i];
+
+		for (k = 0; k < x->n; k++)
+			free(x->lines[k]);
+		free(x->lines);
+		free(x->origin);
+		free(x->path);
+		free(x->old_path);
+		free(x->header);
+		free(x->function);
+	}
+	free(h->v);
+	memset(h, 0, sizeof(*h));
+}
+
+/* One hunk from its "@@" line at *pp; 0 with *pp past it, -1 when the header is not one. */
+static int parse_hunk(struct prov_hunk *x, const char **pp, const char *end)
+{
+	const char *p = *pp, *e = line_end(p, end), *q = p + 4, *close;
+	long before, after;
+	size_t alloc = 0;
+
+	if (parse_range(&q, e, &x->old_start, &before) < 0 || q + 2 > e || strncmp(q, " +", 2))
+		return -1;
+	q += 2;
+	if (parse_range(&q, e, &x->new_start, &after) < 0)
+		return -1;
+	close = q;
+	while (close < e && *close == ' ')
+		close++;
+	if ((size_t)(e - close) < 2 || strncmp(close, "@@", 2))
+		return -1;
+	x->header = prov_xstrndup(p, (size_t)(close + 2 - p));
+	q = close + 2;
+	while (q < e && isspace((unsigned char)*q))
+		q++;
+	{
+		const char *fe = e;
+
+		while (fe > q && isspace((unsigned char)fe[-1]))
+			fe--;
+		if (fe > q)
+			x->function = prov_xstrndup(q, (size_t)(fe - q) > 200 ? 200 : (size_t)(fe - q));
+	}
+	p = next_line(e, end);
+	while (p < end && (before > 0 || after > 0) && x->n < PROV_HUNK_MAX_LINES) {
+		const char *le = line_end(p, end);
+		char origin = p < le ? *p : ' ';
+		size_t l;
+
+		if (origin == '\\') {
+			p = next_line(le, end);
+			continue;
+		}
+		if (origin == ' ' || p == le) {
+			before--;
+			after--;
+		} else if (origin == '-') {
+			before--;
+		} else if (origin == '+') {
+			after--;
+		} else {
+			break;	/* the hunk was cut */
+		}
+		l = p < le ? (size_t)(le - p - 1) : 0;
+		PROV_ALLOC_GROW(x->lines, x->n + 1, alloc);
+		x->origin = prov_xrealloc(x->origin, alloc);
+		x->origin[x->n] = origin;
+		x->lines[x->n] = prov_xstrndup(p < le ? p + 1 : p, l);
+		x->n++;
+		p = next_line(le, end);
+	}
+	if (p < end && *p == '\\')
+		p = next_line(line_end(p, end), end);
+	*pp = p;
+	return 0;
+}
+
+void prov_hunks_parse(struct prov_hunks *out, const char *text, size_t len, int strip)
+{
+	const char *p = text, *end, *nul;
+	char *path = NULL, *old_path = NULL;
+	int have_files = 0, new_file = 0, deleted = 0;
+	size_t alloc = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (len > PROV_HUNKS_MAX_TEXT)
+		len = PROV_HUNKS_MAX_TEXT;
+	end = text + len;
+	if ((nul = memchr(text, '\0', len)))
+		end = nul;
+	while (p < end) {
+		const char *e = line_end(p, end);
+
+		if ((size_t)(e - p) >= 4 && !strncmp(p, "--- ", 4)) {
+			const char *n2 = next_line(e, end), *e2 = line_end(n2, end);
+
+			if ((size_t)(e2 - n2) >= 4 && !strncmp(n2, "+++ ", 4)) {
+				free(path);
+				free(old_path);
+				old_path = diff_path(p, e, strip);
+				path = diff_path(n2, e2, strip);
+				new_file = !old_path && (size_t)(e - p) >= 13 && !strncmp(p + 4, "/dev/null", 9);
+				deleted = !path && (size_t)(e2 - n2) >= 13 && !strncmp(n2 + 4, "/dev/null", 9);
+				have_files = (path || old_path) && (path || deleted) && (old_path || new_file);
+				p = next_line(e2, end);
+				continue;
+			}
+		}
+		if (have_files && (size_t)(e - p) >= 4 && !strncmp(p, "@@ -", 4) && out->n < PROV_HUNKS_MAX) {
+			struct prov_hunk x = { 0 };
+			const char *q = p;
+
+			if (parse_hunk(&x, &q, end) == 0) {
+				x.path = prov_xstrdup(path ? path : old_path);
+				x.old_path = old_path ? prov_xstrdup(old_path) : NULL;
+				x.new_file = new_file;
+				x.deleted_file = deleted;
+				PROV_ALLOC_GROW(out->v, out->n + 1, alloc);
+				out->v[out->n++] = x;
+				p = q;
+				continue;
+			}
+			free(x.header);
+			free(x.function);
+		}
+		p = next_line(e, end);
+	}
+	free(path);
+	free(old_path);
+}
+
+/* ---- normalised lines ---- */
+
+/* FNV-1a over the non-blank bytes; 0 for a line that is blank only. */
+static uint64_t norm_hash(const char *s, size_t len, int *alnum)
+{
+	uint64_t h = 1469598103934665603ULL;
+	size_t i;
+	int any = 0, an = 0;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (isspace(c))
+			continue;
+		any = 1;
+		an += isalnum(c) != 0;
+		h ^= c;
+		h *= 1099511628211ULL;
+	}
+	if (alnum)
+		*alnum = an;
+	if (!any)
+		return 0;
+	return h ? h : 1;
+}
+
+/* ---- tokens ---- */
+
+#define MAX_TOKENS 64
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Identifiers and numbers, two-character operators, other punctuation: hashed, sorted. */
+static size_t tokenize(uint32_t *out, const char *s, size_t len)
+{
+	static const char *const ops[] = { ">=", "<=", "==", "!=", "&&", "||", "->", "<<", ">>", "++", "--",
+					   "+=", "-=", "*=", "/=", "|=", "&=", "::", NULL };
+	size_t i = 0, n = 0;
+
+	while (i < len && n < MAX_TOKENS) {
+		unsigned char c = (unsigned char)s[i];
+		uint32_t h = 2166136261u;
+		size_t k = 1, j;
+
+		if (isspace(c)) {
+			i++;
+			continue;
+		}
+		if (isalnum(c) || c == '_') {
+			while (i + k < len && (isalnum((unsigned char)s[i + k]) || s[i + k] == '_'))
+				k++;
+		} else {
+			for (j = 0; ops[j]; j++)
+				if (i + 1 < len && s[i] == ops[j][0] && s[i + 1] == ops[j][1])
+					k = 2;
+		}
+		for (j = 0; j < k; j++) {
+			h ^= (unsigned char)s[i + j];
+			h *= 16777619u;
+		}
+		out[n++] = h;
+		i += k;
+	}
+	qsort(out, n, sizeof(*out), cmp_u32);
+	return n;
+}
+
+/* Size of the multiset intersection of two sorted token lists. */
+static size_t common(const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
+{
+	size_t i = 0, j = 0, c = 0;
+
+	while (i < na && j < nb) {
+		if (a[i] == b[j])
+			c++, i++, j++;
+		else if (a[i] < b[j])
+			i++;
+		else
+			j++;
+	}
+	return c;
+}
+
+static double sim(const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
+{
+	return na + nb ? 2.0 * (double)common(a, na, b, nb) / (double)(na + nb) : 0.0;
+}
+
+static size_t count_of(const uint32_t *a, size_t na, uint32_t t)
+{
+	size_t i, c = 0;
+
+	for (i = 0; i < na; i++)
+		c += a[i] == t;
+	return c;
+}
+
+static void build_vocab(struct prov_hunk_file *f)
+{
+	size_t i, k, n = 0, total = 0;
+
+	for (i = 0; i < f->n; i++)
+		total += f->ntok[i];
+	f->vocab = prov_xmalloc((total ? total : 1) * sizeof(*f->vocab));
+	for (i = 0; i < f->n; i++)
+		for (k = 0; k < f->ntok[i]; k++)
+			f->vocab[n++] = f->tok[i][k];
+	qsort(f->vocab, n, sizeof(*f->vocab), cmp_u32);
+	for (i = 0, k = 0; i < n; i++)
+		if (!k || f->vocab[k - 1] != f->vocab[i])
+			f->vocab[k++] = f->vocab[i];
+	f->nvocab = k;
+}
+
+static int in_vocab(const struct prov_hunk_file *f, uint32_t t)
+{
+	return f->nvocab && bsearch(&t, f->vocab, f->nvocab, sizeof(t), cmp_u32) != NULL;
+}
+
+void prov_hunk_file_init(struct prov_hunk_file *f, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+	size_t alloc = 0, talloc = 0;
+	uint32_t tmp[MAX_TOKENS];
+
+	memset(f, 0, sizeof(*f));
+	while (p < end) {
+		const char *e = line_end(p, end);
+		uint64_t h = norm_hash(p, (size_t)(e - p), NULL);
+
+		if (h) {
+			size_t nt = tokenize(tmp, p, (size_t)(e - p));
+
+			PROV_ALLOC_GROW(f->hash, f->n + 1, alloc);
+			if (f->n + 1 > talloc) {
+				talloc = alloc;
+				f->tok = prov_xrealloc(f->tok, talloc * sizeof(*f->tok));
+				f->ntok = prov_xrealloc(f->ntok, talloc);
+			}
+			f->tok[f->n] = prov_xmalloc((nt ? nt : 1) * sizeof(**f->tok));
+			memcpy(f->tok[f->n], tmp, nt * sizeof(*tmp));
+			f->ntok[f->n] = (unsigned char)nt;
+			f->hash[f->n++] = h;
+		}
+		p = next_line(e, end);
+	}
+	build_vocab(f);
+}
+
+void prov_hunk_file_release(struct prov_hunk_file *f)
+{
+	size_t i;
+
+	free(f->vocab);
+	for (i = 0; f->tok && i < f->n; i++)
+		free(f->tok[i]);
+	free(f->tok);
+	free(f->ntok);
+	free(f->hash);
+	memset(f, 0, sizeof(*f));
+}
+
+const char *prov_hunk_state_name(enum prov_hunk_state s)
+{
+	switch (s) {
+	case PROV_HUNK_PRESENT_EXACT:
+		return "present-exact";
+	case PROV_HUNK_PRESENT_CHANGED:
+		return "present-changed-lines";
+	case PROV_HUNK_ABSENT:
+		return "absent";
+	case PROV_HUNK_TEST_ONLY:
+		return "test-only";
+	default:
+		return "unknown";
+	}
+}
+
+/* ---- matching ---- */
+
+#define DISTINCT_ALNUM 4	/* a line with fewer letters and digits ("}", "break;") says little */
+
+/* The normalised sides of a hunk. */
+struct sides {
+	uint64_t *pre, *post, *minus, *plus;
+	char *pre_ctx, *post_ctx;	/* 1: that pre/post line is context */
+	unsigned char *pre_an;	/* 1: that pre line has enough letters and digits to say where */
+	unsigned char *minus_d, *plus_d;	/* 1: distinctive (and not on the other side) */
+	size_t npre, npost, nminus, nplus, ndminus, ndplus;
+	size_t minus_first;	/* index in pre of the first - line */
+	size_t plus_first;	/* index in post of the first + line */
+};
+
+static int in_list(const uint64_t *v, size_t n, uint64_t h)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == h)
+			return 1;
+	return 0;
+}
+
+static int in_file(const struct prov_hunk_file *f, uint64_t h)
+{
+	return f && in_list(f->hash, f->n, h);
+}
+
+/*
+ * pre, post: the fix's own file before and after it (NULL: not known): a +
+ * line the file had before, or a - line it keeps after, is not distinctive.
+ */
+static void sides_init(struct sides *s, const struct prov_hunk *h, const struct prov_hunk_file *pre,
+		       const struct prov_hunk_file *post)
+{
+	size_t i, n = h->n + 1;
+	int *alnum = prov_xcalloc(n, sizeof(*alnum));
+	int *pa = prov_xcalloc(n, sizeof(*pa));
+
+	memset(s, 0, sizeof(*s));
+	s->pre = prov_xcalloc(n, sizeof(*s->pre));
+	s->post = prov_xcalloc(n, sizeof(*s->post));
+	s->minus = prov_xcalloc(n, sizeof(*s->minus));
+	s->plus = prov_xcalloc(n, sizeof(*s->plus));
+	s->pre_ctx = prov_xcalloc(n, 1);
+	s->pre_an = prov_xcalloc(n, 1);
+	s->post_ctx = prov_xcalloc(n, 1);
+	s->minus_d = prov_xcalloc(n, 1);
+	s->plus_d = prov_xcalloc(n, 1);
+	s->minus_first = s->plus_first = SIZE_MAX;
+	for (i = 0; i < h->n; i++) {
+		int an = 0;
+		uint64_t x = norm_hash(h->lines[i], strlen(h->lines[i]), &an);
+		char o = h->origin[i];
+
+		if (!x)
+			continue;
+		if (o != '+') {
+			if (o == '-' && s->minus_first == SIZE_MAX)
+				s->minus_first = s->npre;
+			s->pre_ctx[s->npre] = o == ' ';
+			s->pre_an[s->npre] = an >= DISTINCT_ALNUM;
+			s->pre[s->npre++] = x;
+		}
+		if (o != '-') {
+			if (o == '+' && s->plus_first == SIZE_MAX)
+				s->plus_first = s->npost;
+			s->post_ctx[s->npost] = o == ' ';
+			s->post[s->npost++] = x;
+		}
+		if (o == '-') {
+			alnum[s->nminus] = an;
+			s->minus[s->nminus++] = x;
+		}
+		if (o == '+') {
+			pa[s->nplus] = an;
+			s->plus[s->nplus++] = x;
+		}
+	}
+	/* distinctive: enough letters, and not a line the other side has too */
+	for (i = 0; i < s->nminus; i++)
+		if (alnum[i] >= DISTINCT_ALNUM && !in_list(s->post, s->npost, s->minus[i]) &&
+		    !in_file(post, s->minus[i]))
+			s->minus_d[i] = 1, s->ndminus++;
+	for (i = 0; i < s->nplus; i++)
+		if (pa[i] >= DISTINCT_ALNUM && !in_list(s->pre, s->npre, s->plus[i]) && !in_file(pre, s->plus[i]))
+			s->plus_d[i] = 1, s->ndplus++;
+	free(alnum);
+	free(pa);
+}
+
+static void sides_release(struct sides *s)
+{
+	free(s->pre);
+	free(s->post);
+	free(s->minus);
+	free(s->plus);
+	free(s->pre_ctx);
+	free(s->pre_an);
+	free(s->post_ctx);
+	free(s->minus_d);
+	free(s->plus_d);
+}
+
+/* Line comparisons one search may make: past it, not found (bounded work on hostile input). */
+#define FIND_BUDGET ((size_t)50 * 1000 * 1000)
+#define MAX_ANCHORS 256	/* places one hunk is tried at, per way of matching */
+
+/* The first index >= from where seq[0..m) is in f, else SIZE_MAX. */
+static size_t find_seq(const struct prov_hunk_file *f, const uint64_t *seq, size_t m, size_t from)
+{
+	size_t i, k, work = 0;
+
+	if (!m || m > f->n)
+		return SIZE_MAX;
+	for (i = from; i + m <= f->n; i++) {
+		for (k = 0; k < m && f->hash[i + k] == seq[k]; k++)
+			;
+		if (k == m)
+			return i;
+		if ((work += k + 1) > FIND_BUDGET)
+			break;
+	}
+	return SIZE_MAX;
+}
+
+static int find_in(const struct prov_hunk_file *f, uint64_t h, size_t lo, size_t hi)
+{
+	size_t i;
+
+	if (hi > f->n)
+		hi = f->n;
+	for (i = lo; i < hi; i++)
+		if (f->hash[i] == h)
+			return 1;
+	return 0;
+}
+
+static size_t sub_sat(size_t a, size_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* Is one of the flagged lines of v in f[lo, hi)? */
+static int any_flagged_in(const struct prov_hunk_file *f, const uint64_t *v, const unsigned char *flag,
+			  size_t n, size_t lo, size_t hi)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (flag[i] && find_in(f, v[i], lo, hi))
+			return 1;
+	return 0;
+}
+
+/*
+ * The + lines in order within a short span around an occurrence of a
+ * distinctive one, and the distinctive - lines not near them.
+ */
+static int plus_present(const struct prov_hunk_file *f, const struct sides *s, size_t span)
+{
+	size_t k, i, anchor = SIZE_MAX;
+
+	for (k = 0; k < s->nplus && anchor == SIZE_MAX; k++)
+		if (s->plus_d[k])
+			anchor = k;
+	if (anchor == SIZE_MAX)
+		return 0;
+	for (i = 0, k = 0; i < f->n && k < MAX_ANCHORS; i++) {
+		size_t lo = i, hi = i, pos, j;
+		int ok = 1;
+
+		if (f->hash[i] != s->plus[anchor])
+			continue;
+		k++;
+		/* before the anchor, backwards */
+		pos = i;
+		for (j = anchor; ok && j-- > 0;) {
+			size_t q = pos;
+
+			ok = 0;
+			while (q > 0 && pos - q < span) {
+				q--;
+				if (f->hash[q] == s->plus[j]) {
+					ok = 1;
+					pos = lo = q;
+					break;
+				}
+			}
+		}
+		pos = i;
+		for (j = anchor + 1; ok && j < s->nplus; j++) {
+			size_t q = pos + 1;
+
+			ok = 0;
+			for (; q < f->n && q - pos <= span; q++)
+				if (f->hash[q] == s->plus[j]) {
+					ok = 1;
+					pos = hi = q;
+					break;
+				}
+		}
+		if (!ok || hi - lo > span + s->nplus)
+			continue;
+		if (!any_flagged_in(f, s->minus, s->minus_d, s->nminus, sub_sat(lo, s->nminus + 3),
+				    hi + s->nminus + 4))
+			return 1;
+	}
+	return 0;
+}
+
+/* A deletion: the context lines around the - lines adjacent, the distinctive - lines not near. */
+static int deletion_present(const struct prov_hunk_file *f, const struct sides *s)
+{
+	size_t k, before = SIZE_MAX, after = SIZE_MAX, i;
+
+	if (s->minus_first == SIZE_MAX)
+		return 0;
+	for (k = s->minus_first; k-- > 0;)
+		if (s->pre_ctx[k]) {
+			before = k;
+			break;
+		}
+	for (k = s->minus_first; k < s->npre; k++)
+		if (s->pre_ctx[k]) {
+			after = k;
+			break;
+		}
+	if (before == SIZE_MAX || after == SIZE_MAX)
+		return 0;
+	/* - lines too common to say anything (found elsewhere, kept by the
+	 * fix elsewhere): the hunk's own window, its context closed up, says it */
+	if (!s->ndminus && !(s->pre_an[before] && s->pre_an[after]))
+		return 0;
+	for (i = 0, k = 0; i + 1 < f->n && k < MAX_ANCHORS; i++)
+		if (f->hash[i] == s->pre[before] && f->hash[i + 1] == s->pre[after]) {
+			if (!any_flagged_in(f, s->minus, s->minus_d, s->nminus, sub_sat(i, s->nminus + 3),
+					    i + s->nminus + 4))
+				return 1;
+			k++;
+		}
+	return 0;
+}
+
+/* The pre-image without up to 2 context lines at each end (patch's fuzz 2) in f, and no distinctive + line near. */
+static int fuzzy_absent(const struct prov_hunk_file *f, const struct sides *s)
+{
+	size_t lo = 0, hi = s->npre, at, k;
+	int distinct = 0;
+
+	while (lo < 2 && lo < hi && s->pre_ctx[lo])
+		lo++;
+	while (s->npre - hi < 2 && hi > lo && s->pre_ctx[hi - 1])
+		hi--;
+	if (hi <= lo)
+		return 0;
+	for (k = 0; k < s->nminus; k++)
+		distinct |= s->minus_d[k];
+	if (!distinct && !s->ndplus)
+		return 0;
+	if (!distinct && hi - lo < 2)
+		return 0;	/* an addition: the remaining context must say where */
+	for (at = find_seq(f, s->pre + lo, hi - lo, 0), k = 0; at != SIZE_MAX && k < MAX_ANCHORS;
+	     at = find_seq(f, s->pre + lo, hi - lo, at + 1), k++)
+		if (!any_flagged_in(f, s->plus, s->plus_d, s->nplus, sub_sat(at, s->nplus + 3),
+				    at + (hi - lo) + s->nplus + 3))
+			return 1;
+	return 0;
+}
+
+/* The - lines as a block, distinctive, with no distinctive + line near. */
+static int minus_absent(const struct prov_hunk_file *f, const struct sides *s)
+{
+	size_t at, tries = 0;
+
+	if (!s->nminus || !s->ndminus)
+		return 0;
+	for (at = find_seq(f, s->minus, s->nminus, 0); at != SIZE_MAX && tries < MAX_ANCHORS;
+	     at = find_seq(f, s->minus, s->nminus, at + 1), tries++)
+		if (!any_flagged_in(f, s->plus, s->plus_d, s->nplus, sub_sat(at, s->nplus + 3),
+				    at + s->nminus + s->nplus + 3))
+			return 1;
+	return 0;
+}
+
+
+/* ---- lines changed a little: the token change of each changed line ---- */
+
+struct req {
+	int kind;	/* 0: - line replaced by a + line; 1: + line added; 2: - line deleted */
+	uint32_t mt[MAX_TOKENS], pt[MAX_TOKENS];
+	size_t nm, np;
+	uint32_t nt[MAX_TOKENS];	/* tokens of the + line the fix's file did not have before it */
+	size_t nnew;
+};
+
+static int req_match(const struct req *r, const struct prov_hunk_file *f, size_t i)
+{
+	const uint32_t *l = f->tok[i];
+	size_t nl = f->ntok[i], k;
+	double sp, sm;
+
+	for (k = 0; k < r->nnew; k++)
+		if (count_of(l, nl, r->nt[k]) < 1)
+			return 0;	/* a token new to the file is not there */
+	if (r->kind == 1)
+		return sim(l, nl, r->pt, r->np) >= 0.75;
+	if (r->kind == 2)
+		return sim(l, nl, r->mt, r->nm) >= 0.9;
+	sp = sim(l, nl, r->pt, r->np);
+	sm = sim(l, nl, r->mt, r->nm);
+	if (sp < 0.7 || sp <= sm)
+		return 0;
+	for (k = 0; k < r->np; k++) {
+		size_t cp = count_of(r->pt, r->np, r->pt[k]), cm = count_of(r->mt, r->nm, r->pt[k]);
+
+		if (cp > cm && count_of(l, nl, r->pt[k]) < 1)
+			return 0;	/* a token the fix adds is not there */
+	}
+	for (k = 0; k < r->nm; k++) {
+		size_t cp = count_of(r->pt, r->np, r->mt[k]), cm = count_of(r->mt, r->nm, r->mt[k]);
+
+		if (cm > cp && count_of(l, nl, r->mt[k]) > cp)
+			return 0;	/* a token the fix removes is still there */
+	}
+	return 1;
+}
+
+static int req_near(const struct req *r, const struct prov_hunk_file *f, size_t lo, size_t hi)
+{
+	size_t j;
+
+	for (j = lo; j < hi && j < f->n; j++)
+		if (req_match(r, f, j))
+			return 1;
+	return 0;
+}
+
+/* The requirements of a hunk's change blocks; the number of positive ones in *npos. */
+static size_t build_reqs(struct req *rq, const struct prov_hunk *h, size_t *npos, const struct prov_hunk_file *pre)
+{
+	size_t i = 0, n = 0;
+
+	*npos = 0;
+	while (i < h->n) {
+		size_t m0, a, p0, b, j;
+
+		if (h->origin[i] == ' ') {
+			i++;
+			continue;
+		}
+		for (m0 = i; i < h->n && h->origin[i] == '-'; i++)
+			;
+		a = i - m0;
+		for (p0 = i; i < h->n && h->origin[i] == '+'; i++)
+			;
+		b = i - p0;
+		for (j = 0; j < a || j < b; j++) {
+			struct req *r = &rq[n];
+			int an = 0;
+
+			memset(r, 0, sizeof(*r));
+			if (j < a)
+				r->nm = tokenize(r->mt, h->lines[m0 + j], strlen(h->lines[m0 + j]));
+			if (j < b) {
+				r->np = tokenize(r->pt, h->lines[p0 + j], strlen(h->lines[p0 + j]));
+				norm_hash(h->lines[p0 + j], strlen(h->lines[p0 + j]), &an);
+			} else {
+				norm_hash(h->lines[m0 + j], strlen(h->lines[m0 + j]), &an);
+			}
+			r->kind = j < a && j < b ? 0 : j < b ? 1 : 2;
+			if (an < DISTINCT_ALNUM || (!r->nm && !r->np))
+				continue;	/* says little */
+			if (pre && j < b) {
+				size_t t;
+
+				for (t = 0; t < r->np; t++)
+					if (!in_vocab(pre, r->pt[t]) && (!t || r->pt[t] != r->pt[t - 1]))
+						r->nt[r->nnew++] = r->pt[t];
+				/* a line the file had before the fix, or one made of its
+				 * tokens only, is there with or without the fix */
+				if (in_file(pre, norm_hash(h->lines[p0 + j], strlen(h->lines[p0 + j]), NULL)) ||
+				    (r->kind == 1 && !r->nnew))
+					continue;
+			}
+			if (r->kind == 0 && r->nm == r->np && !memcmp(r->mt, r->pt, r->nm * sizeof(*r->mt)))
+				continue;	/* the same tokens */
+			*npos += r->kind != 2;
+			n++;
+		}
+	}
+	return n;
+}
+
+static int adapted_present(const struct prov_hunk *h, const struct prov_hunk_file *f,
+			   const struct prov_hunk_file *pre)
+{
+	struct req *rq;
+	size_t nr, npos, first = SIZE_MAX, i, k, span = h->n + 10, tries;
+	int found = 0;
+
+	if (!f->tok || !h->n || h->n > 2000)
+		return 0;
+	rq = prov_xcalloc(h->n, sizeof(*rq));
+	nr = build_reqs(rq, h, &npos, pre);
+	for (k = 0; k < nr && first == SIZE_MAX; k++)
+		if (rq[k].kind != 2)
+			first = k;
+	for (i = 0, tries = 0; first != SIZE_MAX && i < f->n && !found && tries < MAX_ANCHORS; i++) {
+		size_t lo = sub_sat(i, span), hi = i + span + 1;
+		int ok = 1;
+
+		if (!req_match(&rq[first], f, i))
+			continue;
+		tries++;
+		for (k = 0; k < nr && ok; k++)
+			if (k != first)
+				ok = rq[k].kind == 2 ? !req_near(&rq[k], f, lo, hi) : req_near(&rq[k], f, lo, hi);
+		found = ok;
+	}
+	free(rq);
+	return found;
+}
+
+int prov_hunk_not_applicable(const struct prov_hunk *h, const struct prov_hunk_file *f)
+{
+	size_t i, j;
+	uint32_t t[MAX_TOKENS];
+
+	if (!f)
+		return 0;
+	for (i = 0; i < h->n; i++) {
+		int an = 0;
+		uint64_t x;
+		size_t nt;
+
+		/* the function's own lines: - lines; context too when the header names no function */
+		if (h->origin[i] == '+' || (h->origin[i] == ' ' && h->function))
+			continue;
+		x = norm_hash(h->lines[i], strlen(h->lines[i]), &an);
+		if (!x || an < DISTINCT_ALNUM)
+			continue;
+		for (j = 0; j < f->n; j++)
+			if (f->hash[j] == x)
+				return 0;
+		if (h->origin[i] != '-')
+			continue;
+		nt = tokenize(t, h->lines[i], strlen(h->lines[i]));
+		for (j = 0; f->tok && j < f->n; j++)
+			if (sim(f->tok[j], f->ntok[j], t, nt) >= 0.8)
+				return 0;
+	}
+	return 1;
+}
+
+static int same_seq(const uint64_t *a, size_t na, const uint64_t *b, size_t nb)
+{
+	return na == nb && (!na || !memcmp(a, b, na * sizeof(*a)));
+}
+
+enum prov_hunk_state prov_hunk_match(const struct prov_hunk *h, const struct prov_hunk_file *f)
+{
+	return prov_hunk_match_fix(h, f, NULL, NULL);
+}
+
+enum prov_hunk_state prov_hunk_match_fix(const struct prov_hunk *h, const struct prov_hunk_file *f,
+					 const struct prov_hunk_file *pre, const struct prov_hunk_file *post)
+{
+	struct sides s;
+	enum prov_hunk_state st = PROV_HUNK_UNKNOWN;
+	int post_at, pre_at;
+
+	if (!f)
+		return h->new_file ? PROV_HUNK_ABSENT : h->deleted_file ? PROV_HUNK_PRESENT_EXACT : PROV_HUNK_UNKNOWN;
+	sides_init(&s, h, pre, post);
+	if (h->deleted_file) {
+		/* the whole file removed: still there is absent */
+		st = find_seq(f, s.pre, s.npre, 0) != SIZE_MAX ? PROV_HUNK_ABSENT : PROV_HUNK_UNKNOWN;
+		goto done;
+	}
+	if (h->new_file && !s.npost) {
+		st = PROV_HUNK_PRESENT_EXACT;
+		goto done;
+	}
+	post_at = find_seq(f, s.post, s.npost, 0) != SIZE_MAX;
+	pre_at = s.npre && find_seq(f, s.pre, s.npre, 0) != SIZE_MAX;
+	if (same_seq(s.pre, s.npre, s.post, s.npost)) {
+		/* whitespace only: nothing to tell apart */
+		st = post_at ? PROV_HUNK_PRESENT_EXACT : PROV_HUNK_UNKNOWN;
+		goto done;
+	}
+	if (post_at && !pre_at) {
+		st = PROV_HUNK_PRESENT_EXACT;
+		goto done;
+	}
+	if (pre_at && !post_at) {
+		st = PROV_HUNK_ABSENT;
+		goto done;
+	}
+	if (post_at && pre_at)
+		goto done;	/* both: the surrounding code repeats */
+	if (h->n > PROV_HUNK_FUZZY_MAX)
+		goto done;	/* too large to compare line by line near-by */
+	if ((s.nplus && plus_present(f, &s, h->n + 8)) || (!s.nplus && deletion_present(f, &s))) {
+		st = PROV_HUNK_PRESENT_CHANGED;
+		goto done;
+	}
+	if (fuzzy_absent(f, &s) || minus_absent(f, &s))
+		st = PROV_HUNK_ABSENT;
+	else if (adapted_present(h, f, pre))
+		st = PROV_HUNK_PRESENT_CHANGED;
+done:
+	sides_release(&s);
+	return st;
+}
+
+int prov_hunk_carries(const struct prov_hunk *patch, const struct prov_hunk *fix)
+{
+	struct sides p, x;
+	size_t i, checked = 0;
+	int ok = 1, strict;
+
+	sides_init(&p, patch, NULL, NULL);
+	sides_init(&x, fix, NULL, NULL);
+	strict = !x.ndplus && !x.ndminus;
+	for (i = 0; ok && i < x.nplus; i++)
+		if (strict || x.plus_d[i]) {
+			checked++;
+			ok = in_list(p.plus, p.nplus, x.plus[i]);
+		}
+	for (i = 0; ok && i < x.nminus; i++)
+		if (strict || x.minus_d[i]) {
+			checked++;
+			ok = in_list(p.minus, p.nminus, x.minus[i]);
+		}
+	sides_release(&p);
+	sides_release(&x);
+	if (ok && checked)
+		return 1;
+	/* changed a little: the fix's effect on the patch's post-image */
+	{
+		struct prov_buf post = PROV_BUF_INIT;
+		struct prov_hunk_file f;
+		enum prov_hunk_state st;
+		int adds = 0;
+
+		for (i = 0; i < patch->n; i++)
+			if (patch->origin[i] != '-') {
+				adds |= patch->origin[i] == '+';
+				prov_buf_puts(&post, patch->lines[i]);
+				prov_buf_putc(&post, '\n');
+			}
+		prov_hunk_file_init(&f, post.buf ? post.buf : "", post.len);
+		st = adds ? prov_hunk_match(fix, &f) : PROV_HUNK_UNKNOWN;
+		prov_hunk_file_release(&f);
+		prov_buf_release(&post);
+		return st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED;
+	}
+}
+
+int prov_hunk_is_test_path(const char *path)
+{
+	static const char *const dirs[] = { "test", "tests", "testsuite", "testing", "unittests", "unittest", NULL };
+	const char *p = path, *base = prov_basename(path);
+	size_t i;
+
+	while (p < base) {
+		size_t l = strcspn(p, "/");
+
+		for (i = 0; dirs[i]; i++)
+			if (l == strlen(dirs[i]) && !strncasecmp(p, dirs[i], l))
+				return 1;
+		p += l;
+		p += strspn(p, "/");
+	}
+	if (!strncasecmp(base, "test_", 5) || !strncasecmp(base, "test-", 5) || strstr(base, "_test.") ||
+	    strstr(base, "_tests.") || strstr(base, "-test.") ||
+	    (strlen(base) > 5 && !strcmp(base + strlen(base) - 5, ".test")))
+		return 1;
+	return 0;
+}

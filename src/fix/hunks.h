@@ -1,0 +1,111 @@
+#ifndef PROV_HUNKS_H
+#define PROV_HUNKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The hunks of a unified diff (git's or a quilt patch) and whether each one's
+ * effect is in a file: the in-process, per-hunk, whitespace-blind version of
+ * `git apply --check --reverse` (present) and `patch --dry-run` with fuzz
+ * (absent), plus a comparison by the changed lines alone for backports whose
+ * context drifted (docs/fixcheck.md).
+ *
+ * Lines are compared with every blank (space, tab, CR, ...) removed; lines
+ * that are empty then are skipped on both sides.
+ */
+struct prov_hunk {
+	char *path;	/* the file the hunk is in (new name; old name for a deletion), first -p components stripped */
+	char *old_path;	/* NULL for a new file */
+	char *header;	/* "@@ -a,b +c,d @@" */
+	char *function;	/* the text after the header's second "@@", trimmed, or NULL */
+	long old_start, new_start;
+	char *origin;	/* ' ', '-' or '+' per line */
+	char **lines;	/* without origin and newline */
+	size_t n;
+	int new_file;	/* "--- /dev/null" */
+	int deleted_file;	/* "+++ /dev/null" */
+};
+
+struct prov_hunks {
+	struct prov_hunk *v;
+	size_t n;
+};
+
+#define PROV_HUNKS_MAX 20000	/* hunks kept per diff; the rest are dropped */
+#define PROV_HUNK_MAX_LINES 100000	/* lines per hunk */
+#define PROV_HUNKS_MAX_TEXT ((size_t)64 << 20)
+#define PROV_HUNK_FUZZY_MAX 2000	/* larger hunks are compared exactly only */
+
+/*
+ * Parse `text`: "--- "/"+++ " pairs followed by "@@ -a,b +c,d @@" hunks;
+ * anything else (DEP-3 headers, "diff --git", "index", "Index:") is
+ * skipped. strip: path components dropped from the "+++"/"---" names (1 for
+ * git's a/ b/). Never fails: a cut hunk ends where its lines end; NUL bytes
+ * end the text. Release with prov_hunks_release.
+ */
+void prov_hunks_parse(struct prov_hunks *out, const char *text, size_t len, int strip);
+void prov_hunks_release(struct prov_hunks *h);
+
+/* A file's lines, normalised once for many hunks. */
+struct prov_hunk_file {
+	uint64_t *hash;	/* non-empty normalised lines only */
+	size_t n;
+	/* their tokens (identifiers, numbers, operators), hashed and sorted, for
+	 * lines changed a little (another variable name): tok[i][0..ntok[i]) */
+	uint32_t **tok;
+	unsigned char *ntok;
+	uint32_t *vocab;	/* every token of the file, sorted, once each */
+	size_t nvocab;
+};
+
+void prov_hunk_file_init(struct prov_hunk_file *f, const char *text, size_t len);
+void prov_hunk_file_release(struct prov_hunk_file *f);
+
+enum prov_hunk_state {
+	PROV_HUNK_UNKNOWN = 0,
+	PROV_HUNK_PRESENT_EXACT,	/* its post-image (context and + lines) is in the file */
+	PROV_HUNK_PRESENT_CHANGED,	/* its + lines are there, near each other, and its - lines are gone from
+					 * there; or each changed line's token change is made on a like line */
+	PROV_HUNK_ABSENT,	/* it would apply forward with fuzz, or its - lines are there and its + lines are not */
+	PROV_HUNK_TEST_ONLY	/* not a state of prov_hunk_match: a test file's hunk, missing */
+};
+
+/* "present-exact", "present-changed-lines", "absent", "test-only", "unknown" (static). */
+const char *prov_hunk_state_name(enum prov_hunk_state s);
+
+/*
+ * The state of hunk h in file f (NULL: the file does not exist there: a new
+ * file's hunk is absent, a deleted file's present, any other unknown). Work
+ * is O(file lines x hunk lines), no allocation beyond the hunk's size.
+ */
+enum prov_hunk_state prov_hunk_match(const struct prov_hunk *h, const struct prov_hunk_file *f);
+/*
+ * The same, knowing the fix's own file before (pre) and after (post) it
+ * (either may be NULL): a + line the file already had before the fix, or
+ * a - line it still has after, is no evidence (it is found in the deployed
+ * file whether the fix is there or not); a line changed a little counts
+ * only when the tokens it brings that the file did not have are there.
+ */
+enum prov_hunk_state prov_hunk_match_fix(const struct prov_hunk *h, const struct prov_hunk_file *f,
+					 const struct prov_hunk_file *pre, const struct prov_hunk_file *post);
+
+/*
+ * 1 when the code hunk h changes is not in file f at all (a hunk a backport
+ * drops because the release does not have that code yet): none of its
+ * distinctive context or - lines is there, nor a line like a - line.
+ */
+int prov_hunk_not_applicable(const struct prov_hunk *h, const struct prov_hunk_file *f);
+
+/* 1 for a test file: a tests/, test/, testsuite/, testing/ directory, *_test.*, test_*.*, *_tests.*, *.test. */
+int prov_hunk_is_test_path(const char *path);
+
+/*
+ * 1 when hunk `patch` (of a distribution patch) carries the changed lines
+ * of `fix`: the fix's distinctive + lines are among the patch's + lines
+ * and its distinctive - lines among the patch's - lines (for a hunk with
+ * only trivial changed lines: all of them).
+ */
+int prov_hunk_carries(const struct prov_hunk *patch, const struct prov_hunk *fix);
+
+#endif

@@ -1,0 +1,373 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "dep3.h"
+#include "hunks.h"
+#include "banned.h"
+
+/* One hunk of `diff` against `file`: its state. */
+static enum prov_hunk_state state_of(const char *diff, const char *file, size_t k)
+{
+	struct prov_hunks h;
+	struct prov_hunk_file f;
+	enum prov_hunk_state st;
+
+	prov_hunks_parse(&h, diff, strlen(diff), 1);
+	assert_true(k < h.n);
+	prov_hunk_file_init(&f, file, strlen(file));
+	st = prov_hunk_match(&h.v[k], &f);
+	prov_hunk_file_release(&f);
+	prov_hunks_release(&h);
+	return st;
+}
+
+static const char fix[] =
+	"diff --git a/src/a.c b/src/a.c\n"
+	"index 1111111..2222222 100644\n"
+	"--- a/src/a.c\n"
+	"+++ b/src/a.c\n"
+	"@@ -3,7 +3,7 @@ int net_read(int fd, char *buf, int len)\n"
+	" \tint r;\n"
+	" \n"
+	" \t/* read once */\n"
+	"-\tr = do_read(fd, buf, len); if (r < 0) return r;\n"
+	"+\tr = do_read(fd, buf, len); if (r <= 0) return -1;\n"
+	" \tbuf[r] = 0;\n"
+	" \treturn r;\n"
+	" }\n";
+
+static void test_parse(void **state)
+{
+	struct prov_hunks h;
+
+	(void)state;
+	prov_hunks_parse(&h, fix, strlen(fix), 1);
+	assert_int_equal(h.n, 1);
+	assert_string_equal(h.v[0].path, "src/a.c");
+	assert_string_equal(h.v[0].header, "@@ -3,7 +3,7 @@");
+	assert_string_equal(h.v[0].function, "int net_read(int fd, char *buf, int len)");
+	assert_int_equal(h.v[0].n, 8);
+	assert_int_equal(h.v[0].old_start, 3);
+	prov_hunks_release(&h);
+	/* a cut hunk, a header with no numbers, binary, nothing */
+	prov_hunks_parse(&h, "--- a/x\n+++ b/x\n@@ -1,9 +1,9 @@\n-a\n", 33, 1);
+	assert_int_equal(h.n, 1);
+	assert_int_equal(h.v[0].n, 1);
+	prov_hunks_release(&h);
+	prov_hunks_parse(&h, "--- a/x\n+++ b/x\n@@ -a +b @@\n-a\n", 30, 1);
+	assert_int_equal(h.n, 0);
+	prov_hunks_release(&h);
+	prov_hunks_parse(&h, "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-\0a\n+b\n", 31, 1);
+	assert_int_equal(h.n, 1);
+	prov_hunks_release(&h);
+	prov_hunks_parse(&h, "", 0, 1);
+	assert_int_equal(h.n, 0);
+	prov_hunks_release(&h);
+}
+
+static void test_states(void **state)
+{
+	(void)state;
+	/* exact: the post-image is there (other whitespace) */
+	assert_int_equal(state_of(fix, "int net_read(int fd, char *buf, int len)\n{\n  int r;\n\n  /* read once */\n"
+				       "  r = do_read(fd, buf, len); if (r <= 0) return -1;\n  buf[r] = 0;\n  return r;\n}\n", 0),
+			 PROV_HUNK_PRESENT_EXACT);
+	/* drifted context, same changed lines: present by changed lines */
+	assert_int_equal(state_of(fix, "int net_read(int fd, char *buf, int len)\n{\n\tint r = 0;\n\n\t/* once, no retry */\n"
+				       "\tr = do_read(fd, buf, len); if (r <= 0) return -1;\n\tbuf[r] = '\\0';\n\treturn r;\n}\n", 0),
+			 PROV_HUNK_PRESENT_CHANGED);
+	/* the pre-image: absent; the same with drifted context (changed lines still there): absent */
+	assert_int_equal(state_of(fix, "\tint r;\n\n\t/* read once */\n\tr = do_read(fd, buf, len); if (r < 0) return r;\n"
+				       "\tbuf[r] = 0;\n\treturn r;\n}\n", 0),
+			 PROV_HUNK_ABSENT);
+	assert_int_equal(state_of(fix, "\tint r = 0;\n\n\t/* other */\n\tr = do_read(fd, buf, len); if (r < 0) return r;\n"
+				       "\tbuf[r] = '\\0';\n\treturn r;\n}\n", 0),
+			 PROV_HUNK_ABSENT);
+	/* another variable name on the changed line: present by changed lines */
+	assert_int_equal(state_of(fix, "\tint n;\n\n\t/* read */\n\tn = do_read(fd, buf, len); if (n <= 0) return -1;\n"
+				       "\tbuf[n] = 0;\n\treturn n;\n}\n", 0),
+			 PROV_HUNK_PRESENT_CHANGED);
+	/* rewritten: neither */
+	assert_int_equal(state_of(fix, "ssize_t got = recv(fd, buf, len, 0);\nif (got == -1) goto fail;\n", 0),
+			 PROV_HUNK_UNKNOWN);
+	/* no file: a new file's hunk is absent, another unknown */
+	{
+		struct prov_hunks h;
+
+		prov_hunks_parse(&h, "--- /dev/null\n+++ b/n.c\n@@ -0,0 +1,2 @@\n+int newfunc(void);\n+int other(void);\n",
+				 73, 1);
+		assert_int_equal(h.n, 1);
+		assert_true(h.v[0].new_file);
+		assert_int_equal(prov_hunk_match(&h.v[0], NULL), PROV_HUNK_ABSENT);
+		prov_hunks_release(&h);
+	}
+	{
+		struct prov_hunks h;
+
+		prov_hunks_parse(&h, fix, strlen(fix), 1);
+		assert_int_equal(prov_hunk_match(&h.v[0], NULL), PROV_HUNK_UNKNOWN);
+		prov_hunks_release(&h);
+	}
+}
+
+static void test_test_paths(void **state)
+{
+	(void)state;
+	assert_true(prov_hunk_is_test_path("tests/test_net.c"));
+	assert_true(prov_hunk_is_test_path("lib/test/x.c"));
+	assert_true(prov_hunk_is_test_path("src/net_test.go"));
+	assert_true(prov_hunk_is_test_path("test_parse.py"));
+	assert_true(prov_hunk_is_test_path("testsuite/a.exp"));
+	assert_false(prov_hunk_is_test_path("src/net.c"));
+	assert_false(prov_hunk_is_test_path("src/attest.c"));
+	assert_false(prov_hunk_is_test_path("contest/a.c"));
+}
+
+static void test_carries(void **state)
+{
+	static const char patch[] =
+		"Description: backport\n"
+		"--- a/src/a.c\n+++ b/src/a.c\n"
+		"@@ -10,7 +10,7 @@\n"
+		" \tint r = 0;\n \n \t/* older */\n"
+		"-\tr = do_read(fd, buf, len); if (r < 0) return r;\n"
+		"+\tr = do_read(fd, buf, len); if (r <= 0) return -1;\n"
+		" \tbuf[r] = '\\0';\n \treturn r;\n }\n";
+	struct prov_hunks p, f;
+
+	(void)state;
+	prov_hunks_parse(&p, patch, strlen(patch), 1);
+	prov_hunks_parse(&f, fix, strlen(fix), 1);
+	assert_int_equal(p.n, 1);
+	assert_true(prov_hunk_carries(&p.v[0], &f.v[0]));
+	prov_hunks_release(&p);
+	prov_hunks_release(&f);
+}
+
+static void test_dep3(void **state)
+{
+	static const char hdr[] =
+		"From 0123456789abcdef0123456789abcdef01234567 Mon Sep 17 00:00:00 2001\n"
+		"Description: fix the thing\r\n"
+		"Origin: upstream, https://github.com/x/y/commit/a1b2c3d4e5f6\r\n"
+		"Bug: https://bugs.example/1234567\n"
+		"Applied-Upstream: 2.1, commit:fedcba987654\n"
+		"Last-Update: 2023-01-01\n"
+		"\n"
+		"(cherry picked from commit 1111111aaaaaaa)\n"
+		"---\n"
+		"commit 2222222bbbbbbb in the diff is not read\n"
+		"--- a/x\n+++ b/x\n";
+	struct prov_dep3 d;
+
+	(void)state;
+	prov_dep3_parse(&d, hdr, strlen(hdr));
+	assert_string_equal(d.origin_kind, "upstream");
+	assert_string_equal(d.origin, "https://github.com/x/y/commit/a1b2c3d4e5f6");
+	assert_string_equal(d.bug, "https://bugs.example/1234567");
+	assert_non_null(d.applied_upstream);
+	assert_true(prov_dep3_names(&d, "a1b2c3d4e5f6000000000000000000000000000f"));
+	assert_true(prov_dep3_names(&d, "0123456789abcdef0123456789abcdef01234567"));
+	assert_true(prov_dep3_names(&d, "fedcba9876540000000000000000000000000000"));
+	assert_true(prov_dep3_names(&d, "1111111aaaaaaa00000000000000000000000000"));
+	assert_false(prov_dep3_names(&d, "2222222bbbbbbb00000000000000000000000000"));
+	/* a bug number is no commit id (no letter) */
+	assert_false(prov_dep3_names(&d, "1234567000000000000000000000000000000000"));
+	prov_dep3_release(&d);
+}
+
+static void test_dep3_hostile(void **state)
+{
+	size_t big = (size_t)8 << 20, i;
+	char *s = malloc(big + 1);
+	struct prov_dep3 d;
+
+	(void)state;
+	assert_non_null(s);
+	/* a huge header of commit lines: bounded (64 KiB read, 64 ids kept) */
+	for (i = 0; i < big; i++)
+		s[i] = "commit abcdef1234567 \n"[i % 22];
+	s[big] = '\0';
+	prov_dep3_parse(&d, s, big);
+	assert_true(d.ncommits <= PROV_DEP3_MAX_COMMITS);
+	prov_dep3_release(&d);
+	/* one endless line, binary, NUL */
+	memset(s, 'a', big);
+	prov_dep3_parse(&d, s, big);
+	assert_int_equal(d.ncommits, 0);
+	prov_dep3_release(&d);
+	for (i = 0; i < 4096; i++)
+		s[i] = (char)(i * 7);
+	prov_dep3_parse(&d, s, 4096);
+	prov_dep3_release(&d);
+	prov_dep3_parse(&d, "Origin: upstream,\0 commit 1234567abc\n", 38);
+	assert_int_equal(d.ncommits, 0);
+	assert_string_equal(d.origin_kind, "upstream");
+	prov_dep3_release(&d);
+	prov_dep3_parse(&d, "Origin:", 7);
+	prov_dep3_release(&d);
+	/* a huge hunk against a huge file: bounded work */
+	{
+		struct prov_buf_like {
+			char *p;
+			size_t n;
+		} diff = { malloc(big), 0 };
+		struct prov_hunks h;
+		struct prov_hunk_file f;
+		const char *head = "--- a/x\n+++ b/x\n@@ -1,100000 +1,100000 @@\n";
+
+		assert_non_null(diff.p);
+		memcpy(diff.p, head, strlen(head));
+		diff.n = strlen(head);
+		while (diff.n + 8 < big / 2)
+			memcpy(diff.p + diff.n, "-line\n+lin\n", 11), diff.n += 11;
+		prov_hunks_parse(&h, diff.p, diff.n, 1);
+		assert_int_equal(h.n, 1);
+		for (i = 0; i < 200000; i++)
+			s[i] = i % 2 ? '\n' : 'x';
+		prov_hunk_file_init(&f, s, 200000);
+		(void)prov_hunk_match(&h.v[0], &f);
+		prov_hunk_file_release(&f);
+		/* the same lines on both sides: the comparisons are capped */
+		for (i = 0; i + 5 < 400000; i += 5)
+			memcpy(s + i, "line\n", 5);
+		prov_hunk_file_init(&f, s, i);
+		(void)prov_hunk_match(&h.v[0], &f);
+		prov_hunk_file_release(&f);
+		prov_hunks_release(&h);
+		free(diff.p);
+	}
+	free(s);
+}
+
+/* hunk k of diff in file, knowing the fix's own file before it (pre) */
+static enum prov_hunk_state state_fix(const char *diff, const char *file, const char *pre, size_t k)
+{
+	struct prov_hunks h;
+	struct prov_hunk_file f, p;
+	enum prov_hunk_state st;
+
+	prov_hunks_parse(&h, diff, strlen(diff), 1);
+	assert_true(k < h.n);
+	prov_hunk_file_init(&f, file, strlen(file));
+	prov_hunk_file_init(&p, pre, strlen(pre));
+	st = prov_hunk_match_fix(&h.v[k], &f, &p, NULL);
+	prov_hunk_file_release(&f);
+	prov_hunk_file_release(&p);
+	prov_hunks_release(&h);
+	return st;
+}
+
+static int is_present(enum prov_hunk_state st)
+{
+	return st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED;
+}
+
+/*
+ * Lines the fix's own file had before it are no evidence: each deployed file
+ * below is the fix's pre-image with its context drifted (a comment added),
+ * the fix NOT applied, by construction. (Without the pre-image, the first
+ * two were called present.)
+ */
+static void test_no_evidence_from_pre_image(void **state)
+{
+	/* + lines that sat in the else branch the fix removes (libarchive f774f03b40cb's shape) */
+	static const char pre1[] =
+		"static int init_unpack(struct rar5* rar) {\n"
+		"\tfree(rar->cstate.window_buf);\n"
+		"\tfree(rar->cstate.filtered_buf);\n"
+		"\n"
+		"\tif(rar->cstate.window_size > 0) {\n"
+		"\t\trar->cstate.window_buf = calloc(1, rar->cstate.window_size);\n"
+		"\t} else {\n"
+		"\t\trar->cstate.window_buf = NULL;\n"
+		"\t\trar->cstate.filtered_buf = NULL;\n"
+		"\t}\n"
+		"\treturn ARCHIVE_OK;\n"
+		"}\n";
+	static const char diff1[] =
+		"--- a/r.c\n+++ b/r.c\n"
+		"@@ -1,5 +1,8 @@\n"
+		" static int init_unpack(struct rar5* rar) {\n"
+		" \tfree(rar->cstate.window_buf);\n"
+		" \tfree(rar->cstate.filtered_buf);\n"
+		"+\trar->cstate.window_buf = NULL;\n"
+		"+\trar->cstate.filtered_buf = NULL;\n"
+		"+\n"
+		" \n"
+		" \tif(rar->cstate.window_size > 0) {\n";
+	static const char dep1[] =
+		"static int init_unpack(struct rar5* rar) {\n"
+		"\t/* the buffers of the last entry */\n"
+		"\tfree(rar->cstate.window_buf);\n"
+		"\tfree(rar->cstate.filtered_buf);\n"
+		"\n"
+		"\tif(rar->cstate.window_size > 0) {\n"
+		"\t\trar->cstate.window_buf = calloc(1, rar->cstate.window_size);\n"
+		"\t} else {\n"
+		"\t\trar->cstate.window_buf = NULL;\n"
+		"\t\trar->cstate.filtered_buf = NULL;\n"
+		"\t}\n"
+		"\treturn ARCHIVE_OK;\n"
+		"}\n";
+	/* a line like others of the file, with a token it never had (curl 1c3fcbdaa99a's shape) */
+	static const char pre2[] =
+		"sub features {\n"
+		"    $feature{\"alpha-mode\"} = 1;\n"
+		"    $feature{\"beta-mode\"} = 1;\n"
+		"    $feature{\"gamma-mode\"} = 1;\n"
+		"    return 1;\n"
+		"}\n";
+	static const char diff2[] =
+		"--- a/t.pl\n+++ b/t.pl\n"
+		"@@ -2,4 +2,5 @@ sub features {\n"
+		"     $feature{\"alpha-mode\"} = 1;\n"
+		"     $feature{\"beta-mode\"} = 1;\n"
+		"+    $feature{\"large-time\"} = 1;\n"
+		"     $feature{\"gamma-mode\"} = 1;\n"
+		"     return 1;\n";
+	static const char dep2[] =
+		"sub features {\n"
+		"    # on every platform\n"
+		"    $feature{\"alpha-mode\"} = 1;\n"
+		"    $feature{\"beta-mode\"} = 2;\n"
+		"    $feature{\"gamma-mode\"} = 1;\n"
+		"    $feature{\"delta-mode\"} = 1;\n"
+		"    return 1;\n"
+		"}\n";
+	/* the same with the fix's line there: still present */
+	static const char dep3[] =
+		"sub features {\n"
+		"    # on every platform\n"
+		"    $feature{\"alpha-mode\"} = 1;\n"
+		"    $feature{\"beta-mode\"} = 2;\n"
+		"    $feature{\"large-time\"} = 1;\n"
+		"    $feature{\"gamma-mode\"} = 1;\n"
+		"    return 1;\n"
+		"}\n";
+
+	(void)state;
+	assert_false(is_present(state_fix(diff1, dep1, pre1, 0)));
+	assert_false(is_present(state_fix(diff2, dep2, pre2, 0)));
+	assert_true(is_present(state_fix(diff2, dep3, pre2, 0)));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_states),
+		cmocka_unit_test(test_test_paths),
+		cmocka_unit_test(test_carries),
+		cmocka_unit_test(test_no_evidence_from_pre_image),
+		cmocka_unit_test(test_dep3),
+		cmocka_unit_test(test_dep3_hostile),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
