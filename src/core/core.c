@@ -2519,6 +2519,10 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 		goto cleanup;
 	if (!x.files)
 		no_file_note(&x);
+	x.c->machine = x.machine;
+	if (x.machine != EM_X86_64 && x.machine != EM_386)
+		x.c->registers_note = prov_xasprintf("registers of %s cores are not read yet",
+						     prov_machine_name(x.machine));
 	fill_process(&x);
 
 	current = &x;
