@@ -1243,7 +1243,8 @@ static int report_modules(struct core_ctx *x)
 			continue;
 		if (read_image_memo(x, &memo, e->start, &img) < 0) {
 			/* a truncated core lost the image: the file says what it was */
-			if (!x->c->partial || read_image_file(x, e->name, e->start, &img) < 0)
+			if ((!x->c->partial && !x->files_from_link_map) ||
+			    read_image_file(x, e->name, e->start, &img) < 0)
 				continue;
 			from_file = 1;
 		}
@@ -2258,7 +2259,7 @@ static int read_program_headers(struct core_ctx *x)
 
 /* ---- modules from the dynamic linker's list (cores without NT_FILE) ---- */
 
-#define MAX_LINK_MAP 4096	/* entries of r_map walked: a damaged list may loop */
+#define MAX_LINK_MAP 1024	/* entries of r_map walked: a damaged list may loop */
 
 static void add_file(struct core_ctx *x, size_t *alloc, uint64_t start, char *name)
 {
@@ -2286,11 +2287,18 @@ static char *core_string(const struct core_ctx *x, uint64_t addr, size_t cap)
 	if (cap > sizeof(buf))
 		cap = sizeof(buf);
 	while (n + 1 < cap) {
-		if (core_read(x, addr + n, buf + n, 1) < 0)
-			return NULL;
-		if (!buf[n])
+		size_t k = cap - 1 - n < 64 ? cap - 1 - n : 64, m;
+
+		/* 64 bytes at a time; byte by byte where a segment ends */
+		if (core_read(x, addr + n, buf + n, k) < 0) {
+			k = 1;
+			if (core_read(x, addr + n, buf + n, 1) < 0)
+				return NULL;
+		}
+		m = strnlen(buf + n, k);
+		n += m;
+		if (m < k)
 			break;
-		n++;
 	}
 	buf[n] = 0;
 	return n ? prov_xstrdup(buf) : NULL;
@@ -2312,6 +2320,36 @@ static char *exe_name(const struct core_ctx *x)
 }
 
 /*
+ * The executable's program headers from its file, for a core that lacks
+ * them (QEMU dumps no read-only text): --exe as given, or an absolute
+ * argv[0] under the sysroot. 0, or -1.
+ */
+static int exe_phdrs_from_file(const struct core_ctx *x, const char *path, unsigned char *buf,
+			       size_t len)
+{
+	unsigned char eh[64];
+	size_t ehsz = x->is64 ? 64 : 52;
+	uint64_t phoff;
+	int fd, ok = -1;
+
+	if (!path || path[0] != '/')
+		return -1;
+	fd = x->opts && x->opts->exe && strcmp(path, x->opts->exe) == 0
+		? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+		: prov_root_open(x->sysroot, path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (pread(fd, eh, ehsz, 0) == (ssize_t)ehsz && memcmp(eh, ELFMAG, SELFMAG) == 0 &&
+	    eh[EI_CLASS] == (x->is64 ? ELFCLASS64 : ELFCLASS32)) {
+		phoff = x->is64 ? rd64(x, eh + 32) : rd32(x, eh + 28);
+		if (phoff <= INT64_MAX - len && pread(fd, buf, len, (off_t)phoff) == (ssize_t)len)
+			ok = 0;
+	}
+	close(fd);
+	return ok;
+}
+
+/*
  * Like libdwfl's dwfl_link_map_report: the executable's program headers
  * (AT_PHDR) give its load bias and PT_DYNAMIC; DT_DEBUG points at the
  * dynamic linker's struct r_debug, whose r_map is the link_map chain
@@ -2323,25 +2361,33 @@ static int link_map_files(struct core_ctx *x, int *exe_unknown)
 	size_t w = x->is64 ? 8 : 4, esz = x->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
 	size_t alloc = 0, i, n;
 	uint64_t bias = 0, dyn = 0, dynsz = 0, lo = UINT64_MAX, rdebug = 0, lm;
-	int have_phdr = 0;
-	unsigned char ph[64], d[16], e[40];
+	uint64_t ehsz = x->is64 ? 64 : 52;
+	int have_phdr = 0, from_file = 0;
+	unsigned char *tab, d[16], e[40];
+	char *exe;
 
-	if (!x->has_phdr || !x->phnum || x->phnum > 4096)
+	if (!x->has_phdr || !x->phnum || x->phnum > 512)
 		return 0;
-	for (i = 0; i < x->phnum; i++) {	/* PT_PHDR first: the bias */
-		if (core_read(x, x->phdr + i * esz, ph, esz) < 0)
+	exe = exe_name(x);
+	tab = prov_xmalloc(x->phnum * esz);
+	if (core_read(x, x->phdr, tab, x->phnum * esz) < 0) {
+		/* not dumped (QEMU writes no read-only text): the file's */
+		if (exe_phdrs_from_file(x, exe, tab, x->phnum * esz) < 0) {
+			free(tab);
+			free(exe);
 			return 0;
-		if (rd32(x, ph) == PT_PHDR) {
-			bias = x->phdr - (x->is64 ? rd64(x, ph + 16) : rd32(x, ph + 8));
-			have_phdr = 1;
 		}
+		from_file = 1;
 	}
 	for (i = 0; i < x->phnum; i++) {
-		uint64_t vaddr, memsz;
+		const unsigned char *ph = tab + i * esz;
+		uint64_t vaddr = x->is64 ? rd64(x, ph + 16) : rd32(x, ph + 8);
+		uint64_t memsz = x->is64 ? rd64(x, ph + 40) : rd32(x, ph + 20);
 
-		core_read(x, x->phdr + i * esz, ph, esz);
-		vaddr = x->is64 ? rd64(x, ph + 16) : rd32(x, ph + 8);
-		memsz = x->is64 ? rd64(x, ph + 40) : rd32(x, ph + 20);
+		if (rd32(x, ph) == PT_PHDR) {	/* the bias */
+			bias = x->phdr - vaddr;
+			have_phdr = 1;
+		}
 		if (rd32(x, ph) == PT_LOAD && vaddr < lo)
 			lo = vaddr;
 		if (rd32(x, ph) == PT_DYNAMIC) {
@@ -2349,18 +2395,29 @@ static int link_map_files(struct core_ctx *x, int *exe_unknown)
 			dynsz = memsz;
 		}
 	}
-	if (!have_phdr || lo == UINT64_MAX)
-		return 0;
-	{
-		char *exe = exe_name(x);
+	free(tab);
+	if (!have_phdr && lo != UINT64_MAX && x->phdr >= lo + ehsz) {
+		/* no PT_PHDR (static executables): the program headers follow
+		 * the ELF header of the first PT_LOAD; check that header when
+		 * the core has it */
+		unsigned char eh[64];
+		uint64_t at = x->phdr - ehsz;
 
-		if (!exe) {
-			*exe_unknown = 1;
-			exe = prov_xstrdup(x->c->process.executable ? x->c->process.executable :
-					   "[executable]");
+		if (from_file || (core_read(x, at, eh, ehsz) == 0 && memcmp(eh, ELFMAG, SELFMAG) == 0 &&
+				  (x->is64 ? rd64(x, eh + 32) : rd32(x, eh + 28)) == ehsz)) {
+			bias = at - lo;
+			have_phdr = 1;
 		}
-		add_file(x, &alloc, (bias + lo) & ~(uint64_t)4095, exe);
 	}
+	if (!have_phdr || lo == UINT64_MAX) {
+		free(exe);
+		return 0;
+	}
+	if (!exe) {
+		*exe_unknown = 1;
+		exe = prov_xstrdup(x->c->process.executable ? x->c->process.executable : "[executable]");
+	}
+	add_file(x, &alloc, (bias + lo) & ~(uint64_t)4095, exe);
 	for (n = 0; dyn && n < dynsz / (2 * w) && n < 4096; n++) {
 		uint64_t tag;
 
@@ -2419,10 +2476,11 @@ static void no_file_note(struct core_ctx *x)
 		return;
 	}
 	x->c->modules_incomplete = 1;
-	prov_warn("'%s' has no file note (NT_FILE): the module list is incomplete (%s); "
-		  "name the executable with --exe", x->path,
+	prov_warn("'%s' has no file note (NT_FILE): the module list is incomplete (%s)%s",
+		  x->path,
 		  walked ? "the executable's file is unknown" :
-		  "the dynamic linker's list could not be read");
+		  "the dynamic linker's list could not be read",
+		  x->opts && x->opts->exe ? "" : "; name the executable with --exe");
 }
 
 static void fill_process(struct core_ctx *x)

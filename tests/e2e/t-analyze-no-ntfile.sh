@@ -54,7 +54,7 @@ $CHK crashline "$T/r.json" "$F/libnull.c" || fail "crash line"
 $CHK gdb "$T/r.json" "$T/nullmain" "$core" "$F" || fail "frames differ from gdb on the original core"
 $CHK modules "$T/r.json" "$core" || fail "modules differ from eu-unstrip on the original core"
 $CHK threads "$T/r.json" "$core" || fail "threads differ from eu-stack on the original core"
-python3 "$TOP/tests/e2e/check-schema.py" "$T/r.json" 2>/dev/null || true
+python3 "$TOP/tests/e2e/check-schema.py" "$TOP/docs/schema/report.schema.json" "$T/r.json" || fail "schema"
 
 # without --exe: incomplete, said so, no false bad-call
 check_exit 1 "analyze (no NT_FILE, no --exe)" -- "$PROVENANCE" analyze "$T/nofile.core" --format json
