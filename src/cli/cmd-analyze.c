@@ -35,7 +35,8 @@ static const char analyze_help[] =
 	"   --no-python     no Python frames from the interpreter state (as\n"
 	"                   -c python.frames=false)\n"
 	"\n"
-	"exit codes: 0 done, 1 partial (a core cut inside its memory segments),\n"
+	"exit codes: 0 done, 1 partial (a core cut inside its memory segments, or\n"
+	"whose module list is incomplete: a damaged or missing file note),\n"
 	"2 bad input (missing, not a core, truncated before its memory), 64 usage\n";
 
 int cmd_analyze(int argc, char **argv, struct prov_ctx *g)
@@ -118,7 +119,7 @@ int cmd_analyze(int argc, char **argv, struct prov_ctx *g)
 					 PROV_REPORT_REGISTERS | PROV_REPORT_MODULES | locals);
 	if (error >= 0)
 		error = prov_cmd_write(out.buf, out.len);
-	rc = error < 0 ? prov_cmd_fail(error) : crash->partial ? PROV_EXIT_PARTIAL : PROV_EXIT_OK;
+	rc = error < 0 ? prov_cmd_fail(error) : crash->partial || crash->modules_incomplete ? PROV_EXIT_PARTIAL : PROV_EXIT_OK;
 	prov_buf_release(&out);
 	prov_crash_free(crash);
 	return rc;

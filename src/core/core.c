@@ -115,6 +115,8 @@ struct core_ctx {
 	int first_cursig;	/* the first thread's pr_cursig: 0 in gcore's snapshots */
 	int has_entry;
 	uint64_t entry;
+	int has_phdr;
+	uint64_t phdr, phnum;	/* AT_PHDR, AT_PHNUM: the executable's program headers */
 	int has_vdso;
 	uint64_t vdso;	/* AT_SYSINFO_EHDR */
 	Dwfl_Module *vdso_mod;
@@ -125,6 +127,7 @@ struct core_ctx {
 	size_t nreported;
 	struct nt_file_entry *files;
 	size_t nfiles;
+	int files_from_link_map;	/* no NT_FILE: files[] is the dynamic linker's list */
 	struct core_seg *noexec;	/* PT_LOADs not executable: vaddr, filesz = memsz */
 	size_t nnoexec, noexec_alloc;
 
@@ -456,6 +459,11 @@ static void note_auxv(struct core_ctx *x, const unsigned char *d, size_t n)
 		if (type == AT_ENTRY) {
 			x->has_entry = 1;
 			x->entry = rdword(x, d + i + w);
+		} else if (type == AT_PHDR) {
+			x->has_phdr = 1;
+			x->phdr = rdword(x, d + i + w);
+		} else if (type == AT_PHNUM) {
+			x->phnum = rdword(x, d + i + w);
 		} else if (type == AT_SYSINFO_EHDR) {
 			x->has_vdso = 1;
 			x->vdso = rdword(x, d + i + w);
@@ -1246,7 +1254,8 @@ static int report_modules(struct core_ctx *x)
 			continue;
 		if (read_image_memo(x, &memo, e->start, &img) < 0) {
 			/* a truncated core lost the image: the file says what it was */
-			if (!x->c->partial || read_image_file(x, e->name, e->start, &img) < 0)
+			if ((!x->c->partial && !x->files_from_link_map) ||
+			    read_image_file(x, e->name, e->start, &img) < 0)
 				continue;
 			from_file = 1;
 		}
@@ -1262,7 +1271,7 @@ static int report_modules(struct core_ctx *x)
 		}
 		if (img.end > hi && img.end - e->start < ((uint64_t)1 << 32))
 			hi = img.end;
-		if (!image_was_loaded(x, idx, i, hi, &img))
+		if (!x->files_from_link_map && !image_was_loaded(x, idx, i, hi, &img))
 			continue;
 		if ((error = report_one(x, e->name, e->start, hi, &img, &mod)) < 0)
 			goto cleanup;
@@ -2558,6 +2567,232 @@ static int read_program_headers(struct core_ctx *x)
 	return 0;
 }
 
+/* ---- modules from the dynamic linker's list (cores without NT_FILE) ---- */
+
+#define MAX_LINK_MAP 1024	/* entries of r_map walked: a damaged list may loop */
+
+static void add_file(struct core_ctx *x, size_t *alloc, uint64_t start, char *name)
+{
+	size_t i;
+
+	for (i = 0; i < x->nfiles; i++)
+		if (x->files[i].start == start) {	/* each module once */
+			free(name);
+			return;
+		}
+	PROV_ALLOC_GROW(x->files, x->nfiles + 1, *alloc);
+	x->files[x->nfiles].start = start;
+	x->files[x->nfiles].end = start + 1;	/* report_modules takes the image's end */
+	x->files[x->nfiles].pgoff = 0;
+	x->files[x->nfiles].name = name;
+	x->nfiles++;
+}
+
+/* A NUL-terminated string of the process, at most cap - 1 bytes: new string or NULL. */
+static char *core_string(const struct core_ctx *x, uint64_t addr, size_t cap)
+{
+	char buf[MAX_NAME + 1];
+	size_t n = 0;
+
+	if (cap > sizeof(buf))
+		cap = sizeof(buf);
+	while (n + 1 < cap) {
+		size_t k = cap - 1 - n < 64 ? cap - 1 - n : 64, m;
+
+		/* 64 bytes at a time; byte by byte where a segment ends */
+		if (core_read(x, addr + n, buf + n, k) < 0) {
+			k = 1;
+			if (core_read(x, addr + n, buf + n, 1) < 0)
+				return NULL;
+		}
+		m = strnlen(buf + n, k);
+		n += m;
+		if (m < k)
+			break;
+	}
+	buf[n] = 0;
+	return n ? prov_xstrdup(buf) : NULL;
+}
+
+/* The executable's path when the core has no NT_FILE: --exe, or an absolute argv[0]. */
+static char *exe_name(const struct core_ctx *x)
+{
+	const char *args = x->c->process.cmdline;
+	size_t len;
+
+	if (x->opts && x->opts->exe)
+		return prov_xstrdup(x->opts->exe);
+	if (args && args[0] == '/') {
+		len = strcspn(args, " ");
+		return prov_xstrndup(args, len);
+	}
+	return NULL;
+}
+
+/*
+ * The executable's program headers from its file, for a core that lacks
+ * them (QEMU dumps no read-only text): --exe as given, or an absolute
+ * argv[0] under the sysroot. 0, or -1.
+ */
+static int exe_phdrs_from_file(const struct core_ctx *x, const char *path, unsigned char *buf,
+			       size_t len)
+{
+	unsigned char eh[64];
+	size_t ehsz = x->is64 ? 64 : 52;
+	uint64_t phoff;
+	int fd, ok = -1;
+
+	if (!path || path[0] != '/')
+		return -1;
+	fd = x->opts && x->opts->exe && strcmp(path, x->opts->exe) == 0
+		? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+		: prov_root_open(x->sysroot, path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (pread(fd, eh, ehsz, 0) == (ssize_t)ehsz && memcmp(eh, ELFMAG, SELFMAG) == 0 &&
+	    eh[EI_CLASS] == (x->is64 ? ELFCLASS64 : ELFCLASS32)) {
+		phoff = x->is64 ? rd64(x, eh + 32) : rd32(x, eh + 28);
+		if (phoff <= INT64_MAX - len && pread(fd, buf, len, (off_t)phoff) == (ssize_t)len)
+			ok = 0;
+	}
+	close(fd);
+	return ok;
+}
+
+/*
+ * Like libdwfl's dwfl_link_map_report: the executable's program headers
+ * (AT_PHDR) give its load bias and PT_DYNAMIC; DT_DEBUG points at the
+ * dynamic linker's struct r_debug, whose r_map is the link_map chain
+ * (l_addr, l_name, l_ld, l_next). Each object becomes a file entry at its
+ * first mapping. 1 when the list was walked, 0 when not.
+ */
+static int link_map_files(struct core_ctx *x, int *exe_unknown)
+{
+	size_t w = x->is64 ? 8 : 4, esz = x->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+	size_t alloc = 0, i, n;
+	uint64_t bias = 0, dyn = 0, dynsz = 0, lo = UINT64_MAX, rdebug = 0, lm;
+	uint64_t ehsz = x->is64 ? 64 : 52;
+	int have_phdr = 0, from_file = 0;
+	unsigned char *tab, d[16], e[40];
+	char *exe;
+
+	if (!x->has_phdr || !x->phnum || x->phnum > 512)
+		return 0;
+	exe = exe_name(x);
+	tab = prov_xmalloc(x->phnum * esz);
+	if (core_read(x, x->phdr, tab, x->phnum * esz) < 0) {
+		/* not dumped (QEMU writes no read-only text): the file's */
+		if (exe_phdrs_from_file(x, exe, tab, x->phnum * esz) < 0) {
+			free(tab);
+			free(exe);
+			return 0;
+		}
+		from_file = 1;
+	}
+	for (i = 0; i < x->phnum; i++) {
+		const unsigned char *ph = tab + i * esz;
+		uint64_t vaddr = x->is64 ? rd64(x, ph + 16) : rd32(x, ph + 8);
+		uint64_t memsz = x->is64 ? rd64(x, ph + 40) : rd32(x, ph + 20);
+
+		if (rd32(x, ph) == PT_PHDR) {	/* the bias */
+			bias = x->phdr - vaddr;
+			have_phdr = 1;
+		}
+		if (rd32(x, ph) == PT_LOAD && vaddr < lo)
+			lo = vaddr;
+		if (rd32(x, ph) == PT_DYNAMIC) {
+			dyn = vaddr;
+			dynsz = memsz;
+		}
+	}
+	free(tab);
+	if (!have_phdr && lo != UINT64_MAX && x->phdr >= lo + ehsz) {
+		/* no PT_PHDR (static executables): the program headers follow
+		 * the ELF header of the first PT_LOAD; check that header when
+		 * the core has it */
+		unsigned char eh[64];
+		uint64_t at = x->phdr - ehsz;
+
+		if (from_file || (core_read(x, at, eh, ehsz) == 0 && memcmp(eh, ELFMAG, SELFMAG) == 0 &&
+				  (x->is64 ? rd64(x, eh + 32) : rd32(x, eh + 28)) == ehsz)) {
+			bias = at - lo;
+			have_phdr = 1;
+		}
+	}
+	if (!have_phdr || lo == UINT64_MAX) {
+		free(exe);
+		return 0;
+	}
+	if (!exe) {
+		*exe_unknown = 1;
+		exe = prov_xstrdup(x->c->process.executable ? x->c->process.executable : "[executable]");
+	}
+	add_file(x, &alloc, (bias + lo) & ~(uint64_t)4095, exe);
+	for (n = 0; dyn && n < dynsz / (2 * w) && n < 4096; n++) {
+		uint64_t tag;
+
+		if (core_read(x, bias + dyn + n * 2 * w, d, 2 * w) < 0)
+			break;
+		tag = rdword(x, d);
+		if (tag == DT_NULL)
+			break;
+		if (tag == DT_DEBUG)
+			rdebug = rdword(x, d + w);
+	}
+	/* struct r_debug { int r_version; struct link_map *r_map; ... } */
+	if (!rdebug || core_read(x, rdebug + w, d, w) < 0)
+		return !dyn;	/* static: the executable is all there is */
+	lm = rdword(x, d);
+	for (n = 0; lm && n < MAX_LINK_MAP; n++) {
+		uint64_t l_addr, l_name;
+		char *name;
+		struct image_info img = { 0 };
+
+		if (core_read(x, lm, e, 4 * w) < 0)
+			return 0;
+		l_addr = rdword(x, e);
+		l_name = rdword(x, e + w);
+		lm = rdword(x, e + 3 * w);
+		name = l_name ? core_string(x, l_name, MAX_NAME + 1) : NULL;
+		if (!name)
+			continue;	/* the executable (empty name) */
+		/* the first mapping: the image's lowest PT_LOAD, page-aligned */
+		if (read_image(x, l_addr, &img) == 0 || read_image(x, l_addr & ~(uint64_t)4095, &img) == 0)
+			add_file(x, &alloc, l_addr & ~(uint64_t)4095, name);
+		else
+			free(name);	/* the vdso, or headers not in the core */
+		free(img.package_note);
+	}
+	return n < MAX_LINK_MAP;
+}
+
+/*
+ * A core without NT_FILE (kernels before 3.7, QEMU's user mode, converters):
+ * modules from the link map; the list is marked incomplete when it could
+ * not be walked or the executable's file is unknown (no --exe, no absolute
+ * argv[0]), so nothing is drawn from a pc being outside every module.
+ */
+static void no_file_note(struct core_ctx *x)
+{
+	int exe_unknown = 0, walked;
+
+	if (x->live)
+		return;
+	walked = link_map_files(x, &exe_unknown);
+	x->files_from_link_map = x->files != NULL;
+	if (walked && !exe_unknown) {
+		prov_warn("'%s' has no file note (NT_FILE): %zu modules found from the dynamic "
+			  "linker's list", x->path, x->nfiles);
+		return;
+	}
+	x->c->modules_incomplete = 1;
+	prov_warn("'%s' has no file note (NT_FILE): the module list is incomplete (%s)%s",
+		  x->path,
+		  walked ? "the executable's file is unknown" :
+		  "the dynamic linker's list could not be read",
+		  x->opts && x->opts->exe ? "" : "; name the executable with --exe");
+}
+
 static void fill_process(struct core_ctx *x)
 {
 	struct prov_crash *c = x->c;
@@ -2654,6 +2889,12 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 	x.c->format = prov_xstrdup("core");
 	if ((error = read_program_headers(&x)) < 0)
 		goto cleanup;
+	if (!x.files)
+		no_file_note(&x);
+	x.c->machine = x.machine;
+	if (x.machine != EM_X86_64 && x.machine != EM_386)
+		x.c->registers_note = prov_xasprintf("registers of %s cores are not read yet",
+						     prov_machine_name(x.machine));
 	fill_process(&x);
 
 	current = &x;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <capstone.h>
+#include <elf.h>
 #include <dis-asm.h>
 
 #include "disasm.h"
@@ -199,6 +200,14 @@ void prov_disasm_crash(struct prov_crash *c, int before, int after)
 	cs_insn *insn = NULL;
 	size_t count, i, at = (size_t)-1, from, to;
 
+	if (c->machine && c->machine != EM_X86_64) {
+		/* capstone is opened for x86-64 only: say so, never decode foreign code */
+		free(c->insns_note);
+		c->insns_note = prov_xasprintf("disassembly (and the crash patterns that read "
+					       "operands) of %s cores is not supported",
+					       prov_machine_name(c->machine));
+		return;
+	}
 	if (!c->code || !c->code_len) {
 		if (!c->insns_note && c->kind == PROV_INPUT_CORE)
 			c->insns_note = prov_xstrdup("the code bytes at the crashing pc are not available");

@@ -1,4 +1,6 @@
+#include <elf.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -221,6 +223,7 @@ void prov_crash_free(struct prov_crash *c)
 		free(c->insns[i].text);
 	free(c->insns);
 	free(c->insns_note);
+	free(c->registers_note);
 	free(c->fault_operand);
 	free(c->determinism);
 	free(c->host);
@@ -610,4 +613,25 @@ char *prov_kernel_error_text(uint64_t error)
 			      error & 8 ? ", reserved bit set in a page table" : "",
 			      error & 32 ? ", protection-key violation" : "",
 			      error & (1u << 15) ? ", SGX access" : "");
+}
+
+const char *prov_machine_name(int machine)
+{
+	static __thread char buf[32];
+
+	switch (machine) {
+	case EM_X86_64: return "x86-64";
+	case EM_386: return "i386";
+	case EM_AARCH64: return "aarch64";
+	case EM_ARM: return "arm";
+	case EM_PPC: return "ppc";
+	case EM_PPC64: return "ppc64";
+	case EM_S390: return "s390x";
+	case EM_SPARCV9: return "sparc64";
+	case EM_RISCV: return "riscv";
+	case EM_MIPS: return "mips";
+	default:
+		snprintf(buf, sizeof(buf), "EM_%d", machine);
+		return buf;
+	}
 }

@@ -383,6 +383,8 @@ struct prov_crash {
 	struct prov_insn *insns;	/* disassembly around the crashing pc */
 	size_t ninsns, insns_alloc;
 	char *insns_note;	/* why there is none */
+	int machine;	/* a core's e_machine (EM_X86_64...); 0: not from a core */
+	char *registers_note;	/* a core whose registers are not read: why */
 	char *fault_operand;	/* "memory operand [rax + 8]: rax = 0x0" */
 	/* the faulting instruction's memory operand: its base (and index) register and value */
 	int has_fault_base, has_fault_index;
@@ -477,6 +479,8 @@ char *prov_kernel_error_text(uint64_t error);
 
 /* Names: "SIGSEGV" for 11 (NULL when unknown); "SEGV_MAPERR" for (11, 1). */
 const char *prov_signal_name(int signo);
+/* An ELF e_machine as a name ("x86-64", "aarch64"; "EM_N" when unknown). */
+const char *prov_machine_name(int machine);
 int prov_signal_number(const char *name);	/* -1 when unknown; accepts "SEGV" too */
 const char *prov_signal_code_name(int signo, int code);
 /* 1 when the signal carries a fault address in si_addr. */

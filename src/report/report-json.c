@@ -537,6 +537,8 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 	prov_json_end_array(j);
 	/* why there are no instructions (null when there are some) */
 	prov_json_kv_string(j, "instructions_note", c->ninsns ? NULL : c->insns_note);
+	/* a core whose architecture's registers are not read (null otherwise) */
+	prov_json_kv_string(j, "registers_note", c->registers_note);
 
 	prov_json_key(j, "fixes");
 	prov_json_begin_array(j);

@@ -189,6 +189,12 @@ static void crashing_instruction(struct prov_buf *b, const struct prov_crash *c,
 	size_t i, k;
 
 	prov_buf_puts(b, "### Crashing instruction\n\n");
+	if (c->registers_note)
+		prov_buf_printf(b, "No registers: %s.\n\n", c->registers_note);
+	if (c->registers_note && !c->ninsns && c->insns_note) {
+		prov_buf_printf(b, "No disassembly: %s.\n\n", c->insns_note);
+		return;
+	}
 	if ((!t || !t->regs) && !c->ninsns) {
 		prov_buf_puts(b, c->kind == PROV_INPUT_TEXT
 			      ? "Not available from a text backtrace (registers and code bytes need a core).\n\n"

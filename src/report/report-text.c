@@ -437,6 +437,8 @@ static int report_text_body(struct prov_buf *b, const struct prov_crash *c, unsi
 			if (c->fault_operand)
 				prov_buf_printf(b, "  (%s)\n", c->fault_operand);
 		}
+		if (c->registers_note)
+			prov_buf_printf(b, "no registers: %s\n", c->registers_note);
 		if (!c->ninsns && c->insns_note)
 			prov_buf_printf(b, "no disassembly: %s\n", c->insns_note);
 		prov_buf_putc(b, '\n');

@@ -15,12 +15,15 @@
 #include <cmocka.h>
 
 #include "core.h"
+#include "disasm.h"
 #include "error.h"
+#include "report.h"
 #include "util.h"
 #include "unit.h"
 #include "banned.h"
 
 static char tmpdir[] = "/tmp/prov-test-core.XXXXXX";
+static uint16_t core_machine = EM_X86_64;	/* e_machine of the next write_core */
 
 struct note {
 	uint32_t type;
@@ -57,7 +60,7 @@ static const char *write_core(const char *name, uint16_t type, const struct note
 	eh.e_ident[EI_DATA] = ELFDATA2LSB;
 	eh.e_ident[EI_VERSION] = EV_CURRENT;
 	eh.e_type = type;
-	eh.e_machine = EM_X86_64;
+	eh.e_machine = core_machine;
 	eh.e_version = EV_CURRENT;
 	eh.e_phoff = sizeof(eh);
 	eh.e_ehsize = sizeof(eh);
@@ -135,6 +138,58 @@ static void test_is_core(void **state)
 	h[0] = 'X';
 	assert_int_equal(prov_core_is_core(h, sizeof(h)), 0);
 	assert_int_equal(prov_core_is_core(NULL, 0), 0);
+}
+
+/*
+ * An aarch64 core (e_machine EM_AARCH64; elf_prstatus has the same pid and
+ * cursig offsets on every 64-bit Linux): its registers are not read and
+ * its code is not disassembled, and each says so plainly, never a
+ * misleading "not on an instruction boundary".
+ */
+static void test_foreign_machine(void **state)
+{
+	unsigned char st[392], ps[136];
+	struct note notes[2];
+	struct prov_crash *c = NULL;
+	struct prov_buf out = PROV_BUF_INIT;
+	const char *path;
+
+	(void)state;
+	memset(st, 0, sizeof(st));
+	prstatus(st, 77, 11, 0x400123);
+	prpsinfo(ps, 77, "armprog", "./armprog");
+	notes[0] = (struct note){ NT_PRSTATUS, st, sizeof(st), NULL };
+	notes[1] = (struct note){ NT_PRPSINFO, ps, sizeof(ps), NULL };
+	core_machine = EM_AARCH64;
+	path = write_core("aarch64.core", ET_CORE, notes, 2, -1);
+	core_machine = EM_X86_64;
+	assert_ok(prov_core_analyze(&c, path, NULL));
+	assert_non_null(c);
+	assert_int_equal(c->machine, EM_AARCH64);
+	assert_int_equal(c->nthreads, 1);
+	assert_int_equal(c->threads[0].tid, 77);
+	assert_null(c->threads[0].regs);
+	assert_non_null(c->registers_note);
+	assert_string_equal(c->registers_note, "registers of aarch64 cores are not read yet");
+	c->code = prov_xmalloc(4);	/* bytes there: still not decoded as x86 */
+	memcpy(c->code, "\x00\x00\x40\xf9", 4);	/* ldr x0, [x0] */
+	c->code_len = 4;
+	c->code_addr = c->code_pc = 0x400123;
+	prov_disasm_crash(c, 3, 3);
+	assert_int_equal(c->ninsns, 0);
+	assert_non_null(c->insns_note);
+	assert_string_equal(c->insns_note, "disassembly (and the crash patterns that read operands) "
+			    "of aarch64 cores is not supported");
+	assert_ok(prov_report_json(&out, c));
+	assert_non_null(strstr(out.buf, "\"registers_note\": \"registers of aarch64 cores are not read yet\""));
+	assert_non_null(strstr(out.buf, "\"instructions_note\": \"disassembly"));
+	assert_null(strstr(out.buf, "instruction boundary"));
+	prov_buf_release(&out);
+	assert_ok(prov_report_text(&out, c, PROV_REPORT_REGISTERS));
+	assert_non_null(strstr(out.buf, "no registers: registers of aarch64 cores are not read yet\n"));
+	assert_non_null(strstr(out.buf, "no disassembly: disassembly (and the crash patterns"));
+	prov_buf_release(&out);
+	prov_crash_free(c);
 }
 
 static void test_notes(void **state)
@@ -284,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_notes),
 		cmocka_unit_test(test_tkill_and_cursig),
 		cmocka_unit_test(test_damaged),
+		cmocka_unit_test(test_foreign_machine),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
