@@ -351,34 +351,10 @@ void prov_report_fix_evidence(struct prov_buf *b, const struct prov_fix_evidence
 	}
 }
 
-static int report_text_body(struct prov_buf *b, const struct prov_crash *c, unsigned int flags)
+/* What crashed: the signal, the tool's headline, a kernel line, a handler, the crashing thread. */
+static void crash_lines(struct prov_buf *b, const struct prov_crash *c,
+			const struct prov_thread *crashed)
 {
-	const struct prov_thread *crashed = prov_crash_crashed_thread(c);
-	size_t i;
-
-	prov_buf_printf(b, "%s: %s", c->kind != PROV_INPUT_CORE ? "backtrace" :
-			c->format && strcmp(c->format, "process") == 0 ? "live process" : "core",
-			c->input_path ? c->input_path : "-");
-	if (c->kind == PROV_INPUT_TEXT && c->format)
-		prov_buf_printf(b, " (%s)", c->format);
-	prov_buf_putc(b, '\n');
-	prov_report_caveats(b, c, "warning: ");
-	if (c->unparsed_lines) {
-		prov_buf_printf(b, "not read: %zu line(s) that look like frames%s\n", c->unparsed_lines,
-				c->unparsed_lines > c->nunparsed ? "; the first:" : ":");
-		for (i = 0; i < c->nunparsed; i++)
-			prov_buf_printf(b, "  line %s\n", c->unparsed[i]);
-	}
-	if (c->has_process) {
-		prov_buf_puts(b, "process:");
-		if (c->process.has_pid)
-			prov_buf_printf(b, " pid %" PRId64, c->process.pid);
-		if (c->process.executable)
-			prov_buf_printf(b, " %s", c->process.executable);
-		prov_buf_putc(b, '\n');
-		if (c->process.cmdline)
-			prov_buf_printf(b, "command: %s\n", c->process.cmdline);
-	}
 	if (c->has_signal) {
 		prov_buf_puts(b, "signal: ");
 		prov_report_signal_summary(b, c);
@@ -407,6 +383,37 @@ static int report_text_body(struct prov_buf *b, const struct prov_crash *c, unsi
 			prov_buf_printf(b, " \"%s\"", crashed->name);
 		prov_buf_putc(b, '\n');
 	}
+}
+
+static int report_text_body(struct prov_buf *b, const struct prov_crash *c, unsigned int flags)
+{
+	const struct prov_thread *crashed = prov_crash_crashed_thread(c);
+	size_t i;
+
+	prov_buf_printf(b, "%s: %s", c->kind != PROV_INPUT_CORE ? "backtrace" :
+			c->format && strcmp(c->format, "process") == 0 ? "live process" : "core",
+			c->input_path ? c->input_path : "-");
+	if (c->kind == PROV_INPUT_TEXT && c->format)
+		prov_buf_printf(b, " (%s)", c->format);
+	prov_buf_putc(b, '\n');
+	prov_report_caveats(b, c, "warning: ");
+	if (c->unparsed_lines) {
+		prov_buf_printf(b, "not read: %zu line(s) that look like frames%s\n", c->unparsed_lines,
+				c->unparsed_lines > c->nunparsed ? "; the first:" : ":");
+		for (i = 0; i < c->nunparsed; i++)
+			prov_buf_printf(b, "  line %s\n", c->unparsed[i]);
+	}
+	if (c->has_process) {
+		prov_buf_puts(b, "process:");
+		if (c->process.has_pid)
+			prov_buf_printf(b, " pid %" PRId64, c->process.pid);
+		if (c->process.executable)
+			prov_buf_printf(b, " %s", c->process.executable);
+		prov_buf_putc(b, '\n');
+		if (c->process.cmdline)
+			prov_buf_printf(b, "command: %s\n", c->process.cmdline);
+	}
+	crash_lines(b, c, crashed);
 	prov_buf_printf(b, "context: %s\n", prov_context_name(c->context));
 	if (c->python_version)
 		prov_buf_printf(b, "python: %s%s\n", c->python_version,
