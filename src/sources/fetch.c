@@ -441,7 +441,7 @@ int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o
 
 	if ((error = prov_fetch_config_size(&max, o->ctx->config, "fetch.maxsize", PROV_FETCH_DEFAULT_MAX_SIZE)) < 0 ||
 	    (error = config_uint(&timeout, o->ctx->config, "fetch.timeout", 600, 86400 * 7)) < 0 ||
-	    (error = config_uint(&connect_timeout, o->ctx->config, "fetch.connecttimeout", 30, 3600)) < 0 ||
+	    (error = config_uint(&connect_timeout, o->ctx->config, "fetch.connecttimeout", PROV_FETCH_DEFAULT_CONNECT_S, 3600)) < 0 ||
 	    (error = config_uint(&retries, o->ctx->config, "fetch.retries", 3, MAX_RETRIES)) < 0 ||
 	    (error = config_uint(&delay, o->ctx->config, "fetch.retrydelayms", 1000, MAX_DELAY_MS)) < 0 ||
 	    (error = config_uint(&stall, o->ctx->config, "fetch.stalltimeout", 60, 86400)) < 0)

@@ -19,6 +19,7 @@
 #include "cachedir.h"
 #include "error.h"
 #include "fetch.h"
+#include "hostdown.h"
 #include "sources.h"
 #include "sources-git.h"
 #include "util.h"
@@ -371,7 +372,7 @@ static uint64_t bound(const struct prov_config *cfg, const char *key, uint64_t d
 
 static void fetch_bounds_read(struct fetch_bounds *b, const struct prov_config *cfg)
 {
-	b->connect_s = bound(cfg, "fetch.connecttimeout", 30);
+	b->connect_s = bound(cfg, "fetch.connecttimeout", PROV_FETCH_DEFAULT_CONNECT_S);
 	b->stall_s = bound(cfg, "fetch.stalltimeout", 60);
 	b->total_s = bound(cfg, "fetch.timeout", 600);
 }
@@ -435,10 +436,45 @@ static int host_is_dead(const char *host)
 	return 0;
 }
 
+/*
+ * A host remembered as down by an earlier run (hostdown.h): skipped, with
+ * one line on stderr per host and run. 1 when skipped (the error is set).
+ */
+#define MAX_NOTED_HOSTS 64
+static char *noted_hosts[MAX_NOTED_HOSTS];
+static size_t nnoted_hosts;
+
+static int host_remembered_down(const char *host, const char *display_url, const struct prov_ctx *ctx)
+{
+	uint64_t down_for = bound(ctx->config, "fetch.hostdownfor", PROV_HOSTDOWN_DEFAULT_S);
+	time_t since = 0;
+	char when[40];
+	size_t i;
+	int noted = 0;
+
+	if (!prov_hostdown_check(ctx->cache_dir, host, down_for, &since))
+		return 0;
+	prov_hostdown_time(when, sizeof(when), since);
+	for (i = 0; i < nnoted_hosts; i++)
+		if (!strcmp(noted_hosts[i], host))
+			noted = 1;
+	if (!noted) {
+		prov_warn("skipping %s: it did not answer at %s (remembered for %llu s, fetch.hostDownFor)",
+			  host, when, (unsigned long long)down_for);
+		if (nnoted_hosts < MAX_NOTED_HOSTS)
+			noted_hosts[nnoted_hosts++] = prov_xstrdup(host);
+	}
+	prov_error_set(PROV_ERROR, "fetch of %s skipped: %s did not answer at %s (fetch.hostDownFor)",
+		       display_url, host, when);
+	return 1;
+}
+
 static int bounded_fetch(const char *repo_path, const char *fetch_url, const char *display_url,
 			 const char *const *wants, size_t nwants, int all_heads,
-			 const struct prov_config *cfg)
+			 const struct prov_ctx *ctx)
 {
+	const struct prov_config *cfg = ctx->config;
+	uint64_t down_for = bound(cfg, "fetch.hostdownfor", PROV_HOSTDOWN_DEFAULT_S);
 	char *host = url_host(fetch_url);
 	int error;
 
@@ -454,11 +490,25 @@ static int bounded_fetch(const char *repo_path, const char *fetch_url, const cha
 		free(host);
 		return error;
 	}
+	if (host && host_remembered_down(host, display_url, ctx)) {
+		free(host);
+		return PROV_ERROR;
+	}
 	error = bounded_fetch_once(repo_path, fetch_url, display_url, wants, nwants, all_heads, cfg);
-	if (error < 0 && strstr(prov_error_last(), "got no answer within") && host &&
-	    ndead_hosts < MAX_DEAD_HOSTS) {
-		dead_hosts[ndead_hosts++] = host;
-		host = NULL;
+	if (error < 0 && strstr(prov_error_last(), "got no answer within") && host) {
+		struct fetch_bounds b;
+
+		fetch_bounds_read(&b, cfg);
+		prov_warn("%s did not answer within %llu s (fetch.connectTimeout): taken as down for %llu s (fetch.hostDownFor)",
+			  host, (unsigned long long)b.connect_s, (unsigned long long)down_for);
+		if (down_for)
+			prov_hostdown_note(ctx->cache_dir, host, prov_error_last());
+		if (ndead_hosts < MAX_DEAD_HOSTS) {
+			dead_hosts[ndead_hosts++] = host;
+			host = NULL;
+		}
+	} else if (error == 0 && host) {
+		prov_hostdown_clear(ctx->cache_dir, host);
 	}
 	free(host);
 	return error;
@@ -716,7 +766,7 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 			goto have;
 		/* a mirror that cannot be refreshed (network down) is still usable as it is */
 		if (bounded_fetch(mirror, fetch_url, url, wants, nwants, all_heads,
-				  opts->ctx->config) < 0) {
+				  opts->ctx) < 0) {
 			prov_warn("%s; using the mirror as it is", prov_error_last());
 			r->stale = 1;
 			r->fetch_error = prov_xstrdup(prov_error_last());
@@ -742,7 +792,7 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 	}
 	git_repository_free(repo);
 	repo = NULL;
-	if ((error = bounded_fetch(tmp, fetch_url, url, wants, nwants, all_heads, opts->ctx->config)) < 0)
+	if ((error = bounded_fetch(tmp, fetch_url, url, wants, nwants, all_heads, opts->ctx)) < 0)
 		goto cleanup;
 	if (rename(tmp, mirror) < 0) {
 		error = prov_error_set(PROV_ERROR, "cannot rename '%s': %s", tmp, strerror(errno));
