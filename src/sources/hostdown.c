@@ -35,7 +35,8 @@ static void read_all(struct prov_buf *b, const char *cache_dir)
 {
 	char *path = prov_cachedir_path(cache_dir, PROV_CACHEDIR_HOSTS);
 
-	if (prov_read_file(b, path, HOSTDOWN_MAX_FILE) < 0)
+	/* no file is the common case: not an error to store */
+	if (access(path, F_OK) != 0 || prov_read_file(b, path, HOSTDOWN_MAX_FILE) < 0)
 		prov_buf_reset(b);
 	free(path);
 }

@@ -501,8 +501,14 @@ static int bounded_fetch(const char *repo_path, const char *fetch_url, const cha
 		fetch_bounds_read(&b, cfg);
 		prov_warn("%s did not answer within %llu s (fetch.connectTimeout): taken as down for %llu s (fetch.hostDownFor)",
 			  host, (unsigned long long)b.connect_s, (unsigned long long)down_for);
-		if (down_for)
-			prov_hostdown_note(ctx->cache_dir, host, prov_error_last());
+		if (down_for) {
+			/* the note reads and writes files: keep the fetch's error */
+			char *why = prov_xstrdup(prov_error_last());
+
+			prov_hostdown_note(ctx->cache_dir, host, why);
+			error = prov_error_set(PROV_ERROR, "%s", why);
+			free(why);
+		}
 		if (ndead_hosts < MAX_DEAD_HOSTS) {
 			dead_hosts[ndead_hosts++] = host;
 			host = NULL;
