@@ -10,6 +10,8 @@
 #include "alloc.h"
 #include "buf.h"
 #include "cachedir.h"
+#include "config.h"
+#include "error.h"
 #include "hostdown.h"
 #include "util.h"
 #include "banned.h"
@@ -193,4 +195,72 @@ void prov_hostdown_time(char *buf, size_t len, time_t t)
 
 	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm))
 		snprintf(buf, len, "%lld", (long long)t);
+}
+
+uint64_t prov_hostdown_for(const struct prov_ctx *ctx)
+{
+	const char *v = ctx && ctx->config ? prov_config_get(ctx->config, "fetch.hostdownfor") : NULL;
+	unsigned long long n;
+	char *end;
+
+	if (!v || !*v)
+		return PROV_HOSTDOWN_DEFAULT_S;
+	n = strtoull(v, &end, 10);
+	if (*end || n > 7ULL * 86400) {
+		prov_warn("ignoring fetch.hostdownfor = '%s': not a number of seconds (0 to 604800)", v);
+		return PROV_HOSTDOWN_DEFAULT_S;
+	}
+	return n;
+}
+
+/* hosts this run already said it skipped: one line each */
+#define MAX_NOTED_HOSTS 64
+static char *noted_hosts[MAX_NOTED_HOSTS];
+static size_t nnoted_hosts;
+
+int prov_hostdown_skip(const struct prov_ctx *ctx, const char *host, const char *verb,
+		       const char *display_url)
+{
+	uint64_t down_for;
+	time_t since = 0;
+	char when[40];
+	size_t i;
+	int noted = 0;
+
+	if (!ctx || !host)
+		return 0;
+	down_for = prov_hostdown_for(ctx);
+	if (!prov_hostdown_check(ctx->cache_dir, host, down_for, &since))
+		return 0;
+	prov_hostdown_time(when, sizeof(when), since);
+	for (i = 0; i < nnoted_hosts; i++)
+		if (!strcmp(noted_hosts[i], host))
+			noted = 1;
+	if (!noted) {
+		prov_warn("skipping %s: it did not answer at %s (remembered for %llu s, fetch.hostDownFor)",
+			  host, when, (unsigned long long)down_for);
+		if (nnoted_hosts < MAX_NOTED_HOSTS)
+			noted_hosts[nnoted_hosts++] = prov_xstrdup(host);
+	}
+	prov_error_set(PROV_ERROR, "%s of %s skipped: %s did not answer at %s (fetch.hostDownFor)",
+		       verb, display_url, host, when);
+	return 1;
+}
+
+void prov_hostdown_failed(const struct prov_ctx *ctx, const char *host, uint64_t connect_s)
+{
+	uint64_t down_for = prov_hostdown_for(ctx);
+	char *why;
+
+	if (!ctx || !host)
+		return;
+	prov_warn("%s did not answer within %llu s (fetch.connectTimeout): taken as down for %llu s (fetch.hostDownFor)",
+		  host, (unsigned long long)connect_s, (unsigned long long)down_for);
+	if (!down_for)
+		return;
+	/* the note reads and writes files: keep the fetch's error */
+	why = prov_xstrdup(prov_error_last());
+	prov_hostdown_note(ctx->cache_dir, host, why);
+	prov_error_set(PROV_ERROR, "%s", why);
+	free(why);
 }

@@ -436,45 +436,11 @@ static int host_is_dead(const char *host)
 	return 0;
 }
 
-/*
- * A host remembered as down by an earlier run (hostdown.h): skipped, with
- * one line on stderr per host and run. 1 when skipped (the error is set).
- */
-#define MAX_NOTED_HOSTS 64
-static char *noted_hosts[MAX_NOTED_HOSTS];
-static size_t nnoted_hosts;
-
-static int host_remembered_down(const char *host, const char *display_url, const struct prov_ctx *ctx)
-{
-	uint64_t down_for = bound(ctx->config, "fetch.hostdownfor", PROV_HOSTDOWN_DEFAULT_S);
-	time_t since = 0;
-	char when[40];
-	size_t i;
-	int noted = 0;
-
-	if (!prov_hostdown_check(ctx->cache_dir, host, down_for, &since))
-		return 0;
-	prov_hostdown_time(when, sizeof(when), since);
-	for (i = 0; i < nnoted_hosts; i++)
-		if (!strcmp(noted_hosts[i], host))
-			noted = 1;
-	if (!noted) {
-		prov_warn("skipping %s: it did not answer at %s (remembered for %llu s, fetch.hostDownFor)",
-			  host, when, (unsigned long long)down_for);
-		if (nnoted_hosts < MAX_NOTED_HOSTS)
-			noted_hosts[nnoted_hosts++] = prov_xstrdup(host);
-	}
-	prov_error_set(PROV_ERROR, "fetch of %s skipped: %s did not answer at %s (fetch.hostDownFor)",
-		       display_url, host, when);
-	return 1;
-}
-
 static int bounded_fetch(const char *repo_path, const char *fetch_url, const char *display_url,
 			 const char *const *wants, size_t nwants, int all_heads,
 			 const struct prov_ctx *ctx)
 {
 	const struct prov_config *cfg = ctx->config;
-	uint64_t down_for = bound(cfg, "fetch.hostdownfor", PROV_HOSTDOWN_DEFAULT_S);
 	char *host = url_host(fetch_url);
 	int error;
 
@@ -490,7 +456,7 @@ static int bounded_fetch(const char *repo_path, const char *fetch_url, const cha
 		free(host);
 		return error;
 	}
-	if (host && host_remembered_down(host, display_url, ctx)) {
+	if (prov_hostdown_skip(ctx, host, "fetch", display_url)) {
 		free(host);
 		return PROV_ERROR;
 	}
@@ -499,16 +465,7 @@ static int bounded_fetch(const char *repo_path, const char *fetch_url, const cha
 		struct fetch_bounds b;
 
 		fetch_bounds_read(&b, cfg);
-		prov_warn("%s did not answer within %llu s (fetch.connectTimeout): taken as down for %llu s (fetch.hostDownFor)",
-			  host, (unsigned long long)b.connect_s, (unsigned long long)down_for);
-		if (down_for) {
-			/* the note reads and writes files: keep the fetch's error */
-			char *why = prov_xstrdup(prov_error_last());
-
-			prov_hostdown_note(ctx->cache_dir, host, why);
-			error = prov_error_set(PROV_ERROR, "%s", why);
-			free(why);
-		}
+		prov_hostdown_failed(ctx, host, b.connect_s);
 		if (ndead_hosts < MAX_DEAD_HOSTS) {
 			dead_hosts[ndead_hosts++] = host;
 			host = NULL;
