@@ -264,3 +264,17 @@ void prov_hostdown_failed(const struct prov_ctx *ctx, const char *host, uint64_t
 	prov_error_set(PROV_ERROR, "%s", why);
 	free(why);
 }
+
+char *prov_hostdown_host(const char *url)
+{
+	const char *p = url ? strstr(url, "://") : NULL, *end, *at;
+
+	if (!p)
+		return NULL;
+	p += 3;
+	end = p + strcspn(p, "/?#");
+	at = memchr(p, '@', (size_t)(end - p));
+	if (at)
+		p = at + 1;
+	return end > p ? prov_xstrndup(p, (size_t)(end - p)) : NULL;
+}

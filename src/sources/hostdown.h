@@ -25,6 +25,9 @@ void prov_hostdown_note(const char *cache_dir, const char *host, const char *rea
 /* Forget `host` (it answered). No write when it was not noted. */
 void prov_hostdown_clear(const char *cache_dir, const char *host);
 
+/* "scheme://[user@]host[:port]/..." -> "host[:port]" (caller frees), or NULL. */
+char *prov_hostdown_host(const char *url);
+
 /* fetch.hostDownFor of the run's config (default PROV_HOSTDOWN_DEFAULT_S). */
 uint64_t prov_hostdown_for(const struct prov_ctx *ctx);
 

@@ -411,21 +411,6 @@ static void remove_litter(const char *repo_path)
 static char *dead_hosts[MAX_DEAD_HOSTS];
 static size_t ndead_hosts;
 
-/* "scheme://[user@]host[:port]/..." -> "host[:port]" (caller frees), or NULL. */
-static char *url_host(const char *url)
-{
-	const char *p = strstr(url, "://"), *end, *at;
-
-	if (!p)
-		return NULL;
-	p += 3;
-	end = p + strcspn(p, "/");
-	at = memchr(p, '@', (size_t)(end - p));
-	if (at)
-		p = at + 1;
-	return end > p ? prov_xstrndup(p, (size_t)(end - p)) : NULL;
-}
-
 static int host_is_dead(const char *host)
 {
 	size_t i;
@@ -441,7 +426,7 @@ static int bounded_fetch(const char *repo_path, const char *fetch_url, const cha
 			 const struct prov_ctx *ctx)
 {
 	const struct prov_config *cfg = ctx->config;
-	char *host = url_host(fetch_url);
+	char *host = prov_hostdown_host(fetch_url);
 	int error;
 
 	if (host_is_dead(host)) {

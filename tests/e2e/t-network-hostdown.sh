@@ -112,4 +112,24 @@ echo "ok: a refused connection is not remembered"
 # 8. a damaged file is the same as none
 printf 'garbage\n\t\t\nx\tnotanumber\ty\n%s\n' "$(head -c 300 /dev/zero | tr '\0' 'a')" >"$T/c7/hosts-down"
 check_exit 3 "a damaged hosts-down" -- "$PROVENANCE" --cache "$T/c7" fixcheck v1 --repo "git://127.0.0.1:$refused/up.git" --at v1
+
+# 9. downloads (a mapping's release archive over http) too: the first run waits
+#    the bound once (no retries), the second does not connect
+python3 "$TOP/tests/e2e/stall-proxy.py" silent "$T/s2.port" &
+s2pid=$!
+trap 'kill $dpid $spid $s2pid 2>/dev/null; rm -rf "$T"' EXIT
+wait_file "$T/s2.port" "the second silent server"
+s2=$(cat "$T/s2.port")
+printf '[component "proj"]\n\tlibrary = libproj.so*\n\tarchive = https://example.invalid/proj-1.tar.gz\n' >"$T/archive.map"
+dl=(-c fetch.connectTimeout=2 -c "url.http://127.0.0.1:$s2/.insteadOf=https://example.invalid/")
+check_exit 1 "download from a silent host" -- "$PROVENANCE" --cache "$T/c9" "${dl[@]}" resolve "$T/bt.txt" --mapping "$T/archive.map" --format json
+check_match "$(cat "$T/last.err")" "127\.0\.0\.1:$s2 did not answer within 2 s \(fetch\.connectTimeout\)" "download: why it waited"
+sleep 0.3
+check_eq "$(cat "$T/s2.port.n")" 1 "download: one connection, not retried"
+check_exit 1 "download, second run" -- "$PROVENANCE" --cache "$T/c9" "${dl[@]}" resolve "$T/bt.txt" --mapping "$T/archive.map" --format json
+check_match "$(cat "$T/last.err")" "skipping 127\.0\.0\.1:$s2: it did not answer at " "download, second run: skipped"
+sleep 0.3
+check_eq "$(cat "$T/s2.port.n")" 1 "download, second run: no new connection"
+check_match "$(json_get "$T/last.out" '[c for c in d["components"] if c["name"]=="proj"][0]["note"]')" \
+	"download of https://example\.invalid/proj-1\.tar\.gz skipped: 127\.0\.0\.1:$s2 did not answer at " "download: the component's note"
 echo "all ok"
