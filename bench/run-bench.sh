@@ -11,7 +11,7 @@
 #   BENCH_STORE_REPORTS=10000   reports the store section imports
 #   BENCH_PG_IMPORT=20000       reports the storepg section imports into PostgreSQL
 #   BENCH_PG_CRASHES=1000000    crashes the storepg section grows the store to
-#   BENCH_ONLY="small wide large deep packages fixcheck backport store storepg suspects python text"   sections to run
+#   BENCH_ONLY="small wide large deep packages fixcheck backport store storepg suspects python text noroute"   sections to run
 #   BENCH_KEEP_LARGE=1    keep the large core after the run (default: delete)
 #
 # Timings are with a warm page cache (one untimed warm-up run of each tool;
@@ -29,7 +29,7 @@ LARGE_GIB=${BENCH_LARGE_GIB:-4}
 STORE_REPORTS=${BENCH_STORE_REPORTS:-10000}
 PG_IMPORT=${BENCH_PG_IMPORT:-20000}
 PG_CRASHES=${BENCH_PG_CRASHES:-1000000}
-ONLY=${BENCH_ONLY:-small wide large deep packages fixcheck backport store storepg suspects python text}
+ONLY=${BENCH_ONLY:-small wide large deep packages fixcheck backport store storepg suspects python text noroute}
 NLIBS=300
 NCOMMITS=50000
 TAGEVERY=25
@@ -596,6 +596,37 @@ elif want backport; then
 	ok=false; [ "$want_pid" = "$got_pid" ] && [ "$via" = "cherry-pick $copy" ] && ok=true
 	printf '{"section": "backportagree", "ok": %s, "got": "%s", "expected": "cherry-pick %s"}\n' "$ok" "$via" "$copy" >>"$RESULTS"
 	say "  backport: provenance $via; git patch-id: cherry-pick $copy: $([ $ok = true ] && echo agree || echo DISAGREE)"
+fi
+
+# ----------------------------------------------------------------- noroute
+# No route out: every upstream host accepts and never answers (a silent
+# server on 127.0.0.1, named through url.insteadOf, stands for a firewall
+# that drops packets). The first run waits fetch.connectTimeout and notes the
+# host as down in the cache; the timed runs are the second and later ones,
+# against resolve --offline on the same input. Target: at most 2 s more.
+if want noroute; then
+	say "== noroute: resolve with no route out (second run) vs resolve --offline"
+	d=$OUT/noroute
+	rm -rf "$d" "$OUT/cache-noroute"
+	mkdir -p "$d"
+	python3 "$TOP/tests/e2e/stall-proxy.py" silent "$d/silent.port" &
+	nr_pid=$!
+	for _ in $(seq 100); do [ -s "$d/silent.port" ] && break; sleep 0.1; done
+	nr_port=$(cat "$d/silent.port")
+	printf 'PID 1234 - process\nTID 1234:\n#0  0x00007f0000001234 crash_here - /usr/lib/libproj.so.1\n    /build/proj-1/src/x.c:4\n#1  0x0000555555555555 main - /usr/bin/app\n' >"$d/bt.txt"
+	printf '[component "proj"]\n\tlibrary = libproj.so*\n\trepo = https://example.invalid/up.git\n\tref = v1\n' >"$d/proj.map"
+	nr_cfg=(-c "url.git://127.0.0.1:$nr_port/.insteadOf=https://example.invalid/")
+	nr_t0=$(date +%s%N)
+	"$PROV" --cache "$OUT/cache-noroute" "${nr_cfg[@]}" resolve "$d/bt.txt" --mapping "$d/proj.map" --format json >/dev/null 2>"$d/first.err" || true
+	nr_t1=$(date +%s%N)
+	say "  first run: $(( (nr_t1 - nr_t0) / 1000000 )) ms; $(grep 'did not answer' "$d/first.err" | head -1)"
+	$TIMEIT --out "$RESULTS" --section noroute --input second-run --tool prov-resolve --runs "$RUNS" --ok 0,1 \
+		-- "$PROV" --cache "$OUT/cache-noroute" "${nr_cfg[@]}" resolve "$d/bt.txt" --mapping "$d/proj.map" --format json
+	$TIMEIT --out "$RESULTS" --section noroute --input second-run --tool prov-resolve-offline --runs "$RUNS" --ok 0,1 \
+		-- "$PROV" --cache "$OUT/cache-noroute" "${nr_cfg[@]}" resolve --offline "$d/bt.txt" --mapping "$d/proj.map" --format json
+	flush
+	kill "$nr_pid" 2>/dev/null || true
+	printf '{"section": "noroutefirst", "ms": %d}\n' $(( (nr_t1 - nr_t0) / 1000000 )) >>"$RESULTS"
 fi
 
 # ------------------------------------------------------------------ report

@@ -201,6 +201,20 @@ def main():
                                            fmt_ratio(ratio(r, base))))
         w("")
 
+    nr = [r for r in recs if r["section"] == "noroute"]
+    if nr:
+        first = next((r for r in recs if r["section"] == "noroutefirst"), None)
+        w("## resolve with no route out (a silent upstream host), second run")
+        w("")
+        w("| tool | median | min | peak RSS |")
+        w("|---|---|---|---|")
+        for r in nr:
+            w("| %s | %s | %s | %s |" % (r["tool"], fmt_t(r), fmt_min(r), fmt_rss(r)))
+        if first:
+            w("")
+            w("First run (waits fetch.connectTimeout, notes the host as down): %d ms" % first["ms"])
+        w("")
+
     w("## Targets")
     w("")
     w("| target | result | detail |")
@@ -263,6 +277,13 @@ def main():
         else:
             w("| suspects warm run adds < 1 s | %s | %.0f ms with, %.0f ms without (+%.0f ms) |" % (
                 "PASS" if warm - base < 1 else "MISS", warm * 1000, base * 1000, (warm - base) * 1000))
+    on, off = med(("noroute", "second-run", "prov-resolve")), med(("noroute", "second-run", "prov-resolve-offline"))
+    if nr:
+        if on is None or off is None:
+            w("| resolve with no route out ≤ --offline + 2 s (second run) | n/a | missing figure |")
+        else:
+            w("| resolve with no route out ≤ --offline + 2 s (second run) | %s | %.0f ms vs %.0f ms (+%.0f ms) |" % (
+                "PASS" if on - off <= 2 else "MISS", on * 1000, off * 1000, (on - off) * 1000))
     for r in bp:
         if r["tool"] != "prov-fixcheck-warm":
             continue

@@ -21,7 +21,7 @@ _provenance() {
 		*) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
 		esac
 		return ;;
-	-c) COMPREPLY=($(compgen -W "fetch.timeout= fetch.connectTimeout= fetch.stallTimeout= fetch.retries= fetch.maxSize= fetch.trustSystemUrls= debuginfod.timeout= debuginfod.totalTimeout= core.maxSize= import.maxBytes= import.maxEntries= sources.debianBaseUrl= sources.debianSecurityBaseUrl=" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;
+	-c) COMPREPLY=($(compgen -W "fetch.timeout= fetch.connectTimeout= fetch.hostDownFor= fetch.stallTimeout= fetch.retries= fetch.maxSize= fetch.trustSystemUrls= debuginfod.timeout= debuginfod.totalTimeout= core.maxSize= import.maxBytes= import.maxEntries= sources.debianBaseUrl= sources.debianSecurityBaseUrl=" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;
 	esac
 	if [ -z "$cmd" ]; then
 		COMPREPLY=($(compgen -W "analyze resolve env fixcheck cache --help --version -c --cache" -- "$cur"))

@@ -75,6 +75,8 @@ static const char help[] =
 	"them at local mirrors); --offline uses only the cache and the disk. Each\n"
 	"fetch is bounded by fetch.connectTimeout, fetch.stallTimeout and\n"
 	"fetch.timeout; debuginfod by debuginfod.timeout and debuginfod.totalTimeout.\n"
+	"A host that gave no answer is skipped for fetch.hostDownFor seconds\n"
+	"(default 600) by the next runs (remembered in the cache).\n"
 	"\n"
 	"exit: 0 done, 1 done but incomplete (a module of the crashing thread not\n"
 	"resolved, a commit or source not found, a core cut inside its memory, an\n"

@@ -225,7 +225,7 @@ int prov_cmd_write(const char *data, size_t len)
  * have free-form names).
  */
 static const char *const known_keys[] = {
-	"fetch.timeout", "fetch.connecttimeout", "fetch.stalltimeout", "fetch.retries",
+	"fetch.timeout", "fetch.connecttimeout", "fetch.stalltimeout", "fetch.retries", "fetch.hostdownfor",
 	"fetch.retrydelayms", "fetch.maxsize", "fetch.maxpacksize", "fetch.trustsystemurls",
 	"import.maxbytes", "import.maxentries",
 	"core.maxsize",

@@ -15,6 +15,7 @@
 #include "cachedir.h"
 #include "error.h"
 #include "fetch.h"
+#include "hostdown.h"
 #include "sha256.h"
 #include "util.h"
 #include "banned.h"
@@ -32,6 +33,10 @@ struct xfer {
 	uint64_t last_ms;
 	const char *name;
 	uint64_t stall_s;	/* fetch.stallTimeout */
+	uint64_t answer_s;	/* fetch.connectTimeout: no byte of an answer within it */
+	uint64_t start_ms;	/* of this attempt */
+	int got_any;	/* a header or body byte arrived in this attempt */
+	int no_answer;	/* the attempt ended without any answer */
 };
 
 int prov_fetch_url_ok(const char *url)
@@ -122,7 +127,17 @@ static size_t write_cb(char *data, size_t size, size_t nmemb, void *arg)
 		done += (size_t)n;
 	}
 	x->offset += len;
+	x->got_any = 1;
 	return len;
+}
+
+static size_t header_cb(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct xfer *x = arg;
+
+	(void)data;
+	x->got_any = 1;
+	return size * nmemb;
 }
 
 static int progress_cb(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
@@ -133,9 +148,14 @@ static int progress_cb(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off
 
 	(void)ultotal;
 	(void)ulnow;
+	now = prov_now_ms();
+	/* connected (a silent server accepts) but not one byte of an answer */
+	if (!x->got_any && x->answer_s && now - x->start_ms > x->answer_s * 1000) {
+		x->no_answer = 1;
+		return 1;
+	}
 	if (!x->progress)
 		return 0;
-	now = prov_now_ms();
 	if (now - x->last_ms < 200)
 		return 0;
 	x->last_ms = now;
@@ -173,6 +193,10 @@ static enum attempt_result attempt(int *error, struct xfer *x, const char *real_
 	}
 	x->over_limit = 0;
 	x->write_error = 0;
+	x->got_any = 0;
+	x->no_answer = 0;
+	x->answer_s = connect_timeout;
+	x->start_ms = prov_now_ms();
 	curl_easy_setopt(h, CURLOPT_URL, real_url);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https,file");
 	curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
@@ -191,13 +215,22 @@ static enum attempt_result attempt(int *error, struct xfer *x, const char *real_
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
 	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, progress_cb);
 	curl_easy_setopt(h, CURLOPT_XFERINFODATA, x);
-	curl_easy_setopt(h, CURLOPT_NOPROGRESS, x->progress ? 0L : 1L);
+	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, header_cb);
+	curl_easy_setopt(h, CURLOPT_HEADERDATA, x);
+	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)(x->max - x->offset));
 	if (x->offset)
 		curl_easy_setopt(h, CURLOPT_RESUME_FROM_LARGE, (curl_off_t)x->offset);
 
 	rc = curl_easy_perform(h);
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+	/* no answer at all: not retried (the host is remembered as down) */
+	if (!x->got_any && (x->no_answer || rc == CURLE_OPERATION_TIMEDOUT)) {
+		x->no_answer = 1;
+		*error = prov_error_set(PROV_ERROR, "download of %s got no answer within %llu s (fetch.connectTimeout)",
+					url, (unsigned long long)connect_timeout);
+		goto cleanup;
+	}
 	if (x->progress)
 		fprintf(stderr, "\n");
 
@@ -432,7 +465,7 @@ cleanup:
 int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o)
 {
 	static int curl_ready;
-	char *path = NULL, *part = NULL, *dir = NULL, *real_url = NULL;
+	char *path = NULL, *part = NULL, *dir = NULL, *real_url = NULL, *host = NULL;
 	uint64_t max, timeout, connect_timeout, retries, delay, stall, start;
 	struct xfer x = { -1, 0, 0, 0, 0, 0, 0, NULL };
 	struct stat st;
@@ -441,7 +474,7 @@ int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o
 
 	if ((error = prov_fetch_config_size(&max, o->ctx->config, "fetch.maxsize", PROV_FETCH_DEFAULT_MAX_SIZE)) < 0 ||
 	    (error = config_uint(&timeout, o->ctx->config, "fetch.timeout", 600, 86400 * 7)) < 0 ||
-	    (error = config_uint(&connect_timeout, o->ctx->config, "fetch.connecttimeout", 30, 3600)) < 0 ||
+	    (error = config_uint(&connect_timeout, o->ctx->config, "fetch.connecttimeout", PROV_FETCH_DEFAULT_CONNECT_S, 3600)) < 0 ||
 	    (error = config_uint(&retries, o->ctx->config, "fetch.retries", 3, MAX_RETRIES)) < 0 ||
 	    (error = config_uint(&delay, o->ctx->config, "fetch.retrydelayms", 1000, MAX_DELAY_MS)) < 0 ||
 	    (error = config_uint(&stall, o->ctx->config, "fetch.stalltimeout", 60, 86400)) < 0)
@@ -500,6 +533,13 @@ int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o
 		curl_ready = 1;
 	}
 	x.stall_s = stall;
+	if (strncasecmp(real_url, "file://", 7)) {
+		host = prov_hostdown_host(real_url);
+		if (prov_hostdown_skip(o->ctx, host, "download", url)) {
+			error = PROV_ERROR;
+			goto cleanup;
+		}
+	}
 	fprintf(stderr, "downloading %s\n", url);
 	start = prov_now_ms();
 	for (i = 0; ; i++) {
@@ -513,8 +553,12 @@ int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o
 			break;
 		}
 		r = attempt(&error, &x, real_url, url, timeout, connect_timeout);
-		if (r == ATTEMPT_OK)
+		if (r == ATTEMPT_OK) {
+			prov_hostdown_clear(o->ctx->cache_dir, host);
 			break;
+		}
+		if (x.no_answer)
+			prov_hostdown_failed(o->ctx, host, connect_timeout);
 		/* fetch.timeout bounds the retries too */
 		if (r == ATTEMPT_FAIL || i >= retries ||
 		    (timeout && prov_now_ms() - start > timeout * 1000)) {
@@ -542,5 +586,6 @@ cleanup:
 	free(part);
 	free(dir);
 	free(real_url);
+	free(host);
 	return error;
 }

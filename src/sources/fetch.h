@@ -15,7 +15,7 @@
  *
  * Settings read from config (git-config keys, all optional):
  *   fetch.timeout         total seconds per attempt (default 600; 0 = none)
- *   fetch.connectTimeout  seconds to connect (default 30)
+ *   fetch.connectTimeout  seconds to connect (default 5)
  *   fetch.retries         extra attempts after a transient error (default 3, max 10)
  *   fetch.retryDelayMs    first back-off delay, doubled each time (default 1000, max 60000)
  *   fetch.maxSize         largest download in bytes; k/m/g suffixes (default 2g)
@@ -27,6 +27,9 @@ struct prov_fetch_opts {
 	const struct prov_ctx *ctx;
 };
 
+/* seconds to wait for a first answer: a host that answers at all does so
+ * well within it; a machine with no route out pays it once per host */
+#define PROV_FETCH_DEFAULT_CONNECT_S 5
 #define PROV_FETCH_DEFAULT_MAX_SIZE ((uint64_t)2 << 30)
 
 /*

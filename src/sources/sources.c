@@ -19,6 +19,7 @@
 #include "cachedir.h"
 #include "error.h"
 #include "fetch.h"
+#include "hostdown.h"
 #include "sources.h"
 #include "sources-git.h"
 #include "util.h"
@@ -372,7 +373,7 @@ static uint64_t bound(const struct prov_config *cfg, const char *key, uint64_t d
 
 static void fetch_bounds_read(struct fetch_bounds *b, const struct prov_config *cfg)
 {
-	b->connect_s = bound(cfg, "fetch.connecttimeout", 30);
+	b->connect_s = bound(cfg, "fetch.connecttimeout", PROV_FETCH_DEFAULT_CONNECT_S);
 	b->stall_s = bound(cfg, "fetch.stalltimeout", 60);
 	b->total_s = bound(cfg, "fetch.timeout", 600);
 }
@@ -411,21 +412,6 @@ static void remove_litter(const char *repo_path)
 static char *dead_hosts[MAX_DEAD_HOSTS];
 static size_t ndead_hosts;
 
-/* "scheme://[user@]host[:port]/..." -> "host[:port]" (caller frees), or NULL. */
-static char *url_host(const char *url)
-{
-	const char *p = strstr(url, "://"), *end, *at;
-
-	if (!p)
-		return NULL;
-	p += 3;
-	end = p + strcspn(p, "/");
-	at = memchr(p, '@', (size_t)(end - p));
-	if (at)
-		p = at + 1;
-	return end > p ? prov_xstrndup(p, (size_t)(end - p)) : NULL;
-}
-
 static int host_is_dead(const char *host)
 {
 	size_t i;
@@ -438,9 +424,10 @@ static int host_is_dead(const char *host)
 
 static int bounded_fetch(const char *repo_path, const char *fetch_url, const char *display_url,
 			 const char *const *wants, size_t nwants, int all_heads,
-			 const struct prov_config *cfg)
+			 const struct prov_ctx *ctx)
 {
-	char *host = url_host(fetch_url);
+	const struct prov_config *cfg = ctx->config;
+	char *host = prov_hostdown_host(fetch_url);
 	int error;
 
 	if (host_is_dead(host)) {
@@ -455,11 +442,22 @@ static int bounded_fetch(const char *repo_path, const char *fetch_url, const cha
 		free(host);
 		return error;
 	}
+	if (prov_hostdown_skip(ctx, host, "fetch", display_url)) {
+		free(host);
+		return PROV_ERROR;
+	}
 	error = bounded_fetch_once(repo_path, fetch_url, display_url, wants, nwants, all_heads, cfg);
-	if (error < 0 && strstr(prov_error_last(), "got no answer within") && host &&
-	    ndead_hosts < MAX_DEAD_HOSTS) {
-		dead_hosts[ndead_hosts++] = host;
-		host = NULL;
+	if (error < 0 && strstr(prov_error_last(), "got no answer within") && host) {
+		struct fetch_bounds b;
+
+		fetch_bounds_read(&b, cfg);
+		prov_hostdown_failed(ctx, host, b.connect_s);
+		if (ndead_hosts < MAX_DEAD_HOSTS) {
+			dead_hosts[ndead_hosts++] = host;
+			host = NULL;
+		}
+	} else if (error == 0 && host) {
+		prov_hostdown_clear(ctx->cache_dir, host);
 	}
 	free(host);
 	return error;
@@ -717,7 +715,7 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 			goto have;
 		/* a mirror that cannot be refreshed (network down) is still usable as it is */
 		if (bounded_fetch(mirror, fetch_url, url, wants, nwants, all_heads,
-				  opts->ctx->config) < 0) {
+				  opts->ctx) < 0) {
 			prov_warn("%s; using the mirror as it is", prov_error_last());
 			r->stale = 1;
 			r->fetch_error = prov_xstrdup(prov_error_last());
@@ -743,7 +741,7 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 	}
 	git_repository_free(repo);
 	repo = NULL;
-	if ((error = bounded_fetch(tmp, fetch_url, url, wants, nwants, all_heads, opts->ctx->config)) < 0)
+	if ((error = bounded_fetch(tmp, fetch_url, url, wants, nwants, all_heads, opts->ctx)) < 0)
 		goto cleanup;
 	if (rename(tmp, mirror) < 0) {
 		error = prov_error_set(PROV_ERROR, "cannot rename '%s': %s", tmp, strerror(errno));

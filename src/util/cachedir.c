@@ -20,6 +20,7 @@ static const char *const names[] = {
 	[PROV_CACHEDIR_DOWNLOADS] = "downloads",
 	[PROV_CACHEDIR_DEBUGINFOD] = "debuginfod",
 	[PROV_CACHEDIR_TMP] = "tmp",
+	[PROV_CACHEDIR_HOSTS] = "hosts-down",
 };
 
 const char *prov_cachedir_name(enum prov_cachedir_part part)

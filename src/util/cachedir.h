@@ -14,6 +14,7 @@ enum prov_cachedir_part {
 	PROV_CACHEDIR_DOWNLOADS,	/* downloads/: fetched files by the URL's hash (src/sources/fetch.c) */
 	PROV_CACHEDIR_DEBUGINFOD,	/* debuginfod/: libdebuginfod's own cache */
 	PROV_CACHEDIR_TMP,	/* tmp/: decompressed cores, spooled stdin (src/util/input.c) */
+	PROV_CACHEDIR_HOSTS,	/* hosts-down: hosts that did not answer, and when (src/sources/hostdown.c) */
 };
 
 /* The part's name inside the cache directory ("mirrors", "cache.sqlite"). */

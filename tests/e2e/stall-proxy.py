@@ -2,7 +2,8 @@
 """Test servers for network bounds, on 127.0.0.1 with a port chosen by the OS.
 
   stall-proxy.py silent PORTFILE
-      accept connections and never answer
+      accept connections and never answer; PORTFILE.n holds how many
+      connections it accepted
   stall-proxy.py stall PORTFILE UPSTREAM_PORT NBYTES
       forward to 127.0.0.1:UPSTREAM_PORT (a git daemon), but pass only the
       first NBYTES of the server's answer, then keep the connection open and
@@ -52,6 +53,9 @@ def main():
         c, _ = s.accept()
         keep.append(c)
         if mode == "silent":
+            with open(portfile + ".n.tmp", "w") as f:
+                f.write(str(len(keep)))
+            os.rename(portfile + ".n.tmp", portfile + ".n")
             continue
         up = socket.create_connection(("127.0.0.1", int(sys.argv[3])))
         keep.append(up)

@@ -114,6 +114,7 @@ static void test_cachedir(void **state)
 		{ PROV_CACHEDIR_DOWNLOADS, "downloads" },
 		{ PROV_CACHEDIR_DEBUGINFOD, "debuginfod" },
 		{ PROV_CACHEDIR_TMP, "tmp" },
+		{ PROV_CACHEDIR_HOSTS, "hosts-down" },
 	};
 	size_t i;
 	char *p;
