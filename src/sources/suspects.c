@@ -1269,6 +1269,17 @@ int prov_suspects_find(struct prov_crash *c, const struct prov_suspects_opts *op
 				break;
 		if (j < i)
 			continue;
+		/* a branch tip or a guessed tag is not the deployed build: what
+		 * changed between the two is not seen from here (issue 22) */
+		if (groups[i].comp->commit_is && !strcmp(groups[i].comp->commit_is, "approximate")) {
+			free(c->suspects_note);
+			c->suspects_note = prov_xasprintf("%s: its commit is approximate (%s): the commits "
+							  "are counted from %.12s, not from the deployed build; "
+							  "changes between the two are not listed",
+							  groups[i].comp->name,
+							  groups[i].comp->found_by ? groups[i].comp->found_by : "not exact",
+							  groups[i].comp->commit);
+		}
 		if (prov_sources_open(&repo, groups[i].comp->repo, NULL, 0, 0, &so) < 0 ||
 		    prov_suspects_heads(&heads, &nheads, repo, groups[i].comp->commit) < 0) {
 			free(c->suspects_note);

@@ -102,6 +102,10 @@ check_eq "$(clr "$T/r612.json" commit)" "$tip" "6.1.2: its tip (git rev-parse)"
 check_eq "$(clr "$T/r612.json" commit_is)" approximate "6.1.2: approximate"
 check_eq "$(clr "$T/r612.json" found_by)" mapping:branch-tip "6.1.2: found by a branch tip"
 check_eq "$(json_get "$T/r612.json" "d['sources'][0]['commit_is']")" approximate "6.1.2: source lines labelled"
+# suspects from a branch tip say so: the tip is not the deployed build
+"$PROVENANCE" -c "$redirect" resolve "$T/bt612.txt" --sysroot "$T/r612" --format json >"$T/r612s.json" 2>"$T/err"
+check_match "$(json_get "$T/r612s.json" "d['suspects_note']")" "approximate .*mapping:branch-tip.*counted from ${tip:0:12}" \
+	"6.1.2: suspects note the approximate commit"
 check_exit 3 "6.1.2: resolve --fix on a branch tip: could not be determined" -- \
 	"$PROVENANCE" -c "$redirect" resolve "$T/bt612.txt" --sysroot "$T/r612" --no-suspects --fix "$fix" --format json
 check_eq "$(json_get "$T/last.out" "d['fixes'][0]['included']")" null "6.1.2: never 'included'"
