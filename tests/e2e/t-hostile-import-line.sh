@@ -22,8 +22,13 @@ PY
 python3 - "$PROVENANCE" "$T" <<'PY' >"$T/rss" || fail "the measured run"
 import os, resource, sys, subprocess
 prov, t = sys.argv[1], sys.argv[2]
+env = dict(os.environ)
+if env.get("SANITIZE"):
+    # ASan keeps freed blocks in a quarantine (256 MiB by default): the
+    # buffer's growth to the cap would count twice; measure what is held
+    env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":quarantine_size_mb=0"
 p = subprocess.Popen([prov, "--cache", t + "/c", "import", "--store", t + "/s.sqlite", t + "/in.jsonl"],
-                     stdout=subprocess.DEVNULL, stderr=open(t + "/i.err", "w"))
+                     stdout=subprocess.DEVNULL, stderr=open(t + "/i.err", "w"), env=env)
 _, status, ru = os.wait4(p.pid, 0)
 print(os.waitstatus_to_exitcode(status), ru.ru_maxrss // 1024)
 PY
@@ -34,5 +39,9 @@ grep -q "line 2: longer than" "$T/i.err" || fail "the long line was not reported
 n=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from crashes").fetchone()[0])' "$T/s.sqlite")
 check_eq "$n" 2 "reports imported around the long line"
 echo "peak RSS: $rss MiB"
-[ "$rss" -lt 150 ] || fail "peak RSS $rss MiB: the long line was held in memory"
+# under ASan the allocator's own overhead (shadow, redzones, copies on
+# realloc) adds about 80 MiB; a line held whole is still at least 200 MiB
+bound=150
+[ -n "${SANITIZE:-}" ] && bound=195
+[ "$rss" -lt "$bound" ] || fail "peak RSS $rss MiB (bound $bound): the long line was held in memory"
 echo "ok: a line over the cap is dropped as it streams"
