@@ -495,7 +495,7 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 {
 	struct prov_mappings maps;
 	struct comp_state *cs = NULL;
-	size_t cs_alloc = 0, first = c->ncomponents, i, j;
+	size_t cs_alloc = 0, first = c->ncomponents, nmapped, i, j;
 	int dummy = 0, error, max_frames, nsrc = 0;
 	struct prov_thread *t;
 
@@ -546,7 +546,7 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 		free(m->component);
 		m->component = prov_xstrdup(mp->name);
 	}
-	/* the mapping for each component's version (cs no longer moves) */
+	/* the mapping for each component's version (cs moves again only for derived ones) */
 	for (i = first; i < c->ncomponents; i++) {
 		struct prov_component *comp = &c->components[i];
 
@@ -569,8 +569,12 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 		resolve_one(&c->components[i], &cs[i], partial, ctx);
 	}
 
-	/* modules without a mapping: an upstream their package's metadata names */
+	/* modules without a mapping: an upstream their package's metadata names
+	 * (cs may move: the mapped components point at their own view again) */
+	nmapped = c->ncomponents;
 	derive_components(c, &cs, &cs_alloc, first, ctx);
+	for (i = first; i < nmapped; i++)
+		cs[i].mapping = &cs[i].view;
 
 	/* frames -> components and repository paths */
 	for (i = 0; i < c->nthreads; i++) {

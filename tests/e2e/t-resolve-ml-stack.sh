@@ -75,6 +75,7 @@ rc=$?
 comp() { json_get "$T/r.json" "[c.get('$2') for c in d['components'] if c['name']=='$1'][0]"; }
 rev() { git -C "$T/up/$1.git" rev-parse "$2^{commit}"; }
 
+[ -s "$T/r.json" ] || { cat "$T/r.err"; fail "resolve wrote no report (exit $rc)"; }
 check_eq "$(comp glibc repo)" "https://sourceware.org/git/glibc.git" "glibc repo"
 check_eq "$(comp glibc ref)" "glibc-$libc_ver" "glibc tag"
 check_eq "$(comp glibc commit)" "$(rev glibc "glibc-$libc_ver")" "glibc commit"
