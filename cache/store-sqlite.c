@@ -13,6 +13,7 @@
 #include "store-int.h"
 #include "buf.h"
 #include "error.h"
+#include "sqlite-identity.h"
 #include "jsonread.h"
 #include "sha256.h"
 #include "util.h"
@@ -91,28 +92,17 @@ fail:
 	return err;
 }
 
-/*
- * The identity (application_id, user_version, number of schema entries) in
- * ONE statement, so one read snapshot: read in three, a store being created
- * by another process between them looked foreign (tables, but no id yet).
- */
+/* The file's identity in one read snapshot (sqlite-identity.h). */
 static int identity(int64_t *appid, int64_t *ver, int64_t *ntables, sqlite3 *db)
 {
-	sqlite3_stmt *st = NULL;
-	int rc;
+	struct prov_sqlite_identity id;
 
-	if (sqlite3_prepare_v2(db, "SELECT (SELECT application_id FROM pragma_application_id),"
-				  " (SELECT user_version FROM pragma_user_version),"
-				  " (SELECT count(*) FROM sqlite_master)", -1, &st, NULL) != SQLITE_OK)
+	if (prov_sqlite_identity_read(&id, db) < 0)
 		return sql_error(db, "read identity");
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*appid = sqlite3_column_int64(st, 0);
-		*ver = sqlite3_column_int64(st, 1);
-		*ntables = sqlite3_column_int64(st, 2);
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : sql_error(db, "read identity");
+	*appid = id.appid;
+	*ver = id.version;
+	*ntables = id.ntables;
+	return 0;
 }
 
 int store_sqlite_open(struct store_sqlite **out, const char *path, int readonly)
