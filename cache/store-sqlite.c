@@ -48,6 +48,26 @@ static int exec(sqlite3 *db, const char *sql)
 	return 0;
 }
 
+/*
+ * Switching the journal mode takes the database's exclusive lock, and
+ * SQLite answers SQLITE_BUSY there without calling the busy handler while
+ * another first writer is switching too: try again for as long as the busy
+ * timeout would have waited (60 s).
+ */
+static int exec_journal_mode(sqlite3 *db, const char *sql)
+{
+	int tries;
+
+	for (tries = 0; tries < 6000; tries++) {
+		if (sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK)
+			return 0;
+		if ((sqlite3_errcode(db) & 0xff) != SQLITE_BUSY)
+			break;
+		sqlite3_sleep(10);
+	}
+	return prov_error_set(PROV_ERROR, "store: %s", sqlite3_errmsg(db));
+}
+
 static int one_int(int64_t *out, sqlite3 *db, const char *sql)
 {
 	sqlite3_stmt *st = NULL;
@@ -133,7 +153,7 @@ int store_sqlite_open(struct store_sqlite **out, const char *path, int readonly)
 	}
 	if (!readonly && ntables == 0 && appid == 0 && ver == 0) {
 		/* new: create under the write lock so that two first writers do not race */
-		if ((err = exec(db, "PRAGMA journal_mode=WAL")) < 0 ||
+		if ((err = exec_journal_mode(db, "PRAGMA journal_mode=WAL")) < 0 ||
 		    (err = exec(db, "BEGIN IMMEDIATE")) < 0)
 			goto fail;
 		if ((err = one_int(&ntables, db, "SELECT count(*) FROM sqlite_master")) < 0)
@@ -165,7 +185,7 @@ int store_sqlite_open(struct store_sqlite **out, const char *path, int readonly)
 				     ver > PROV_STORE_SCHEMA ? " (made by a newer provenance)" : "");
 		goto fail;
 	}
-	if (!readonly && (err = exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")) < 0)
+	if (!readonly && (err = exec_journal_mode(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")) < 0)
 		goto fail;
 	s = prov_xcalloc(1, sizeof(*s));
 	s->db = db;
