@@ -59,6 +59,13 @@ static const char *const i386_regs[] = {
 	"ebx", "ecx", "edx", "esi", "edi", "ebp", "eax", "ds", "es", "fs",
 	"gs", "orig_eax", "eip", "cs", "eflags", "esp", "ss",
 };
+/* aarch64 user_pt_regs order (struct user_pt_regs in asm/ptrace.h). */
+static const char *const aarch64_regs[] = {
+	"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10",
+	"x11", "x12", "x13", "x14", "x15", "x16", "x17", "x18", "x19", "x20",
+	"x21", "x22", "x23", "x24", "x25", "x26", "x27", "x28", "x29", "x30",
+	"sp", "pc", "pstate",
+};
 
 struct nt_file_entry {
 	uint64_t start, end, pgoff;
@@ -339,6 +346,10 @@ static int note_prstatus(struct core_ctx *x, const unsigned char *d, size_t n)
 	} else if (x->machine == EM_386 && !x->is64) {
 		names = i386_regs;
 		nregs = sizeof(i386_regs) / sizeof(i386_regs[0]);
+	} else if (x->machine == EM_AARCH64 && x->is64) {
+		/* elf_prstatus has the same LP64 layout: pr_reg at 112 */
+		names = aarch64_regs;
+		nregs = sizeof(aarch64_regs) / sizeof(aarch64_regs[0]);
 	}
 	if (names && n >= off_regs + nregs * wsz) {
 		t->regs = prov_xcalloc(nregs, sizeof(*t->regs));
@@ -2892,8 +2903,9 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 	if (!x.files)
 		no_file_note(&x);
 	x.c->machine = x.machine;
-	if (x.machine != EM_X86_64 && x.machine != EM_386)
-		x.c->registers_note = prov_xasprintf("registers of %s cores are not read yet",
+	if (x.machine != EM_X86_64 && x.machine != EM_386 &&
+	    !(x.machine == EM_AARCH64 && x.is64))
+		x.c->registers_note = prov_xasprintf("registers of %s cores are not read",
 						     prov_machine_name(x.machine));
 	fill_process(&x);
 

@@ -141,22 +141,32 @@ static void test_is_core(void **state)
 }
 
 /*
- * An aarch64 core (e_machine EM_AARCH64; elf_prstatus has the same pid and
- * cursig offsets on every 64-bit Linux): its registers are not read and
- * its code is not disassembled, and each says so plainly, never a
- * misleading "not on an instruction boundary".
+ * An aarch64 core (e_machine EM_AARCH64; elf_prstatus has the same pid,
+ * cursig and pr_reg offsets on every 64-bit Linux): pr_reg is
+ * user_pt_regs (x0..x30, sp, pc, pstate), read under those names; its code
+ * is decoded as arm64 and the load's base register is the faulting pointer.
  */
-static void test_foreign_machine(void **state)
+static void test_aarch64_core(void **state)
 {
 	unsigned char st[392], ps[136];
+	uint64_t regs[34];
 	struct note notes[2];
 	struct prov_crash *c = NULL;
 	struct prov_buf out = PROV_BUF_INIT;
 	const char *path;
+	size_t i;
 
 	(void)state;
 	memset(st, 0, sizeof(st));
-	prstatus(st, 77, 11, 0x400123);
+	prstatus(st, 77, 11, 0);
+	for (i = 0; i < 34; i++)
+		regs[i] = 0x2000 + i;
+	regs[0] = 0;		/* x0: the NULL pointer */
+	regs[1] = 0x1000;	/* x1: an index */
+	regs[31] = 0x7ff000;	/* sp */
+	regs[32] = 0x400124;	/* pc */
+	regs[33] = 0x60000000;	/* pstate */
+	memcpy(st + 112, regs, sizeof(regs));
 	prpsinfo(ps, 77, "armprog", "./armprog");
 	notes[0] = (struct note){ NT_PRSTATUS, st, sizeof(st), NULL };
 	notes[1] = (struct note){ NT_PRPSINFO, ps, sizeof(ps), NULL };
@@ -168,25 +178,90 @@ static void test_foreign_machine(void **state)
 	assert_int_equal(c->machine, EM_AARCH64);
 	assert_int_equal(c->nthreads, 1);
 	assert_int_equal(c->threads[0].tid, 77);
+	assert_null(c->registers_note);
+	assert_int_equal(c->threads[0].nregs, 34);
+	assert_string_equal(c->threads[0].regs[0].name, "x0");
+	assert_string_equal(c->threads[0].regs[30].name, "x30");
+	assert_int_equal(c->threads[0].regs[30].value, 0x2000 + 30);
+	assert_string_equal(c->threads[0].regs[31].name, "sp");
+	assert_int_equal(c->threads[0].regs[31].value, 0x7ff000);
+	assert_string_equal(c->threads[0].regs[32].name, "pc");
+	assert_int_equal(c->threads[0].regs[32].value, 0x400124);
+	assert_string_equal(c->threads[0].regs[33].name, "pstate");
+	c->code = prov_xmalloc(8);
+	/* stp x29, x30, [sp, #-0x10]!; ldr x0, [x0, x1, lsl #3] */
+	memcpy(c->code, "\xfd\x7b\xbf\xa9\x00\x78\x61\xf8", 8);
+	c->code_len = 8;
+	c->code_addr = 0x400120;
+	c->code_pc = 0x400124;
+	prov_disasm_crash(c, 3, 3);
+	assert_int_equal(c->ninsns, 2);
+	assert_false(c->insns[0].current);
+	assert_true(c->insns[1].current);
+	assert_int_equal(c->insns[1].addr, 0x400124);
+	assert_string_equal(c->insns[1].text, "ldr     x0, [x0, x1, lsl #3]");
+	assert_null(c->insns_note);
+	assert_non_null(c->fault_operand);
+	assert_non_null(strstr(c->fault_operand, "`x0` = 0x0 (NULL base register)"));
+	assert_true(c->has_fault_base);
+	assert_string_equal(c->fault_base_reg, "x0");
+	assert_true(c->has_fault_ea);
+	assert_int_equal(c->fault_ea, 0x8000);	/* 0 + 0x1000 << 3 */
+	assert_int_equal(c->fault_size, 8);
+	assert_ok(prov_report_json(&out, c));
+	assert_non_null(strstr(out.buf, "\"x30\": \"0x201e\""));
+	assert_non_null(strstr(out.buf, "\"pstate\": \"0x60000000\""));
+	assert_null(strstr(out.buf, "instruction boundary"));
+	prov_buf_release(&out);
+	prov_crash_free(c);
+}
+
+/*
+ * A ppc64 core: its registers are not read and its code is not
+ * disassembled, and each says so plainly, never a misleading "not on an
+ * instruction boundary".
+ */
+static void test_foreign_machine(void **state)
+{
+	unsigned char st[504], ps[136];
+	struct note notes[2];
+	struct prov_crash *c = NULL;
+	struct prov_buf out = PROV_BUF_INIT;
+	const char *path;
+
+	(void)state;
+	memset(st, 0, sizeof(st));
+	prstatus(st, 77, 11, 0x400123);
+	prpsinfo(ps, 77, "ppcprog", "./ppcprog");
+	notes[0] = (struct note){ NT_PRSTATUS, st, sizeof(st), NULL };
+	notes[1] = (struct note){ NT_PRPSINFO, ps, sizeof(ps), NULL };
+	core_machine = EM_PPC64;
+	path = write_core("ppc64.core", ET_CORE, notes, 2, -1);
+	core_machine = EM_X86_64;
+	assert_ok(prov_core_analyze(&c, path, NULL));
+	assert_non_null(c);
+	assert_int_equal(c->machine, EM_PPC64);
+	assert_int_equal(c->nthreads, 1);
+	assert_int_equal(c->threads[0].tid, 77);
 	assert_null(c->threads[0].regs);
 	assert_non_null(c->registers_note);
-	assert_string_equal(c->registers_note, "registers of aarch64 cores are not read yet");
+	assert_string_equal(c->registers_note, "registers of ppc64 cores are not read");
 	c->code = prov_xmalloc(4);	/* bytes there: still not decoded as x86 */
-	memcpy(c->code, "\x00\x00\x40\xf9", 4);	/* ldr x0, [x0] */
+	memcpy(c->code, "\x00\x00\x63\xe8", 4);	/* ld r3, 0(r3) */
 	c->code_len = 4;
 	c->code_addr = c->code_pc = 0x400123;
 	prov_disasm_crash(c, 3, 3);
 	assert_int_equal(c->ninsns, 0);
 	assert_non_null(c->insns_note);
 	assert_string_equal(c->insns_note, "disassembly (and the crash patterns that read operands) "
-			    "of aarch64 cores is not supported");
+			    "of ppc64 cores is not supported");
 	assert_ok(prov_report_json(&out, c));
-	assert_non_null(strstr(out.buf, "\"registers_note\": \"registers of aarch64 cores are not read yet\""));
+	assert_non_null(strstr(out.buf, "\"registers_note\": \"registers of ppc64 cores are not read\""));
 	assert_non_null(strstr(out.buf, "\"instructions_note\": \"disassembly"));
 	assert_null(strstr(out.buf, "instruction boundary"));
 	prov_buf_release(&out);
 	assert_ok(prov_report_text(&out, c, PROV_REPORT_REGISTERS));
-	assert_non_null(strstr(out.buf, "no registers: registers of aarch64 cores are not read yet\n"));
+	assert_non_null(strstr(out.buf, "no registers: registers of ppc64 cores are not read\n"));
 	assert_non_null(strstr(out.buf, "no disassembly: disassembly (and the crash patterns"));
 	prov_buf_release(&out);
 	prov_crash_free(c);
@@ -339,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_notes),
 		cmocka_unit_test(test_tkill_and_cursig),
 		cmocka_unit_test(test_damaged),
+		cmocka_unit_test(test_aarch64_core),
 		cmocka_unit_test(test_foreign_machine),
 	};
 
