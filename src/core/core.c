@@ -124,6 +124,7 @@ struct core_ctx {
 	uint64_t entry;
 	int has_phdr;
 	uint64_t phdr, phnum;	/* AT_PHDR, AT_PHNUM: the executable's program headers */
+	uint64_t interp_base;	/* AT_BASE: the dynamic linker's load address; 0: none */
 	int has_vdso;
 	uint64_t vdso;	/* AT_SYSINFO_EHDR */
 	Dwfl_Module *vdso_mod;
@@ -475,6 +476,8 @@ static void note_auxv(struct core_ctx *x, const unsigned char *d, size_t n)
 			x->phdr = rdword(x, d + i + w);
 		} else if (type == AT_PHNUM) {
 			x->phnum = rdword(x, d + i + w);
+		} else if (type == AT_BASE) {
+			x->interp_base = rdword(x, d + i + w);
 		} else if (type == AT_SYSINFO_EHDR) {
 			x->has_vdso = 1;
 			x->vdso = rdword(x, d + i + w);
@@ -1033,7 +1036,10 @@ static int read_image_file(const struct core_ctx *x, const char *path, uint64_t 
 	memset(out, 0, sizeof(*out));
 	if (!path || path[0] != '/')
 		return -1;
-	fd = prov_root_open(x->sysroot, path, O_RDONLY | O_NONBLOCK);
+	/* --exe is a path on this machine, not under the sysroot */
+	fd = x->opts && x->opts->exe && strcmp(path, x->opts->exe) == 0
+		? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+		: prov_root_open(x->sysroot, path, O_RDONLY | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
@@ -2671,6 +2677,47 @@ static int exe_phdrs_from_file(const struct core_ctx *x, const char *path, unsig
 }
 
 /*
+ * The executable file's PT_INTERP (the dynamic linker's path), for a core
+ * that lacks the executable's read-only pages (QEMU's), where the link
+ * map's l_name of the dynamic linker points: new string or NULL.
+ */
+static char *exe_interp_from_file(const struct core_ctx *x, const char *path)
+{
+	int fd;
+	Elf *elf = NULL;
+	size_t phnum, i;
+	char *name = NULL;
+
+	if (!path || path[0] != '/')
+		return NULL;
+	fd = x->opts && x->opts->exe && strcmp(path, x->opts->exe) == 0
+		? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+		: prov_root_open(x->sysroot, path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return NULL;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	for (i = 0; elf && elf_kind(elf) == ELF_K_ELF && elf_getphdrnum(elf, &phnum) == 0 &&
+		    i < phnum && i < 512; i++) {
+		GElf_Phdr ph;
+		char buf[MAX_NAME + 1];
+		ssize_t got;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_INTERP)
+			continue;
+		if (ph.p_filesz < 2 || ph.p_filesz > MAX_NAME || ph.p_offset > INT64_MAX)
+			break;
+		got = pread(fd, buf, ph.p_filesz, (off_t)ph.p_offset);
+		if (got == (ssize_t)ph.p_filesz && buf[0] == '/' && memchr(buf, 0, ph.p_filesz))
+			name = prov_xstrdup(buf);
+		break;
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return name;
+}
+
+/*
  * Like libdwfl's dwfl_link_map_report: the executable's program headers
  * (AT_PHDR) give its load bias and PT_DYNAMIC; DT_DEBUG points at the
  * dynamic linker's struct r_debug, whose r_map is the link_map chain
@@ -2738,7 +2785,7 @@ static int link_map_files(struct core_ctx *x, int *exe_unknown)
 		*exe_unknown = 1;
 		exe = prov_xstrdup(x->c->process.executable ? x->c->process.executable : "[executable]");
 	}
-	add_file(x, &alloc, (bias + lo) & ~(uint64_t)4095, exe);
+	add_file(x, &alloc, (bias + lo) & ~(uint64_t)4095, exe);	/* the first: files[0] owns exe */
 	for (n = 0; dyn && n < dynsz / (2 * w) && n < 4096; n++) {
 		uint64_t tag;
 
@@ -2765,10 +2812,14 @@ static int link_map_files(struct core_ctx *x, int *exe_unknown)
 		l_name = rdword(x, e + w);
 		lm = rdword(x, e + 3 * w);
 		name = l_name ? core_string(x, l_name, MAX_NAME + 1) : NULL;
+		if (!name && l_name && x->interp_base && l_addr == x->interp_base)
+			name = exe_interp_from_file(x, exe);	/* PT_INTERP's string, not dumped */
 		if (!name)
 			continue;	/* the executable (empty name) */
 		/* the first mapping: the image's lowest PT_LOAD, page-aligned */
-		if (read_image(x, l_addr, &img) == 0 || read_image(x, l_addr & ~(uint64_t)4095, &img) == 0)
+		if (read_image(x, l_addr, &img) == 0 || read_image(x, l_addr & ~(uint64_t)4095, &img) == 0 ||
+		    /* QEMU dumps no read-only text: the file under the sysroot */
+		    read_image_file(x, name, l_addr & ~(uint64_t)4095, &img) == 0)
 			add_file(x, &alloc, l_addr & ~(uint64_t)4095, name);
 		else
 			free(name);	/* the vdso, or headers not in the core */
