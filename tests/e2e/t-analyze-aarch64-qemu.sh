@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# An aarch64 core written by QEMU's user mode (no NT_FILE, no text pages):
-# with --exe the executable is found from the core's auxv (AT_PHDR) and the
-# file's program headers; frames and their functions agree with eu-stack's
-# pcs and eu-addr2line on the executable; registers and disassembly say
-# plainly that aarch64 is not supported there (registers_note,
-# instructions_note), never "not on an instruction boundary".
-# Needs gcc-aarch64-linux-gnu and qemu-user (large: not in DEB_PACKAGES).
+# An aarch64 core written by QEMU's user mode (no NT_FILE, no text pages, no
+# siginfo): with --exe the executable is found from the core's auxv
+# (AT_PHDR) and the file's program headers; frames and their functions
+# agree with eu-stack's pcs and eu-addr2line on the executable, and with
+# gdb-multiarch on the same core: frames, registers (x0-x30, sp, pc,
+# pstate), the instruction at pc. The faulting load's base register is
+# NULL: the null-deref pattern from the operand (the crasher's source
+# dereferences a NULL pointer), no x86-only pattern; text and Markdown show
+# the registers and the code.
 . "$(dirname "$0")/lib.sh"
 can_dump_core
-for c in aarch64-linux-gnu-gcc qemu-aarch64 eu-stack eu-addr2line python3; do
-	command -v $c >/dev/null || skip "$c not installed (apt-get install gcc-aarch64-linux-gnu qemu-user)"
+for c in aarch64-linux-gnu-gcc qemu-aarch64 gdb-multiarch eu-stack eu-addr2line python3; do
+	command -v $c >/dev/null || skip "$c not installed (apt-get install gcc-aarch64-linux-gnu qemu-user gdb-multiarch)"
 done
 
 cat >"$T/crash.c" <<'C'
@@ -34,11 +36,27 @@ check_eq "$(json_get "$T/r.json" '" ".join(f["function"] or "??" for f in d["thr
 	"$want" "first three functions (eu-stack pcs, eu-addr2line names)"
 check_eq "$want" "deref middle main " "the crasher's own call chain"
 check_eq "$(json_get "$T/r.json" '[m["path"] for m in d["modules"]]')" "[\"$T/crash\"]" "the executable, once"
-check_eq "$(json_get "$T/r.json" 'd["registers_note"]')" "registers of aarch64 cores are not read yet" "registers note"
-check_match "$(json_get "$T/r.json" 'd["instructions_note"]')" '^disassembly .* of aarch64 cores is not supported$' \
-	"instructions note"
+
+gdb-multiarch -batch -ex 'set sysroot /' -ex "file $T/crash" -ex "core $core" -ex 'thread apply all bt' \
+	-ex 'info registers' -ex 'x/i $pc' >"$T/gdb.out" 2>&1
+python3 "$TOP/tests/e2e/check-gdb-aarch64.py" "$T/r.json" "$T/gdb.out" --min-frames 3 || fail "gdb-multiarch disagrees"
+check_eq "$(json_get "$T/r.json" 'd["registers_note"]')" "null" "no registers note"
+check_eq "$(json_get "$T/r.json" 'd["instructions_note"]')" "null" "no instructions note"
+# the crasher's source: deref(0) loads through its NULL argument (x0)
+check_eq "$(json_get "$T/r.json" '" ".join(p["id"] for p in d["crash"]["patterns"])')" "null-deref" "patterns"
+check_match "$(json_get "$T/r.json" 'd["crash"]["patterns"][0]["evidence"]')" '`x0` = 0x0' "evidence names the NULL base register"
 grep -q "instruction boundary" "$T/r.json" && fail "a misleading instruction-boundary note"
 python3 "$TOP/tests/e2e/check-schema.py" "$TOP/docs/schema/report.schema.json" "$T/r.json" || fail "schema"
+
 check_exit 0 "analyze (text)" -- "$PROVENANCE" analyze --exe "$T/crash" "$core"
-grep -q "^no registers: registers of aarch64 cores are not read yet" "$T/last.out" || fail "text lacks the registers line"
-echo "ok: text names what is not supported"
+pc=$(sed -n 's/^pc  *\(0x[0-9a-f]*\).*/\1/p' "$T/gdb.out")
+grep -q "^  => 0x0*${pc#0x}:  ldr " "$T/last.out" || fail "text lacks the instruction at pc $pc"
+grep -Eq "^  x30 +0x" "$T/last.out" && grep -Eq "  pstate +0x" "$T/last.out" || fail "text lacks the registers"
+grep -q "^no registers" "$T/last.out" && fail "text says no registers"
+echo "ok: text shows the registers and the code"
+
+# exit 1: no package or upstream is known for a test program (incomplete)
+check_exit 1 "resolve (Markdown)" -- "$PROVENANCE" resolve --exe "$T/crash" "$core" --format markdown
+grep -q "^=> 0x0*${pc#0x}:  ldr " "$T/last.out" || fail "Markdown lacks the instruction at pc"
+grep -Eq "^pc +0x0*${pc#0x} " "$T/last.out" || fail "Markdown lacks pc"
+echo "ok: Markdown shows pc and the code"
