@@ -5,6 +5,7 @@
  */
 #include <elf.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,6 +17,7 @@
 
 #include "core.h"
 #include "disasm.h"
+#include "patterns.h"
 #include "error.h"
 #include "report.h"
 #include "util.h"
@@ -213,6 +215,105 @@ static void test_aarch64_core(void **state)
 	assert_non_null(strstr(out.buf, "\"pstate\": \"0x60000000\""));
 	assert_null(strstr(out.buf, "instruction boundary"));
 	prov_buf_release(&out);
+	prov_crash_free(c);
+}
+
+/*
+ * i386 code is decoded as 32-bit x86 (capstone's CS_MODE_32) and its load's
+ * base register read from the core's i386 registers.
+ */
+static void test_i386_disasm(void **state)
+{
+	struct prov_crash *c = prov_crash_new(PROV_INPUT_CORE, "i386.core");
+	struct prov_thread *t = prov_crash_add_thread(c);
+
+	(void)state;
+	c->machine = EM_386;
+	t->crashed = 1;
+	c->has_crashed_thread = 1;
+	c->crashed_thread = 0;
+	t->regs = prov_xcalloc(2, sizeof(*t->regs));
+	t->nregs = 2;
+	memcpy(t->regs[0].name, "eax", 4);
+	t->regs[0].value = 0;
+	memcpy(t->regs[1].name, "eip", 4);
+	t->regs[1].value = 0x8049003;
+	c->code = prov_xmalloc(6);
+	/* push ebp; mov ebp, esp; mov eax, dword ptr [eax + 0xc] */
+	memcpy(c->code, "\x55\x89\xe5\x8b\x40\x0c", 6);
+	c->code_len = 6;
+	c->code_addr = 0x8049000;
+	c->code_pc = 0x8049003;
+	prov_disasm_crash(c, 3, 3);
+	assert_int_equal(c->ninsns, 3);
+	assert_true(c->insns[2].current);
+	assert_string_equal(c->insns[2].text, "mov     eax, dword ptr [eax + 0xc]");
+	assert_true(c->has_fault_base);
+	assert_string_equal(c->fault_base_reg, "eax");
+	assert_true(c->has_fault_ea);
+	assert_int_equal(c->fault_ea, 0xc);
+	assert_int_equal(c->fault_size, 4);
+	prov_crash_free(c);
+}
+
+/* A crash with one crashed thread whose only register is `sp` (or `rsp`). */
+static struct prov_crash *pattern_crash(int machine, const char *spname, uint64_t sp, uint64_t addr)
+{
+	struct prov_crash *c = prov_crash_new(PROV_INPUT_CORE, "p.core");
+	struct prov_thread *t = prov_crash_add_thread(c);
+	struct prov_frame *f = prov_thread_add_frame(t);
+
+	c->machine = machine;
+	t->crashed = 1;
+	c->has_crashed_thread = 1;
+	c->crashed_thread = 0;
+	f->has_pc = 1;
+	f->pc = 0x400100;
+	t->regs = prov_xcalloc(1, sizeof(*t->regs));
+	t->nregs = 1;
+	memcpy(t->regs[0].name, spname, strlen(spname) + 1);
+	t->regs[0].value = sp;
+	c->has_signal = 1;
+	c->signal.number = SIGSEGV;
+	c->signal.has_code = 1;
+	c->signal.code = 1;
+	c->signal.has_addr = 1;
+	c->signal.addr = addr;
+	return c;
+}
+
+static const char *pattern_ids(struct prov_crash *c, char *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < c->npatterns && n + strlen(c->patterns[i].id) + 2 < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? " " : "", c->patterns[i].id);
+	return buf;
+}
+
+/*
+ * Patterns on aarch64: the stack pointer is `sp` (a fault just below it is
+ * a stack overflow), and x86-64's canonical-address rule does not apply
+ * (a fault address with high bits set is no "non-canonical" there).
+ */
+static void test_aarch64_patterns(void **state)
+{
+	struct prov_crash *c;
+	char ids[128];
+
+	(void)state;
+	c = pattern_crash(EM_AARCH64, "sp", 0x7ffff0001000, 0x7ffff0000ff0);
+	prov_patterns_detect(c);
+	assert_string_equal(pattern_ids(c, ids, sizeof(ids)), "stack-overflow");
+	prov_crash_free(c);
+	c = pattern_crash(EM_AARCH64, "sp", 0x7ffff0001000, 0xdead000000000000);
+	prov_patterns_detect(c);
+	assert_string_equal(pattern_ids(c, ids, sizeof(ids)), "");
+	prov_crash_free(c);
+	c = pattern_crash(EM_X86_64, "rsp", 0x7ffff0001000, 0xdead000000000000);
+	prov_patterns_detect(c);
+	assert_string_equal(pattern_ids(c, ids, sizeof(ids)), "non-canonical");
 	prov_crash_free(c);
 }
 
@@ -415,6 +516,8 @@ int main(void)
 		cmocka_unit_test(test_tkill_and_cursig),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_aarch64_core),
+		cmocka_unit_test(test_i386_disasm),
+		cmocka_unit_test(test_aarch64_patterns),
 		cmocka_unit_test(test_foreign_machine),
 	};
 
