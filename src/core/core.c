@@ -1047,6 +1047,7 @@ static int read_image_file(const struct core_ctx *x, const char *path, uint64_t 
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
 	    eh.e_ident[EI_CLASS] != (x->is64 ? ELFCLASS64 : ELFCLASS32) ||
+	    (x->machine && eh.e_machine != x->machine) ||	/* the host's x86-64 libc for an aarch64 core */
 	    (eh.e_type != ET_DYN && eh.e_type != ET_EXEC) || elf_getphdrnum(elf, &phnum) < 0 ||
 	    phnum > 512)
 		goto cleanup;

@@ -63,6 +63,15 @@ check_eq "$(json_get "$T/thr.json" '" ".join(p["id"] for p in d["crash"]["patter
 # n->value: offset 16 from the NULL node
 check_match "$(json_get "$T/thr.json" 'd["crash"]["patterns"][0]["evidence"]')" 'address is 0x10 ' "null-deref at the field's offset"
 python3 "$TOP/tests/e2e/check-schema.py" "$TOP/docs/schema/report.schema.json" "$T/thr.json" || fail "schema"
+# a sysroot holding this machine's x86-64 libc at the aarch64 path: refused
+# (a QEMU core has no build ID to check it against; its machine differs)
+hostlibc=$(ldd /bin/sh | sed -n 's/.*libc.so.6 => \([^ ]*\).*/\1/p')
+if [ -n "$hostlibc" ]; then
+	mkdir -p "$T/wrong/lib" && cp "$hostlibc" "$T/wrong/lib/libc.so.6"
+	"$PROVENANCE" analyze --sysroot "$T/wrong" --exe "$T/thr" "$core" --format json >"$T/wrong.json" 2>/dev/null
+	check_eq "$(json_get "$T/wrong.json" "[m['path'] for m in d['modules'] if m['path'] == '/lib/libc.so.6']")" "[]" \
+		"an x86-64 libc under --sysroot is no module of an aarch64 core"
+fi
 
 cat >"$T/cxx.cc" <<'C'
 #include <cstdio>
