@@ -150,9 +150,9 @@ static void test_is_core(void **state)
  */
 static void test_aarch64_core(void **state)
 {
-	unsigned char st[392], ps[136];
+	unsigned char st[392], ps[136], si[128];
 	uint64_t regs[34];
-	struct note notes[2];
+	struct note notes[3];
 	struct prov_crash *c = NULL;
 	struct prov_buf out = PROV_BUF_INIT;
 	const char *path;
@@ -172,8 +172,10 @@ static void test_aarch64_core(void **state)
 	prpsinfo(ps, 77, "armprog", "./armprog");
 	notes[0] = (struct note){ NT_PRSTATUS, st, sizeof(st), NULL };
 	notes[1] = (struct note){ NT_PRPSINFO, ps, sizeof(ps), NULL };
+	siginfo(si, 11, 1, 0x8000);	/* SIGSEGV, SEGV_MAPERR: the kernel's siginfo */
+	notes[2] = (struct note){ NT_SIGINFO, si, sizeof(si), NULL };
 	core_machine = EM_AARCH64;
-	path = write_core("aarch64.core", ET_CORE, notes, 2, -1);
+	path = write_core("aarch64.core", ET_CORE, notes, 3, -1);
 	core_machine = EM_X86_64;
 	assert_ok(prov_core_analyze(&c, path, NULL));
 	assert_non_null(c);
@@ -181,6 +183,8 @@ static void test_aarch64_core(void **state)
 	assert_int_equal(c->nthreads, 1);
 	assert_int_equal(c->threads[0].tid, 77);
 	assert_null(c->registers_note);
+	assert_true(c->signal.has_addr);	/* the fault address: siginfo's si_addr */
+	assert_int_equal(c->signal.addr, 0x8000);
 	assert_int_equal(c->threads[0].nregs, 34);
 	assert_string_equal(c->threads[0].regs[0].name, "x0");
 	assert_string_equal(c->threads[0].regs[30].name, "x30");
