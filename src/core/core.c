@@ -2957,7 +2957,7 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 	x.c->machine = x.machine;
 	if (x.machine != EM_X86_64 && x.machine != EM_386 &&
 	    !(x.machine == EM_AARCH64 && x.is64))
-		x.c->registers_note = prov_xasprintf("registers of %s cores are not read",
+		x.c->registers_note = prov_xasprintf("registers of %s cores are not read yet",
 						     prov_machine_name(x.machine));
 	fill_process(&x);
 
