@@ -2048,6 +2048,15 @@ static void mark_handler_frames(struct prov_thread *t)
 			t->frames[i].in_handler = 1;
 }
 
+/*
+ * The stack pointer's DWARF register number (x86-64 rsp 7, i386 esp 4,
+ * aarch64 sp 31); 0: not known here (frames are then told apart by pc only).
+ */
+static unsigned int dwarf_sp_reg(int machine)
+{
+	return machine == EM_X86_64 ? 7 : machine == EM_386 ? 4 : machine == EM_AARCH64 ? 31 : 0;
+}
+
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct core_ctx *x = arg;
@@ -2055,7 +2064,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	Dwarf_Addr pc, adj;
 	bool isact;
 	Dwarf_Word sp = 0;
-	unsigned int spreg = x->machine == EM_X86_64 ? 7 : x->machine == EM_386 ? 4 : 0;
+	unsigned int spreg = dwarf_sp_reg(x->machine);
 	size_t first;
 
 	if (!dwfl_frame_pc(state, &pc, &isact)) {
@@ -2090,7 +2099,8 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	if (x->synth_pc && pc == x->synth_pc)
 		return DWARF_CB_OK;	/* libdwfl found the caller we made up: once is enough */
 	if (sp) {
-		unsigned int fpreg = x->machine == EM_X86_64 ? 6 : x->machine == EM_386 ? 5 : 0;
+		unsigned int fpreg = x->machine == EM_X86_64 ? 6 : x->machine == EM_386 ? 5 :
+				     x->machine == EM_AARCH64 ? 29 : 0;
 		Dwarf_Word fp = 0;
 		struct chain_memo *e;
 
@@ -2158,6 +2168,21 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 			return DWARF_CB_ABORT;
 		}
 	}
+	/*
+	 * aarch64: blr keeps the return address in x30 (lr), not on the stack;
+	 * libdwfl's fallback there takes the frame record at x29 as the
+	 * nowhere function's own and so skips the caller's caller.
+	 */
+	if (t->nframes == 1 && !t->frames[0].inlined && x->machine == EM_AARCH64 &&
+	    sp && !dwfl_addrmodule(x->dwfl, pc)) {
+		Dwarf_Word lr;
+
+		if (dwfl_frame_reg(state, 30, &lr) == 0 && lr && dwfl_addrmodule(x->dwfl, lr)) {
+			x->wild_ret = lr;
+			x->wild_sp = sp;
+			return DWARF_CB_ABORT;
+		}
+	}
 	return DWARF_CB_OK;
 }
 
@@ -2166,7 +2191,12 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 struct resume_arg {
 	struct core_ctx *x;
 	pid_t tid;
-	Dwarf_Word regs[17];	/* x86-64 DWARF numbering: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
+	/* x86-64 DWARF numbering: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip;
+	 * aarch64: x0-x30 sp, and pc apart */
+	Dwarf_Word regs[32];
+	unsigned int nregs;
+	int has_pc;
+	Dwarf_Word pc;
 };
 
 static pid_t resume_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -2196,7 +2226,11 @@ static bool resume_set_registers(Dwfl_Thread *thread, void *thread_arg)
 {
 	struct resume_arg *a = thread_arg;
 
-	return dwfl_thread_state_registers(thread, 0, 17, a->regs);
+	if (!dwfl_thread_state_registers(thread, 0, a->nregs, a->regs))
+		return false;
+	if (a->has_pc)
+		dwfl_thread_state_register_pc(thread, a->pc);
+	return true;
 }
 
 static const Dwfl_Thread_Callbacks resume_callbacks = {
@@ -2238,16 +2272,34 @@ static int resume_unwind(struct core_ctx *x, struct prov_thread *t, pid_t tid)
 	memset(&a, 0, sizeof(a));
 	a.x = x;
 	a.tid = tid;
-	for (i = 0; i < 17; i++) {
-		for (k = 0; k < t->nregs; k++)
-			if (strcmp(t->regs[k].name, dw[i]) == 0)
-				break;
-		if (k == t->nregs)
-			return -1;
-		a.regs[i] = t->regs[k].value;
+	if (x->machine == EM_AARCH64) {
+		/* blr pushed nothing: the caller resumes at lr with the same sp */
+		a.nregs = 32;
+		for (i = 0; i < 32; i++) {
+			const char *name = aarch64_regs[i];
+
+			for (k = 0; k < t->nregs && strcmp(t->regs[k].name, name) != 0; k++)
+				;
+			if (k == t->nregs)
+				return -1;
+			a.regs[i] = t->regs[k].value;
+		}
+		a.regs[31] = x->wild_sp;
+		a.has_pc = 1;
+		a.pc = x->wild_ret;
+	} else {
+		a.nregs = 17;
+		for (i = 0; i < 17; i++) {
+			for (k = 0; k < t->nregs; k++)
+				if (strcmp(t->regs[k].name, dw[i]) == 0)
+					break;
+			if (k == t->nregs)
+				return -1;
+			a.regs[i] = t->regs[k].value;
+		}
+		a.regs[7] = x->wild_sp + 8;
+		a.regs[16] = x->wild_ret;
 	}
-	a.regs[7] = x->wild_sp + 8;
-	a.regs[16] = x->wild_ret;
 
 	x->vdso_image = NULL;
 	x->vdso_mod = NULL;
@@ -2340,7 +2392,8 @@ static void note_missing_stacks(struct core_ctx *x)
 		char *msg;
 
 		for (k = 0; k < t->nregs; k++)
-			if (!strcmp(t->regs[k].name, "rsp") || !strcmp(t->regs[k].name, "esp"))
+			if (!strcmp(t->regs[k].name, "rsp") || !strcmp(t->regs[k].name, "esp") ||
+			    !strcmp(t->regs[k].name, "sp"))	/* aarch64 */
 				break;
 		if (k == t->nregs || core_read(x, t->regs[k].value, raw, x->is64 ? 8 : 4) == 0)
 			continue;

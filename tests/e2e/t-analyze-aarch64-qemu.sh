@@ -7,7 +7,9 @@
 # pstate), the instruction at pc. The faulting load's base register is
 # NULL: the null-deref pattern from the operand (the crasher's source
 # dereferences a NULL pointer), no x86-only pattern; text and Markdown show
-# the registers and the code.
+# the registers and the code. Two more static crashers against gdb: a
+# recursion (the same return pc in every level) and a call through a NULL
+# function pointer (pc 0, the caller from lr).
 . "$(dirname "$0")/lib.sh"
 can_dump_core
 for c in aarch64-linux-gnu-gcc qemu-aarch64 gdb-multiarch eu-stack eu-addr2line python3; do
@@ -60,3 +62,42 @@ check_exit 1 "resolve (Markdown)" -- "$PROVENANCE" resolve --exe "$T/crash" "$co
 grep -q "^=> 0x0*${pc#0x}:  ldr " "$T/last.out" || fail "Markdown lacks the instruction at pc"
 grep -Eq "^pc +0x0*${pc#0x} " "$T/last.out" || fail "Markdown lacks pc"
 echo "ok: Markdown shows pc and the code"
+
+# aarch64_core NAME SOURCE: build $T/NAME (static) and crash it under qemu-aarch64; prints the core
+aarch64_core() {
+	printf '%s\n' "$2" >"$T/$1.c"
+	aarch64-linux-gnu-gcc -g -O1 -static -o "$T/$1" "$T/$1.c" 2>/dev/null || fail "cannot build $1.c"
+	rm -f "$T"/qemu_"$1"_*.core
+	( cd "$T" && ulimit -c unlimited && exec qemu-aarch64 "./$1" ) >/dev/null 2>&1
+	rm -f "$T/core"
+	ls "$T"/qemu_"$1"_*.core 2>/dev/null | head -1
+}
+
+# a recursion: every level returns to the same pc (told apart by sp, not
+# taken for an unwinder loop)
+core=$(aarch64_core rec '#include <stdio.h>
+__attribute__((noinline)) int rec(int *p, int n) { if (n == 0) return *p; return rec(p, n - 1) + 1; }
+int main(void) { printf("%d\n", rec(0, 5)); return 0; }')
+[ -n "$core" ] || fail "qemu-aarch64 wrote no core for rec"
+check_exit 0 "analyze (recursion)" -- "$PROVENANCE" analyze --exe "$T/rec" "$core" --format json
+cp "$T/last.out" "$T/rec.json"
+gdb-multiarch -batch -ex 'set sysroot /' -ex "file $T/rec" -ex "core $core" -ex 'thread apply all bt' \
+	-ex 'info registers' -ex 'x/i $pc' >"$T/rec.gdb" 2>&1
+python3 "$TOP/tests/e2e/check-gdb-aarch64.py" "$T/rec.json" "$T/rec.gdb" --min-frames 7 || fail "gdb-multiarch disagrees (recursion)"
+check_eq "$(json_get "$T/rec.json" '[f["function"] for f in d["threads"][0]["frames"][:7]].count("rec")')" 6 \
+	"rec(0, 5): six rec frames (source)"
+
+# a call through a NULL function pointer: pc 0, the caller is lr (x30)
+core=$(aarch64_core bc '#include <stdio.h>
+typedef int (*fn_t)(int);
+__attribute__((noinline)) int call_it(fn_t f, int v) { return f(v) + 1; }
+int main(void) { printf("%d\n", call_it(NULL, 3)); return 0; }')
+[ -n "$core" ] || fail "qemu-aarch64 wrote no core for bc"
+check_exit 0 "analyze (call through NULL)" -- "$PROVENANCE" analyze --exe "$T/bc" "$core" --format json
+cp "$T/last.out" "$T/bc.json"
+gdb-multiarch -batch -ex 'set sysroot /' -ex "file $T/bc" -ex "core $core" -ex 'thread apply all bt' \
+	-ex 'info registers' >"$T/bc.gdb" 2>&1
+python3 "$TOP/tests/e2e/check-gdb-aarch64.py" "$T/bc.json" "$T/bc.gdb" --min-frames 3 --no-insn || fail "gdb-multiarch disagrees (call through NULL)"
+check_eq "$(json_get "$T/bc.json" '[f["function"] for f in d["threads"][0]["frames"][1:3]]')" '["call_it", "main"]' \
+	"the callers (source)"
+check_eq "$(json_get "$T/bc.json" '" ".join(p["id"] for p in d["crash"]["patterns"])')" "bad-call" "patterns (call through NULL)"
