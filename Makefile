@@ -286,7 +286,8 @@ deps:
 		mkdir -p tests/debs && (cd tests/debs && apt-get download -qq $$p 2>/dev/null) || \
 			echo "cannot download the Debian package $$p (tests that unpack it will skip)" >&2; \
 	done
-	$(Q)why=$$(tests/e2e/arm64-root.sh "$$PWD/tests/debs/arm64-root") || \
+	$(Q)if [ "$$(id -u)" != 0 ]; then SUDO="sudo -n"; else SUDO=; fi; \
+	why=$$($$SUDO tests/e2e/arm64-root.sh "$$PWD/tests/debs/arm64-root") || \
 		echo "no Debian arm64 root: $$why (t-analyze-aarch64-python will skip)" >&2
 
 check: all $(UNIT_TESTS)
