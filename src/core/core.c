@@ -42,6 +42,12 @@ char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 #ifndef NT_SIGINFO
 #define NT_SIGINFO 0x53494749
 #endif
+#ifndef NT_ARM_PAC_MASK
+#define NT_ARM_PAC_MASK 0x406
+#endif
+/* resumed unwindings (a call to nowhere, PAC-signed return addresses) */
+#define MAX_RESUMES_PER_THREAD 64
+#define MAX_RESUMES 2048
 
 #define MAX_NOTES ((size_t)PROV_MAX_THREADS * 64)
 #define MAX_FILE_ENTRIES ((size_t)1 << 20)
@@ -149,6 +155,14 @@ struct core_ctx {
 	uint64_t synth_pc;	/* a caller frame made from [sp] after a jump to nowhere */
 	uint64_t wild_ret, wild_sp;	/* a call to nowhere: its return address and sp */
 	int resume_first;	/* the next frame is a caller's (a return address) */
+	/* aarch64: a return address signed by pointer authentication (PAC),
+	 * which libdwfl 0.188 does not strip: unwinding resumes from that
+	 * frame's registers (x0-x30, sp) with the stripped pc (wild_ret) */
+	int pac_resume;
+	Dwarf_Word pac_regs[32];
+	size_t nresumes;	/* resumed unwindings in the whole core (capped) */
+	int has_pac_mask;
+	uint64_t pac_insn_mask;	/* NT_ARM_PAC_MASK's insn_mask */
 
 	/* Frames made for a pc, reused: threads parked in the same few places
 	 * (a pool of workers in futex_wait) would look the same symbols and
@@ -522,6 +536,12 @@ static int parse_notes(struct core_ctx *x, const GElf_Phdr *ph, size_t *nnotes)
 				break;
 			case NT_PRPSINFO:
 				note_prpsinfo(x, desc, nh.n_descsz);
+				break;
+			case NT_ARM_PAC_MASK:	/* { data_mask, insn_mask } */
+				if (x->machine == EM_AARCH64 && !x->has_pac_mask && nh.n_descsz >= 16) {
+					x->pac_insn_mask = rd64(x, desc + 8);
+					x->has_pac_mask = 1;
+				}
 				break;
 			case NT_SIGINFO:
 				note_siginfo(x, desc, nh.n_descsz);
@@ -2049,6 +2069,30 @@ static void mark_handler_frames(struct prov_thread *t)
 }
 
 /*
+ * aarch64: a caller's pc with pointer-authentication bits (above the 48-bit
+ * user address space, or NT_ARM_PAC_MASK's insn_mask) whose stripped value
+ * is in a module: keep this frame's registers and the stripped pc for
+ * thread_cb to resume from (libdwfl 0.188 would go on from the signed
+ * value: wrong frames). 1 when so.
+ */
+static int pac_signed(struct core_ctx *x, Dwfl_Frame *state, Dwarf_Addr pc, Dwarf_Word sp)
+{
+	uint64_t stripped = x->has_pac_mask ? pc & ~x->pac_insn_mask : pc & 0xffffffffffffULL;
+	unsigned int i;
+
+	if (stripped == pc || !sp || !dwfl_addrmodule(x->dwfl, stripped))
+		return 0;
+	for (i = 0; i < 32; i++)
+		if (dwfl_frame_reg(state, i, &x->pac_regs[i]) != 0)
+			x->pac_regs[i] = 0;	/* not known here: CFI restores what callers need */
+	x->pac_regs[31] = sp;
+	x->pac_resume = 1;
+	x->wild_ret = stripped;
+	x->wild_sp = sp;
+	return 1;
+}
+
+/*
  * The stack pointer's DWARF register number (x86-64 rsp 7, i386 esp 4,
  * aarch64 sp 31); 0: not known here (frames are then told apart by pc only).
  */
@@ -2079,6 +2123,8 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	}
 	if (spreg && dwfl_frame_reg(state, spreg, &sp) != 0)
 		sp = 0;
+	if (t->nframes && x->machine == EM_AARCH64 && pac_signed(x, state, pc, sp))
+		return DWARF_CB_ABORT;	/* thread_cb resumes from the stripped pc */
 	if (x->have_last && pc == x->last_pc && sp == x->last_sp) {
 		free(t->unwind_error);
 		t->unwind_error = prov_xasprintf("unwinder loop: frame at pc 0x%" PRIx64
@@ -2272,7 +2318,13 @@ static int resume_unwind(struct core_ctx *x, struct prov_thread *t, pid_t tid)
 	memset(&a, 0, sizeof(a));
 	a.x = x;
 	a.tid = tid;
-	if (x->machine == EM_AARCH64) {
+	if (x->machine == EM_AARCH64 && x->pac_resume) {
+		/* the signed frame's own registers, its pc stripped */
+		a.nregs = 32;
+		memcpy(a.regs, x->pac_regs, sizeof(a.regs));
+		a.has_pc = 1;
+		a.pc = x->wild_ret;
+	} else if (x->machine == EM_AARCH64) {
 		/* blr pushed nothing: the caller resumes at lr with the same sp */
 		a.nregs = 32;
 		for (i = 0; i < 32; i++) {
@@ -2300,6 +2352,10 @@ static int resume_unwind(struct core_ctx *x, struct prov_thread *t, pid_t tid)
 		a.regs[7] = x->wild_sp + 8;
 		a.regs[16] = x->wild_ret;
 	}
+	/* taken: the unwinding below may ask for another resume */
+	x->wild_ret = 0;
+	x->pac_resume = 0;
+	x->nresumes++;
 
 	x->vdso_image = NULL;
 	x->vdso_mod = NULL;
@@ -2338,7 +2394,7 @@ static int thread_cb(Dwfl_Thread *thread, void *arg)
 	struct prov_crash *c = x->c;
 	pid_t tid = dwfl_thread_tid(thread);
 	struct prov_thread *t;
-	size_t i;
+	size_t i, n;
 	int rc;
 
 	for (i = 0; i < c->nthreads; i++)
@@ -2362,6 +2418,7 @@ static int thread_cb(Dwfl_Thread *thread, void *arg)
 	x->have_last = 0;
 	x->synth_pc = 0;
 	x->wild_ret = 0;
+	x->pac_resume = 0;
 	x->chain_hit = 0;
 	x->sig_seen = x->sig_next = x->sig_valid = 0;
 	rc = dwfl_thread_getframes(thread, frame_cb, x);
@@ -2369,13 +2426,28 @@ static int thread_cb(Dwfl_Thread *thread, void *arg)
 	x->sig_next = 0;
 	if (x->chain_hit)
 		return DWARF_CB_OK;
-	if (x->wild_ret) {
-		if (resume_unwind(x, t, tid) < 0 &&
-		    add_pc_frames(x, t, x->wild_ret, x->wild_ret - 1) == 0)
-			x->synth_pc = x->wild_ret;
-		x->wild_ret = 0;
-		return DWARF_CB_OK;
+	for (n = 0; x->wild_ret; n++) {
+		uint64_t ret = x->wild_ret;
+
+		if (n >= MAX_RESUMES_PER_THREAD || x->nresumes >= MAX_RESUMES) {
+			free(t->unwind_error);
+			t->unwind_error = prov_xasprintf("stopped at 0x%" PRIx64 ": too many "
+							 "pointer-authenticated or wild return "
+							 "addresses to unwind from", ret);
+			x->wild_ret = 0;
+			x->pac_resume = 0;
+			break;
+		}
+		if (resume_unwind(x, t, tid) < 0) {
+			if (add_pc_frames(x, t, ret, ret - 1) == 0)
+				x->synth_pc = ret;
+			x->wild_ret = 0;
+			x->pac_resume = 0;
+		}
+		t = &c->threads[i];
 	}
+	if (n)
+		return DWARF_CB_OK;
 	if (rc < 0 && !t->unwind_error)
 		t->unwind_error = prov_xstrdup(dwfl_errmsg(-1));
 	return DWARF_CB_OK;
