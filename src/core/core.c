@@ -42,6 +42,12 @@ char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 #ifndef NT_SIGINFO
 #define NT_SIGINFO 0x53494749
 #endif
+#ifndef NT_ARM_PAC_MASK
+#define NT_ARM_PAC_MASK 0x406
+#endif
+/* resumed unwindings (a call to nowhere, PAC-signed return addresses) */
+#define MAX_RESUMES_PER_THREAD 64
+#define MAX_RESUMES 2048
 
 #define MAX_NOTES ((size_t)PROV_MAX_THREADS * 64)
 #define MAX_FILE_ENTRIES ((size_t)1 << 20)
@@ -58,6 +64,13 @@ static const char *const x86_64_regs[] = {
 static const char *const i386_regs[] = {
 	"ebx", "ecx", "edx", "esi", "edi", "ebp", "eax", "ds", "es", "fs",
 	"gs", "orig_eax", "eip", "cs", "eflags", "esp", "ss",
+};
+/* aarch64 user_pt_regs order (struct user_pt_regs in asm/ptrace.h). */
+static const char *const aarch64_regs[] = {
+	"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10",
+	"x11", "x12", "x13", "x14", "x15", "x16", "x17", "x18", "x19", "x20",
+	"x21", "x22", "x23", "x24", "x25", "x26", "x27", "x28", "x29", "x30",
+	"sp", "pc", "pstate",
 };
 
 struct nt_file_entry {
@@ -117,6 +130,7 @@ struct core_ctx {
 	uint64_t entry;
 	int has_phdr;
 	uint64_t phdr, phnum;	/* AT_PHDR, AT_PHNUM: the executable's program headers */
+	uint64_t interp_base;	/* AT_BASE: the dynamic linker's load address; 0: none */
 	int has_vdso;
 	uint64_t vdso;	/* AT_SYSINFO_EHDR */
 	Dwfl_Module *vdso_mod;
@@ -141,6 +155,14 @@ struct core_ctx {
 	uint64_t synth_pc;	/* a caller frame made from [sp] after a jump to nowhere */
 	uint64_t wild_ret, wild_sp;	/* a call to nowhere: its return address and sp */
 	int resume_first;	/* the next frame is a caller's (a return address) */
+	/* aarch64: a return address signed by pointer authentication (PAC),
+	 * which libdwfl 0.188 does not strip: unwinding resumes from that
+	 * frame's registers (x0-x30, sp) with the stripped pc (wild_ret) */
+	int pac_resume;
+	Dwarf_Word pac_regs[32];
+	size_t nresumes;	/* resumed unwindings in the whole core (capped) */
+	int has_pac_mask;
+	uint64_t pac_insn_mask;	/* NT_ARM_PAC_MASK's insn_mask */
 
 	/* Frames made for a pc, reused: threads parked in the same few places
 	 * (a pool of workers in futex_wait) would look the same symbols and
@@ -339,6 +361,10 @@ static int note_prstatus(struct core_ctx *x, const unsigned char *d, size_t n)
 	} else if (x->machine == EM_386 && !x->is64) {
 		names = i386_regs;
 		nregs = sizeof(i386_regs) / sizeof(i386_regs[0]);
+	} else if (x->machine == EM_AARCH64 && x->is64) {
+		/* elf_prstatus has the same LP64 layout: pr_reg at 112 */
+		names = aarch64_regs;
+		nregs = sizeof(aarch64_regs) / sizeof(aarch64_regs[0]);
 	}
 	if (names && n >= off_regs + nregs * wsz) {
 		t->regs = prov_xcalloc(nregs, sizeof(*t->regs));
@@ -464,6 +490,8 @@ static void note_auxv(struct core_ctx *x, const unsigned char *d, size_t n)
 			x->phdr = rdword(x, d + i + w);
 		} else if (type == AT_PHNUM) {
 			x->phnum = rdword(x, d + i + w);
+		} else if (type == AT_BASE) {
+			x->interp_base = rdword(x, d + i + w);
 		} else if (type == AT_SYSINFO_EHDR) {
 			x->has_vdso = 1;
 			x->vdso = rdword(x, d + i + w);
@@ -508,6 +536,12 @@ static int parse_notes(struct core_ctx *x, const GElf_Phdr *ph, size_t *nnotes)
 				break;
 			case NT_PRPSINFO:
 				note_prpsinfo(x, desc, nh.n_descsz);
+				break;
+			case NT_ARM_PAC_MASK:	/* { data_mask, insn_mask } */
+				if (x->machine == EM_AARCH64 && !x->has_pac_mask && nh.n_descsz >= 16) {
+					x->pac_insn_mask = rd64(x, desc + 8);
+					x->has_pac_mask = 1;
+				}
 				break;
 			case NT_SIGINFO:
 				note_siginfo(x, desc, nh.n_descsz);
@@ -1022,7 +1056,10 @@ static int read_image_file(const struct core_ctx *x, const char *path, uint64_t 
 	memset(out, 0, sizeof(*out));
 	if (!path || path[0] != '/')
 		return -1;
-	fd = prov_root_open(x->sysroot, path, O_RDONLY | O_NONBLOCK);
+	/* --exe is a path on this machine, not under the sysroot */
+	fd = x->opts && x->opts->exe && strcmp(path, x->opts->exe) == 0
+		? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+		: prov_root_open(x->sysroot, path, O_RDONLY | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
@@ -1030,6 +1067,7 @@ static int read_image_file(const struct core_ctx *x, const char *path, uint64_t 
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
 	    eh.e_ident[EI_CLASS] != (x->is64 ? ELFCLASS64 : ELFCLASS32) ||
+	    (x->machine && eh.e_machine != x->machine) ||	/* the host's x86-64 libc for an aarch64 core */
 	    (eh.e_type != ET_DYN && eh.e_type != ET_EXEC) || elf_getphdrnum(elf, &phnum) < 0 ||
 	    phnum > 512)
 		goto cleanup;
@@ -2030,6 +2068,39 @@ static void mark_handler_frames(struct prov_thread *t)
 			t->frames[i].in_handler = 1;
 }
 
+/*
+ * aarch64: a caller's pc with pointer-authentication bits (above the 48-bit
+ * user address space, or NT_ARM_PAC_MASK's insn_mask) whose stripped value
+ * is in a module: keep this frame's registers and the stripped pc for
+ * thread_cb to resume from (libdwfl 0.188 would go on from the signed
+ * value: wrong frames). 1 when so.
+ */
+static int pac_signed(struct core_ctx *x, Dwfl_Frame *state, Dwarf_Addr pc, Dwarf_Word sp)
+{
+	uint64_t stripped = x->has_pac_mask ? pc & ~x->pac_insn_mask : pc & 0xffffffffffffULL;
+	unsigned int i;
+
+	if (stripped == pc || !sp || !dwfl_addrmodule(x->dwfl, stripped))
+		return 0;
+	for (i = 0; i < 32; i++)
+		if (dwfl_frame_reg(state, i, &x->pac_regs[i]) != 0)
+			x->pac_regs[i] = 0;	/* not known here: CFI restores what callers need */
+	x->pac_regs[31] = sp;
+	x->pac_resume = 1;
+	x->wild_ret = stripped;
+	x->wild_sp = sp;
+	return 1;
+}
+
+/*
+ * The stack pointer's DWARF register number (x86-64 rsp 7, i386 esp 4,
+ * aarch64 sp 31); 0: not known here (frames are then told apart by pc only).
+ */
+static unsigned int dwarf_sp_reg(int machine)
+{
+	return machine == EM_X86_64 ? 7 : machine == EM_386 ? 4 : machine == EM_AARCH64 ? 31 : 0;
+}
+
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct core_ctx *x = arg;
@@ -2037,7 +2108,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	Dwarf_Addr pc, adj;
 	bool isact;
 	Dwarf_Word sp = 0;
-	unsigned int spreg = x->machine == EM_X86_64 ? 7 : x->machine == EM_386 ? 4 : 0;
+	unsigned int spreg = dwarf_sp_reg(x->machine);
 	size_t first;
 
 	if (!dwfl_frame_pc(state, &pc, &isact)) {
@@ -2052,6 +2123,8 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	}
 	if (spreg && dwfl_frame_reg(state, spreg, &sp) != 0)
 		sp = 0;
+	if (t->nframes && x->machine == EM_AARCH64 && pac_signed(x, state, pc, sp))
+		return DWARF_CB_ABORT;	/* thread_cb resumes from the stripped pc */
 	if (x->have_last && pc == x->last_pc && sp == x->last_sp) {
 		free(t->unwind_error);
 		t->unwind_error = prov_xasprintf("unwinder loop: frame at pc 0x%" PRIx64
@@ -2072,7 +2145,8 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	if (x->synth_pc && pc == x->synth_pc)
 		return DWARF_CB_OK;	/* libdwfl found the caller we made up: once is enough */
 	if (sp) {
-		unsigned int fpreg = x->machine == EM_X86_64 ? 6 : x->machine == EM_386 ? 5 : 0;
+		unsigned int fpreg = x->machine == EM_X86_64 ? 6 : x->machine == EM_386 ? 5 :
+				     x->machine == EM_AARCH64 ? 29 : 0;
 		Dwarf_Word fp = 0;
 		struct chain_memo *e;
 
@@ -2140,6 +2214,21 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 			return DWARF_CB_ABORT;
 		}
 	}
+	/*
+	 * aarch64: blr keeps the return address in x30 (lr), not on the stack;
+	 * libdwfl's fallback there takes the frame record at x29 as the
+	 * nowhere function's own and so skips the caller's caller.
+	 */
+	if (t->nframes == 1 && !t->frames[0].inlined && x->machine == EM_AARCH64 &&
+	    sp && !dwfl_addrmodule(x->dwfl, pc)) {
+		Dwarf_Word lr;
+
+		if (dwfl_frame_reg(state, 30, &lr) == 0 && lr && dwfl_addrmodule(x->dwfl, lr)) {
+			x->wild_ret = lr;
+			x->wild_sp = sp;
+			return DWARF_CB_ABORT;
+		}
+	}
 	return DWARF_CB_OK;
 }
 
@@ -2148,7 +2237,12 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 struct resume_arg {
 	struct core_ctx *x;
 	pid_t tid;
-	Dwarf_Word regs[17];	/* x86-64 DWARF numbering: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
+	/* x86-64 DWARF numbering: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip;
+	 * aarch64: x0-x30 sp, and pc apart */
+	Dwarf_Word regs[32];
+	unsigned int nregs;
+	int has_pc;
+	Dwarf_Word pc;
 };
 
 static pid_t resume_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -2178,7 +2272,11 @@ static bool resume_set_registers(Dwfl_Thread *thread, void *thread_arg)
 {
 	struct resume_arg *a = thread_arg;
 
-	return dwfl_thread_state_registers(thread, 0, 17, a->regs);
+	if (!dwfl_thread_state_registers(thread, 0, a->nregs, a->regs))
+		return false;
+	if (a->has_pc)
+		dwfl_thread_state_register_pc(thread, a->pc);
+	return true;
 }
 
 static const Dwfl_Thread_Callbacks resume_callbacks = {
@@ -2220,16 +2318,44 @@ static int resume_unwind(struct core_ctx *x, struct prov_thread *t, pid_t tid)
 	memset(&a, 0, sizeof(a));
 	a.x = x;
 	a.tid = tid;
-	for (i = 0; i < 17; i++) {
-		for (k = 0; k < t->nregs; k++)
-			if (strcmp(t->regs[k].name, dw[i]) == 0)
-				break;
-		if (k == t->nregs)
-			return -1;
-		a.regs[i] = t->regs[k].value;
+	if (x->machine == EM_AARCH64 && x->pac_resume) {
+		/* the signed frame's own registers, its pc stripped */
+		a.nregs = 32;
+		memcpy(a.regs, x->pac_regs, sizeof(a.regs));
+		a.has_pc = 1;
+		a.pc = x->wild_ret;
+	} else if (x->machine == EM_AARCH64) {
+		/* blr pushed nothing: the caller resumes at lr with the same sp */
+		a.nregs = 32;
+		for (i = 0; i < 32; i++) {
+			const char *name = aarch64_regs[i];
+
+			for (k = 0; k < t->nregs && strcmp(t->regs[k].name, name) != 0; k++)
+				;
+			if (k == t->nregs)
+				return -1;
+			a.regs[i] = t->regs[k].value;
+		}
+		a.regs[31] = x->wild_sp;
+		a.has_pc = 1;
+		a.pc = x->wild_ret;
+	} else {
+		a.nregs = 17;
+		for (i = 0; i < 17; i++) {
+			for (k = 0; k < t->nregs; k++)
+				if (strcmp(t->regs[k].name, dw[i]) == 0)
+					break;
+			if (k == t->nregs)
+				return -1;
+			a.regs[i] = t->regs[k].value;
+		}
+		a.regs[7] = x->wild_sp + 8;
+		a.regs[16] = x->wild_ret;
 	}
-	a.regs[7] = x->wild_sp + 8;
-	a.regs[16] = x->wild_ret;
+	/* taken: the unwinding below may ask for another resume */
+	x->wild_ret = 0;
+	x->pac_resume = 0;
+	x->nresumes++;
 
 	x->vdso_image = NULL;
 	x->vdso_mod = NULL;
@@ -2268,7 +2394,7 @@ static int thread_cb(Dwfl_Thread *thread, void *arg)
 	struct prov_crash *c = x->c;
 	pid_t tid = dwfl_thread_tid(thread);
 	struct prov_thread *t;
-	size_t i;
+	size_t i, n;
 	int rc;
 
 	for (i = 0; i < c->nthreads; i++)
@@ -2292,6 +2418,7 @@ static int thread_cb(Dwfl_Thread *thread, void *arg)
 	x->have_last = 0;
 	x->synth_pc = 0;
 	x->wild_ret = 0;
+	x->pac_resume = 0;
 	x->chain_hit = 0;
 	x->sig_seen = x->sig_next = x->sig_valid = 0;
 	rc = dwfl_thread_getframes(thread, frame_cb, x);
@@ -2299,13 +2426,28 @@ static int thread_cb(Dwfl_Thread *thread, void *arg)
 	x->sig_next = 0;
 	if (x->chain_hit)
 		return DWARF_CB_OK;
-	if (x->wild_ret) {
-		if (resume_unwind(x, t, tid) < 0 &&
-		    add_pc_frames(x, t, x->wild_ret, x->wild_ret - 1) == 0)
-			x->synth_pc = x->wild_ret;
-		x->wild_ret = 0;
-		return DWARF_CB_OK;
+	for (n = 0; x->wild_ret; n++) {
+		uint64_t ret = x->wild_ret;
+
+		if (n >= MAX_RESUMES_PER_THREAD || x->nresumes >= MAX_RESUMES) {
+			free(t->unwind_error);
+			t->unwind_error = prov_xasprintf("stopped at 0x%" PRIx64 ": too many "
+							 "pointer-authenticated or wild return "
+							 "addresses to unwind from", ret);
+			x->wild_ret = 0;
+			x->pac_resume = 0;
+			break;
+		}
+		if (resume_unwind(x, t, tid) < 0) {
+			if (add_pc_frames(x, t, ret, ret - 1) == 0)
+				x->synth_pc = ret;
+			x->wild_ret = 0;
+			x->pac_resume = 0;
+		}
+		t = &c->threads[i];
 	}
+	if (n)
+		return DWARF_CB_OK;
 	if (rc < 0 && !t->unwind_error)
 		t->unwind_error = prov_xstrdup(dwfl_errmsg(-1));
 	return DWARF_CB_OK;
@@ -2322,7 +2464,8 @@ static void note_missing_stacks(struct core_ctx *x)
 		char *msg;
 
 		for (k = 0; k < t->nregs; k++)
-			if (!strcmp(t->regs[k].name, "rsp") || !strcmp(t->regs[k].name, "esp"))
+			if (!strcmp(t->regs[k].name, "rsp") || !strcmp(t->regs[k].name, "esp") ||
+			    !strcmp(t->regs[k].name, "sp"))	/* aarch64 */
 				break;
 		if (k == t->nregs || core_read(x, t->regs[k].value, raw, x->is64 ? 8 : 4) == 0)
 			continue;
@@ -2660,6 +2803,47 @@ static int exe_phdrs_from_file(const struct core_ctx *x, const char *path, unsig
 }
 
 /*
+ * The executable file's PT_INTERP (the dynamic linker's path), for a core
+ * that lacks the executable's read-only pages (QEMU's), where the link
+ * map's l_name of the dynamic linker points: new string or NULL.
+ */
+static char *exe_interp_from_file(const struct core_ctx *x, const char *path)
+{
+	int fd;
+	Elf *elf = NULL;
+	size_t phnum, i;
+	char *name = NULL;
+
+	if (!path || path[0] != '/')
+		return NULL;
+	fd = x->opts && x->opts->exe && strcmp(path, x->opts->exe) == 0
+		? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+		: prov_root_open(x->sysroot, path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return NULL;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	for (i = 0; elf && elf_kind(elf) == ELF_K_ELF && elf_getphdrnum(elf, &phnum) == 0 &&
+		    i < phnum && i < 512; i++) {
+		GElf_Phdr ph;
+		char buf[MAX_NAME + 1];
+		ssize_t got;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_INTERP)
+			continue;
+		if (ph.p_filesz < 2 || ph.p_filesz > MAX_NAME || ph.p_offset > INT64_MAX)
+			break;
+		got = pread(fd, buf, ph.p_filesz, (off_t)ph.p_offset);
+		if (got == (ssize_t)ph.p_filesz && buf[0] == '/' && memchr(buf, 0, ph.p_filesz))
+			name = prov_xstrdup(buf);
+		break;
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return name;
+}
+
+/*
  * Like libdwfl's dwfl_link_map_report: the executable's program headers
  * (AT_PHDR) give its load bias and PT_DYNAMIC; DT_DEBUG points at the
  * dynamic linker's struct r_debug, whose r_map is the link_map chain
@@ -2727,7 +2911,7 @@ static int link_map_files(struct core_ctx *x, int *exe_unknown)
 		*exe_unknown = 1;
 		exe = prov_xstrdup(x->c->process.executable ? x->c->process.executable : "[executable]");
 	}
-	add_file(x, &alloc, (bias + lo) & ~(uint64_t)4095, exe);
+	add_file(x, &alloc, (bias + lo) & ~(uint64_t)4095, exe);	/* the first: files[0] owns exe */
 	for (n = 0; dyn && n < dynsz / (2 * w) && n < 4096; n++) {
 		uint64_t tag;
 
@@ -2754,10 +2938,14 @@ static int link_map_files(struct core_ctx *x, int *exe_unknown)
 		l_name = rdword(x, e + w);
 		lm = rdword(x, e + 3 * w);
 		name = l_name ? core_string(x, l_name, MAX_NAME + 1) : NULL;
+		if (!name && l_name && x->interp_base && l_addr == x->interp_base)
+			name = exe_interp_from_file(x, exe);	/* PT_INTERP's string, not dumped */
 		if (!name)
 			continue;	/* the executable (empty name) */
 		/* the first mapping: the image's lowest PT_LOAD, page-aligned */
-		if (read_image(x, l_addr, &img) == 0 || read_image(x, l_addr & ~(uint64_t)4095, &img) == 0)
+		if (read_image(x, l_addr, &img) == 0 || read_image(x, l_addr & ~(uint64_t)4095, &img) == 0 ||
+		    /* QEMU dumps no read-only text: the file under the sysroot */
+		    read_image_file(x, name, l_addr & ~(uint64_t)4095, &img) == 0)
 			add_file(x, &alloc, l_addr & ~(uint64_t)4095, name);
 		else
 			free(name);	/* the vdso, or headers not in the core */
@@ -2892,7 +3080,8 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 	if (!x.files)
 		no_file_note(&x);
 	x.c->machine = x.machine;
-	if (x.machine != EM_X86_64 && x.machine != EM_386)
+	if (x.machine != EM_X86_64 && x.machine != EM_386 &&
+	    !(x.machine == EM_AARCH64 && x.is64))
 		x.c->registers_note = prov_xasprintf("registers of %s cores are not read yet",
 						     prov_machine_name(x.machine));
 	fill_process(&x);

@@ -25,7 +25,8 @@ static int reg_value(uint64_t *out, const struct prov_thread *t, const char *nam
 
 /*
  * The faulting instruction's memory operand and the values of its base and
- * index registers (64-bit names only: the core records full registers).
+ * index registers (full-width names only: the core records full registers;
+ * x86-64's rax..., i386's eax...).
  */
 static void describe_operand(struct prov_crash *c, csh handle, const cs_insn *in)
 {
@@ -132,11 +133,12 @@ static void opc_print_address(bfd_vma addr, struct disassemble_info *info)
 }
 
 /* 0 when the pc was reached and the listing filled; -1 otherwise. */
-static int disasm_opcodes(struct prov_crash *c, int before, int after)
+static int disasm_opcodes(struct prov_crash *c, int before, int after, int i386)
 {
 	struct disassemble_info info;
 	struct opc_stream s = { PROV_BUF_INIT };
-	disassembler_ftype dis = disassembler(bfd_arch_i386, 0, bfd_mach_x86_64, NULL);
+	unsigned long mach = i386 ? bfd_mach_i386_i386 : bfd_mach_x86_64;
+	disassembler_ftype dis = disassembler(bfd_arch_i386, 0, mach, NULL);
 	uint64_t *addrs = NULL;
 	char **texts = NULL;
 	size_t n = 0, alloc = 0, talloc = 0, i, at = (size_t)-1, from, to;
@@ -147,7 +149,7 @@ static int disasm_opcodes(struct prov_crash *c, int before, int after)
 		return -1;
 	init_disassemble_info(&info, &s, opc_printf, opc_printf_styled);
 	info.arch = bfd_arch_i386;
-	info.mach = bfd_mach_x86_64;
+	info.mach = mach;
 	info.buffer = c->code;
 	info.buffer_length = c->code_len;
 	info.buffer_vma = c->code_addr;
@@ -194,14 +196,149 @@ static int disasm_opcodes(struct prov_crash *c, int before, int after)
 	return ret;
 }
 
+/* The access size of an arm64 load or store: its mnemonic's, else its first register's. */
+static unsigned int arm64_access_size(const cs_insn *in, csh handle)
+{
+	const cs_arm64 *a = &in->detail->arm64;
+	const char *m = in->mnemonic, *r;
+	size_t n = strlen(m);
+
+	if (n && (m[n - 1] == 'b'))
+		return 1;
+	if (n && (m[n - 1] == 'h'))
+		return 2;
+	if (strcmp(m, "ldrsw") == 0 || strcmp(m, "ldpsw") == 0)
+		return 4;
+	if (!a->op_count || a->operands[0].type != ARM64_OP_REG)
+		return 0;
+	r = cs_reg_name(handle, a->operands[0].reg);
+	switch (r ? r[0] : 0) {
+	case 'w': case 's': return 4;
+	case 'x': case 'd': return 8;
+	case 'q': return 16;
+	case 'h': return 2;
+	case 'b': return 1;
+	default: return 0;
+	}
+}
+
+/* An arm64 register's value: wN is xN's low half, wzr/xzr are 0. */
+static int arm64_reg_value(uint64_t *out, const struct prov_thread *t, const char *name)
+{
+	char x[8];
+
+	if (strcmp(name, "xzr") == 0 || strcmp(name, "wzr") == 0) {
+		*out = 0;
+		return 1;
+	}
+	if (name[0] == 'w' && strlen(name) < sizeof(x)) {
+		memcpy(x, name, strlen(name) + 1);
+		x[0] = 'x';
+		if (!reg_value(out, t, strcmp(name, "wsp") == 0 ? "sp" : x))
+			return 0;
+		*out &= 0xffffffffu;
+		return 1;
+	}
+	return reg_value(out, t, name);
+}
+
+/* The index register's contribution: extended (uxtw, sxtw...), then shifted. */
+static uint64_t arm64_index(uint64_t v, const cs_arm64_op *op)
+{
+	switch (op->ext) {
+	case ARM64_EXT_UXTB: v &= 0xff; break;
+	case ARM64_EXT_UXTH: v &= 0xffff; break;
+	case ARM64_EXT_UXTW: v &= 0xffffffffu; break;
+	case ARM64_EXT_SXTB: v = (uint64_t)(int64_t)(int8_t)v; break;
+	case ARM64_EXT_SXTH: v = (uint64_t)(int64_t)(int16_t)v; break;
+	case ARM64_EXT_SXTW: v = (uint64_t)(int64_t)(int32_t)v; break;
+	default: break;
+	}
+	if (op->shift.type == ARM64_SFT_LSL && op->shift.value < 64)
+		v <<= op->shift.value;
+	return v;
+}
+
+/*
+ * arm64: the load or store's memory operand ([base, index, #disp]; a
+ * post-indexed access reads at the base, capstone puts its increment in a
+ * separate operand) and the values of its registers.
+ */
+static void describe_operand_arm64(struct prov_crash *c, csh handle, const cs_insn *in)
+{
+	const struct prov_thread *t = prov_crash_crashed_thread(c);
+	const cs_arm64 *a;
+	struct prov_buf b = PROV_BUF_INIT;
+	uint8_t k;
+
+	if (!in->detail)
+		return;
+	a = &in->detail->arm64;
+	for (k = 0; k < a->op_count; k++) {
+		const cs_arm64_op *op = &a->operands[k];
+		const char *base, *index;
+		uint64_t v;
+
+		if (op->type != ARM64_OP_MEM)
+			continue;
+		base = op->mem.base != ARM64_REG_INVALID ? cs_reg_name(handle, op->mem.base) : NULL;
+		index = op->mem.index != ARM64_REG_INVALID ? cs_reg_name(handle, op->mem.index) : NULL;
+		prov_buf_printf(&b, "the faulting instruction reads or writes memory at `[");
+		if (base)
+			prov_buf_puts(&b, base);
+		if (index)
+			prov_buf_printf(&b, "%s%s", base ? ", " : "", index);
+		if (op->mem.disp)
+			prov_buf_printf(&b, ", #%s0x%" PRIx64, op->mem.disp < 0 ? "-" : "",
+					op->mem.disp < 0 ? (uint64_t)-(int64_t)op->mem.disp
+							 : (uint64_t)op->mem.disp);
+		prov_buf_puts(&b, "]`");
+		if (base && arm64_reg_value(&v, t, base)) {
+			prov_buf_printf(&b, "; `%s` = 0x%" PRIx64, base, v);
+			if (v == 0)
+				prov_buf_puts(&b, " (NULL base register)");
+			c->has_fault_base = strlen(base) < sizeof(c->fault_base_reg);
+			if (c->has_fault_base) {
+				memcpy(c->fault_base_reg, base, strlen(base) + 1);
+				c->fault_base = v;
+			}
+		}
+		if (index && arm64_reg_value(&v, t, index)) {
+			prov_buf_printf(&b, "; `%s` = 0x%" PRIx64, index, v);
+			c->has_fault_index = strlen(index) < sizeof(c->fault_index_reg);
+			if (c->has_fault_index) {
+				memcpy(c->fault_index_reg, index, strlen(index) + 1);
+				c->fault_index = arm64_index(v, op);
+			}
+		}
+		if ((!base || c->has_fault_base) && (!index || c->has_fault_index)) {
+			c->has_fault_ea = 1;
+			c->fault_ea = (base ? c->fault_base : 0) + (index ? c->fault_index : 0) +
+				      (uint64_t)(int64_t)op->mem.disp;
+		}
+		c->fault_size = arm64_access_size(in, handle);
+		free(c->fault_operand);
+		c->fault_operand = prov_buf_detach(&b);
+		break;
+	}
+	prov_buf_release(&b);
+}
+
 void prov_disasm_crash(struct prov_crash *c, int before, int after)
 {
 	csh handle;
 	cs_insn *insn = NULL;
 	size_t count, i, at = (size_t)-1, from, to;
+	cs_arch arch = CS_ARCH_X86;
+	cs_mode mode = CS_MODE_64;
 
-	if (c->machine && c->machine != EM_X86_64) {
-		/* capstone is opened for x86-64 only: say so, never decode foreign code */
+	if (c->machine == EM_AARCH64) {
+		arch = CS_ARCH_ARM64;
+		mode = CS_MODE_ARM;
+	} else if (c->machine == EM_386) {
+		mode = CS_MODE_32;
+	} else if (c->machine && c->machine != EM_X86_64) {
+		/* capstone is opened for x86 and arm64 only: say so, never decode foreign code */
 		free(c->insns_note);
 		c->insns_note = prov_xasprintf("disassembly (and the crash patterns that read "
 					       "operands) of %s cores is not supported",
@@ -213,7 +350,7 @@ void prov_disasm_crash(struct prov_crash *c, int before, int after)
 			c->insns_note = prov_xstrdup("the code bytes at the crashing pc are not available");
 		return;
 	}
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK) {
+	if (cs_open(arch, mode, &handle) != CS_ERR_OK) {
 		c->insns_note = prov_xstrdup("the disassembler could not be started");
 		return;
 	}
@@ -224,15 +361,21 @@ void prov_disasm_crash(struct prov_crash *c, int before, int after)
 			at = i;
 			break;
 		}
-	if (at == (size_t)-1 && disasm_opcodes(c, before, after) == 0) {
+	if (at == (size_t)-1 && arch == CS_ARCH_X86 &&
+	    disasm_opcodes(c, before, after, mode == CS_MODE_32) == 0) {
 		free(c->insns_note);
 		c->insns_note = NULL;
 		goto cleanup;
 	}
 	if (at == (size_t)-1) {
 		free(c->insns_note);
-		c->insns_note = prov_xasprintf("pc 0x%" PRIx64 " is not on an instruction boundary "
-					       "when decoding from 0x%" PRIx64, c->code_pc, c->code_addr);
+		if (arch == CS_ARCH_ARM64)
+			c->insns_note = prov_xasprintf("the instruction at pc 0x%" PRIx64 " could not be "
+						       "decoded as arm64", c->code_pc);
+		else
+			c->insns_note = prov_xasprintf("pc 0x%" PRIx64 " is not on an instruction boundary "
+						       "when decoding from 0x%" PRIx64, c->code_pc,
+						       c->code_addr);
 		goto cleanup;
 	}
 	from = at > (size_t)before ? at - (size_t)before : 0;
@@ -244,7 +387,10 @@ void prov_disasm_crash(struct prov_crash *c, int before, int after)
 		x->current = i == at;
 		x->text = prov_xasprintf("%-7s %s", insn[i].mnemonic, insn[i].op_str);
 	}
-	describe_operand(c, handle, &insn[at]);
+	if (arch == CS_ARCH_ARM64)
+		describe_operand_arm64(c, handle, &insn[at]);
+	else
+		describe_operand(c, handle, &insn[at]);
 cleanup:
 	if (count)
 		cs_free(insn, count);

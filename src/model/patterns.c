@@ -1,3 +1,4 @@
+#include <elf.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -49,6 +50,12 @@ static int reg(const struct prov_thread *t, const char *name, uint64_t *out)
 			return 1;
 		}
 	return 0;
+}
+
+/* the stack pointer's name in a core's registers */
+static const char *stack_reg(int machine)
+{
+	return machine == EM_AARCH64 ? "sp" : machine == EM_386 ? "esp" : "rsp";
 }
 
 /* base name of a function without "@GLIBC…" or "(args)" */
@@ -346,8 +353,8 @@ void prov_patterns_detect(struct prov_crash *c)
 	const struct prov_thread *t = prov_crash_crashed_thread(c);
 	const struct prov_signal *s = &c->signal;
 	const struct prov_frame *f, *f0;
-	int signo = c->has_signal ? s->number : 0;
-	uint64_t sp;
+	int signo = c->has_signal ? s->number : 0, x86_64 = 1;
+	uint64_t sp, fa;
 
 	if (c->snapshot)
 		return;	/* a live process's snapshot: nothing crashed */
@@ -378,20 +385,34 @@ void prov_patterns_detect(struct prov_crash *c)
 		    " (within the first 64 KiB: a NULL pointer plus an offset)",
 		    prov_signal_name(signo), s->addr);
 
-	if (signo == SIGSEGV && s->has_code && s->code == 0x80)
+	/* no siginfo (QEMU's cores): the address the faulting load or store
+	 * computed from its registers */
+	else if (signo == SIGSEGV && !s->has_addr && c->has_fault_ea &&
+		 c->fault_ea < NULL_PAGE_LIMIT && c->has_fault_base)
+		add(c, "null-deref", "SIGSEGV: the faulting instruction's address is 0x%" PRIx64
+		    " (`%s` = 0x%" PRIx64 "; within the first 64 KiB: a NULL pointer plus an offset; "
+		    "the core has no siginfo)", c->fault_ea, c->fault_base_reg, c->fault_base);
+
+	/* general protection faults and canonical addresses are x86-64's */
+	if (c->machine && c->machine != EM_X86_64)
+		x86_64 = 0;
+	if (x86_64 && signo == SIGSEGV && s->has_code && s->code == 0x80)
 		add(c, "non-canonical", "SIGSEGV with si_code SI_KERNEL: a general protection fault, "
 		    "typically a non-canonical address (the kernel reports no address)");
-	else if ((signo == SIGSEGV || signo == SIGBUS) && s->has_addr && !is_canonical(s->addr))
+	else if (x86_64 && (signo == SIGSEGV || signo == SIGBUS) && s->has_addr && !is_canonical(s->addr))
 		add(c, "non-canonical", "fault address 0x%" PRIx64 " is not a canonical x86-64 address", s->addr);
 
 	if (signo == SIGBUS && s->has_code && s->code == 1)
 		add(c, "misaligned", "SIGBUS with BUS_ADRALN (misaligned address)");
 
-	if (signo == SIGSEGV && s->has_addr && reg(t, "rsp", &sp) &&
-	    s->addr + STACK_GUARD_WINDOW >= sp && s->addr <= sp + 4096)
+	/* without siginfo (QEMU's cores) the faulting instruction's address */
+	fa = s->has_addr ? s->addr : c->fault_ea;
+	if (signo == SIGSEGV && (s->has_addr || c->has_fault_ea) &&
+	    reg(t, stack_reg(c->machine), &sp) &&
+	    fa + STACK_GUARD_WINDOW >= sp && fa <= sp + 4096)
 		add(c, "stack-overflow", "fault address 0x%" PRIx64 " is %" PRIu64
 		    " bytes from the stack pointer 0x%" PRIx64 " (the stack's guard page)",
-		    s->addr, sp > s->addr ? sp - s->addr : s->addr - sp, sp);
+		    fa, sp > fa ? sp - fa : fa - sp, sp);
 	else
 		detect_recursion(c, t);
 

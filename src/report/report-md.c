@@ -1,3 +1,4 @@
+#include <elf.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -184,8 +185,17 @@ static void frames_table(struct prov_buf *b, const struct prov_crash *c, const s
 static void crashing_instruction(struct prov_buf *b, const struct prov_crash *c,
 				 const struct prov_thread *t)
 {
-	static const char *const key_regs[] = { "rip", "rsp", "rbp", "rax", "rbx", "rcx",
+	static const char *const x86_64_regs[] = { "rip", "rsp", "rbp", "rax", "rbx", "rcx",
 		"rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", NULL };
+	static const char *const i386_regs[] = { "eip", "esp", "ebp", "eax", "ebx", "ecx",
+		"edx", "esi", "edi", NULL };
+	/* aarch64: pc, sp, the frame and link registers, then x0... */
+	static const char *const aarch64_regs[] = { "pc", "sp", "x29", "x30", "x0", "x1", "x2",
+		"x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13", "x14", "x15",
+		"x16", "x17", "x18", "x19", "x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27",
+		"x28", "pstate", NULL };
+	const char *const *key_regs = c->machine == EM_AARCH64 ? aarch64_regs
+				      : c->machine == EM_386 ? i386_regs : x86_64_regs;
 	size_t i, k;
 
 	prov_buf_puts(b, "### Crashing instruction\n\n");
@@ -218,7 +228,8 @@ static void crashing_instruction(struct prov_buf *b, const struct prov_crash *c,
 		for (k = 0; key_regs[k]; k++)
 			for (i = 0; i < t->nregs; i++)
 				if (strcmp(t->regs[i].name, key_regs[k]) == 0) {
-					prov_buf_printf(b, "%-4s 0x%016" PRIx64 "%s", t->regs[i].name,
+					prov_buf_printf(b, "%-*s 0x%016" PRIx64 "%s",
+							c->machine == EM_AARCH64 ? 6 : 4, t->regs[i].name,
 							t->regs[i].value, ++col % 3 ? "   " : "\n");
 					break;
 				}

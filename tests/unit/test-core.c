@@ -5,6 +5,7 @@
  */
 #include <elf.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,6 +17,7 @@
 
 #include "core.h"
 #include "disasm.h"
+#include "patterns.h"
 #include "error.h"
 #include "report.h"
 #include "util.h"
@@ -141,14 +143,192 @@ static void test_is_core(void **state)
 }
 
 /*
- * An aarch64 core (e_machine EM_AARCH64; elf_prstatus has the same pid and
- * cursig offsets on every 64-bit Linux): its registers are not read and
- * its code is not disassembled, and each says so plainly, never a
- * misleading "not on an instruction boundary".
+ * An aarch64 core (e_machine EM_AARCH64; elf_prstatus has the same pid,
+ * cursig and pr_reg offsets on every 64-bit Linux): pr_reg is
+ * user_pt_regs (x0..x30, sp, pc, pstate), read under those names; its code
+ * is decoded as arm64 and the load's base register is the faulting pointer.
+ */
+static void test_aarch64_core(void **state)
+{
+	unsigned char st[392], ps[136], si[128];
+	uint64_t regs[34];
+	struct note notes[3];
+	struct prov_crash *c = NULL;
+	struct prov_buf out = PROV_BUF_INIT;
+	const char *path;
+	size_t i;
+
+	(void)state;
+	memset(st, 0, sizeof(st));
+	prstatus(st, 77, 11, 0);
+	for (i = 0; i < 34; i++)
+		regs[i] = 0x2000 + i;
+	regs[0] = 0;		/* x0: the NULL pointer */
+	regs[1] = 0x1000;	/* x1: an index */
+	regs[31] = 0x7ff000;	/* sp */
+	regs[32] = 0x400124;	/* pc */
+	regs[33] = 0x60000000;	/* pstate */
+	memcpy(st + 112, regs, sizeof(regs));
+	prpsinfo(ps, 77, "armprog", "./armprog");
+	notes[0] = (struct note){ NT_PRSTATUS, st, sizeof(st), NULL };
+	notes[1] = (struct note){ NT_PRPSINFO, ps, sizeof(ps), NULL };
+	siginfo(si, 11, 1, 0x8000);	/* SIGSEGV, SEGV_MAPERR: the kernel's siginfo */
+	notes[2] = (struct note){ NT_SIGINFO, si, sizeof(si), NULL };
+	core_machine = EM_AARCH64;
+	path = write_core("aarch64.core", ET_CORE, notes, 3, -1);
+	core_machine = EM_X86_64;
+	assert_ok(prov_core_analyze(&c, path, NULL));
+	assert_non_null(c);
+	assert_int_equal(c->machine, EM_AARCH64);
+	assert_int_equal(c->nthreads, 1);
+	assert_int_equal(c->threads[0].tid, 77);
+	assert_null(c->registers_note);
+	assert_true(c->signal.has_addr);	/* the fault address: siginfo's si_addr */
+	assert_int_equal(c->signal.addr, 0x8000);
+	assert_int_equal(c->threads[0].nregs, 34);
+	assert_string_equal(c->threads[0].regs[0].name, "x0");
+	assert_string_equal(c->threads[0].regs[30].name, "x30");
+	assert_int_equal(c->threads[0].regs[30].value, 0x2000 + 30);
+	assert_string_equal(c->threads[0].regs[31].name, "sp");
+	assert_int_equal(c->threads[0].regs[31].value, 0x7ff000);
+	assert_string_equal(c->threads[0].regs[32].name, "pc");
+	assert_int_equal(c->threads[0].regs[32].value, 0x400124);
+	assert_string_equal(c->threads[0].regs[33].name, "pstate");
+	c->code = prov_xmalloc(8);
+	/* stp x29, x30, [sp, #-0x10]!; ldr x0, [x0, x1, lsl #3] */
+	memcpy(c->code, "\xfd\x7b\xbf\xa9\x00\x78\x61\xf8", 8);
+	c->code_len = 8;
+	c->code_addr = 0x400120;
+	c->code_pc = 0x400124;
+	prov_disasm_crash(c, 3, 3);
+	assert_int_equal(c->ninsns, 2);
+	assert_false(c->insns[0].current);
+	assert_true(c->insns[1].current);
+	assert_int_equal(c->insns[1].addr, 0x400124);
+	assert_string_equal(c->insns[1].text, "ldr     x0, [x0, x1, lsl #3]");
+	assert_null(c->insns_note);
+	assert_non_null(c->fault_operand);
+	assert_non_null(strstr(c->fault_operand, "`x0` = 0x0 (NULL base register)"));
+	assert_true(c->has_fault_base);
+	assert_string_equal(c->fault_base_reg, "x0");
+	assert_true(c->has_fault_ea);
+	assert_int_equal(c->fault_ea, 0x8000);	/* 0 + 0x1000 << 3 */
+	assert_int_equal(c->fault_size, 8);
+	assert_ok(prov_report_json(&out, c));
+	assert_non_null(strstr(out.buf, "\"x30\": \"0x201e\""));
+	assert_non_null(strstr(out.buf, "\"pstate\": \"0x60000000\""));
+	assert_null(strstr(out.buf, "instruction boundary"));
+	prov_buf_release(&out);
+	prov_crash_free(c);
+}
+
+/*
+ * i386 code is decoded as 32-bit x86 (capstone's CS_MODE_32) and its load's
+ * base register read from the core's i386 registers.
+ */
+static void test_i386_disasm(void **state)
+{
+	struct prov_crash *c = prov_crash_new(PROV_INPUT_CORE, "i386.core");
+	struct prov_thread *t = prov_crash_add_thread(c);
+
+	(void)state;
+	c->machine = EM_386;
+	t->crashed = 1;
+	c->has_crashed_thread = 1;
+	c->crashed_thread = 0;
+	t->regs = prov_xcalloc(2, sizeof(*t->regs));
+	t->nregs = 2;
+	memcpy(t->regs[0].name, "eax", 4);
+	t->regs[0].value = 0;
+	memcpy(t->regs[1].name, "eip", 4);
+	t->regs[1].value = 0x8049003;
+	c->code = prov_xmalloc(6);
+	/* push ebp; mov ebp, esp; mov eax, dword ptr [eax + 0xc] */
+	memcpy(c->code, "\x55\x89\xe5\x8b\x40\x0c", 6);
+	c->code_len = 6;
+	c->code_addr = 0x8049000;
+	c->code_pc = 0x8049003;
+	prov_disasm_crash(c, 3, 3);
+	assert_int_equal(c->ninsns, 3);
+	assert_true(c->insns[2].current);
+	assert_string_equal(c->insns[2].text, "mov     eax, dword ptr [eax + 0xc]");
+	assert_true(c->has_fault_base);
+	assert_string_equal(c->fault_base_reg, "eax");
+	assert_true(c->has_fault_ea);
+	assert_int_equal(c->fault_ea, 0xc);
+	assert_int_equal(c->fault_size, 4);
+	prov_crash_free(c);
+}
+
+/* A crash with one crashed thread whose only register is `sp` (or `rsp`). */
+static struct prov_crash *pattern_crash(int machine, const char *spname, uint64_t sp, uint64_t addr)
+{
+	struct prov_crash *c = prov_crash_new(PROV_INPUT_CORE, "p.core");
+	struct prov_thread *t = prov_crash_add_thread(c);
+	struct prov_frame *f = prov_thread_add_frame(t);
+
+	c->machine = machine;
+	t->crashed = 1;
+	c->has_crashed_thread = 1;
+	c->crashed_thread = 0;
+	f->has_pc = 1;
+	f->pc = 0x400100;
+	t->regs = prov_xcalloc(1, sizeof(*t->regs));
+	t->nregs = 1;
+	memcpy(t->regs[0].name, spname, strlen(spname) + 1);
+	t->regs[0].value = sp;
+	c->has_signal = 1;
+	c->signal.number = SIGSEGV;
+	c->signal.has_code = 1;
+	c->signal.code = 1;
+	c->signal.has_addr = 1;
+	c->signal.addr = addr;
+	return c;
+}
+
+static const char *pattern_ids(struct prov_crash *c, char *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < c->npatterns && n + strlen(c->patterns[i].id) + 2 < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? " " : "", c->patterns[i].id);
+	return buf;
+}
+
+/*
+ * Patterns on aarch64: the stack pointer is `sp` (a fault just below it is
+ * a stack overflow), and x86-64's canonical-address rule does not apply
+ * (a fault address with high bits set is no "non-canonical" there).
+ */
+static void test_aarch64_patterns(void **state)
+{
+	struct prov_crash *c;
+	char ids[128];
+
+	(void)state;
+	c = pattern_crash(EM_AARCH64, "sp", 0x7ffff0001000, 0x7ffff0000ff0);
+	prov_patterns_detect(c);
+	assert_string_equal(pattern_ids(c, ids, sizeof(ids)), "stack-overflow");
+	prov_crash_free(c);
+	c = pattern_crash(EM_AARCH64, "sp", 0x7ffff0001000, 0xdead000000000000);
+	prov_patterns_detect(c);
+	assert_string_equal(pattern_ids(c, ids, sizeof(ids)), "");
+	prov_crash_free(c);
+	c = pattern_crash(EM_X86_64, "rsp", 0x7ffff0001000, 0xdead000000000000);
+	prov_patterns_detect(c);
+	assert_string_equal(pattern_ids(c, ids, sizeof(ids)), "non-canonical");
+	prov_crash_free(c);
+}
+
+/*
+ * A ppc64 core: its registers are not read and its code is not
+ * disassembled, and each says so plainly, never a misleading "not on an
+ * instruction boundary".
  */
 static void test_foreign_machine(void **state)
 {
-	unsigned char st[392], ps[136];
+	unsigned char st[504], ps[136];
 	struct note notes[2];
 	struct prov_crash *c = NULL;
 	struct prov_buf out = PROV_BUF_INIT;
@@ -157,36 +337,36 @@ static void test_foreign_machine(void **state)
 	(void)state;
 	memset(st, 0, sizeof(st));
 	prstatus(st, 77, 11, 0x400123);
-	prpsinfo(ps, 77, "armprog", "./armprog");
+	prpsinfo(ps, 77, "ppcprog", "./ppcprog");
 	notes[0] = (struct note){ NT_PRSTATUS, st, sizeof(st), NULL };
 	notes[1] = (struct note){ NT_PRPSINFO, ps, sizeof(ps), NULL };
-	core_machine = EM_AARCH64;
-	path = write_core("aarch64.core", ET_CORE, notes, 2, -1);
+	core_machine = EM_PPC64;
+	path = write_core("ppc64.core", ET_CORE, notes, 2, -1);
 	core_machine = EM_X86_64;
 	assert_ok(prov_core_analyze(&c, path, NULL));
 	assert_non_null(c);
-	assert_int_equal(c->machine, EM_AARCH64);
+	assert_int_equal(c->machine, EM_PPC64);
 	assert_int_equal(c->nthreads, 1);
 	assert_int_equal(c->threads[0].tid, 77);
 	assert_null(c->threads[0].regs);
 	assert_non_null(c->registers_note);
-	assert_string_equal(c->registers_note, "registers of aarch64 cores are not read yet");
+	assert_string_equal(c->registers_note, "registers of ppc64 cores are not read yet");
 	c->code = prov_xmalloc(4);	/* bytes there: still not decoded as x86 */
-	memcpy(c->code, "\x00\x00\x40\xf9", 4);	/* ldr x0, [x0] */
+	memcpy(c->code, "\x00\x00\x63\xe8", 4);	/* ld r3, 0(r3) */
 	c->code_len = 4;
 	c->code_addr = c->code_pc = 0x400123;
 	prov_disasm_crash(c, 3, 3);
 	assert_int_equal(c->ninsns, 0);
 	assert_non_null(c->insns_note);
 	assert_string_equal(c->insns_note, "disassembly (and the crash patterns that read operands) "
-			    "of aarch64 cores is not supported");
+			    "of ppc64 cores is not supported");
 	assert_ok(prov_report_json(&out, c));
-	assert_non_null(strstr(out.buf, "\"registers_note\": \"registers of aarch64 cores are not read yet\""));
+	assert_non_null(strstr(out.buf, "\"registers_note\": \"registers of ppc64 cores are not read yet\""));
 	assert_non_null(strstr(out.buf, "\"instructions_note\": \"disassembly"));
 	assert_null(strstr(out.buf, "instruction boundary"));
 	prov_buf_release(&out);
 	assert_ok(prov_report_text(&out, c, PROV_REPORT_REGISTERS));
-	assert_non_null(strstr(out.buf, "no registers: registers of aarch64 cores are not read yet\n"));
+	assert_non_null(strstr(out.buf, "no registers: registers of ppc64 cores are not read yet\n"));
 	assert_non_null(strstr(out.buf, "no disassembly: disassembly (and the crash patterns"));
 	prov_buf_release(&out);
 	prov_crash_free(c);
@@ -339,6 +519,9 @@ int main(void)
 		cmocka_unit_test(test_notes),
 		cmocka_unit_test(test_tkill_and_cursig),
 		cmocka_unit_test(test_damaged),
+		cmocka_unit_test(test_aarch64_core),
+		cmocka_unit_test(test_i386_disasm),
+		cmocka_unit_test(test_aarch64_patterns),
 		cmocka_unit_test(test_foreign_machine),
 	};
 
