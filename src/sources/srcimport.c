@@ -704,6 +704,17 @@ static int record_import(git_repository *repo, const char *refname, const git_oi
 	return 0;
 }
 
+/* import_file of a download: one that is not an archive is not kept (fetched again next time). */
+static int import_download(struct tnode *root, struct import_state *st, const char *file, const char *url,
+			   const struct prov_srcimport_opts *o)
+{
+	int error = import_file(root, st, file, url);
+
+	if (error == PROV_EINPUT)
+		prov_fetch_forget(o->ctx->cache_dir, url);
+	return error;
+}
+
 /* One import into a repository of the cache: what the archive and Debian imports share. */
 struct import_run {
 	struct import_repo ir;
@@ -800,11 +811,8 @@ int prov_srcimport_archive(char **out_repo, char **out_commit, const char *url,
 	if ((error = fetch(&file, url, o, &r.stats.download_ms)) < 0)
 		goto cleanup;
 	r.t0 = prov_now_ms();
-	if ((error = import_file(root, &r.st, file, url)) < 0) {
-		if (error == PROV_EINPUT)
-			prov_fetch_forget(o->ctx->cache_dir, url);
+	if ((error = import_download(root, &r.st, file, url, o)) < 0)
 		goto cleanup;
-	}
 	if ((error = tnode_write(&tree_oid, &empty, r.ir.repo, strip_top(root))) < 0)
 		goto cleanup;
 	if (empty) {
@@ -2107,11 +2115,9 @@ static int import_tarballs(struct tnode **root, int *native, struct import_state
 				error = prov_error_set(PROV_EINPUT, "'%s' lists more than one main tarball", dsc_url);
 				goto cleanup;
 			}
-			error = import_file(t, st, d->files[i].path, d->files[i].url);
+			error = import_download(t, st, d->files[i].path, d->files[i].url, o);
 			if (error < 0) {
 				tnode_free(t);
-				if (error == PROV_EINPUT)
-					prov_fetch_forget(o->ctx->cache_dir, d->files[i].url);
 				goto cleanup;
 			}
 			/* Keep the stripped directory's contents as the root. */
@@ -2139,11 +2145,9 @@ static int import_tarballs(struct tnode **root, int *native, struct import_state
 
 		if (k == DSC_COMPONENT) {
 			t = tnode_new("", 0, GIT_FILEMODE_TREE);
-			error = import_file(t, st, d->files[i].path, d->files[i].url);
+			error = import_download(t, st, d->files[i].path, d->files[i].url, o);
 			if (error < 0) {
 				tnode_free(t);
-				if (error == PROV_EINPUT)
-					prov_fetch_forget(o->ctx->cache_dir, d->files[i].url);
 				goto cleanup;
 			}
 			top = strip_top(t);
@@ -2226,12 +2230,8 @@ int prov_srcimport_debian(char **out_repo, char **out_commit, int *out_npatches,
 				goto cleanup;
 			}
 			deb = tnode_new("", 0, GIT_FILEMODE_TREE);
-			error = import_file(deb, &r.st, d.files[i].path, d.files[i].url);
-			if (error < 0) {
-				if (error == PROV_EINPUT)
-					prov_fetch_forget(o->ctx->cache_dir, d.files[i].url);
+			if ((error = import_download(deb, &r.st, d.files[i].path, d.files[i].url, o)) < 0)
 				goto cleanup;
-			}
 			have_debian = 1;
 		}
 		if (!have_debian) {
