@@ -745,29 +745,15 @@ cleanup:
 
 /* ----------------------------------------------------------------- triage */
 
-/*
- * The selection: all crashes (answered from the summaries), or since a time
- * and/or with a component (answered from the crashes, by the time index).
- */
-static const char *pg_selection(const struct prov_triage_opts *o)
-{
-	if (o->since && o->component)
-		return " c.time >= $1 AND c.id IN (SELECT crash_id FROM components WHERE name = $2) ";
-	if (o->since)
-		return " c.time >= $1 AND $2::text IS NULL ";
-	if (o->component)
-		return " $1::text IS NULL AND c.id IN (SELECT crash_id FROM components WHERE name = $2) ";
-	return " $1::text IS NULL AND $2::text IS NULL ";
-}
-
 static PGresult *pg_sel(struct store_pg *s, const struct prov_triage_opts *o, const char *head,
 			const char *tail, const char *third)
 {
-	char *sql = prov_xasprintf("%s%s%s", head, pg_selection(o), tail);
+	char *sel = pg_sql(store_triage_selection(o)), *sql = prov_xasprintf("%s%s%s", head, sel, tail);
 	const char *v[3] = { o->since, o->component, third };
-	Oid types[3] = { 25, 25, 25 };
+	Oid types[3] = { 25, 25, 25 };	/* text: the selection's $1 and $2 need no casts */
 	PGresult *r = PQexecParams(s->conn, sql, third ? 3 : 2, types, v, NULL, NULL, 0);
 
+	free(sel);
 	free(sql);
 	return r;
 }

@@ -576,22 +576,10 @@ cleanup:
 
 /* ------------------------------------------------------------------ triage */
 
-/* The selection's WHERE clause: fixed text, values bound as ?1 (since) and ?2 (component). */
-static const char *selection(const struct prov_triage_opts *o)
-{
-	if (o->since && o->component)
-		return " c.time >= ?1 AND c.id IN (SELECT crash_id FROM components WHERE name = ?2) ";
-	if (o->since)
-		return " c.time >= ?1 AND ?2 IS NULL ";
-	if (o->component)
-		return " ?1 IS NULL AND c.id IN (SELECT crash_id FROM components WHERE name = ?2) ";
-	return " ?1 IS NULL AND ?2 IS NULL ";
-}
-
 static int prep_sel(sqlite3_stmt **st, struct store_sqlite *s, const struct prov_triage_opts *o,
 		    const char *head, const char *tail)
 {
-	char *sql = prov_xasprintf("%s%s%s", head, selection(o), tail);
+	char *sql = prov_xasprintf("%s%s%s", head, store_triage_selection(o), tail);
 	int rc = sqlite3_prepare_v2(s->db, sql, -1, st, NULL);
 
 	free(sql);

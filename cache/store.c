@@ -172,6 +172,17 @@ char *store_migration_sql(enum store_dialect dialect, int from)
 	return prov_buf_detach(&b);
 }
 
+const char *store_triage_selection(const struct prov_triage_opts *o)
+{
+	if (o->since && o->component)
+		return " c.time >= ?1 AND c.id IN (SELECT crash_id FROM components WHERE name = ?2) ";
+	if (o->since)
+		return " c.time >= ?1 AND ?2 IS NULL ";
+	if (o->component)
+		return " ?1 IS NULL AND c.id IN (SELECT crash_id FROM components WHERE name = ?2) ";
+	return " ?1 IS NULL AND ?2 IS NULL ";
+}
+
 char *prov_store_default_path(const char *cache_dir)
 {
 	return prov_cachedir_path(cache_dir, PROV_CACHEDIR_STORE);
