@@ -72,6 +72,17 @@ for line in sys.stdin:
 print(n)' "$re"
 }
 
+# count_syscalls NAME CMD...: how many NAME system calls (pread64, read, ...)
+# CMD and its children and threads made, as strace -c counts them (0 when
+# none); like count_opens, a count of work, and the test checks for strace.
+count_syscalls() {
+	local name=$1 log
+	shift
+	log=$(mktemp -p "$T" strace-c.XXXXXX)
+	strace -f -qq -c -e trace="$name" -o "$log" "$@" >/dev/null 2>&1
+	awk -v n="$name" '$NF == n { c = $4 } END { print c + 0 }' "$log"
+}
+
 # build_fixture SRC OUT [extra cc args]: compile a fixture program
 build_fixture() {
 	local src=$1 out=$2; shift 2
