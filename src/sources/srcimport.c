@@ -2186,6 +2186,7 @@ int prov_srcimport_debian(char **out_repo, char **out_commit, int *out_npatches,
 	size_t i;
 	int error, empty = 0, npatches = 0, native = 0, have_debian = 0;
 
+	prov_git_init_once();	/* version_refname asks libgit2 */
 	if (!valid_source_name(source)) {
 		error = prov_error_set(PROV_EINPUT, "'%s' is not a Debian source package name", source);
 		goto cleanup;
