@@ -43,6 +43,13 @@ char *store_migration_sql(enum store_dialect dialect, int from);
 extern const char store_summary_hosts_sql[];
 extern const char store_summary_versions_sql[];
 
+/*
+ * Triage's selection, a WHERE clause of fixed text (static): ?1 since,
+ * ?2 component, both bound (NULL when not given) whichever the clause uses;
+ * crashes are "c". PostgreSQL's implementation rewrites ?N to $N.
+ */
+const char *store_triage_selection(const struct prov_triage_opts *o);
+
 /* Report reading shared by both implementations. */
 const struct prov_jv *store_jget(const struct prov_jv *v, const char *key);
 const char *store_jstr(const struct prov_jv *v, const char *key);

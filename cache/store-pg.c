@@ -289,7 +289,7 @@ static const char ins_modules[] =
 	" $6::text[], $7::text[], $8::text[])" GUARD;
 static const char ins_components[] =
 	"INSERT INTO components SELECT $1, * FROM unnest($3::text[], $4::text[], $5::text[],"
-	" $6::text[])" GUARD;
+	" $6::text[], $7::text[], $8::text[])" GUARD;
 static const char ins_report[] = "INSERT INTO reports SELECT $1, $3" GUARD;
 
 /* A PostgreSQL array literal, one element at a time. */
@@ -350,9 +350,9 @@ static char *int_text(const struct prov_jv *v)
 	return store_jint(&n, v) == 0 ? prov_xasprintf("%lld", (long long)n) : NULL;
 }
 
-/* The rows of a report as array literals: frames 10, modules 6, components 4. */
+/* The rows of a report as array literals: frames 10, modules 6, components 6. */
 struct pg_rows {
-	struct pg_array f[10], m[6], c[4];
+	struct pg_array f[10], m[6], c[6];
 };
 
 static void rows_build(struct pg_rows *w, const struct prov_jv *r)
@@ -401,12 +401,14 @@ static void rows_build(struct pg_rows *w, const struct prov_jv *r)
 		arr_add(&w->c[1], store_jstr(c, "version"));
 		arr_add(&w->c[2], store_jstr(c, "commit"));
 		arr_add(&w->c[3], store_jstr(c, "repo"));
+		arr_add(&w->c[4], store_jstr(c, "commit_is"));
+		arr_add(&w->c[5], store_jstr(c, "found_by"));
 	}
 	for (i = 0; i < 10; i++)
 		arr_end(&w->f[i]);
 	for (i = 0; i < 6; i++)
 		arr_end(&w->m[i]);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 6; i++)
 		arr_end(&w->c[i]);
 }
 
@@ -419,7 +421,7 @@ static void rows_init(struct pg_rows *w)
 		w->f[i].b = empty;
 	for (i = 0; i < 6; i++)
 		w->m[i].b = empty;
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 6; i++)
 		w->c[i].b = empty;
 }
 
@@ -431,7 +433,7 @@ static void rows_release(struct pg_rows *w)
 		prov_buf_release(&w->f[i].b);
 	for (i = 0; i < 6; i++)
 		prov_buf_release(&w->m[i].b);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 6; i++)
 		prov_buf_release(&w->c[i].b);
 }
 
@@ -556,7 +558,7 @@ static int pg_add_once(int64_t *out_id, struct store_pg *s, const struct prov_jv
 	    (err = send(s, "c", 13, v)) < 0 || (nsent++, 0))
 		goto pipeline;
 	{
-		const char *fv[12], *mv[8], *cv[6], *rv[3] = { id, rep->hash, json };
+		const char *fv[12], *mv[8], *cv[8], *rv[3] = { id, rep->hash, json };
 		const char *sv[4] = { rep->signature, rep->host, rep->time, id };
 
 		fv[0] = mv[0] = cv[0] = id;
@@ -565,11 +567,11 @@ static int pg_add_once(int64_t *out_id, struct store_pg *s, const struct prov_jv
 			fv[2 + i] = w->f[i].b.buf;
 		for (i = 0; i < 6; i++)
 			mv[2 + i] = w->m[i].b.buf;
-		for (i = 0; i < 4; i++)
+		for (i = 0; i < 6; i++)
 			cv[2 + i] = w->c[i].b.buf;
 		if ((err = send(s, "f", 12, fv)) < 0 || (nsent++, 0) ||
 		    (err = send(s, "m", 8, mv)) < 0 || (nsent++, 0) ||
-		    (err = send(s, "k", 6, cv)) < 0 || (nsent++, 0) ||
+		    (err = send(s, "k", 8, cv)) < 0 || (nsent++, 0) ||
 		    (err = send(s, "r", 3, rv)) < 0 || (nsent++, 0) ||
 		    (err = send(s, "h", 4, sv)) < 0 || (nsent++, 0) ||
 		    (err = send(s, "v", 4, sv)) < 0 || (nsent++, 0) ||
@@ -743,29 +745,15 @@ cleanup:
 
 /* ----------------------------------------------------------------- triage */
 
-/*
- * The selection: all crashes (answered from the summaries), or since a time
- * and/or with a component (answered from the crashes, by the time index).
- */
-static const char *pg_selection(const struct prov_triage_opts *o)
-{
-	if (o->since && o->component)
-		return " c.time >= $1 AND c.id IN (SELECT crash_id FROM components WHERE name = $2) ";
-	if (o->since)
-		return " c.time >= $1 AND $2::text IS NULL ";
-	if (o->component)
-		return " $1::text IS NULL AND c.id IN (SELECT crash_id FROM components WHERE name = $2) ";
-	return " $1::text IS NULL AND $2::text IS NULL ";
-}
-
 static PGresult *pg_sel(struct store_pg *s, const struct prov_triage_opts *o, const char *head,
 			const char *tail, const char *third)
 {
-	char *sql = prov_xasprintf("%s%s%s", head, pg_selection(o), tail);
+	char *sel = pg_sql(store_triage_selection(o)), *sql = prov_xasprintf("%s%s%s", head, sel, tail);
 	const char *v[3] = { o->since, o->component, third };
-	Oid types[3] = { 25, 25, 25 };
+	Oid types[3] = { 25, 25, 25 };	/* text: the selection's $1 and $2 need no casts */
 	PGresult *r = PQexecParams(s->conn, sql, third ? 3 : 2, types, v, NULL, NULL, 0);
 
+	free(sel);
 	free(sql);
 	return r;
 }
@@ -826,21 +814,25 @@ static int pg_triage_versions(struct prov_triage *t, struct store_pg *s,
 	PGresult *r;
 	char *name = NULL, *ver = NULL;
 	int64_t total = 0, *counts = prov_xcalloc(t->ngroups + 1, sizeof(*counts));
+	int64_t *approx = prov_xcalloc(t->ngroups + 1, sizeof(*approx));
 	int i, n, err = 0;
 	size_t k;
 
 	if (summary)
-		r = PQexec(s->conn, "SELECT component, version, signature, count FROM signature_versions"
-			   " ORDER BY 1, 2");
+		r = PQexec(s->conn, "SELECT component, version, signature, count, approximate"
+			   " FROM signature_versions ORDER BY 1, 2");
 	else
 		/* the selection first, then its components by crash id (never a scan of them all) */
 		r = pg_sel(s, o, "WITH sel AS MATERIALIZED (SELECT c.id, c.signature FROM crashes c WHERE",
 			   ") SELECT v.name, coalesce(v.version, '?') COLLATE \"C\", sel.signature,"
-			   " count(DISTINCT v.crash_id) FROM sel CROSS JOIN LATERAL"
-			   " (SELECT name, version, crash_id FROM components WHERE crash_id = sel.id) v"
+			   " count(DISTINCT v.crash_id),"
+			   " count(DISTINCT v.crash_id) FILTER (WHERE v.commit_is = 'approximate')"
+			   " FROM sel CROSS JOIN LATERAL"
+			   " (SELECT name, version, crash_id, commit_is FROM components WHERE crash_id = sel.id) v"
 			   " GROUP BY 1, 2, 3 ORDER BY 1, 2", NULL);
 	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
 		free(counts);
+		free(approx);
 		return pg_fail(s, r, "triage");
 	}
 	n = PQntuples(r);
@@ -861,6 +853,7 @@ static int pg_triage_versions(struct prov_triage *t, struct store_pg *s,
 				v->version = prov_xstrdup(ver);
 				v->count = counts[k];
 				v->total = total;
+				v->approximate = approx[k];
 			}
 			free(name);
 			free(ver);
@@ -873,15 +866,19 @@ static int pg_triage_versions(struct prov_triage *t, struct store_pg *s,
 			ver = prov_xstrdup(PQgetvalue(r, i, 1));
 			total = 0;
 			memset(counts, 0, (t->ngroups + 1) * sizeof(*counts));
+			memset(approx, 0, (t->ngroups + 1) * sizeof(*approx));
 		}
 		total += strtoll(PQgetvalue(r, i, 3), NULL, 10);
 		gi = group_of(t, PQgetvalue(r, i, 2));
-		if (gi >= 0)
+		if (gi >= 0) {
 			counts[gi] += strtoll(PQgetvalue(r, i, 3), NULL, 10);
+			approx[gi] += strtoll(PQgetvalue(r, i, 4), NULL, 10);
+		}
 	}
 	free(name);
 	free(ver);
 	free(counts);
+	free(approx);
 	PQclear(r);
 	return err;
 }

@@ -27,6 +27,7 @@ struct store_sqlite {
 	char *path;
 	int readonly;
 	int in_tx;
+	int schema;	/* a reader reads an older schema as it is */
 	sqlite3_stmt *find, *crash, *frame, *module, *component, *report, *sum_hosts, *sum_versions;
 };
 
@@ -84,7 +85,7 @@ static int one_int(int64_t *out, sqlite3 *db, const char *sql)
 }
 
 
-/* Upgrade a schema-1 store in one write transaction (the first writer does it). */
+/* Upgrade an older store in one write transaction (the first writer does it). */
 static int migrate(sqlite3 *db, const char *path, int64_t *ver)
 {
 	char *sql = NULL;
@@ -94,11 +95,15 @@ static int migrate(sqlite3 *db, const char *path, int64_t *ver)
 		return err;
 	if ((err = one_int(ver, db, "PRAGMA user_version")) < 0)
 		goto fail;
-	if (*ver == 1) {
-		sql = store_migration_sql(STORE_SQLITE, 1);
-		if ((err = exec(db, sql)) < 0)
+	while (*ver >= 1 && *ver < PROV_STORE_SCHEMA) {
+		free(sql);
+		sql = store_migration_sql(STORE_SQLITE, (int)*ver);
+		if (!sql || (err = exec(db, sql)) < 0) {
+			if (!sql)
+				err = prov_error_set(PROV_EINPUT, "no upgrade from schema %lld", (long long)*ver);
 			goto fail;
-		*ver = 2;
+		}
+		++*ver;
 	}
 	free(sql);
 	return exec(db, "COMMIT");
@@ -176,10 +181,10 @@ int store_sqlite_open(struct store_sqlite **out, const char *path, int readonly)
 		err = prov_error_set(PROV_EINPUT, "'%s' is not a crash store", path);
 		goto fail;
 	}
-	if (ver == 1 && !readonly && (err = migrate(db, path, &ver)) < 0)
+	if (ver >= 1 && ver < PROV_STORE_SCHEMA && !readonly && (err = migrate(db, path, &ver)) < 0)
 		goto fail;
-	/* a reader reads schema 1 as it is: its tables mean what they meant */
-	if (ver != PROV_STORE_SCHEMA && !(ver == 1 && readonly)) {
+	/* a reader reads an older schema as it is: its tables mean what they meant */
+	if (ver != PROV_STORE_SCHEMA && !(ver >= 1 && ver < PROV_STORE_SCHEMA && readonly)) {
 		err = prov_error_set(PROV_EINPUT, "crash store '%s' has schema %lld; this provenance reads 1 to %d%s",
 				     path, (long long)ver, PROV_STORE_SCHEMA,
 				     ver > PROV_STORE_SCHEMA ? " (made by a newer provenance)" : "");
@@ -191,6 +196,7 @@ int store_sqlite_open(struct store_sqlite **out, const char *path, int readonly)
 	s->db = db;
 	s->path = prov_xstrdup(path);
 	s->readonly = readonly;
+	s->schema = (int)ver;
 	*out = s;
 	return 0;
 fail:
@@ -348,13 +354,15 @@ static int insert_rows(struct store_sqlite *s, int64_t id, const struct prov_jv 
 
 		if (!store_jstr(c, "name"))
 			continue;
-		if ((err = prepare(&s->component, s->db, "INSERT INTO components VALUES(?,?,?,?,?)")) < 0)
+		if ((err = prepare(&s->component, s->db, "INSERT INTO components VALUES(?,?,?,?,?,?,?)")) < 0)
 			return err;
 		sqlite3_bind_int64(s->component, 1, id);
 		bind_text(s->component, 2, store_jstr(c, "name"));
 		bind_text(s->component, 3, store_jstr(c, "version"));
 		bind_text(s->component, 4, store_jstr(c, "commit"));
 		bind_text(s->component, 5, store_jstr(c, "repo"));
+		bind_text(s->component, 6, store_jstr(c, "commit_is"));
+		bind_text(s->component, 7, store_jstr(c, "found_by"));
 		if ((err = step_done(s->db, s->component, "insert component")) < 0)
 			return err;
 	}
@@ -568,22 +576,10 @@ cleanup:
 
 /* ------------------------------------------------------------------ triage */
 
-/* The selection's WHERE clause: fixed text, values bound as ?1 (since) and ?2 (component). */
-static const char *selection(const struct prov_triage_opts *o)
-{
-	if (o->since && o->component)
-		return " c.time >= ?1 AND c.id IN (SELECT crash_id FROM components WHERE name = ?2) ";
-	if (o->since)
-		return " c.time >= ?1 AND ?2 IS NULL ";
-	if (o->component)
-		return " ?1 IS NULL AND c.id IN (SELECT crash_id FROM components WHERE name = ?2) ";
-	return " ?1 IS NULL AND ?2 IS NULL ";
-}
-
 static int prep_sel(sqlite3_stmt **st, struct store_sqlite *s, const struct prov_triage_opts *o,
 		    const char *head, const char *tail)
 {
-	char *sql = prov_xasprintf("%s%s%s", head, selection(o), tail);
+	char *sql = prov_xasprintf("%s%s%s", head, store_triage_selection(o), tail);
 	int rc = sqlite3_prepare_v2(s->db, sql, -1, st, NULL);
 
 	free(sql);
@@ -642,10 +638,17 @@ int store_sqlite_triage(struct prov_triage *out, struct store_sqlite *s,
 	if ((err = prep_sel(&latest, s, &o, "SELECT id, signal_name, context FROM crashes c"
 			    " WHERE", "AND signature = ?3 ORDER BY time IS NULL, time DESC, id DESC LIMIT 1")) < 0)
 		goto cleanup;
-	if ((err = prep_sel(&ver, s, &o,
+	/* an older store read as it is recorded no commit_is: none approximate */
+	if ((err = prep_sel(&ver, s, &o, s->schema >= 3 ?
 			    "SELECT v.name, ifnull(v.version, '?'),"
 			    " count(DISTINCT v.crash_id) FILTER (WHERE c.signature = ?3),"
-			    " count(DISTINCT v.crash_id)"
+			    " count(DISTINCT v.crash_id),"
+			    " count(DISTINCT v.crash_id) FILTER (WHERE c.signature = ?3"
+			    " AND v.commit_is = 'approximate')"
+			    " FROM components v JOIN crashes c ON c.id = v.crash_id WHERE" :
+			    "SELECT v.name, ifnull(v.version, '?'),"
+			    " count(DISTINCT v.crash_id) FILTER (WHERE c.signature = ?3),"
+			    " count(DISTINCT v.crash_id), 0"
 			    " FROM components v JOIN crashes c ON c.id = v.crash_id WHERE", ""
 			    " GROUP BY 1, 2 ORDER BY 1, 2")) < 0)
 		goto cleanup;
@@ -698,6 +701,7 @@ int store_sqlite_triage(struct prov_triage *out, struct store_sqlite *s,
 			v->version = col_dup(ver, 1);
 			v->count = sqlite3_column_int64(ver, 2);
 			v->total = sqlite3_column_int64(ver, 3);
+			v->approximate = sqlite3_column_int64(ver, 4);
 		}
 		if (rc != SQLITE_DONE)
 			goto sqlfail;

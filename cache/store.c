@@ -66,6 +66,18 @@ static const char schema_summaries[] =
 	" version CTEXT NOT NULL, count BIGINT NOT NULL,"
 	" PRIMARY KEY(signature, component, version));";
 
+/*
+ * Schema 3: how each component's commit was found (components.commit_is,
+ * "exact" or "approximate", and components.found_by, as in the report) and,
+ * per signature and version, how many crashes ran an approximate commit.
+ * A new store is schema 2 and these: one text, so that a new store and an
+ * upgraded one are the same. Rows stored before are NULL / 0: not recorded.
+ */
+static const char schema_3_columns[] =
+	"ALTER TABLE components ADD COLUMN commit_is CTEXT;"
+	"ALTER TABLE components ADD COLUMN found_by CTEXT;"
+	"ALTER TABLE signature_versions ADD COLUMN approximate BIGINT NOT NULL DEFAULT 0;";
+
 /* Schema 1 -> 2: the summaries, filled from what is stored. */
 static const char migrate_1_2_fill[] =
 	"INSERT INTO signature_hosts SELECT signature, host, count(*), min(time), max(time)"
@@ -87,11 +99,13 @@ const char store_summary_hosts_sql[] =
 	" ELSE signature_hosts.last_seen END";
 
 const char store_summary_versions_sql[] =
-	"INSERT INTO signature_versions(signature, component, version, count)"
-	" SELECT ?1, name, v, 1 FROM (SELECT DISTINCT name, coalesce(version, '?') AS v"
-	" FROM components WHERE crash_id = ?4) AS d ORDER BY name, v"
+	"INSERT INTO signature_versions(signature, component, version, count, approximate)"
+	" SELECT ?1, name, v, 1, a FROM (SELECT name, coalesce(version, '?') AS v,"
+	" max(CASE WHEN commit_is = 'approximate' THEN 1 ELSE 0 END) AS a"
+	" FROM components WHERE crash_id = ?4 GROUP BY 1, 2) AS d ORDER BY name, v"
 	" ON CONFLICT(signature, component, version) DO UPDATE SET"
-	" count = signature_versions.count + 1";
+	" count = signature_versions.count + 1,"
+	" approximate = signature_versions.approximate + excluded.approximate";
 
 static void subst(struct prov_buf *b, const char *sql, enum store_dialect d)
 {
@@ -128,6 +142,7 @@ char *store_schema_sql(enum store_dialect dialect)
 
 	subst(&b, schema_tables, dialect);
 	subst(&b, schema_summaries, dialect);
+	subst(&b, schema_3_columns, dialect);
 	if (dialect == STORE_SQLITE)
 		prov_buf_printf(&b, "PRAGMA application_id=1347573331;PRAGMA user_version=%d;",
 				PROV_STORE_SCHEMA);
@@ -142,15 +157,30 @@ char *store_migration_sql(enum store_dialect dialect, int from)
 {
 	struct prov_buf b = PROV_BUF_INIT;
 
-	if (from != 1)
+	if (from == 1) {
+		subst(&b, schema_summaries, dialect);
+		prov_buf_printf(&b, "%s", migrate_1_2_fill);
+	} else if (from == 2) {
+		subst(&b, schema_3_columns, dialect);
+	} else {
 		return NULL;
-	subst(&b, schema_summaries, dialect);
-	prov_buf_printf(&b, "%s", migrate_1_2_fill);
+	}
 	if (dialect == STORE_SQLITE)
-		prov_buf_printf(&b, "PRAGMA user_version=2;");
+		prov_buf_printf(&b, "PRAGMA user_version=%d;", from + 1);
 	else
-		prov_buf_printf(&b, "UPDATE store_meta SET value = '2' WHERE key = 'schema';");
+		prov_buf_printf(&b, "UPDATE store_meta SET value = '%d' WHERE key = 'schema';", from + 1);
 	return prov_buf_detach(&b);
+}
+
+const char *store_triage_selection(const struct prov_triage_opts *o)
+{
+	if (o->since && o->component)
+		return " c.time >= ?1 AND c.id IN (SELECT crash_id FROM components WHERE name = ?2) ";
+	if (o->since)
+		return " c.time >= ?1 AND ?2 IS NULL ";
+	if (o->component)
+		return " ?1 IS NULL AND c.id IN (SELECT crash_id FROM components WHERE name = ?2) ";
+	return " ?1 IS NULL AND ?2 IS NULL ";
 }
 
 char *prov_store_default_path(const char *cache_dir)

@@ -23,7 +23,7 @@
  */
 struct prov_store;
 
-#define PROV_STORE_SCHEMA 2
+#define PROV_STORE_SCHEMA 3
 
 /* The default store path inside a cache directory (malloc'd). */
 char *prov_store_default_path(const char *cache_dir);

@@ -308,6 +308,23 @@ static void drop_repack(char *up)
 	}
 }
 
+/* Whether the dpkg or rpm resolver of the chain claims the file view->path: 1 and *pkg. */
+static int system_package_of(struct prov_origin *pkg, const struct chain *ch, const struct prov_module *view)
+{
+	size_t k;
+
+	for (k = 0; k < ch->n; k++) {
+		const struct prov_resolver_ops *ops = ch->r[k]->ops;
+
+		if (ops != &prov_resolver_dpkg && ops != &prov_resolver_rpm)
+			continue;
+		if (ops->resolve(pkg, ch->r[k], view) == 0 && pkg->version)
+			return 1;
+		prov_origin_release(pkg);
+	}
+	return 0;
+}
+
 /*
  * A pip distribution that a dpkg or rpm package installed (Debian's
  * python3-torch ships torch-1.13.0a0+gitunknown.egg-info while the package
@@ -317,7 +334,7 @@ static void drop_repack(char *up)
  */
 static void distribution_versions(struct prov_origin_list *l, const struct chain *ch)
 {
-	size_t i, k;
+	size_t i;
 
 	for (i = 0; i < l->n; i++) {
 		struct prov_origin *o = l->v[i];
@@ -334,29 +351,11 @@ static void distribution_versions(struct prov_origin_list *l, const struct chain
 		memset(&view, 0, sizeof(view));
 		memset(&pkg, 0, sizeof(pkg));
 		view.path = meta;
-		for (k = 0; k < ch->n && !claimed; k++) {
-			const struct prov_resolver_ops *ops = ch->r[k]->ops;
-
-			if (ops != &prov_resolver_dpkg && ops != &prov_resolver_rpm)
-				continue;
-			if (ops->resolve(&pkg, ch->r[k], &view) == 0 && pkg.version)
-				claimed = 1;
-			else
-				prov_origin_release(&pkg);
-		}
+		claimed = system_package_of(&pkg, ch, &view);
 		if (!claimed && prov_ends_with(o->evidence, ".egg-info")) {
 			/* a flat egg-info file is the metadata itself */
 			view.path = o->evidence;
-			for (k = 0; k < ch->n && !claimed; k++) {
-				const struct prov_resolver_ops *ops = ch->r[k]->ops;
-
-				if (ops != &prov_resolver_dpkg && ops != &prov_resolver_rpm)
-					continue;
-				if (ops->resolve(&pkg, ch->r[k], &view) == 0 && pkg.version)
-					claimed = 1;
-				else
-					prov_origin_release(&pkg);
-			}
+			claimed = system_package_of(&pkg, ch, &view);
 		}
 		free(meta);
 		prov_error_clear();

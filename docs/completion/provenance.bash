@@ -14,27 +14,31 @@ _provenance() {
 	done
 	case $prev in
 	--cache|--sysroot) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-	--mapping|--exe) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--mapping|--exe|--rpm-spec) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--format)
 		case $cmd in
-		resolve|env) COMPREPLY=($(compgen -W "text markdown json" -- "$cur")) ;;
+		resolve|env|triage) COMPREPLY=($(compgen -W "text markdown json" -- "$cur")) ;;
+		query) COMPREPLY=($(compgen -W "table csv json" -- "$cur")) ;;
 		*) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
 		esac
 		return ;;
 	-c) COMPREPLY=($(compgen -W "fetch.timeout= fetch.connectTimeout= fetch.hostDownFor= fetch.stallTimeout= fetch.retries= fetch.maxSize= fetch.trustSystemUrls= debuginfod.timeout= debuginfod.totalTimeout= core.maxSize= import.maxBytes= import.maxEntries= sources.debianBaseUrl= sources.debianSecurityBaseUrl=" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;
 	esac
 	if [ -z "$cmd" ]; then
-		COMPREPLY=($(compgen -W "analyze resolve env fixcheck cache --help --version -c --cache" -- "$cur"))
+		COMPREPLY=($(compgen -W "analyze resolve env fixcheck cache import triage query --help --version -c --cache" -- "$cur"))
 		return
 	fi
 	case $cmd in
-	analyze) COMPREPLY=($(compgen -W "--exe --sysroot --format --help" -- "$cur")) ;;
-	resolve) COMPREPLY=($(compgen -W "--exe --sysroot --host-packages --format --mapping --offline --context --fix --component --include-prereleases --all-threads --help" -- "$cur")) ;;
+	analyze) COMPREPLY=($(compgen -W "--exe --sysroot --format --locals --no-python --pid --help" -- "$cur")) ;;
+	resolve) COMPREPLY=($(compgen -W "--exe --sysroot --host-packages --format --mapping --offline --context --fix --component --include-prereleases --all-threads --locals --pid --store --host --time --no-suspects --help" -- "$cur")) ;;
 	env) COMPREPLY=($(compgen -W "--sysroot --format --mapping --offline --fetch --help" -- "$cur")) ;;
 	fixcheck) COMPREPLY=($(compgen -W "--repo --at --one-fix --debian-source --rpm-spec --component --sysroot --mapping --offline --include-prereleases --format --help" -- "$cur")) ;;
 	cache) COMPREPLY=($(compgen -W "stats clear --help" -- "$cur")) ;;
+	import) COMPREPLY=($(compgen -W "--store --host --time --help" -- "$cur")) ;;
+	triage) COMPREPLY=($(compgen -W "--since --component --runs --frames --format --store --help" -- "$cur")) ;;
+	query) COMPREPLY=($(compgen -W "--format --max-rows --timeout --store --help" -- "$cur")) ;;
 	esac
-	if [[ $cur != -* ]] && [ "$cmd" != cache ] && [ "$cmd" != env ]; then
+	if [[ $cur != -* ]] && [ "$cmd" != cache ] && [ "$cmd" != env ] && [ "$cmd" != triage ] && [ "$cmd" != query ]; then
 		COMPREPLY+=($(compgen -f -- "$cur"))
 	fi
 }

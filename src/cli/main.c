@@ -17,15 +17,21 @@
 
 static const struct cmd commands[] = {
 	{ "analyze", cmd_analyze, 0,
-	  "analyze CORE [--exe PATH] [--sysroot DIR] [--format text|json] [--locals]",
+	  "analyze CORE [--exe PATH] [--sysroot DIR] [--format text|json] [--locals]\n"
+	  "                  [--no-python]\n"
+	  "       provenance analyze --pid PID [--format text|json] [--no-python]",
 	  "threads, frames, registers and modules of a core file" },
 	{ "resolve", cmd_resolve, 0,
 	  "resolve INPUT... [--exe PATH] [--sysroot DIR] [--format text|markdown|json]\n"
 	  "                  [--mapping FILE]... [--offline] [--context N] [--fix COMMIT]...\n"
-	  "                  [--component NAME] [--all-threads] [--locals]",
+	  "                  [--component NAME] [--all-threads] [--locals] [--host-packages]\n"
+	  "                  [--include-prereleases] [--store[=PATH]] [--host NAME] [--time TIME]\n"
+	  "                  [--no-suspects]\n"
+	  "       provenance resolve --pid PID [options]",
 	  "a core or pasted backtrace to packages, upstream commits and source lines" },
 	{ "env", cmd_env, 0,
-	  "env [--sysroot DIR] [--format text|markdown|json] [--mapping FILE]...",
+	  "env [--sysroot DIR] [--format text|markdown|json] [--mapping FILE]...\n"
+	  "                  [--fetch | --offline]",
 	  "the components installed on a system, with versions and commits" },
 	{ "fixcheck", cmd_fixcheck, 0,
 	  "fixcheck COMMIT|A..B... [--one-fix] (--repo URL|PATH --at REV\n"

@@ -17,6 +17,7 @@ struct prov_triage_version {
 	char *component, *version;
 	int64_t count;	/* crashes of the group with it */
 	int64_t total;	/* crashes of the selection with it */
+	int64_t approximate;	/* crashes of the group with it whose commit was approximate */
 };
 struct prov_triage_group {
 	char *signature;

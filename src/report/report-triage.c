@@ -92,7 +92,11 @@ static void text_versions(struct prov_buf *o, const struct prov_triage_group *g,
 		} else {
 			prov_buf_printf(o, ", %s", v->version);
 		}
-		prov_buf_printf(o, " (%lld)", (long long)v->count);
+		if (v->approximate)	/* resolved to a branch tip or a guessed tag: see query's components.found_by */
+			prov_buf_printf(o, " (%lld, %lld approximate)", (long long)v->count,
+					(long long)v->approximate);
+		else
+			prov_buf_printf(o, " (%lld)", (long long)v->count);
 		prev = v->component;
 		any = 1;
 	}
@@ -270,6 +274,7 @@ static void write_json(struct prov_json *j, const struct prov_triage *t, int64_t
 			prov_json_kv_string(j, "version", v->version);
 			prov_json_kv_int(j, "count", v->count);
 			prov_json_kv_int(j, "all_crashes", v->total);
+			prov_json_kv_int(j, "approximate", v->approximate);
 			prov_json_end_object(j);
 		}
 		prov_json_end_array(j);

@@ -1398,43 +1398,6 @@ static int str_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int prov_repo_branches_containing(char ***out, size_t *nout, struct prov_repo *r,
-				  const char *commit_hex)
-{
-	git_reference_iterator *it = NULL;
-	git_reference *ref = NULL;
-	char **names = NULL;
-	size_t n = 0, alloc = 0;
-	git_oid target;
-	int error;
-
-	if ((error = parse_oid(&target, commit_hex)) < 0)
-		return error;
-	if (git_reference_iterator_glob_new(&it, r->repo, "refs/heads/*") < 0)
-		return prov_error_from_git(PROV_ERROR, "cannot list branches");
-	while (git_reference_next(&ref, it) == 0) {
-		git_object *obj = NULL;
-		git_oid tip;
-		int yes = 0;
-
-		if (n < 10000 && git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT) == 0) {
-			git_oid_cpy(&tip, git_object_id(obj));
-			if (descends(&yes, r->repo, &tip, &target) == 0 && yes) {
-				PROV_ALLOC_GROW(names, n + 1, alloc);
-				names[n++] = prov_xstrdup(git_reference_shorthand(ref));
-			}
-		}
-		git_object_free(obj);
-		git_reference_free(ref);
-	}
-	git_reference_iterator_free(it);
-	if (n)
-		qsort(names, n, sizeof(*names), str_cmp);
-	*out = names;
-	*nout = n;
-	return 0;
-}
-
 int prov_repo_read_blob(struct prov_buf *out, struct prov_repo *r, const char *commit_hex,
 			const char *path, size_t max)
 {

@@ -157,13 +157,6 @@ void prov_range_free(struct prov_range_commit *c, size_t n);
 /* The merge base of two commits (*out NULL, return 0, when they have none). */
 int prov_repo_merge_base(char **out, struct prov_repo *r, const char *a_hex, const char *b_hex);
 
-/*
- * The branches (refs/heads/ names) whose tip is commit_hex or a descendant
- * of it, sorted; *out freed with prov_strv_free-style loop by the caller.
- */
-int prov_repo_branches_containing(char ***out, size_t *nout, struct prov_repo *r,
-				  const char *commit_hex);
-
 /* Every branch (refs/heads/ name, sorted) and its tip commit (40 hex); caller frees each and both arrays. */
 int prov_repo_branch_tips(char ***names, char ***tips, size_t *nout, struct prov_repo *r);
 

@@ -39,7 +39,11 @@ struct import_state {
 	uint64_t max_bytes, max_entries;
 	uint64_t bytes, entries;
 	uint64_t skipped;
+	uint64_t line_compares, patches_applied;	/* work counts of a series */
 };
+
+/* child names compared by tnode_slot on this thread: a work count for the stats */
+static __thread uint64_t tnode_compares;
 
 static void tnode_free(struct tnode *t)
 {
@@ -101,9 +105,11 @@ static struct tnode **tnode_slot(struct tnode *dir, const char *name, size_t len
 	size_t i, h;
 
 	if (dir->n <= 16) {
-		for (i = dir->n; i-- > 0;)
+		for (i = dir->n; i-- > 0;) {
+			tnode_compares++;
 			if (strlen(dir->kids[i]->name) == len && !memcmp(dir->kids[i]->name, name, len))
 				return &dir->kids[i];
+		}
 		return NULL;
 	}
 	if (!dir->hslots)
@@ -112,6 +118,7 @@ static struct tnode **tnode_slot(struct tnode *dir, const char *name, size_t len
 	     h = (h + 1) & (dir->nhslots - 1)) {
 		struct tnode *k = dir->kids[dir->hslots[h] - 1];
 
+		tnode_compares++;
 		if (strlen(k->name) == len && !memcmp(k->name, name, len))
 			return &dir->kids[dir->hslots[h] - 1];
 	}
@@ -697,21 +704,95 @@ static int record_import(git_repository *repo, const char *refname, const git_oi
 	return 0;
 }
 
+/* import_file of a download: one that is not an archive is not kept (fetched again next time). */
+static int import_download(struct tnode *root, struct import_state *st, const char *file, const char *url,
+			   const struct prov_srcimport_opts *o)
+{
+	int error = import_file(root, st, file, url);
+
+	if (error == PROV_EINPUT)
+		prov_fetch_forget(o->ctx->cache_dir, url);
+	return error;
+}
+
+/* One import into a repository of the cache: what the archive and Debian imports share. */
+struct import_run {
+	struct import_repo ir;
+	struct import_state st;
+	struct prov_srcimport_stats stats;
+	char *hex;	/* the imported commit */
+	uint64_t t0;	/* when the import (after the download) began */
+	uint64_t compares0;	/* tnode_compares when the run began */
+};
+
+#define IMPORT_RUN_INIT { .ir = { NULL, NULL, -1 }, .compares0 = tnode_compares }
+
+/*
+ * Open the repository <cache>/imports/<name>: 1 when refname is in it
+ * already (run->hex, *out_npatches), 0 when it is to be imported.
+ */
+static int import_begin(struct import_run *r, const struct prov_srcimport_opts *o, const char *name,
+			const char *refname, int *out_npatches)
+{
+	int error;
+
+	prov_git_init_once();
+	if ((error = limits_from_config(&r->st, o->ctx->config)) < 0 ||
+	    (error = import_repo_open(&r->ir, o->ctx->cache_dir, name)) < 0)
+		return error;
+	if (ref_lookup(&r->hex, out_npatches, r->ir.repo, refname) == 0) {
+		r->stats.cached = 1;
+		return 1;
+	}
+	r->st.repo = r->ir.repo;
+	return 0;
+}
+
+/* Record the imported commit at refname. */
+static int import_record(struct import_run *r, const char *refname, const git_oid *commit,
+			 const char *why)
+{
+	int error = record_import(r->ir.repo, refname, commit, why);
+
+	if (error < 0)
+		return error;
+	r->hex = prov_xstrdup(git_oid_tostr_s(commit));
+	r->stats.import_ms = prov_now_ms() - r->t0;
+	return 0;
+}
+
+/* Hand out the repository's path and the commit (imported or cached). */
+static void import_hand_out(struct import_run *r, char **out_repo, char **out_commit)
+{
+	*out_repo = r->ir.path;
+	r->ir.path = NULL;
+	*out_commit = r->hex;
+	r->hex = NULL;
+}
+
+/* Fill the caller's stats (also after a failure: the work so far) and release the run. */
+static void import_run_release(struct import_run *r, const struct prov_srcimport_opts *o)
+{
+	r->stats.bytes = r->st.bytes;
+	r->stats.entries = r->st.entries;
+	r->stats.name_compares = tnode_compares - r->compares0;
+	r->stats.line_compares = r->st.line_compares;
+	r->stats.patches_applied = r->st.patches_applied;
+	if (o->stats)
+		*o->stats = r->stats;
+	import_repo_release(&r->ir);
+	free(r->hex);
+}
+
 int prov_srcimport_archive(char **out_repo, char **out_commit, const char *url,
 			   const struct prov_srcimport_opts *o)
 {
-	struct import_repo ir = { NULL, NULL, -1 };
-	struct import_state st = { 0 };
-	struct prov_srcimport_stats stats = { 0 };
+	struct import_run r = IMPORT_RUN_INIT;
 	struct tnode *root = tnode_new("", 0, GIT_FILEMODE_TREE);
-	char *name = NULL, *file = NULL, *hex = NULL, *msg = NULL;
+	char *name = NULL, *file = NULL, *msg = NULL;
 	git_oid tree_oid, commit_oid;
-	uint64_t t0;
 	int error, empty = 0;
 
-	prov_git_init_once();
-	if ((error = limits_from_config(&st, o->ctx->config)) < 0)
-		goto cleanup;
 	{
 		char *real = o->ctx->config ? prov_config_rewrite_url(o->ctx->config, url) : prov_xstrdup(url);
 		int ok = prov_fetch_url_ok(real);
@@ -723,22 +804,16 @@ int prov_srcimport_archive(char **out_repo, char **out_commit, const char *url,
 		}
 	}
 	name = archive_repo_name(url);
-	if ((error = import_repo_open(&ir, o->ctx->cache_dir, name)) < 0)
+	if ((error = import_begin(&r, o, name, "refs/imports/archive", NULL)) < 0)
 		goto cleanup;
-	if (ref_lookup(&hex, NULL, ir.repo, "refs/imports/archive") == 0) {
-		stats.cached = 1;
+	if (error == 1)
 		goto done;
-	}
-	if ((error = fetch(&file, url, o, &stats.download_ms)) < 0)
+	if ((error = fetch(&file, url, o, &r.stats.download_ms)) < 0)
 		goto cleanup;
-	t0 = prov_now_ms();
-	st.repo = ir.repo;
-	if ((error = import_file(root, &st, file, url)) < 0) {
-		if (error == PROV_EINPUT)
-			prov_fetch_forget(o->ctx->cache_dir, url);
+	r.t0 = prov_now_ms();
+	if ((error = import_download(root, &r.st, file, url, o)) < 0)
 		goto cleanup;
-	}
-	if ((error = tnode_write(&tree_oid, &empty, ir.repo, strip_top(root))) < 0)
+	if ((error = tnode_write(&tree_oid, &empty, r.ir.repo, strip_top(root))) < 0)
 		goto cleanup;
 	if (empty) {
 		prov_fetch_forget(o->ctx->cache_dir, url);
@@ -753,32 +828,20 @@ int prov_srcimport_archive(char **out_repo, char **out_commit, const char *url,
 		if ((error = prov_sha256_file(sha, &size, file)) < 0)
 			goto cleanup;
 		msg = prov_xasprintf("Import release archive %s\n\nArchive-Sha256: %s\nEntries: %llu\nBytes: %llu\n",
-				     prov_basename(url), sha, (unsigned long long)st.entries,
-				     (unsigned long long)st.bytes);
+				     prov_basename(url), sha, (unsigned long long)r.st.entries,
+				     (unsigned long long)r.st.bytes);
 	}
-	if ((error = commit_tree(&commit_oid, ir.repo, &tree_oid, NULL, msg)) < 0)
+	if ((error = commit_tree(&commit_oid, r.ir.repo, &tree_oid, NULL, msg)) < 0 ||
+	    (error = import_record(&r, "refs/imports/archive", &commit_oid, "provenance: import archive")) < 0)
 		goto cleanup;
-	if ((error = record_import(ir.repo, "refs/imports/archive", &commit_oid,
-				   "provenance: import archive")) < 0)
-		goto cleanup;
-	hex = prov_xstrdup(git_oid_tostr_s(&commit_oid));
-	stats.import_ms = prov_now_ms() - t0;
-	stats.bytes = st.bytes;
-	stats.entries = st.entries;
 done:
-	*out_repo = ir.path;
-	ir.path = NULL;
-	*out_commit = hex;
-	hex = NULL;
-	if (o->stats)
-		*o->stats = stats;
+	import_hand_out(&r, out_repo, out_commit);
 	error = 0;
 cleanup:
-	import_repo_release(&ir);
+	import_run_release(&r, o);
 	tnode_free(root);
 	free(name);
 	free(file);
-	free(hex);
 	free(msg);
 	return error;
 }
@@ -1713,8 +1776,9 @@ int prov_quilt_series_next(char **name, int *strip, const char **pos, const char
 }
 
 /* Apply debian/patches/series; *out = patches applied. */
-static int apply_series(int *out, git_oid *tree_oid, git_repository *repo)
+static int apply_series(int *out, git_oid *tree_oid, struct import_state *st)
 {
+	git_repository *repo = st->repo;
 	struct prov_buf series = PROV_BUF_INIT, patch = PROV_BUF_INIT, git_text = PROV_BUF_INIT;
 	const char *p, *end;
 	struct series_entry *ents = NULL;
@@ -1825,13 +1889,16 @@ static int apply_series(int *out, git_oid *tree_oid, git_repository *repo)
 			error = prov_error_set(PROV_ELIMIT, "debian/patches/series: the patches rewrite "
 					       "more than %llu bytes of files in all (at '%s'); not imported",
 					       (unsigned long long)SERIES_MAX_PATCHED_BYTES, name);
-		if (error == 0)
+		if (error == 0) {
+			st->patches_applied++;
 			error = apply_patch(tree_oid, repo, &patch, path);
+		}
 		if (error < 0)
 			goto cleanup;
 	}
 	*out = n;
 cleanup:
+	st->line_compares += compares;
 	git_tree_free(tree);
 	for (i = 0; i < nents; i++) {
 		free(ents[i].name);
@@ -2048,11 +2115,9 @@ static int import_tarballs(struct tnode **root, int *native, struct import_state
 				error = prov_error_set(PROV_EINPUT, "'%s' lists more than one main tarball", dsc_url);
 				goto cleanup;
 			}
-			error = import_file(t, st, d->files[i].path, d->files[i].url);
+			error = import_download(t, st, d->files[i].path, d->files[i].url, o);
 			if (error < 0) {
 				tnode_free(t);
-				if (error == PROV_EINPUT)
-					prov_fetch_forget(o->ctx->cache_dir, d->files[i].url);
 				goto cleanup;
 			}
 			/* Keep the stripped directory's contents as the root. */
@@ -2080,11 +2145,9 @@ static int import_tarballs(struct tnode **root, int *native, struct import_state
 
 		if (k == DSC_COMPONENT) {
 			t = tnode_new("", 0, GIT_FILEMODE_TREE);
-			error = import_file(t, st, d->files[i].path, d->files[i].url);
+			error = import_download(t, st, d->files[i].path, d->files[i].url, o);
 			if (error < 0) {
 				tnode_free(t);
-				if (error == PROV_EINPUT)
-					prov_fetch_forget(o->ctx->cache_dir, d->files[i].url);
 				goto cleanup;
 			}
 			top = strip_top(t);
@@ -2112,21 +2175,18 @@ int prov_srcimport_debian(char **out_repo, char **out_commit, int *out_npatches,
 			  const char *base_url, const char *source, const char *version,
 			  const struct prov_srcimport_opts *o)
 {
-	struct import_repo ir = { NULL, NULL, -1 };
-	struct import_state st = { 0 };
-	struct prov_srcimport_stats stats = { 0 };
+	struct import_run r = IMPORT_RUN_INIT;
 	struct dsc d = { 0 };
 	struct prov_buf text = PROV_BUF_INIT;
 	struct tnode *root = NULL, *deb = NULL;
-	char *name = NULL, *refname = NULL, *dsc_path = NULL, *dsc_url = NULL, *hex = NULL;
+	char *name = NULL, *refname = NULL, *dsc_path = NULL, *dsc_url = NULL;
 	char *msg = NULL, *component = NULL;
 	char dsc_sha[2 * PROV_SHA256_LEN + 1];
 	git_oid upstream_tree, upstream_commit, tree_oid, commit_oid;
-	uint64_t t0;
 	size_t i;
 	int error, empty = 0, npatches = 0, native = 0, have_debian = 0;
 
-	prov_git_init_once();
+	prov_git_init_once();	/* version_refname asks libgit2 */
 	if (!valid_source_name(source)) {
 		error = prov_error_set(PROV_EINPUT, "'%s' is not a Debian source package name", source);
 		goto cleanup;
@@ -2135,31 +2195,27 @@ int prov_srcimport_debian(char **out_repo, char **out_commit, int *out_npatches,
 		error = prov_error_set(PROV_EINPUT, "'%s' is not a Debian version", version);
 		goto cleanup;
 	}
-	if ((error = limits_from_config(&st, o->ctx->config)) < 0 ||
-	    (error = version_refname(&refname, source, version)) < 0)
+	if ((error = version_refname(&refname, source, version)) < 0)
 		goto cleanup;
 	name = prov_xasprintf("debian-%s", source);
-	if ((error = import_repo_open(&ir, o->ctx->cache_dir, name)) < 0)
+	if ((error = import_begin(&r, o, name, refname, &npatches)) < 0)
 		goto cleanup;
-	if (ref_lookup(&hex, &npatches, ir.repo, refname) == 0) {
-		stats.cached = 1;
+	if (error == 1)
 		goto done;
-	}
 	if ((error = fetch_verified(&d, &text, &dsc_path, &dsc_url, base_url, source, version, o,
-				    &stats)) < 0)
+				    &r.stats)) < 0)
 		goto cleanup;
-	t0 = prov_now_ms();
-	st.repo = ir.repo;
-	if ((error = import_tarballs(&root, &native, &st, &d, dsc_url, source, o)) < 0)
+	r.t0 = prov_now_ms();
+	if ((error = import_tarballs(&root, &native, &r.st, &d, dsc_url, source, o)) < 0)
 		goto cleanup;
-	if ((error = tnode_write(&upstream_tree, &empty, ir.repo, root)) < 0)
+	if ((error = tnode_write(&upstream_tree, &empty, r.ir.repo, root)) < 0)
 		goto cleanup;
 	/* Contents, not URLs: the same package from any mirror is the same commit. */
 	prov_sha256_hex(dsc_sha, text.buf, text.len);
 	msg = prov_xasprintf("Import %s %s (%s)\n\nSource: %s\nVersion: %s\nDsc-Sha256: %s\n",
 			     source, version, native ? "native source" : "upstream tarballs",
 			     source, version, dsc_sha);
-	if ((error = commit_tree(&upstream_commit, ir.repo, &upstream_tree, NULL, msg)) < 0)
+	if ((error = commit_tree(&upstream_commit, r.ir.repo, &upstream_tree, NULL, msg)) < 0)
 		goto cleanup;
 	commit_oid = upstream_commit;
 
@@ -2175,12 +2231,8 @@ int prov_srcimport_debian(char **out_repo, char **out_commit, int *out_npatches,
 				goto cleanup;
 			}
 			deb = tnode_new("", 0, GIT_FILEMODE_TREE);
-			error = import_file(deb, &st, d.files[i].path, d.files[i].url);
-			if (error < 0) {
-				if (error == PROV_EINPUT)
-					prov_fetch_forget(o->ctx->cache_dir, d.files[i].url);
+			if ((error = import_download(deb, &r.st, d.files[i].path, d.files[i].url, o)) < 0)
 				goto cleanup;
-			}
 			have_debian = 1;
 		}
 		if (!have_debian) {
@@ -2201,35 +2253,25 @@ int prov_srcimport_debian(char **out_repo, char **out_commit, int *out_npatches,
 			tnode_free(tnode_take(root, "debian"));
 			tnode_add(root, debdir);
 		}
-		if ((error = tnode_write(&tree_oid, &empty, ir.repo, root)) < 0 ||
-		    (error = apply_series(&npatches, &tree_oid, ir.repo)) < 0)
+		if ((error = tnode_write(&tree_oid, &empty, r.ir.repo, root)) < 0 ||
+		    (error = apply_series(&npatches, &tree_oid, &r.st)) < 0)
 			goto cleanup;
 		free(msg);
 		msg = prov_xasprintf("Debian source %s %s with %d patch%s\n\nSource: %s\nVersion: %s\nDsc-Sha256: %s\nPatches-Applied: %d\n",
 				     source, version, npatches, npatches == 1 ? "" : "es", source, version,
 				     dsc_sha, npatches);
-		if ((error = commit_tree(&commit_oid, ir.repo, &tree_oid, &upstream_commit, msg)) < 0)
+		if ((error = commit_tree(&commit_oid, r.ir.repo, &tree_oid, &upstream_commit, msg)) < 0)
 			goto cleanup;
 	}
-	if ((error = record_import(ir.repo, refname, &commit_oid,
-				   "provenance: import Debian source")) < 0)
+	if ((error = import_record(&r, refname, &commit_oid, "provenance: import Debian source")) < 0)
 		goto cleanup;
-	hex = prov_xstrdup(git_oid_tostr_s(&commit_oid));
-	stats.import_ms = prov_now_ms() - t0;
-	stats.bytes = st.bytes;
-	stats.entries = st.entries;
 done:
-	*out_repo = ir.path;
-	ir.path = NULL;
-	*out_commit = hex;
-	hex = NULL;
+	import_hand_out(&r, out_repo, out_commit);
 	if (out_npatches)
 		*out_npatches = npatches;
-	if (o->stats)
-		*o->stats = stats;
 	error = 0;
 cleanup:
-	import_repo_release(&ir);
+	import_run_release(&r, o);
 	tnode_free(root);
 	tnode_free(deb);
 	dsc_release(&d);
@@ -2238,7 +2280,6 @@ cleanup:
 	free(refname);
 	free(dsc_path);
 	free(dsc_url);
-	free(hex);
 	free(msg);
 	free(component);
 	return error;

@@ -43,6 +43,10 @@ struct prov_srcimport_stats {
 	uint64_t import_ms;	/* unpacking into the object database, patching, committing */
 	uint64_t bytes;	/* uncompressed bytes imported */
 	uint64_t entries;	/* archive entries read */
+	/* work counts (what tests bound instead of time): */
+	uint64_t name_compares;	/* child names compared building the tree (linear in entries) */
+	uint64_t line_compares;	/* hunk lines compared finding where patches' hunks moved */
+	uint64_t patches_applied;	/* patches handed to libgit2 to apply */
 	int cached;	/* 1: the import was already in the cache, nothing fetched */
 };
 
@@ -51,7 +55,7 @@ struct prov_srcimport_opts {
 	 * cache_dir (downloads in <cache>/downloads, imports in <cache>/imports),
 	 * offline (never download: use what the cache has; missing -> PROV_ENOTFOUND) */
 	const struct prov_ctx *ctx;
-	struct prov_srcimport_stats *stats;	/* filled when not NULL */
+	struct prov_srcimport_stats *stats;	/* filled when not NULL, also on failure (the work so far) */
 };
 
 #define PROV_SRCIMPORT_DEFAULT_MAX_BYTES ((uint64_t)4 << 30)

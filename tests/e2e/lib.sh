@@ -53,6 +53,36 @@ v=eval(sys.argv[2])
 print("null" if v is None else (json.dumps(v) if isinstance(v,(dict,list,bool)) else v))' "$1" "$2"
 }
 
+# count_opens REGEX CMD...: how many times CMD (and its children and threads)
+# opened a file whose path matches REGEX (a Python regex), as strace sees the
+# opens that succeeded: a count of work for scaling tests, not a time. The
+# test checks `command -v strace` first (make deps installs it).
+count_opens() {
+	local re=$1 dir
+	shift
+	dir=$(mktemp -d -p "$T" strace.XXXXXX)
+	# -ff: one log per thread, so that no call is split across lines
+	strace -f -ff -qq -z -e trace=open,openat,openat2 -o "$dir/log" "$@" >/dev/null 2>&1
+	cat "$dir"/log.* | python3 -c '
+import re, sys
+pat, n = re.compile(sys.argv[1]), 0
+for line in sys.stdin:
+    m = re.search(r"open(?:at2?)?\((?:[^,]*, )?\"((?:[^\"\\]|\\.)*)\"", line)
+    n += bool(m and pat.search(m.group(1)))
+print(n)' "$re"
+}
+
+# count_syscalls NAME CMD...: how many NAME system calls (pread64, read, ...)
+# CMD and its children and threads made, as strace -c counts them (0 when
+# none); like count_opens, a count of work, and the test checks for strace.
+count_syscalls() {
+	local name=$1 log
+	shift
+	log=$(mktemp -p "$T" strace-c.XXXXXX)
+	strace -f -qq -c -e trace="$name" -o "$log" "$@" >/dev/null 2>&1
+	awk -v n="$name" '$NF == n { c = $4 } END { print c + 0 }' "$log"
+}
+
 # build_fixture SRC OUT [extra cc args]: compile a fixture program
 build_fixture() {
 	local src=$1 out=$2; shift 2

@@ -8,9 +8,11 @@ json` on a real core) with its host, time, input path and component versions
 changed: host nodeNNN (HOSTS of them), a unique time, and for some reports a
 synthetic component "rccl" whose version depends on the template (template 0
 only ever with 2.20.1, the others with 2.19.3 or 2.20.1), so that triage has
-a version split to find.  TRUTH.json holds what the generator did, computed
+a version split to find; about a third of those rccl commits are
+"approximate" (found_by "branch tip"), the rest "exact" ("tag").  TRUTH.json holds what the generator did, computed
 here from its own choices: per template the count, hosts, first and last
-time, the signature (docs/signature.md's rules, written again here), rccl versions, and the latest report whose
+time, the signature (docs/signature.md's rules, written again here), rccl versions (and how many
+of each were approximate), and the latest report whose
 components are the template's own (no rccl).
 """
 import datetime
@@ -112,7 +114,7 @@ def signature(r):
 truth = {"total": n, "hosts": set(), "templates": []}
 for i, t in enumerate(templates):
     truth["templates"].append({"signature": signature(t), "count": 0, "hosts": set(),
-                               "first": None, "last": None, "rccl": {},
+                               "first": None, "last": None, "rccl": {}, "rccl_approximate": {},
                                "last_plain": None, "frames": sum(len(th["frames"]) for th in t["threads"])})
 
 with open(out_path, "w") as out:
@@ -129,10 +131,14 @@ with open(out_path, "w") as out:
         r["crash"]["time"] = ts
         r["input"]["path"] = "/scratch/%s/core.%d" % (host, 1000 + i)
         rc = None
+        approx = False
         if rng.random() < 0.7:
             rc = "2.20.1" if k == 0 else rng.choice(["2.19.3", "2.20.1"])
+            approx = rng.random() < 0.33
             r["components"].append({"name": "rccl", "version": rc, "commit": None, "repo": None,
-                                    "ref": None, "subdir": None, "found_by": "generated", "note": None})
+                                    "ref": None, "subdir": None,
+                                    "commit_is": "approximate" if approx else "exact",
+                                    "found_by": "branch tip" if approx else "tag", "note": None})
         out.write(json.dumps(r, separators=(",", ":")) + "\n")
         tt = truth["templates"][k]
         tt["count"] += 1
@@ -142,6 +148,7 @@ with open(out_path, "w") as out:
         tt["last"] = ts if tt["last"] is None or ts > tt["last"] else tt["last"]
         if rc:
             tt["rccl"][rc] = tt["rccl"].get(rc, 0) + 1
+            tt["rccl_approximate"][rc] = tt["rccl_approximate"].get(rc, 0) + approx
         elif tt["last_plain"] is None or ts > tt["last_plain"][0]:
             tt["last_plain"] = [ts, host]
 

@@ -76,7 +76,7 @@ for round in 1 2 3 4 5 6 7 8 9 10; do
 done
 note "$killed_early of 10 victims were killed while running"
 [ $killed_early -gt 0 ] || fail "no victim was still running when killed: the kills tested nothing"
-elapsed=$(( $(date +%s) - start ))
-note "took ${elapsed}s"
-[ $elapsed -lt 60 ] || fail "took ${elapsed}s (bound: 60 s)"
+# no bound on the time taken (a shared machine's load is not the work): each
+# run is bounded by resolve's timeout 30 above, so a hang still fails
+note "took $(( $(date +%s) - start ))s"
 exit 0

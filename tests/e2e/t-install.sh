@@ -36,14 +36,24 @@ got=$(bash -c '. "$1"; COMP_WORDS=(provenance fixcheck --deb); COMP_CWORD=2; _pr
 check_eq "$got" "--debian-source" "bash completes fixcheck options"
 got=$(bash -c '. "$1"; COMP_WORDS=(provenance resolve --format m); COMP_CWORD=3; _provenance; echo "${COMPREPLY[*]}"' _ "$bc")
 check_eq "$got" "markdown" "bash completes --format values"
-# every option the completion offers is one the command accepts (its --help names it)
-for c in analyze resolve env fixcheck; do
+# every option the completion offers is one the command accepts (its --help names it),
+# and every option a command's --help lists is offered; every command is offered
+cmds=$("$bin" --help 2>&1 | sed -n '/^commands:/,/^$/p' | awk 'NF > 1 { print $1 }')
+got=$(bash -c '. "$1"; COMP_WORDS=(provenance ""); COMP_CWORD=1; _provenance; echo "${COMPREPLY[*]}"' _ "$bc")
+for c in $cmds; do
+	case " $got " in *" $c "*) ;; *) fail "completion does not offer the command $c" ;; esac
+done
+for c in $cmds; do
+	[ "$c" = cache ] && continue	# stats|clear, no options
 	opts=$(bash -c '. "$1"; COMP_WORDS=(provenance '"$c"' -); COMP_CWORD=2; _provenance; echo "${COMPREPLY[*]}"' _ "$bc")
 	for o in $opts; do
 		"$bin" "$c" --help 2>&1 | grep -q -- "$o" || fail "completion offers $c $o, which $c --help does not name"
 	done
+	for o in $("$bin" "$c" --help 2>&1 | grep -oE '^ +--[a-z][a-z-]*' | tr -d ' '); do
+		case " $opts " in *" $o "*) ;; *) fail "$c --help lists $o, which completion does not offer" ;; esac
+	done
 done
-echo "ok: completion options are in each command's --help"
+echo "ok: completion offers every command and exactly the options each command's --help lists"
 if command -v zsh >/dev/null; then
 	zsh -n "$zc" || fail "zsh completion has a syntax error"
 	echo "ok: zsh parses the completion"

@@ -53,10 +53,10 @@ host="127.0.0.1:$silent"
 
 # 1. first run: waits the connect bound, says so (host and bound), remembers it
 t0=$(date +%s)
-check_exit 1 "first run against a silent host" -- "$PROVENANCE" --cache "$C" -c fetch.connectTimeout=2 -c "$(to "$silent")" \
+# no time is asserted (load moves it): a hang is killed by timeout (exit 124) and fails
+check_exit 1 "first run against a silent host" -- timeout 120 "$PROVENANCE" --cache "$C" -c fetch.connectTimeout=2 -c "$(to "$silent")" \
 	resolve "$T/bt.txt" --mapping "$T/proj.map" --format json
 t1=$(date +%s)
-[ $((t1 - t0)) -le 30 ] || fail "the first run took $((t1 - t0)) s"
 check_match "$(cat "$T/last.err")" "127\.0\.0\.1:$silent did not answer within 2 s \(fetch\.connectTimeout\)" "first run: why it waited"
 check_eq "$(accepted)" 1 "first run: the silent server saw one connection"
 check_match "$(cut -f1 "$C/hosts-down")" "^127\.0\.0\.1:$silent\$" "the host is in <cache>/hosts-down"

@@ -90,11 +90,14 @@ for k in 0 1; do
 	for v in 2.19.3 2.20.1; do
 		check_eq "$(json_get "$T/triage.json" "sum(c['count'] for c in $g['components'] if c['name']=='rccl' and c['version']=='$v')")" \
 			"$(truth "d['templates'][$k]['rccl'].get('$v', 0)")" "template $k: crashes with rccl $v"
+		check_eq "$(json_get "$T/triage.json" "sum(c['approximate'] for c in $g['components'] if c['name']=='rccl' and c['version']=='$v')")" \
+			"$(truth "d['templates'][$k]['rccl_approximate'].get('$v', 0)")" "template $k: approximate rccl $v commits"
 	done
 done
 # template 0 happens only with rccl 2.20.1: the text says so
 check_exit 0 "triage (text)" -- "$PROVENANCE" triage --store "$S" --runs $RUNS
 check_match "$(cat "$T/last.out")" "only with: rccl 2\.20\.1 \(never with 2\.19\.3" "the version split"
+check_match "$(cat "$T/last.out")" "rccl 2\.20\.1 \($(truth "d['templates'][0]['rccl']['2.20.1']"), $(truth "d['templates'][0]['rccl_approximate']['2.20.1']") approximate\)" "approximate commits in the text"
 check_match "$(cat "$T/last.out")" "repro rate: [0-9.]+% \($(truth "d['templates'][0]['count']") of $RUNS runs\)" "repro rate line"
 check_exit 0 "triage --format markdown" -- "$PROVENANCE" triage --store "$S" --format markdown
 check_match "$(head -1 "$T/last.out")" "^# Crash triage" "markdown triage"
@@ -123,6 +126,15 @@ check_eq "$(sqlite "SELECT signature FROM crashes WHERE host='fresh-node'")" "$(
 check_exit 0 "query count" -- "$PROVENANCE" query --store "$S" --format csv "SELECT count(*) AS n FROM crashes WHERE signal = 6"
 check_eq "$(tail -1 "$T/last.out" | tr -d '\r')" "$(sqlite 'SELECT count(*) FROM crashes WHERE signal = 6')" "query agrees with sqlite3"
 check_eq "$(tail -1 "$T/last.out" | tr -d '\r')" "$(truth "d['templates'][1]['count']")" "SIGABRT crashes = generated aborts"
+# how each component's commit was found: the generator's own choices
+want=$(truth "sum(sum(t['rccl_approximate'].values()) for t in d['templates'])")
+check_exit 0 "query commit_is, found_by" -- "$PROVENANCE" query --store "$S" --format csv \
+	"SELECT count(*) AS n FROM components WHERE name = 'rccl' AND commit_is = 'approximate' AND found_by = 'branch tip'"
+check_eq "$(tail -1 "$T/last.out" | tr -d '\r')" "$want" "approximate rccl commits (query) = generated"
+want=$(truth "sum(sum(t['rccl'].values()) - sum(t['rccl_approximate'].values()) for t in d['templates'])")
+check_exit 0 "query exact commits" -- "$PROVENANCE" query --store "$S" --format csv \
+	"SELECT count(*) AS n FROM components WHERE name = 'rccl' AND commit_is = 'exact' AND found_by = 'tag'"
+check_eq "$(tail -1 "$T/last.out" | tr -d '\r')" "$want" "exact rccl commits (query) = generated"
 check_exit 0 "query json" -- "$PROVENANCE" query --store "$S" --format json "SELECT crash_id, count(*) AS frames FROM frames GROUP BY crash_id ORDER BY crash_id LIMIT 3"
 check_eq "$(json_get "$T/last.out" "len(d)")" 3 "query json rows"
 check_exit 0 "query table" -- "$PROVENANCE" query --store "$S" "SELECT function, file, line FROM frames WHERE crashed AND depth < 5 AND crash_id = 1"

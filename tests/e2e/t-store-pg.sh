@@ -42,6 +42,8 @@ suite() {	# NAME STORE
 		sig=$(truth "d['templates'][$k]['signature']")
 		check_eq "$(json_get "$T/last.out" "[g for g in d['groups'] if g['signature']=='$sig'][0]['count']")" \
 			"$(truth "d['templates'][$k]['count']")" "$name: template $k count"
+		check_eq "$(json_get "$T/last.out" "sum(c['approximate'] for g in d['groups'] if g['signature']=='$sig' for c in g['components'] if c['name']=='rccl')")" \
+			"$(truth "sum(d['templates'][$k]['rccl_approximate'].values())")" "$name: template $k approximate rccl commits"
 	done
 	"$PROVENANCE" triage --store "$S" >"$T/triage.$name.txt" || fail "$name: triage text"
 	"$PROVENANCE" triage --store "$S" --since "$SINCE" --format json >"$T/since.$name.json" || fail "$name: triage --since"
@@ -156,17 +158,54 @@ pg_sql "UPDATE store_meta SET value = '99' WHERE key = 'schema'"
 check_exit 2 "a store from a newer provenance" -- "$PROVENANCE" triage --store "$PGURL"
 check_match "$(cat "$T/last.err")" "has schema 99; .*newer provenance" "newer schema refused"
 
-# ---- a SQLite store of the first format (schema 1: no summaries) ----
+# ---- a PostgreSQL store of schema 2 (no commit_is, found_by): a writer upgrades it ----
+pg_sql 'CREATE DATABASE old2' >/dev/null
+OLD2="postgresql:///old2?host=$PGDIR&user=postgres"
+check_exit 0 "a new PostgreSQL store of one report" -- "$PROVENANCE" import --store "$OLD2" "$T/a.json"
+PGDB=old2
+pg_sql "ALTER TABLE components DROP COLUMN commit_is; ALTER TABLE components DROP COLUMN found_by;
+ALTER TABLE signature_versions DROP COLUMN approximate; UPDATE store_meta SET value = '2' WHERE key = 'schema'"
+check_exit 2 "a reader of a schema-2 PostgreSQL store" -- "$PROVENANCE" triage --store "$OLD2"
+check_match "$(cat "$T/last.err")" "has schema 2; .*open it for writing once" "the reader says how to upgrade"
+check_exit 0 "import into a schema-2 PostgreSQL store" -- "$PROVENANCE" import --store "$OLD2" "$T/reports.jsonl"
+check_eq "$(pg_sql "SELECT value FROM store_meta WHERE key = 'schema'")" 3 "upgraded to schema 3 (psql)"
+check_eq "$(pg_sql "SELECT count(*) FROM components WHERE commit_is = 'approximate' AND found_by = 'branch tip'")" \
+	"$(truth "sum(sum(t['rccl_approximate'].values()) for t in d['templates'])")" "commit_is stored after the upgrade (psql)"
+check_eq "$(pg_sql "SELECT sum(approximate) FROM signature_versions")" \
+	"$(truth "sum(sum(t['rccl_approximate'].values()) for t in d['templates'])")" "the summaries count them (psql)"
+PGDB=prov
+
+# ---- SQLite stores of older formats (schema 1: no summaries; 2: no commit_is, found_by) ----
+# made from a current one by taking away what the later schemas added
+old_commit_cols="ALTER TABLE components DROP COLUMN commit_is; ALTER TABLE components DROP COLUMN found_by;"
+check_exit 0 "a new store of one report" -- "$PROVENANCE" import --store "$T/v2.sqlite" "$T/a.json"
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1])
+c.executescript(sys.argv[2] + "ALTER TABLE signature_versions DROP COLUMN approximate; PRAGMA user_version=2;"); c.close()' \
+	"$T/v2.sqlite" "$old_commit_cols"
+lite2() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' "$T/v2.sqlite" "$1"; }
+check_exit 0 "triage of a schema-2 store (read as it is)" -- "$PROVENANCE" triage --store "$T/v2.sqlite" --format json
+check_eq "$(json_get "$T/last.out" "sum(c['approximate'] for g in d['groups'] for c in g['components'])")" 0 \
+	"schema 2 recorded no approximate commits"
+check_eq "$(json_get "$T/last.out" "d['total']")" "$(lite2 'SELECT count(*) FROM crashes')" "schema-2 triage total (sqlite3)"
+check_eq "$(lite2 'PRAGMA user_version')" 2 "a reader leaves schema 2 as it is (sqlite3)"
+check_exit 0 "import into a schema-2 store" -- "$PROVENANCE" import --store "$T/v2.sqlite" "$T/reports.jsonl"
+check_eq "$(lite2 'PRAGMA user_version')" 3 "a writer upgrades it to schema 3 (sqlite3)"
+check_eq "$(lite2 'SELECT count(*) FROM components WHERE crash_id = 1 AND commit_is IS NOT NULL')" 0 \
+	"the older rows: commit_is not recorded (sqlite3)"
+check_eq "$(lite2 "SELECT count(*) FROM components WHERE commit_is = 'approximate' AND found_by = 'branch tip'")" \
+	"$(truth "sum(sum(t['rccl_approximate'].values()) for t in d['templates'])")" "commit_is stored after the upgrade (sqlite3)"
+
 cp "$T/store.sqlite" "$T/v1.sqlite"
 python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1])
-c.executescript("DROP TABLE signature_hosts; DROP TABLE signature_versions; PRAGMA user_version=1;"); c.close()' "$T/v1.sqlite"
+c.executescript(sys.argv[2] + "DROP TABLE signature_hosts; DROP TABLE signature_versions; PRAGMA user_version=1;"); c.close()' \
+	"$T/v1.sqlite" "$old_commit_cols"
 lite() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' "$T/v1.sqlite" "$1"; }
 check_exit 0 "triage of a schema-1 store (read as it is)" -- "$PROVENANCE" triage --store "$T/v1.sqlite" --format json
 check_eq "$(lite 'PRAGMA user_version')" 1 "a reader leaves schema 1 as it is (sqlite3)"
 check_exit 0 "import into a schema-1 store" -- "$PROVENANCE" import --store "$T/v1.sqlite" "$T/a.json"
-check_eq "$(lite 'PRAGMA user_version')" 2 "a writer upgrades it to schema 2 (sqlite3)"
+check_eq "$(lite 'PRAGMA user_version')" 3 "a writer upgrades it to schema 3 (sqlite3)"
 check_eq "$(lite 'SELECT sum(count) FROM signature_hosts')" "$(lite 'SELECT count(*) FROM crashes')" "the upgrade fills the summaries (sqlite3)"
-python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("PRAGMA user_version=3"); c.commit()' "$T/v1.sqlite"
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("PRAGMA user_version=4"); c.commit()' "$T/v1.sqlite"
 check_exit 2 "a SQLite store from a newer provenance" -- "$PROVENANCE" import --store "$T/v1.sqlite" "$T/a.json"
 check_eq "$(wc -l <"$T/last.err")" 1 "newer SQLite store: one line"
-check_match "$(cat "$T/last.err")" "has schema 3; .*newer provenance" "newer SQLite schema refused"
+check_match "$(cat "$T/last.err")" "has schema 4; .*newer provenance" "newer SQLite schema refused"
