@@ -881,6 +881,8 @@ struct image_info {
 	uint64_t id_vaddr;
 	char *package_note;	/* systemd's package note (FDO, 0xcafe1a7e): its JSON */
 	int later_loads;	/* a PT_LOAD maps the file at a nonzero page offset */
+	uint64_t data0;	/* a later PT_LOAD mapping file offset 0 (old linkers' data
+			 * segment): its page's distance from the first's, or 0 */
 };
 
 #define NT_FDO_PACKAGING_METADATA 0xcafe1a7e
@@ -919,10 +921,13 @@ static void scan_image_notes(const struct core_ctx *x, const unsigned char *d, s
 }
 
 /*
- * What the core holds of the ELF image mapped at `lo` (its first page is
- * dumped by default): 0 when it is an ELF image of the core's class, else -1.
+ * What the core holds of the ELF image whose headers are at `hdr`, loaded
+ * at `lo` (its first mapping; the two differ when only a data segment that
+ * maps file offset 0 was dumped): 0 when it is an ELF image of the core's
+ * class, else -1.
  */
-static int read_image(const struct core_ctx *x, uint64_t lo, struct image_info *out)
+static int read_image_at(const struct core_ctx *x, uint64_t hdr, uint64_t lo,
+			 struct image_info *out)
 {
 	unsigned char eh[64], *ph = NULL, *note = NULL;
 	size_t entsize = x->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr), i;
@@ -932,7 +937,7 @@ static int read_image(const struct core_ctx *x, uint64_t lo, struct image_info *
 
 	free(out->package_note);
 	memset(out, 0, sizeof(*out));
-	if (core_read(x, lo, eh, x->is64 ? 64 : 52) < 0 || memcmp(eh, ELFMAG, SELFMAG) != 0 ||
+	if (core_read(x, hdr, eh, x->is64 ? 64 : 52) < 0 || memcmp(eh, ELFMAG, SELFMAG) != 0 ||
 	    eh[EI_CLASS] != (x->is64 ? ELFCLASS64 : ELFCLASS32))
 		return -1;
 	type = rd16(x, eh + 16);
@@ -955,11 +960,11 @@ static int read_image(const struct core_ctx *x, uint64_t lo, struct image_info *
 			return -1;
 	}
 #undef HALF
-	if (phnum == 0 || phnum > 512 || phoff > ((uint64_t)1 << 32) || lo + phoff < lo)
+	if (phnum == 0 || phnum > 512 || phoff > ((uint64_t)1 << 32) || hdr + phoff < hdr)
 		return -1;
 	out->file_size = shoff + (uint64_t)shnum * shentsize;
 	ph = prov_xmalloc(phnum * entsize);
-	if (core_read(x, lo + phoff, ph, phnum * entsize) < 0)
+	if (core_read(x, hdr + phoff, ph, phnum * entsize) < 0)
 		goto cleanup;
 	for (i = 0; i < phnum; i++) {
 		const unsigned char *p = ph + i * entsize;
@@ -974,6 +979,9 @@ static int read_image(const struct core_ctx *x, uint64_t lo, struct image_info *
 			have_load = 1;
 			vaddr0 = align > 1 && (align & (align - 1)) == 0 ? pvaddr & ~(align - 1) : pvaddr;
 			bias = type == ET_EXEC ? 0 : lo - vaddr0;
+		} else if ((x->is64 ? rd64(x, p + 8) : rd32(x, p + 4)) < 4096 && !out->data0 &&
+			   (pvaddr & ~(uint64_t)4095) > vaddr0) {
+			out->data0 = (pvaddr & ~(uint64_t)4095) - vaddr0;
 		}
 		if ((x->is64 ? rd64(x, p + 8) : rd32(x, p + 4)) >= 4096)
 			out->later_loads = 1;
@@ -1001,6 +1009,11 @@ cleanup:
 	return error;
 }
 
+static int read_image(const struct core_ctx *x, uint64_t lo, struct image_info *out)
+{
+	return read_image_at(x, lo, lo, out);
+}
+
 /*
  * The same facts from the file itself (under the sysroot), for a core that
  * lost the image's first page (truncated inside its memory segments): 0, or
@@ -1020,9 +1033,12 @@ static int read_image_file(const struct core_ctx *x, const char *path, uint64_t 
 
 	free(out->package_note);
 	memset(out, 0, sizeof(*out));
-	if (!path || path[0] != '/')
+	if (!path)
 		return -1;
-	fd = prov_root_open(x->sysroot, path, O_RDONLY | O_NONBLOCK);
+	if (x->opts && x->opts->exe && strcmp(path, x->opts->exe) == 0)
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);	/* --exe: as given */
+	else
+		fd = path[0] == '/' ? prov_root_open(x->sysroot, path, O_RDONLY | O_NONBLOCK) : -1;
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
@@ -1230,11 +1246,57 @@ static int report_one(struct core_ctx *x, const char *name, uint64_t lo, uint64_
 }
 
 /*
+ * The image of a file whose first mapping (offset 0, at e->start) the core
+ * did not dump, from a later mapping of the same file at offset 0 that it
+ * did: old linkers' data segments share the first page of the file. The
+ * distance between the two must be the image's own (data0). 0, or -1.
+ */
+static int image_from_data_mapping(const struct core_ctx *x, size_t i, struct image_info *img)
+{
+	const struct nt_file_entry *e = &x->files[i];
+	size_t j;
+
+	for (j = i + 1; j < x->nfiles && j < i + 64; j++) {
+		const struct nt_file_entry *d = &x->files[j];
+
+		if (!d->name || strcmp(d->name, e->name) != 0 || d->start <= e->start)
+			break;
+		if (d->pgoff != 0)
+			continue;
+		if (read_image_at(x, d->start, d->start, img) < 0 || !img->data0 ||
+		    d->start - e->start != img->data0)
+			return -1;
+		return read_image_at(x, d->start, e->start, img);
+	}
+	return -1;
+}
+
+/*
+ * When the core lacks an image's headers: the --exe file for the main
+ * executable, the file under the sysroot for a truncated core or modules
+ * from the link map. 0 (id_from_file says the build ID is the file's), or -1.
+ */
+static int image_from_file(struct core_ctx *x, const struct nt_file_entry *e,
+			   struct image_info *img)
+{
+	if (x->opts && x->opts->exe && x->has_entry && x->entry >= e->start && x->entry < e->end &&
+	    read_image_file(x, x->opts->exe, e->start, img) == 0)
+		return 0;
+	if ((!x->c->partial && !x->files_from_link_map) ||
+	    read_image_file(x, e->name, e->start, img) < 0)
+		return -1;
+	return 0;
+}
+
+/*
  * Report modules ourselves rather than with dwfl_core_file_report: libdwfl
  * 0.188 opens the paths a core names on the host (no sysroot hook), which
  * must not happen with --sysroot. A module is an ELF image at a file
  * mapping of offset 0 (NT_FILE), plus the vdso (AT_SYSINFO_EHDR); files are
- * found later by find_elf_cb, under the sysroot.
+ * found later by find_elf_cb, under the sysroot. Each image is placed at
+ * its first mapping and listed once: a later mapping of the same file at
+ * offset 0 inside its range (a data segment sharing the file's first page)
+ * is not another module.
  */
 static int report_modules(struct core_ctx *x)
 {
@@ -1242,6 +1304,8 @@ static int report_modules(struct core_ctx *x)
 	struct image_memo memo = { 0 };
 	size_t i, j, *idx = files_by_start(x);
 	int error = 0;
+	const char *last = NULL;	/* the last module reported from files[], and its range */
+	uint64_t last_lo = 0, last_hi = 0;
 
 	for (i = 0; i < x->nfiles; i++) {
 		const struct nt_file_entry *e = &x->files[i];
@@ -1252,10 +1316,12 @@ static int report_modules(struct core_ctx *x)
 
 		if (!e->name || e->pgoff != 0)
 			continue;
-		if (read_image_memo(x, &memo, e->start, &img) < 0) {
-			/* a truncated core lost the image: the file says what it was */
-			if ((!x->c->partial && !x->files_from_link_map) ||
-			    read_image_file(x, e->name, e->start, &img) < 0)
+		if (last && e->start >= last_lo && e->start < last_hi && strcmp(last, e->name) == 0)
+			continue;	/* its data segment, at file offset 0 */
+		if (read_image_memo(x, &memo, e->start, &img) < 0 &&
+		    image_from_data_mapping(x, i, &img) < 0) {
+			/* the core lost the image: the file says what it was */
+			if (image_from_file(x, e, &img) < 0)
 				continue;
 			from_file = 1;
 		}
@@ -1275,6 +1341,11 @@ static int report_modules(struct core_ctx *x)
 			continue;
 		if ((error = report_one(x, e->name, e->start, hi, &img, &mod)) < 0)
 			goto cleanup;
+		if (mod) {
+			last = e->name;
+			last_lo = e->start;
+			last_hi = hi;
+		}
 		if (mod && from_file) {
 			void **userdata = NULL;
 
@@ -1292,7 +1363,13 @@ static int report_modules(struct core_ctx *x)
 			    (len = img.end - x->vdso) > 0)
 				core_read(x, x->vdso, x->vdso_image, len);
 			x->vdso_len = len;
-			if ((error = report_one(x, "[vdso]", x->vdso, x->vdso + ((len + 4095) & ~(size_t)4095),
+			/* its range is its PT_LOADs' (as eu-unstrip's), the image may
+			 * run on with section headers */
+			uint64_t span = img.end - x->vdso;
+
+			if (span == 0 || span > len)
+				span = len;
+			if ((error = report_one(x, "[vdso]", x->vdso, x->vdso + ((span + 4095) & ~(uint64_t)4095),
 						&img, &x->vdso_mod)) < 0)
 				goto cleanup;
 		}
