@@ -2107,6 +2107,24 @@ static void mark_handler_frames(struct prov_thread *t)
 			t->frames[i].in_handler = 1;
 }
 
+/*
+ * The stack pointer's DWARF register number (0: not known here). With the
+ * sp, the same pc twice is a loop only when the sp is the same too: libdwfl's
+ * frame-pointer unwinding of aarch64 and ppc64 gives the leaf's caller twice.
+ */
+static unsigned int dwarf_sp_reg(int machine)
+{
+	switch (machine) {
+	case EM_X86_64: return 7;
+	case EM_386: return 4;
+	case EM_AARCH64: return 31;
+	case EM_PPC: case EM_PPC64: return 1;
+	case EM_S390: return 15;
+	case EM_SPARC: case EM_SPARCV9: return 14;
+	default: return 0;
+	}
+}
+
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct core_ctx *x = arg;
@@ -2114,7 +2132,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	Dwarf_Addr pc, adj;
 	bool isact;
 	Dwarf_Word sp = 0;
-	unsigned int spreg = x->machine == EM_X86_64 ? 7 : x->machine == EM_386 ? 4 : 0;
+	unsigned int spreg = dwarf_sp_reg(x->machine);
 	size_t first;
 
 	if (!dwfl_frame_pc(state, &pc, &isact)) {
