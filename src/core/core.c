@@ -63,6 +63,8 @@ static const char *const i386_regs[] = {
 struct nt_file_entry {
 	uint64_t start, end, pgoff;
 	char *name;
+	char *note;	/* a disagreement with the link map, for the module's note */
+	int linkmap;	/* added from the dynamic linker's list: it was loaded */
 };
 
 struct core_seg {
@@ -75,6 +77,7 @@ struct mod_extra {
 	char *note;	/* why a candidate file was refused */
 	char *package_note;	/* .note.package JSON read from the core's memory */
 	int id_from_file;	/* the core lost the image: its build ID came from the file */
+	char *origin;	/* where the module came from, when the notes disagree */
 	int path_mismatch;	/* the file at the recorded path is another build */
 };
 
@@ -127,6 +130,7 @@ struct core_ctx {
 	size_t nreported;
 	struct nt_file_entry *files;
 	size_t nfiles;
+	uint64_t file_page;	/* NT_FILE's page size: its offsets count pages */
 	int files_from_link_map;	/* no NT_FILE: files[] is the dynamic linker's list */
 	struct core_seg *noexec;	/* PT_LOADs not executable: vaddr, filesz = memsz */
 	size_t nnoexec, noexec_alloc;
@@ -414,6 +418,7 @@ static int note_file(struct core_ctx *x, const unsigned char *d, size_t n)
 				      x->path, MAX_FILE_ENTRIES);
 	x->files = prov_xcalloc(count ? count : 1, sizeof(*x->files));
 	x->nfiles = count;
+	x->file_page = rdword(x, d + w);
 	names = d + 2 * w + count * 3 * w;
 	for (i = 0; i < count; i++) {
 		const unsigned char *e = d + 2 * w + i * 3 * w;
@@ -608,6 +613,24 @@ static int try_candidate(struct core_ctx *x, void **userdata, const char *root,
 	return 1;
 }
 
+/*
+ * A relative path from the core's notes ("./lib.so": relative to the
+ * process's directory, unknown here) as a path under the sysroot, never
+ * the current directory: "/lib.so". NULL when nothing is left.
+ */
+static char *sysroot_relative(const char *path)
+{
+	for (;;) {
+		if (path[0] == '.' && path[1] == '/')
+			path += 2;
+		else if (path[0] == '/')
+			path++;
+		else
+			break;
+	}
+	return *path ? prov_xasprintf("/%s", path) : NULL;
+}
+
 static char *build_id_path(const char *dir, const unsigned char *bits, int len, const char *suffix)
 {
 	char *hex, *p;
@@ -707,6 +730,15 @@ static int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 			if (r < 0)
 				mod_extra(x, userdata)->path_mismatch = 1;
 		}
+	} else if (modname && x->sysroot) {
+		char *p = sysroot_relative(modname);
+
+		r = p ? try_candidate(x, userdata, x->sysroot, p, bits, len, &fd, &elf, &name) : 0;
+		free(p);
+		if (r > 0)
+			goto done;
+		if (r < 0)
+			mod_extra(x, userdata)->path_mismatch = 1;
 	}
 	if (len > 0) {
 		static const char *const dirs[] = { "/usr/lib/debug", "/usr/lib", NULL };
@@ -1035,10 +1067,16 @@ static int read_image_file(const struct core_ctx *x, const char *path, uint64_t 
 	memset(out, 0, sizeof(*out));
 	if (!path)
 		return -1;
-	if (x->opts && x->opts->exe && strcmp(path, x->opts->exe) == 0)
+	if (x->opts && x->opts->exe && strcmp(path, x->opts->exe) == 0) {
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);	/* --exe: as given */
-	else
-		fd = path[0] == '/' ? prov_root_open(x->sysroot, path, O_RDONLY | O_NONBLOCK) : -1;
+	} else if (path[0] == '/') {
+		fd = prov_root_open(x->sysroot, path, O_RDONLY | O_NONBLOCK);
+	} else {
+		char *p = x->sysroot ? sysroot_relative(path) : NULL;
+
+		fd = p ? prov_root_open(x->sysroot, p, O_RDONLY | O_NONBLOCK) : -1;
+		free(p);
+	}
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
@@ -1133,7 +1171,7 @@ static int image_was_loaded(const struct core_ctx *x, const size_t *idx, size_t 
 		size_t j = idx[k];
 		const struct nt_file_entry *o = &x->files[j];
 
-		if (j == i || !o->name || o->start < e->start || o->start >= hi)
+		if (j == i || !o->name || o->linkmap || o->start < e->start || o->start >= hi)
 			continue;
 		if (strcmp(o->name, e->name) != 0)
 			return 0;	/* another file inside its range */
@@ -1272,9 +1310,10 @@ static int image_from_data_mapping(const struct core_ctx *x, size_t i, struct im
 }
 
 /*
- * When the core lacks an image's headers: the --exe file for the main
- * executable, the file under the sysroot for a truncated core or modules
- * from the link map. 0 (id_from_file says the build ID is the file's), or -1.
+ * When the core lacks an image's headers (a truncated core, modules from
+ * the link map, a coredump_filter without ELF headers): the --exe file for
+ * the main executable, else the file at its recorded path (under the
+ * sysroot). 0 (id_from_file says the build ID is the file's), or -1.
  */
 static int image_from_file(struct core_ctx *x, const struct nt_file_entry *e,
 			   struct image_info *img)
@@ -1282,10 +1321,7 @@ static int image_from_file(struct core_ctx *x, const struct nt_file_entry *e,
 	if (x->opts && x->opts->exe && x->has_entry && x->entry >= e->start && x->entry < e->end &&
 	    read_image_file(x, x->opts->exe, e->start, img) == 0)
 		return 0;
-	if ((!x->c->partial && !x->files_from_link_map) ||
-	    read_image_file(x, e->name, e->start, img) < 0)
-		return -1;
-	return 0;
+	return read_image_file(x, e->name, e->start, img);
 }
 
 /*
@@ -1306,6 +1342,7 @@ static int report_modules(struct core_ctx *x)
 	int error = 0;
 	const char *last = NULL;	/* the last module reported from files[], and its range */
 	uint64_t last_lo = 0, last_hi = 0;
+	int last_linkmap = 0;	/* placed by the dynamic linker's list */
 
 	for (i = 0; i < x->nfiles; i++) {
 		const struct nt_file_entry *e = &x->files[i];
@@ -1316,7 +1353,8 @@ static int report_modules(struct core_ctx *x)
 
 		if (!e->name || e->pgoff != 0)
 			continue;
-		if (last && e->start >= last_lo && e->start < last_hi && strcmp(last, e->name) == 0)
+		if (last && e->start >= last_lo && e->start < last_hi &&
+		    (last_linkmap || strcmp(last, e->name) == 0))
 			continue;	/* its data segment, at file offset 0 */
 		if (read_image_memo(x, &memo, e->start, &img) < 0 &&
 		    image_from_data_mapping(x, i, &img) < 0) {
@@ -1337,14 +1375,20 @@ static int report_modules(struct core_ctx *x)
 		}
 		if (img.end > hi && img.end - e->start < ((uint64_t)1 << 32))
 			hi = img.end;
-		if (!x->files_from_link_map && !image_was_loaded(x, idx, i, hi, &img))
+		if (!x->files_from_link_map && !e->linkmap && !image_was_loaded(x, idx, i, hi, &img))
 			continue;
 		if ((error = report_one(x, e->name, e->start, hi, &img, &mod)) < 0)
 			goto cleanup;
 		if (mod) {
+			void **userdata = NULL;
+
 			last = e->name;
 			last_lo = e->start;
 			last_hi = hi;
+			last_linkmap = e->linkmap;
+			dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+			if (userdata && e->note && !mod_extra(x, userdata)->origin)
+				mod_extra(x, userdata)->origin = prov_xstrdup(e->note);
 		}
 		if (mod && from_file) {
 			void **userdata = NULL;
@@ -2478,7 +2522,10 @@ static int module_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_
 	m->build_id = core_id;
 	m->file = prov_xstrdup_or_null(mainfile);
 	m->debug_file = prov_xstrdup_or_null(debugfile);
-	m->note = ex ? prov_xstrdup_or_null(ex->note) : NULL;
+	if (ex && ex->note && ex->origin)
+		m->note = prov_xasprintf("%s; %s", ex->origin, ex->note);
+	else
+		m->note = ex ? prov_xstrdup_or_null(ex->note ? ex->note : ex->origin) : NULL;
 	m->package_note = ex ? prov_xstrdup_or_null(ex->package_note) : NULL;
 	/* a file was found by path but is another build: say so, do not use it */
 	m->build_id_mismatch = ex && ex->path_mismatch && !mainfile;
@@ -2676,10 +2723,8 @@ static void add_file(struct core_ctx *x, size_t *alloc, uint64_t start, char *na
 			return;
 		}
 	PROV_ALLOC_GROW(x->files, x->nfiles + 1, *alloc);
-	x->files[x->nfiles].start = start;
-	x->files[x->nfiles].end = start + 1;	/* report_modules takes the image's end */
-	x->files[x->nfiles].pgoff = 0;
-	x->files[x->nfiles].name = name;
+	/* end: report_modules takes the image's */
+	x->files[x->nfiles] = (struct nt_file_entry){ .start = start, .end = start + 1, .name = name };
 	x->nfiles++;
 }
 
@@ -2754,14 +2799,78 @@ static int exe_phdrs_from_file(const struct core_ctx *x, const char *path, unsig
 	return ok;
 }
 
+/* The NT_FILE entry mapping addr (entries do not overlap), through idx sorted by start. */
+static const struct nt_file_entry *file_at_sorted(const struct core_ctx *x, const size_t *idx,
+						  size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+	const struct nt_file_entry *e;
+
+	while (lo < hi) {	/* the first entry starting above addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->files[idx[mid]].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	e = &x->files[idx[lo - 1]];
+	return e->name && addr < e->end ? e : NULL;
+}
+
+/*
+ * One object of the link map against the file note: agreeing (the note
+ * maps a file at offset 0 at its first page) it adds nothing; an ELF image
+ * the note lacks, or maps otherwise, is added as the dynamic linker names
+ * it, with a warning and a note on the module. Takes name.
+ */
+static void cross_check_object(struct core_ctx *x, size_t *alloc, const size_t *idx, size_t n,
+			       uint64_t l_addr, char *name)
+{
+	uint64_t start = l_addr & ~(uint64_t)4095;
+	const struct nt_file_entry *e = file_at_sorted(x, idx, n, start);
+	struct image_info img = { 0 };
+	char *note;
+
+	if ((e && e->start == start && e->pgoff == 0) || (x->has_vdso && start == x->vdso) ||
+	    read_image(x, start, &img) < 0) {
+		free(img.package_note);
+		free(name);
+		return;
+	}
+	free(img.package_note);
+	if (e) {
+		note = prov_xasprintf("the dynamic linker's list places it at 0x%" PRIx64 ", where "
+				      "the file note (NT_FILE) maps '%s' at offset 0x%" PRIx64,
+				      start, e->name, e->pgoff * x->file_page);
+		prov_warn("'%s': the dynamic linker's list places '%s' at 0x%" PRIx64 ", where the "
+			  "file note (NT_FILE) maps '%s' at offset 0x%" PRIx64 "; listed as the "
+			  "dynamic linker has it", x->path, name, start, e->name,
+			  e->pgoff * x->file_page);
+	} else {
+		note = prov_xstrdup("from the dynamic linker's list: the file note (NT_FILE) lacks it");
+		prov_warn("'%s': the file note (NT_FILE) lacks '%s' (0x%" PRIx64 "), which the "
+			  "dynamic linker's list names; added", x->path, name, start);
+	}
+	/* e points into files[]: not used past here */
+	PROV_ALLOC_GROW(x->files, x->nfiles + 1, *alloc);
+	x->files[x->nfiles] = (struct nt_file_entry){ .start = start, .end = start + 1,
+		.name = name, .note = note, .linkmap = 1 };
+	x->nfiles++;
+}
+
 /*
  * Like libdwfl's dwfl_link_map_report: the executable's program headers
  * (AT_PHDR) give its load bias and PT_DYNAMIC; DT_DEBUG points at the
  * dynamic linker's struct r_debug, whose r_map is the link_map chain
  * (l_addr, l_name, l_ld, l_next). Each object becomes a file entry at its
- * first mapping. 1 when the list was walked, 0 when not.
+ * first mapping. With a file note (idx: its entries sorted by start, n of
+ * them), each object is checked against it instead (cross_check_object).
+ * 1 when the list was walked, 0 when not.
  */
-static int link_map_files(struct core_ctx *x, int *exe_unknown)
+static int link_map_files(struct core_ctx *x, int *exe_unknown, const size_t *idx, size_t nidx)
 {
 	size_t w = x->is64 ? 8 : 4, esz = x->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
 	size_t alloc = 0, i, n;
@@ -2818,11 +2927,17 @@ static int link_map_files(struct core_ctx *x, int *exe_unknown)
 		free(exe);
 		return 0;
 	}
-	if (!exe) {
-		*exe_unknown = 1;
-		exe = prov_xstrdup(x->c->process.executable ? x->c->process.executable : "[executable]");
+	if (idx) {
+		free(exe);	/* the file note has the executable */
+		alloc = x->nfiles;
+	} else {
+		if (!exe) {
+			*exe_unknown = 1;
+			exe = prov_xstrdup(x->c->process.executable ? x->c->process.executable :
+					   "[executable]");
+		}
+		add_file(x, &alloc, (bias + lo) & ~(uint64_t)4095, exe);
 	}
-	add_file(x, &alloc, (bias + lo) & ~(uint64_t)4095, exe);
 	for (n = 0; dyn && n < dynsz / (2 * w) && n < 4096; n++) {
 		uint64_t tag;
 
@@ -2851,6 +2966,10 @@ static int link_map_files(struct core_ctx *x, int *exe_unknown)
 		name = l_name ? core_string(x, l_name, MAX_NAME + 1) : NULL;
 		if (!name)
 			continue;	/* the executable (empty name) */
+		if (idx) {
+			cross_check_object(x, &alloc, idx, nidx, l_addr, name);
+			continue;
+		}
 		/* the first mapping: the image's lowest PT_LOAD, page-aligned */
 		if (read_image(x, l_addr, &img) == 0 || read_image(x, l_addr & ~(uint64_t)4095, &img) == 0)
 			add_file(x, &alloc, l_addr & ~(uint64_t)4095, name);
@@ -2873,7 +2992,7 @@ static void no_file_note(struct core_ctx *x)
 
 	if (x->live)
 		return;
-	walked = link_map_files(x, &exe_unknown);
+	walked = link_map_files(x, &exe_unknown, NULL, 0);
 	x->files_from_link_map = x->files != NULL;
 	if (walked && !exe_unknown) {
 		prov_warn("'%s' has no file note (NT_FILE): %zu modules found from the dynamic "
@@ -2886,6 +3005,34 @@ static void no_file_note(struct core_ctx *x)
 		  walked ? "the executable's file is unknown" :
 		  "the dynamic linker's list could not be read",
 		  x->opts && x->opts->exe ? "" : "; name the executable with --exe");
+}
+
+/*
+ * A core with a file note: the dynamic linker's list adds what the note
+ * lacks and says where the two disagree.
+ */
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct nt_file_entry *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return y->linkmap - x->linkmap;	/* the link map's first */
+}
+
+static void cross_check_link_map(struct core_ctx *x)
+{
+	int exe_unknown = 0;
+	size_t n = x->nfiles, *idx;
+
+	if (x->live || !x->nfiles)
+		return;
+	idx = files_by_start(x);
+	link_map_files(x, &exe_unknown, idx, n);
+	free(idx);
+	/* report_modules walks them in address order */
+	if (x->nfiles > n)
+		qsort(x->files, x->nfiles, sizeof(*x->files), entry_cmp);
 }
 
 static void fill_process(struct core_ctx *x)
@@ -2986,6 +3133,8 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 		goto cleanup;
 	if (!x.files)
 		no_file_note(&x);
+	else
+		cross_check_link_map(&x);
 	x.c->machine = x.machine;
 	if (x.machine != EM_X86_64 && x.machine != EM_386)
 		x.c->registers_note = prov_xasprintf("registers of %s cores are not read yet",
@@ -3038,13 +3187,16 @@ cleanup:
 	if (x.fd >= 0)
 		close(x.fd);
 	prov_crash_free(x.c);
-	for (i = 0; i < x.nfiles; i++)
+	for (i = 0; i < x.nfiles; i++) {
 		free(x.files[i].name);
+		free(x.files[i].note);
+	}
 	free(x.files);
 	for (i = 0; i < x.nextras; i++) {
 		free(x.extras[i]->file);
 		free(x.extras[i]->note);
 		free(x.extras[i]->package_note);
+		free(x.extras[i]->origin);
 		free(x.extras[i]);
 	}
 	free(x.extras);
@@ -3216,6 +3368,7 @@ cleanup:
 		free(x.extras[i]->file);
 		free(x.extras[i]->note);
 		free(x.extras[i]->package_note);
+		free(x.extras[i]->origin);
 		free(x.extras[i]);
 	}
 	free(x.extras);
