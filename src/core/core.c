@@ -1313,15 +1313,26 @@ static int image_from_data_mapping(const struct core_ctx *x, size_t i, struct im
  * When the core lacks an image's headers (a truncated core, modules from
  * the link map, a coredump_filter without ELF headers): the --exe file for
  * the main executable, else the file at its recorded path (under the
- * sysroot). 0 (id_from_file says the build ID is the file's), or -1.
+ * sysroot). In a whole core only a file the loader mapped (a later mapping
+ * of it at a nonzero offset follows) is opened: the kernel leaves out the
+ * first page of every mapped data file too. 0 (id_from_file says the build
+ * ID is the file's), or -1.
  */
-static int image_from_file(struct core_ctx *x, const struct nt_file_entry *e,
-			   struct image_info *img)
+static int image_from_file(struct core_ctx *x, size_t i, struct image_info *img)
 {
+	const struct nt_file_entry *e = &x->files[i];
+	size_t j;
+	int segments = x->c->partial || x->files_from_link_map || e->linkmap;
+
 	if (x->opts && x->opts->exe && x->has_entry && x->entry >= e->start && x->entry < e->end &&
 	    read_image_file(x, x->opts->exe, e->start, img) == 0)
 		return 0;
-	return read_image_file(x, e->name, e->start, img);
+	for (j = i + 1; !segments && j < x->nfiles && j < i + 64; j++) {
+		if (!x->files[j].name || strcmp(x->files[j].name, e->name) != 0)
+			break;
+		segments = x->files[j].pgoff != 0;
+	}
+	return segments ? read_image_file(x, e->name, e->start, img) : -1;
 }
 
 /*
@@ -1359,7 +1370,7 @@ static int report_modules(struct core_ctx *x)
 		if (read_image_memo(x, &memo, e->start, &img) < 0 &&
 		    image_from_data_mapping(x, i, &img) < 0) {
 			/* the core lost the image: the file says what it was */
-			if (image_from_file(x, e, &img) < 0)
+			if (image_from_file(x, i, &img) < 0)
 				continue;
 			from_file = 1;
 		}
