@@ -76,6 +76,8 @@ static const char *const aarch64_regs[] = {
 struct nt_file_entry {
 	uint64_t start, end, pgoff;
 	char *name;
+	char *note;	/* a disagreement with the link map, for the module's note */
+	int linkmap;	/* added from the dynamic linker's list: it was loaded */
 };
 
 struct core_seg {
@@ -88,6 +90,7 @@ struct mod_extra {
 	char *note;	/* why a candidate file was refused */
 	char *package_note;	/* .note.package JSON read from the core's memory */
 	int id_from_file;	/* the core lost the image: its build ID came from the file */
+	char *origin;	/* where the module came from, when the notes disagree */
 	int path_mismatch;	/* the file at the recorded path is another build */
 };
 
@@ -141,6 +144,7 @@ struct core_ctx {
 	size_t nreported;
 	struct nt_file_entry *files;
 	size_t nfiles;
+	uint64_t file_page;	/* NT_FILE's page size: its offsets count pages */
 	int files_from_link_map;	/* no NT_FILE: files[] is the dynamic linker's list */
 	struct core_seg *noexec;	/* PT_LOADs not executable: vaddr, filesz = memsz */
 	size_t nnoexec, noexec_alloc;
@@ -440,6 +444,7 @@ static int note_file(struct core_ctx *x, const unsigned char *d, size_t n)
 				      x->path, MAX_FILE_ENTRIES);
 	x->files = prov_xcalloc(count ? count : 1, sizeof(*x->files));
 	x->nfiles = count;
+	x->file_page = rdword(x, d + w);
 	names = d + 2 * w + count * 3 * w;
 	for (i = 0; i < count; i++) {
 		const unsigned char *e = d + 2 * w + i * 3 * w;
@@ -642,6 +647,24 @@ static int try_candidate(struct core_ctx *x, void **userdata, const char *root,
 	return 1;
 }
 
+/*
+ * A relative path from the core's notes ("./lib.so": relative to the
+ * process's directory, unknown here) as a path under the sysroot, never
+ * the current directory: "/lib.so". NULL when nothing is left.
+ */
+static char *sysroot_relative(const char *path)
+{
+	for (;;) {
+		if (path[0] == '.' && path[1] == '/')
+			path += 2;
+		else if (path[0] == '/')
+			path++;
+		else
+			break;
+	}
+	return *path ? prov_xasprintf("/%s", path) : NULL;
+}
+
 static char *build_id_path(const char *dir, const unsigned char *bits, int len, const char *suffix)
 {
 	char *hex, *p;
@@ -741,6 +764,15 @@ static int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 			if (r < 0)
 				mod_extra(x, userdata)->path_mismatch = 1;
 		}
+	} else if (modname && x->sysroot) {
+		char *p = sysroot_relative(modname);
+
+		r = p ? try_candidate(x, userdata, x->sysroot, p, bits, len, &fd, &elf, &name) : 0;
+		free(p);
+		if (r > 0)
+			goto done;
+		if (r < 0)
+			mod_extra(x, userdata)->path_mismatch = 1;
 	}
 	if (len > 0) {
 		static const char *const dirs[] = { "/usr/lib/debug", "/usr/lib", NULL };
@@ -915,6 +947,8 @@ struct image_info {
 	uint64_t id_vaddr;
 	char *package_note;	/* systemd's package note (FDO, 0xcafe1a7e): its JSON */
 	int later_loads;	/* a PT_LOAD maps the file at a nonzero page offset */
+	uint64_t data0;	/* a later PT_LOAD mapping file offset 0 (old linkers' data
+			 * segment): its page's distance from the first's, or 0 */
 };
 
 #define NT_FDO_PACKAGING_METADATA 0xcafe1a7e
@@ -953,10 +987,13 @@ static void scan_image_notes(const struct core_ctx *x, const unsigned char *d, s
 }
 
 /*
- * What the core holds of the ELF image mapped at `lo` (its first page is
- * dumped by default): 0 when it is an ELF image of the core's class, else -1.
+ * What the core holds of the ELF image whose headers are at `hdr`, loaded
+ * at `lo` (its first mapping; the two differ when only a data segment that
+ * maps file offset 0 was dumped): 0 when it is an ELF image of the core's
+ * class, else -1.
  */
-static int read_image(const struct core_ctx *x, uint64_t lo, struct image_info *out)
+static int read_image_at(const struct core_ctx *x, uint64_t hdr, uint64_t lo,
+			 struct image_info *out)
 {
 	unsigned char eh[64], *ph = NULL, *note = NULL;
 	size_t entsize = x->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr), i;
@@ -966,7 +1003,7 @@ static int read_image(const struct core_ctx *x, uint64_t lo, struct image_info *
 
 	free(out->package_note);
 	memset(out, 0, sizeof(*out));
-	if (core_read(x, lo, eh, x->is64 ? 64 : 52) < 0 || memcmp(eh, ELFMAG, SELFMAG) != 0 ||
+	if (core_read(x, hdr, eh, x->is64 ? 64 : 52) < 0 || memcmp(eh, ELFMAG, SELFMAG) != 0 ||
 	    eh[EI_CLASS] != (x->is64 ? ELFCLASS64 : ELFCLASS32))
 		return -1;
 	type = rd16(x, eh + 16);
@@ -989,11 +1026,11 @@ static int read_image(const struct core_ctx *x, uint64_t lo, struct image_info *
 			return -1;
 	}
 #undef HALF
-	if (phnum == 0 || phnum > 512 || phoff > ((uint64_t)1 << 32) || lo + phoff < lo)
+	if (phnum == 0 || phnum > 512 || phoff > ((uint64_t)1 << 32) || hdr + phoff < hdr)
 		return -1;
 	out->file_size = shoff + (uint64_t)shnum * shentsize;
 	ph = prov_xmalloc(phnum * entsize);
-	if (core_read(x, lo + phoff, ph, phnum * entsize) < 0)
+	if (core_read(x, hdr + phoff, ph, phnum * entsize) < 0)
 		goto cleanup;
 	for (i = 0; i < phnum; i++) {
 		const unsigned char *p = ph + i * entsize;
@@ -1008,6 +1045,9 @@ static int read_image(const struct core_ctx *x, uint64_t lo, struct image_info *
 			have_load = 1;
 			vaddr0 = align > 1 && (align & (align - 1)) == 0 ? pvaddr & ~(align - 1) : pvaddr;
 			bias = type == ET_EXEC ? 0 : lo - vaddr0;
+		} else if ((x->is64 ? rd64(x, p + 8) : rd32(x, p + 4)) < 4096 && !out->data0 &&
+			   (pvaddr & ~(uint64_t)4095) > vaddr0) {
+			out->data0 = (pvaddr & ~(uint64_t)4095) - vaddr0;
 		}
 		if ((x->is64 ? rd64(x, p + 8) : rd32(x, p + 4)) >= 4096)
 			out->later_loads = 1;
@@ -1035,6 +1075,11 @@ cleanup:
 	return error;
 }
 
+static int read_image(const struct core_ctx *x, uint64_t lo, struct image_info *out)
+{
+	return read_image_at(x, lo, lo, out);
+}
+
 /*
  * The same facts from the file itself (under the sysroot), for a core that
  * lost the image's first page (truncated inside its memory segments): 0, or
@@ -1054,12 +1099,18 @@ static int read_image_file(const struct core_ctx *x, const char *path, uint64_t 
 
 	free(out->package_note);
 	memset(out, 0, sizeof(*out));
-	if (!path || path[0] != '/')
+	if (!path)
 		return -1;
-	/* --exe is a path on this machine, not under the sysroot */
-	fd = x->opts && x->opts->exe && strcmp(path, x->opts->exe) == 0
-		? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-		: prov_root_open(x->sysroot, path, O_RDONLY | O_NONBLOCK);
+	if (x->opts && x->opts->exe && strcmp(path, x->opts->exe) == 0) {
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);	/* --exe: as given */
+	} else if (path[0] == '/') {
+		fd = prov_root_open(x->sysroot, path, O_RDONLY | O_NONBLOCK);
+	} else {
+		char *p = x->sysroot ? sysroot_relative(path) : NULL;
+
+		fd = p ? prov_root_open(x->sysroot, p, O_RDONLY | O_NONBLOCK) : -1;
+		free(p);
+	}
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
@@ -1155,7 +1206,7 @@ static int image_was_loaded(const struct core_ctx *x, const size_t *idx, size_t 
 		size_t j = idx[k];
 		const struct nt_file_entry *o = &x->files[j];
 
-		if (j == i || !o->name || o->start < e->start || o->start >= hi)
+		if (j == i || !o->name || o->linkmap || o->start < e->start || o->start >= hi)
 			continue;
 		if (strcmp(o->name, e->name) != 0)
 			return 0;	/* another file inside its range */
@@ -1268,11 +1319,66 @@ static int report_one(struct core_ctx *x, const char *name, uint64_t lo, uint64_
 }
 
 /*
+ * The image of a file whose first mapping (offset 0, at e->start) the core
+ * did not dump, from a later mapping of the same file at offset 0 that it
+ * did: old linkers' data segments share the first page of the file. The
+ * distance between the two must be the image's own (data0). 0, or -1.
+ */
+static int image_from_data_mapping(const struct core_ctx *x, size_t i, struct image_info *img)
+{
+	const struct nt_file_entry *e = &x->files[i];
+	size_t j;
+
+	for (j = i + 1; j < x->nfiles && j < i + 64; j++) {
+		const struct nt_file_entry *d = &x->files[j];
+
+		if (!d->name || strcmp(d->name, e->name) != 0 || d->start <= e->start)
+			break;
+		if (d->pgoff != 0)
+			continue;
+		if (read_image_at(x, d->start, d->start, img) < 0 || !img->data0 ||
+		    d->start - e->start != img->data0)
+			return -1;
+		return read_image_at(x, d->start, e->start, img);
+	}
+	return -1;
+}
+
+/*
+ * When the core lacks an image's headers (a truncated core, modules from
+ * the link map, a coredump_filter without ELF headers): the --exe file for
+ * the main executable, else the file at its recorded path (under the
+ * sysroot). In a whole core only a file the loader mapped (a later mapping
+ * of it at a nonzero offset follows) is opened: the kernel leaves out the
+ * first page of every mapped data file too. 0 (id_from_file says the build
+ * ID is the file's), or -1.
+ */
+static int image_from_file(struct core_ctx *x, size_t i, struct image_info *img)
+{
+	const struct nt_file_entry *e = &x->files[i];
+	size_t j;
+	int segments = x->c->partial || x->files_from_link_map || e->linkmap;
+
+	if (x->opts && x->opts->exe && x->has_entry && x->entry >= e->start && x->entry < e->end &&
+	    read_image_file(x, x->opts->exe, e->start, img) == 0)
+		return 0;
+	for (j = i + 1; !segments && j < x->nfiles && j < i + 64; j++) {
+		if (!x->files[j].name || strcmp(x->files[j].name, e->name) != 0)
+			break;
+		segments = x->files[j].pgoff != 0;
+	}
+	return segments ? read_image_file(x, e->name, e->start, img) : -1;
+}
+
+/*
  * Report modules ourselves rather than with dwfl_core_file_report: libdwfl
  * 0.188 opens the paths a core names on the host (no sysroot hook), which
  * must not happen with --sysroot. A module is an ELF image at a file
  * mapping of offset 0 (NT_FILE), plus the vdso (AT_SYSINFO_EHDR); files are
- * found later by find_elf_cb, under the sysroot.
+ * found later by find_elf_cb, under the sysroot. Each image is placed at
+ * its first mapping and listed once: a later mapping of the same file at
+ * offset 0 inside its range (a data segment sharing the file's first page)
+ * is not another module.
  */
 static int report_modules(struct core_ctx *x)
 {
@@ -1280,6 +1386,9 @@ static int report_modules(struct core_ctx *x)
 	struct image_memo memo = { 0 };
 	size_t i, j, *idx = files_by_start(x);
 	int error = 0;
+	const char *last = NULL;	/* the last module reported from files[], and its range */
+	uint64_t last_lo = 0, last_hi = 0;
+	int last_linkmap = 0;	/* placed by the dynamic linker's list */
 
 	for (i = 0; i < x->nfiles; i++) {
 		const struct nt_file_entry *e = &x->files[i];
@@ -1290,10 +1399,13 @@ static int report_modules(struct core_ctx *x)
 
 		if (!e->name || e->pgoff != 0)
 			continue;
-		if (read_image_memo(x, &memo, e->start, &img) < 0) {
-			/* a truncated core lost the image: the file says what it was */
-			if ((!x->c->partial && !x->files_from_link_map) ||
-			    read_image_file(x, e->name, e->start, &img) < 0)
+		if (last && e->start >= last_lo && e->start < last_hi &&
+		    (last_linkmap || strcmp(last, e->name) == 0))
+			continue;	/* its data segment, at file offset 0 */
+		if (read_image_memo(x, &memo, e->start, &img) < 0 &&
+		    image_from_data_mapping(x, i, &img) < 0) {
+			/* the core lost the image: the file says what it was */
+			if (image_from_file(x, i, &img) < 0)
 				continue;
 			from_file = 1;
 		}
@@ -1309,10 +1421,21 @@ static int report_modules(struct core_ctx *x)
 		}
 		if (img.end > hi && img.end - e->start < ((uint64_t)1 << 32))
 			hi = img.end;
-		if (!x->files_from_link_map && !image_was_loaded(x, idx, i, hi, &img))
+		if (!x->files_from_link_map && !e->linkmap && !image_was_loaded(x, idx, i, hi, &img))
 			continue;
 		if ((error = report_one(x, e->name, e->start, hi, &img, &mod)) < 0)
 			goto cleanup;
+		if (mod) {
+			void **userdata = NULL;
+
+			last = e->name;
+			last_lo = e->start;
+			last_hi = hi;
+			last_linkmap = e->linkmap;
+			dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+			if (userdata && e->note && !mod_extra(x, userdata)->origin)
+				mod_extra(x, userdata)->origin = prov_xstrdup(e->note);
+		}
 		if (mod && from_file) {
 			void **userdata = NULL;
 
@@ -1330,7 +1453,13 @@ static int report_modules(struct core_ctx *x)
 			    (len = img.end - x->vdso) > 0)
 				core_read(x, x->vdso, x->vdso_image, len);
 			x->vdso_len = len;
-			if ((error = report_one(x, "[vdso]", x->vdso, x->vdso + ((len + 4095) & ~(size_t)4095),
+			/* its range is its PT_LOADs' (as eu-unstrip's), the image may
+			 * run on with section headers */
+			uint64_t span = img.end - x->vdso;
+
+			if (span == 0 || span > len)
+				span = len;
+			if ((error = report_one(x, "[vdso]", x->vdso, x->vdso + ((span + 4095) & ~(uint64_t)4095),
 						&img, &x->vdso_mod)) < 0)
 				goto cleanup;
 		}
@@ -2093,12 +2222,21 @@ static int pac_signed(struct core_ctx *x, Dwfl_Frame *state, Dwarf_Addr pc, Dwar
 }
 
 /*
- * The stack pointer's DWARF register number (x86-64 rsp 7, i386 esp 4,
- * aarch64 sp 31); 0: not known here (frames are then told apart by pc only).
+ * The stack pointer's DWARF register number (0: not known here). With the
+ * sp, the same pc twice is a loop only when the sp is the same too: libdwfl's
+ * frame-pointer unwinding of aarch64 and ppc64 gives the leaf's caller twice.
  */
 static unsigned int dwarf_sp_reg(int machine)
 {
-	return machine == EM_X86_64 ? 7 : machine == EM_386 ? 4 : machine == EM_AARCH64 ? 31 : 0;
+	switch (machine) {
+	case EM_X86_64: return 7;
+	case EM_386: return 4;
+	case EM_AARCH64: return 31;
+	case EM_PPC: case EM_PPC64: return 1;
+	case EM_S390: return 15;
+	case EM_SPARC: case EM_SPARCV9: return 14;
+	default: return 0;
+	}
 }
 
 static int frame_cb(Dwfl_Frame *state, void *arg)
@@ -2526,7 +2664,10 @@ static int module_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_
 	m->build_id = core_id;
 	m->file = prov_xstrdup_or_null(mainfile);
 	m->debug_file = prov_xstrdup_or_null(debugfile);
-	m->note = ex ? prov_xstrdup_or_null(ex->note) : NULL;
+	if (ex && ex->note && ex->origin)
+		m->note = prov_xasprintf("%s; %s", ex->origin, ex->note);
+	else
+		m->note = ex ? prov_xstrdup_or_null(ex->note ? ex->note : ex->origin) : NULL;
 	m->package_note = ex ? prov_xstrdup_or_null(ex->package_note) : NULL;
 	/* a file was found by path but is another build: say so, do not use it */
 	m->build_id_mismatch = ex && ex->path_mismatch && !mainfile;
@@ -2724,10 +2865,8 @@ static void add_file(struct core_ctx *x, size_t *alloc, uint64_t start, char *na
 			return;
 		}
 	PROV_ALLOC_GROW(x->files, x->nfiles + 1, *alloc);
-	x->files[x->nfiles].start = start;
-	x->files[x->nfiles].end = start + 1;	/* report_modules takes the image's end */
-	x->files[x->nfiles].pgoff = 0;
-	x->files[x->nfiles].name = name;
+	/* end: report_modules takes the image's */
+	x->files[x->nfiles] = (struct nt_file_entry){ .start = start, .end = start + 1, .name = name };
 	x->nfiles++;
 }
 
@@ -2802,6 +2941,68 @@ static int exe_phdrs_from_file(const struct core_ctx *x, const char *path, unsig
 	return ok;
 }
 
+/* The NT_FILE entry mapping addr (entries do not overlap), through idx sorted by start. */
+static const struct nt_file_entry *file_at_sorted(const struct core_ctx *x, const size_t *idx,
+						  size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+	const struct nt_file_entry *e;
+
+	while (lo < hi) {	/* the first entry starting above addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->files[idx[mid]].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	e = &x->files[idx[lo - 1]];
+	return e->name && addr < e->end ? e : NULL;
+}
+
+/*
+ * One object of the link map against the file note: agreeing (the note
+ * maps a file at offset 0 at its first page) it adds nothing; an ELF image
+ * the note lacks, or maps otherwise, is added as the dynamic linker names
+ * it, with a warning and a note on the module. Takes name.
+ */
+static void cross_check_object(struct core_ctx *x, size_t *alloc, const size_t *idx, size_t n,
+			       uint64_t l_addr, char *name)
+{
+	uint64_t start = l_addr & ~(uint64_t)4095;
+	const struct nt_file_entry *e = file_at_sorted(x, idx, n, start);
+	struct image_info img = { 0 };
+	char *note;
+
+	if ((e && e->start == start && e->pgoff == 0) || (x->has_vdso && start == x->vdso) ||
+	    read_image(x, start, &img) < 0) {
+		free(img.package_note);
+		free(name);
+		return;
+	}
+	free(img.package_note);
+	if (e) {
+		note = prov_xasprintf("the dynamic linker's list places it at 0x%" PRIx64 ", where "
+				      "the file note (NT_FILE) maps '%s' at offset 0x%" PRIx64,
+				      start, e->name, e->pgoff * x->file_page);
+		prov_warn("'%s': the dynamic linker's list places '%s' at 0x%" PRIx64 ", where the "
+			  "file note (NT_FILE) maps '%s' at offset 0x%" PRIx64 "; listed as the "
+			  "dynamic linker has it", x->path, name, start, e->name,
+			  e->pgoff * x->file_page);
+	} else {
+		note = prov_xstrdup("from the dynamic linker's list: the file note (NT_FILE) lacks it");
+		prov_warn("'%s': the file note (NT_FILE) lacks '%s' (0x%" PRIx64 "), which the "
+			  "dynamic linker's list names; added", x->path, name, start);
+	}
+	/* e points into files[]: not used past here */
+	PROV_ALLOC_GROW(x->files, x->nfiles + 1, *alloc);
+	x->files[x->nfiles] = (struct nt_file_entry){ .start = start, .end = start + 1,
+		.name = name, .note = note, .linkmap = 1 };
+	x->nfiles++;
+}
+
 /*
  * The executable file's PT_INTERP (the dynamic linker's path), for a core
  * that lacks the executable's read-only pages (QEMU's), where the link
@@ -2848,9 +3049,11 @@ static char *exe_interp_from_file(const struct core_ctx *x, const char *path)
  * (AT_PHDR) give its load bias and PT_DYNAMIC; DT_DEBUG points at the
  * dynamic linker's struct r_debug, whose r_map is the link_map chain
  * (l_addr, l_name, l_ld, l_next). Each object becomes a file entry at its
- * first mapping. 1 when the list was walked, 0 when not.
+ * first mapping. With a file note (idx: its entries sorted by start, n of
+ * them), each object is checked against it instead (cross_check_object).
+ * 1 when the list was walked, 0 when not.
  */
-static int link_map_files(struct core_ctx *x, int *exe_unknown)
+static int link_map_files(struct core_ctx *x, int *exe_unknown, const size_t *idx, size_t nidx)
 {
 	size_t w = x->is64 ? 8 : 4, esz = x->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
 	size_t alloc = 0, i, n;
@@ -2907,11 +3110,18 @@ static int link_map_files(struct core_ctx *x, int *exe_unknown)
 		free(exe);
 		return 0;
 	}
-	if (!exe) {
-		*exe_unknown = 1;
-		exe = prov_xstrdup(x->c->process.executable ? x->c->process.executable : "[executable]");
+	if (idx) {
+		free(exe);	/* the file note has the executable */
+		exe = NULL;	/* and the loader's name is in memory: nothing read from files */
+		alloc = x->nfiles;
+	} else {
+		if (!exe) {
+			*exe_unknown = 1;
+			exe = prov_xstrdup(x->c->process.executable ? x->c->process.executable :
+					   "[executable]");
+		}
+		add_file(x, &alloc, (bias + lo) & ~(uint64_t)4095, exe);
 	}
-	add_file(x, &alloc, (bias + lo) & ~(uint64_t)4095, exe);	/* the first: files[0] owns exe */
 	for (n = 0; dyn && n < dynsz / (2 * w) && n < 4096; n++) {
 		uint64_t tag;
 
@@ -2942,6 +3152,10 @@ static int link_map_files(struct core_ctx *x, int *exe_unknown)
 			name = exe_interp_from_file(x, exe);	/* PT_INTERP's string, not dumped */
 		if (!name)
 			continue;	/* the executable (empty name) */
+		if (idx) {
+			cross_check_object(x, &alloc, idx, nidx, l_addr, name);
+			continue;
+		}
 		/* the first mapping: the image's lowest PT_LOAD, page-aligned */
 		if (read_image(x, l_addr, &img) == 0 || read_image(x, l_addr & ~(uint64_t)4095, &img) == 0 ||
 		    /* QEMU dumps no read-only text: the file under the sysroot */
@@ -2966,7 +3180,7 @@ static void no_file_note(struct core_ctx *x)
 
 	if (x->live)
 		return;
-	walked = link_map_files(x, &exe_unknown);
+	walked = link_map_files(x, &exe_unknown, NULL, 0);
 	x->files_from_link_map = x->files != NULL;
 	if (walked && !exe_unknown) {
 		prov_warn("'%s' has no file note (NT_FILE): %zu modules found from the dynamic "
@@ -2979,6 +3193,34 @@ static void no_file_note(struct core_ctx *x)
 		  walked ? "the executable's file is unknown" :
 		  "the dynamic linker's list could not be read",
 		  x->opts && x->opts->exe ? "" : "; name the executable with --exe");
+}
+
+/*
+ * A core with a file note: the dynamic linker's list adds what the note
+ * lacks and says where the two disagree.
+ */
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct nt_file_entry *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return y->linkmap - x->linkmap;	/* the link map's first */
+}
+
+static void cross_check_link_map(struct core_ctx *x)
+{
+	int exe_unknown = 0;
+	size_t n = x->nfiles, *idx;
+
+	if (x->live || !x->nfiles)
+		return;
+	idx = files_by_start(x);
+	link_map_files(x, &exe_unknown, idx, n);
+	free(idx);
+	/* report_modules walks them in address order */
+	if (x->nfiles > n)
+		qsort(x->files, x->nfiles, sizeof(*x->files), entry_cmp);
 }
 
 static void fill_process(struct core_ctx *x)
@@ -3079,6 +3321,8 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 		goto cleanup;
 	if (!x.files)
 		no_file_note(&x);
+	else
+		cross_check_link_map(&x);
 	x.c->machine = x.machine;
 	if (x.machine != EM_X86_64 && x.machine != EM_386 &&
 	    !(x.machine == EM_AARCH64 && x.is64))
@@ -3132,13 +3376,16 @@ cleanup:
 	if (x.fd >= 0)
 		close(x.fd);
 	prov_crash_free(x.c);
-	for (i = 0; i < x.nfiles; i++)
+	for (i = 0; i < x.nfiles; i++) {
 		free(x.files[i].name);
+		free(x.files[i].note);
+	}
 	free(x.files);
 	for (i = 0; i < x.nextras; i++) {
 		free(x.extras[i]->file);
 		free(x.extras[i]->note);
 		free(x.extras[i]->package_note);
+		free(x.extras[i]->origin);
 		free(x.extras[i]);
 	}
 	free(x.extras);
@@ -3310,6 +3557,7 @@ cleanup:
 		free(x.extras[i]->file);
 		free(x.extras[i]->note);
 		free(x.extras[i]->package_note);
+		free(x.extras[i]->origin);
 		free(x.extras[i]);
 	}
 	free(x.extras);
