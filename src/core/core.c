@@ -99,6 +99,29 @@ struct chain_memo {
 	int used;
 };
 
+/*
+ * The core's blocks read last, for the unwinder's and the Python reader's
+ * many small reads (a word of the stack each: libdwfl's own core reader
+ * keeps every word it read in a list it searches linearly, quadratic on a
+ * deep stack). Direct-mapped by file offset.
+ */
+#define RC_BLOCK 4096
+#define RC_NBLOCKS 64
+
+struct read_cache {
+	uint64_t tag[RC_NBLOCKS];	/* file offset of the block + 1; 0: empty */
+	size_t valid[RC_NBLOCKS];	/* bytes of the block in the file */
+	unsigned char data[RC_NBLOCKS][RC_BLOCK];
+};
+
+struct core_ctx;
+
+/* dwfl_attach_state's argument for one of the core's threads */
+struct attach_thread {
+	struct core_ctx *x;
+	size_t index;	/* into c->threads */
+};
+
 struct core_ctx {
 	const char *path;
 	const struct prov_core_opts *opts;
@@ -169,6 +192,8 @@ struct core_ctx {
 	int ok;	/* 0 once an error was stored by a callback */
 	int error;
 	int live;	/* a stopped live process: fd is its /proc/PID/mem */
+	struct read_cache *rcache;	/* the core's blocks read last (NULL: pread each time) */
+	struct attach_thread *attach;	/* dwfl_attach_state's per-thread arguments */
 };
 
 /* Callbacks get no user pointer for the whole Dwfl: one analysis at a time per thread. */
@@ -844,6 +869,31 @@ static int core_mem_read(void *arg, uint64_t addr, void *buf, size_t len)
 	return core_read(arg, addr, buf, len);
 }
 
+/* len bytes of the core at off through the block cache: 0, or -1 when not all there */
+static int cached_pread(const struct core_ctx *x, void *buf, size_t len, uint64_t off)
+{
+	struct read_cache *rc = x->rcache;
+	uint64_t block = off & ~(uint64_t)(RC_BLOCK - 1);
+	size_t slot = (size_t)(block / RC_BLOCK) % RC_NBLOCKS, at = (size_t)(off - block);
+	ssize_t got;
+
+	if (at + len > RC_BLOCK)
+		return pread(x->fd, buf, len, (off_t)off) == (ssize_t)len ? 0 : -1;
+	if (rc->tag[slot] != block + 1) {
+		got = pread(x->fd, rc->data[slot], RC_BLOCK, (off_t)block);
+		if (got < 0) {
+			rc->tag[slot] = 0;
+			return -1;
+		}
+		rc->tag[slot] = block + 1;
+		rc->valid[slot] = (size_t)got;
+	}
+	if (at + len > rc->valid[slot])
+		return -1;
+	memcpy(buf, rc->data[slot] + at, len);
+	return 0;
+}
+
 /* Read [addr, addr+len) of the crashed process from the core: 0, or -1 when not all there. */
 static int core_read(const struct core_ctx *x, uint64_t addr, void *buf, size_t len)
 {
@@ -870,6 +920,8 @@ static int core_read(const struct core_ctx *x, uint64_t addr, void *buf, size_t 
 	if (rel >= sg->filesz || len > sg->filesz - rel || sg->offset + rel < sg->offset ||
 	    sg->offset + rel > INT64_MAX)
 		return -1;
+	if (x->rcache && len <= RC_BLOCK)
+		return cached_pread(x, buf, len, sg->offset + rel);
 	return pread(x->fd, buf, len, (off_t)(sg->offset + rel)) == (ssize_t)len ? 0 : -1;
 }
 
@@ -2187,6 +2239,99 @@ static const Dwfl_Thread_Callbacks resume_callbacks = {
 	.set_initial_registers = resume_set_registers,
 };
 
+/* A thread's x86-64 registers in DWARF numbering (rax..r15, rip): 0, or -1 if one is missing. */
+static int x86_64_dwarf_regs(const struct prov_thread *t, Dwarf_Word regs[17])
+{
+	static const char *const dw[17] = { "rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp",
+		"rsp", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip" };
+	size_t i, k;
+
+	for (i = 0; i < 17; i++) {
+		for (k = 0; k < t->nregs; k++)
+			if (strcmp(t->regs[k].name, dw[i]) == 0)
+				break;
+		if (k == t->nregs)
+			return -1;
+		regs[i] = t->regs[k].value;
+	}
+	return 0;
+}
+
+/*
+ * The core's threads for libdwfl, from the NT_PRSTATUS notes already read,
+ * in the same order as dwfl_core_file_attach gives them; the stack is read
+ * through core_read's block cache rather than libdwfl's core reader, which
+ * looks every word up again among all the words read before.
+ */
+static pid_t core_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct core_ctx *x = arg;
+	const struct attach_thread *prev = *thread_argp;
+	size_t i = prev ? prev->index + 1 : 0;
+
+	(void)dwfl;
+	if (i >= x->c->nthreads)
+		return 0;
+	*thread_argp = &x->attach[i];
+	return (pid_t)x->c->threads[i].tid;
+}
+
+static bool core_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	const struct core_ctx *x = arg;
+	unsigned char raw[8];
+
+	(void)dwfl;
+	if (core_read(x, addr, raw, 8) < 0)
+		return false;
+	*result = rd64(x, raw);
+	return true;
+}
+
+static bool core_set_registers(Dwfl_Thread *thread, void *thread_arg)
+{
+	const struct attach_thread *a = thread_arg;
+	Dwarf_Word regs[17];
+
+	if (x86_64_dwarf_regs(&a->x->c->threads[a->index], regs) < 0)
+		return false;
+	return dwfl_thread_state_registers(thread, 0, 17, regs);
+}
+
+static const Dwfl_Thread_Callbacks core_thread_callbacks = {
+	.next_thread = core_next_thread,
+	.memory_read = core_memory_read,
+	.set_initial_registers = core_set_registers,
+};
+
+/*
+ * Give libdwfl the core's threads: our own callbacks for x86-64 cores whose
+ * threads all have their registers, libdwfl's core reader otherwise.
+ * 0, or -1 with libdwfl's error.
+ */
+static int attach_threads(struct core_ctx *x)
+{
+	struct prov_crash *c = x->c;
+	Dwarf_Word regs[17];
+	size_t i;
+
+	if (x->machine != EM_X86_64 || !x->is64 || x->swap || !c->nthreads)
+		return dwfl_core_file_attach(x->dwfl, x->elf) < 0 ? -1 : 0;
+	for (i = 0; i < c->nthreads; i++)
+		if (x86_64_dwarf_regs(&c->threads[i], regs) < 0)
+			return dwfl_core_file_attach(x->dwfl, x->elf) < 0 ? -1 : 0;
+	x->attach = prov_xcalloc(c->nthreads, sizeof(*x->attach));
+	for (i = 0; i < c->nthreads; i++) {
+		x->attach[i].x = x;
+		x->attach[i].index = i;
+	}
+	if (!dwfl_attach_state(x->dwfl, x->elf,
+			       (pid_t)(c->process.has_pid ? c->process.pid : c->threads[0].tid),
+			       &core_thread_callbacks, x))
+		return -1;
+	return 0;
+}
+
 static const Dwfl_Callbacks core_callbacks;
 
 
@@ -2208,26 +2353,18 @@ static Dwfl *core_dwfl_begin(void)
  */
 static int resume_unwind(struct core_ctx *x, struct prov_thread *t, pid_t tid)
 {
-	static const char *const dw[17] = { "rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp",
-		"rsp", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip" };
 	struct resume_arg a;
 	Dwfl *saved = x->dwfl;
 	Dwfl_Module *saved_vdso = x->vdso_mod;
 	unsigned char *saved_image = x->vdso_image;
-	size_t saved_len = x->vdso_len, saved_reported = x->nreported, i, k;
+	size_t saved_len = x->vdso_len, saved_reported = x->nreported;
 	int ok = -1;
 
 	memset(&a, 0, sizeof(a));
 	a.x = x;
 	a.tid = tid;
-	for (i = 0; i < 17; i++) {
-		for (k = 0; k < t->nregs; k++)
-			if (strcmp(t->regs[k].name, dw[i]) == 0)
-				break;
-		if (k == t->nregs)
-			return -1;
-		a.regs[i] = t->regs[k].value;
-	}
+	if (x86_64_dwarf_regs(t, a.regs) < 0)
+		return -1;
 	a.regs[7] = x->wild_sp + 8;
 	a.regs[16] = x->wild_ret;
 
@@ -2889,6 +3026,7 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 	x.c->format = prov_xstrdup("core");
 	if ((error = read_program_headers(&x)) < 0)
 		goto cleanup;
+	x.rcache = prov_xcalloc(1, sizeof(*x.rcache));
 	if (!x.files)
 		no_file_note(&x);
 	x.c->machine = x.machine;
@@ -2916,7 +3054,7 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 		error = x.error;
 		goto cleanup;
 	}
-	if (dwfl_core_file_attach(x.dwfl, x.elf) < 0) {
+	if (attach_threads(&x) < 0) {
 		const char *msg = dwfl_errmsg(-1);
 
 		for (i = 0; i < x.c->nthreads; i++)
@@ -2956,6 +3094,8 @@ cleanup:
 	free(x.segs);
 	free(x.noexec);
 	free(x.vdso_image);
+	free(x.rcache);
+	free(x.attach);
 	memo_free(&x);
 	free(x.chain);
 	prov_vars_pending_free(x.vars_pending);
