@@ -87,6 +87,14 @@ struct pc_memo {
 
 #define PC_MEMO_CAP 8192	/* a power of two */
 
+/* is_sigtramp's answer for one (pc, isact): state 0 empty, 1 no, 2 yes */
+struct tramp_memo {
+	uint64_t key;
+	int state;
+};
+
+#define TRAMP_MEMO_CAP 4096	/* a power of two */
+
 /*
  * Where a frame's chain was unwound already: threads whose (pc, sp, frame
  * pointer) meet one unwound before have the same callers from there on (a
@@ -170,6 +178,8 @@ struct core_ctx {
 	 * lines up again and again. */
 	struct pc_memo *memo;
 	size_t memo_cap, memo_used;
+	struct tramp_memo *tramp;	/* open addressing, TRAMP_MEMO_CAP slots */
+	size_t tramp_used;
 	struct chain_memo *chain;	/* open addressing, power-of-two size */
 	size_t chain_cap, chain_used;
 	int chain_hit;	/* frame_cb copied the rest of the thread's chain */
@@ -1855,6 +1865,37 @@ static int is_sigtramp(const struct core_ctx *x, Dwarf_Addr pc, bool isact)
 	       memcmp(code, rt_x86_64, sizeof(code)) == 0;
 }
 
+/*
+ * is_sigtramp, remembered per (pc, isact): its symbol look-up is a linear
+ * search of the module's symbol table (libdwfl's addrsym), 63% of a
+ * 61-thread Python core whose threads are parked at the same few pcs.
+ */
+static int is_sigtramp_memo(struct core_ctx *x, Dwarf_Addr pc, bool isact)
+{
+	uint64_t key = ((uint64_t)pc << 1) | (isact ? 1 : 0);
+	size_t i, mask = TRAMP_MEMO_CAP - 1;
+	int r;
+
+	if (!x->tramp)
+		x->tramp = prov_xcalloc(TRAMP_MEMO_CAP, sizeof(*x->tramp));
+	for (i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 40) & mask;; i = (i + 1) & mask) {
+		struct tramp_memo *e = &x->tramp[i];
+
+		if (!e->state)
+			break;
+		if (e->key == key)
+			return e->state == 2;
+	}
+	r = is_sigtramp(x, pc, isact);
+	/* keep free slots so that lookups always end */
+	if (x->tramp_used + 1 < TRAMP_MEMO_CAP - TRAMP_MEMO_CAP / 4) {
+		x->tramp[i].key = key;
+		x->tramp[i].state = r ? 2 : 1;
+		x->tramp_used++;
+	}
+	return r;
+}
+
 /* x86-64: where the kernel's struct rt_sigframe keeps things, from the
  * trampoline frame's sp (the handler returned: sp is &frame->uc). */
 #define UC_MCONTEXT 40	/* struct ucontext: uc_flags, uc_link, uc_stack */
@@ -2152,7 +2193,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		if (!e || !e->used)
 			chain_remember(x, pc, sp, fp, t->nframes);
 	}
-	if (t->nframes && is_sigtramp(x, pc, isact))
+	if (t->nframes && is_sigtramp_memo(x, pc, isact))
 		return add_signal_frame(x, t, pc, sp) < 0 ? DWARF_CB_ABORT : DWARF_CB_OK;
 	adj = (isact || pc == 0) ? pc : pc - 1;
 	first = t->nframes;
@@ -3096,6 +3137,7 @@ cleanup:
 	free(x.vdso_image);
 	free(x.rcache);
 	free(x.attach);
+	free(x.tramp);
 	memo_free(&x);
 	free(x.chain);
 	prov_vars_pending_free(x.vars_pending);
@@ -3266,6 +3308,7 @@ cleanup:
 	free(x.extras);
 	memo_free(&x);
 	free(x.chain);
+	free(x.tramp);
 	free(name);
 	return error;
 }
