@@ -180,6 +180,7 @@ LIB_OBJS += src/core/dbgbudget.o
 LIB_OBJS += src/core/dbgsrc.o
 LIB_OBJS += src/core/disasm.o
 LIB_OBJS += src/core/modsym.o
+LIB_OBJS += src/core/plaindebug.o
 LIB_OBJS += src/core/code.o
 LIBS += -lstdc++
 

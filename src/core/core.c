@@ -29,6 +29,7 @@
 #include "hang.h"
 #include "ptrace-stop.h"
 #include "dbgbudget.h"
+#include "plaindebug.h"
 #include "error.h"
 #include "util.h"
 #include "banned.h"
@@ -817,9 +818,9 @@ static int open_debug_candidate(const char *root, const char *path,
 	return fd;
 }
 
-static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modname,
-			     GElf_Addr base, const char *file_name, const char *debuglink_file,
-			     GElf_Word debuglink_crc, char **debuginfo_file_name)
+static int find_debuginfo_any(Dwfl_Module *mod, void **userdata, const char *modname,
+			      GElf_Addr base, const char *file_name, const char *debuglink_file,
+			      GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
 	struct core_ctx *x = current;
 	const unsigned char *bits = NULL;
@@ -867,6 +868,41 @@ static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modn
 	if (fd < 0)
 		errno = ENOENT;
 	return fd;
+}
+
+/*
+ * The debug file, or its uncompressed copy in the cache (plaindebug.h) when
+ * the one libdwfl would find by build ID has compressed sections: opened
+ * here, as libdwfl keeps the ELF of a file it found itself, and named as
+ * libdwfl names it (the real path of /usr/lib/debug/.build-id/xx/y.debug).
+ */
+static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modname,
+			     GElf_Addr base, const char *file_name, const char *debuglink_file,
+			     GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	struct core_ctx *x = current;
+	const unsigned char *bits = NULL;
+	GElf_Addr vaddr;
+	int len, fd = -1;
+
+	if (x && !x->sysroot && x->opts->plain_debug_dir &&
+	    (len = dwfl_module_build_id(mod, &bits, &vaddr)) > 0) {
+		char *p = build_id_path("/usr/lib/debug", bits, len, ".debug");
+		char *real = p ? realpath(p, NULL) : NULL;
+
+		if (real && (fd = prov_plain_debug_open(x->opts->plain_debug_dir, bits, len,
+							real)) >= 0) {
+			free(*debuginfo_file_name);
+			*debuginfo_file_name = real;
+			real = NULL;
+		}
+		free(real);
+		free(p);
+		if (fd >= 0)
+			return fd;
+	}
+	return find_debuginfo_any(mod, userdata, modname, base, file_name, debuglink_file,
+				  debuglink_crc, debuginfo_file_name);
 }
 
 /* ---- modules from the core's memory ---- */
