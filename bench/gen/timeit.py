@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Time a command: median wall-clock seconds and peak RSS over several runs.
+"""Time a command: median wall-clock seconds, median CPU seconds (user +
+system, from wait4) and peak RSS over several runs.
 
 usage: timeit.py --out FILE --section S --input I --tool T [--runs N]
                  [--warmup N] [--fresh DIR] [--timeout SEC] [--ok RC,...]
@@ -63,7 +64,7 @@ def run_once(cmd, outbase, timeout):
         rc = 128 + os.WTERMSIG(status)
     else:
         rc = os.WEXITSTATUS(status)
-    return elapsed, ru.ru_maxrss, rc, timed_out
+    return elapsed, ru.ru_maxrss, rc, timed_out, ru.ru_utime + ru.ru_stime
 
 
 def job_from_args(a, cmd):
@@ -82,7 +83,7 @@ class Job:
         os.makedirs(os.path.dirname(self.outbase), exist_ok=True)
         self.rec = {"section": spec["section"], "input": spec["input"],
                     "tool": spec["tool"], "cmd": " ".join(spec["cmd"]),
-                    "runs": [], "rss_kib": [], "rc": None, "error": None}
+                    "runs": [], "rss_kib": [], "cpu": [], "rc": None, "error": None}
 
     def fresh(self):
         if self.s["fresh"]:
@@ -92,7 +93,7 @@ class Job:
     def run(self, timed):
         """One run; False when the job failed (and is done)."""
         self.fresh()
-        el, rss, rc, to = run_once(self.s["cmd"], self.outbase, self.s["timeout"])
+        el, rss, rc, to, cpu = run_once(self.s["cmd"], self.outbase, self.s["timeout"])
         self.rec["rc"] = rc
         if self.s["reject"]:
             with open(self.outbase + ".stderr", errors="replace") as f:
@@ -108,6 +109,7 @@ class Job:
         if timed:
             self.rec["runs"].append(el)
             self.rec["rss_kib"].append(rss)
+            self.rec["cpu"].append(cpu)
         return True
 
     def wants_more(self):
@@ -117,9 +119,11 @@ class Job:
         rec = self.rec
         if rec["runs"] and rec["error"] is None:
             rec["median"] = statistics.median(rec["runs"])
+            rec["cpu_median"] = statistics.median(rec["cpu"])
             rec["peak_rss_kib"] = max(rec["rss_kib"])
         else:
             rec["median"] = None
+            rec["cpu_median"] = None
             rec["peak_rss_kib"] = None
             if rec["error"]:
                 try:
@@ -132,9 +136,11 @@ class Job:
         with open(out, "a") as f:
             f.write(json.dumps(rec) + "\n")
         if rec["median"] is not None:
-            print("  %-10s %-8s %-22s median %8.3f s  min %8.3f s  peak %8d KiB  (%d runs)" %
+            print("  %-10s %-8s %-22s median %8.3f s  min %8.3f s  cpu %8.3f s  peak %8d KiB"
+                  "  (%d runs)" %
                   (rec["section"], rec["input"], rec["tool"], rec["median"],
-                   min(rec["runs"]), rec["peak_rss_kib"], len(rec["runs"])), flush=True)
+                   min(rec["runs"]), rec["cpu_median"], rec["peak_rss_kib"],
+                   len(rec["runs"])), flush=True)
         else:
             print("  %-10s %-8s %-22s n/a (%s)" % (rec["section"], rec["input"],
                                                   rec["tool"], rec["error"]), flush=True)
