@@ -182,7 +182,6 @@ LIB_OBJS += src/core/disasm.o
 LIB_OBJS += src/core/modsym.o
 LIB_OBJS += src/core/plaindebug.o
 LIB_OBJS += src/core/code.o
-LIBS += -lstdc++
 
 # text: backtraces pasted as text.
 LIB_OBJS += src/text/driver.o

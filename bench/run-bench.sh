@@ -247,7 +247,9 @@ fi
 # inlines and file:line) and plain `eu-stack`, by CPU time (user + system of
 # the process, from wait4: the machine may be shared), interleaved, median of
 # BENCH_RUNS; targets: analyze --format json <= 0.5x eu-stack -i -s, resolve
-# --offline (warm cache) <= 1.1x analyze.
+# --offline (warm cache) <= 1.1x analyze. analyze runs with the bench's cache,
+# which holds the uncompressed debug files after the warm-up run (debug-plain/);
+# prov-analyze-json-cold starts every run from an empty cache.
 #   deep: 10,000 frames of one recursive function (eu-stack -n 4096, as
 #         provenance's own per-thread cap)
 #   wide65: 65 idle threads and 512 MiB of touched heap (large.c 512M)
@@ -315,6 +317,10 @@ if want eustack && [ "$cores_ok" = 1 ] && have eu-stack; then
 		say "== eustack '$name': $(du -h --apparent-size "$core" | cut -f1) ($core)"
 		$TIMEIT --out "$RESULTS" --section eustack --input "$name" --tool prov-analyze-json --runs "$RUNS" \
 			-- "$PROV" analyze "$core" --exe "$exe" --format json
+		# an empty cache before every run: the uncompressed debug files are made again
+		cache=$OUT/cache-eustack-$name-cold
+		$TIMEIT --out "$RESULTS" --section eustack --input "$name" --tool prov-analyze-json-cold --runs "$RUNS" \
+			--fresh "$cache" -- "$PROV" --cache "$cache" analyze "$core" --exe "$exe" --format json
 		cache=$OUT/cache-eustack-$name
 		rm -rf "$cache"
 		$TIMEIT --out "$RESULTS" --section eustack --input "$name" --tool prov-resolve-offline --runs "$RUNS" \

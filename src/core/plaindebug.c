@@ -40,6 +40,48 @@ static uint64_t compressed_size(Elf *elf)
 	return total;
 }
 
+/*
+ * 1 when the copy open on fd is whole: an ELF file of build ID id whose
+ * sections all lie inside it and none compressed (a copy cut short or
+ * damaged after it was made is made again).
+ */
+static int copy_is_whole(int fd, const unsigned char *id, int idlen)
+{
+	struct stat st;
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	const void *got;
+	size_t shnum, seen = 1;
+	int ok = 0;
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* libelf shows no sections when their table is cut off: check it is all there */
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
+	    elf_getshdrnum(elf, &shnum) < 0 || shnum < 2 || eh.e_shoff > (uint64_t)st.st_size ||
+	    (uint64_t)shnum * eh.e_shentsize > (uint64_t)st.st_size - eh.e_shoff ||
+	    dwelf_elf_gnu_build_id(elf, &got) != idlen || memcmp(got, id, (size_t)idlen) != 0)
+		goto cleanup;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		seen++;
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_flags & SHF_COMPRESSED))
+			goto cleanup;
+		if (sh.sh_type != SHT_NOBITS &&
+		    (sh.sh_offset > (uint64_t)st.st_size ||
+		     sh.sh_size > (uint64_t)st.st_size - sh.sh_offset))
+			goto cleanup;
+	}
+	ok = seen == shnum;
+cleanup:
+	if (elf)
+		elf_end(elf);
+	return ok;
+}
+
 /* Write src with every compressed section inflated to the new file outfd: 0, or -1. */
 static int write_plain(Elf *src, int outfd)
 {
@@ -110,8 +152,13 @@ int prov_plain_debug_open(const char *dir, const unsigned char *id, int idlen, c
 	hex = prov_hex(id, (size_t)idlen);
 	name = prov_xasprintf("%s/%s-%" PRIu64 "-%" PRId64 ".debug", dir, hex,
 			      (uint64_t)st.st_size, (int64_t)st.st_mtime);
-	if ((out = open(name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) >= 0)
-		goto cleanup;
+	if ((out = open(name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) >= 0) {
+		if (copy_is_whole(out, id, idlen))
+			goto cleanup;
+		close(out);
+		out = -1;
+		unlink(name);
+	}
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		goto cleanup;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -123,7 +170,8 @@ int prov_plain_debug_open(const char *dir, const unsigned char *id, int idlen, c
 	if (need == 0 || need > PLAIN_DEBUG_MAX || prov_mkdir_p(dir, 0700, 0) < 0)
 		goto cleanup;
 	tmp = prov_xasprintf("%s/.tmp-%s-%ld", dir, hex, (long)getpid());
-	out = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	unlink(tmp);
+	out = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (out < 0)
 		goto cleanup;
 	if (write_plain(elf, out) < 0 || fsync(out) < 0 || rename(tmp, name) < 0) {

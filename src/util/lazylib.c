@@ -22,7 +22,8 @@
  * package imports), capstone and libopcodes (disassembly of the crash
  * site) are loaded the same way: linked, they and theirs (Kerberos, LDAP,
  * GnuTLS, libxml2 and ICU, BFD, capstone's 77,000 relocations) were 7 of
- * the 10 ms that `provenance --version` took before its first byte.
+ * the 10 ms that `provenance --version` took before its first byte. So is
+ * libstdc++, for its demangler only (C++ symbols: _Z...).
  */
 #define CURL_DISABLE_TYPECHECK	/* curl_easy_setopt is a function here, not a macro */
 
@@ -68,6 +69,7 @@ static struct lazylib pq_lib = { SONAME_PQ, NULL, 0 };
 static struct lazylib archive_lib = { SONAME_ARCHIVE, NULL, 0 };
 static struct lazylib cs_lib = { SONAME_CAPSTONE, NULL, 0 };
 static struct lazylib opcodes_lib = { SONAME_OPCODES, NULL, 0 };
+static struct lazylib stdcxx_lib = { "libstdc++.so.6", NULL, 0 };
 
 /* The function `name` of `lib`, loading it first; NULL (warned once) if not there. */
 static void *lazy_sym(struct lazylib *lib, const char *name)
@@ -595,4 +597,18 @@ int buffer_read_memory(bfd_vma memaddr, bfd_byte *myaddr, unsigned int length,
 {
 	LAZY(opcodes_lib, fn, buffer_read_memory);
 	return fn ? fn(memaddr, myaddr, length, info) : EIO;
+}
+
+/* ---- libstdc++ (the C++ ABI's demangler) ---- */
+
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status)
+{
+	LAZY(stdcxx_lib, fn, __cxa_demangle);
+	if (fn)
+		return fn(mangled, buf, len, status);
+	if (status)
+		*status = -1;	/* as for a bad argument: the caller keeps the name */
+	return NULL;
 }
