@@ -71,9 +71,15 @@ SAN_FLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover
 endif
 
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-# libcurl and libdebuginfod are loaded on first use (src/util/lazylib.c): their
-# headers only, so that a run that downloads nothing does not load them
-LAZY_PKGS = libcurl libdebuginfod
+# libcurl and libdebuginfod, libarchive, libpq, capstone and libopcodes are
+# loaded on first use (src/util/lazylib.c): their headers only, so that a run
+# that downloads, decompresses, stores in PostgreSQL and disassembles nothing
+# does not load them (start-up, docs/benchmarks.md)
+LAZY_PKGS = libcurl libdebuginfod libarchive libpq capstone
+# the sonames lazylib.c loads: those of the libraries that would be linked here
+lazy_soname = $(shell objdump -p "$$($(CC) -print-file-name=lib$(1).so)" 2>/dev/null | awk '/SONAME/ { print $$2 }')
+SONAME_DEFS := $(foreach l,pq archive capstone opcodes,$(if $(call lazy_soname,$(l)),-DSONAME_$(shell echo $(l) | tr a-z A-Z)='"$(call lazy_soname,$(l))"'))
+src/util/lazylib.o: ALL_CFLAGS += $(SONAME_DEFS)
 PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(filter-out $(LAZY_PKGS),$(PKGS)) 2>/dev/null)
 TEST_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS) 2>/dev/null)
 TEST_LIBS = $(shell $(PKG_CONFIG) --libs $(TEST_PKGS) 2>/dev/null)
@@ -82,7 +88,7 @@ ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(WARNINGS) $(SAN_FLAGS) -D_GNU_SOURCE \
 	-DPROV_VERSION='"$(VERSION)"' -DPROV_DATADIR='"$(datadir)"' \
 	$(LAYER_INC) $(PKG_CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
-LIBS = $(PKG_LIBS) -lasm -lopcodes -lpthread
+LIBS = $(PKG_LIBS) -lasm -lpthread
 
 PROGRAM = provenance
 
@@ -176,8 +182,8 @@ LIB_OBJS += src/core/dbgbudget.o
 LIB_OBJS += src/core/dbgsrc.o
 LIB_OBJS += src/core/disasm.o
 LIB_OBJS += src/core/modsym.o
+LIB_OBJS += src/core/plaindebug.o
 LIB_OBJS += src/core/code.o
-LIBS += -lstdc++
 
 # text: backtraces pasted as text.
 LIB_OBJS += src/text/driver.o

@@ -11,7 +11,7 @@
 #   BENCH_STORE_REPORTS=10000   reports the store section imports
 #   BENCH_PG_IMPORT=20000       reports the storepg section imports into PostgreSQL
 #   BENCH_PG_CRASHES=1000000    crashes the storepg section grows the store to
-#   BENCH_ONLY="small wide large deep packages fixcheck backport store storepg suspects python text noroute"   sections to run
+#   BENCH_ONLY="small wide large deep packages fixcheck backport store storepg suspects python text noroute eustack startup rss"   sections to run
 #   BENCH_KEEP_LARGE=1    keep the large core after the run (default: delete)
 #
 # Timings are with a warm page cache (one untimed warm-up run of each tool;
@@ -29,7 +29,7 @@ LARGE_GIB=${BENCH_LARGE_GIB:-4}
 STORE_REPORTS=${BENCH_STORE_REPORTS:-10000}
 PG_IMPORT=${BENCH_PG_IMPORT:-20000}
 PG_CRASHES=${BENCH_PG_CRASHES:-1000000}
-ONLY=${BENCH_ONLY:-small wide large deep packages fixcheck backport store storepg suspects python text noroute}
+ONLY=${BENCH_ONLY:-small wide large deep packages fixcheck backport store storepg suspects python text noroute eustack startup rss}
 NLIBS=300
 NCOMMITS=50000
 TAGEVERY=25
@@ -240,6 +240,139 @@ if [ "$cores_ok" = 1 ]; then
 			rm -f "$core"
 		fi
 	done
+fi
+
+# ------------------------------------------------- issue 25: CPU and memory
+# The four cores of issue 25, each against `eu-stack -i -s` (the same frames,
+# inlines and file:line) and plain `eu-stack`, by CPU time (user + system of
+# the process, from wait4: the machine may be shared), interleaved, median of
+# BENCH_RUNS; targets: analyze --format json <= 0.5x eu-stack -i -s, resolve
+# --offline (warm cache) <= 1.1x analyze. analyze runs with the bench's cache,
+# which holds the uncompressed debug files after the warm-up run (debug-plain/);
+# prov-analyze-json-cold starts every run from an empty cache.
+#   deep: 10,000 frames of one recursive function (eu-stack -n 4096, as
+#         provenance's own per-thread cap)
+#   wide65: 65 idle threads and 512 MiB of touched heap (large.c 512M)
+#   xz: a real `xz -T2` compressing, killed with SIGSEGV (3 threads)
+#   python61: Debian's python3.11 (with python3.11-dbg's DWARF when
+#         installed), 61 threads parked in Python calls
+# startup: exec to exit on trivial inputs (target < 5 ms of CPU);
+# rss: peak RSS of analyze on a 100 GiB sparse core and on python61 (< 64 MiB).
+gen_xz() {
+	local d=$OUT/xz pid i n
+	mkdir -p "$d"
+	head -c 67108864 /dev/urandom >"$d/input.bin"
+	rm -f "$d"/core "$d"/core.*
+	(
+		cd "$d" && ulimit -c unlimited
+		xz -T2 -c input.bin >/dev/null 2>"$d/run.log" &
+		pid=$!
+		# wait until its two compressing threads run (3 threads in all)
+		for i in $(seq 200); do
+			n=$(ls "/proc/$pid/task" 2>/dev/null | wc -l)
+			[ "$n" -ge 3 ] && break
+			sleep 0.01
+		done
+		sleep 0.2
+		kill -SEGV "$pid"
+		wait "$pid" || true
+	)
+	c=$(ls -t "$d"/core "$d"/core.* 2>/dev/null | head -1 || true)
+	[ -n "$c" ] && [ -s "$c" ] || die "'xz -T2' was killed but left no core in '$d'"
+	printf '%s\n' "$c"
+}
+
+gen_wide65() {
+	local d=$OUT/wide65
+	mkdir -p "$d"
+	$CC $FIXFLAGS -pthread -o "$d/wide65" "$BENCH/gen/large.c"
+	make_core "$d" "$d/wide65" 512M
+}
+
+gen_python61() {
+	local d=$OUT/python61
+	mkdir -p "$d"
+	make_core "$d" "$PY25" "$BENCH/gen/python64.py" 60
+}
+
+gen_sparse() {
+	local d=$OUT/sparse
+	mkdir -p "$d"
+	$CC $FIXFLAGS -o "$d/sparse" "$BENCH/gen/sparse.c"
+	make_core "$d" "$d/sparse" 100
+}
+
+PY25=$(command -v python3 || true)
+[ -x /usr/bin/python3.11 ] && PY25=/usr/bin/python3.11
+if want eustack && [ "$cores_ok" = 1 ] && have eu-stack; then
+	for name in deep wide65 xz python61; do
+		case $name in
+		deep) [ -f "$OUT/deep/core" ] || gen_deep >/dev/null; core=$(ls -t "$OUT"/deep/core* | head -1); exe=$OUT/deep/deep ;;
+		wide65) core=$(gen_wide65); exe=$OUT/wide65/wide65 ;;
+		xz) have xz || { say "  xz: n/a (xz-utils not installed)"; continue; }
+			core=$(gen_xz); exe=$(command -v xz) ;;
+		python61) [ -n "$PY25" ] || { say "  python61: n/a (no python3)"; continue; }
+			core=$(gen_python61); exe=$PY25 ;;
+		esac
+		say "== eustack '$name': $(du -h --apparent-size "$core" | cut -f1) ($core)"
+		$TIMEIT --out "$RESULTS" --section eustack --input "$name" --tool prov-analyze-json --runs "$RUNS" \
+			-- "$PROV" analyze "$core" --exe "$exe" --format json
+		# an empty cache before every run: the uncompressed debug files are made again
+		cache=$OUT/cache-eustack-$name-cold
+		$TIMEIT --out "$RESULTS" --section eustack --input "$name" --tool prov-analyze-json-cold --runs "$RUNS" \
+			--fresh "$cache" -- "$PROV" --cache "$cache" analyze "$core" --exe "$exe" --format json
+		cache=$OUT/cache-eustack-$name
+		rm -rf "$cache"
+		$TIMEIT --out "$RESULTS" --section eustack --input "$name" --tool prov-resolve-offline --runs "$RUNS" \
+			--ok 0,1 -- "$PROV" --cache "$cache" resolve "$core" --exe "$exe" --offline --format json
+		$TIMEIT --out "$RESULTS" --section eustack --input "$name" --tool eu-stack-i-s --runs "$RUNS" \
+			--ok "$([ "$name" = deep ] && echo 0,1 || echo 0)" \
+			-- eu-stack --core "$core" --executable "$exe" -i -s -n 4096
+		$TIMEIT --out "$RESULTS" --section eustack --input "$name" --tool eu-stack --runs "$RUNS" \
+			--ok "$([ "$name" = deep ] && echo 0,1 || echo 0)" \
+			-- eu-stack --core "$core" --executable "$exe" -n 4096
+		flush
+	done
+elif want eustack; then
+	say "== eustack: n/a (needs eu-stack and a relative core_pattern)"
+fi
+
+if want startup; then
+	say "== startup: exec to exit on trivial inputs"
+	d=$OUT/startup
+	mkdir -p "$d"
+	printf 'PID 1234 - process\nTID 1234:\n#0  0x00007f0000001234 crash_here - /usr/lib/libproj.so.1\n#1  0x0000555555555555 main - /usr/bin/app\n' >"$d/bt.txt"
+	rm -rf "$OUT/cache-startup"
+	$TIMEIT --out "$RESULTS" --section startup --input trivial --tool prov-version --runs "$RUNS" \
+		-- "$PROV" --version
+	$TIMEIT --out "$RESULTS" --section startup --input trivial --tool prov-analyze-text --runs "$RUNS" --ok 2 \
+		-- "$PROV" analyze "$d/bt.txt"
+	$TIMEIT --out "$RESULTS" --section startup --input trivial --tool prov-resolve-offline-text --runs "$RUNS" --ok 0,1 \
+		-- "$PROV" --cache "$OUT/cache-startup" resolve --offline "$d/bt.txt"
+	have eu-stack && $TIMEIT --out "$RESULTS" --section startup --input trivial --tool eu-stack-version --runs "$RUNS" \
+		-- eu-stack --version
+	flush
+fi
+
+if want rss && [ "$cores_ok" = 1 ]; then
+	say "== rss: peak RSS of analyze on a 100 GiB sparse core and on python61"
+	if core=$(gen_sparse); then
+		say "  sparse: $(du -h --apparent-size "$core" | cut -f1) apparent, $(du -h "$core" | cut -f1) on disk"
+		$TIMEIT --out "$RESULTS" --section rss --input sparse100g --tool prov-analyze-json --runs "$RUNS" \
+			-- "$PROV" analyze "$core" --exe "$OUT/sparse/sparse" --format json
+		have eu-stack && $TIMEIT --out "$RESULTS" --section rss --input sparse100g --tool eu-stack-i-s --runs "$RUNS" \
+			-- eu-stack --core "$core" --executable "$OUT/sparse/sparse" -i -s -n 4096
+	fi
+	if [ -n "$PY25" ]; then
+		core=$(ls -t "$OUT"/python61/core* 2>/dev/null | head -1 || true)
+		[ -n "$core" ] || core=$(gen_python61)
+		$TIMEIT --out "$RESULTS" --section rss --input python61 --tool prov-analyze-json --runs "$RUNS" \
+			-- "$PROV" analyze "$core" --exe "$PY25" --format json
+		have eu-stack && $TIMEIT --out "$RESULTS" --section rss --input python61 --tool eu-stack-i-s --runs "$RUNS" \
+			-- eu-stack --core "$core" --executable "$PY25" -i -s -n 4096
+	fi
+	flush
+	rm -f "$OUT"/sparse/core "$OUT"/sparse/core.*
 fi
 
 # ----------------------------------------------------------- Python frames

@@ -798,6 +798,8 @@ int prov_cache_clear_dir(const char *dir)
 			goto cleanup;
 	}
 	err = remove_tree(dfd, prov_cachedir_name(PROV_CACHEDIR_MIRRORS), 0);
+	if (err == 0)
+		err = remove_tree(dfd, prov_cachedir_name(PROV_CACHEDIR_DEBUG_PLAIN), 0);
 cleanup:
 	if (dfd >= 0)
 		close(dfd);

@@ -1,5 +1,5 @@
 /*
- * bench: touch GIB GiB of heap with memset (so the pages are real and go
+ * bench: touch GIB GiB (or "NM": N MiB, at least 256) of heap with memset (so the pages are real and go
  * into the core), start 64 threads that wait, then crash with a NULL write.
  */
 #include <pthread.h>
@@ -35,12 +35,14 @@ __attribute__((noinline)) static void crash_here(volatile int *p)
 int main(int argc, char **argv)
 {
 	pthread_t tid;
-	long gib = argc > 1 ? strtol(argv[1], NULL, 10) : 4;
+	char *end = NULL;
+	long n = argc > 1 ? strtol(argv[1], &end, 10) : 4;
+	long mib = end && *end == 'M' ? n : n * 1024;	/* "512M": MiB; "4": GiB */
 	size_t i, nchunks;
 
-	if (gib <= 0 || gib > 64)
+	if (mib < 256 || mib > 64 * 1024)
 		return 2;
-	nchunks = (size_t)gib * ((size_t)1 << 30) / CHUNK;
+	nchunks = (size_t)mib * ((size_t)1 << 20) / CHUNK;
 	for (i = 0; i < nchunks; i++) {
 		unsigned char *p = malloc(CHUNK);
 

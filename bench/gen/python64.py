@@ -1,9 +1,10 @@
-# make bench, Python row: 64 threads, each 8 Python calls deep, parked on an
+# make bench, Python row: 64 threads (or argv[1]), each 8 Python calls deep, parked on an
 # Event; the main thread then dies in C (ctypes.string_at(0)) under 3 calls.
 import ctypes
+import sys
 import threading
 
-N = 64
+N = int(sys.argv[1]) if len(sys.argv) > 1 else 64
 ready = threading.Barrier(N + 1)
 stop = threading.Event()
 

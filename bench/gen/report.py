@@ -215,10 +215,65 @@ def main():
             w("First run (waits fetch.connectTimeout, notes the host as down): %d ms" % first["ms"])
         w("")
 
+    def fmt_cpu(r):
+        if r is None or r.get("cpu_median") is None:
+            return "n/a"
+        return "%.1f ms" % (r["cpu_median"] * 1000)
+
+    def cpu_ratio(a, b):
+        if not a or not b or a.get("cpu_median") is None or not b.get("cpu_median"):
+            return None
+        return a["cpu_median"] / b["cpu_median"]
+
+    eu = [r for r in recs if r["section"] == "eustack"]
+    if eu:
+        w("## Issue 25: the four cores against eu-stack, by CPU time (user + system)")
+        w("")
+        w("| core | tool | CPU median | wall median | peak RSS | CPU ÷ eu-stack -i -s | CPU ÷ eu-stack |")
+        w("|---|---|---|---|---|---|---|")
+        for r in eu:
+            eis = by.get(("eustack", r["input"], "eu-stack-i-s"))
+            epl = by.get(("eustack", r["input"], "eu-stack"))
+            w("| %s | %s | %s | %s | %s | %s | %s |" % (
+                r["input"], r["tool"], fmt_cpu(r), fmt_t(r), fmt_rss(r),
+                fmt_ratio(cpu_ratio(r, eis)), fmt_ratio(cpu_ratio(r, epl))))
+        w("")
+    su = [r for r in recs if r["section"] in ("startup", "rss")]
+    if su:
+        w("## Issue 25: start-up and peak RSS")
+        w("")
+        w("| section | input | tool | CPU median | wall median | peak RSS |")
+        w("|---|---|---|---|---|---|")
+        for r in su:
+            w("| %s | %s | %s | %s | %s | %s |" % (r["section"], r["input"], r["tool"],
+                                                 fmt_cpu(r), fmt_t(r), fmt_rss(r)))
+        w("")
+
     w("## Targets")
     w("")
     w("| target | result | detail |")
     w("|---|---|---|")
+
+    for c in sorted({r["input"] for r in eu}, key=lambda x: [r["input"] for r in eu].index(x)):
+        a = by.get(("eustack", c, "prov-analyze-json"))
+        e = by.get(("eustack", c, "eu-stack-i-s"))
+        x = cpu_ratio(a, e)
+        w("| analyze --format json ≤ 0.5 × eu-stack -i -s, CPU (%s) | %s | %s vs %s (%s) |" % (
+            c, "n/a" if x is None else ("PASS" if x <= 0.5 else "MISS"),
+            fmt_cpu(a), fmt_cpu(e), fmt_ratio(x)))
+        rv = by.get(("eustack", c, "prov-resolve-offline"))
+        x = cpu_ratio(rv, a)
+        w("| resolve --offline ≤ 1.1 × analyze, CPU (%s) | %s | %s vs %s (%s) |" % (
+            c, "n/a" if x is None else ("PASS" if x <= 1.1 else "MISS"),
+            fmt_cpu(rv), fmt_cpu(a), fmt_ratio(x)))
+    for r in (r for r in recs if r["section"] == "startup" and r["tool"].startswith("prov-")):
+        c = r.get("cpu_median")
+        w("| start-up < 5 ms CPU (%s) | %s | %s |" % (
+            r["tool"], "n/a" if c is None else ("PASS" if c < 0.005 else "MISS"), fmt_cpu(r)))
+    for r in (r for r in recs if r["section"] == "rss" and r["tool"].startswith("prov-")):
+        k = r.get("peak_rss_kib")
+        w("| peak RSS < 64 MiB (%s) | %s | %s |" % (
+            r["input"], "n/a" if k is None else ("PASS" if k < 64 * 1024 else "MISS"), fmt_rss(r)))
 
     def med(k):
         r = by.get(k)

@@ -19,7 +19,8 @@
 static const char cache_help[] =
 	"stats   the cache's path and size, its package indexes and entries, and the\n"
 	"        size of the source mirrors (<cache>/mirrors)\n"
-	"clear   remove the database and the mirrors (only inside the cache directory;\n"
+	"clear   remove the database, the mirrors and the uncompressed debug files\n"
+	"        (only inside the cache directory;\n"
 	"        a cache directory of / or $HOME, symlinks resolved, is refused, and so\n"
 	"        is one without the CACHEDIR.TAG a run writes that holds other files)\n";
 

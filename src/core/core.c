@@ -29,6 +29,7 @@
 #include "hang.h"
 #include "ptrace-stop.h"
 #include "dbgbudget.h"
+#include "plaindebug.h"
 #include "error.h"
 #include "util.h"
 #include "banned.h"
@@ -103,6 +104,14 @@ struct pc_memo {
 
 #define PC_MEMO_CAP 8192	/* a power of two */
 
+/* is_sigtramp's answer for one (pc, isact): state 0 empty, 1 no, 2 yes */
+struct tramp_memo {
+	uint64_t key;
+	int state;
+};
+
+#define TRAMP_MEMO_CAP 4096	/* a power of two */
+
 /*
  * Where a frame's chain was unwound already: threads whose (pc, sp, frame
  * pointer) meet one unwound before have the same callers from there on (a
@@ -113,6 +122,29 @@ struct chain_memo {
 	uint64_t pc, sp, fp;
 	uint32_t thread, frame;	/* index into c->threads, first frame of that pc */
 	int used;
+};
+
+/*
+ * The core's blocks read last, for the unwinder's and the Python reader's
+ * many small reads (a word of the stack each: libdwfl's own core reader
+ * keeps every word it read in a list it searches linearly, quadratic on a
+ * deep stack). Direct-mapped by file offset.
+ */
+#define RC_BLOCK 4096
+#define RC_NBLOCKS 64
+
+struct read_cache {
+	uint64_t tag[RC_NBLOCKS];	/* file offset of the block + 1; 0: empty */
+	size_t valid[RC_NBLOCKS];	/* bytes of the block in the file */
+	unsigned char data[RC_NBLOCKS][RC_BLOCK];
+};
+
+struct core_ctx;
+
+/* dwfl_attach_state's argument for one of the core's threads */
+struct attach_thread {
+	struct core_ctx *x;
+	size_t index;	/* into c->threads */
 };
 
 struct core_ctx {
@@ -173,6 +205,8 @@ struct core_ctx {
 	 * lines up again and again. */
 	struct pc_memo *memo;
 	size_t memo_cap, memo_used;
+	struct tramp_memo *tramp;	/* open addressing, TRAMP_MEMO_CAP slots */
+	size_t tramp_used;
 	struct chain_memo *chain;	/* open addressing, power-of-two size */
 	size_t chain_cap, chain_used;
 	int chain_hit;	/* frame_cb copied the rest of the thread's chain */
@@ -195,6 +229,8 @@ struct core_ctx {
 	int ok;	/* 0 once an error was stored by a callback */
 	int error;
 	int live;	/* a stopped live process: fd is its /proc/PID/mem */
+	struct read_cache *rcache;	/* the core's blocks read last (NULL: pread each time) */
+	struct attach_thread *attach;	/* dwfl_attach_state's per-thread arguments */
 };
 
 /* Callbacks get no user pointer for the whole Dwfl: one analysis at a time per thread. */
@@ -848,9 +884,9 @@ static int open_debug_candidate(const char *root, const char *path,
 	return fd;
 }
 
-static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modname,
-			     GElf_Addr base, const char *file_name, const char *debuglink_file,
-			     GElf_Word debuglink_crc, char **debuginfo_file_name)
+static int find_debuginfo_any(Dwfl_Module *mod, void **userdata, const char *modname,
+			      GElf_Addr base, const char *file_name, const char *debuglink_file,
+			      GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
 	struct core_ctx *x = current;
 	const unsigned char *bits = NULL;
@@ -900,6 +936,41 @@ static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modn
 	return fd;
 }
 
+/*
+ * The debug file, or its uncompressed copy in the cache (plaindebug.h) when
+ * the one libdwfl would find by build ID has compressed sections: opened
+ * here, as libdwfl keeps the ELF of a file it found itself, and named as
+ * libdwfl names it (the real path of /usr/lib/debug/.build-id/xx/y.debug).
+ */
+static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modname,
+			     GElf_Addr base, const char *file_name, const char *debuglink_file,
+			     GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	struct core_ctx *x = current;
+	const unsigned char *bits = NULL;
+	GElf_Addr vaddr;
+	int len, fd = -1;
+
+	if (x && !x->sysroot && x->opts->plain_debug_dir &&
+	    (len = dwfl_module_build_id(mod, &bits, &vaddr)) > 0) {
+		char *p = build_id_path("/usr/lib/debug", bits, len, ".debug");
+		char *real = p ? realpath(p, NULL) : NULL;
+
+		if (real && (fd = prov_plain_debug_open(x->opts->plain_debug_dir, bits, len,
+							real)) >= 0) {
+			free(*debuginfo_file_name);
+			*debuginfo_file_name = real;
+			real = NULL;
+		}
+		free(real);
+		free(p);
+		if (fd >= 0)
+			return fd;
+	}
+	return find_debuginfo_any(mod, userdata, modname, base, file_name, debuglink_file,
+				  debuglink_crc, debuginfo_file_name);
+}
+
 /* ---- modules from the core's memory ---- */
 
 static int core_read(const struct core_ctx *x, uint64_t addr, void *buf, size_t len);
@@ -908,6 +979,31 @@ static int core_read(const struct core_ctx *x, uint64_t addr, void *buf, size_t 
 static int core_mem_read(void *arg, uint64_t addr, void *buf, size_t len)
 {
 	return core_read(arg, addr, buf, len);
+}
+
+/* len bytes of the core at off through the block cache: 0, or -1 when not all there */
+static int cached_pread(const struct core_ctx *x, void *buf, size_t len, uint64_t off)
+{
+	struct read_cache *rc = x->rcache;
+	uint64_t block = off & ~(uint64_t)(RC_BLOCK - 1);
+	size_t slot = (size_t)(block / RC_BLOCK) % RC_NBLOCKS, at = (size_t)(off - block);
+	ssize_t got;
+
+	if (at + len > RC_BLOCK)
+		return pread(x->fd, buf, len, (off_t)off) == (ssize_t)len ? 0 : -1;
+	if (rc->tag[slot] != block + 1) {
+		got = pread(x->fd, rc->data[slot], RC_BLOCK, (off_t)block);
+		if (got < 0) {
+			rc->tag[slot] = 0;
+			return -1;
+		}
+		rc->tag[slot] = block + 1;
+		rc->valid[slot] = (size_t)got;
+	}
+	if (at + len > rc->valid[slot])
+		return -1;
+	memcpy(buf, rc->data[slot] + at, len);
+	return 0;
 }
 
 /* Read [addr, addr+len) of the crashed process from the core: 0, or -1 when not all there. */
@@ -936,6 +1032,8 @@ static int core_read(const struct core_ctx *x, uint64_t addr, void *buf, size_t 
 	if (rel >= sg->filesz || len > sg->filesz - rel || sg->offset + rel < sg->offset ||
 	    sg->offset + rel > INT64_MAX)
 		return -1;
+	if (x->rcache && len <= RC_BLOCK)
+		return cached_pread(x, buf, len, sg->offset + rel);
 	return pread(x->fd, buf, len, (off_t)(sg->offset + rel)) == (ssize_t)len ? 0 : -1;
 }
 
@@ -1970,6 +2068,37 @@ static int is_sigtramp(const struct core_ctx *x, Dwarf_Addr pc, bool isact)
 	       memcmp(code, rt_x86_64, sizeof(code)) == 0;
 }
 
+/*
+ * is_sigtramp, remembered per (pc, isact): its symbol look-up is a linear
+ * search of the module's symbol table (libdwfl's addrsym), 63% of a
+ * 61-thread Python core whose threads are parked at the same few pcs.
+ */
+static int is_sigtramp_memo(struct core_ctx *x, Dwarf_Addr pc, bool isact)
+{
+	uint64_t key = ((uint64_t)pc << 1) | (isact ? 1 : 0);
+	size_t i, mask = TRAMP_MEMO_CAP - 1;
+	int r;
+
+	if (!x->tramp)
+		x->tramp = prov_xcalloc(TRAMP_MEMO_CAP, sizeof(*x->tramp));
+	for (i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 40) & mask;; i = (i + 1) & mask) {
+		struct tramp_memo *e = &x->tramp[i];
+
+		if (!e->state)
+			break;
+		if (e->key == key)
+			return e->state == 2;
+	}
+	r = is_sigtramp(x, pc, isact);
+	/* keep free slots so that lookups always end */
+	if (x->tramp_used + 1 < TRAMP_MEMO_CAP - TRAMP_MEMO_CAP / 4) {
+		x->tramp[i].key = key;
+		x->tramp[i].state = r ? 2 : 1;
+		x->tramp_used++;
+	}
+	return r;
+}
+
 /* x86-64: where the kernel's struct rt_sigframe keeps things, from the
  * trampoline frame's sp (the handler returned: sp is &frame->uc). */
 #define UC_MCONTEXT 40	/* struct ucontext: uc_flags, uc_link, uc_stack */
@@ -2312,7 +2441,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		if (!e || !e->used)
 			chain_remember(x, pc, sp, fp, t->nframes);
 	}
-	if (t->nframes && is_sigtramp(x, pc, isact))
+	if (t->nframes && is_sigtramp_memo(x, pc, isact))
 		return add_signal_frame(x, t, pc, sp) < 0 ? DWARF_CB_ABORT : DWARF_CB_OK;
 	adj = (isact || pc == 0) ? pc : pc - 1;
 	first = t->nframes;
@@ -2423,6 +2552,99 @@ static const Dwfl_Thread_Callbacks resume_callbacks = {
 	.set_initial_registers = resume_set_registers,
 };
 
+/* A thread's x86-64 registers in DWARF numbering (rax..r15, rip): 0, or -1 if one is missing. */
+static int x86_64_dwarf_regs(const struct prov_thread *t, Dwarf_Word regs[17])
+{
+	static const char *const dw[17] = { "rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp",
+		"rsp", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip" };
+	size_t i, k;
+
+	for (i = 0; i < 17; i++) {
+		for (k = 0; k < t->nregs; k++)
+			if (strcmp(t->regs[k].name, dw[i]) == 0)
+				break;
+		if (k == t->nregs)
+			return -1;
+		regs[i] = t->regs[k].value;
+	}
+	return 0;
+}
+
+/*
+ * The core's threads for libdwfl, from the NT_PRSTATUS notes already read,
+ * in the same order as dwfl_core_file_attach gives them; the stack is read
+ * through core_read's block cache rather than libdwfl's core reader, which
+ * looks every word up again among all the words read before.
+ */
+static pid_t core_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct core_ctx *x = arg;
+	const struct attach_thread *prev = *thread_argp;
+	size_t i = prev ? prev->index + 1 : 0;
+
+	(void)dwfl;
+	if (i >= x->c->nthreads)
+		return 0;
+	*thread_argp = &x->attach[i];
+	return (pid_t)x->c->threads[i].tid;
+}
+
+static bool core_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	const struct core_ctx *x = arg;
+	unsigned char raw[8];
+
+	(void)dwfl;
+	if (core_read(x, addr, raw, 8) < 0)
+		return false;
+	*result = rd64(x, raw);
+	return true;
+}
+
+static bool core_set_registers(Dwfl_Thread *thread, void *thread_arg)
+{
+	const struct attach_thread *a = thread_arg;
+	Dwarf_Word regs[17];
+
+	if (x86_64_dwarf_regs(&a->x->c->threads[a->index], regs) < 0)
+		return false;
+	return dwfl_thread_state_registers(thread, 0, 17, regs);
+}
+
+static const Dwfl_Thread_Callbacks core_thread_callbacks = {
+	.next_thread = core_next_thread,
+	.memory_read = core_memory_read,
+	.set_initial_registers = core_set_registers,
+};
+
+/*
+ * Give libdwfl the core's threads: our own callbacks for x86-64 cores whose
+ * threads all have their registers, libdwfl's core reader otherwise.
+ * 0, or -1 with libdwfl's error.
+ */
+static int attach_threads(struct core_ctx *x)
+{
+	struct prov_crash *c = x->c;
+	Dwarf_Word regs[17];
+	size_t i;
+
+	if (x->machine != EM_X86_64 || !x->is64 || x->swap || !c->nthreads)
+		return dwfl_core_file_attach(x->dwfl, x->elf) < 0 ? -1 : 0;
+	for (i = 0; i < c->nthreads; i++)
+		if (x86_64_dwarf_regs(&c->threads[i], regs) < 0)
+			return dwfl_core_file_attach(x->dwfl, x->elf) < 0 ? -1 : 0;
+	x->attach = prov_xcalloc(c->nthreads, sizeof(*x->attach));
+	for (i = 0; i < c->nthreads; i++) {
+		x->attach[i].x = x;
+		x->attach[i].index = i;
+	}
+	if (!dwfl_attach_state(x->dwfl, x->elf,
+			       (pid_t)(c->process.has_pid ? c->process.pid : c->threads[0].tid),
+			       &core_thread_callbacks, x))
+		return -1;
+	return 0;
+}
+
 static const Dwfl_Callbacks core_callbacks;
 
 
@@ -2444,8 +2666,6 @@ static Dwfl *core_dwfl_begin(void)
  */
 static int resume_unwind(struct core_ctx *x, struct prov_thread *t, pid_t tid)
 {
-	static const char *const dw[17] = { "rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp",
-		"rsp", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip" };
 	struct resume_arg a;
 	Dwfl *saved = x->dwfl;
 	Dwfl_Module *saved_vdso = x->vdso_mod;
@@ -2479,14 +2699,8 @@ static int resume_unwind(struct core_ctx *x, struct prov_thread *t, pid_t tid)
 		a.pc = x->wild_ret;
 	} else {
 		a.nregs = 17;
-		for (i = 0; i < 17; i++) {
-			for (k = 0; k < t->nregs; k++)
-				if (strcmp(t->regs[k].name, dw[i]) == 0)
-					break;
-			if (k == t->nregs)
-				return -1;
-			a.regs[i] = t->regs[k].value;
-		}
+		if (x86_64_dwarf_regs(t, a.regs) < 0)
+			return -1;
 		a.regs[7] = x->wild_sp + 8;
 		a.regs[16] = x->wild_ret;
 	}
@@ -3319,6 +3533,7 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 	x.c->format = prov_xstrdup("core");
 	if ((error = read_program_headers(&x)) < 0)
 		goto cleanup;
+	x.rcache = prov_xcalloc(1, sizeof(*x.rcache));
 	if (!x.files)
 		no_file_note(&x);
 	else
@@ -3349,7 +3564,7 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 		error = x.error;
 		goto cleanup;
 	}
-	if (dwfl_core_file_attach(x.dwfl, x.elf) < 0) {
+	if (attach_threads(&x) < 0) {
 		const char *msg = dwfl_errmsg(-1);
 
 		for (i = 0; i < x.c->nthreads; i++)
@@ -3392,6 +3607,9 @@ cleanup:
 	free(x.segs);
 	free(x.noexec);
 	free(x.vdso_image);
+	free(x.rcache);
+	free(x.attach);
+	free(x.tramp);
 	memo_free(&x);
 	free(x.chain);
 	prov_vars_pending_free(x.vars_pending);
@@ -3563,6 +3781,7 @@ cleanup:
 	free(x.extras);
 	memo_free(&x);
 	free(x.chain);
+	free(x.tramp);
 	free(name);
 	return error;
 }

@@ -18,6 +18,7 @@ struct prov_core_opts {
 	const char *sysroot;	/* --sysroot: look files up under this root first; NULL = "/" */
 	unsigned int max_frames;	/* per thread; 0 = PROV_MAX_FRAMES */
 	int no_python;	/* 1: no Python frames from the interpreter state */
+	const char *plain_debug_dir;	/* uncompressed copies of debug files (plaindebug.h); NULL: none */
 };
 
 /*

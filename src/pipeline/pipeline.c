@@ -248,6 +248,17 @@ static void core_opts(struct prov_core_opts *copts, const struct prov_pipeline_o
 		(g && g->config && prov_config_get_bool(g->config, "python.frames", 1) == 0);
 }
 
+/* Where the analyzer keeps uncompressed debug files (core.plainDebug, default on); NULL: nowhere. */
+static char *plain_debug_dir(const struct prov_pipeline_opts *opts)
+{
+	const struct prov_ctx *g = opts->ctx;
+
+	if (!g || !g->cache_dir ||
+	    (g->config && prov_config_get_bool(g->config, "core.plainDebug", 1) == 0))
+		return NULL;
+	return prov_cachedir_path(g->cache_dir, PROV_CACHEDIR_DEBUG_PLAIN);
+}
+
 /* What a core and a live process share after the analyzer: context, code, disassembly. */
 static void after_core(struct prov_crash *c)
 {
@@ -262,12 +273,13 @@ int prov_pipeline_analyze(struct prov_crash **out, struct prov_input *in, const 
 	const struct prov_ctx *g = opts->ctx;
 	struct prov_core_opts copts;
 	struct prov_crash *c = NULL;
-	char *tmpdir = NULL;
+	char *tmpdir = NULL, *plain_dir = NULL;
 	int error;
 
 	memset(in, 0, sizeof(*in));
 	*out = NULL;
 	core_opts(&copts, opts);
+	copts.plain_debug_dir = plain_dir = plain_debug_dir(opts);
 	if (opts->pid) {
 		prov_pipeline_setup_debuginfod(g);
 		if ((error = prov_core_analyze_pid(&c, opts->pid, &copts)) < 0)
@@ -315,6 +327,7 @@ done:
 cleanup:
 	prov_crash_free(c);
 	free(tmpdir);
+	free(plain_dir);
 	return error;
 }
 

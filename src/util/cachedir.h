@@ -15,6 +15,7 @@ enum prov_cachedir_part {
 	PROV_CACHEDIR_DEBUGINFOD,	/* debuginfod/: libdebuginfod's own cache */
 	PROV_CACHEDIR_TMP,	/* tmp/: decompressed cores, spooled stdin (src/util/input.c) */
 	PROV_CACHEDIR_HOSTS,	/* hosts-down: hosts that did not answer, and when (src/sources/hostdown.c) */
+	PROV_CACHEDIR_DEBUG_PLAIN,	/* debug-plain/: debug files with their DWARF uncompressed (src/core/plaindebug.c) */
 };
 
 /* The part's name inside the cache directory ("mirrors", "cache.sqlite"). */

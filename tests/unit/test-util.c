@@ -115,6 +115,7 @@ static void test_cachedir(void **state)
 		{ PROV_CACHEDIR_DEBUGINFOD, "debuginfod" },
 		{ PROV_CACHEDIR_TMP, "tmp" },
 		{ PROV_CACHEDIR_HOSTS, "hosts-down" },
+		{ PROV_CACHEDIR_DEBUG_PLAIN, "debug-plain" },
 	};
 	size_t i;
 	char *p;
