@@ -318,9 +318,30 @@ cleanup:
 	return error;
 }
 
+/* What needs no network: build-path repository paths and patterns. */
+struct known_arg {
+	const struct prov_pipeline_opts *opts;
+	int done;
+};
+
+static void known(struct prov_crash *c, void *arg)
+{
+	struct known_arg *k = arg;
+
+	if (k->done)
+		return;
+	k->done = 1;
+	/* repo_path from build-system prefixes where no component gave one */
+	prov_buildpath_repo_paths(c);
+	prov_patterns_detect(c);
+	if (k->opts->on_known)
+		k->opts->on_known(c, k->opts->on_known_arg);
+}
+
 int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 		      const struct prov_pipeline_opts *opts)
 {
+	struct known_arg ka = { opts, 0 };
 	struct prov_input in;
 	struct prov_crash *c = NULL;
 	struct prov_cache *cache = NULL;
@@ -357,6 +378,13 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 		cctx.mapping_files = opts->mappings;
 		cctx.context = opts->context;
 		cctx.max_source_frames = 5;
+		cctx.on_known = known;
+		cctx.on_known_arg = &ka;
+		if (!(opts->ctx && opts->ctx->offline)) {
+			if (in.type != PROV_INPUT_TYPE_CORE && !c->kernel_line)
+				prov_pipeline_setup_debuginfod(opts->ctx);	/* a text input's build IDs */
+			cctx.debuginfod_text = prov_debuginfod_source_text;
+		}
 		if ((error = prov_components_resolve(c, &incomplete, &cctx)) < 0)
 			goto cleanup;
 		if (in.type == PROV_INPUT_TYPE_CORE)	/* a core, or a process (no input) */
@@ -366,14 +394,15 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 
 			sopts.ctx = opts->ctx;
 			sopts.cache = cache;
+			/* a full mirror for suspects only when asked (or --fix makes one anyway) */
+			sopts.no_clone = !opts->nfixes && !(opts->ctx && opts->ctx->config &&
+				prov_config_get_bool(opts->ctx->config, "suspects.clone", 0) == 1);
 			if ((error = prov_suspects_find(c, &sopts)) < 0)
 				goto cleanup;
 		}
 	}
 
-	/* repo_path from build-system prefixes where no component gave one */
-	prov_buildpath_repo_paths(c);
-	prov_patterns_detect(c);
+	known(c, &ka);	/* when the components stage did not run */
 	if (partial)
 		*partial = incomplete;
 	*out = c;

@@ -385,7 +385,8 @@ static void crash_lines(struct prov_buf *b, const struct prov_crash *c,
 	}
 }
 
-static int report_text_body(struct prov_buf *b, const struct prov_crash *c, unsigned int flags)
+/* Everything up to the module table: what is known without the network. */
+static int report_text_head(struct prov_buf *b, const struct prov_crash *c, unsigned int flags)
 {
 	const struct prov_thread *crashed = prov_crash_crashed_thread(c);
 	size_t i;
@@ -488,6 +489,14 @@ static int report_text_body(struct prov_buf *b, const struct prov_crash *c, unsi
 		prov_buf_putc(b, '\n');
 	}
 
+	return 0;
+}
+
+/* Components, sources, suspects, fix status: what the network may bring. */
+static int report_text_tail(struct prov_buf *b, const struct prov_crash *c, unsigned int flags)
+{
+	size_t i;
+
 	if (flags & PROV_REPORT_RESOLVE) {
 		if (c->ncomponents) {
 			prov_buf_puts(b, "Components:\n");
@@ -559,14 +568,32 @@ static int report_text_body(struct prov_buf *b, const struct prov_crash *c, unsi
 		}
 		prov_buf_putc(b, '\n');
 	}
-	prov_buf_rtrim(b);
-	return prov_buf_putc(b, '\n');
+	return 0;
 }
 
 int prov_report_text(struct prov_buf *b, const struct prov_crash *c, unsigned int flags)
 {
 	size_t start = b->len;
-	int err = report_text_body(b, c, flags);
+	int err = 0;
+
+	if (!(flags & PROV_REPORT_TAIL))
+		report_text_head(b, c, flags);
+	if (!(flags & PROV_REPORT_HEAD)) {
+		size_t mark = b->len, tail;
+
+		/* a tail printed alone starts with the blank line the head ended with */
+		if (flags & PROV_REPORT_TAIL)
+			prov_buf_putc(b, '\n');
+		tail = b->len;
+		report_text_tail(b, c, flags);
+		if (b->len == tail && b->buf) {
+			b->len = mark;
+			b->buf[mark] = '\0';
+		}
+	}
+	prov_buf_rtrim(b);
+	if (b->len > start)
+		err = prov_buf_putc(b, '\n');
 
 	/* every string from input (function names, paths, notes): no raw control characters */
 	prov_escape_controls(b, start, 1);
