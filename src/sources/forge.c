@@ -140,15 +140,35 @@ static void put_escaped(struct prov_buf *b, const char *s)
 	}
 }
 
-static const char *host_kind(const struct prov_config *cfg, const char *host)
+/*
+ * The host's kind: forge.<host>.type, else the built-in list, but not when
+ * url.<base>.insteadOf sends the repository elsewhere (an air-gapped or
+ * local mirror: the user said where the repository is; only a forge named
+ * for the host in the configuration still applies then).
+ */
+static const char *host_kind(int *configured, const struct prov_config *cfg, const char *host,
+			     const char *repo_url)
 {
 	char *key = prov_xasprintf("forge.%s.type", host);
 	const char *v = cfg ? prov_config_get(cfg, key) : NULL;
+	char *rewritten;
 	size_t i;
+	int moved;
 
 	free(key);
+	*configured = v != NULL;
+	if (!v) {
+		key = prov_xasprintf("forge.%s.url", host);
+		*configured = cfg && prov_config_get(cfg, key) != NULL;
+		free(key);
+	}
 	if (v)
 		return v;
+	rewritten = cfg ? prov_config_rewrite_url(cfg, repo_url) : NULL;
+	moved = rewritten && strcmp(rewritten, repo_url) != 0;
+	free(rewritten);
+	if (moved)
+		return NULL;
 	for (i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++)
 		if (!strcmp(hosts[i].host, host))
 			return hosts[i].kind;
@@ -199,12 +219,13 @@ char *prov_forge_file_url(const char **kind, const struct prov_config *cfg, cons
 	const char *k, *tmpl = NULL;
 	char *key, *out = NULL;
 	size_t i;
+	int configured = 0;
 
 	*kind = NULL;
 	if (!repo_url || !path || !*path || path[0] == '/' || strstr(path, "..") ||
 	    split_repo(&p, repo_url) < 0)
 		return NULL;
-	k = host_kind(cfg, p.host);
+	k = host_kind(&configured, cfg, p.host, repo_url);
 	key = prov_xasprintf("forge.%s.url", p.host);
 	if (cfg)
 		tmpl = prov_config_get(cfg, key);
@@ -215,7 +236,7 @@ char *prov_forge_file_url(const char **kind, const struct prov_config *cfg, cons
 	/* GitHub's raw host serves owner/repo only */
 	if (tmpl && k && !strcmp(k, "github") && strchr(p.path, '/') != strrchr(p.path, '/'))
 		tmpl = NULL;
-	if (tmpl && (!k || strcmp(k, "none"))) {
+	if (tmpl && (!k || strcmp(k, "none")) && (k || configured)) {
 		expand(&b, tmpl, &p, commit_hex, path);
 		if (b.len < FORGE_MAX_URL && prov_fetch_url_ok(b.buf)) {
 			out = prov_buf_detach(&b);

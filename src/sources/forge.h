@@ -18,7 +18,9 @@
  *   fetch.singleFile    false: never use a forge's single-file endpoint
  *
  * <host> is the repository URL's host (with ":port" when it names one), as
- * the mapping names it, before url.<base>.insteadOf. Templates know
+ * the mapping names it, before url.<base>.insteadOf. A repository that
+ * url.<base>.insteadOf sends elsewhere (a local or air-gapped mirror) has
+ * no built-in form: only a forge.<host> setting applies to it then. Templates know
  * {url} (the repository URL without a trailing '/'), {base} ({url} without
  * ".git"), {host}, {owner} (the first component of the path), {repo} (the
  * rest of the path without ".git"), {commit} and {path} (percent-encoded,

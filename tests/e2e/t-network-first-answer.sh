@@ -67,7 +67,11 @@ requests() { grep -c -E "$1" "$T/forge.log" || true; }
 mirrors() { ls "$1/mirrors" 2>/dev/null | grep -c '\.git$' || true; }
 src() { json_get "$1" "[s for s in d['sources'] if s['component']=='proj'][0].get('$2')"; }
 line4() { json_get "$1" "[l['text'] for l in [s for s in d['sources'] if s['component']=='proj'][0]['lines'] if l['number']==4][0]"; }
-GH=(-c "url.$F/gh/.insteadOf=https://raw.githubusercontent.com/" -c "url.$F/.insteadOf=https://github.com/")
+# the raw host is the local forge; github.com itself is not redirected (a
+# repository that url.insteadOf sends elsewhere, a local mirror, has no
+# built-in single-file form), except where a step says so (GHM)
+GH=(-c "url.$F/gh/.insteadOf=https://raw.githubusercontent.com/")
+GHM=("${GH[@]}" -c "url.$F/.insteadOf=https://github.com/")
 resolve() {	# resolve EXIT CACHE WHAT OPTIONS... [-- RESOLVE-OPTIONS...]: JSON report in $T/last.out
 	local rc=$1 cache=$2 what=$3 g=() r=(); shift 3
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do g+=("$1"); shift; done
@@ -135,7 +139,7 @@ rm "$T/srv/debuginfod"
 # 5. fixcheck clones the mirror; resolve then reads the lines from it
 : >"$T/forge.log"
 fix=$(git -C "$up" rev-parse 'main~1')
-check_exit 1 "fixcheck" -- "$PROVENANCE" --cache "$T/c1" "${GH[@]}" fixcheck "$fix" \
+check_exit 1 "fixcheck" -- "$PROVENANCE" --cache "$T/c1" "${GHM[@]}" fixcheck "$fix" \
 	--repo https://github.com/o/proj.git --at "$sys"
 check_match "$(requests 'git-upload-pack')" "^[1-9]" "fixcheck: git requests"
 check_eq "$(mirrors "$T/c1")" 1 "fixcheck: one mirror"
@@ -144,6 +148,14 @@ resolve 1 "$T/c1" "resolve after fixcheck" "${GH[@]}"
 check_eq "$(src "$T/last.out" fetched_by)" "mirror" "the mirror holds the commit"
 check_eq "$(requests '.')" 0 "no request at all"
 check_eq "$(json_get "$T/last.out" 'd["suspects_note"]')" "null" "suspects from the mirror"
+# a repository redirected by url.insteadOf (a local mirror) goes through it
+: >"$T/forge.log"
+resolve 1 "$T/c5" "resolve, github.com redirected" "${GHM[@]}"
+check_eq "$(src "$T/last.out" fetched_by)" "mirror" "redirected: the mirror"
+check_eq "$(requests '^GET /gh/')" 0 "redirected: no raw request"
+check_match "$(requests 'git-upload-pack')" "^[1-9]" "redirected: cloned"
+resolve 1 "$T/c5b" "resolve, github.com redirected, forge named" "${GHM[@]}" -c forge.github.com.type=github
+check_eq "$(src "$T/last.out" fetched_by)" "single-file:github" "a forge named for the host still applies"
 
 # 6. text: the part known without the network is out before the download
 rm -f "$T/release"
@@ -171,7 +183,7 @@ echo "ok: the streamed report is the same report"
 # 7. no route: the raw host is silent. The first run waits the connect bound
 #    once and says why; the next is not slower than --offline by the bound
 SIL=(-c "url.http://127.0.0.1:$silent/.insteadOf=https://raw.githubusercontent.com/"
-	-c "url.$F/.insteadOf=https://github.com/" -c fetch.connectTimeout=2)
+	-c "url.$F/.insteadOf=https://github.com/" -c forge.github.com.type=github -c fetch.connectTimeout=2)
 : >"$T/forge.log"
 resolve 1 "$T/c7" "no route, first run" "${SIL[@]}"
 check_match "$(cat "$T/last.err")" "127\.0\.0\.1:$silent did not answer within 2 s" "first run: why it waited"

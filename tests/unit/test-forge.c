@@ -100,12 +100,30 @@ static void test_configured(void **state)
 	prov_config_free(cfg);
 }
 
+static void test_redirected(void **state)
+{
+	struct prov_config *cfg = prov_config_new();
+
+	(void)state;
+	/* an air-gapped mirror of github.com: the user said where the repository is */
+	assert_int_equal(prov_config_add_arg(cfg, "url.file:///srv/mirrors/.insteadOf=https://github.com/"), 0);
+	expect(cfg, "https://github.com/o/r.git", "x.c", NULL, NULL);
+	/* other hosts are not affected */
+	expect(cfg, "https://gitlab.com/o/r.git", "x.c", "https://gitlab.com/o/r/-/raw/" SHA "/x.c", "gitlab");
+	/* a forge named for the host still applies */
+	assert_int_equal(prov_config_add_arg(cfg, "forge.github.com.type=github"), 0);
+	expect(cfg, "https://github.com/o/r.git", "x.c",
+	       "https://raw.githubusercontent.com/o/r/" SHA "/x.c", "github");
+	prov_config_free(cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_builtin_hosts),
 		cmocka_unit_test(test_no_form),
 		cmocka_unit_test(test_configured),
+		cmocka_unit_test(test_redirected),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
