@@ -148,6 +148,17 @@ resolve 1 "$T/c1" "resolve after fixcheck" "${GH[@]}"
 check_eq "$(src "$T/last.out" fetched_by)" "mirror" "the mirror holds the commit"
 check_eq "$(requests '.')" 0 "no request at all"
 check_eq "$(json_get "$T/last.out" 'd["suspects_note"]')" "null" "suspects from the mirror"
+# resolve --fix clones the mirror too (the verdict needs the history): the
+# fix is a descendant of the deployed commit, so it is not in (git ancestry)
+git -C "$up" merge-base --is-ancestor "$fix" "$sys" && fail "fixture: $fix is in $sys"
+: >"$T/forge.log"
+check_exit 1 "resolve --fix" -- "$PROVENANCE" --cache "$T/c5f" "${GH[@]}" -c forge.github.com.type=github \
+	-c "url.$F/.insteadOf=https://github.com/" resolve "$T/bt.txt" --sysroot "$T/root" --mapping "$T/proj.map" \
+	--format json --fix "$fix"
+check_eq "$(json_get "$T/last.out" 'd["fixes"][0]["included"]')" "false" "--fix: not included"
+check_match "$(requests 'git-upload-pack')" "^[1-9]" "--fix: cloned"
+check_eq "$(mirrors "$T/c5f")" 1 "--fix: one mirror"
+check_eq "$(requests '^GET /gh/')" 1 "--fix: the crash lines still from one raw request"
 # a repository redirected by url.insteadOf (a local mirror) goes through it
 : >"$T/forge.log"
 resolve 1 "$T/c5" "resolve, github.com redirected" "${GHM[@]}"
