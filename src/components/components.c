@@ -25,6 +25,8 @@ struct comp_state {
 	int mismatch;	/* a module of it is another build than the crash's */
 	struct prov_mapping *owned;	/* a derived component's stand-in mapping */
 	int single;	/* an exact commit read file by file (debuginfod, forge), no mirror */
+	int forge;	/* single: the host has a single-file form (else the mirror comes last) */
+	int mirror_failed;	/* single: the late mirror fetch failed (not tried again) */
 };
 
 static int is_full_hex(const char *s)
@@ -218,9 +220,10 @@ static void system_commit(struct prov_component *comp, const struct prov_origin 
 
 /*
  * An exact commit's lines without a mirror: 1 when the files are to be read
- * one by one (the host has a single-file form, fetch.singleFile is not
- * false, and no mirror in the cache holds the commit), 0 to go through the
- * mirror as before (cs->repo is set when the cache's mirror holds it).
+ * one by one (fetch.singleFile is not false, the host has a single-file
+ * form or debuginfod is asked, and no mirror in the cache holds the
+ * commit), 0 to go through the mirror as before (cs->repo is set when the
+ * cache's mirror holds it).
  */
 static int single_first(struct comp_state *cs, const char *url, const char *commit,
 			const struct prov_components_ctx *ctx)
@@ -235,7 +238,7 @@ static int single_first(struct comp_state *cs, const char *url, const char *comm
 		return 0;
 	probe = prov_forge_file_url(&kind, cfg, url, commit, "probe");
 	free(probe);
-	if (!probe)
+	if (!probe && !ctx->debuginfod_text)
 		return 0;
 	/* a mirror already here that holds the commit is cheaper still */
 	off.offline = 1;
@@ -249,6 +252,7 @@ static int single_first(struct comp_state *cs, const char *url, const char *comm
 	}
 	prov_error_clear();
 	cs->single = 1;
+	cs->forge = probe != NULL;
 	return 1;
 }
 
@@ -415,17 +419,19 @@ static int repo_is_local(const char *url)
 }
 
 /*
- * An exact commit's file without a mirror, the cheapest way first:
- * debuginfod's source for the module's build ID (the path as DWARF names
- * it), then the forge's single-file endpoint at the commit. *how names the
- * way that answered (sources[].fetched_by).
+ * An exact commit's file, the cheapest way first: debuginfod's source for
+ * the module's build ID (the path as DWARF names it), then the forge's
+ * single-file endpoint at the commit, or, for a host without one, the
+ * mirror (fetched now, once: debuginfod did not have the file). *how names
+ * the way that answered (sources[].fetched_by).
  */
 static int read_single(struct prov_source_line **lines, size_t *nl, char **how,
-		       struct prov_crash *c, const struct prov_frame *f,
-		       const struct prov_component *comp, const struct prov_components_ctx *ctx)
+		       struct prov_crash *c, const struct prov_frame *f, struct prov_component *comp,
+		       struct comp_state *cs, const struct prov_components_ctx *ctx)
 {
 	const struct prov_module *m = frame_module(c, f);
-	const char *kind = NULL;
+	struct prov_sources_opts so = { ctx->ctx };
+	const char *kind = NULL, *want = comp->commit;
 	int error;
 
 	if (ctx->debuginfod_text && m && m->build_id && f->file && f->file[0] == '/') {
@@ -442,11 +448,23 @@ static int read_single(struct prov_source_line **lines, size_t *nl, char **how,
 		}
 		prov_error_clear();
 	}
-	if ((error = prov_forge_read_lines(lines, nl, &kind, comp->repo, comp->commit, f->repo_path,
-					   f->line, ctx->context, ctx->ctx)) < 0)
-		return error;
-	*how = prov_xasprintf("single-file:%s", kind ? kind : "custom");
-	return 0;
+	if (cs->forge) {
+		if ((error = prov_forge_read_lines(lines, nl, &kind, comp->repo, comp->commit,
+						   f->repo_path, f->line, ctx->context, ctx->ctx)) < 0)
+			return error;
+		*how = prov_xasprintf("single-file:%s", kind ? kind : "custom");
+		return 0;
+	}
+	if (!cs->repo && !cs->mirror_failed &&
+	    prov_sources_open(&cs->repo, comp->repo, &want, 1, 0, &so) < 0) {
+		cs->mirror_failed = 1;
+		set_note(comp, prov_error_last());
+		return PROV_ENOTFOUND;
+	}
+	if (!cs->repo)
+		return prov_error_set(PROV_ENOTFOUND, "no mirror of '%s'", comp->repo);
+	return prov_repo_read_lines(lines, nl, cs->repo, comp->commit, f->repo_path, f->line,
+				    ctx->context);
 }
 
 static size_t component_index(const struct prov_crash *c, const char *name)
@@ -717,7 +735,7 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 		comp = &c->components[k];
 		if ((!cs[k].repo && !cs[k].single) || !comp->commit)
 			continue;
-		if (cs[k].single ? read_single(&lines, &nl, &how, c, f, comp, ctx) :
+		if (cs[k].single ? read_single(&lines, &nl, &how, c, f, comp, &cs[k], ctx) :
 		    prov_repo_read_lines(&lines, &nl, cs[k].repo, comp->commit, f->repo_path,
 					 f->line, ctx->context) < 0) {
 			*partial = 1;

@@ -49,8 +49,10 @@ struct prov_components_ctx {
  * the cache that holds the commit, else, when the repository's host has a
  * single-file form (src/sources/forge.h), debuginfod's source for the
  * module's build ID and then the forge's file at the commit, per file
- * (sources[].fetched_by says which). No mirror is cloned for them then:
- * fixcheck, suspects and --fix fetch one when they need it. libgit2 1.5
+ * (sources[].fetched_by says which); for a host without a single-file
+ * form the mirror comes last, fetched only for a file debuginfod did not
+ * have. No mirror is cloned for them otherwise: fixcheck, suspects and
+ * --fix fetch one when they need it. libgit2 1.5
  * has no shallow fetch, so there is no one-commit fetch step.
  *
  * Sets *partial (may be NULL) to 1 when something could not be found.

@@ -380,7 +380,8 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 		cctx.max_source_frames = 5;
 		cctx.on_known = known;
 		cctx.on_known_arg = &ka;
-		if (!(opts->ctx && opts->ctx->offline)) {
+		if (!(opts->ctx && opts->ctx->offline) && getenv("DEBUGINFOD_URLS") &&
+		    *getenv("DEBUGINFOD_URLS")) {
 			if (in.type != PROV_INPUT_TYPE_CORE && !c->kernel_line)
 				prov_pipeline_setup_debuginfod(opts->ctx);	/* a text input's build IDs */
 			cctx.debuginfod_text = prov_debuginfod_source_text;

@@ -134,7 +134,21 @@ check_eq "$(src "$T/last.out" fetched_by)" "debuginfod" "fetched_by"
 check_eq "$(line4 "$T/last.out")" "$want" "debuginfod: line 4"
 check_eq "$(requests "^GET /buildid/$bid/source/")" 1 "one debuginfod request"
 check_eq "$(requests '^GET /gh/')" 0 "no forge request"
+# a host with no single-file form: debuginfod still comes before the mirror
+map https://forge.test/o/proj.git
+: >"$T/forge.log"
+DEBUGINFOD_URLS=$F resolve 1 "$T/c4b" "no form, debuginfod" -c "url.$F/.insteadOf=https://forge.test/"
+check_eq "$(src "$T/last.out" fetched_by)" "debuginfod" "no form: debuginfod first"
+check_eq "$(requests 'git-upload-pack|info/refs')" 0 "no form, debuginfod has it: no git request"
+check_eq "$(mirrors "$T/c4b")" 0 "no form, debuginfod has it: no mirror"
 rm "$T/srv/debuginfod"
+: >"$T/forge.log"
+DEBUGINFOD_URLS=$F resolve 1 "$T/c4c" "no form, debuginfod without the file" -c "url.$F/.insteadOf=https://forge.test/"
+check_eq "$(src "$T/last.out" fetched_by)" "mirror" "then the mirror"
+check_eq "$(line4 "$T/last.out")" "$want" "the mirror's line 4"
+check_eq "$(requests "^GET /buildid/$bid/source/")" 1 "debuginfod was asked first"
+check_match "$(requests 'git-upload-pack')" "^[1-9]" "then the clone"
+map https://github.com/o/proj.git
 
 # 5. fixcheck clones the mirror; resolve then reads the lines from it
 : >"$T/forge.log"
