@@ -324,6 +324,33 @@ struct known_arg {
 	int done;
 };
 
+/*
+ * repo_path from build-system prefixes for the frames of no component (the
+ * stages after the hook never read those); a component's frame whose path
+ * was not rewritten gets one at the end, as before, so that its crash lines
+ * and suspects are not looked for at a path no rule gave.
+ */
+static void buildpath_no_component(struct prov_crash *c)
+{
+	size_t i, j;
+
+	for (i = 0; i < c->nthreads; i++)
+		for (j = 0; j < c->threads[i].nframes; j++) {
+			struct prov_frame *f = &c->threads[i].frames[j];
+			char *rest = NULL;
+
+			if (!f->file || f->repo_path || f->component)
+				continue;
+			if (prov_buildpath_split(NULL, NULL, &rest, f->file) && rest) {
+				f->repo_path = rest;
+				free(f->path_rule);
+				f->path_rule = prov_xstrdup("build-path");
+			} else {
+				free(rest);
+			}
+		}
+}
+
 static void known(struct prov_crash *c, void *arg)
 {
 	struct known_arg *k = arg;
@@ -331,8 +358,7 @@ static void known(struct prov_crash *c, void *arg)
 	if (k->done)
 		return;
 	k->done = 1;
-	/* repo_path from build-system prefixes where no component gave one */
-	prov_buildpath_repo_paths(c);
+	buildpath_no_component(c);
 	prov_patterns_detect(c);
 	if (k->opts->on_known)
 		k->opts->on_known(c, k->opts->on_known_arg);
@@ -404,6 +430,8 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 	}
 
 	known(c, &ka);	/* when the components stage did not run */
+	/* repo_path from build-system prefixes where no component gave one */
+	prov_buildpath_repo_paths(c);
 	if (partial)
 		*partial = incomplete;
 	*out = c;
