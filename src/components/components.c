@@ -605,6 +605,32 @@ static void rewrite_frame(struct prov_frame *f, const struct comp_state *cs,
 	free(name);
 }
 
+/* Each excerpt says how sure its commit is, and how its file was obtained. */
+static void label_sources(struct prov_crash *c, const struct comp_state *cs, size_t first)
+{
+	size_t j;
+
+	/* each excerpt says how sure its commit is */
+	for (j = 0; j < c->nsources; j++) {
+		struct prov_source *s = &c->sources[j];
+		const struct prov_component *p = s->component ? prov_crash_component(c, s->component) : NULL;
+
+		if (p && p->commit_is && !s->commit_is && s->commit && p->commit &&
+		    !strcmp(s->commit, p->commit))
+			s->commit_is = prov_xstrdup(p->commit_is);
+	}
+	/* a component's repository: mirror, local repository, imported source */
+	for (j = 0; j < c->nsources; j++) {
+		struct prov_source *s = &c->sources[j];
+		size_t k = s->component ? component_index(c, s->component) : (size_t)-1;
+
+		if (s->fetched_by || k == (size_t)-1 || k < first || !cs[k].repo)
+			continue;
+		s->fetched_by = prov_xstrdup(c->components[k].import_path ? "source-import" :
+					     repo_is_local(c->components[k].repo) ? "repository" : "mirror");
+	}
+}
+
 int prov_components_resolve(struct prov_crash *c, int *partial,
 			    const struct prov_components_ctx *ctx)
 {
@@ -770,25 +796,7 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 		else
 			nsrc++;
 	}
-	/* each excerpt says how sure its commit is */
-	for (j = 0; j < c->nsources; j++) {
-		struct prov_source *s = &c->sources[j];
-		const struct prov_component *p = s->component ? prov_crash_component(c, s->component) : NULL;
-
-		if (p && p->commit_is && !s->commit_is && s->commit && p->commit &&
-		    !strcmp(s->commit, p->commit))
-			s->commit_is = prov_xstrdup(p->commit_is);
-	}
-	/* and how its file was obtained */
-	for (j = 0; j < c->nsources; j++) {
-		struct prov_source *s = &c->sources[j];
-		size_t k = s->component ? component_index(c, s->component) : (size_t)-1;
-
-		if (s->fetched_by || k == (size_t)-1 || k < first || !cs[k].repo)
-			continue;
-		s->fetched_by = prov_xstrdup(c->components[k].import_path ? "source-import" :
-					     repo_is_local(c->components[k].repo) ? "repository" : "mirror");
-	}
+	label_sources(c, cs, first);
 	error = 0;
 cleanup:
 	for (i = first; cs && i < c->ncomponents; i++) {
