@@ -8,6 +8,15 @@
 
 /* Plain text, readable at a glance: summary, crashing thread first. */
 
+/* Lines that did not come from a repository say where they came from. */
+static void fetched_label(struct prov_buf *b, const struct prov_source *s)
+{
+	if (s->fetched_by && !strncmp(s->fetched_by, "single-file:", 12))
+		prov_buf_printf(b, " (the file from %s, no mirror)", s->fetched_by + 12);
+	else if (s->fetched_by && !strcmp(s->fetched_by, "debuginfod"))
+		prov_buf_puts(b, " (the file from debuginfod, no mirror)");
+}
+
 /* Source lines from a commit that is only near the deployed build say so. */
 static const char *approx_label(const struct prov_source *s)
 {
@@ -534,10 +543,13 @@ static int report_text_tail(struct prov_buf *b, const struct prov_crash *c, unsi
 						s->function ? s->function : "?",
 						s->component ? s->component : "?", s->path, s->line,
 						s->commit ? s->commit : "?", approx_label(s));
-			else
-				prov_buf_printf(b, "Source of frame #%d: %s:%s:%d at %.12s%s\n",
+			else {
+				prov_buf_printf(b, "Source of frame #%d: %s:%s:%d at %.12s%s",
 						s->frame_index, s->component ? s->component : "?",
 						s->path, s->line, s->commit ? s->commit : "?", approx_label(s));
+				fetched_label(b, s);
+				prov_buf_putc(b, '\n');
+			}
 			for (k = 0; k < s->nlines; k++)
 				prov_buf_printf(b, "%s %5d  %s\n",
 						s->lines[k].number == s->line ? ">" : " ",

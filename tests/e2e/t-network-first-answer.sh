@@ -198,7 +198,7 @@ check_match "$head" "crash_here at /tmp/pip-req-build-abcd1234/$file:4" "text: t
 check_match "$head" "-> proj:$file:4" "text: its repository path too"
 check_match "$head" "_native\.so.*\[pip proj 1\.1\.0\]" "text: the module and its package too"
 grep -q "^Components:" <<<"$head" && fail "text: components were printed before the download"
-check_match "$(cat "$T/text.out")" "Source of frame #0: proj:$file:4 at ${sys:0:12}" "text: the lines followed"
+check_match "$(cat "$T/text.out")" "Source of frame #0: proj:$file:4 at ${sys:0:12} \(the file from github, no mirror\)" "text: the lines followed"
 # the same report as when nothing had to wait
 "$PROVENANCE" --cache "$T/c6" "${GH[@]}" resolve "$T/bt.txt" --sysroot "$T/root" --mapping "$T/proj.map" \
 	>"$T/text2.out" 2>/dev/null
