@@ -1,5 +1,6 @@
 /* One file of one commit from a forge's single-file endpoint (forge.h). */
 #include <ctype.h>
+#include <strings.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -248,6 +249,20 @@ char *prov_forge_file_url(const char **kind, const struct prov_config *cfg, cons
 	return out;
 }
 
+/* An HTML document where a source file (not itself HTML) was asked for. */
+static int looks_like_web_page(const struct prov_buf *text, const char *path)
+{
+	const char *p = text->buf, *end = text->buf + text->len;
+	size_t pl = strlen(path);
+
+	if (!p || (pl >= 5 && (!strcasecmp(path + pl - 5, ".html") || !strcasecmp(path + pl - 4, ".htm"))))
+		return 0;
+	while (p < end && isspace((unsigned char)*p))
+		p++;
+	return (end - p >= 9 && !strncasecmp(p, "<!doctype", 9)) ||
+	       (end - p >= 5 && !strncasecmp(p, "<html", 5));
+}
+
 int prov_forge_read_lines(struct prov_source_line **out, size_t *nout, const char **kind,
 			  const char *repo_url, const char *commit_hex, const char *path, int line,
 			  int context, const struct prov_ctx *ctx)
@@ -264,6 +279,14 @@ int prov_forge_read_lines(struct prov_source_line **out, size_t *nout, const cha
 		goto cleanup;
 	if ((error = prov_read_file(&text, file, PROV_SOURCES_MAX_BLOB)) < 0)
 		goto cleanup;
+	if (looks_like_web_page(&text, path)) {
+		/* a private repository's raw URL answers with the sign-in page */
+		if (ctx && ctx->cache_dir)
+			prov_fetch_forget(ctx->cache_dir, url);
+		error = prov_error_set(PROV_ENOTFOUND, "'%s' answered with a web page, not the file "
+				       "(a private repository?)", url);
+		goto cleanup;
+	}
 	error = prov_source_cut_lines(out, nout, text.buf ? text.buf : "", text.len, path,
 				      commit_hex, line, context);
 cleanup:

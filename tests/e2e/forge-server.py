@@ -10,6 +10,7 @@ ROOT holds bare repositories as ROOT/OWNER/REPO.git. Served:
   GitLab                   /OWNER/REPO/-/raw/SHA/PATH
   cgit                     /OWNER/REPO.git/plain/PATH?id=SHA
   Gitea                    /OWNER/REPO/raw/commit/SHA/PATH
+  a private repository     /private/...: 200 and an HTML sign-in page
   debuginfod               /buildid/ID/source/PATH: the file at the commit
                            named in ROOT/debuginfod (one line "OWNER/REPO SHA
                            PREFIX"), PATH with PREFIX taken off
@@ -115,6 +116,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         u = urllib.parse.urlsplit(self.path)
         path = urllib.parse.unquote(u.path)
         q = urllib.parse.parse_qs(u.query)
+        if path.startswith("/private/"):
+            # a private repository: the forge answers with its sign-in page
+            return self.send(200, b"<!DOCTYPE html>\n<html><body>Sign in</body></html>\n",
+                             "text/html")
         if re.search(r"\.git/(info/refs|git-upload-pack|HEAD)$", path):
             return self.backend(path, u.query)
         m = re.fullmatch(r"/gh/([^/]+)/([^/]+)/([0-9a-f]{40})/(.+)", path)

@@ -117,6 +117,12 @@ check_eq "$(requests "^GET /o/proj/-/raw/$sys/$file\$")" 1 "the GitLab form"
 check_eq "$(requests "^GET /o/proj\.git/plain/$file\?id=$sys\$")" 1 "the cgit form"
 check_eq "$(requests "^GET /o/proj/raw/commit/$sys/$file\$")" 1 "the Gitea form"
 check_eq "$(requests 'git-upload-pack|info/refs')" 0 "no git request"
+# a private repository's raw URL answers 200 with a sign-in page: not source
+map https://forge.test/private/proj.git
+resolve 1 "$T/c3p" "resolve, private repository" -c "url.$F/.insteadOf=https://forge.test/" -c forge.forge.test.type=gitlab
+check_eq "$(json_get "$T/last.out" "len([s for s in d['sources'] if s['component']=='proj'])")" 0 "private: no lines"
+check_match "$(cat "$T/last.err")" "answered with a web page, not the file" "private: says why"
+map https://forge.test/o/proj.git
 # a template of one's own, and a host with no known form (the mirror, as before)
 resolve 1 "$T/c3t" "resolve, forge.<host>.url" -c "url.$F/.insteadOf=https://forge.test/" \
 	-c "forge.forge.test.url={base}/raw/commit/{commit}/{path}"
