@@ -11,7 +11,7 @@
 #   BENCH_STORE_REPORTS=10000   reports the store section imports
 #   BENCH_PG_IMPORT=20000       reports the storepg section imports into PostgreSQL
 #   BENCH_PG_CRASHES=1000000    crashes the storepg section grows the store to
-#   BENCH_ONLY="small wide large deep packages fixcheck backport store storepg suspects python text noroute eustack startup rss"   sections to run
+#   BENCH_ONLY="small wide large deep packages fixcheck backport store storepg suspects python text noroute eustack startup rss firstanswer"   sections to run
 #   BENCH_KEEP_LARGE=1    keep the large core after the run (default: delete)
 #
 # Timings are with a warm page cache (one untimed warm-up run of each tool;
@@ -29,7 +29,7 @@ LARGE_GIB=${BENCH_LARGE_GIB:-4}
 STORE_REPORTS=${BENCH_STORE_REPORTS:-10000}
 PG_IMPORT=${BENCH_PG_IMPORT:-20000}
 PG_CRASHES=${BENCH_PG_CRASHES:-1000000}
-ONLY=${BENCH_ONLY:-small wide large deep packages fixcheck backport store storepg suspects python text noroute eustack startup rss}
+ONLY=${BENCH_ONLY:-small wide large deep packages fixcheck backport store storepg suspects python text noroute eustack startup rss firstanswer}
 NLIBS=300
 NCOMMITS=50000
 TAGEVERY=25
@@ -760,6 +760,51 @@ if want noroute; then
 	flush
 	kill "$nr_pid" 2>/dev/null || true
 	printf '{"section": "noroutefirst", "ms": %d}\n' $(( (nr_t1 - nr_t0) / 1000000 )) >>"$RESULTS"
+fi
+
+# ------------------------------------------------------------- firstanswer
+# The first answer on a network (issue 25): resolve of a text backtrace whose
+# component's commit the system recorded (a pip VCS install), against a local
+# forge (tests/e2e/forge-server.py: git http-backend and the single-file
+# forms) named through url.insteadOf, each run with an empty cache: the crash
+# lines from GitHub's raw form (one small download, the default), against
+# the same with fetch.singleFile=false (a full clone of a 50,000-commit
+# repository over HTTP, as before issue 25), and resolve --offline.
+if want firstanswer; then
+	say "== firstanswer: resolve, empty cache: single file vs full mirror vs --offline"
+	d=$OUT/firstanswer
+	rm -rf "$d"
+	mkdir -p "$d/srv/o" "$d/root"
+	git init -q --bare "$d/srv/o/proj.git"
+	python3 "$BENCH/gen/mkrepo.py" "$NCOMMITS" "$TAGEVERY" |
+		git -C "$d/srv/o/proj.git" fast-import --quiet
+	fa_sha=$(git -C "$d/srv/o/proj.git" rev-parse main)
+	fa_site=$d/root/usr/lib/python3/dist-packages
+	mkdir -p "$fa_site/proj" "$fa_site/proj-1.0.dist-info"
+	printf 'ELF' >"$fa_site/proj/_native.so"
+	printf 'Metadata-Version: 2.1\nName: proj\nVersion: 1.0\n' >"$fa_site/proj-1.0.dist-info/METADATA"
+	printf 'proj/_native.so,,\nproj-1.0.dist-info/METADATA,,\n' >"$fa_site/proj-1.0.dist-info/RECORD"
+	printf '{"url": "https://github.com/o/proj.git", "vcs_info": {"vcs": "git", "commit_id": "%s"}}\n' "$fa_sha" \
+		>"$fa_site/proj-1.0.dist-info/direct_url.json"
+	printf 'PID 5 - process\nTID 5:\n#0  0x00007f0000001234 crash_here - %s\n    /tmp/pip-req-build-x/src/file007.c:1\n#1  0x0000555555555555 main - /usr/bin/app\n' \
+		/usr/lib/python3/dist-packages/proj/_native.so >"$d/bt.txt"
+	printf '[component "proj"]\n\tpackage = proj\n\trepo = https://github.com/o/proj.git\n' >"$d/proj.map"
+	python3 "$TOP/tests/e2e/forge-server.py" "$d/srv" "$d/forge.port" "$d/forge.log" &
+	fa_pid=$!
+	for _ in $(seq 100); do [ -s "$d/forge.port" ] && break; sleep 0.1; done
+	fa_url=http://127.0.0.1:$(cat "$d/forge.port")
+	# a local http-backend may take longer than the 5 s connect bound to start a big pack
+	fa_cfg=(-c "url.$fa_url/gh/.insteadOf=https://raw.githubusercontent.com/" -c "url.$fa_url/.insteadOf=https://github.com/"
+		-c fetch.connectTimeout=300)
+	fa_cmd=(resolve "$d/bt.txt" --sysroot "$d/root" --mapping "$d/proj.map" --format json)
+	$TIMEIT --out "$RESULTS" --section firstanswer --input cold --tool prov-resolve-single-file --runs "$RUNS" --ok 0,1 \
+		--fresh "$OUT/cache-fa1" -- "$PROV" --cache "$OUT/cache-fa1" "${fa_cfg[@]}" "${fa_cmd[@]}"
+	$TIMEIT --out "$RESULTS" --section firstanswer --input cold --tool prov-resolve-full-mirror --runs "$RUNS" --ok 0,1 \
+		--fresh "$OUT/cache-fa2" -- "$PROV" --cache "$OUT/cache-fa2" "${fa_cfg[@]}" -c fetch.singleFile=false "${fa_cmd[@]}"
+	$TIMEIT --out "$RESULTS" --section firstanswer --input cold --tool prov-resolve-offline --runs "$RUNS" --ok 0,1 \
+		--fresh "$OUT/cache-fa3" -- "$PROV" --cache "$OUT/cache-fa3" "${fa_cfg[@]}" "${fa_cmd[@]}" --offline
+	flush
+	kill "$fa_pid" 2>/dev/null || true
 fi
 
 # ------------------------------------------------------------------ report

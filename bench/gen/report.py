@@ -201,6 +201,18 @@ def main():
                                            fmt_ratio(ratio(r, base))))
         w("")
 
+    fa = [r for r in recs if r["section"] == "firstanswer"]
+    if fa:
+        base = next((r["median"] for r in fa if r["tool"] == "prov-resolve-offline"), None)
+        w("## First answer: resolve with an empty cache, a forge on 127.0.0.1")
+        w("")
+        w("| tool | median | min | peak RSS | median - --offline |")
+        w("|---|---|---|---|---|")
+        for r in fa:
+            d = "" if base is None or r.get("median") is None else "%+.0f ms" % ((r["median"] - base) * 1000)
+            w("| %s | %s | %s | %s | %s |" % (r["tool"], fmt_t(r), fmt_min(r), fmt_rss(r), d))
+        w("")
+
     nr = [r for r in recs if r["section"] == "noroute"]
     if nr:
         first = next((r for r in recs if r["section"] == "noroutefirst"), None)

@@ -68,10 +68,19 @@ static const char help[] =
 	"docs/signature.md), the determinism line says how many do. Below a signal\n"
 	"handler that re-raised a fault, the crash site is the interrupted frame.\n"
 	"\n"
-	"Network: unless --offline, resolve fetches each component's upstream\n"
+	"Network: the text report prints what is known without the network first\n"
+	"(frames, modules, packages, repository paths), then the rest as it comes.\n"
+	"The crash lines of a commit the installed system recorded come the\n"
+	"cheapest way: a mirror already in the cache, debuginfod's source for the\n"
+	"build ID, then the forge's single-file URL for the commit (GitHub, GitLab,\n"
+	"cgit, Gitea; forge.<host>.type, forge.<host>.url; fetch.singleFile=false\n"
+	"turns it off): no mirror is cloned for them. Otherwise, unless --offline,\n"
+	"resolve fetches each component's upstream\n"
 	"repository into the mirror cache (one line on stderr per fetch), source\n"
 	"packages and release archives named by mappings, and debug info from\n"
-	"$DEBUGINFOD_URLS when set. url.<base>.insteadOf rewrites every URL (point\n"
+	"$DEBUGINFOD_URLS when set. Suspects use the mirrors the cache holds; they\n"
+	"clone one only with --fix or suspects.clone=true (fixcheck clones).\n"
+	"url.<base>.insteadOf rewrites every URL (point\n"
 	"them at local mirrors); --offline uses only the cache and the disk. Each\n"
 	"fetch is bounded by fetch.connectTimeout, fetch.stallTimeout and\n"
 	"fetch.timeout; debuginfod by debuginfod.timeout and debuginfod.totalTimeout.\n"
@@ -139,12 +148,34 @@ struct resolve_args {
 	char timebuf[21];
 	int worst;	/* the worst exit code of the inputs so far */
 	int fixcode;	/* --fix: 0 every fix in, 1 one is not, 3 unknown */
+	int streamed;	/* text: the part known without the network is out already */
 };
 
 static void worse(struct resolve_args *a, int code)
 {
 	if (code > a->worst)
 		a->worst = code;
+}
+
+/*
+ * Text, one input: what is known without the network (frames, modules and
+ * packages, components' repository paths) goes out before the first mirror
+ * or download is asked for, as gdb prints the backtrace before it downloads
+ * sources; the rest (components, crash lines, suspects, --fix) follows.
+ */
+static void known(const struct prov_crash *c, void *arg)
+{
+	struct resolve_args *a = arg;
+	struct prov_buf head = PROV_BUF_INIT;
+
+	if (a->streamed || prov_report_text(&head, c, a->flags | PROV_REPORT_HEAD) < 0 ||
+	    prov_cmd_write(head.buf, head.len) < 0) {
+		prov_buf_release(&head);
+		return;
+	}
+	fflush(stdout);
+	a->streamed = 1;
+	prov_buf_release(&head);
 }
 
 /* After each input (prov_pipeline_run_all): its errors, and what --fix found. */
@@ -321,12 +352,16 @@ int cmd_resolve(int argc, char **argv, struct prov_ctx *g)
 		a.opts.store_path = store_copy;
 	}
 
+	if (a.format == PROV_FORMAT_TEXT && argc - optind == 1) {
+		a.opts.on_known = known;
+		a.opts.on_known_arg = &a;
+	}
 	prov_pipeline_run_all(&res, (const char *const *)argv + optind, (size_t)(argc - optind),
 			      &a.opts);
 	if (res.store_error < 0)
 		worse(&a, prov_cmd_fail(res.store_error));
 	error = prov_report_resolve(&out, res.crashes, res.n, res.same_crash, &res.store_notes,
-				    a.format, a.flags);
+				    a.format, a.flags | (a.streamed ? PROV_REPORT_TAIL : 0));
 	if (a.format == PROV_FORMAT_JSON)
 		store_notes_to_stderr(&res.store_notes);
 	if (error < 0 || prov_cmd_write(out.buf, out.len) < 0) {

@@ -6,6 +6,7 @@
 #include "derive.h"
 #include "srclocate.h"
 #include "error.h"
+#include "forge.h"
 #include "mapping.h"
 #include "pathrw.h"
 #include "sources.h"
@@ -23,6 +24,9 @@ struct comp_state {
 	struct prov_repo *repo;
 	int mismatch;	/* a module of it is another build than the crash's */
 	struct prov_mapping *owned;	/* a derived component's stand-in mapping */
+	int single;	/* an exact commit read file by file (debuginfod, forge), no mirror */
+	int forge;	/* single: the host has a single-file form (else the mirror comes last) */
+	int mirror_failed;	/* single: the late mirror fetch failed (not tried again) */
 };
 
 static int is_full_hex(const char *s)
@@ -202,6 +206,56 @@ static const char *ref_found_by(struct prov_repo *repo, const char *ref, const c
 	return "mapping:ref";
 }
 
+/* The commit the installed system recorded (direct_url.json, version.py, .git HEAD): exact. */
+static void system_commit(struct prov_component *comp, const struct prov_origin *o)
+{
+	free(comp->commit);
+	comp->commit = prov_xstrdup(o->commit);
+	free(comp->found_by);
+	comp->found_by = o->evidence ?
+		prov_xasprintf("%s:%s", o->kind ? o->kind : "system", prov_basename(o->evidence)) :
+		prov_xasprintf("%s", o->found_by ? o->found_by : (o->kind ? o->kind : "system"));
+	set_commit_is(comp, "exact");
+}
+
+/*
+ * An exact commit's lines without a mirror: 1 when the files are to be read
+ * one by one (fetch.singleFile is not false, the host has a single-file
+ * form or debuginfod is asked, and no mirror in the cache holds the
+ * commit), 0 to go through the mirror as before (cs->repo is set when the
+ * cache's mirror holds it).
+ */
+static int single_first(struct comp_state *cs, const char *url, const char *commit,
+			const struct prov_components_ctx *ctx)
+{
+	const struct prov_config *cfg = ctx->ctx->config;
+	struct prov_ctx off = *ctx->ctx;
+	struct prov_sources_opts so = { &off };
+	const char *kind = NULL, *want = commit;
+	char *probe, *hex = NULL;
+
+	if (cfg && prov_config_get_bool(cfg, "fetch.singlefile", 1) == 0)
+		return 0;
+	probe = prov_forge_file_url(&kind, cfg, url, commit, "probe");
+	free(probe);
+	if (!probe && !ctx->debuginfod_text)
+		return 0;
+	/* a mirror already here that holds the commit is cheaper still */
+	off.offline = 1;
+	if (prov_sources_open(&cs->repo, url, &want, 1, 0, &so) == 0) {
+		if (prov_repo_resolve(&hex, cs->repo, commit) == 0) {
+			free(hex);
+			return 0;
+		}
+		prov_repo_free(cs->repo);
+		cs->repo = NULL;
+	}
+	prov_error_clear();
+	cs->single = 1;
+	cs->forge = probe != NULL;
+	return 1;
+}
+
 static void resolve_one(struct prov_component *comp, struct comp_state *cs, int *partial,
 			const struct prov_components_ctx *ctx)
 {
@@ -260,7 +314,12 @@ static void resolve_one(struct prov_component *comp, struct comp_state *cs, int 
 			goto cleanup;
 		}
 	}
-	if (prov_sources_open(&cs->repo, url, (const char *const *)wants, nwants, 0, &so) < 0) {
+	if (o && is_full_hex(o->commit) && nwants == 1 && !strcmp(wants[0], o->commit) &&
+	    single_first(cs, url, o->commit, ctx)) {
+		system_commit(comp, o);
+		goto cleanup;
+	}
+	if (!cs->repo && prov_sources_open(&cs->repo, url, (const char *const *)wants, nwants, 0, &so) < 0) {
 		set_note(comp, prov_error_last());
 		/* the ref the mapping asks for first, though nothing could check it (commit null) */
 		if (literal && !comp->ref)
@@ -269,14 +328,8 @@ static void resolve_one(struct prov_component *comp, struct comp_state *cs, int 
 		goto cleanup;
 	}
 	if (o && is_full_hex(o->commit) && nwants == 1 && !strcmp(wants[0], o->commit)) {
-		free(comp->commit);
-		comp->commit = prov_xstrdup(o->commit);
-		free(comp->found_by);
-		comp->found_by = o->evidence ?
-			prov_xasprintf("%s:%s", o->kind ? o->kind : "system", prov_basename(o->evidence)) :
-			prov_xasprintf("%s", o->found_by ? o->found_by : (o->kind ? o->kind : "system"));
 		/* the installed system recorded it (direct_url.json, version.py, .git HEAD) */
-		set_commit_is(comp, "exact");
+		system_commit(comp, o);
 		if (prov_repo_resolve(&commit, cs->repo, o->commit) < 0) {
 			char *msg = prov_xasprintf("commit %.12s is not in '%s'", o->commit, url);
 
@@ -352,6 +405,68 @@ static struct prov_module *frame_module(struct prov_crash *c, const struct prov_
 	return m;
 }
 
+/* A repository opened in place: a path, not a URL (prov_sources_open's rule). */
+static int repo_is_local(const char *url)
+{
+	const char *colon = url ? strchr(url, ':') : NULL;
+
+	if (!url)
+		return 0;
+	if (strstr(url, "://"))
+		return 0;	/* file:// too goes through a mirror */
+	/* user@host:path is ssh */
+	return !(colon && (!strchr(url, '/') || colon < strchr(url, '/')));
+}
+
+/*
+ * An exact commit's file, the cheapest way first: debuginfod's source for
+ * the module's build ID (the path as DWARF names it), then the forge's
+ * single-file endpoint at the commit, or, for a host without one, the
+ * mirror (fetched now, once: debuginfod did not have the file). *how names
+ * the way that answered (sources[].fetched_by).
+ */
+static int read_single(struct prov_source_line **lines, size_t *nl, char **how,
+		       struct prov_crash *c, const struct prov_frame *f, struct prov_component *comp,
+		       struct comp_state *cs, const struct prov_components_ctx *ctx)
+{
+	const struct prov_module *m = frame_module(c, f);
+	struct prov_sources_opts so = { ctx->ctx };
+	const char *kind = NULL, *want = comp->commit;
+	int error;
+
+	if (ctx->debuginfod_text && m && m->build_id && f->file && f->file[0] == '/') {
+		struct prov_buf text = PROV_BUF_INIT;
+
+		error = ctx->debuginfod_text(&text, m->build_id, f->file, ctx->debuginfod_arg);
+		if (error == 0)
+			error = prov_source_cut_lines(lines, nl, text.buf ? text.buf : "", text.len,
+						      f->repo_path, comp->commit, f->line, ctx->context);
+		prov_buf_release(&text);
+		if (error == 0) {
+			*how = prov_xstrdup("debuginfod");
+			return 0;
+		}
+		prov_error_clear();
+	}
+	if (cs->forge) {
+		if ((error = prov_forge_read_lines(lines, nl, &kind, comp->repo, comp->commit,
+						   f->repo_path, f->line, ctx->context, ctx->ctx)) < 0)
+			return error;
+		*how = prov_xasprintf("single-file:%s", kind ? kind : "custom");
+		return 0;
+	}
+	if (!cs->repo && !cs->mirror_failed &&
+	    prov_sources_open(&cs->repo, comp->repo, &want, 1, 0, &so) < 0) {
+		cs->mirror_failed = 1;
+		set_note(comp, prov_error_last());
+		return PROV_ENOTFOUND;
+	}
+	if (!cs->repo)
+		return prov_error_set(PROV_ENOTFOUND, "no mirror of '%s'", comp->repo);
+	return prov_repo_read_lines(lines, nl, cs->repo, comp->commit, f->repo_path, f->line,
+				    ctx->context);
+}
+
 static size_t component_index(const struct prov_crash *c, const char *name)
 {
 	size_t i;
@@ -420,10 +535,11 @@ cleanup:
 /*
  * Modules no mapping names whose package names a repository in its own
  * metadata (origin->upstream_url, from the resolvers): a component named
- * after the source package, marked found_by "derived:...".
+ * after the source package, marked found_by "derived:..." (its commit is
+ * looked for later, by resolve_derived).
  */
 static void derive_components(struct prov_crash *c, struct comp_state **cs, size_t *cs_alloc,
-			      size_t first, const struct prov_components_ctx *ctx)
+			      size_t first)
 {
 	size_t i, k;
 
@@ -464,7 +580,6 @@ static void derive_components(struct prov_crash *c, struct comp_state **cs, size
 		(*cs)[k].origin = o;
 		free(m->component);
 		m->component = prov_xstrdup(name);
-		resolve_derived(comp, &(*cs)[k], o, ctx);
 	}
 }
 
@@ -488,6 +603,32 @@ static void rewrite_frame(struct prov_frame *f, const struct comp_state *cs,
 		f->path_rule = rule;
 	}
 	free(name);
+}
+
+/* Each excerpt says how sure its commit is, and how its file was obtained. */
+static void label_sources(struct prov_crash *c, const struct comp_state *cs, size_t first)
+{
+	size_t j;
+
+	/* each excerpt says how sure its commit is */
+	for (j = 0; j < c->nsources; j++) {
+		struct prov_source *s = &c->sources[j];
+		const struct prov_component *p = s->component ? prov_crash_component(c, s->component) : NULL;
+
+		if (p && p->commit_is && !s->commit_is && s->commit && p->commit &&
+		    !strcmp(s->commit, p->commit))
+			s->commit_is = prov_xstrdup(p->commit_is);
+	}
+	/* a component's repository: mirror, local repository, imported source */
+	for (j = 0; j < c->nsources; j++) {
+		struct prov_source *s = &c->sources[j];
+		size_t k = s->component ? component_index(c, s->component) : (size_t)-1;
+
+		if (s->fetched_by || k == (size_t)-1 || k < first || !cs[k].repo)
+			continue;
+		s->fetched_by = prov_xstrdup(c->components[k].import_path ? "source-import" :
+					     repo_is_local(c->components[k].repo) ? "repository" : "mirror");
+	}
 }
 
 int prov_components_resolve(struct prov_crash *c, int *partial,
@@ -560,19 +701,10 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 		if (!cs[i].view.variant && cs[i].view.nvariants && !comp->version)
 			set_note(comp, "the version is unknown: the mapping's default repository is used");
 	}
-	/* components -> commits; never for an installed build that is not the crashed one */
-	for (i = first; i < c->ncomponents; i++) {
-		if (cs[i].mismatch) {
-			*partial = 1;
-			continue;
-		}
-		resolve_one(&c->components[i], &cs[i], partial, ctx);
-	}
-
 	/* modules without a mapping: an upstream their package's metadata names
 	 * (cs may move: the mapped components point at their own view again) */
 	nmapped = c->ncomponents;
-	derive_components(c, &cs, &cs_alloc, first, ctx);
+	derive_components(c, &cs, &cs_alloc, first);
 	for (i = first; i < nmapped; i++)
 		cs[i].mapping = &cs[i].view;
 
@@ -593,6 +725,21 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 			rewrite_frame(f, &cs[k], &c->components[k], ctx);
 		}
 	}
+	/* all that is known without the network, before it is asked */
+	if (ctx->on_known)
+		ctx->on_known(c, ctx->on_known_arg);
+
+	/* components -> commits; never for an installed build that is not the crashed one */
+	for (i = first; i < nmapped; i++) {
+		if (cs[i].mismatch) {
+			*partial = 1;
+			continue;
+		}
+		resolve_one(&c->components[i], &cs[i], partial, ctx);
+	}
+	for (i = nmapped; i < c->ncomponents; i++)
+		resolve_derived(&c->components[i], &cs[i], cs[i].origin, ctx);
+
 	/* source excerpts for the top frames of the crashing thread */
 	max_frames = ctx->max_source_frames > 0 ? ctx->max_source_frames : DEFAULT_SOURCE_FRAMES;
 	t = prov_crash_crashed_thread(c);
@@ -603,6 +750,7 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 		struct prov_source_line *lines = NULL;
 		struct prov_source *s;
 		struct prov_component *comp;
+		char *how = NULL;
 		size_t k, nl = 0;
 
 		if (!f->component || !f->repo_path || f->line < 1)
@@ -611,15 +759,18 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 		if (k == (size_t)-1 || k < first)
 			continue;
 		comp = &c->components[k];
-		if (!cs[k].repo || !comp->commit)
+		if ((!cs[k].repo && !cs[k].single) || !comp->commit)
 			continue;
-		if (prov_repo_read_lines(&lines, &nl, cs[k].repo, comp->commit, f->repo_path,
+		if (cs[k].single ? read_single(&lines, &nl, &how, c, f, comp, &cs[k], ctx) :
+		    prov_repo_read_lines(&lines, &nl, cs[k].repo, comp->commit, f->repo_path,
 					 f->line, ctx->context) < 0) {
 			*partial = 1;
 			prov_warn("frame #%d: %s", f->index, prov_error_last());
 			continue;
 		}
 		s = prov_crash_add_source(c);
+		s->fetched_by = how;
+		how = NULL;
 		s->component = prov_xstrdup(comp->name);
 		s->commit = prov_xstrdup(comp->commit);
 		s->path = prov_xstrdup(f->repo_path);
@@ -645,15 +796,7 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 		else
 			nsrc++;
 	}
-	/* each excerpt says how sure its commit is */
-	for (j = 0; j < c->nsources; j++) {
-		struct prov_source *s = &c->sources[j];
-		const struct prov_component *p = s->component ? prov_crash_component(c, s->component) : NULL;
-
-		if (p && p->commit_is && !s->commit_is && s->commit && p->commit &&
-		    !strcmp(s->commit, p->commit))
-			s->commit_is = prov_xstrdup(p->commit_is);
-	}
+	label_sources(c, cs, first);
 	error = 0;
 cleanup:
 	for (i = first; cs && i < c->ncomponents; i++) {

@@ -1,6 +1,7 @@
 #ifndef PROV_COMPONENTS_H
 #define PROV_COMPONENTS_H
 
+#include "buf.h"
 #include "config.h"
 #include "context.h"
 #include "model.h"
@@ -15,6 +16,21 @@ struct prov_components_ctx {
 	int context;	/* lines of context around each frame's line; 0 = only the line */
 	int max_source_frames;	/* excerpts for at most this many top frames of the
 				 * crashing thread that have source; 0 = 5 */
+	/*
+	 * debuginfod's /buildid/ID/source/PATH (the pipeline sets
+	 * prov_debuginfod_source_text when not offline); NULL: not asked.
+	 * The whole file into out; 0 or an error code.
+	 */
+	int (*debuginfod_text)(struct prov_buf *out, const char *build_id, const char *path,
+			       void *arg);
+	void *debuginfod_arg;
+	/*
+	 * Called once, before anything that may use the network (mirrors,
+	 * downloads): components are named, frames carry their component and
+	 * repository path; commits and source lines are not known yet.
+	 */
+	void (*on_known)(struct prov_crash *c, void *arg);
+	void *on_known_arg;
 };
 
 /*
@@ -27,6 +43,17 @@ struct prov_components_ctx {
  * resolve the commit (a commit the system recorded wins over the ref
  * templates, which are tried in order) and add c->sources[] excerpts for
  * the top frames of the crashing thread whose source was found.
+ *
+ * The crash lines of a commit the system recorded (exact) come the
+ * cheapest way there is, before any mirror is cloned: a mirror already in
+ * the cache that holds the commit, else, when the repository's host has a
+ * single-file form (src/sources/forge.h), debuginfod's source for the
+ * module's build ID and then the forge's file at the commit, per file
+ * (sources[].fetched_by says which); for a host without a single-file
+ * form the mirror comes last, fetched only for a file debuginfod did not
+ * have. No mirror is cloned for them otherwise: fixcheck, suspects and
+ * --fix fetch one when they need it. libgit2 1.5
+ * has no shallow fetch, so there is no one-commit fetch step.
  *
  * Sets *partial (may be NULL) to 1 when something could not be found.
  * Errors: PROV_EINPUT/PROV_ELIMIT for bad mapping files; a missing repo,

@@ -48,6 +48,42 @@ static void cut_lines(struct prov_source *s, const char *text, size_t len, int l
 	}
 }
 
+int prov_debuginfod_source_text(struct prov_buf *out, const char *build_id, const char *path,
+				void *unused)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	debuginfod_client *client;
+	char *found = NULL;
+	int fd, error;
+
+	(void)unused;
+	if (!urls || !*urls)
+		return prov_error_set(PROV_ENOTFOUND, "no debuginfod server (DEBUGINFOD_URLS)");
+	if (!build_id || !path || path[0] != '/')
+		return prov_error_set(PROV_ENOTFOUND, "no build ID or no absolute path for debuginfod");
+	if (prov_dbgbudget_spent())
+		return prov_error_set(PROV_ENOTFOUND, "the debuginfod time budget is spent");
+	if (!(client = debuginfod_begin()))
+		return prov_error_set(PROV_ERROR, "cannot start a debuginfod client");
+	prov_dbgbudget_attach(client);	/* the run's one time budget */
+	fd = debuginfod_find_source(client, (const unsigned char *)build_id, 0, path, &found);
+	if (fd < 0) {
+		error = prov_error_set(PROV_ENOTFOUND, "debuginfod has no '%s' for build ID %s", path,
+				       build_id);
+		goto cleanup;
+	}
+	/* a fresh download leaves the offset at the end */
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		error = prov_error_set(PROV_ERROR, "cannot read '%s' from debuginfod", path);
+	else
+		error = prov_read_fd(out, fd, found ? found : path, MAX_SOURCE);
+	close(fd);
+cleanup:
+	free(found);
+	debuginfod_end(client);
+	return error;
+}
+
 int prov_debuginfod_sources(struct prov_crash *c, int context, int max_frames)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
@@ -104,6 +140,7 @@ int prov_debuginfod_sources(struct prov_crash *c, int context, int max_frames)
 		s->line = f->line;
 		s->frame_index = f->index;
 		s->located_by = prov_xstrdup("debuginfod");
+		s->fetched_by = prov_xstrdup("debuginfod");
 		s->build_id = prov_xstrdup(m->build_id);
 		cut_lines(s, text.buf, text.len, f->line, context);
 		prov_buf_release(&text);

@@ -15,4 +15,16 @@
  */
 int prov_debuginfod_sources(struct prov_crash *c, int context, int max_frames);
 
+/*
+ * The whole text of `path` (absolute, as DWARF names it) for the module
+ * with `build_id` from debuginfod's /buildid/ID/source/PATH, into `out`
+ * (capped at 16 MiB), under the run's debuginfod budget. PROV_ENOTFOUND
+ * when DEBUGINFOD_URLS is unset (always with --offline) or no server has
+ * it. The shape of the components stage's source hook (the last argument
+ * is unused).
+ */
+struct prov_buf;
+int prov_debuginfod_source_text(struct prov_buf *out, const char *build_id, const char *path,
+				void *unused);
+
 #endif

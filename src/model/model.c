@@ -213,6 +213,7 @@ void prov_crash_free(struct prov_crash *c)
 		free(s->commit);
 		free(s->path);
 		free(s->located_by);
+		free(s->fetched_by);
 		free(s->function);
 		free(s->build_id);
 		free(s->commit_is);

@@ -235,6 +235,8 @@ struct prov_source {
 			 * no commit: the file debuginfod serves for that build) */
 	char *commit_is;	/* the component's commit_is: "approximate" lines are
 				 * from a commit near the deployed build, not it */
+	char *fetched_by;	/* how the file was obtained: "mirror", "repository" (a local
+				 * one), "source-import", "debuginfod", "single-file:<forge kind>" */
 };
 
 /* `--fix COMMIT`: is it in what was deployed? (same facts as fixcheck) */

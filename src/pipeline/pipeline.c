@@ -331,9 +331,56 @@ cleanup:
 	return error;
 }
 
+/* What needs no network: build-path repository paths and patterns. */
+struct known_arg {
+	const struct prov_pipeline_opts *opts;
+	int done;
+};
+
+/*
+ * repo_path from build-system prefixes for the frames of no component (the
+ * stages after the hook never read those); a component's frame whose path
+ * was not rewritten gets one at the end, as before, so that its crash lines
+ * and suspects are not looked for at a path no rule gave.
+ */
+static void buildpath_no_component(struct prov_crash *c)
+{
+	size_t i, j;
+
+	for (i = 0; i < c->nthreads; i++)
+		for (j = 0; j < c->threads[i].nframes; j++) {
+			struct prov_frame *f = &c->threads[i].frames[j];
+			char *rest = NULL;
+
+			if (!f->file || f->repo_path || f->component)
+				continue;
+			if (prov_buildpath_split(NULL, NULL, &rest, f->file) && rest) {
+				f->repo_path = rest;
+				free(f->path_rule);
+				f->path_rule = prov_xstrdup("build-path");
+			} else {
+				free(rest);
+			}
+		}
+}
+
+static void known(struct prov_crash *c, void *arg)
+{
+	struct known_arg *k = arg;
+
+	if (k->done)
+		return;
+	k->done = 1;
+	buildpath_no_component(c);
+	prov_patterns_detect(c);
+	if (k->opts->on_known)
+		k->opts->on_known(c, k->opts->on_known_arg);
+}
+
 int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 		      const struct prov_pipeline_opts *opts)
 {
+	struct known_arg ka = { opts, 0 };
 	struct prov_input in;
 	struct prov_crash *c = NULL;
 	struct prov_cache *cache = NULL;
@@ -370,6 +417,14 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 		cctx.mapping_files = opts->mappings;
 		cctx.context = opts->context;
 		cctx.max_source_frames = 5;
+		cctx.on_known = known;
+		cctx.on_known_arg = &ka;
+		if (!(opts->ctx && opts->ctx->offline) && getenv("DEBUGINFOD_URLS") &&
+		    *getenv("DEBUGINFOD_URLS")) {
+			if (in.type != PROV_INPUT_TYPE_CORE && !c->kernel_line)
+				prov_pipeline_setup_debuginfod(opts->ctx);	/* a text input's build IDs */
+			cctx.debuginfod_text = prov_debuginfod_source_text;
+		}
 		if ((error = prov_components_resolve(c, &incomplete, &cctx)) < 0)
 			goto cleanup;
 		if (in.type == PROV_INPUT_TYPE_CORE)	/* a core, or a process (no input) */
@@ -379,14 +434,17 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 
 			sopts.ctx = opts->ctx;
 			sopts.cache = cache;
+			/* a full mirror for suspects only when asked (or --fix makes one anyway) */
+			sopts.no_clone = !opts->nfixes && !(opts->ctx && opts->ctx->config &&
+				prov_config_get_bool(opts->ctx->config, "suspects.clone", 0) == 1);
 			if ((error = prov_suspects_find(c, &sopts)) < 0)
 				goto cleanup;
 		}
 	}
 
+	known(c, &ka);	/* when the components stage did not run */
 	/* repo_path from build-system prefixes where no component gave one */
 	prov_buildpath_repo_paths(c);
-	prov_patterns_detect(c);
 	if (partial)
 		*partial = incomplete;
 	*out = c;

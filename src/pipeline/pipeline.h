@@ -29,6 +29,14 @@ struct prov_pipeline_opts {
 				 * up in this host's package databases (marked a guess) */
 	int no_python;	/* --no-python (also config python.frames=false) */
 	int cores_only;	/* analyze: a text input is bad input */
+	/*
+	 * Called once per input with everything known without the network
+	 * (frames, packages, components named, repository paths, patterns),
+	 * before the first mirror or download is asked for; the command layer
+	 * prints that part of the report then (docs/sources.md, "First answer").
+	 */
+	void (*on_known)(const struct prov_crash *c, void *arg);
+	void *on_known_arg;
 
 	/* prov_pipeline_run_all only */
 	const char *const *fixes;	/* --fix COMMIT|A..B..., checked on each crash */

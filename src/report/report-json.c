@@ -243,6 +243,7 @@ static void write_source(struct prov_json *j, const struct prov_source *s)
 	prov_json_kv_int(j, "frame", s->frame_index);
 	prov_json_kv_string(j, "located_by", s->located_by);
 	prov_json_kv_string(j, "commit_is", s->commit_is);
+	prov_json_kv_string(j, "fetched_by", s->fetched_by);
 	prov_json_kv_string(j, "function", s->function);
 	if (is_debuginfod(s))
 		prov_json_kv_string(j, "build_id", s->build_id);

@@ -513,10 +513,17 @@ static void sources(struct prov_buf *b, const struct prov_crash *c)
 					s->path, s->line, s->component ? s->component : "?",
 					s->commit ? s->commit : "?", approx ? APPROX_MD : "");
 		else
-			prov_buf_printf(b, "Frame #%d — `%s:%d` in %s at `%.12s`%s:\n\n```\n",
+			prov_buf_printf(b, "Frame #%d — `%s:%d` in %s at `%.12s`%s%s%s%s:\n\n```\n",
 					s->frame_index, s->path, s->line,
 					s->component ? s->component : "?", s->commit ? s->commit : "?",
-					approx ? APPROX_MD : "");
+					approx ? APPROX_MD : "",
+					s->fetched_by && !strncmp(s->fetched_by, "single-file:", 12) ?
+					" (the file from " : s->fetched_by && !strcmp(s->fetched_by, "debuginfod") ?
+					" (the file from debuginfod" : "",
+					s->fetched_by && !strncmp(s->fetched_by, "single-file:", 12) ?
+					s->fetched_by + 12 : "",
+					s->fetched_by && (!strncmp(s->fetched_by, "single-file:", 12) ||
+							  !strcmp(s->fetched_by, "debuginfod")) ? ", no mirror)" : "");
 		for (k = 0; k < s->nlines; k++)
 			prov_buf_printf(b, "%s%5d  %s\n", s->lines[k].number == s->line ? ">" : " ",
 					s->lines[k].number, s->lines[k].text);

@@ -8,6 +8,15 @@
 
 /* Plain text, readable at a glance: summary, crashing thread first. */
 
+/* Lines that did not come from a repository say where they came from. */
+static void fetched_label(struct prov_buf *b, const struct prov_source *s)
+{
+	if (s->fetched_by && !strncmp(s->fetched_by, "single-file:", 12))
+		prov_buf_printf(b, " (the file from %s, no mirror)", s->fetched_by + 12);
+	else if (s->fetched_by && !strcmp(s->fetched_by, "debuginfod"))
+		prov_buf_puts(b, " (the file from debuginfod, no mirror)");
+}
+
 /* Source lines from a commit that is only near the deployed build say so. */
 static const char *approx_label(const struct prov_source *s)
 {
@@ -385,7 +394,8 @@ static void crash_lines(struct prov_buf *b, const struct prov_crash *c,
 	}
 }
 
-static int report_text_body(struct prov_buf *b, const struct prov_crash *c, unsigned int flags)
+/* Everything up to the module table: what is known without the network. */
+static int report_text_head(struct prov_buf *b, const struct prov_crash *c, unsigned int flags)
 {
 	const struct prov_thread *crashed = prov_crash_crashed_thread(c);
 	size_t i;
@@ -488,6 +498,14 @@ static int report_text_body(struct prov_buf *b, const struct prov_crash *c, unsi
 		prov_buf_putc(b, '\n');
 	}
 
+	return 0;
+}
+
+/* Components, sources, suspects, fix status: what the network may bring. */
+static int report_text_tail(struct prov_buf *b, const struct prov_crash *c, unsigned int flags)
+{
+	size_t i;
+
 	if (flags & PROV_REPORT_RESOLVE) {
 		if (c->ncomponents) {
 			prov_buf_puts(b, "Components:\n");
@@ -525,10 +543,13 @@ static int report_text_body(struct prov_buf *b, const struct prov_crash *c, unsi
 						s->function ? s->function : "?",
 						s->component ? s->component : "?", s->path, s->line,
 						s->commit ? s->commit : "?", approx_label(s));
-			else
-				prov_buf_printf(b, "Source of frame #%d: %s:%s:%d at %.12s%s\n",
+			else {
+				prov_buf_printf(b, "Source of frame #%d: %s:%s:%d at %.12s%s",
 						s->frame_index, s->component ? s->component : "?",
 						s->path, s->line, s->commit ? s->commit : "?", approx_label(s));
+				fetched_label(b, s);
+				prov_buf_putc(b, '\n');
+			}
 			for (k = 0; k < s->nlines; k++)
 				prov_buf_printf(b, "%s %5d  %s\n",
 						s->lines[k].number == s->line ? ">" : " ",
@@ -559,14 +580,32 @@ static int report_text_body(struct prov_buf *b, const struct prov_crash *c, unsi
 		}
 		prov_buf_putc(b, '\n');
 	}
-	prov_buf_rtrim(b);
-	return prov_buf_putc(b, '\n');
+	return 0;
 }
 
 int prov_report_text(struct prov_buf *b, const struct prov_crash *c, unsigned int flags)
 {
 	size_t start = b->len;
-	int err = report_text_body(b, c, flags);
+	int err = 0;
+
+	if (!(flags & PROV_REPORT_TAIL))
+		report_text_head(b, c, flags);
+	if (!(flags & PROV_REPORT_HEAD)) {
+		size_t mark = b->len, tail;
+
+		/* a tail printed alone starts with the blank line the head ended with */
+		if (flags & PROV_REPORT_TAIL)
+			prov_buf_putc(b, '\n');
+		tail = b->len;
+		report_text_tail(b, c, flags);
+		if (b->len == tail && b->buf) {
+			b->len = mark;
+			b->buf[mark] = '\0';
+		}
+	}
+	prov_buf_rtrim(b);
+	if (b->len > start)
+		err = prov_buf_putc(b, '\n');
 
 	/* every string from input (function names, paths, notes): no raw control characters */
 	prov_escape_controls(b, start, 1);

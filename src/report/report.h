@@ -25,6 +25,12 @@ enum prov_report_flags {
 	PROV_REPORT_MODULES = 1 << 2,	/* text: the module table */
 	PROV_REPORT_RESOLVE = 1 << 3,	/* packages, components, sources sections */
 	PROV_REPORT_LOCALS = 1 << 4,	/* text: arguments and locals under each frame that has them */
+	/* text, for a report printed in two parts (resolve prints what it knows
+	 * without the network first): HEAD is everything up to the module table,
+	 * TAIL the rest (components, sources, suspects, fix status); HEAD then
+	 * TAIL is the whole report */
+	PROV_REPORT_HEAD = 1 << 5,
+	PROV_REPORT_TAIL = 1 << 6,
 };
 
 /* The design's JSON report ("schema": "provenance/1"); keys always present. */

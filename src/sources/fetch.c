@@ -479,6 +479,8 @@ int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o
 	    (error = config_uint(&delay, o->ctx->config, "fetch.retrydelayms", 1000, MAX_DELAY_MS)) < 0 ||
 	    (error = config_uint(&stall, o->ctx->config, "fetch.stalltimeout", 60, 86400)) < 0)
 		return error;
+	if (o->max_size && o->max_size < max)
+		max = o->max_size;
 
 	real_url = o->ctx->config ? prov_config_rewrite_url(o->ctx->config, url) : prov_xstrdup(url);
 	if (!prov_fetch_url_ok(real_url)) {

@@ -25,6 +25,7 @@ struct prov_fetch_opts {
 	/* config (may be NULL), cache_dir, offline (no network: a cached
 	 * complete file, a file:// URL, or PROV_ENOTFOUND) */
 	const struct prov_ctx *ctx;
+	uint64_t max_size;	/* when not 0 and below fetch.maxSize: the cap for this download */
 };
 
 /* seconds to wait for a first answer: a host that answers at all does so

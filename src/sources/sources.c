@@ -1111,57 +1111,25 @@ void prov_source_lines_free(struct prov_source_line *lines, size_t n)
 	free(lines);
 }
 
-int prov_repo_read_lines(struct prov_source_line **out, size_t *nout, struct prov_repo *r,
-			 const char *commit_hex, const char *path, int line, int context)
+int prov_source_cut_lines(struct prov_source_line **out, size_t *nout, const char *data,
+			  size_t size, const char *path, const char *commit_hex, int line, int context)
 {
-	git_commit *commit = NULL;
-	git_tree *tree = NULL;
-	git_tree_entry *entry = NULL;
-	git_blob *blob = NULL;
 	struct prov_source_line *lines = NULL;
-	size_t n = 0, alloc = 0, size;
-	const char *data, *p, *end;
+	size_t n = 0, alloc = 0;
+	const char *p, *end;
 	int64_t from, to, no = 1;
-	git_oid oid;
-	int error;
 
-	if ((error = parse_oid(&oid, commit_hex)) < 0)
-		return error;
 	if (line < 1)
 		return prov_error_set(PROV_ENOTFOUND, "no line number for '%s'", path);
 	if (context < 0)
 		context = 0;
 	if (context > PROV_SOURCES_MAX_CONTEXT)
 		context = PROV_SOURCES_MAX_CONTEXT;
-	if (git_commit_lookup(&commit, r->repo, &oid) < 0) {
-		error = prov_error_set(PROV_ENOTFOUND, "unknown commit '%s' in '%s'", commit_hex, r->url);
-		goto cleanup;
-	}
-	if (git_commit_tree(&tree, commit) < 0) {
-		error = prov_error_from_git(PROV_ERROR, "cannot read tree");
-		goto cleanup;
-	}
-	if (git_tree_entry_bypath(&entry, tree, path) < 0 ||
-	    git_tree_entry_type(entry) != GIT_OBJECT_BLOB) {
-		error = prov_error_set(PROV_ENOTFOUND, "no file '%s' at commit %.12s of '%s'", path,
-				       commit_hex, r->url);
-		goto cleanup;
-	}
-	if (git_blob_lookup(&blob, r->repo, git_tree_entry_id(entry)) < 0) {
-		error = prov_error_from_git(PROV_ERROR, "cannot read blob");
-		goto cleanup;
-	}
-	size = (size_t)git_blob_rawsize(blob);
-	if (size > PROV_SOURCES_MAX_BLOB) {
-		error = prov_error_set(PROV_ELIMIT, "'%s' at %.12s is larger than %zu bytes", path,
-				       commit_hex, PROV_SOURCES_MAX_BLOB);
-		goto cleanup;
-	}
-	data = git_blob_rawcontent(blob);
-	if (memchr(data, '\0', size)) {
-		error = prov_error_set(PROV_ELIMIT, "'%s' at %.12s is a binary file", path, commit_hex);
-		goto cleanup;
-	}
+	if (size > PROV_SOURCES_MAX_BLOB)
+		return prov_error_set(PROV_ELIMIT, "'%s' at %.12s is larger than %zu bytes", path,
+				      commit_hex, PROV_SOURCES_MAX_BLOB);
+	if (memchr(data, '\0', size))
+		return prov_error_set(PROV_ELIMIT, "'%s' at %.12s is a binary file", path, commit_hex);
 	from = (int64_t)line - context;
 	to = (int64_t)line + context;
 	if (from < 1)
@@ -1188,17 +1156,52 @@ int prov_repo_read_lines(struct prov_source_line **out, size_t *nout, struct pro
 		p = nl ? nl + 1 : end;
 	}
 	if (no <= line) {
-		error = prov_error_set(PROV_ENOTFOUND, "'%s' at %.12s has no line %d", path,
-				       commit_hex, line);
-		goto cleanup;
+		prov_source_lines_free(lines, n);
+		return prov_error_set(PROV_ENOTFOUND, "'%s' at %.12s has no line %d", path,
+				      commit_hex, line);
 	}
 	*out = lines;
 	*nout = n;
-	lines = NULL;
-	n = 0;
-	error = 0;
+	return 0;
+}
+
+int prov_repo_read_lines(struct prov_source_line **out, size_t *nout, struct prov_repo *r,
+			 const char *commit_hex, const char *path, int line, int context)
+{
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	git_tree_entry *entry = NULL;
+	git_blob *blob = NULL;
+	size_t size;
+	git_oid oid;
+	int error;
+
+	if ((error = parse_oid(&oid, commit_hex)) < 0)
+		return error;
+	if (line < 1)
+		return prov_error_set(PROV_ENOTFOUND, "no line number for '%s'", path);
+	if (git_commit_lookup(&commit, r->repo, &oid) < 0) {
+		error = prov_error_set(PROV_ENOTFOUND, "unknown commit '%s' in '%s'", commit_hex, r->url);
+		goto cleanup;
+	}
+	if (git_commit_tree(&tree, commit) < 0) {
+		error = prov_error_from_git(PROV_ERROR, "cannot read tree");
+		goto cleanup;
+	}
+	if (git_tree_entry_bypath(&entry, tree, path) < 0 ||
+	    git_tree_entry_type(entry) != GIT_OBJECT_BLOB) {
+		error = prov_error_set(PROV_ENOTFOUND, "no file '%s' at commit %.12s of '%s'", path,
+				       commit_hex, r->url);
+		goto cleanup;
+	}
+	if (git_blob_lookup(&blob, r->repo, git_tree_entry_id(entry)) < 0) {
+		error = prov_error_from_git(PROV_ERROR, "cannot read blob");
+		goto cleanup;
+	}
+	size = (size_t)git_blob_rawsize(blob);
+	error = prov_source_cut_lines(out, nout, git_blob_rawcontent(blob), size, path, commit_hex,
+				      line, context);
 cleanup:
-	prov_source_lines_free(lines, n);
 	git_blob_free(blob);
 	git_tree_entry_free(entry);
 	git_tree_free(tree);

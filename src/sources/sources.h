@@ -125,6 +125,15 @@ int prov_repo_read_lines(struct prov_source_line **out, size_t *nout, struct pro
 
 void prov_source_lines_free(struct prov_source_line *lines, size_t n);
 
+/*
+ * Lines [line - context, line + context] (clamped) of a file's text (a blob
+ * or a file downloaded whole), as prov_repo_read_lines cuts them; path and
+ * commit_hex only name it in messages. PROV_ELIMIT for a binary text or one
+ * larger than PROV_SOURCES_MAX_BLOB, PROV_ENOTFOUND when it has no such line.
+ */
+int prov_source_cut_lines(struct prov_source_line **out, size_t *nout, const char *data,
+			  size_t size, const char *path, const char *commit_hex, int line, int context);
+
 /* ---- backports (src/fix/backport.c): the git side ---- */
 
 /*

@@ -1223,6 +1223,7 @@ int prov_suspects_find(struct prov_crash *c, const struct prov_suspects_opts *op
 	struct group *groups = NULL;
 	size_t ng = 0, galloc = 0, nseen = 0, i, k, first = c->nsuspects;
 	struct prov_sources_opts so = { 0 };
+	struct prov_ctx local;
 	const struct prov_component *top = NULL;
 	int error = 0;
 
@@ -1255,6 +1256,12 @@ int prov_suspects_find(struct prov_crash *c, const struct prov_suspects_opts *op
 		g->nfrs++;
 	}
 	so.ctx = opts->ctx;
+	if (opts->no_clone) {
+		/* the cache's mirrors only (file:// and local paths read as ever) */
+		local = *opts->ctx;
+		local.offline = 1;
+		so.ctx = &local;
+	}
 	for (i = 0; i < ng; i++) {
 		struct prov_repo *repo = NULL;
 		char **heads = NULL;
@@ -1283,7 +1290,12 @@ int prov_suspects_find(struct prov_crash *c, const struct prov_suspects_opts *op
 		if (prov_sources_open(&repo, groups[i].comp->repo, NULL, 0, 0, &so) < 0 ||
 		    prov_suspects_heads(&heads, &nheads, repo, groups[i].comp->commit) < 0) {
 			free(c->suspects_note);
-			c->suspects_note = prov_xasprintf("%s: %s", groups[i].comp->name, prov_error_last());
+			c->suspects_note = !repo && opts->no_clone && !opts->ctx->offline ?
+				prov_xasprintf("%s: not looked for: no mirror of '%s' in the cache yet, and "
+					       "resolve clones none for suspects (fixcheck, --fix or "
+					       "-c suspects.clone=true makes one)", groups[i].comp->name,
+					       groups[i].comp->repo) :
+				prov_xasprintf("%s: %s", groups[i].comp->name, prov_error_last());
 			prov_repo_free(repo);
 			continue;
 		}

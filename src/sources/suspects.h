@@ -28,6 +28,9 @@
 struct prov_suspects_opts {
 	const struct prov_ctx *ctx;	/* config, cache_dir, offline */
 	struct prov_cache *cache;	/* results per (commit, path, ranges); may be NULL */
+	int no_clone;	/* use only the mirrors the cache holds (and local repositories): a
+			 * missing mirror is not cloned for suspects (resolve without --fix
+			 * and without suspects.clone = true); suspects_note says so */
 };
 
 /*
