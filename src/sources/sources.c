@@ -632,7 +632,6 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 	struct stat st;
 	int lockfd = -1, error;
 
-	prov_git_init_once();
 	if (!url || !*url || !prov_url_scheme_ok(url)) {
 		error = prov_error_set(PROV_EINPUT, "'%s' is not an https, http, ssh, git or file URL or a local path",
 				       url ? url : "");
@@ -647,6 +646,8 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 	r = prov_xcalloc(1, sizeof(*r));
 	r->url = prov_xstrdup(url);
 	lp = local_path(fetch_url);
+	if (lp)
+		prov_git_init_once();
 	if (lp && !strstr(fetch_url, "://")) {
 		/* a local repository: use it in place */
 		if ((error = open_repo_at(&repo, lp, lp)) < 0)
@@ -672,7 +673,8 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 	/* --offline forbids the network, not the disk: a file:// upstream
 	 * (air-gapped mirrors, tests) is still fetched */
 	if (opts->ctx->offline && !lp) {
-		if (stat(mirror, &st) < 0 || git_repository_open_bare(&repo, mirror) < 0) {
+		/* no mirror, no libgit2: its start (the CA bundle) is most of an offline resolve's extra cost */
+		if (stat(mirror, &st) < 0 || (prov_git_init_once(), git_repository_open_bare(&repo, mirror)) < 0) {
 			error = prov_error_set(PROV_ENOTFOUND, "no mirror of '%s' in the cache (offline)", url);
 			goto cleanup;
 		}
@@ -680,6 +682,7 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 		repo = NULL;
 		goto done;
 	}
+	prov_git_init_once();
 	dir = prov_cachedir_path(opts->ctx->cache_dir, PROV_CACHEDIR_MIRRORS);
 	if ((error = prov_mkdir_p(dir, 0755, 0)) < 0)
 		goto cleanup;
