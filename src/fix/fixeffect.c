@@ -332,6 +332,25 @@ static const char *carried_by_naming(const struct prov_dist_patches *dp, const s
 	return NULL;
 }
 
+/* 1 when a patch naming the fix changes the hunk's file (by base name, the fix's or the deployed one). */
+static int naming_patch_changes(const struct prov_dist_patches *dp, const char *fix_hex, const struct prov_hunk *h,
+				const char *deployed_path)
+{
+	size_t i, k;
+
+	for (i = 0; dp && i < dp->n; i++) {
+		const struct prov_dist_patch *p = &dp->v[i];
+
+		if (!prov_dep3_names(&p->dep3, fix_hex))
+			continue;
+		for (k = 0; k < p->hunks.n; k++)
+			if (!strcmp(prov_basename(p->hunks.v[k].path), prov_basename(h->path)) ||
+			    (deployed_path && !strcmp(prov_basename(p->hunks.v[k].path), prov_basename(deployed_path))))
+				return 1;
+	}
+	return 0;
+}
+
 /*
  * Patches not applied to the tree (RPM): does one change the lines this hunk
  * changes (one of its - lines is a - line of the hunk), differently? Then
@@ -462,6 +481,7 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 		struct located *loc = NULL;
 		enum prov_hunk_state st;
 		const char *via = NULL;
+		int weak = 0;
 
 		for (k = 0; k < nlocs && !loc; k++)
 			if (!strcmp(locs[k].path, h->path))
@@ -474,8 +494,12 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 					fix_side(&loc->pre, t, parent, h->old_path ? h->old_path : h->path);
 			loc->have_post = !h->deleted_file && fix_side(&loc->post, t, fix_hex, h->path);
 		}
-		st = prov_hunk_match_fix(h, loc->found ? &loc->f : NULL, loc->have_pre ? &loc->pre : NULL,
-					 loc->have_post ? &loc->post : NULL);
+		st = prov_hunk_match_fix_ex(h, loc->found ? &loc->f : NULL, loc->have_pre ? &loc->pre : NULL,
+					    loc->have_post ? &loc->post : NULL, &weak);
+		/* absent only by the code around it, in a file a patch naming
+		 * the fix changes: that patch's lines decide (below), not this */
+		if (weak && st == PROV_HUNK_ABSENT && naming_patch_changes(dp, fix_hex, h, loc->deployed))
+			st = PROV_HUNK_UNKNOWN;
 		if (dp && (st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED || !dp->applied))
 			via = carried_by(dp, h, fix_hex, loc->deployed);
 		if (via && !dp->applied && st != PROV_HUNK_PRESENT_EXACT)

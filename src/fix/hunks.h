@@ -89,6 +89,15 @@ enum prov_hunk_state prov_hunk_match(const struct prov_hunk *h, const struct pro
  */
 enum prov_hunk_state prov_hunk_match_fix(const struct prov_hunk *h, const struct prov_hunk_file *f,
 					 const struct prov_hunk_file *pre, const struct prov_hunk_file *post);
+/*
+ * The same; *weak (may be NULL) set to 1 when "absent" rests on the code
+ * around the hunk only (its two context lines still adjacent, or its
+ * distinctive - lines still there with the context drifted), not on its
+ * pre-image found whole: a distribution patch naming the fix outweighs it.
+ */
+enum prov_hunk_state prov_hunk_match_fix_ex(const struct prov_hunk *h, const struct prov_hunk_file *f,
+					    const struct prov_hunk_file *pre, const struct prov_hunk_file *post,
+					    int *weak);
 
 /*
  * 1 when the code hunk h changes is not in file f at all (a hunk a backport
