@@ -450,6 +450,39 @@ static int add_evidence(struct prov_effect *out, const char *fix_hex, const stru
 	return 0;
 }
 
+static int same_dir(const char *a, const char *b)
+{
+	size_t la = (size_t)(prov_basename(a) - a), lb = (size_t)(prov_basename(b) - b);
+
+	return la == lb && !strncmp(a, b, la);
+}
+
+/*
+ * A new test file the deployed tree lacks is not "not shipped" when the
+ * tree has another file of the fix in that same directory (the tests there
+ * are shipped): it is absent, like `patch --dry-run` says.
+ */
+static void shipped_new_tests(struct prov_effect *out, const struct prov_hunks *hs, const struct located *locs,
+			      size_t nlocs)
+{
+	size_t i, k;
+
+	for (i = 0; i < hs->n && i < out->n; i++) {
+		struct prov_fix_evidence *e = &out->ev[i];
+
+		if (!hs->v[i].new_file || strcmp(e->state, prov_hunk_state_name(PROV_HUNK_TEST_ONLY)))
+			continue;
+		for (k = 0; k < nlocs; k++)
+			if (locs[k].found && locs[k].deployed && !strcmp(locs[k].deployed, locs[k].path) &&
+			    same_dir(locs[k].path, hs->v[i].path)) {
+				e->state = prov_hunk_state_name(PROV_HUNK_ABSENT);
+				out->ntest--;
+				out->nabsent++;
+				break;
+			}
+	}
+}
+
 int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct prov_dist_patches *dp,
 		      const struct prov_effect_tree *t)
 {
@@ -537,6 +570,7 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 			out->nna++;
 		}
 	}
+	shipped_new_tests(out, &hs, locs, nlocs);
 	error = 0;
 cleanup:
 	for (i = 0; i < nlocs; i++) {
