@@ -551,7 +551,16 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 		    prov_hunk_is_test_path(h->path))
 			st = PROV_HUNK_TEST_ONLY;
 		add_evidence(out, fix_hex, h, loc, st, st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED ? via : NULL);
-		if (st == PROV_HUNK_UNKNOWN && loc->found && prov_hunk_not_applicable(h, &loc->f) &&
+		if ((st == PROV_HUNK_ABSENT || st == PROV_HUNK_UNKNOWN) && prov_hunk_comments_only(h)) {
+			/* a comment changed or dropped: no effect on the code, a backport may leave it */
+			if (st == PROV_HUNK_ABSENT) {
+				out->ev[out->n - 1].state = prov_hunk_state_name(PROV_HUNK_UNKNOWN);
+				out->nabsent--;
+				out->nunknown++;
+			}
+			out->ev[out->n - 1].note = "it changes comments only";
+			out->nna++;
+		} else if (st == PROV_HUNK_UNKNOWN && loc->found && prov_hunk_not_applicable(h, &loc->f) &&
 		    !function_in(h, loc)) {
 			/* the release does not have the code this hunk changes: a backport drops it */
 			out->ev[out->n - 1].note = "the code it changes is not in the deployed file";

@@ -1172,6 +1172,65 @@ int prov_hunk_carries(const struct prov_hunk *patch, const struct prov_hunk *fix
 	}
 }
 
+/* A line that is a comment only: a "//" line, a C comment with nothing after its end, or a block comment's "* ..." line. */
+static int comment_line(const char *l)
+{
+	const char *e;
+
+	l += strspn(l, " \t");
+	if (!strncmp(l, "//", 2))
+		return 1;
+	if (!strncmp(l, "/*", 2)) {
+		if (!(e = strstr(l + 2, "*/")))
+			return 1;
+		e += 2;
+		return e[strspn(e, " \t\r")] == '\0';
+	}
+	return l[0] == '*' && (l[1] == '\0' || l[1] == ' ' || l[1] == '\t' || l[1] == '/' || l[1] == '*' || l[1] == '\r');
+}
+
+int prov_hunk_comments_only(const struct prov_hunk *h)
+{
+	size_t i, changed = 0;
+
+	for (i = 0; i < h->n; i++) {
+		if (h->origin[i] == ' ' || !norm_hash(h->lines[i], strlen(h->lines[i]), NULL))
+			continue;
+		if (!comment_line(h->lines[i]))
+			return 0;
+		changed++;
+	}
+	return changed > 0;
+}
+
+int prov_hunk_is_doc_path(const char *path)
+{
+	static const char *const names[] = { "NEWS", "ChangeLog", "CHANGES", "CHANGELOG", "RELEASE-NOTES",
+					     "RELEASE_NOTES", "README", "THANKS", "AUTHORS", "TODO", NULL };
+	static const char *const dirs[] = { "doc", "docs", "man", NULL };
+	static const char *const exts[] = { ".md", ".rst", ".adoc", ".html", ".1", ".3", ".5", ".8", NULL };
+	const char *p = path, *base = prov_basename(path);
+	size_t i, bl = strlen(base);
+
+	for (i = 0; names[i]; i++)
+		if (!strncmp(base, names[i], strlen(names[i])) &&
+		    (!base[strlen(names[i])] || base[strlen(names[i])] == '.'))
+			return 1;
+	for (i = 0; exts[i]; i++)
+		if (bl > strlen(exts[i]) && !strcasecmp(base + bl - strlen(exts[i]), exts[i]))
+			return 1;
+	while (p < base) {
+		size_t l = strcspn(p, "/");
+
+		for (i = 0; dirs[i]; i++)
+			if (l == strlen(dirs[i]) && !strncmp(p, dirs[i], l))
+				return 1;
+		p += l;
+		p += strspn(p, "/");
+	}
+	return 0;
+}
+
 int prov_hunk_is_test_path(const char *path)
 {
 	static const char *const dirs[] = { "test", "tests", "testsuite", "testing", "unittests", "unittest", NULL };

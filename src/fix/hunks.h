@@ -106,6 +106,14 @@ enum prov_hunk_state prov_hunk_match_fix_ex(const struct prov_hunk *h, const str
  */
 int prov_hunk_not_applicable(const struct prov_hunk *h, const struct prov_hunk_file *f);
 
+/* 1 when every changed line of h is a comment only (a C-style comment's line). */
+int prov_hunk_comments_only(const struct prov_hunk *h);
+/*
+ * 1 for a documentation file: NEWS, ChangeLog, CHANGES, RELEASE-NOTES,
+ * README, ... (with any extension), *.md, *.rst, *.adoc, *.html, man
+ * pages (*.1, *.3, *.5, *.8), anything under a doc/, docs/ or man/ directory.
+ */
+int prov_hunk_is_doc_path(const char *path);
 /* 1 for a test file: a tests/, test/, testsuite/, testing/ directory, *_test.*, test_*.*, *_tests.*, *.test. */
 int prov_hunk_is_test_path(const char *path);
 
