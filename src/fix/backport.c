@@ -462,10 +462,11 @@ static int load_dist(struct prov_dist_patches *dp, const struct prov_backport_op
 	return 0;
 }
 
-/* A hunk decided on apart: a test or documentation file's. */
-static int aside_path(const char *path)
+/* A hunk decided on apart: a test or documentation file's, or one that changes comments only. */
+static int aside(const struct prov_fix_evidence *e)
 {
-	return prov_hunk_is_test_path(path) || prov_hunk_is_doc_path(path);
+	return prov_hunk_is_test_path(e->file) || prov_hunk_is_doc_path(e->file) ||
+	       (e->note && !strcmp(e->note, PROV_EFFECT_NOTE_COMMENTS));
 }
 
 static int is_present_state(const char *st)
@@ -486,7 +487,7 @@ static void count_hunks(struct hunk_counts *c, const struct prov_effect *eff, in
 	for (i = 0; i < eff->n; i++) {
 		const struct prov_fix_evidence *e = &eff->ev[i];
 
-		if (!strcmp(e->state, "test-only") || aside_path(e->file) != test)
+		if (!strcmp(e->state, "test-only") || aside(e) != test)
 			continue;
 		if (is_present_state(e->state))
 			c->present++;
@@ -507,13 +508,13 @@ static char *undetermined_reason(const struct prov_effect *eff, const struct hun
 	for (i = 0; c->unknown && i < eff->n; i++) {
 		const struct prov_fix_evidence *e = &eff->ev[i];
 
-		if (!strcmp(e->state, "unknown") && !e->note && aside_path(e->file) == test)
+		if (!strcmp(e->state, "unknown") && !e->note && aside(e) == test)
 			return prov_xasprintf("hunk %s of %s%s%s%s is neither shown present nor shown absent in the deployed tree (the code around it was rewritten, or the file is gone)",
 					      e->hunk, e->file, e->function ? " (" : "", e->function ? e->function : "",
 					      e->function ? ")" : "");
 	}
 	if (c->na)
-		return prov_xstrdup("none of the code the fix changes is in the deployed tree");
+		return prov_xstrdup("no hunk of the fix is shown present or absent in the deployed tree (the code it changes is not there, or only a patch naming the fix changes it, another way)");
 	return prov_xstrdup("the fix changes test or documentation files only, and the deployed tree does not have them");
 }
 
@@ -557,13 +558,13 @@ static void effect_verdict(struct prov_backport *out, struct prov_effect *eff, c
 		for (i = 0; i < eff->n; i++) {
 			const struct prov_fix_evidence *e = &eff->ev[i];
 
-			if (!strcmp(e->state, "absent") && aside_path(e->file) == test)
+			if (!strcmp(e->state, "absent") && aside(e) == test)
 				add_word(&no, ", ", e->file);
 		}
 		for (i = 0; i < eff->n; i++) {
 			const struct prov_fix_evidence *e = &eff->ev[i];
 
-			if (is_present_state(e->state) && aside_path(e->file) == test &&
+			if (is_present_state(e->state) && aside(e) == test &&
 			    !strstr(no.buf ? no.buf : "", e->file))
 				add_word(&yes, ", ", e->file);
 		}

@@ -552,14 +552,9 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 			st = PROV_HUNK_TEST_ONLY;
 		add_evidence(out, fix_hex, h, loc, st, st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED ? via : NULL);
 		if ((st == PROV_HUNK_ABSENT || st == PROV_HUNK_UNKNOWN) && prov_hunk_comments_only(h)) {
-			/* a comment changed or dropped: no effect on the code, a backport may leave it */
-			if (st == PROV_HUNK_ABSENT) {
-				out->ev[out->n - 1].state = prov_hunk_state_name(PROV_HUNK_UNKNOWN);
-				out->nabsent--;
-				out->nunknown++;
-			}
-			out->ev[out->n - 1].note = "it changes comments only";
-			out->nna++;
+			/* a comment changed or dropped: no effect on the code, a
+			 * backport may leave it; decided apart, like a test file's */
+			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_COMMENTS;
 		} else if (st == PROV_HUNK_UNKNOWN && loc->found && prov_hunk_not_applicable(h, &loc->f) &&
 		    !function_in(h, loc)) {
 			/* the release does not have the code this hunk changes: a backport drops it */
@@ -576,6 +571,12 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 			/* no such file in the release, under any name (another build
 			 * system's file, code that came later): not applicable there */
 			out->ev[out->n - 1].note = "the file is not in the deployed tree";
+			out->nna++;
+		} else if (st == PROV_HUNK_UNKNOWN && dp && dp->applied && loc->found &&
+			   naming_patch_changes(dp, fix_hex, h, loc->deployed)) {
+			/* the patch naming the fix changes this file, its way: adapted
+			 * beyond what the lines tell; it decides nothing alone */
+			out->ev[out->n - 1].note = "a patch naming the fix changes this file another way";
 			out->nna++;
 		}
 	}

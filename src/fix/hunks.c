@@ -851,6 +851,24 @@ static int pre_absent(const struct prov_hunk_file *f, const struct sides *s)
 	return 0;
 }
 
+/* 1 when the pre-image is somewhere in f not inside an occurrence of the post-image. */
+static int pre_outside_post(const struct prov_hunk_file *f, const struct sides *s)
+{
+	size_t at, q, k, j;
+
+	for (at = find_seq(f, s->pre, s->npre, 0), k = 0; at != SIZE_MAX && k < MAX_ANCHORS;
+	     at = find_seq(f, s->pre, s->npre, at + 1), k++) {
+		int inside = 0;
+
+		for (q = find_seq(f, s->post, s->npost, 0), j = 0; q != SIZE_MAX && j < MAX_ANCHORS && !inside;
+		     q = find_seq(f, s->post, s->npost, q + 1), j++)
+			inside = at >= q && at + s->npre <= q + s->npost;
+		if (!inside)
+			return 1;
+	}
+	return k >= MAX_ANCHORS;
+}
+
 static size_t count_near(const struct prov_hunk_file *f, uint64_t x, size_t at, size_t w)
 {
 	size_t j, c = 0;
@@ -1098,7 +1116,8 @@ enum prov_hunk_state prov_hunk_match_fix_ex(const struct prov_hunk *h, const str
 		st = post_at ? PROV_HUNK_PRESENT_EXACT : PROV_HUNK_UNKNOWN;
 		goto done;
 	}
-	if (post_at && !pre_at) {
+	if (post_at && (!pre_at || !pre_outside_post(f, &s))) {
+		/* (an addition at a file's end: its context is inside its post-image) */
 		st = PROV_HUNK_PRESENT_EXACT;
 		goto done;
 	}

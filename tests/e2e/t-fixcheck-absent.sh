@@ -13,7 +13,13 @@
 #  C. an addition whose context is whole in 1.0-2 next to its + lines, one
 #     of them adapted (another type name): not absent (was "partial");
 #  D. a new test file in a test directory the release ships (tests/data has
-#     the fix's other file): absent, not "not shipped".
+#     the fix's other file): absent, not "not shipped";
+#  E. hunks a backport leaves out that change no code (a comment removed,
+#     NEWS): they decide nothing;
+#  F. a hunk the patch naming the fix writes another way (neither applies
+#     nor reverts): adapted when the fix's other hunks are present; the
+#     other one, an addition at the end of the file, present exactly
+#     (its context is inside its post-image).
 # Ground truth per hunk on the trees dpkg-source -x unpacks: patch --dry-run
 # forward / -R with fuzz (A, C, D), git apply --check for the new file (D);
 # for B, where patch fails both ways, the definition itself: every - line of
@@ -122,6 +128,32 @@ EOF
 printf 'TESTS = test1 test2\n\nEXTRA_DIST = $(TESTS)\n' > "$up/tests/data/Makefile.am"
 printf 'name: one\n' > "$up/tests/data/test1"
 printf 'name: two\n' > "$up/tests/data/test2"
+cat > "$up/src/io.c" <<'EOF'
+/* io.c: input */
+#include <unistd.h>
+
+/*
+ * TODO: io_read retries forever on EINTR; a signal storm
+ * keeps it here.
+ */
+
+int io_peek(int fd, char *buf, int len, int max)
+{
+	int r = read(fd, buf, len);
+
+	if (r > len) r = len;
+	return r;
+}
+
+int io_read(int fd, char *buf, int len)
+{
+	int r;
+
+	do r = read(fd, buf, len); while (r < 0);
+	return r;
+}
+EOF
+printf 'libbar 1.0\n\n* first release\n' > "$up/NEWS"
 commit "libbar 1.0" >/dev/null
 g tag v1.0
 
@@ -195,6 +227,17 @@ fixC=$(commit "ctx: include limit")
 ed "$up/tests/data/Makefile.am" "	test3" "	test3 test9"
 printf 'name: nine\nexpect: limit\n' > "$up/tests/data/test9"
 fixD=$(commit "tests: test9")
+# E: code, a comment dropped (comments only), NEWS; F: two hunks in io.c
+ed "$up/src/io.c" "/*
+ * TODO: io_read retries forever on EINTR; a signal storm
+ * keeps it here.
+ */
+" "" "	do r = read(fd, buf, len); while (r < 0);" "	do r = read(fd, buf, len); while (r < 0 && errno == EINTR);"
+printf 'libbar 1.1\n\n* io_read: retry on EINTR only\n\n' | cat - "$up/NEWS" > "$up/NEWS.new" && mv "$up/NEWS.new" "$up/NEWS"
+fixE=$(commit "io_read: EINTR only")
+ed "$up/src/io.c" "	if (r > len) r = len;" "	if (r > max || r > len) r = max < len ? max : len;"
+printf '\nint io_max(void)\n{\n\treturn 4096;\n}\n' >> "$up/src/io.c"
+fixF=$(commit "io_peek: max")
 g tag v1.1
 
 # --- two Debian revisions: 1.0-1 (an unrelated patch), 1.0-2 (the four fixes, adapted) --------
@@ -287,6 +330,14 @@ ed "$wk/tests/data/Makefile.am" "TESTS = test1 test2" "TESTS = test1 test2 test9
 printf 'name: nine\nexpect: limit\n' > "$wk/tests/data/test9"
 mkpatch 40-test9.patch "Description: test9
 Origin: upstream, https://git.example.invalid/libbar/commit/$fixD"
+ed "$wk/src/io.c" "	do r = read(fd, buf, len); while (r < 0);" "	do r = read(fd, buf, len); while (r < 0 && errno == EINTR);"
+mkpatch 50-io.patch "Description: io_read: EINTR only (the TODO comment and NEWS left)
+Origin: upstream, https://git.example.invalid/libbar/commit/$fixE"
+ed "$wk/src/io.c" "	if (r > len) r = len;" "	r = r > len ? len : r;
+	if (r > max) r = max;"
+printf '\nint io_max(void)\n{\n\treturn 4096;\n}\n' >> "$wk/src/io.c"
+mkpatch 60-peek.patch "Description: io_peek: max (written another way)
+Origin: upstream, https://git.example.invalid/libbar/commit/$fixF"
 build 2
 
 # --- ground truth ---------------------------------------------------------------------------
@@ -390,4 +441,29 @@ check_eq "$(get 'd[0]["evidence"][1]["state"]') $(get 'd[0]["included"]')" "pres
 check_exit 0 "C on 1.0-2" -- fc 2 "$fixC"
 check_eq "$(states)" present-changed-lines "C on 1.0-2: by changed lines, not absent"
 validate
+# E: the code hunk reverts on 1.0-2 and applies on 1.0-1; the comment hunk's changed lines are
+# comment lines only (grep), and it still applies on 1.0-2 (left out); NEWS too
+fwd "$x1" "$fixE" 2 && rev "$x2" "$fixE" 2 || fail "truth E: the code hunk"
+fwd "$x2" "$fixE" 1 && ! rev "$x2" "$fixE" 1 || fail "truth E: the comment hunk is not left out of 1.0-2"
+[ -z "$(hunk "$fixE" 1 | grep '^[-+]' | grep -v '^---' | grep -v '^+++' | sed 's/^[-+][[:space:]]*//' | grep -v '^/\*' | grep -v '^\*')" ] ||
+	fail "truth E: the comment hunk changes more than comments"
+g show --stat --format= "$fixE" | grep -q NEWS || fail "fixture E: no NEWS"
+check_exit 0 "E: comment and NEWS left out" -- fc 2 "$fixE"
+check_eq "$(get 'd[0]["how"]') $(get '" ".join(e["file"] for e in d[0]["evidence"])')" "adapted NEWS src/io.c src/io.c" "E on 1.0-2"
+check_eq "$(get 'd[0]["evidence"][1]["state"]') $(get 'd[0]["evidence"][1]["note"]')" "absent it changes comments only" "E: the comment hunk (absent, decided apart)"
+check_exit 1 "E on 1.0-1" -- fc 1 "$fixE"
+check_eq "$(get 'd[0]["how"]')" missing "E on 1.0-1"
+# F: hunk 1 (io_max) reverts on 1.0-2; hunk 0 neither applies nor reverts there (written
+# another way by the patch naming the fix): included, adapted; on 1.0-1 both apply: missing
+rev "$x2" "$fixF" 1 || fail "truth F: hunk 1 not in 1.0-2"
+hunk "$fixF" 1 > "$T/f1.patch"; (cd "$x2" && git apply --check --reverse "$T/f1.patch") ||
+	fail "truth F: hunk 1 (an addition at the end of the file) not in 1.0-2 exactly"
+fwd "$x2" "$fixF" 0 || rev "$x2" "$fixF" 0 && fail "truth F: hunk 0 applies one way on 1.0-2"
+fwd "$x1" "$fixF" 0 && fwd "$x1" "$fixF" 1 || fail "truth F: not absent from 1.0-1"
+check_exit 0 "F: a hunk written another way by the naming patch" -- fc 2 "$fixF"
+check_eq "$(states) $(get 'd[0]["how"]')" "unknown present-exact adapted" "F on 1.0-2"
+check_match "$(get 'd[0]["evidence"][0]["note"]')" "patch naming the fix changes this file" "F: the note"
+validate
+check_exit 1 "F on 1.0-1" -- fc 1 "$fixF"
+check_eq "$(get 'd[0]["how"]')" missing "F on 1.0-1"
 echo "all ok"
