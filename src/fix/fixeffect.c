@@ -460,13 +460,16 @@ static int same_dir(const char *a, const char *b)
 /*
  * A new test file the deployed tree lacks is not "not shipped" when the
  * tree has another file of the fix in that same directory (the tests there
- * are shipped): it is absent, like `patch --dry-run` says.
+ * are shipped): it is absent, like `patch --dry-run` says. Not when a
+ * patch names the fix (a backport may leave a test out, or rename it).
  */
 static void shipped_new_tests(struct prov_effect *out, const struct prov_hunks *hs, const struct located *locs,
 			      size_t nlocs)
 {
 	size_t i, k;
 
+	if (out->named_by)
+		return;	/* a patch naming the fix may leave a test out: not proof */
 	for (i = 0; i < hs->n && i < out->n; i++) {
 		struct prov_fix_evidence *e = &out->ev[i];
 
