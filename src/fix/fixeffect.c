@@ -287,6 +287,64 @@ cleanup:
 	return error;
 }
 
+/*
+ * Hunk h (present by token changes somewhere in the located file) is present
+ * by them in the lines of the function its header names, from the line
+ * before its definition to the next definition (srcdefs), when the file
+ * defines that function once; 1 too when it does not (renamed: no check).
+ */
+static int in_own_function(const struct prov_hunk *h, const struct located *loc)
+{
+	struct prov_defs d = { 0 };
+	struct prov_hunk_file rf;
+	char *word = function_word(h->function);
+	int start = 0, end = 0, line = 1, ok = 1, n = 0;
+	const char *p, *from = NULL, *to = NULL;
+	size_t i;
+
+	if (!word || !loc->text || !prov_defs_wants_path(loc->deployed ? loc->deployed : loc->path))
+		goto cleanup;
+	prov_defs_scan_text(&d, loc->deployed ? loc->deployed : loc->path, loc->text, loc->len);
+	for (i = 0; i < d.n; i++)
+		if (!strcmp(d.items[i].name, word)) {
+			start = d.items[i].line;
+			n++;
+		}
+	if (n != 1)
+		goto cleanup;
+	for (i = 0; i < d.n; i++)
+		if (d.items[i].line > start && (!end || d.items[i].line < end))
+			end = d.items[i].line;
+	start = start > 3 ? start - 3 : 1;	/* a return type on the lines before the name */
+	for (p = loc->text; p < loc->text + loc->len; line++) {
+		const char *nl = memchr(p, '\n', (size_t)(loc->text + loc->len - p));
+
+		if (line == start)
+			from = p;
+		if (end && line == end - 1) {
+			to = p;	/* up to the line before the next definition's name */
+			break;
+		}
+		p = nl ? nl + 1 : loc->text + loc->len;
+	}
+	if (!from)
+		goto cleanup;
+	if (!to || to < from)
+		to = loc->text + loc->len;
+	prov_hunk_file_init(&rf, from, (size_t)(to - from));
+	{
+		enum prov_hunk_state st = prov_hunk_match_fix(h, &rf, loc->have_pre ? &loc->pre : NULL,
+							      loc->have_post ? &loc->post : NULL);
+
+		ok = st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED;
+	}
+	prov_hunk_file_release(&rf);
+cleanup:
+	prov_defs_release(&d);
+	free(word);
+	return ok;
+}
+
 /* The patch carrying hunk h (named ones first), or NULL. */
 static const char *carried_by(const struct prov_dist_patches *dp, const struct prov_hunk *h,
 			      const char *fix_hex, const char *deployed_path)
@@ -517,7 +575,7 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 		struct located *loc = NULL;
 		enum prov_hunk_state st;
 		const char *via = NULL;
-		int weak = 0;
+		unsigned how = 0;
 
 		for (k = 0; k < nlocs && !loc; k++)
 			if (!strcmp(locs[k].path, h->path))
@@ -531,10 +589,16 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 			loc->have_post = !h->deleted_file && fix_side(&loc->post, t, fix_hex, h->path);
 		}
 		st = prov_hunk_match_fix_ex(h, loc->found ? &loc->f : NULL, loc->have_pre ? &loc->pre : NULL,
-					    loc->have_post ? &loc->post : NULL, &weak);
+					    loc->have_post ? &loc->post : NULL, &how);
 		/* absent only by the code around it, in a file a patch naming
 		 * the fix changes: that patch's lines decide (below), not this */
-		if (weak && st == PROV_HUNK_ABSENT && naming_patch_changes(dp, fix_hex, h, loc->deployed))
+		if (how == PROV_HUNK_BY_CODE_AROUND && st == PROV_HUNK_ABSENT &&
+		    naming_patch_changes(dp, fix_hex, h, loc->deployed))
+			st = PROV_HUNK_UNKNOWN;
+		/* present by token changes: in the function the hunk's header
+		 * names, when the deployed file defines it (not a look-alike
+		 * line of another function) */
+		if (how == PROV_HUNK_BY_TOKENS && st == PROV_HUNK_PRESENT_CHANGED && !in_own_function(h, loc))
 			st = PROV_HUNK_UNKNOWN;
 		if (dp && (st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED || !dp->applied))
 			via = carried_by(dp, h, fix_hex, loc->deployed);

@@ -1088,14 +1088,14 @@ enum prov_hunk_state prov_hunk_match_fix(const struct prov_hunk *h, const struct
 
 enum prov_hunk_state prov_hunk_match_fix_ex(const struct prov_hunk *h, const struct prov_hunk_file *f,
 					    const struct prov_hunk_file *pre, const struct prov_hunk_file *post,
-					    int *weak)
+					    unsigned *how)
 {
 	struct sides s;
 	enum prov_hunk_state st = PROV_HUNK_UNKNOWN;
 	int post_at, pre_at;
 
-	if (weak)
-		*weak = 0;
+	if (how)
+		*how = 0;
 
 	if (!f)
 		return h->new_file ? PROV_HUNK_ABSENT : h->deleted_file ? PROV_HUNK_PRESENT_EXACT : PROV_HUNK_UNKNOWN;
@@ -1135,12 +1135,14 @@ enum prov_hunk_state prov_hunk_match_fix_ex(const struct prov_hunk *h, const str
 	}
 	if (fuzzy_absent(f, &s) || minus_absent(f, &s))
 		st = PROV_HUNK_ABSENT;
-	else if (adapted_present(h, f, pre))
+	else if (adapted_present(h, f, pre)) {
 		st = PROV_HUNK_PRESENT_CHANGED;
-	else if (addition_absent(f, &s, pre) || lines_absent(h, f, &s)) {
+		if (how)
+			*how = PROV_HUNK_BY_TOKENS;
+	} else if (addition_absent(f, &s, pre) || lines_absent(h, f, &s)) {
 		st = PROV_HUNK_ABSENT;
-		if (weak)
-			*weak = 1;
+		if (how)
+			*how = PROV_HUNK_BY_CODE_AROUND;
 	}
 done:
 	sides_release(&s);

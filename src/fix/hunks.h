@@ -90,14 +90,19 @@ enum prov_hunk_state prov_hunk_match(const struct prov_hunk *h, const struct pro
 enum prov_hunk_state prov_hunk_match_fix(const struct prov_hunk *h, const struct prov_hunk_file *f,
 					 const struct prov_hunk_file *pre, const struct prov_hunk_file *post);
 /*
- * The same; *weak (may be NULL) set to 1 when "absent" rests on the code
- * around the hunk only (its two context lines still adjacent, or its
- * distinctive - lines still there with the context drifted), not on its
- * pre-image found whole: a distribution patch naming the fix outweighs it.
+ * The same; *how (may be NULL) says on what a verdict rests when it is weaker
+ * than a pre- or post-image found: PROV_HUNK_BY_CODE_AROUND for "absent" by
+ * the code around the hunk only (its two context lines still adjacent, or its
+ * distinctive - lines still there with the context drifted: a distribution
+ * patch naming the fix outweighs it), PROV_HUNK_BY_TOKENS for "present" by
+ * lines changed a little (token changes), found anywhere in f (the caller may
+ * check that it is in the hunk's function); else 0.
  */
+#define PROV_HUNK_BY_CODE_AROUND 1u
+#define PROV_HUNK_BY_TOKENS 2u
 enum prov_hunk_state prov_hunk_match_fix_ex(const struct prov_hunk *h, const struct prov_hunk_file *f,
 					    const struct prov_hunk_file *pre, const struct prov_hunk_file *post,
-					    int *weak);
+					    unsigned *how);
 
 /*
  * 1 when the code hunk h changes is not in file f at all (a hunk a backport

@@ -19,7 +19,9 @@
 #  F. a hunk the patch naming the fix writes another way (neither applies
 #     nor reverts): adapted when the fix's other hunks are present; the
 #     other one, an addition at the end of the file, present exactly
-#     (its context is inside its post-image).
+#     (its context is inside its post-image);
+#  G. a line changed a little (a type) that looks like a line of another
+#     function of the release: no evidence outside the hunk's function.
 # Ground truth per hunk on the trees dpkg-source -x unpacks: patch --dry-run
 # forward / -R with fuzz (A, C, D), git apply --check for the new file (D);
 # for B, where patch fails both ways, the definition itself: every - line of
@@ -153,6 +155,24 @@ int io_read(int fd, char *buf, int len)
 	return r;
 }
 EOF
+cat > "$up/src/str.c" <<'EOF'
+/* str.c: strings */
+#include "str.h"
+
+int str_insert(struct str *s, int len)
+{
+	unsigned long len_u, pos_u;
+
+	len_u = len;
+	pos_u = s->len;
+	return (int)(len_u + pos_u);
+}
+
+int str_overwrite(struct str *s, int len)
+{
+	return str_insert(s, len);
+}
+EOF
 printf 'libbar 1.0\n\n* first release\n' > "$up/NEWS"
 commit "libbar 1.0" >/dev/null
 g tag v1.0
@@ -238,6 +258,20 @@ fixE=$(commit "io_read: EINTR only")
 ed "$up/src/io.c" "	if (r > len) r = len;" "	if (r > max || r > len) r = max < len ? max : len;"
 printf '\nint io_max(void)\n{\n\treturn 4096;\n}\n' >> "$up/src/io.c"
 fixF=$(commit "io_peek: max")
+# G: str_overwrite gets its own code upstream, then a fix changes a line of it that looks like
+# a line of str_insert (which 1.0 has)
+ed "$up/src/str.c" "	return str_insert(s, len);" "	int ret = 0;
+	int old = s->len;
+	long len_u;
+
+	len_u = len;
+	s->len = len_u;
+	return ret + old;"
+commit "str_overwrite: own code" >/dev/null
+ed "$up/src/str.c" "	int old = s->len;
+	long len_u;" "	int old = s->len;
+	unsigned long len_u;"
+fixG=$(commit "str_overwrite: unsigned")
 g tag v1.1
 
 # --- two Debian revisions: 1.0-1 (an unrelated patch), 1.0-2 (the four fixes, adapted) --------
@@ -466,4 +500,11 @@ check_match "$(get 'd[0]["evidence"][0]["note"]')" "patch naming the fix changes
 validate
 check_exit 1 "F on 1.0-1" -- fc 1 "$fixF"
 check_eq "$(get 'd[0]["how"]')" missing "F on 1.0-1"
+# G: the hunk neither applies nor reverts on 1.0-1 (str_overwrite has none of that code);
+# a line of str_insert looks like its + line: not evidence, exit 3, never "included"
+fwd "$x1" "$fixG" 0 || rev "$x1" "$fixG" 0 && fail "truth G: the hunk applies one way on 1.0-1"
+grep -q 'unsigned long len_u, pos_u;' "$x1/src/str.c" || fail "fixture G: no look-alike line"
+check_exit 3 "G: a look-alike line in another function" -- fc 1 "$fixG"
+check_eq "$(states) $(get 'd[0]["included"]')" "unknown null" "G on 1.0-1: undetermined"
+check_match "$(get 'd[0]["evidence"][0]["function"]')" "str_overwrite" "G: the hunk's header names str_overwrite (git's)"
 echo "all ok"
