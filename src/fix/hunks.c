@@ -950,13 +950,14 @@ struct lines_ctx {
 /*
  * From pre line k0 at f[i]: the pre lines after it in order, each within
  * LINES_GAP of the last one found; a distinctive - line must be found
- * (exactly, or a line more like it than like any + line). 1 when it holds
- * and at least two lines that say where were found exactly; *hi: the last.
+ * (exactly, or a line more like it than like any + line), all but one of
+ * them when at least two others are. 1 when it holds and at least two
+ * lines that say where were found exactly; *hi: the last.
  */
 static int lines_from(const struct lines_ctx *c, size_t k0, size_t i, size_t *hi)
 {
 	const struct sides *s = c->s;
-	size_t pos = i, k, exact = 1, q;
+	size_t pos = i, k, exact = 1, q, need_n = 0, missed = 0;
 
 	for (k = k0 + 1; k < s->npre; k++) {
 		size_t m = c->minus_of[k];
@@ -973,11 +974,13 @@ static int lines_from(const struct lines_ctx *c, size_t k0, size_t i, size_t *hi
 				found = 1;
 				pos = q;
 			}
-		if (need && !found)
+		need_n += need;
+		if (need && !found && ++missed > 1)
 			return 0;
 	}
 	*hi = pos;
-	return exact >= 2;
+	/* one distinctive - line may be gone (another commit changed it) when two others are there */
+	return exact >= 2 && (!missed || need_n - missed >= 2);
 }
 
 /*

@@ -21,7 +21,9 @@
 #     other one, an addition at the end of the file, present exactly
 #     (its context is inside its post-image);
 #  G. a line changed a little (a type) that looks like a line of another
-#     function of the release: no evidence outside the hunk's function.
+#     function of the release: no evidence outside the hunk's function;
+#  H. one of the three lines a fix changes changed upstream by another
+#     commit (long -> int64_t), the other two still there: absent.
 # Ground truth per hunk on the trees dpkg-source -x unpacks: patch --dry-run
 # forward / -R with fuzz (A, C, D), git apply --check for the new file (D);
 # for B, where patch fails both ways, the definition itself: every - line of
@@ -173,6 +175,22 @@ int str_overwrite(struct str *s, int len)
 	return str_insert(s, len);
 }
 EOF
+cat > "$up/src/tmp.c" <<'EOF'
+/* tmp.c: temporary names */
+int tmp_name(char *t)
+{
+	static const char letters[] = "ABCDEF0123";
+	static const int nletters = sizeof (letters) - 1;
+	long value;
+	long long now_us;
+	static int counter = 0;
+
+	now_us = 0;
+	value = now_us + counter++;
+	t[0] = letters[value % nletters];
+	return 0;
+}
+EOF
 printf 'libbar 1.0\n\n* first release\n' > "$up/NEWS"
 commit "libbar 1.0" >/dev/null
 g tag v1.0
@@ -272,6 +290,15 @@ ed "$up/src/str.c" "	int old = s->len;
 	long len_u;" "	int old = s->len;
 	unsigned long len_u;"
 fixG=$(commit "str_overwrite: unsigned")
+# H: one of the three lines a fix changes was changed upstream after 1.0 (long -> int64_t)
+ed "$up/src/tmp.c" "	long value;" "	int64_t value;"
+commit "tmp: int64_t" >/dev/null
+ed "$up/src/tmp.c" "	int64_t value;
+	long long now_us;
+	static int counter = 0;" "	uint64_t value;
+	unsigned long long now_us;
+	static unsigned counter = 0;"
+fixH=$(commit "tmp: unsigned")
 g tag v1.1
 
 # --- two Debian revisions: 1.0-1 (an unrelated patch), 1.0-2 (the four fixes, adapted) --------
@@ -507,4 +534,11 @@ grep -q 'unsigned long len_u, pos_u;' "$x1/src/str.c" || fail "fixture G: no loo
 check_exit 3 "G: a look-alike line in another function" -- fc 1 "$fixG"
 check_eq "$(states) $(get 'd[0]["included"]')" "unknown null" "G on 1.0-1: undetermined"
 check_match "$(get 'd[0]["evidence"][0]["function"]')" "str_overwrite" "G: the hunk's header names str_overwrite (git's)"
+# H: patch fails both ways on 1.0-1; with the upstream long -> int64_t undone it applies
+# forward and does not revert
+fwd "$x1" "$fixH" 0 || rev "$x1" "$fixH" 0 && fail "truth H: the hunk applies one way on 1.0-1 as is"
+hunk "$fixH" 0 | sed 's/int64_t value;/long value;/' | patch -d "$x1" -p1 --dry-run -s -f -l -F2 >/dev/null 2>&1 ||
+	fail "truth H: not absent from 1.0-1 with the upstream change undone"
+check_exit 1 "H: one changed line changed by another commit" -- fc 1 "$fixH"
+check_eq "$(states) $(get 'd[0]["how"]')" "absent missing" "H on 1.0-1"
 echo "all ok"
