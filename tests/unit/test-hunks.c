@@ -174,19 +174,19 @@ static void test_absent_by_context(void **state)
 		"\t\tb->data = NULL;\n\t\tb->spare = NULL;\n\t}\n}\n";
 	struct prov_hunks h;
 	struct prov_hunk_file f, p;
-	int weak = 0;
+	unsigned how = 0;
 
 	(void)state;
 	prov_hunks_parse(&h, diff, strlen(diff), 1);
 	assert_int_equal(h.n, 1);
 	prov_hunk_file_init(&p, pre, strlen(pre));
 	prov_hunk_file_init(&f, release, strlen(release));
-	assert_int_equal(prov_hunk_match_fix_ex(&h.v[0], &f, &p, NULL, &weak), PROV_HUNK_ABSENT);
-	assert_int_equal(weak, 1);
+	assert_int_equal(prov_hunk_match_fix_ex(&h.v[0], &f, &p, NULL, &how), PROV_HUNK_ABSENT);
+	assert_int_equal(how, PROV_HUNK_BY_CODE_AROUND);
 	prov_hunk_file_release(&f);
 	/* the fix made: not absent */
 	prov_hunk_file_init(&f, fixed, strlen(fixed));
-	assert_int_not_equal(prov_hunk_match_fix_ex(&h.v[0], &f, &p, NULL, &weak), PROV_HUNK_ABSENT);
+	assert_int_not_equal(prov_hunk_match_fix_ex(&h.v[0], &f, &p, NULL, &how), PROV_HUNK_ABSENT);
 	prov_hunk_file_release(&f);
 	prov_hunk_file_release(&p);
 	prov_hunks_release(&h);
