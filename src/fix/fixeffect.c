@@ -544,6 +544,33 @@ static void shipped_new_tests(struct prov_effect *out, const struct prov_hunks *
 	}
 }
 
+/*
+ * A new file of the fix that the deployed tree lacks is evidence of absence
+ * only when none of the fix's other hunks is present: with them present, the
+ * backport did the work elsewhere (a helper inlined), not applicable.
+ */
+static void new_files_apart(struct prov_effect *out, const struct prov_hunks *hs)
+{
+	size_t i, present = 0;
+
+	for (i = 0; i < hs->n && i < out->n; i++)
+		if (!hs->v[i].new_file && (!strcmp(out->ev[i].state, prov_hunk_state_name(PROV_HUNK_PRESENT_EXACT)) ||
+					   !strcmp(out->ev[i].state, prov_hunk_state_name(PROV_HUNK_PRESENT_CHANGED))))
+			present++;
+	for (i = 0; present && i < hs->n && i < out->n; i++) {
+		struct prov_fix_evidence *e = &out->ev[i];
+
+		if (!hs->v[i].new_file || strcmp(e->state, prov_hunk_state_name(PROV_HUNK_ABSENT)) ||
+		    prov_hunk_is_test_path(e->file))
+			continue;
+		e->state = prov_hunk_state_name(PROV_HUNK_UNKNOWN);
+		e->note = "a new file of the fix; the deployed tree has the fix's other changes without it";
+		out->nabsent--;
+		out->nunknown++;
+		out->nna++;
+	}
+}
+
 int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct prov_dist_patches *dp,
 		      const struct prov_effect_tree *t)
 {
@@ -648,6 +675,7 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 		}
 	}
 	shipped_new_tests(out, &hs, locs, nlocs);
+	new_files_apart(out, &hs);
 	error = 0;
 cleanup:
 	for (i = 0; i < nlocs; i++) {

@@ -23,7 +23,9 @@
 #  G. a line changed a little (a type) that looks like a line of another
 #     function of the release: no evidence outside the hunk's function;
 #  H. one of the three lines a fix changes changed upstream by another
-#     commit (long -> int64_t), the other two still there: absent.
+#     commit (long -> int64_t), the other two still there: absent;
+#  I. a fix's new file (a helper) that the backport inlines: with the fix's
+#     other hunk present, the absent new file is not evidence (not partial).
 # Ground truth per hunk on the trees dpkg-source -x unpacks: patch --dry-run
 # forward / -R with fuzz (A, C, D), git apply --check for the new file (D);
 # for B, where patch fails both ways, the definition itself: every - line of
@@ -191,6 +193,16 @@ int tmp_name(char *t)
 	return 0;
 }
 EOF
+cat > "$up/src/len.c" <<'EOF'
+/* len.c: lengths */
+int len_of(const char *s, int max)
+{
+	int n = 0;
+
+	while (s[n] && n < max) n++;
+	return n;
+}
+EOF
 printf 'libbar 1.0\n\n* first release\n' > "$up/NEWS"
 commit "libbar 1.0" >/dev/null
 g tag v1.0
@@ -299,6 +311,10 @@ ed "$up/src/tmp.c" "	int64_t value;
 	unsigned long long now_us;
 	static unsigned counter = 0;"
 fixH=$(commit "tmp: unsigned")
+# I: a fix with a new file (a helper) and a call to it
+printf '/* clamp.c: bounds */\nint clamp_len(int len)\n{\n\treturn len > 4096 ? 4096 : len;\n}\n' > "$up/src/clamp.c"
+ed "$up/src/len.c" "	return n;" "	return clamp_len(n);"
+fixI=$(commit "len_of: clamp")
 g tag v1.1
 
 # --- two Debian revisions: 1.0-1 (an unrelated patch), 1.0-2 (the four fixes, adapted) --------
@@ -399,6 +415,16 @@ ed "$wk/src/io.c" "	if (r > len) r = len;" "	r = r > len ? len : r;
 printf '\nint io_max(void)\n{\n\treturn 4096;\n}\n' >> "$wk/src/io.c"
 mkpatch 60-peek.patch "Description: io_peek: max (written another way)
 Origin: upstream, https://git.example.invalid/libbar/commit/$fixF"
+ed "$wk/src/len.c" "/* len.c: lengths */" "/* len.c: lengths */
+static int clamp_len(int len)
+{
+	if (len > 4096)
+		return 4096;
+	return len;
+}
+" "	return n;" "	return clamp_len(n);"
+mkpatch 70-clamp.patch "Description: len_of: clamp (the helper inlined, no clamp.c)
+Origin: upstream, https://git.example.invalid/libbar/commit/$fixI"
 build 2
 
 # --- ground truth ---------------------------------------------------------------------------
@@ -541,4 +567,16 @@ hunk "$fixH" 0 | sed 's/int64_t value;/long value;/' | patch -d "$x1" -p1 --dry-
 	fail "truth H: not absent from 1.0-1 with the upstream change undone"
 check_exit 1 "H: one changed line changed by another commit" -- fc 1 "$fixH"
 check_eq "$(states) $(get 'd[0]["how"]')" "absent missing" "H on 1.0-1"
+# I: on 1.0-2 the new file would still be created (git apply --check) and the call reverts
+# (git apply --check --reverse); the whole commit applies on 1.0-1
+g show --format= "$fixI" -- src/clamp.c > "$T/i0.patch"; g show --format= "$fixI" -- src/len.c > "$T/i1.patch"
+(cd "$x2" && git apply --check "$T/i0.patch") || fail "truth I: clamp.c in 1.0-2"
+(cd "$x2" && git apply --check --reverse "$T/i1.patch") || fail "truth I: the call not in 1.0-2"
+g show --format= "$fixI" > "$T/i.patch"; (cd "$x1" && git apply --check "$T/i.patch") || fail "truth I: not absent from 1.0-1"
+check_exit 0 "I: the new file left out, the helper inlined" -- fc 2 "$fixI"
+check_eq "$(get '" ".join(e["file"] + ":" + e["state"] for e in d[0]["evidence"])') $(get 'd[0]["how"]')" \
+	"src/clamp.c:unknown src/len.c:present-exact adapted" "I on 1.0-2: not partial"
+check_match "$(get 'd[0]["evidence"][0]["note"]')" "new file of the fix" "I: the note"
+check_exit 1 "I on 1.0-1" -- fc 1 "$fixI"
+check_eq "$(states) $(get 'd[0]["how"]')" "absent absent missing" "I on 1.0-1: both absent"
 echo "all ok"
