@@ -462,12 +462,19 @@ static int load_dist(struct prov_dist_patches *dp, const struct prov_backport_op
 	return 0;
 }
 
+/* A hunk decided on apart: a test or documentation file's, or one that changes comments only. */
+static int aside(const struct prov_fix_evidence *e)
+{
+	return prov_hunk_is_test_path(e->file) || prov_hunk_is_doc_path(e->file) ||
+	       (e->note && !strcmp(e->note, PROV_EFFECT_NOTE_COMMENTS));
+}
+
 static int is_present_state(const char *st)
 {
 	return !strcmp(st, "present-exact") || !strcmp(st, "present-changed-lines");
 }
 
-/* How many hunks of each kind, test files apart (the verdict is the non-test hunks' when there are any). */
+/* How many hunks of each kind, test and documentation files apart (the verdict is the others' when there are any). */
 struct hunk_counts {
 	size_t present, absent, unknown, na;	/* na: unknown, its code not in the release */
 };
@@ -480,7 +487,7 @@ static void count_hunks(struct hunk_counts *c, const struct prov_effect *eff, in
 	for (i = 0; i < eff->n; i++) {
 		const struct prov_fix_evidence *e = &eff->ev[i];
 
-		if (!strcmp(e->state, "test-only") || prov_hunk_is_test_path(e->file) != test)
+		if (!strcmp(e->state, "test-only") || aside(e) != test)
 			continue;
 		if (is_present_state(e->state))
 			c->present++;
@@ -501,19 +508,19 @@ static char *undetermined_reason(const struct prov_effect *eff, const struct hun
 	for (i = 0; c->unknown && i < eff->n; i++) {
 		const struct prov_fix_evidence *e = &eff->ev[i];
 
-		if (!strcmp(e->state, "unknown") && !e->note && prov_hunk_is_test_path(e->file) == test)
+		if (!strcmp(e->state, "unknown") && !e->note && aside(e) == test)
 			return prov_xasprintf("hunk %s of %s%s%s%s is neither shown present nor shown absent in the deployed tree (the code around it was rewritten, or the file is gone)",
 					      e->hunk, e->file, e->function ? " (" : "", e->function ? e->function : "",
 					      e->function ? ")" : "");
 	}
 	if (c->na)
-		return prov_xstrdup("none of the code the fix changes is in the deployed tree");
-	return prov_xstrdup("the fix changes test files only, and the deployed tree does not have them");
+		return prov_xstrdup("no hunk of the fix is shown present or absent in the deployed tree (the code it changes is not there, or only a patch naming the fix changes it, another way)");
+	return prov_xstrdup("the fix changes test or documentation files only, and the deployed tree does not have them");
 }
 
 /*
  * The verdict from the hunks (fixeffect.h), decided on the hunks outside
- * test files when there are any (an absent test hunk of an otherwise
+ * test and documentation files when there are any (an absent test hunk of an otherwise
  * carried fix is named, never makes it missing): some absent and none
  * present: missing; absent and present: partial; none absent, one unknown
  * (or none present): undetermined; else included. by_file[k]: the commit
@@ -551,13 +558,13 @@ static void effect_verdict(struct prov_backport *out, struct prov_effect *eff, c
 		for (i = 0; i < eff->n; i++) {
 			const struct prov_fix_evidence *e = &eff->ev[i];
 
-			if (!strcmp(e->state, "absent") && prov_hunk_is_test_path(e->file) == test)
+			if (!strcmp(e->state, "absent") && aside(e) == test)
 				add_word(&no, ", ", e->file);
 		}
 		for (i = 0; i < eff->n; i++) {
 			const struct prov_fix_evidence *e = &eff->ev[i];
 
-			if (is_present_state(e->state) && prov_hunk_is_test_path(e->file) == test &&
+			if (is_present_state(e->state) && aside(e) == test &&
 			    !strstr(no.buf ? no.buf : "", e->file))
 				add_word(&yes, ", ", e->file);
 		}

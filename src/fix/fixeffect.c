@@ -287,6 +287,64 @@ cleanup:
 	return error;
 }
 
+/*
+ * Hunk h (present by token changes somewhere in the located file) is present
+ * by them in the lines of the function its header names, from the line
+ * before its definition to the next definition (srcdefs), when the file
+ * defines that function once; 1 too when it does not (renamed: no check).
+ */
+static int in_own_function(const struct prov_hunk *h, const struct located *loc)
+{
+	struct prov_defs d = { 0 };
+	struct prov_hunk_file rf;
+	char *word = function_word(h->function);
+	int start = 0, end = 0, line = 1, ok = 1, n = 0;
+	const char *p, *from = NULL, *to = NULL;
+	size_t i;
+
+	if (!word || !loc->text || !prov_defs_wants_path(loc->deployed ? loc->deployed : loc->path))
+		goto cleanup;
+	prov_defs_scan_text(&d, loc->deployed ? loc->deployed : loc->path, loc->text, loc->len);
+	for (i = 0; i < d.n; i++)
+		if (!strcmp(d.items[i].name, word)) {
+			start = d.items[i].line;
+			n++;
+		}
+	if (n != 1)
+		goto cleanup;
+	for (i = 0; i < d.n; i++)
+		if (d.items[i].line > start && (!end || d.items[i].line < end))
+			end = d.items[i].line;
+	start = start > 3 ? start - 3 : 1;	/* a return type on the lines before the name */
+	for (p = loc->text; p < loc->text + loc->len; line++) {
+		const char *nl = memchr(p, '\n', (size_t)(loc->text + loc->len - p));
+
+		if (line == start)
+			from = p;
+		if (end && line == end - 1) {
+			to = p;	/* up to the line before the next definition's name */
+			break;
+		}
+		p = nl ? nl + 1 : loc->text + loc->len;
+	}
+	if (!from)
+		goto cleanup;
+	if (!to || to < from)
+		to = loc->text + loc->len;
+	prov_hunk_file_init(&rf, from, (size_t)(to - from));
+	{
+		enum prov_hunk_state st = prov_hunk_match_fix(h, &rf, loc->have_pre ? &loc->pre : NULL,
+							      loc->have_post ? &loc->post : NULL);
+
+		ok = st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED;
+	}
+	prov_hunk_file_release(&rf);
+cleanup:
+	prov_defs_release(&d);
+	free(word);
+	return ok;
+}
+
 /* The patch carrying hunk h (named ones first), or NULL. */
 static const char *carried_by(const struct prov_dist_patches *dp, const struct prov_hunk *h,
 			      const char *fix_hex, const char *deployed_path)
@@ -330,6 +388,25 @@ static const char *carried_by_naming(const struct prov_dist_patches *dp, const s
 				return p->name;
 	}
 	return NULL;
+}
+
+/* 1 when a patch naming the fix changes the hunk's file (by base name, the fix's or the deployed one). */
+static int naming_patch_changes(const struct prov_dist_patches *dp, const char *fix_hex, const struct prov_hunk *h,
+				const char *deployed_path)
+{
+	size_t i, k;
+
+	for (i = 0; dp && i < dp->n; i++) {
+		const struct prov_dist_patch *p = &dp->v[i];
+
+		if (!prov_dep3_names(&p->dep3, fix_hex))
+			continue;
+		for (k = 0; k < p->hunks.n; k++)
+			if (!strcmp(prov_basename(p->hunks.v[k].path), prov_basename(h->path)) ||
+			    (deployed_path && !strcmp(prov_basename(p->hunks.v[k].path), prov_basename(deployed_path))))
+				return 1;
+	}
+	return 0;
 }
 
 /*
@@ -431,6 +508,69 @@ static int add_evidence(struct prov_effect *out, const char *fix_hex, const stru
 	return 0;
 }
 
+static int same_dir(const char *a, const char *b)
+{
+	size_t la = (size_t)(prov_basename(a) - a), lb = (size_t)(prov_basename(b) - b);
+
+	return la == lb && !strncmp(a, b, la);
+}
+
+/*
+ * A new test file the deployed tree lacks is not "not shipped" when the
+ * tree has another file of the fix in that same directory (the tests there
+ * are shipped): it is absent, like `patch --dry-run` says. Not when a
+ * patch names the fix (a backport may leave a test out, or rename it).
+ */
+static void shipped_new_tests(struct prov_effect *out, const struct prov_hunks *hs, const struct located *locs,
+			      size_t nlocs)
+{
+	size_t i, k;
+
+	if (out->named_by)
+		return;	/* a patch naming the fix may leave a test out: not proof */
+	for (i = 0; i < hs->n && i < out->n; i++) {
+		struct prov_fix_evidence *e = &out->ev[i];
+
+		if (!hs->v[i].new_file || strcmp(e->state, prov_hunk_state_name(PROV_HUNK_TEST_ONLY)))
+			continue;
+		for (k = 0; k < nlocs; k++)
+			if (locs[k].found && locs[k].deployed && !strcmp(locs[k].deployed, locs[k].path) &&
+			    same_dir(locs[k].path, hs->v[i].path)) {
+				e->state = prov_hunk_state_name(PROV_HUNK_ABSENT);
+				out->ntest--;
+				out->nabsent++;
+				break;
+			}
+	}
+}
+
+/*
+ * A new file of the fix that the deployed tree lacks is evidence of absence
+ * only when none of the fix's other hunks is present: with them present, the
+ * backport did the work elsewhere (a helper inlined), not applicable.
+ */
+static void new_files_apart(struct prov_effect *out, const struct prov_hunks *hs)
+{
+	size_t i, present = 0;
+
+	for (i = 0; i < hs->n && i < out->n; i++)
+		if (!hs->v[i].new_file && (!strcmp(out->ev[i].state, prov_hunk_state_name(PROV_HUNK_PRESENT_EXACT)) ||
+					   !strcmp(out->ev[i].state, prov_hunk_state_name(PROV_HUNK_PRESENT_CHANGED))))
+			present++;
+	for (i = 0; present && i < hs->n && i < out->n; i++) {
+		struct prov_fix_evidence *e = &out->ev[i];
+
+		if (!hs->v[i].new_file || strcmp(e->state, prov_hunk_state_name(PROV_HUNK_ABSENT)) ||
+		    prov_hunk_is_test_path(e->file))
+			continue;
+		e->state = prov_hunk_state_name(PROV_HUNK_UNKNOWN);
+		e->note = "a new file of the fix; the deployed tree has the fix's other changes without it";
+		out->nabsent--;
+		out->nunknown++;
+		out->nna++;
+	}
+}
+
 int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct prov_dist_patches *dp,
 		      const struct prov_effect_tree *t)
 {
@@ -462,6 +602,7 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 		struct located *loc = NULL;
 		enum prov_hunk_state st;
 		const char *via = NULL;
+		unsigned how = 0;
 
 		for (k = 0; k < nlocs && !loc; k++)
 			if (!strcmp(locs[k].path, h->path))
@@ -474,8 +615,18 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 					fix_side(&loc->pre, t, parent, h->old_path ? h->old_path : h->path);
 			loc->have_post = !h->deleted_file && fix_side(&loc->post, t, fix_hex, h->path);
 		}
-		st = prov_hunk_match_fix(h, loc->found ? &loc->f : NULL, loc->have_pre ? &loc->pre : NULL,
-					 loc->have_post ? &loc->post : NULL);
+		st = prov_hunk_match_fix_ex(h, loc->found ? &loc->f : NULL, loc->have_pre ? &loc->pre : NULL,
+					    loc->have_post ? &loc->post : NULL, &how);
+		/* absent only by the code around it, in a file a patch naming
+		 * the fix changes: that patch's lines decide (below), not this */
+		if (how == PROV_HUNK_BY_CODE_AROUND && st == PROV_HUNK_ABSENT &&
+		    naming_patch_changes(dp, fix_hex, h, loc->deployed))
+			st = PROV_HUNK_UNKNOWN;
+		/* present by token changes: in the function the hunk's header
+		 * names, when the deployed file defines it (not a look-alike
+		 * line of another function) */
+		if (how == PROV_HUNK_BY_TOKENS && st == PROV_HUNK_PRESENT_CHANGED && !in_own_function(h, loc))
+			st = PROV_HUNK_UNKNOWN;
 		if (dp && (st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED || !dp->applied))
 			via = carried_by(dp, h, fix_hex, loc->deployed);
 		if (via && !dp->applied && st != PROV_HUNK_PRESENT_EXACT)
@@ -494,7 +645,11 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 		    prov_hunk_is_test_path(h->path))
 			st = PROV_HUNK_TEST_ONLY;
 		add_evidence(out, fix_hex, h, loc, st, st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED ? via : NULL);
-		if (st == PROV_HUNK_UNKNOWN && loc->found && prov_hunk_not_applicable(h, &loc->f) &&
+		if ((st == PROV_HUNK_ABSENT || st == PROV_HUNK_UNKNOWN) && prov_hunk_comments_only(h)) {
+			/* a comment changed or dropped: no effect on the code, a
+			 * backport may leave it; decided apart, like a test file's */
+			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_COMMENTS;
+		} else if (st == PROV_HUNK_UNKNOWN && loc->found && prov_hunk_not_applicable(h, &loc->f) &&
 		    !function_in(h, loc)) {
 			/* the release does not have the code this hunk changes: a backport drops it */
 			out->ev[out->n - 1].note = "the code it changes is not in the deployed file";
@@ -511,8 +666,16 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 			 * system's file, code that came later): not applicable there */
 			out->ev[out->n - 1].note = "the file is not in the deployed tree";
 			out->nna++;
+		} else if (st == PROV_HUNK_UNKNOWN && dp && dp->applied && loc->found &&
+			   naming_patch_changes(dp, fix_hex, h, loc->deployed)) {
+			/* the patch naming the fix changes this file, its way: adapted
+			 * beyond what the lines tell; it decides nothing alone */
+			out->ev[out->n - 1].note = "a patch naming the fix changes this file another way";
+			out->nna++;
 		}
 	}
+	shipped_new_tests(out, &hs, locs, nlocs);
+	new_files_apart(out, &hs);
 	error = 0;
 cleanup:
 	for (i = 0; i < nlocs; i++) {

@@ -60,6 +60,9 @@ struct prov_effect {
 	char *named_by;	/* patches naming the fix, space-separated, or NULL */
 };
 
+/* The note of a hunk that changes comments only (decided apart, like a test file's). */
+#define PROV_EFFECT_NOTE_COMMENTS "it changes comments only"
+
 /* The hunks of fix_hex in the deployed tree. */
 int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct prov_dist_patches *dp,
 		      const struct prov_effect_tree *t);

@@ -411,6 +411,9 @@ struct sides {
 	size_t npre, npost, nminus, nplus, ndminus, ndplus;
 	size_t minus_first;	/* index in pre of the first - line */
 	size_t plus_first;	/* index in post of the first + line */
+	size_t ins_at;	/* pre lines before the first + line */
+	size_t nplus_blocks;	/* runs of + lines (blank lines do not end one) */
+	unsigned char *plus_an;	/* 1: that + line has enough letters and digits */
 };
 
 static int in_list(const uint64_t *v, size_t n, uint64_t h)
@@ -438,6 +441,7 @@ static void sides_init(struct sides *s, const struct prov_hunk *h, const struct 
 	size_t i, n = h->n + 1;
 	int *alnum = prov_xcalloc(n, sizeof(*alnum));
 	int *pa = prov_xcalloc(n, sizeof(*pa));
+	char last_o = ' ';
 
 	memset(s, 0, sizeof(*s));
 	s->pre = prov_xcalloc(n, sizeof(*s->pre));
@@ -449,7 +453,8 @@ static void sides_init(struct sides *s, const struct prov_hunk *h, const struct 
 	s->post_ctx = prov_xcalloc(n, 1);
 	s->minus_d = prov_xcalloc(n, 1);
 	s->plus_d = prov_xcalloc(n, 1);
-	s->minus_first = s->plus_first = SIZE_MAX;
+	s->plus_an = prov_xcalloc(n, 1);
+	s->minus_first = s->plus_first = s->ins_at = SIZE_MAX;
 	for (i = 0; i < h->n; i++) {
 		int an = 0;
 		uint64_t x = norm_hash(h->lines[i], strlen(h->lines[i]), &an);
@@ -457,6 +462,11 @@ static void sides_init(struct sides *s, const struct prov_hunk *h, const struct 
 
 		if (!x)
 			continue;
+		if (o == '+' && (!s->nplus || last_o != '+'))
+			s->nplus_blocks++;
+		last_o = o;
+		if (o == '+' && s->ins_at == SIZE_MAX)
+			s->ins_at = s->npre;
 		if (o != '+') {
 			if (o == '-' && s->minus_first == SIZE_MAX)
 				s->minus_first = s->npre;
@@ -476,6 +486,7 @@ static void sides_init(struct sides *s, const struct prov_hunk *h, const struct 
 		}
 		if (o == '+') {
 			pa[s->nplus] = an;
+			s->plus_an[s->nplus] = an >= DISTINCT_ALNUM;
 			s->plus[s->nplus++] = x;
 		}
 	}
@@ -502,6 +513,7 @@ static void sides_release(struct sides *s)
 	free(s->post_ctx);
 	free(s->minus_d);
 	free(s->plus_d);
+	free(s->plus_an);
 }
 
 /* Line comparisons one search may make: past it, not found (bounded work on hostile input). */
@@ -824,6 +836,212 @@ static int adapted_present(const struct prov_hunk *h, const struct prov_hunk_fil
 	return found;
 }
 
+/* ---- the fix's code still as it was, where patch's exact pre-image search fails ---- */
+
+/* The whole pre-image at a place with no distinctive + line near (an addition's lines may sit next to its context). */
+static int pre_absent(const struct prov_hunk_file *f, const struct sides *s)
+{
+	size_t at, k;
+
+	for (at = find_seq(f, s->pre, s->npre, 0), k = 0; at != SIZE_MAX && k < MAX_ANCHORS;
+	     at = find_seq(f, s->pre, s->npre, at + 1), k++)
+		if (!any_flagged_in(f, s->plus, s->plus_d, s->nplus, sub_sat(at, s->nplus + 3),
+				    at + s->npre + s->nplus + 3))
+			return 1;
+	return 0;
+}
+
+/* 1 when the pre-image is somewhere in f not inside an occurrence of the post-image. */
+static int pre_outside_post(const struct prov_hunk_file *f, const struct sides *s)
+{
+	size_t at, q, k, j;
+
+	for (at = find_seq(f, s->pre, s->npre, 0), k = 0; at != SIZE_MAX && k < MAX_ANCHORS;
+	     at = find_seq(f, s->pre, s->npre, at + 1), k++) {
+		int inside = 0;
+
+		for (q = find_seq(f, s->post, s->npost, 0), j = 0; q != SIZE_MAX && j < MAX_ANCHORS && !inside;
+		     q = find_seq(f, s->post, s->npost, q + 1), j++)
+			inside = at >= q && at + s->npre <= q + s->npost;
+		if (!inside)
+			return 1;
+	}
+	return k >= MAX_ANCHORS;
+}
+
+static size_t count_near(const struct prov_hunk_file *f, uint64_t x, size_t at, size_t w)
+{
+	size_t j, c = 0;
+
+	for (j = sub_sat(at, w); j < at + w && j < f->n; j++)
+		c += f->hash[j] == x;
+	return c;
+}
+
+/* The one place where line x is followed by line y in f; SIZE_MAX when none or several. */
+static size_t unique_pair(const struct prov_hunk_file *f, uint64_t x, uint64_t y)
+{
+	size_t i, at = SIZE_MAX;
+
+	for (i = 0; i + 1 < f->n; i++)
+		if (f->hash[i] == x && f->hash[i + 1] == y) {
+			if (at != SIZE_MAX)
+				return SIZE_MAX;
+			at = i;
+		}
+	return at;
+}
+
+/*
+ * An addition not made: the hunk only adds one block of lines, the two
+ * context lines around that block (each saying where) are adjacent in f at
+ * one place only, and none of the + lines is near it more often than near
+ * the same place in the fix's own file before it (pre; NULL: not at all).
+ */
+static int addition_absent(const struct prov_hunk_file *f, const struct sides *s, const struct prov_hunk_file *pre)
+{
+	size_t at, pat = SIZE_MAX, k, w = s->nplus + 30;
+
+	if (s->nminus || !s->nplus || s->nplus_blocks != 1 || s->ins_at == SIZE_MAX || !s->ins_at ||
+	    s->ins_at >= s->npre || !s->pre_an[s->ins_at - 1] || !s->pre_an[s->ins_at])
+		return 0;
+	at = unique_pair(f, s->pre[s->ins_at - 1], s->pre[s->ins_at]);
+	if (at == SIZE_MAX)
+		return 0;
+	if (pre)
+		pat = unique_pair(pre, s->pre[s->ins_at - 1], s->pre[s->ins_at]);
+	for (k = 0; k < s->nplus; k++) {
+		size_t had;
+
+		if (!s->plus_an[k])
+			continue;
+		had = pat == SIZE_MAX ? 0 : count_near(pre, s->plus[k], pat, w);
+		if (count_near(f, s->plus[k], at, w) > had)
+			return 0;
+	}
+	return 1;
+}
+
+#define LINES_GAP 8	/* lines the deployed code may have between two of the hunk's */
+
+/* Line j of f is like - line tok[0..n) and less like every + line of the hunk. */
+static int like_minus(const struct prov_hunk_file *f, size_t j, const uint32_t *tok, size_t n,
+		      uint32_t (*ptok)[MAX_TOKENS], const size_t *np, size_t nplus)
+{
+	double sm;
+	size_t k;
+
+	if (!f->tok || (sm = sim(f->tok[j], f->ntok[j], tok, n)) < 0.8)
+		return 0;
+	for (k = 0; k < nplus; k++)
+		if (sim(f->tok[j], f->ntok[j], ptok[k], np[k]) >= sm)
+			return 0;
+	return 1;
+}
+
+struct lines_ctx {
+	const struct prov_hunk_file *f;
+	const struct sides *s;
+	uint32_t (*mtok)[MAX_TOKENS], (*ptok)[MAX_TOKENS];	/* per - line, per + line */
+	size_t *nm, *np;
+	size_t *minus_of;	/* pre index -> - index, SIZE_MAX for context */
+};
+
+/*
+ * From pre line k0 at f[i]: the pre lines after it in order, each within
+ * LINES_GAP of the last one found; a distinctive - line must be found
+ * (exactly, or a line more like it than like any + line), all but one of
+ * them when at least two others are. 1 when it holds and at least two
+ * lines that say where were found exactly; *hi: the last.
+ */
+static int lines_from(const struct lines_ctx *c, size_t k0, size_t i, size_t *hi)
+{
+	const struct sides *s = c->s;
+	size_t pos = i, k, exact = 1, q, need_n = 0, missed = 0;
+
+	for (k = k0 + 1; k < s->npre; k++) {
+		size_t m = c->minus_of[k];
+		int need = m != SIZE_MAX && s->minus_d[m], found = 0;
+
+		for (q = pos + 1; q < c->f->n && q - pos <= LINES_GAP && !found; q++)
+			if (c->f->hash[q] == s->pre[k]) {
+				found = 1;
+				exact += s->pre_an[k];
+				pos = q;
+			}
+		for (q = pos + 1; !found && need && q < c->f->n && q - pos <= LINES_GAP; q++)
+			if (like_minus(c->f, q, c->mtok[m], c->nm[m], c->ptok, c->np, s->nplus)) {
+				found = 1;
+				pos = q;
+			}
+		need_n += need;
+		if (need && !found && ++missed > 1)
+			return 0;
+	}
+	*hi = pos;
+	/* one distinctive - line may be gone (another commit changed it) when two others are there */
+	return exact >= 2 && (!missed || need_n - missed >= 2);
+}
+
+/*
+ * The code the hunk changes still as it was around its distinctive -
+ * lines, where the exact pre-image is not there (the code around drifted,
+ * a - line changed a little by another commit): see lines_from; and no
+ * distinctive + line near. Not for additions (addition_absent).
+ */
+static int lines_absent(const struct prov_hunk *h, const struct prov_hunk_file *f, const struct sides *s)
+{
+	struct lines_ctx c;
+	size_t i, k, m = 0, p = 0, k0, tries = 0, hi;
+	int ok = 0;
+
+	if (!s->ndminus)
+		return 0;
+	memset(&c, 0, sizeof(c));
+	c.f = f;
+	c.s = s;
+	c.mtok = prov_xcalloc(s->nminus + 1, sizeof(*c.mtok));
+	c.ptok = prov_xcalloc(s->nplus + 1, sizeof(*c.ptok));
+	c.nm = prov_xcalloc(s->nminus + 1, sizeof(*c.nm));
+	c.np = prov_xcalloc(s->nplus + 1, sizeof(*c.np));
+	c.minus_of = prov_xcalloc(s->npre + 1, sizeof(*c.minus_of));
+	for (i = 0, k = 0; i < h->n; i++) {
+		size_t len = strlen(h->lines[i]);
+
+		if (!norm_hash(h->lines[i], len, NULL))
+			continue;
+		if (h->origin[i] == '-')
+			c.nm[m] = tokenize(c.mtok[m], h->lines[i], len), m++;
+		else if (h->origin[i] == '+')
+			c.np[p] = tokenize(c.ptok[p], h->lines[i], len), p++;
+		if (h->origin[i] != '+')
+			c.minus_of[k++] = h->origin[i] == '-' ? m - 1 : SIZE_MAX;
+	}
+	/* the anchor: a line that says where, before every distinctive - line */
+	for (k0 = 0; k0 < s->npre && !ok; k0++) {
+		size_t mk = c.minus_of[k0];
+
+		if (!s->pre_an[k0] || (mk != SIZE_MAX && !s->minus_d[mk]))
+			continue;
+		for (i = 0; i < f->n && !ok && tries < MAX_ANCHORS; i++) {
+			if (f->hash[i] != s->pre[k0])
+				continue;
+			tries++;
+			ok = lines_from(&c, k0, i, &hi) &&
+			     !any_flagged_in(f, s->plus, s->plus_d, s->nplus, sub_sat(i, s->nplus + 3),
+					     hi + s->nplus + 4);
+		}
+		if (mk != SIZE_MAX)
+			break;	/* a distinctive - line: later anchors would skip it */
+	}
+	free(c.mtok);
+	free(c.ptok);
+	free(c.nm);
+	free(c.np);
+	free(c.minus_of);
+	return ok;
+}
+
 int prov_hunk_not_applicable(const struct prov_hunk *h, const struct prov_hunk_file *f)
 {
 	size_t i, j;
@@ -868,9 +1086,19 @@ enum prov_hunk_state prov_hunk_match(const struct prov_hunk *h, const struct pro
 enum prov_hunk_state prov_hunk_match_fix(const struct prov_hunk *h, const struct prov_hunk_file *f,
 					 const struct prov_hunk_file *pre, const struct prov_hunk_file *post)
 {
+	return prov_hunk_match_fix_ex(h, f, pre, post, NULL);
+}
+
+enum prov_hunk_state prov_hunk_match_fix_ex(const struct prov_hunk *h, const struct prov_hunk_file *f,
+					    const struct prov_hunk_file *pre, const struct prov_hunk_file *post,
+					    unsigned *how)
+{
 	struct sides s;
 	enum prov_hunk_state st = PROV_HUNK_UNKNOWN;
 	int post_at, pre_at;
+
+	if (how)
+		*how = 0;
 
 	if (!f)
 		return h->new_file ? PROV_HUNK_ABSENT : h->deleted_file ? PROV_HUNK_PRESENT_EXACT : PROV_HUNK_UNKNOWN;
@@ -891,16 +1119,17 @@ enum prov_hunk_state prov_hunk_match_fix(const struct prov_hunk *h, const struct
 		st = post_at ? PROV_HUNK_PRESENT_EXACT : PROV_HUNK_UNKNOWN;
 		goto done;
 	}
-	if (post_at && !pre_at) {
+	if (post_at && (!pre_at || !pre_outside_post(f, &s))) {
+		/* (an addition at a file's end: its context is inside its post-image) */
 		st = PROV_HUNK_PRESENT_EXACT;
 		goto done;
 	}
-	if (pre_at && !post_at) {
+	if (pre_at && !post_at && pre_absent(f, &s)) {
 		st = PROV_HUNK_ABSENT;
 		goto done;
 	}
-	if (post_at && pre_at)
-		goto done;	/* both: the surrounding code repeats */
+	if (post_at)
+		goto done;	/* with the pre-image too: the surrounding code repeats */
 	if (h->n > PROV_HUNK_FUZZY_MAX)
 		goto done;	/* too large to compare line by line near-by */
 	if ((s.nplus && plus_present(f, &s, h->n + 8)) || (!s.nplus && deletion_present(f, &s))) {
@@ -909,8 +1138,15 @@ enum prov_hunk_state prov_hunk_match_fix(const struct prov_hunk *h, const struct
 	}
 	if (fuzzy_absent(f, &s) || minus_absent(f, &s))
 		st = PROV_HUNK_ABSENT;
-	else if (adapted_present(h, f, pre))
+	else if (adapted_present(h, f, pre)) {
 		st = PROV_HUNK_PRESENT_CHANGED;
+		if (how)
+			*how = PROV_HUNK_BY_TOKENS;
+	} else if (addition_absent(f, &s, pre) || lines_absent(h, f, &s)) {
+		st = PROV_HUNK_ABSENT;
+		if (how)
+			*how = PROV_HUNK_BY_CODE_AROUND;
+	}
 done:
 	sides_release(&s);
 	return st;
@@ -958,6 +1194,65 @@ int prov_hunk_carries(const struct prov_hunk *patch, const struct prov_hunk *fix
 		prov_buf_release(&post);
 		return st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED;
 	}
+}
+
+/* A line that is a comment only: a "//" line, a C comment with nothing after its end, or a block comment's "* ..." line. */
+static int comment_line(const char *l)
+{
+	const char *e;
+
+	l += strspn(l, " \t");
+	if (!strncmp(l, "//", 2))
+		return 1;
+	if (!strncmp(l, "/*", 2)) {
+		if (!(e = strstr(l + 2, "*/")))
+			return 1;
+		e += 2;
+		return e[strspn(e, " \t\r")] == '\0';
+	}
+	return l[0] == '*' && (l[1] == '\0' || l[1] == ' ' || l[1] == '\t' || l[1] == '/' || l[1] == '*' || l[1] == '\r');
+}
+
+int prov_hunk_comments_only(const struct prov_hunk *h)
+{
+	size_t i, changed = 0;
+
+	for (i = 0; i < h->n; i++) {
+		if (h->origin[i] == ' ' || !norm_hash(h->lines[i], strlen(h->lines[i]), NULL))
+			continue;
+		if (!comment_line(h->lines[i]))
+			return 0;
+		changed++;
+	}
+	return changed > 0;
+}
+
+int prov_hunk_is_doc_path(const char *path)
+{
+	static const char *const names[] = { "NEWS", "ChangeLog", "CHANGES", "CHANGELOG", "RELEASE-NOTES",
+					     "RELEASE_NOTES", "README", "THANKS", "AUTHORS", "TODO", NULL };
+	static const char *const dirs[] = { "doc", "docs", "man", NULL };
+	static const char *const exts[] = { ".md", ".rst", ".adoc", ".html", ".1", ".3", ".5", ".8", NULL };
+	const char *p = path, *base = prov_basename(path);
+	size_t i, bl = strlen(base);
+
+	for (i = 0; names[i]; i++)
+		if (!strncmp(base, names[i], strlen(names[i])) &&
+		    (!base[strlen(names[i])] || base[strlen(names[i])] == '.'))
+			return 1;
+	for (i = 0; exts[i]; i++)
+		if (bl > strlen(exts[i]) && !strcasecmp(base + bl - strlen(exts[i]), exts[i]))
+			return 1;
+	while (p < base) {
+		size_t l = strcspn(p, "/");
+
+		for (i = 0; dirs[i]; i++)
+			if (l == strlen(dirs[i]) && !strncmp(p, dirs[i], l))
+				return 1;
+		p += l;
+		p += strspn(p, "/");
+	}
+	return 0;
 }
 
 int prov_hunk_is_test_path(const char *path)

@@ -89,6 +89,20 @@ enum prov_hunk_state prov_hunk_match(const struct prov_hunk *h, const struct pro
  */
 enum prov_hunk_state prov_hunk_match_fix(const struct prov_hunk *h, const struct prov_hunk_file *f,
 					 const struct prov_hunk_file *pre, const struct prov_hunk_file *post);
+/*
+ * The same; *how (may be NULL) says on what a verdict rests when it is weaker
+ * than a pre- or post-image found: PROV_HUNK_BY_CODE_AROUND for "absent" by
+ * the code around the hunk only (its two context lines still adjacent, or its
+ * distinctive - lines still there with the context drifted: a distribution
+ * patch naming the fix outweighs it), PROV_HUNK_BY_TOKENS for "present" by
+ * lines changed a little (token changes), found anywhere in f (the caller may
+ * check that it is in the hunk's function); else 0.
+ */
+#define PROV_HUNK_BY_CODE_AROUND 1u
+#define PROV_HUNK_BY_TOKENS 2u
+enum prov_hunk_state prov_hunk_match_fix_ex(const struct prov_hunk *h, const struct prov_hunk_file *f,
+					    const struct prov_hunk_file *pre, const struct prov_hunk_file *post,
+					    unsigned *how);
 
 /*
  * 1 when the code hunk h changes is not in file f at all (a hunk a backport
@@ -97,6 +111,14 @@ enum prov_hunk_state prov_hunk_match_fix(const struct prov_hunk *h, const struct
  */
 int prov_hunk_not_applicable(const struct prov_hunk *h, const struct prov_hunk_file *f);
 
+/* 1 when every changed line of h is a comment only (a C-style comment's line). */
+int prov_hunk_comments_only(const struct prov_hunk *h);
+/*
+ * 1 for a documentation file: NEWS, ChangeLog, CHANGES, RELEASE-NOTES,
+ * README, ... (with any extension), *.md, *.rst, *.adoc, *.html, man
+ * pages (*.1, *.3, *.5, *.8), anything under a doc/, docs/ or man/ directory.
+ */
+int prov_hunk_is_doc_path(const char *path);
 /* 1 for a test file: a tests/, test/, testsuite/, testing/ directory, *_test.*, test_*.*, *_tests.*, *.test. */
 int prov_hunk_is_test_path(const char *path);
 

@@ -6,7 +6,8 @@
 # one without) and tagged v1.0.1, the third picked later and tagged v1.0.2.
 # Ground truth: git rev-list --no-merges (the commits of the range),
 # git cherry (which commits have an equivalent patch on the release),
-# git merge-base --is-ancestor, git tag --contains; JSON checked against
+# git merge-base --is-ancestor, git tag --contains, git apply --check
+# [--reverse] on v1.0 (nothing of the fix in it); JSON checked against
 # docs/schema/fixcheck.schema.json.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "no python3"
@@ -105,6 +106,14 @@ check_eq "$(json_get "$T/last.out" 'len(d[0]["commits"])')" 2 "--one-fix: range 
 git -C "$up" merge-base --is-ancestor "$f3" v1.1 || fail "fixture: part 3 not in v1.1"
 check_exit 0 "range at v1.1 (on main)" -- fc "v1.0..$f3" --repo "$up" --at v1.1 --format json
 check_eq "$(json_get "$T/last.out" 'd[0]["how"]')" ancestor "range on main: ancestor"
+# the truth for "nothing in": each commit of the range applies on v1.0 and does not revert there
+mkdir -p "$T/v10" && git -C "$up" archive v1.0 | tar -x -C "$T/v10"
+for c in $(git -C "$up" rev-list --no-merges "v1.0..$f3"); do
+	git -C "$up" show --format= "$c" > "$T/c.patch"
+	(cd "$T/v10" && git apply --check "$T/c.patch") || fail "truth: ${c:0:12} does not apply on v1.0"
+	(cd "$T/v10" && git apply --check --reverse "$T/c.patch") 2>/dev/null && fail "truth: ${c:0:12} reverts on v1.0"
+done
+echo "ok: git apply --check: every commit of the range applies on v1.0, none reverts"
 check_exit 1 "range at v1.0: nothing in" -- fc "v1.0..$f3" --repo "$up" --at v1.0 --format json
 cp "$T/last.out" "$T/n.json"
 check_eq "$(json_get "$T/n.json" 'd[0]["how"]')" missing "nothing in: how missing (every commit's hunks absent)"

@@ -128,6 +128,70 @@ static void test_test_paths(void **state)
 	assert_false(prov_hunk_is_test_path("contest/a.c"));
 }
 
+static void test_doc_and_comments(void **state)
+{
+	static const char comments[] =
+		"--- a/x.c\n+++ b/x.c\n@@ -1,6 +1,2 @@ f\n int a;\n-/* TODO: this\n- * and that\n- */\n-// more\n int b;\n";
+	static const char code[] =
+		"--- a/x.c\n+++ b/x.c\n@@ -1,3 +1,3 @@ f\n int a;\n-*p = 0; /* reset */\n+*p = 1;\n int b;\n";
+	struct prov_hunks h;
+
+	(void)state;
+	prov_hunks_parse(&h, comments, strlen(comments), 1);
+	assert_int_equal(h.n, 1);
+	assert_int_equal(prov_hunk_comments_only(&h.v[0]), 1);
+	prov_hunks_release(&h);
+	prov_hunks_parse(&h, code, strlen(code), 1);
+	assert_int_equal(h.n, 1);
+	assert_int_equal(prov_hunk_comments_only(&h.v[0]), 0);	/* "*p = 0;" is code */
+	prov_hunks_release(&h);
+	assert_true(prov_hunk_is_doc_path("NEWS"));
+	assert_true(prov_hunk_is_doc_path("ChangeLog"));
+	assert_true(prov_hunk_is_doc_path("docs/cmdline-opts/x.d"));
+	assert_true(prov_hunk_is_doc_path("README.md"));
+	assert_true(prov_hunk_is_doc_path("doc/libfoo.3"));
+	assert_false(prov_hunk_is_doc_path("CMakeLists.txt"));
+	assert_false(prov_hunk_is_doc_path("src/news.c"));
+	assert_false(prov_hunk_is_doc_path("lib/NEWSFEED.c"));
+}
+
+/* Absent by the code around it: an addition whose + lines the pre-image already has, its context drifted. */
+static void test_absent_by_context(void **state)
+{
+	static const char diff[] =
+		"--- a/b.c\n+++ b/b.c\n@@ -5,6 +5,9 @@ void reset(struct b *b)\n"
+		" \tfree(b->data);\n \tfree(b->spare);\n \n+\tb->data = NULL;\n+\tb->spare = NULL;\n+\n"
+		" \tif (b->size > 0) {\n \t\tb->data = calloc(1, b->size);\n \t\tif (b->data == NULL)\n";
+	static const char release[] =
+		"void reset(struct b *b)\n{\n\tfree(b->data);\n\tfree(b->spare);\n\n\tif (b->size > 0) {\n"
+		"\t\tb->data = calloc(1, b->size);\n\t} else {\n\t\tb->data = NULL;\n\t\tb->spare = NULL;\n\t}\n}\n";
+	static const char fixed[] =
+		"void reset(struct b *b)\n{\n\tfree(b->data);\n\tfree(b->spare);\n\n\tb->data = NULL;\n\tb->spare = NULL;\n\n"
+		"\tif (b->size > 0) {\n\t\tb->data = calloc(1, b->size);\n\t}\n}\n";
+	static const char pre[] =
+		"void reset(struct b *b)\n{\n\tfree(b->data);\n\tfree(b->spare);\n\n\tif (b->size > 0) {\n"
+		"\t\tb->data = calloc(1, b->size);\n\t\tif (b->data == NULL)\n\t\t\treturn;\n\t} else {\n"
+		"\t\tb->data = NULL;\n\t\tb->spare = NULL;\n\t}\n}\n";
+	struct prov_hunks h;
+	struct prov_hunk_file f, p;
+	unsigned how = 0;
+
+	(void)state;
+	prov_hunks_parse(&h, diff, strlen(diff), 1);
+	assert_int_equal(h.n, 1);
+	prov_hunk_file_init(&p, pre, strlen(pre));
+	prov_hunk_file_init(&f, release, strlen(release));
+	assert_int_equal(prov_hunk_match_fix_ex(&h.v[0], &f, &p, NULL, &how), PROV_HUNK_ABSENT);
+	assert_int_equal(how, PROV_HUNK_BY_CODE_AROUND);
+	prov_hunk_file_release(&f);
+	/* the fix made: not absent */
+	prov_hunk_file_init(&f, fixed, strlen(fixed));
+	assert_int_not_equal(prov_hunk_match_fix_ex(&h.v[0], &f, &p, NULL, &how), PROV_HUNK_ABSENT);
+	prov_hunk_file_release(&f);
+	prov_hunk_file_release(&p);
+	prov_hunks_release(&h);
+}
+
 static void test_carries(void **state)
 {
 	static const char patch[] =
@@ -364,6 +428,8 @@ int main(void)
 		cmocka_unit_test(test_states),
 		cmocka_unit_test(test_test_paths),
 		cmocka_unit_test(test_carries),
+		cmocka_unit_test(test_doc_and_comments),
+		cmocka_unit_test(test_absent_by_context),
 		cmocka_unit_test(test_no_evidence_from_pre_image),
 		cmocka_unit_test(test_dep3),
 		cmocka_unit_test(test_dep3_hostile),

@@ -1,0 +1,582 @@
+#!/usr/bin/env bash
+# fixcheck says "not included" only with proof, and finds the proof where the
+# exact pre-image of a hunk is gone (issue 21, the missing-fix half). Two
+# Debian revisions of one source package: 1.0-1 carries none of four upstream
+# fixes, 1.0-2 carries each one adapted to 1.0. The four phenomena:
+#  A. an addition whose + lines the file already has elsewhere (the else
+#     branch the fix removes), its context drifted upstream after 1.0: the
+#     two context lines around the insertion are still adjacent in 1.0 (the
+#     hunk removing the else branch neither applies nor reverts: unknown);
+#  B. a change whose - lines are still in 1.0 but no longer next to each
+#     other (upstream rewrote the lines between them), one of them changed a
+#     little upstream (cnt != 0 -> cnt > 0);
+#  C. an addition whose context is whole in 1.0-2 next to its + lines, one
+#     of them adapted (another type name): not absent (was "partial");
+#  D. a new test file in a test directory the release ships (tests/data has
+#     the fix's other file): absent, not "not shipped";
+#  E. hunks a backport leaves out that change no code (a comment removed,
+#     NEWS): they decide nothing;
+#  F. a hunk the patch naming the fix writes another way (neither applies
+#     nor reverts): adapted when the fix's other hunks are present; the
+#     other one, an addition at the end of the file, present exactly
+#     (its context is inside its post-image);
+#  G. a line changed a little (a type) that looks like a line of another
+#     function of the release: no evidence outside the hunk's function;
+#  H. one of the three lines a fix changes changed upstream by another
+#     commit (long -> int64_t), the other two still there: absent;
+#  I. a fix's new file (a helper) that the backport inlines: with the fix's
+#     other hunk present, the absent new file is not evidence (not partial).
+# Ground truth per hunk on the trees dpkg-source -x unpacks: patch --dry-run
+# forward / -R with fuzz (A, C, D), git apply --check for the new file (D);
+# for B, where patch fails both ways, the definition itself: every - line of
+# the hunk in the file (the upstream cnt > 0 undone), no + line in it (grep).
+. "$(dirname "$0")/lib.sh"
+command -v git >/dev/null || skip "git not installed"
+command -v python3 >/dev/null || skip "no python3"
+command -v dpkg-source >/dev/null || skip "no dpkg-source (apt-get install dpkg-dev)"
+command -v patch >/dev/null || skip "no patch"
+
+up=$T/up
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.invalid
+g() { git -C "$up" "$@"; }
+n=0
+commit() {
+	n=$((n + 1))
+	g add -A
+	GIT_AUTHOR_DATE="@$((1704067200 + n * 3600)) +0000" GIT_COMMITTER_DATE="@$((1704067200 + n * 3600)) +0000" \
+		g commit -qm "$1" || fail "commit $1"
+	g rev-parse HEAD
+}
+ed() { # ed FILE OLD NEW...: replace exact text (once each)
+	python3 - "$@" <<'PY' || fail "edit $1"
+import sys
+p = sys.argv[1]; s = open(p).read()
+for a, b in zip(sys.argv[2::2], sys.argv[3::2]):
+    if a not in s: sys.exit("no %r in %s" % (a, p))
+    s = s.replace(a, b, 1)
+open(p, "w").write(s)
+PY
+}
+
+git init -q -b main "$up" && mkdir -p "$up/src" "$up/tests/data"
+cat > "$up/src/buf.c" <<'EOF'
+/* buf.c: buffers */
+#include <stdlib.h>
+
+struct buf { char *data; char *spare; int size; };
+
+void buf_reset(struct buf *b)
+{
+	free(b->data);
+	free(b->spare);
+
+	if (b->size > 0) {
+		b->data = calloc(1, b->size);
+		b->spare = calloc(1, b->size);
+	} else {
+		b->data = NULL;
+		b->spare = NULL;
+	}
+	b->size = 0;
+}
+
+int buf_len(const struct buf *b)
+{
+	if (b->data) {
+		return b->size;
+	} else {
+		return 0;
+	}
+}
+EOF
+cat > "$up/src/num.c" <<'EOF'
+/* num.c: numbers */
+#include <limits.h>
+
+long num_parse(const char *p, int cnt, int base)
+{
+	long l = 0;
+	int digit;
+
+	if (cnt != 0) {
+		digit = *p - '0';
+		while (digit >= 0 && digit < base && cnt != 0) {
+			if (l > LONG_MAX / base)
+				return LONG_MAX;
+			l = l * base + digit;
+			digit = *++p - '0';
+			cnt--;
+		}
+	}
+	return l;
+}
+EOF
+cat > "$up/src/ctx.c" <<'EOF'
+/* ctx.c: parser contexts */
+#include "ctx.h"
+
+int ctx_set_flags(ctx_t *c, int flags)
+{
+	if (c == NULL) return -1;
+	c->flags = flags;
+	return 0;
+}
+
+/************************************************
+ *              Document functions              *
+ ************************************************/
+
+int ctx_doc(ctx_t *c)
+{
+	return c->doc;
+}
+EOF
+printf 'TESTS = test1 test2\n\nEXTRA_DIST = $(TESTS)\n' > "$up/tests/data/Makefile.am"
+printf 'name: one\n' > "$up/tests/data/test1"
+printf 'name: two\n' > "$up/tests/data/test2"
+cat > "$up/src/io.c" <<'EOF'
+/* io.c: input */
+#include <unistd.h>
+
+/*
+ * TODO: io_read retries forever on EINTR; a signal storm
+ * keeps it here.
+ */
+
+int io_peek(int fd, char *buf, int len, int max)
+{
+	int r = read(fd, buf, len);
+
+	if (r > len) r = len;
+	return r;
+}
+
+int io_read(int fd, char *buf, int len)
+{
+	int r;
+
+	do r = read(fd, buf, len); while (r < 0);
+	return r;
+}
+EOF
+cat > "$up/src/str.c" <<'EOF'
+/* str.c: strings */
+#include "str.h"
+
+int str_insert(struct str *s, int len)
+{
+	unsigned long len_u, pos_u;
+
+	len_u = len;
+	pos_u = s->len;
+	return (int)(len_u + pos_u);
+}
+
+int str_overwrite(struct str *s, int len)
+{
+	return str_insert(s, len);
+}
+EOF
+cat > "$up/src/tmp.c" <<'EOF'
+/* tmp.c: temporary names */
+int tmp_name(char *t)
+{
+	static const char letters[] = "ABCDEF0123";
+	static const int nletters = sizeof (letters) - 1;
+	long value;
+	long long now_us;
+	static int counter = 0;
+
+	now_us = 0;
+	value = now_us + counter++;
+	t[0] = letters[value % nletters];
+	return 0;
+}
+EOF
+cat > "$up/src/len.c" <<'EOF'
+/* len.c: lengths */
+int len_of(const char *s, int max)
+{
+	int n = 0;
+
+	while (s[n] && n < max) n++;
+	return n;
+}
+EOF
+printf 'libbar 1.0\n\n* first release\n' > "$up/NEWS"
+commit "libbar 1.0" >/dev/null
+g tag v1.0
+
+# upstream after 1.0: the code around the fixes drifts
+ed "$up/src/buf.c" "		b->data = calloc(1, b->size);
+		b->spare = calloc(1, b->size);" "		b->data = calloc(1, b->size);
+		if (b->data == NULL)
+			return;
+		b->spare = calloc(1, b->size);
+		if (b->spare == NULL)
+			return;"
+ed "$up/src/num.c" "			if (l > LONG_MAX / base)
+				return LONG_MAX;
+			l = l * base + digit;" "			if (ckd_mul_add(&l, base, digit))
+				return LONG_MAX;" \
+	"while (digit >= 0 && digit < base && cnt != 0) {" "while (digit >= 0 && digit < base && cnt > 0) {"
+sed -i 's/ctx_t \*c/struct ctx *c/g' "$up/src/ctx.c"
+printf 'TESTS = test1 test2 \\\n\ttest3\n\nEXTRA_DIST = $(TESTS)\n' > "$up/tests/data/Makefile.am"
+printf 'name: three\n' > "$up/tests/data/test3"
+commit "drift: NULL checks, ckd_mul_add, struct ctx, test3" >/dev/null
+
+# the fixes
+ed "$up/src/buf.c" "	free(b->spare);
+
+	if" "	free(b->spare);
+
+	b->data = NULL;
+	b->spare = NULL;
+
+	if" "			return;
+	} else {
+		b->data = NULL;
+		b->spare = NULL;
+	}" "			return;
+	}"
+fixA=$(commit "buf_reset: no dangling pointers")
+ed "$up/src/num.c" "	if (cnt != 0) {
+		digit = *p - '0';
+		while (digit >= 0 && digit < base && cnt > 0) {
+			if (ckd_mul_add(&l, base, digit))
+				return LONG_MAX;
+			digit = *++p - '0';
+			cnt--;
+		}
+	}" "	while (cnt != 0) {
+		digit = *p - '0';
+		if (digit < 0 || digit >= base)
+			break;
+		if (ckd_mul_add(&l, base, digit))
+			return LONG_MAX;
+		p++;
+		cnt--;
+	}"
+fixB=$(commit "num_parse: one loop")
+ed "$up/src/ctx.c" "	return 0;
+}
+
+/****" "	return 0;
+}
+
+int ctx_set_limit(struct ctx *c, int limit)
+{
+	if (c == NULL) return -1;
+	if (limit < 0) return -1;
+	c->inc_limit = limit;
+	return 0;
+}
+
+/****"
+fixC=$(commit "ctx: include limit")
+ed "$up/tests/data/Makefile.am" "	test3" "	test3 test9"
+printf 'name: nine\nexpect: limit\n' > "$up/tests/data/test9"
+fixD=$(commit "tests: test9")
+# E: code, a comment dropped (comments only), NEWS; F: two hunks in io.c
+ed "$up/src/io.c" "/*
+ * TODO: io_read retries forever on EINTR; a signal storm
+ * keeps it here.
+ */
+" "" "	do r = read(fd, buf, len); while (r < 0);" "	do r = read(fd, buf, len); while (r < 0 && errno == EINTR);"
+printf 'libbar 1.1\n\n* io_read: retry on EINTR only\n\n' | cat - "$up/NEWS" > "$up/NEWS.new" && mv "$up/NEWS.new" "$up/NEWS"
+fixE=$(commit "io_read: EINTR only")
+ed "$up/src/io.c" "	if (r > len) r = len;" "	if (r > max || r > len) r = max < len ? max : len;"
+printf '\nint io_max(void)\n{\n\treturn 4096;\n}\n' >> "$up/src/io.c"
+fixF=$(commit "io_peek: max")
+# G: str_overwrite gets its own code upstream, then a fix changes a line of it that looks like
+# a line of str_insert (which 1.0 has)
+ed "$up/src/str.c" "	return str_insert(s, len);" "	int ret = 0;
+	int old = s->len;
+	long len_u;
+
+	len_u = len;
+	s->len = len_u;
+	return ret + old;"
+commit "str_overwrite: own code" >/dev/null
+ed "$up/src/str.c" "	int old = s->len;
+	long len_u;" "	int old = s->len;
+	unsigned long len_u;"
+fixG=$(commit "str_overwrite: unsigned")
+# H: one of the three lines a fix changes was changed upstream after 1.0 (long -> int64_t)
+ed "$up/src/tmp.c" "	long value;" "	int64_t value;"
+commit "tmp: int64_t" >/dev/null
+ed "$up/src/tmp.c" "	int64_t value;
+	long long now_us;
+	static int counter = 0;" "	uint64_t value;
+	unsigned long long now_us;
+	static unsigned counter = 0;"
+fixH=$(commit "tmp: unsigned")
+# I: a fix with a new file (a helper) and a call to it
+printf '/* clamp.c: bounds */\nint clamp_len(int len)\n{\n\treturn len > 4096 ? 4096 : len;\n}\n' > "$up/src/clamp.c"
+ed "$up/src/len.c" "	return n;" "	return clamp_len(n);"
+fixI=$(commit "len_of: clamp")
+g tag v1.1
+
+# --- two Debian revisions: 1.0-1 (an unrelated patch), 1.0-2 (the four fixes, adapted) --------
+w=$T/deb
+mkdir -p "$w/www/debian/pool/main/libb/libbar"
+g archive --prefix=libbar-1.0/ v1.0 | gzip -n > "$w/libbar_1.0.orig.tar.gz"
+git clone -q "$up" "$w/work" && git -C "$w/work" checkout -q v1.0
+wk=$w/work
+mkpatch() { # mkpatch NAME HEADER: the working tree's changes as a quilt patch
+	printf '%s\n---\n' "$2" > "$w/$1"
+	git -C "$wk" add -A
+	git -C "$wk" diff --cached >> "$w/$1"
+	git -C "$wk" -c user.name=d -c user.email=d@example.invalid commit -qm "$1"
+	echo "$1" >> "$w/series"
+}
+build() { # build REVISION: libbar_1.0-REVISION from the patches in $w/series so far
+	local d=$w/b$1
+	mkdir -p "$d" && tar -C "$d" -xzf "$w/libbar_1.0.orig.tar.gz"
+	mkdir -p "$d/libbar-1.0/debian/source" "$d/libbar-1.0/debian/patches"
+	sed 's/^Source: libfoo/Source: libbar/' "$TOP/fixtures/srcpkg/debian/control" > "$d/libbar-1.0/debian/control"
+	cp "$TOP/fixtures/srcpkg/debian/rules" "$d/libbar-1.0/debian/"
+	printf 'libbar (1.0-%s) unstable; urgency=medium\n\n  * Test.\n\n -- Provenance Tests <tests@example.invalid>  Mon, 01 Jan 2024 10:00:00 +0000\n' "$1" \
+		> "$d/libbar-1.0/debian/changelog"
+	echo "3.0 (quilt)" > "$d/libbar-1.0/debian/source/format"
+	cp "$w/series" "$d/libbar-1.0/debian/patches/"
+	while read -r p; do cp "$w/$p" "$d/libbar-1.0/debian/patches/"; done < "$w/series"
+	cp "$w/libbar_1.0.orig.tar.gz" "$d/"
+	(cd "$d" && dpkg-source --no-check -b libbar-1.0) >"$d/b.log" 2>&1 || { cat "$d/b.log"; fail "dpkg-source -b 1.0-$1"; }
+	cp "$d"/libbar_1.0-"$1".dsc "$d"/libbar_1.0-"$1".debian.tar.* "$w/www/debian/pool/main/libb/libbar/"
+	(cd "$d" && dpkg-source --no-check -x "libbar_1.0-$1.dsc" "$w/x$1") >/dev/null 2>&1 || fail "dpkg-source -x 1.0-$1"
+}
+cp "$w/libbar_1.0.orig.tar.gz" "$w/www/debian/pool/main/libb/libbar/"
+ed "$wk/src/ctx.c" "/* ctx.c: parser contexts */" "/* ctx.c: parser contexts (Debian) */"
+mkpatch 01-unrelated.patch "Description: a comment"
+build 1
+ed "$wk/src/buf.c" "	free(b->spare);
+
+	if" "	free(b->spare);
+
+	b->data = NULL;
+	b->spare = NULL;
+
+	if" "		b->spare = calloc(1, b->size);
+	} else {
+		b->data = NULL;
+		b->spare = NULL;
+	}" "		b->spare = calloc(1, b->size);
+	}"
+mkpatch 10-buf.patch "Description: buf_reset: no dangling pointers
+Origin: upstream, https://git.example.invalid/libbar/commit/$fixA"
+ed "$wk/src/num.c" "	if (cnt != 0) {
+		digit = *p - '0';
+		while (digit >= 0 && digit < base && cnt != 0) {
+			if (l > LONG_MAX / base)
+				return LONG_MAX;
+			l = l * base + digit;
+			digit = *++p - '0';
+			cnt--;
+		}
+	}" "	while (cnt != 0) {
+		digit = *p - '0';
+		if (digit < 0 || digit >= base)
+			break;
+		if (l > LONG_MAX / base)
+			return LONG_MAX;
+		l = l * base + digit;
+		p++;
+		cnt--;
+	}"
+mkpatch 20-num.patch "Description: num_parse: one loop (no ckd_mul_add in 1.0)
+Origin: backport, https://git.example.invalid/libbar/commit/$fixB"
+ed "$wk/src/ctx.c" "	return 0;
+}
+
+/****" "	return 0;
+}
+
+int ctx_set_limit(ctx_t *c, int limit)
+{
+	if (c == NULL) return -1;
+	if (limit < 0) return -1;
+	c->inc_limit = limit;
+	return 0;
+}
+
+/****"
+mkpatch 30-ctx.patch "Description: include limit
+Origin: upstream, https://git.example.invalid/libbar/commit/$fixC"
+ed "$wk/tests/data/Makefile.am" "TESTS = test1 test2" "TESTS = test1 test2 test9"
+printf 'name: nine\nexpect: limit\n' > "$wk/tests/data/test9"
+mkpatch 40-test9.patch "Description: test9
+Origin: upstream, https://git.example.invalid/libbar/commit/$fixD"
+ed "$wk/src/io.c" "	do r = read(fd, buf, len); while (r < 0);" "	do r = read(fd, buf, len); while (r < 0 && errno == EINTR);"
+mkpatch 50-io.patch "Description: io_read: EINTR only (the TODO comment and NEWS left)
+Origin: upstream, https://git.example.invalid/libbar/commit/$fixE"
+ed "$wk/src/io.c" "	if (r > len) r = len;" "	r = r > len ? len : r;
+	if (r > max) r = max;"
+printf '\nint io_max(void)\n{\n\treturn 4096;\n}\n' >> "$wk/src/io.c"
+mkpatch 60-peek.patch "Description: io_peek: max (written another way)
+Origin: upstream, https://git.example.invalid/libbar/commit/$fixF"
+ed "$wk/src/len.c" "/* len.c: lengths */" "/* len.c: lengths */
+static int clamp_len(int len)
+{
+	if (len > 4096)
+		return 4096;
+	return len;
+}
+" "	return n;" "	return clamp_len(n);"
+mkpatch 70-clamp.patch "Description: len_of: clamp (the helper inlined, no clamp.c)
+Origin: upstream, https://git.example.invalid/libbar/commit/$fixI"
+build 2
+
+# --- ground truth ---------------------------------------------------------------------------
+hunk() { # hunk SHA K: hunk K (from 0) of SHA as a patch on stdout
+	g show --format= "$1" | python3 -c '
+import sys
+want, k, hdr, cur, out = int(sys.argv[1]), -1, [], None, None
+for line in sys.stdin:
+    if line.startswith("diff --git"):
+        hdr, cur = [line], None
+    elif line.startswith("@@"):
+        k += 1; cur = k
+        if k == want: out = hdr + [line]
+    elif cur is None:
+        hdr.append(line)
+    elif cur == want:
+        out.append(line)
+sys.stdout.write("".join(out or []))' "$2"
+}
+fwd() { hunk "$2" "$3" | patch -d "$1" -p1 --dry-run -s -f -l -F2 >/dev/null 2>&1; }
+rev() { hunk "$2" "$3" | patch -d "$1" -p1 --dry-run -s -f -l -R -F2 >/dev/null 2>&1; }
+x1=$w/x1 x2=$w/x2
+
+# A: hunk 0 applies forward on 1.0-1, not in reverse; hunk 1 neither; on 1.0-2 hunk 0 reverse
+fwd "$x1" "$fixA" 0 && ! rev "$x1" "$fixA" 0 || fail "truth A: hunk 0 is not absent from 1.0-1 by patch"
+fwd "$x1" "$fixA" 1 || rev "$x1" "$fixA" 1 && fail "truth A: hunk 1 applies on 1.0-1 one way"
+[ "$(grep -c 'b->data = NULL;' "$x1/src/buf.c")" = 1 ] || fail "fixture A: the + line is not already in 1.0-1's file once"
+rev "$x2" "$fixA" 0 || fail "truth A: hunk 0 not in 1.0-2 by patch -R"
+# B: patch fails both ways on 1.0-1; every - line there (the upstream cnt > 0 undone), no + line
+fwd "$x1" "$fixB" 0 || rev "$x1" "$fixB" 0 && fail "truth B: patch applies one way"
+# (whitespace normalised; a line on both sides, only re-indented, is not changed by the fix)
+hunk "$fixB" 0 | python3 -c '
+import sys, re
+norm = lambda l: re.sub(r"\s+", "", l)
+lines = sys.stdin.read().splitlines()
+minus = {norm(l[1:]) for l in lines if l.startswith("-") and not l.startswith("---")}
+plus = {norm(l[1:]) for l in lines if l.startswith("+") and not l.startswith("+++")}
+have = {norm(l) for l in open(sys.argv[1])}
+want = {norm(l[1:]) for l in lines if l.startswith("-") and not l.startswith("---")} - plus
+want = {l.replace("cnt>0", "cnt!=0") for l in want}
+gone = {l for l in plus - minus if len(re.sub(r"[^A-Za-z0-9]", "", l)) >= 4}
+if not want <= have: sys.exit("- lines not in 1.0-1: %r" % (want - have))
+if gone & have: sys.exit("+ lines in 1.0-1: %r" % (gone & have))
+' "$x1/src/num.c" || fail "truth B: not absent from 1.0-1 by its changed lines"
+for l in 'while (cnt != 0) {' 'if (digit < 0 || digit >= base)'; do
+	grep -qF -- "$l" "$x2/src/num.c" || fail "truth B: + line '$l' not in 1.0-2"
+done
+# C: absent from 1.0-1 (forward, not reverse); in 1.0-2 by patch -R once the type is the release's
+fwd "$x1" "$fixC" 0 && ! rev "$x1" "$fixC" 0 || fail "truth C: not absent from 1.0-1"
+rev "$x2" "$fixC" 0 && fail "truth C: patch -R applies on 1.0-2 as is"
+hunk "$fixC" 0 | sed 's/struct ctx \*c/ctx_t *c/' | patch -d "$x2" -p1 --dry-run -s -f -l -R -F2 >/dev/null 2>&1 ||
+	fail "truth C: not in 1.0-2 with ctx_t"
+# D: the new file applies (git apply --check) on 1.0-1, the Makefile.am hunk neither way
+[ -d "$x1/tests/data" ] && [ ! -e "$x1/tests/data/test9" ] || fail "fixture D"
+hunk "$fixD" 1 > "$T/d1.patch"; (cd "$x1" && git apply --check "$T/d1.patch") || fail "truth D: test9 does not apply on 1.0-1"
+fwd "$x1" "$fixD" 0 || rev "$x1" "$fixD" 0 && fail "truth D: the Makefile.am hunk applies one way"
+(cd "$x2" && git apply --check --reverse "$T/d1.patch") || fail "truth D: test9 not in 1.0-2"
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 -m http.server --bind 127.0.0.1 "$port" --directory "$w/www" >"$w/http.log" 2>&1 &
+http_pid=$!
+trap 'kill $http_pid 2>/dev/null; rm -rf "$T"' EXIT
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/" >/dev/null 2>&1 && break; sleep 0.1; done
+cache=$T/cache
+fc() { local rev=$1; shift; "$PROVENANCE" --cache "$cache" -c "sources.debianBaseUrl=http://127.0.0.1:$port/debian" \
+	fixcheck "$@" --repo "$up" --at v1.0 --debian-source "libbar=1.0-$rev" --format json; }
+get() { json_get "$T/last.out" "$1"; }
+states() { get '" ".join(e["state"] for e in d[0]["evidence"])'; }
+validate() {
+	python3 -c 'import jsonschema' 2>/dev/null || return 0
+	python3 - "$TOP/docs/schema/fixcheck.schema.json" "$T/last.out" <<'PY' || fail "fixcheck JSON does not validate"
+import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))
+PY
+}
+first=$(g tag --contains "$fixA" | head -1)
+
+# not carried (1.0-1): each one missing, first final release v1.1
+check_exit 1 "A: addition not made" -- fc 1 "$fixA"
+check_eq "$(states) $(get 'd[0]["how"]') $(get 'd[0]["first_tag"]')" "absent unknown missing $first" "A on 1.0-1"
+validate
+check_exit 1 "B: - lines still there, apart" -- fc 1 "$fixB"
+check_eq "$(states) $(get 'd[0]["how"]')" "absent missing" "B on 1.0-1"
+check_exit 1 "C: addition not made, context whole" -- fc 1 "$fixC"
+check_eq "$(states) $(get 'd[0]["how"]')" "absent missing" "C on 1.0-1"
+check_exit 1 "D: new test file in a shipped test directory" -- fc 1 "$fixD"
+check_eq "$(get 'd[0]["evidence"][1]["state"]') $(get 'd[0]["how"]')" "absent missing" "D on 1.0-1"
+validate
+# carried, adapted (1.0-2): never "not included"
+for f in "$fixA" "$fixB" "$fixC"; do
+	check_exit 0 "carried ${f:0:12} on 1.0-2" -- fc 2 "$f"
+	check_eq "$(get 'd[0]["included"]')" true "${f:0:12} on 1.0-2: included"
+	check_match "$(get 'd[0]["how"]')" '^(adapted|distribution-patch)$' "${f:0:12} on 1.0-2: how"
+done
+# D: its list line adapted beyond the changed-lines comparison (test9 on another line): the new
+# file present, and never "not included" (exit 3 or 0)
+fc 2 "$fixD" >"$T/last.out" 2>"$T/last.err"; rc=$?
+[ "$rc" = 0 ] || [ "$rc" = 3 ] || fail "D on 1.0-2: exit $rc"
+check_eq "$(get 'd[0]["evidence"][1]["state"]') $(get 'd[0]["included"]')" "present-exact $([ "$rc" = 0 ] && echo true || echo null)" \
+	"D on 1.0-2: test9 present, not 'not included'"
+check_exit 0 "C on 1.0-2" -- fc 2 "$fixC"
+check_eq "$(states)" present-changed-lines "C on 1.0-2: by changed lines, not absent"
+validate
+# E: the code hunk reverts on 1.0-2 and applies on 1.0-1; the comment hunk's changed lines are
+# comment lines only (grep), and it still applies on 1.0-2 (left out); NEWS too
+fwd "$x1" "$fixE" 2 && rev "$x2" "$fixE" 2 || fail "truth E: the code hunk"
+fwd "$x2" "$fixE" 1 && ! rev "$x2" "$fixE" 1 || fail "truth E: the comment hunk is not left out of 1.0-2"
+[ -z "$(hunk "$fixE" 1 | grep '^[-+]' | grep -v '^---' | grep -v '^+++' | sed 's/^[-+][[:space:]]*//' | grep -v '^/\*' | grep -v '^\*')" ] ||
+	fail "truth E: the comment hunk changes more than comments"
+g show --stat --format= "$fixE" | grep -q NEWS || fail "fixture E: no NEWS"
+check_exit 0 "E: comment and NEWS left out" -- fc 2 "$fixE"
+check_eq "$(get 'd[0]["how"]') $(get '" ".join(e["file"] for e in d[0]["evidence"])')" "adapted NEWS src/io.c src/io.c" "E on 1.0-2"
+check_eq "$(get 'd[0]["evidence"][1]["state"]') $(get 'd[0]["evidence"][1]["note"]')" "absent it changes comments only" "E: the comment hunk (absent, decided apart)"
+check_exit 1 "E on 1.0-1" -- fc 1 "$fixE"
+check_eq "$(get 'd[0]["how"]')" missing "E on 1.0-1"
+# F: hunk 1 (io_max) reverts on 1.0-2; hunk 0 neither applies nor reverts there (written
+# another way by the patch naming the fix): included, adapted; on 1.0-1 both apply: missing
+rev "$x2" "$fixF" 1 || fail "truth F: hunk 1 not in 1.0-2"
+hunk "$fixF" 1 > "$T/f1.patch"; (cd "$x2" && git apply --check --reverse "$T/f1.patch") ||
+	fail "truth F: hunk 1 (an addition at the end of the file) not in 1.0-2 exactly"
+fwd "$x2" "$fixF" 0 || rev "$x2" "$fixF" 0 && fail "truth F: hunk 0 applies one way on 1.0-2"
+fwd "$x1" "$fixF" 0 && fwd "$x1" "$fixF" 1 || fail "truth F: not absent from 1.0-1"
+check_exit 0 "F: a hunk written another way by the naming patch" -- fc 2 "$fixF"
+check_eq "$(states) $(get 'd[0]["how"]')" "unknown present-exact adapted" "F on 1.0-2"
+check_match "$(get 'd[0]["evidence"][0]["note"]')" "patch naming the fix changes this file" "F: the note"
+validate
+check_exit 1 "F on 1.0-1" -- fc 1 "$fixF"
+check_eq "$(get 'd[0]["how"]')" missing "F on 1.0-1"
+# G: the hunk neither applies nor reverts on 1.0-1 (str_overwrite has none of that code);
+# a line of str_insert looks like its + line: not evidence, exit 3, never "included"
+fwd "$x1" "$fixG" 0 || rev "$x1" "$fixG" 0 && fail "truth G: the hunk applies one way on 1.0-1"
+grep -q 'unsigned long len_u, pos_u;' "$x1/src/str.c" || fail "fixture G: no look-alike line"
+check_exit 3 "G: a look-alike line in another function" -- fc 1 "$fixG"
+check_eq "$(states) $(get 'd[0]["included"]')" "unknown null" "G on 1.0-1: undetermined"
+check_match "$(get 'd[0]["evidence"][0]["function"]')" "str_overwrite" "G: the hunk's header names str_overwrite (git's)"
+# H: patch fails both ways on 1.0-1; with the upstream long -> int64_t undone it applies
+# forward and does not revert
+fwd "$x1" "$fixH" 0 || rev "$x1" "$fixH" 0 && fail "truth H: the hunk applies one way on 1.0-1 as is"
+hunk "$fixH" 0 | sed 's/int64_t value;/long value;/' | patch -d "$x1" -p1 --dry-run -s -f -l -F2 >/dev/null 2>&1 ||
+	fail "truth H: not absent from 1.0-1 with the upstream change undone"
+check_exit 1 "H: one changed line changed by another commit" -- fc 1 "$fixH"
+check_eq "$(states) $(get 'd[0]["how"]')" "absent missing" "H on 1.0-1"
+# I: on 1.0-2 the new file would still be created (git apply --check) and the call reverts
+# (git apply --check --reverse); the whole commit applies on 1.0-1
+g show --format= "$fixI" -- src/clamp.c > "$T/i0.patch"; g show --format= "$fixI" -- src/len.c > "$T/i1.patch"
+(cd "$x2" && git apply --check "$T/i0.patch") || fail "truth I: clamp.c in 1.0-2"
+(cd "$x2" && git apply --check --reverse "$T/i1.patch") || fail "truth I: the call not in 1.0-2"
+g show --format= "$fixI" > "$T/i.patch"; (cd "$x1" && git apply --check "$T/i.patch") || fail "truth I: not absent from 1.0-1"
+check_exit 0 "I: the new file left out, the helper inlined" -- fc 2 "$fixI"
+check_eq "$(get '" ".join(e["file"] + ":" + e["state"] for e in d[0]["evidence"])') $(get 'd[0]["how"]')" \
+	"src/clamp.c:unknown src/len.c:present-exact adapted" "I on 1.0-2: not partial"
+check_match "$(get 'd[0]["evidence"][0]["note"]')" "new file of the fix" "I: the note"
+check_exit 1 "I on 1.0-1" -- fc 1 "$fixI"
+check_eq "$(states) $(get 'd[0]["how"]')" "absent absent missing" "I on 1.0-1: both absent"
+echo "all ok"
