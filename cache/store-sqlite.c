@@ -14,6 +14,7 @@
 #include "buf.h"
 #include "error.h"
 #include "sqlite-identity.h"
+#include "sqlite-guard.h"
 #include "jsonread.h"
 #include "sha256.h"
 #include "util.h"
@@ -720,8 +721,7 @@ cleanup:
 /* ------------------------------------------------------------------- query */
 
 struct query_guard {
-	uint64_t start_ms, timeout_ms;
-	int timed_out;
+	struct prov_sql_guard clock;	/* also held inside one step: sqlite-guard.h */
 	char refused[160];
 };
 
@@ -729,11 +729,7 @@ static int query_progress(void *data)
 {
 	struct query_guard *g = data;
 
-	if (prov_now_ms() - g->start_ms > g->timeout_ms) {
-		g->timed_out = 1;
-		return 1;
-	}
-	return 0;
+	return prov_sql_guard_expired(&g->clock);
 }
 
 static int query_authorizer(void *data, int action, const char *a1, const char *a2,
@@ -791,8 +787,12 @@ int store_sqlite_query(struct store_sqlite *s, const char *sql, const struct pro
 
 	if (!s->readonly)
 		return prov_error_set(PROV_ERROR, "store: queries need a read-only store");
-	g.start_ms = prov_now_ms();
-	g.timeout_ms = opts->timeout_ms ? opts->timeout_ms : 10000;
+	g.clock.start_ms = prov_now_ms();
+	g.clock.timeout_ms = opts->timeout_ms ? opts->timeout_ms : 10000;
+	if (prov_sql_guard_install(s->db, &g.clock) < 0) {
+		err = sql_error(s->db, "query");
+		goto cleanup;
+	}
 	sqlite3_limit(s->db, SQLITE_LIMIT_LENGTH, 64 << 20);
 	sqlite3_limit(s->db, SQLITE_LIMIT_SQL_LENGTH, 1 << 20);
 	sqlite3_limit(s->db, SQLITE_LIMIT_ATTACHED, 0);
@@ -803,9 +803,9 @@ int store_sqlite_query(struct store_sqlite *s, const char *sql, const struct pro
 	if (rc != SQLITE_OK) {
 		if (g.refused[0])
 			err = prov_error_set(PROV_EINPUT, "query refused: %s", g.refused);
-		else if (g.timed_out)
+		else if (g.clock.timed_out)
 			err = prov_error_set(PROV_EINPUT, "query ran past its time limit of %llu ms",
-					     (unsigned long long)g.timeout_ms);
+					     (unsigned long long)g.clock.timeout_ms);
 		else
 			err = prov_error_set(PROV_EINPUT, "bad query: %s", sqlite3_errmsg(s->db));
 		goto cleanup;
@@ -873,9 +873,9 @@ int store_sqlite_query(struct store_sqlite *s, const char *sql, const struct pro
 			goto cleanup;
 	}
 	if (rc != SQLITE_DONE) {
-		if (g.timed_out)
+		if (g.clock.timed_out)
 			err = prov_error_set(PROV_EINPUT, "query ran past its time limit of %llu ms; narrow it or raise --timeout",
-					     (unsigned long long)g.timeout_ms);
+					     (unsigned long long)g.clock.timeout_ms);
 		else
 			err = prov_error_set(PROV_EINPUT, "query failed: %s", sqlite3_errmsg(s->db));
 		goto cleanup;
@@ -885,6 +885,7 @@ cleanup:
 	sqlite3_finalize(st);
 	sqlite3_set_authorizer(s->db, NULL, NULL);
 	sqlite3_progress_handler(s->db, 0, NULL, NULL);
+	prov_sql_guard_remove(s->db);
 	for (i = 0; hexes && i < ncols; i++)
 		free(hexes[i]);
 	free(hexes);
