@@ -595,13 +595,75 @@ static int prep_sel(sqlite3_stmt **st, struct store_sqlite *s, const struct prov
 	return 0;
 }
 
+/*
+ * Every (component, version) of the selection with its crashes per group
+ * and in all: one pass over the selection's components (store-int.h).
+ */
+static int triage_versions(struct prov_triage *t, struct store_sqlite *s, const struct prov_triage_opts *o)
+{
+	sqlite3_stmt *st = NULL;
+	size_t *index = store_triage_index(t);
+	int64_t *counts = prov_xcalloc(t->ngroups + 1, sizeof(*counts)), total = 0, n;
+	char *name = NULL, *ver = NULL;
+	long gi;
+	int rc, err;
+
+	if ((err = prep_sel(&st, s, o, "SELECT v.name, ifnull(v.version, '?'), c.signature,"
+			    " count(DISTINCT v.crash_id)"
+			    " FROM crashes c JOIN components v ON v.crash_id = c.id WHERE", ""
+			    " GROUP BY 1, 2, 3 ORDER BY 1, 2")) < 0)
+		goto cleanup;
+	for (;;) {
+		const char *rn = NULL, *rv = NULL;
+
+		rc = sqlite3_step(st);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+			err = sql_error(s->db, "triage");
+			goto cleanup;
+		}
+		if (rc == SQLITE_ROW) {
+			rn = (const char *)sqlite3_column_text(st, 0);
+			rv = (const char *)sqlite3_column_text(st, 1);
+			rn = rn ? rn : "";
+			rv = rv ? rv : "?";
+		}
+		if (name && (rc == SQLITE_DONE || strcmp(name, rn) || strcmp(ver, rv))) {
+			store_triage_add_version(t, name, ver, counts, total);
+			free(name);
+			free(ver);
+			name = ver = NULL;
+		}
+		if (rc == SQLITE_DONE)
+			break;
+		if (!name) {
+			name = prov_xstrdup(rn);
+			ver = prov_xstrdup(rv);
+			total = 0;
+			memset(counts, 0, (t->ngroups + 1) * sizeof(*counts));
+		}
+		n = sqlite3_column_int64(st, 3);
+		total += n;
+		gi = sqlite3_column_text(st, 2) ? store_triage_find(t, index, (const char *)sqlite3_column_text(st, 2)) : -1;
+		if (gi >= 0)
+			counts[gi] += n;
+	}
+	err = 0;
+cleanup:
+	sqlite3_finalize(st);
+	free(name);
+	free(ver);
+	free(counts);
+	free(index);
+	return err;
+}
+
 
 int store_sqlite_triage(struct prov_triage *out, struct store_sqlite *s,
 		      const struct prov_triage_opts *opts)
 {
 	struct prov_triage t = { 0 };
 	struct prov_triage_opts o = *opts;
-	sqlite3_stmt *st = NULL, *latest = NULL, *fr = NULL, *ver = NULL;
+	sqlite3_stmt *st = NULL, *latest = NULL, *fr = NULL;
 	size_t cap = 0, i;
 	int err = PROV_ERROR, rc;
 
@@ -643,12 +705,7 @@ int store_sqlite_triage(struct prov_triage *out, struct store_sqlite *s,
 	if ((err = prep_sel(&latest, s, &o, "SELECT id, signal_name, context FROM crashes c"
 			    " WHERE", "AND signature = ?3 ORDER BY time IS NULL, time DESC, id DESC LIMIT 1")) < 0)
 		goto cleanup;
-	if ((err = prep_sel(&ver, s, &o,
-			    "SELECT v.name, ifnull(v.version, '?'),"
-			    " count(DISTINCT v.crash_id) FILTER (WHERE c.signature = ?3),"
-			    " count(DISTINCT v.crash_id)"
-			    " FROM components v JOIN crashes c ON c.id = v.crash_id WHERE", ""
-			    " GROUP BY 1, 2 ORDER BY 1, 2")) < 0)
+	if ((err = triage_versions(&t, s, &o)) < 0)
 		goto cleanup;
 	if (sqlite3_prepare_v2(s->db, "SELECT function, file, line, module FROM frames"
 			       " WHERE crash_id = ?1 AND (crashed = 1 OR (?2 AND thread = 0))"
@@ -656,7 +713,6 @@ int store_sqlite_triage(struct prov_triage *out, struct store_sqlite *s,
 		goto sqlfail;
 	for (i = 0; i < t.ngroups; i++) {
 		struct prov_triage_group *g = &t.groups[i];
-		size_t vcap = 0;
 		int any_crashed;
 
 		sqlite3_reset(latest);
@@ -684,24 +740,6 @@ int store_sqlite_triage(struct prov_triage *out, struct store_sqlite *s,
 		}
 		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 			goto sqlfail;
-
-		sqlite3_reset(ver);
-		sqlite3_bind_text(ver, 3, g->signature, -1, SQLITE_STATIC);
-		while ((rc = sqlite3_step(ver)) == SQLITE_ROW) {
-			struct prov_triage_version *v;
-
-			if (g->nversions == vcap) {
-				vcap = vcap ? 2 * vcap : 8;
-				g->versions = prov_xrealloc(g->versions, vcap * sizeof(*g->versions));
-			}
-			v = &g->versions[g->nversions++];
-			v->component = col_dup(ver, 0);
-			v->version = col_dup(ver, 1);
-			v->count = sqlite3_column_int64(ver, 2);
-			v->total = sqlite3_column_int64(ver, 3);
-		}
-		if (rc != SQLITE_DONE)
-			goto sqlfail;
 	}
 	*out = t;
 	memset(&t, 0, sizeof(t));
@@ -713,7 +751,6 @@ cleanup:
 	sqlite3_finalize(st);
 	sqlite3_finalize(latest);
 	sqlite3_finalize(fr);
-	sqlite3_finalize(ver);
 	prov_triage_release(&t);
 	return err;
 }
