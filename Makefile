@@ -195,6 +195,7 @@ LIB_OBJS += src/text/kernel.o
 # sources: libgit2 mirrors, downloads, source-package imports, history.
 LIB_OBJS += src/sources/sources.o
 LIB_OBJS += src/sources/fetch.o
+LIB_OBJS += src/sources/gitstream.o
 LIB_OBJS += src/sources/hostdown.o
 LIB_OBJS += src/sources/srcimport.o
 LIB_OBJS += src/sources/srclocate.o
