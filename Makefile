@@ -138,7 +138,6 @@ LIB_OBJS += src/model/model.o
 LIB_OBJS += src/model/signature.o
 LIB_OBJS += src/model/fixresult.o
 LIB_OBJS += src/model/patterns.o
-LIB_OBJS += src/model/signature.o
 LIB_OBJS += src/model/buildpath.o
 LIB_OBJS += src/model/hang.o
 
