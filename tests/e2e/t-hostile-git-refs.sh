@@ -16,15 +16,12 @@ printf '[component "proj"]\n\tlibrary = libproj.so*\n\trepo = https://example.in
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null' EXIT
 
-serve() {	# KIND: starts the server, prints its port
-	python3 "$TOP/tests/e2e/endless-refs.py" "$T/port.$1" "$1" >/dev/null 2>"$T/server.$1.log" &
-	pids+=($!)
-	for _ in $(seq 100); do [ -s "$T/port.$1" ] && break; sleep 0.1; done
-	cat "$T/port.$1"
-}
-
 for kind in http git; do
-	port=$(serve $kind)
+	# not in $(...): the server's pid must reach the trap
+	python3 "$TOP/tests/e2e/endless-refs.py" "$T/port.$kind" "$kind" >/dev/null 2>"$T/server.$kind.log" &
+	pids+=($!)
+	for _ in $(seq 100); do [ -s "$T/port.$kind" ] && break; sleep 0.1; done
+	port=$(cat "$T/port.$kind" 2>/dev/null)
 	[ -n "$port" ] || fail "the $kind server did not start"
 	/usr/bin/time -f "%M" -o "$T/rss.$kind" timeout 120 "$PROVENANCE" --cache "$T/c.$kind" \
 		-c "url.$kind://127.0.0.1:$port/.insteadOf=https://example.invalid/" -c fetch.maxRefsSize=8m \
