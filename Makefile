@@ -152,6 +152,7 @@ LIB_OBJS += src/model/hang.o
 # cache: the only code that talks to SQLite.
 LIB_OBJS += cache/cache.o
 LIB_OBJS += cache/sqlite-identity.o
+LIB_OBJS += cache/sqlite-guard.o
 LIB_OBJS += cache/defs.o
 LIB_OBJS += cache/store.o
 LIB_OBJS += cache/store-sqlite.o
@@ -202,6 +203,7 @@ LIB_OBJS += src/text/kernel.o
 LIB_OBJS += src/sources/sources.o
 LIB_OBJS += src/sources/fetch.o
 LIB_OBJS += src/sources/forge.o
+LIB_OBJS += src/sources/gitstream.o
 LIB_OBJS += src/sources/hostdown.o
 LIB_OBJS += src/sources/srcimport.o
 LIB_OBJS += src/sources/srclocate.o

@@ -61,6 +61,22 @@ int store_check_report(const struct prov_jv *r);
 void store_hash_value(struct prov_sha256 *h, const struct prov_jv *v, int top);
 int store_only_trailer(const char *p);
 
+/*
+ * Triage's versions pass, shared by both implementations: one query gives
+ * (component, version, signature, crashes) for the whole selection, in
+ * (component, version) order; each (component, version) then goes into
+ * every group (docs/store.md: `components` lists every version the
+ * selection has). A group is found by signature in an index sorted once
+ * (a scan of the groups per row, or one query per group over the whole
+ * selection, was quadratic: 4,000 single-crash groups took 34 s). The
+ * strings of an entry are shared by all groups, owned by the first group's
+ * (prov_triage_release).
+ */
+size_t *store_triage_index(const struct prov_triage *t);
+long store_triage_find(const struct prov_triage *t, const size_t *index, const char *signature);
+void store_triage_add_version(struct prov_triage *t, const char *component, const char *version,
+			      const int64_t *counts, const int64_t *approx, int64_t total);
+
 /* What one report adds as a crash row: the same on both stores. */
 struct store_report {
 	const char *host;	/* the report's, the caller's or "unknown" */

@@ -758,17 +758,6 @@ static PGresult *pg_sel(struct store_pg *s, const struct prov_triage_opts *o, co
 	return r;
 }
 
-static int group_of(const struct prov_triage *t, const char *sig)
-{
-	size_t lo = 0, hi = t->ngroups;
-
-	/* groups are few; a linear scan keeps the order rules in one place */
-	for (lo = 0; lo < hi; lo++)
-		if (!strcmp(t->groups[lo].signature, sig))
-			return (int)lo;
-	return -1;
-}
-
 static int pg_triage_groups(struct prov_triage *t, struct store_pg *s,
 			    const struct prov_triage_opts *o, int summary)
 {
@@ -815,8 +804,9 @@ static int pg_triage_versions(struct prov_triage *t, struct store_pg *s,
 	char *name = NULL, *ver = NULL;
 	int64_t total = 0, *counts = prov_xcalloc(t->ngroups + 1, sizeof(*counts));
 	int64_t *approx = prov_xcalloc(t->ngroups + 1, sizeof(*approx));
+	size_t *index = store_triage_index(t);
 	int i, n, err = 0;
-	size_t k;
+	long gi;
 
 	if (summary)
 		r = PQexec(s->conn, "SELECT component, version, signature, count, approximate"
@@ -833,28 +823,17 @@ static int pg_triage_versions(struct prov_triage *t, struct store_pg *s,
 	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
 		free(counts);
 		free(approx);
+		free(index);
 		return pg_fail(s, r, "triage");
 	}
 	n = PQntuples(r);
 	for (i = 0; i <= n; i++) {
 		int next = i == n || !name || strcmp(name, PQgetvalue(r, i, 0)) ||
 			   strcmp(ver, PQgetvalue(r, i, 1));
-		int gi;
 
 		if (next && name) {
 			/* close the (name, version): one entry in every group, as on SQLite */
-			for (k = 0; k < t->ngroups; k++) {
-				struct prov_triage_group *g = &t->groups[k];
-				struct prov_triage_version *v;
-
-				g->versions = prov_xrealloc(g->versions, (g->nversions + 1) * sizeof(*v));
-				v = &g->versions[g->nversions++];
-				v->component = prov_xstrdup(name);
-				v->version = prov_xstrdup(ver);
-				v->count = counts[k];
-				v->total = total;
-				v->approximate = approx[k];
-			}
+			store_triage_add_version(t, name, ver, counts, approx, total);
 			free(name);
 			free(ver);
 			name = ver = NULL;
@@ -869,7 +848,7 @@ static int pg_triage_versions(struct prov_triage *t, struct store_pg *s,
 			memset(approx, 0, (t->ngroups + 1) * sizeof(*approx));
 		}
 		total += strtoll(PQgetvalue(r, i, 3), NULL, 10);
-		gi = group_of(t, PQgetvalue(r, i, 2));
+		gi = store_triage_find(t, index, PQgetvalue(r, i, 2));
 		if (gi >= 0) {
 			counts[gi] += strtoll(PQgetvalue(r, i, 3), NULL, 10);
 			approx[gi] += strtoll(PQgetvalue(r, i, 4), NULL, 10);
@@ -879,6 +858,7 @@ static int pg_triage_versions(struct prov_triage *t, struct store_pg *s,
 	free(ver);
 	free(counts);
 	free(approx);
+	free(index);
 	PQclear(r);
 	return err;
 }

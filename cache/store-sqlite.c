@@ -14,6 +14,7 @@
 #include "buf.h"
 #include "error.h"
 #include "sqlite-identity.h"
+#include "sqlite-guard.h"
 #include "jsonread.h"
 #include "sha256.h"
 #include "util.h"
@@ -590,13 +591,86 @@ static int prep_sel(sqlite3_stmt **st, struct store_sqlite *s, const struct prov
 	return 0;
 }
 
+/*
+ * Every (component, version) of the selection with its crashes per group
+ * and in all: one pass over the selection's components (store-int.h).
+ */
+static int triage_versions(struct prov_triage *t, struct store_sqlite *s, const struct prov_triage_opts *o)
+{
+	sqlite3_stmt *st = NULL;
+	size_t *index = store_triage_index(t);
+	int64_t *counts = prov_xcalloc(t->ngroups + 1, sizeof(*counts)), total = 0, n;
+	int64_t *approx = prov_xcalloc(t->ngroups + 1, sizeof(*approx));
+	char *name = NULL, *ver = NULL;
+	long gi;
+	int rc, err;
+
+	/* an older store read as it is recorded no commit_is: none approximate */
+	if ((err = prep_sel(&st, s, o, s->schema >= 3 ?
+			    "SELECT v.name, ifnull(v.version, '?'), c.signature,"
+			    " count(DISTINCT v.crash_id),"
+			    " count(DISTINCT v.crash_id) FILTER (WHERE v.commit_is = 'approximate')"
+			    " FROM crashes c JOIN components v ON v.crash_id = c.id WHERE" :
+			    "SELECT v.name, ifnull(v.version, '?'), c.signature,"
+			    " count(DISTINCT v.crash_id), 0"
+			    " FROM crashes c JOIN components v ON v.crash_id = c.id WHERE", ""
+			    " GROUP BY 1, 2, 3 ORDER BY 1, 2")) < 0)
+		goto cleanup;
+	for (;;) {
+		const char *rn = NULL, *rv = NULL;
+
+		rc = sqlite3_step(st);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+			err = sql_error(s->db, "triage");
+			goto cleanup;
+		}
+		if (rc == SQLITE_ROW) {
+			rn = (const char *)sqlite3_column_text(st, 0);
+			rv = (const char *)sqlite3_column_text(st, 1);
+			rn = rn ? rn : "";
+			rv = rv ? rv : "?";
+		}
+		if (name && (rc == SQLITE_DONE || strcmp(name, rn) || strcmp(ver, rv))) {
+			store_triage_add_version(t, name, ver, counts, approx, total);
+			free(name);
+			free(ver);
+			name = ver = NULL;
+		}
+		if (rc == SQLITE_DONE)
+			break;
+		if (!name) {
+			name = prov_xstrdup(rn);
+			ver = prov_xstrdup(rv);
+			total = 0;
+			memset(counts, 0, (t->ngroups + 1) * sizeof(*counts));
+			memset(approx, 0, (t->ngroups + 1) * sizeof(*approx));
+		}
+		n = sqlite3_column_int64(st, 3);
+		total += n;
+		gi = sqlite3_column_text(st, 2) ? store_triage_find(t, index, (const char *)sqlite3_column_text(st, 2)) : -1;
+		if (gi >= 0) {
+			counts[gi] += n;
+			approx[gi] += sqlite3_column_int64(st, 4);
+		}
+	}
+	err = 0;
+cleanup:
+	sqlite3_finalize(st);
+	free(name);
+	free(ver);
+	free(counts);
+	free(approx);
+	free(index);
+	return err;
+}
+
 
 int store_sqlite_triage(struct prov_triage *out, struct store_sqlite *s,
 		      const struct prov_triage_opts *opts)
 {
 	struct prov_triage t = { 0 };
 	struct prov_triage_opts o = *opts;
-	sqlite3_stmt *st = NULL, *latest = NULL, *fr = NULL, *ver = NULL;
+	sqlite3_stmt *st = NULL, *latest = NULL, *fr = NULL;
 	size_t cap = 0, i;
 	int err = PROV_ERROR, rc;
 
@@ -638,19 +712,7 @@ int store_sqlite_triage(struct prov_triage *out, struct store_sqlite *s,
 	if ((err = prep_sel(&latest, s, &o, "SELECT id, signal_name, context FROM crashes c"
 			    " WHERE", "AND signature = ?3 ORDER BY time IS NULL, time DESC, id DESC LIMIT 1")) < 0)
 		goto cleanup;
-	/* an older store read as it is recorded no commit_is: none approximate */
-	if ((err = prep_sel(&ver, s, &o, s->schema >= 3 ?
-			    "SELECT v.name, ifnull(v.version, '?'),"
-			    " count(DISTINCT v.crash_id) FILTER (WHERE c.signature = ?3),"
-			    " count(DISTINCT v.crash_id),"
-			    " count(DISTINCT v.crash_id) FILTER (WHERE c.signature = ?3"
-			    " AND v.commit_is = 'approximate')"
-			    " FROM components v JOIN crashes c ON c.id = v.crash_id WHERE" :
-			    "SELECT v.name, ifnull(v.version, '?'),"
-			    " count(DISTINCT v.crash_id) FILTER (WHERE c.signature = ?3),"
-			    " count(DISTINCT v.crash_id), 0"
-			    " FROM components v JOIN crashes c ON c.id = v.crash_id WHERE", ""
-			    " GROUP BY 1, 2 ORDER BY 1, 2")) < 0)
+	if ((err = triage_versions(&t, s, &o)) < 0)
 		goto cleanup;
 	if (sqlite3_prepare_v2(s->db, "SELECT function, file, line, module FROM frames"
 			       " WHERE crash_id = ?1 AND (crashed = 1 OR (?2 AND thread = 0))"
@@ -658,7 +720,6 @@ int store_sqlite_triage(struct prov_triage *out, struct store_sqlite *s,
 		goto sqlfail;
 	for (i = 0; i < t.ngroups; i++) {
 		struct prov_triage_group *g = &t.groups[i];
-		size_t vcap = 0;
 		int any_crashed;
 
 		sqlite3_reset(latest);
@@ -686,25 +747,6 @@ int store_sqlite_triage(struct prov_triage *out, struct store_sqlite *s,
 		}
 		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 			goto sqlfail;
-
-		sqlite3_reset(ver);
-		sqlite3_bind_text(ver, 3, g->signature, -1, SQLITE_STATIC);
-		while ((rc = sqlite3_step(ver)) == SQLITE_ROW) {
-			struct prov_triage_version *v;
-
-			if (g->nversions == vcap) {
-				vcap = vcap ? 2 * vcap : 8;
-				g->versions = prov_xrealloc(g->versions, vcap * sizeof(*g->versions));
-			}
-			v = &g->versions[g->nversions++];
-			v->component = col_dup(ver, 0);
-			v->version = col_dup(ver, 1);
-			v->count = sqlite3_column_int64(ver, 2);
-			v->total = sqlite3_column_int64(ver, 3);
-			v->approximate = sqlite3_column_int64(ver, 4);
-		}
-		if (rc != SQLITE_DONE)
-			goto sqlfail;
 	}
 	*out = t;
 	memset(&t, 0, sizeof(t));
@@ -716,7 +758,6 @@ cleanup:
 	sqlite3_finalize(st);
 	sqlite3_finalize(latest);
 	sqlite3_finalize(fr);
-	sqlite3_finalize(ver);
 	prov_triage_release(&t);
 	return err;
 }
@@ -724,8 +765,7 @@ cleanup:
 /* ------------------------------------------------------------------- query */
 
 struct query_guard {
-	uint64_t start_ms, timeout_ms;
-	int timed_out;
+	struct prov_sql_guard clock;	/* also held inside one step: sqlite-guard.h */
 	char refused[160];
 };
 
@@ -733,11 +773,7 @@ static int query_progress(void *data)
 {
 	struct query_guard *g = data;
 
-	if (prov_now_ms() - g->start_ms > g->timeout_ms) {
-		g->timed_out = 1;
-		return 1;
-	}
-	return 0;
+	return prov_sql_guard_expired(&g->clock);
 }
 
 static int query_authorizer(void *data, int action, const char *a1, const char *a2,
@@ -795,8 +831,12 @@ int store_sqlite_query(struct store_sqlite *s, const char *sql, const struct pro
 
 	if (!s->readonly)
 		return prov_error_set(PROV_ERROR, "store: queries need a read-only store");
-	g.start_ms = prov_now_ms();
-	g.timeout_ms = opts->timeout_ms ? opts->timeout_ms : 10000;
+	g.clock.start_ms = prov_now_ms();
+	g.clock.timeout_ms = opts->timeout_ms ? opts->timeout_ms : 10000;
+	if (prov_sql_guard_install(s->db, &g.clock) < 0) {
+		err = sql_error(s->db, "query");
+		goto cleanup;
+	}
 	sqlite3_limit(s->db, SQLITE_LIMIT_LENGTH, 64 << 20);
 	sqlite3_limit(s->db, SQLITE_LIMIT_SQL_LENGTH, 1 << 20);
 	sqlite3_limit(s->db, SQLITE_LIMIT_ATTACHED, 0);
@@ -807,9 +847,9 @@ int store_sqlite_query(struct store_sqlite *s, const char *sql, const struct pro
 	if (rc != SQLITE_OK) {
 		if (g.refused[0])
 			err = prov_error_set(PROV_EINPUT, "query refused: %s", g.refused);
-		else if (g.timed_out)
+		else if (g.clock.timed_out)
 			err = prov_error_set(PROV_EINPUT, "query ran past its time limit of %llu ms",
-					     (unsigned long long)g.timeout_ms);
+					     (unsigned long long)g.clock.timeout_ms);
 		else
 			err = prov_error_set(PROV_EINPUT, "bad query: %s", sqlite3_errmsg(s->db));
 		goto cleanup;
@@ -877,9 +917,9 @@ int store_sqlite_query(struct store_sqlite *s, const char *sql, const struct pro
 			goto cleanup;
 	}
 	if (rc != SQLITE_DONE) {
-		if (g.timed_out)
+		if (g.clock.timed_out)
 			err = prov_error_set(PROV_EINPUT, "query ran past its time limit of %llu ms; narrow it or raise --timeout",
-					     (unsigned long long)g.timeout_ms);
+					     (unsigned long long)g.clock.timeout_ms);
 		else
 			err = prov_error_set(PROV_EINPUT, "query failed: %s", sqlite3_errmsg(s->db));
 		goto cleanup;
@@ -889,6 +929,7 @@ cleanup:
 	sqlite3_finalize(st);
 	sqlite3_set_authorizer(s->db, NULL, NULL);
 	sqlite3_progress_handler(s->db, 0, NULL, NULL);
+	prov_sql_guard_remove(s->db);
 	for (i = 0; hexes && i < ncols; i++)
 		free(hexes[i]);
 	free(hexes);

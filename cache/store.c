@@ -573,6 +573,69 @@ void store_hash_value(struct prov_sha256 *h, const struct prov_jv *v, int top)
 	}
 }
 
+static int index_cmp(const void *a, const void *b, void *data)
+{
+	const struct prov_triage *t = data;
+
+	return strcmp(t->groups[*(const size_t *)a].signature, t->groups[*(const size_t *)b].signature);
+}
+
+size_t *store_triage_index(const struct prov_triage *t)
+{
+	size_t *index = prov_xcalloc(t->ngroups + 1, sizeof(*index)), i;
+
+	for (i = 0; i < t->ngroups; i++)
+		index[i] = i;
+	qsort_r(index, t->ngroups, sizeof(*index), index_cmp, (void *)t);
+	return index;
+}
+
+long store_triage_find(const struct prov_triage *t, const size_t *index, const char *signature)
+{
+	size_t lo = 0, hi = t->ngroups;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(t->groups[index[mid]].signature, signature);
+
+		if (!c)
+			return (long)index[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+void store_triage_add_version(struct prov_triage *t, const char *component, const char *version,
+			      const int64_t *counts, const int64_t *approx, int64_t total)
+{
+	char *c = prov_xstrdup(component), *ver = prov_xstrdup(version);
+	size_t k;
+
+	/* one copy of the strings for every group, owned by the first group's entry */
+	for (k = 0; k < t->ngroups; k++) {
+		struct prov_triage_group *g = &t->groups[k];
+		struct prov_triage_version *v;
+
+		/* capacity: the next power of two (at least 8) */
+		if (g->nversions < 8 ? !g->nversions : !(g->nversions & (g->nversions - 1)))
+			g->versions = prov_xrealloc(g->versions, (g->nversions < 8 ? 8 : 2 * g->nversions) *
+							       sizeof(*v));
+		v = &g->versions[g->nversions++];
+		v->component = c;
+		v->version = ver;
+		v->count = counts[k];
+		v->total = total;
+		v->approximate = approx[k];
+	}
+	if (!t->ngroups) {
+		free(c);
+		free(ver);
+	}
+}
+
 void prov_triage_release(struct prov_triage *t)
 {
 	size_t i, k;
@@ -591,7 +654,8 @@ void prov_triage_release(struct prov_triage *t)
 			free(g->frames[k].module);
 		}
 		free(g->frames);
-		for (k = 0; k < g->nversions; k++) {
+		/* the version strings are shared by every group: the first owns them */
+		for (k = 0; i == 0 && k < g->nversions; k++) {
 			free(g->versions[k].component);
 			free(g->versions[k].version);
 		}

@@ -180,4 +180,14 @@ done
 git log -1 --format=%H >/dev/null 2>&1 && git format-patch -1 --stdout HEAD -- Makefile 2>/dev/null | head -c 65536 >"$out/fuzz-dep3/format-patch" || true
 printf 'Description: x\r\nOrigin: upstream, https://example.invalid/commit/0123456789abcdef\r\nApplied-Upstream: 2.0, commit:abcdef1234567\r\n(cherry picked from commit 89abcdef01234567)\r\n---\r\n--- a/src/x.c\r\n+++ b/src/x.c\r\n@@ -1,4 +1,4 @@ int f(void)\r\n {\r\n-\treturn n > 1;\r\n+\treturn n >= 1;\r\n }\r\n' >"$out/fuzz-dep3/crlf"
 printf -- '--- /dev/null\n+++ b/new.c\n@@ -0,0 +1,2 @@\n+int a;\n+int b;\n--- a/gone.c\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-int a;\n-int b;\n' >"$out/fuzz-dep3/newdel"
+# kernel fault lines and compute-sanitizer reports: the text fixtures of those formats
+mkdir -p "$out/fuzz-kernel" "$out/fuzz-cudasan" "$out/fuzz-version"
+cp fixtures/text/kernel/*.txt "$out/fuzz-kernel/"
+cp fixtures/text/compute-sanitizer/*.txt "$out/fuzz-cudasan/"
+# version ranges: RANGE NUL VERSION NUL REF-TEMPLATE (fuzz/fuzz-version.c)
+printf '>=5.6,<7\0006.1.40091.60100-82~22.04\000rocm-{version}' >"$out/fuzz-version/rocm-range"
+printf '>=2.0,<2.20.1\0001:2.19.3-1~24.04\000v{upstream_version}' >"$out/fuzz-version/debian-epoch"
+printf '<1.13\0001.13.0+cu118\000release/{major}.{minor}.{patch}' >"$out/fuzz-version/pip-local"
+printf '==6.4.3\0006.4.3\000{patch}' >"$out/fuzz-version/exact"
+printf '>=,<\000.\000{unknown}' >"$out/fuzz-version/broken"
 echo "seeds in $out: $(find "$out" -type f | wc -l) files, $(du -sh "$out" | cut -f1)"

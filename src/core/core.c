@@ -54,6 +54,13 @@ char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 #define MAX_FILE_ENTRIES ((size_t)1 << 20)
 #define MAX_PHDRS ((size_t)1 << 20)
 #define MAX_NAME 4096
+/*
+ * ELF images reported to libdwfl: libdw 0.188's dwfl_report_module walks
+ * its whole module list on every call (quadratic: 24,000 images 2.3 s of
+ * CPU, 64,000 37 s). Past this many (16,384: about 1 s) the images are
+ * left out of the module list, which is then marked incomplete (report_modules).
+ */
+#define MAX_DWFL_MODULES 16384
 
 /* x86-64 user_regs_struct order, as pr_reg holds them. */
 static const char *const x86_64_regs[] = {
@@ -174,6 +181,7 @@ struct core_ctx {
 	struct core_seg *segs;	/* PT_LOADs with bytes in the file */
 	size_t nsegs, segs_alloc;
 	size_t nreported;
+	size_t over_budget;	/* images past MAX_DWFL_MODULES, left out */
 	struct nt_file_entry *files;
 	size_t nfiles;
 	uint64_t file_page;	/* NT_FILE's page size: its offsets count pages */
@@ -1482,7 +1490,7 @@ static int report_modules(struct core_ctx *x)
 {
 	struct image_info img = { 0 };
 	struct image_memo memo = { 0 };
-	size_t i, j, *idx = files_by_start(x);
+	size_t i, j, skipped = 0, *idx = files_by_start(x);
 	int error = 0;
 	const char *last = NULL;	/* the last module reported from files[], and its range */
 	uint64_t last_lo = 0, last_hi = 0;
@@ -1521,6 +1529,12 @@ static int report_modules(struct core_ctx *x)
 			hi = img.end;
 		if (!x->files_from_link_map && !e->linkmap && !image_was_loaded(x, idx, i, hi, &img))
 			continue;
+		/* past the budget only the executable (it holds AT_ENTRY) still goes in */
+		if (x->nreported >= MAX_DWFL_MODULES && hi > e->start &&
+		    !(x->has_entry && x->entry >= e->start && x->entry < hi)) {
+			skipped++;
+			continue;
+		}
 		if ((error = report_one(x, e->name, e->start, hi, &img, &mod)) < 0)
 			goto cleanup;
 		if (mod) {
@@ -1542,6 +1556,12 @@ static int report_modules(struct core_ctx *x)
 				mod_extra(x, userdata)->id_from_file = 1;
 		}
 	}
+	if (skipped && !x->over_budget) {
+		x->c->modules_incomplete = 1;
+		prov_warn("'%s' maps more than %d ELF images: %zu of them are left out of the module list",
+			  x->path, MAX_DWFL_MODULES, skipped);
+	}
+	x->over_budget = skipped;
 	if (x->has_vdso && read_image(x, x->vdso, &img) == 0) {
 		size_t len = img.file_size > img.end - x->vdso ? img.file_size : img.end - x->vdso;
 

@@ -19,6 +19,7 @@
 #include "cachedir.h"
 #include "error.h"
 #include "fetch.h"
+#include "gitstream.h"
 #include "hostdown.h"
 #include "sources.h"
 #include "sources-git.h"
@@ -222,6 +223,7 @@ static int sideband_cb(const char *str, int len, void *payload)
 {
 	(void)str;
 	(void)len;
+	prov_gitstream_pack_started();
 	ping(payload);
 	return 0;
 }
@@ -240,6 +242,7 @@ static int progress_cb(const git_indexer_progress *s, void *payload)
 	struct progress *p = payload;
 	uint64_t now = prov_now_ms();
 
+	prov_gitstream_pack_started();
 	if (s->received_bytes != p->last_bytes || s->indexed_deltas) {
 		p->last_bytes = s->received_bytes;
 		ping(p);
@@ -318,7 +321,9 @@ static int do_fetch(git_repository *repo, const char *fetch_url, const char *dis
 		goto cleanup;
 	}
 	if (git_remote_fetch(remote, &arr, &fo, NULL) < 0) {
-		if (prog.over)
+		if (!prog.over && prov_gitstream_why())
+			error = prov_error_set(PROV_ELIMIT, "fetch of %s: %s", display_url, prov_gitstream_why());
+		else if (prog.over)
 			error = prov_error_set(PROV_ELIMIT, "fetch of %s sent more than %llu bytes "
 					       "(fetch.maxPackSize); abandoned", display_url,
 					       (unsigned long long)max_pack);
@@ -469,13 +474,15 @@ static int bounded_fetch_once(const char *repo_path, const char *fetch_url, cons
 {
 	struct fetch_bounds b;
 	struct prov_buf msg = PROV_BUF_INIT;
-	uint64_t start, last, now, max_pack = 0;
+	struct prov_gitstream_bounds bounds = { 0 };
+	uint64_t start, last, now, max_pack = 0, max_advert = 0;
 	int fds[2], status = 0, got_any = 0, in_msg = 0, killed = 0;
 	const char *why = NULL;
 	pid_t pid, parent;
 
 	fetch_bounds_read(&b, cfg);
-	if (prov_fetch_config_size(&max_pack, cfg, "fetch.maxpacksize", PROV_SOURCES_DEFAULT_MAX_PACK) < 0)
+	if (prov_fetch_config_size(&max_pack, cfg, "fetch.maxpacksize", PROV_SOURCES_DEFAULT_MAX_PACK) < 0 ||
+	    prov_fetch_config_size(&max_advert, cfg, "fetch.maxrefssize", PROV_SOURCES_DEFAULT_MAX_ADVERT) < 0)
 		return PROV_EINPUT;
 	/* a run killed (SIGKILL, a CI runner's SIGTERM) while fetching left its
 	 * partial pack: removed here, under the mirror's lock, before a new one */
@@ -502,7 +509,14 @@ static int bounded_fetch_once(const char *repo_path, const char *fetch_url, cons
 		if (getppid() != parent)
 			_exit(1);
 		signal(SIGPIPE, SIG_IGN);
-		if (git_repository_open_bare(&repo, repo_path) < 0)
+		bounds.max_advert = max_advert;
+		bounds.max_bytes = max_pack ? max_pack + max_advert + ((uint64_t)1 << 20) : 0;
+		bounds.deadline_ms = b.total_s ? prov_now_ms() + b.total_s * 1000 : 0;
+		bounds.timeout_s = b.total_s;
+		bounds.ping_fd = fds[1];
+		if (prov_gitstream_install(&bounds) < 0)
+			prov_error_from_git(PROV_ERROR, "cannot set up a fetch");
+		else if (git_repository_open_bare(&repo, repo_path) < 0)
 			prov_error_from_git(PROV_ERROR, "cannot open mirror");
 		else if (do_fetch(repo, fetch_url, display_url, wants, nwants, all_heads, fds[1],
 				  max_pack) == 0)

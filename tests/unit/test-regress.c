@@ -69,6 +69,18 @@
 #define LLVMFuzzerTestOneInput fuzz_text_one
 #include "../../fuzz/fuzz-text.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_dep3_one
+#include "../../fuzz/fuzz-dep3.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_kernel_one
+#include "../../fuzz/fuzz-kernel.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_cudasan_one
+#include "../../fuzz/fuzz-cudasan.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_version_one
+#include "../../fuzz/fuzz-version.c"
+#undef LLVMFuzzerTestOneInput
 
 #include "unit.h"
 #include "banned.h"
@@ -219,6 +231,49 @@ static void test_text(void **state)
 	assert_true(n > 0);
 }
 
+static void test_dep3(void **state)
+{
+	replay("fuzz-dep3", fuzz_dep3_one, 1);
+}
+
+/* A seed that reaches the parser's success path: what `format` names. */
+static void seed_parses(const char *target, const char *seed, int kernel)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	struct prov_crash *c = NULL;
+	char *p = prov_xasprintf("%s/fixtures/fuzz-seeds/%s/%s", top(), target, seed);
+
+	assert_ok(prov_read_file(&b, p, 1 << 20));
+	assert_ok(prov_text_parse(&c, seed, b.buf, b.len));
+	if (kernel)
+		assert_non_null(c->kernel_line);
+	else
+		assert_true(c->nthreads > 0 && c->threads[0].nframes > 0);
+	prov_crash_free(c);
+	prov_buf_release(&b);
+	free(p);
+}
+
+static void test_kernel(void **state)
+{
+	replay("fuzz-kernel", fuzz_kernel_one, 1);
+	seed_parses("fuzz-kernel", "dmesg-old.txt", 1);
+}
+
+static void test_cudasan(void **state)
+{
+	replay("fuzz-cudasan", fuzz_cudasan_one, 1);
+	seed_parses("fuzz-cudasan", "global-read.txt", 0);
+}
+
+static void test_version(void **state)
+{
+	replay("fuzz-version", fuzz_version_one, 1);
+	/* the seeds' ranges are well formed (the shipped ROCm mappings use the first) */
+	assert_int_equal(prov_version_in_range(">=5.6,<7", "6.1.40091.60100-82~22.04"), 1);
+	assert_int_equal(prov_version_in_range(">=2.0,<2.20.1", "1:2.19.3-1~24.04"), 1);
+}
+
 /* The seeds are real: a real rpm header and real JSON shapes parse. */
 static void test_seeds_parse(void **state)
 {
@@ -328,6 +383,10 @@ int main(void)
 		cmocka_unit_test(test_mapping),
 		cmocka_unit_test(test_pathrw),
 		cmocka_unit_test(test_input),
+		cmocka_unit_test(test_dep3),
+		cmocka_unit_test(test_kernel),
+		cmocka_unit_test(test_cudasan),
+		cmocka_unit_test(test_version),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_seeds_parse),
 	};
