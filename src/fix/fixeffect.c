@@ -13,6 +13,7 @@
 
 #define MAX_SERIES ((size_t)1 << 20)
 #define MAX_BASENAME_CANDIDATES 16
+#define MAX_DIR_CANDIDATES 500	/* files of a directory read for a function line */
 
 void prov_dist_patches_add(struct prov_dist_patches *dp, const char *name, const char *text, size_t len,
 			   const char *notes)
@@ -208,6 +209,85 @@ cleanup:
 	return path;
 }
 
+/* s[0..n) with every blank removed equals z (blanks removed already). */
+static int same_unblanked(const char *s, size_t n, const char *z)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (isspace((unsigned char)s[i]))
+			continue;
+		if (*z != s[i])
+			return 0;
+		z++;
+	}
+	return *z == '\0';
+}
+
+/* 1 when text has a line that, blanks removed, is z. */
+static int has_line(const char *text, size_t len, const char *z)
+{
+	const char *p = text, *end = text + len;
+
+	while (p && p < end) {
+		const char *e = memchr(p, '\n', (size_t)(end - p));
+
+		if (same_unblanked(p, e ? (size_t)(e - p) : (size_t)(end - p), z))
+			return 1;
+		p = e ? e + 1 : NULL;
+	}
+	return 0;
+}
+
+/*
+ * The one file in the directory of the hunk's (gone) file that has the line
+ * the hunk's header names (git's function line: "sub name {", "def name(",
+ * any language the C definition scanner does not read), blanks ignored;
+ * NULL when none or several have it, or the line is too short to say.
+ */
+static char *file_with_function_line(const struct prov_effect_tree *t, const struct prov_hunk *h)
+{
+	const char *path = h->old_path ? h->old_path : h->path, *base = prov_basename(path);
+	char *dir = prov_xstrndup(path, (size_t)(base - path) ? (size_t)(base - path) - 1 : 0), *z, *found = NULL;
+	char **files = NULL;
+	size_t nfiles = 0, i, k = 0, alnum = 0;
+	struct prov_buf b = PROV_BUF_INIT;
+	const char *q;
+
+	if (!h->function)
+		goto cleanup;
+	z = prov_xmalloc(strlen(h->function) + 1);
+	for (q = h->function; *q; q++)
+		if (!isspace((unsigned char)*q)) {
+			z[k++] = *q;
+			alnum += isalnum((unsigned char)*q) != 0;
+		}
+	z[k] = '\0';
+	if (alnum >= 8 && prov_repo_list_dir(&files, &nfiles, t->tree_repo ? t->tree_repo : t->r,
+					     t->tree_commit ? t->tree_commit : t->deployed_hex, dir,
+					     MAX_DIR_CANDIDATES) == 0) {
+		for (i = 0; i < nfiles; i++) {
+			if (read_tree_file(&b, t, files[i]) < 0 || !b.buf || !has_line(b.buf, b.len, z))
+				continue;
+			if (found) {	/* two have it: no guess */
+				free(found);
+				found = NULL;
+				break;
+			}
+			found = prov_xstrdup(files[i]);
+		}
+	}
+	prov_error_clear();
+	for (i = 0; i < nfiles; i++)
+		free(files[i]);
+	free(files);
+	free(z);
+cleanup:
+	prov_buf_release(&b);
+	free(dir);
+	return found;
+}
+
 /* Where the hunk's file is in the deployed tree; loc->found 0 when nowhere (or too large). */
 static int locate(struct located *loc, const struct prov_hunk *h, const char *fix_parent,
 		  const struct prov_effect_tree *t)
@@ -260,6 +340,11 @@ static int locate(struct located *loc, const struct prov_hunk *h, const char *fi
 	loc->deployed = NULL;
 	/* no such file: the one file that defines the hunk's function */
 	if (!ncand && word && (loc->deployed = defining_file(t, word)) && read_tree_file(&b, t, loc->deployed) == 0)
+		goto found;
+	free(loc->deployed);
+	loc->deployed = NULL;
+	/* nor that: the one file of its directory with the line the header names */
+	if (!ncand && (loc->deployed = file_with_function_line(t, h)) && read_tree_file(&b, t, loc->deployed) == 0)
 		goto found;
 	free(loc->deployed);
 	loc->deployed = NULL;

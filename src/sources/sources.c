@@ -1567,6 +1567,45 @@ int prov_repo_find_basename(char ***out, size_t *nout, struct prov_repo *r, cons
 	return 0;
 }
 
+int prov_repo_list_dir(char ***out, size_t *nout, struct prov_repo *r, const char *commit_hex, const char *dir,
+		      size_t max)
+{
+	git_tree *tree = NULL, *sub = NULL;
+	git_tree_entry *te = NULL;
+	char **v = NULL;
+	size_t n = 0, alloc = 0, i, count;
+	int error;
+
+	*out = NULL;
+	*nout = 0;
+	if ((error = commit_tree_of(&tree, r, commit_hex)) < 0)
+		return error;
+	if (dir && *dir) {
+		if (git_tree_entry_bypath(&te, tree, dir) < 0 || git_tree_entry_type(te) != GIT_OBJECT_TREE ||
+		    git_tree_lookup(&sub, r->repo, git_tree_entry_id(te)) < 0) {
+			git_error_clear();
+			goto cleanup;	/* no such directory: no files */
+		}
+	}
+	count = git_tree_entrycount(sub ? sub : tree);
+	for (i = 0; i < count && n < max; i++) {
+		const git_tree_entry *e = git_tree_entry_byindex(sub ? sub : tree, i);
+
+		if (git_tree_entry_type(e) != GIT_OBJECT_BLOB)
+			continue;
+		PROV_ALLOC_GROW(v, n + 1, alloc);
+		v[n++] = dir && *dir ? prov_xasprintf("%s/%s", dir, git_tree_entry_name(e))
+				     : prov_xstrdup(git_tree_entry_name(e));
+	}
+	*out = v;
+	*nout = n;
+cleanup:
+	git_tree_entry_free(te);
+	git_tree_free(sub);
+	git_tree_free(tree);
+	return 0;
+}
+
 int prov_repo_branch_tips(char ***names, char ***tips, size_t *nout, struct prov_repo *r)
 {
 	git_reference_iterator *it = NULL;
