@@ -239,6 +239,98 @@ static int has_line(const char *text, size_t len, const char *z)
 	return 0;
 }
 
+/* The hunk header's function line with its blanks removed; NULL when none or too short to say (under 8 letters and digits). */
+static char *unblanked_function(const struct prov_hunk *h)
+{
+	const char *q;
+	char *z;
+	size_t k = 0, alnum = 0;
+
+	if (!h->function)
+		return NULL;
+	z = prov_xmalloc(strlen(h->function) + 1);
+	for (q = h->function; *q; q++)
+		if (!isspace((unsigned char)*q)) {
+			z[k++] = *q;
+			alnum += isalnum((unsigned char)*q) != 0;
+		}
+	z[k] = '\0';
+	if (alnum < 8) {
+		free(z);
+		return NULL;
+	}
+	return z;
+}
+
+/*
+ * The lines of the function whose line (blanks removed) is z, once in text:
+ * from that line to the next line git's default function-line rule would
+ * take (one that starts with a letter, '_' or '$'), or the end. 1 and
+ * [*off, *off + *n) when z is there exactly once.
+ */
+static int function_slice(const char *text, size_t len, const char *z, size_t *off, size_t *n)
+{
+	const char *p = text, *end = text + len, *at = NULL, *stop = end;
+
+	while (p && p < end) {
+		const char *e = memchr(p, '\n', (size_t)(end - p));
+
+		if (same_unblanked(p, e ? (size_t)(e - p) : (size_t)(end - p), z)) {
+			if (at)
+				return 0;	/* twice: which one? */
+			at = p;
+			stop = end;
+		} else if (at && stop == end && (isalpha((unsigned char)*p) || *p == '_' || *p == '$')) {
+			stop = p;
+		}
+		p = e ? e + 1 : NULL;
+	}
+	if (!at)
+		return 0;
+	*off = (size_t)(at - text);
+	*n = (size_t)(stop - at);
+	return 1;
+}
+
+/*
+ * A hunk neither present nor absent in its whole file, judged again in the
+ * function its header names alone: that function of the deployed file, of
+ * the fix's file before and after it (a line found elsewhere in the file,
+ * in another function, is no evidence either way). UNKNOWN when a file
+ * does not have that function line exactly once.
+ */
+static enum prov_hunk_state in_function_only(const struct prov_hunk *h, const struct located *loc,
+					     const char *parent, const char *fix_hex,
+					     const struct prov_effect_tree *t, unsigned *how)
+{
+	struct prov_buf pre = PROV_BUF_INIT, post = PROV_BUF_INIT;
+	struct prov_hunk_file fd, fpre, fpost;
+	enum prov_hunk_state st = PROV_HUNK_UNKNOWN;
+	size_t o[3], n[3];
+	char *z = unblanked_function(h);
+
+	*how = 0;
+	if (!z || !loc->found || !loc->text || h->new_file || h->deleted_file || !parent ||
+	    prov_repo_read_blob(&pre, t->r, parent, h->old_path ? h->old_path : h->path, PROV_SOURCES_MAX_BLOB) < 0 ||
+	    prov_repo_read_blob(&post, t->r, fix_hex, h->path, PROV_SOURCES_MAX_BLOB) < 0 || !pre.buf || !post.buf ||
+	    !function_slice(loc->text, loc->len, z, &o[0], &n[0]) || !function_slice(pre.buf, pre.len, z, &o[1], &n[1]) ||
+	    !function_slice(post.buf, post.len, z, &o[2], &n[2]))
+		goto cleanup;
+	prov_hunk_file_init(&fd, loc->text + o[0], n[0]);
+	prov_hunk_file_init(&fpre, pre.buf + o[1], n[1]);
+	prov_hunk_file_init(&fpost, post.buf + o[2], n[2]);
+	st = prov_hunk_match_fix_ex(h, &fd, &fpre, &fpost, how);
+	prov_hunk_file_release(&fd);
+	prov_hunk_file_release(&fpre);
+	prov_hunk_file_release(&fpost);
+cleanup:
+	prov_error_clear();
+	prov_buf_release(&pre);
+	prov_buf_release(&post);
+	free(z);
+	return st;
+}
+
 /*
  * The one file in the directory of the hunk's (gone) file that has the line
  * the hunk's header names (git's function line: "sub name {", "def name(",
@@ -250,20 +342,12 @@ static char *file_with_function_line(const struct prov_effect_tree *t, const str
 	const char *path = h->old_path ? h->old_path : h->path, *base = prov_basename(path);
 	char *dir = prov_xstrndup(path, (size_t)(base - path) ? (size_t)(base - path) - 1 : 0), *z, *found = NULL;
 	char **files = NULL;
-	size_t nfiles = 0, i, k = 0, alnum = 0;
+	size_t nfiles = 0, i;
 	struct prov_buf b = PROV_BUF_INIT;
-	const char *q;
 
-	if (!h->function)
+	if (!(z = unblanked_function(h)))
 		goto cleanup;
-	z = prov_xmalloc(strlen(h->function) + 1);
-	for (q = h->function; *q; q++)
-		if (!isspace((unsigned char)*q)) {
-			z[k++] = *q;
-			alnum += isalnum((unsigned char)*q) != 0;
-		}
-	z[k] = '\0';
-	if (alnum >= 8 && prov_repo_list_dir(&files, &nfiles, t->tree_repo ? t->tree_repo : t->r,
+	if (prov_repo_list_dir(&files, &nfiles, t->tree_repo ? t->tree_repo : t->r,
 					     t->tree_commit ? t->tree_commit : t->deployed_hex, dir,
 					     MAX_DIR_CANDIDATES) == 0) {
 		for (i = 0; i < nfiles; i++) {
@@ -702,6 +786,8 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 		}
 		st = prov_hunk_match_fix_ex(h, loc->found ? &loc->f : NULL, loc->have_pre ? &loc->pre : NULL,
 					    loc->have_post ? &loc->post : NULL, &how);
+		if (st == PROV_HUNK_UNKNOWN && loc->found)
+			st = in_function_only(h, loc, parent, fix_hex, t, &how);
 		/* absent only by the code around it, in a file a patch naming
 		 * the fix changes: that patch's lines decide (below), not this */
 		if (how == PROV_HUNK_BY_CODE_AROUND && st == PROV_HUNK_ABSENT &&
