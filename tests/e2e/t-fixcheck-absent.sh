@@ -6,7 +6,8 @@
 #  A. an addition whose + lines the file already has elsewhere (the else
 #     branch the fix removes), its context drifted upstream after 1.0: the
 #     two context lines around the insertion are still adjacent in 1.0 (the
-#     hunk removing the else branch neither applies nor reverts: unknown);
+#     hunk removing the else branch neither applies nor reverts as is: its
+#     - lines in its function, the + line not: absent in that function);
 #  B. a change whose - lines are still in 1.0 but no longer next to each
 #     other (upstream rewrote the lines between them), one of them changed a
 #     little upstream (cnt != 0 -> cnt > 0);
@@ -26,6 +27,12 @@
 #     commit (long -> int64_t), the other two still there: absent;
 #  I. a fix's new file (a helper) that the backport inlines: with the fix's
 #     other hunk present, the absent new file is not evidence (not partial).
+#  J. a fix of a Perl test file (tests/servers.pm) whose code was in another
+#     file of its directory in 1.0 (tests/run.pl, a new file upstream, no
+#     rename): found by the function line the hunk's header names; there,
+#     its - line (also in another function of the fix's file) is in that
+#     function and its + line (in another function before the fix) is not:
+#     absent, judged in that function alone.
 # Ground truth per hunk on the trees dpkg-source -x unpacks: patch --dry-run
 # forward / -R with fuzz (A, C, D), git apply --check for the new file (D);
 # for B, where patch fails both ways, the definition itself: every - line of
@@ -203,6 +210,57 @@ int len_of(const char *s, int max)
 	return n;
 }
 EOF
+mkdir -p "$up/tests"
+cat > "$up/tests/run.pl" <<'EOF'
+#!/usr/bin/env perl
+# run.pl: the test driver
+use strict;
+
+sub starthttp {
+    my ($srv, $port) = @_;
+    my $pid;
+    for (1 .. 10) {
+        $pid = startnew("httpd --port $port");
+        if($pid <= 0 || !pidexists($pid)) {
+            # it is NOT alive
+            stopserver($srv, "$pid");
+            showlogs($srv);
+            $doesntrun{$srv} = 1;
+            next;
+        }
+        # we have a server!
+        logmsg("RUN: http server is PID $pid\n");
+        last;
+    }
+    return $pid;
+}
+
+sub startftp {
+    my ($srv, $port) = @_;
+    my $pid;
+    for (1 .. 10) {
+        $pid = startnew("ftpd --port $port");
+        if($pid <= 0 || !pidexists($pid)) {
+            # it is NOT alive
+            stopserver($srv, "$pid");
+            $doesntrun{$srv} = 1;
+            next;
+        }
+        $doesntrun{$srv} = 0;
+        # we have a server!
+        last;
+    }
+    return $pid;
+}
+
+sub runtests {
+    my @tests = @_;
+    foreach my $t (@tests) {
+        print "test $t\n";
+    }
+    return 0;
+}
+EOF
 printf 'libbar 1.0\n\n* first release\n' > "$up/NEWS"
 commit "libbar 1.0" >/dev/null
 g tag v1.0
@@ -315,6 +373,30 @@ fixH=$(commit "tmp: unsigned")
 printf '/* clamp.c: bounds */\nint clamp_len(int len)\n{\n\treturn len > 4096 ? 4096 : len;\n}\n' > "$up/src/clamp.c"
 ed "$up/src/len.c" "	return n;" "	return clamp_len(n);"
 fixI=$(commit "len_of: clamp")
+# J: the servers move to tests/servers.pm (a new file; run.pl keeps runtests), showlogs goes;
+# then a fix in servers.pm's starthttp
+python3 - "$up/tests" <<'PY' || fail "J: split run.pl"
+import sys
+d = sys.argv[1]; s = open(d + "/run.pl").read()
+a = s.index("sub starthttp {"); b = s.index("sub runtests {")
+open(d + "/servers.pm", "w").write("# servers.pm: the test servers\npackage servers;\n\n" +
+    s[a:b].replace("            showlogs($srv);\n", "") + "1;\n")
+open(d + "/run.pl", "w").write(s[:a] + 'require "servers.pm";\n\n' + s[b:])
+PY
+commit "tests: servers.pm" >/dev/null
+ed "$up/tests/servers.pm" '            stopserver($srv, "$pid");
+            $doesntrun{$srv} = 1;
+            next;
+        }
+        # we have a server!
+        logmsg' '            # no stopserver: it would stop the dependent server too
+            $doesntrun{$srv} = 1;
+            next;
+        }
+        $doesntrun{$srv} = 0;
+        # we have a server!
+        logmsg'
+fixJ=$(commit "starthttp: no stopserver on retry")
 g tag v1.1
 
 # --- two Debian revisions: 1.0-1 (an unrelated patch), 1.0-2 (the four fixes, adapted) --------
@@ -425,6 +507,22 @@ static int clamp_len(int len)
 " "	return n;" "	return clamp_len(n);"
 mkpatch 70-clamp.patch "Description: len_of: clamp (the helper inlined, no clamp.c)
 Origin: upstream, https://git.example.invalid/libbar/commit/$fixI"
+ed "$wk/tests/run.pl" '            stopserver($srv, "$pid");
+            showlogs($srv);
+            $doesntrun{$srv} = 1;
+            next;
+        }
+        # we have a server!
+        logmsg' '            # no stopserver: it would stop the dependent server too
+            showlogs($srv);
+            $doesntrun{$srv} = 1;
+            next;
+        }
+        $doesntrun{$srv} = 0;
+        # we have a server!
+        logmsg'
+mkpatch 80-starthttp.patch "Description: starthttp: no stopserver on retry (in run.pl)
+Origin: upstream, https://git.example.invalid/libbar/commit/$fixJ"
 build 2
 
 # --- ground truth ---------------------------------------------------------------------------
@@ -451,6 +549,17 @@ x1=$w/x1 x2=$w/x2
 # A: hunk 0 applies forward on 1.0-1, not in reverse; hunk 1 neither; on 1.0-2 hunk 0 reverse
 fwd "$x1" "$fixA" 0 && ! rev "$x1" "$fixA" 0 || fail "truth A: hunk 0 is not absent from 1.0-1 by patch"
 fwd "$x1" "$fixA" 1 || rev "$x1" "$fixA" 1 && fail "truth A: hunk 1 applies on 1.0-1 one way"
+# hunk 1 in buf_reset alone: with the upstream NULL checks made in a copy of 1.0-1's file, it
+# applies forward and does not revert (absent, judged in its function)
+mkdir -p "$T/a1/src" && python3 - "$x1/src/buf.c" "$T/a1/src/buf.c" <<'PY' || fail "truth A: drift"
+import sys
+s = open(sys.argv[1]).read()
+a = "\t\tb->data = calloc(1, b->size);\n\t\tb->spare = calloc(1, b->size);\n"
+b = "\t\tb->data = calloc(1, b->size);\n\t\tif (b->data == NULL)\n\t\t\treturn;\n\t\tb->spare = calloc(1, b->size);\n\t\tif (b->spare == NULL)\n\t\t\treturn;\n"
+assert a in s
+open(sys.argv[2], "w").write(s.replace(a, b, 1))
+PY
+fwd "$T/a1" "$fixA" 1 && ! rev "$T/a1" "$fixA" 1 || fail "truth A: hunk 1 not absent from buf_reset with the drift made"
 [ "$(grep -c 'b->data = NULL;' "$x1/src/buf.c")" = 1 ] || fail "fixture A: the + line is not already in 1.0-1's file once"
 rev "$x2" "$fixA" 0 || fail "truth A: hunk 0 not in 1.0-2 by patch -R"
 # B: patch fails both ways on 1.0-1; every - line there (the upstream cnt > 0 undone), no + line
@@ -504,7 +613,7 @@ first=$(g tag --contains "$fixA" | head -1)
 
 # not carried (1.0-1): each one missing, first final release v1.1
 check_exit 1 "A: addition not made" -- fc 1 "$fixA"
-check_eq "$(states) $(get 'd[0]["how"]') $(get 'd[0]["first_tag"]')" "absent unknown missing $first" "A on 1.0-1"
+check_eq "$(states) $(get 'd[0]["how"]') $(get 'd[0]["first_tag"]')" "absent absent missing $first" "A on 1.0-1"
 validate
 check_exit 1 "B: - lines still there, apart" -- fc 1 "$fixB"
 check_eq "$(states) $(get 'd[0]["how"]')" "absent missing" "B on 1.0-1"
@@ -579,4 +688,20 @@ check_eq "$(get '" ".join(e["file"] + ":" + e["state"] for e in d[0]["evidence"]
 check_match "$(get 'd[0]["evidence"][0]["note"]')" "new file of the fix" "I: the note"
 check_exit 1 "I on 1.0-1" -- fc 1 "$fixI"
 check_eq "$(states) $(get 'd[0]["how"]')" "absent absent missing" "I on 1.0-1: both absent"
+# J: the fix's hunk neither applies nor reverts on 1.0-1's run.pl as is (showlogs between); with
+# the upstream removal of showlogs undone in a copy, it applies forward there, not in reverse
+hunk "$fixJ" 0 | sed 's,tests/servers.pm,tests/run.pl,g' > "$T/j.patch"
+patch -d "$x1" -p1 --dry-run -s -f -l -F2 < "$T/j.patch" >/dev/null 2>&1 ||
+	patch -d "$x1" -p1 --dry-run -s -f -l -F2 -R < "$T/j.patch" >/dev/null 2>&1 && fail "truth J: applies one way as is"
+mkdir -p "$T/j1/tests" && grep -v 'showlogs' "$x1/tests/run.pl" > "$T/j1/tests/run.pl"
+patch -d "$T/j1" -p1 --dry-run -s -f -l -F2 < "$T/j.patch" >/dev/null 2>&1 &&
+	! patch -d "$T/j1" -p1 --dry-run -s -f -l -F2 -R < "$T/j.patch" >/dev/null 2>&1 || fail "truth J: not absent from run.pl"
+[ ! -e "$x1/tests/servers.pm" ] || fail "fixture J: servers.pm in 1.0"
+check_exit 1 "J: a Perl function in another file of its directory" -- fc 1 "$fixJ"
+check_eq "$(states) $(get 'd[0]["how"]')" "absent missing" "J on 1.0-1"
+validate
+mkdir -p "$T/j2/tests" && grep -v 'showlogs' "$x2/tests/run.pl" > "$T/j2/tests/run.pl"
+patch -d "$T/j2" -p1 --dry-run -s -f -l -F2 -R < "$T/j.patch" >/dev/null 2>&1 || fail "truth J: not in 1.0-2"
+check_exit 0 "J on 1.0-2" -- fc 2 "$fixJ"
+check_eq "$(get 'd[0]["included"]')" true "J on 1.0-2: included"
 echo "all ok"
