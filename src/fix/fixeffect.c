@@ -740,8 +740,109 @@ static void new_files_apart(struct prov_effect *out, const struct prov_hunks *hs
 	}
 }
 
+static int effect_check(struct prov_effect *out, const char *fix_hex, const struct prov_dist_patches *dp,
+			const struct prov_effect_tree *t, int depth);
+
+/*
+ * Commit x (not the fix) is demonstrably not in the deployed tree: not an
+ * ancestor of the deployed commit, no patch names it, and its own hunks
+ * say missing (some absent, none present).
+ */
+static int commit_absent(const char *x, const struct prov_dist_patches *dp, const struct prov_effect_tree *t)
+{
+	struct prov_effect sub;
+	size_t i, present = 0, absent = 0;
+	int anc = 1;
+
+	if (prov_repo_is_ancestor(&anc, t->r, x, t->deployed_hex) < 0 || anc) {
+		prov_error_clear();
+		return 0;
+	}
+	if (effect_check(&sub, x, dp, t, 1) < 0) {
+		prov_error_clear();
+		return 0;
+	}
+	for (i = 0; i < sub.n; i++) {
+		if (!strcmp(sub.ev[i].state, prov_hunk_state_name(PROV_HUNK_PRESENT_EXACT)) ||
+		    !strcmp(sub.ev[i].state, prov_hunk_state_name(PROV_HUNK_PRESENT_CHANGED)))
+			present++;
+		else if (!strcmp(sub.ev[i].state, prov_hunk_state_name(PROV_HUNK_ABSENT)))
+			absent++;
+	}
+	i = !sub.named_by && !present && absent;
+	prov_effect_release(&sub);
+	return (int)i;
+}
+
+#define MAX_BLAME_LINES 200
+
+/*
+ * The commit whose lines a hunk changes, when every - line of it came (git
+ * blame on the fix's parent, back to where it meets the deployed commit)
+ * with commits that are demonstrably not in the deployed tree: the fix
+ * changes code the release never had, so its effect is absent too. The
+ * first such commit (hex, caller frees), or NULL.
+ */
+static char *lines_from_absent_commit(const struct prov_hunk *h, const char *parent, const char *fix_hex,
+				      const struct prov_dist_patches *dp, const struct prov_effect_tree *t)
+{
+	char (*who)[41] = NULL, *mb = NULL, *found = NULL;
+	char seen[3][41];
+	size_t nold = 0, nseen = 0, i, j, k, nminus = 0;
+
+	for (i = 0; i < h->n; i++)
+		nold += h->origin[i] != '+';
+	if (!parent || !nold || nold > MAX_BLAME_LINES || h->old_start <= 0)
+		return NULL;
+	if (prov_repo_merge_base(&mb, t->r, parent, t->deployed_hex) < 0)
+		goto cleanup;
+	who = prov_xcalloc(nold, sizeof(*who));
+	if (prov_repo_blame_lines(who, t->r, parent, h->old_path ? h->old_path : h->path, (size_t)h->old_start, nold,
+				  mb) < 0)
+		goto cleanup;
+	for (i = 0, j = 0; i < h->n; i++) {
+		const char *l = h->lines[i];
+
+		if (h->origin[i] == '+')
+			continue;
+		k = j++;
+		if (h->origin[i] != '-')
+			continue;
+		while (*l && isspace((unsigned char)*l))
+			l++;
+		if (!*l)
+			continue;	/* a blank line says nothing */
+		if (!who[k][0] || !strcmp(who[k], fix_hex))
+			goto cleanup;	/* from the deployed history (or unknown) */
+		nminus++;
+		for (k = 0; k < nseen && strcmp(seen[k], who[j - 1]); k++)
+			;
+		if (k == nseen) {
+			if (nseen == 3)
+				goto cleanup;
+			memcpy(seen[nseen++], who[j - 1], 41);
+		}
+	}
+	for (k = 0; k < nseen; k++)
+		if (!commit_absent(seen[k], dp, t))
+			goto cleanup;
+	if (nminus && nseen)
+		found = prov_xstrdup(seen[0]);
+cleanup:
+	prov_error_clear();
+	free(who);
+	free(mb);
+	return found;
+}
+
 int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct prov_dist_patches *dp,
 		      const struct prov_effect_tree *t)
+{
+	return effect_check(out, fix_hex, dp, t, 0);
+}
+
+static int effect_check(struct prov_effect *out, const char *fix_hex, const struct prov_dist_patches *dp,
+			const struct prov_effect_tree *t, int depth)
 {
 	struct prov_buf text = PROV_BUF_INIT, named = PROV_BUF_INIT;
 	struct prov_hunks hs = { 0 };
@@ -771,6 +872,7 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 		struct located *loc = NULL;
 		enum prov_hunk_state st;
 		const char *via = NULL;
+		char *absent_via = NULL;
 		unsigned how = 0;
 
 		for (k = 0; k < nlocs && !loc; k++)
@@ -788,6 +890,9 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 					    loc->have_post ? &loc->post : NULL, &how);
 		if (st == PROV_HUNK_UNKNOWN && loc->found)
 			st = in_function_only(h, loc, parent, fix_hex, t, &how);
+		if (st == PROV_HUNK_UNKNOWN && loc->found && !depth && !out->named_by && !prov_hunk_is_test_path(h->path) &&
+		    (absent_via = lines_from_absent_commit(h, parent, fix_hex, dp, t)))
+			st = PROV_HUNK_ABSENT;
 		/* absent only by the code around it, in a file a patch naming
 		 * the fix changes: that patch's lines decide (below), not this */
 		if (how == PROV_HUNK_BY_CODE_AROUND && st == PROV_HUNK_ABSENT &&
@@ -816,6 +921,13 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 		    prov_hunk_is_test_path(h->path))
 			st = PROV_HUNK_TEST_ONLY;
 		add_evidence(out, fix_hex, h, loc, st, st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED ? via : NULL);
+		if (absent_via && st == PROV_HUNK_ABSENT) {
+			/* the lines it changes came with a commit the release does not have */
+			out->ev[out->n - 1].via = absent_via;
+			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_ABSENT_COMMIT;
+			absent_via = NULL;
+		}
+		free(absent_via);
 		if ((st == PROV_HUNK_ABSENT || st == PROV_HUNK_UNKNOWN) && prov_hunk_comments_only(h)) {
 			/* a comment changed or dropped: no effect on the code, a
 			 * backport may leave it; decided apart, like a test file's */

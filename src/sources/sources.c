@@ -1606,6 +1606,35 @@ cleanup:
 	return 0;
 }
 
+int prov_repo_blame_lines(char (*out)[41], struct prov_repo *r, const char *commit_hex, const char *path,
+			  size_t start, size_t n, const char *oldest_hex)
+{
+	git_blame_options o = GIT_BLAME_OPTIONS_INIT;
+	git_blame *blame = NULL;
+	size_t i;
+	int error;
+
+	for (i = 0; i < n; i++)
+		out[i][0] = '\0';
+	if (!n || !start)
+		return 0;
+	if ((error = parse_oid(&o.newest_commit, commit_hex)) < 0 ||
+	    (oldest_hex && (error = parse_oid(&o.oldest_commit, oldest_hex)) < 0))
+		return error;
+	o.min_line = start;
+	o.max_line = start + n - 1;
+	if (git_blame_file(&blame, r->repo, path, &o) < 0)
+		return prov_error_from_git(PROV_ENOTFOUND, "cannot blame '%s' at '%s'", path, commit_hex);
+	for (i = 0; i < n; i++) {
+		const git_blame_hunk *h = git_blame_get_hunk_byline(blame, start + i);
+
+		if (h && !h->boundary)
+			git_oid_tostr(out[i], 41, &h->final_commit_id);
+	}
+	git_blame_free(blame);
+	return 0;
+}
+
 int prov_repo_branch_tips(char ***names, char ***tips, size_t *nout, struct prov_repo *r)
 {
 	git_reference_iterator *it = NULL;
