@@ -33,6 +33,10 @@
 #     its - line (also in another function of the fix's file) is in that
 #     function and its + line (in another function before the fix) is not:
 #     absent, judged in that function alone.
+#  K. a fix that changes only lines an earlier upstream commit added after
+#     1.0 (git blame on the fix's parent): neither applies nor reverts on
+#     1.0; that earlier commit is not in 1.0 (its hunk applies forward, no
+#     patch names it): absent, via that commit.
 # Ground truth per hunk on the trees dpkg-source -x unpacks: patch --dry-run
 # forward / -R with fuzz (A, C, D), git apply --check for the new file (D);
 # for B, where patch fails both ways, the definition itself: every - line of
@@ -397,6 +401,19 @@ ed "$up/tests/servers.pm" '            stopserver($srv, "$pid");
         # we have a server!
         logmsg'
 fixJ=$(commit "starthttp: no stopserver on retry")
+# K: a duplicate check added after 1.0, then a fix of one of its conditions
+ed "$up/src/len.c" "	int n = 0;
+" "	int n = 0;
+
+	if (max > 0 && s[0] == '\\n' &&
+	    s[1] != '#' &&
+	    strict_mode)
+		return -1;
+"
+fixK0=$(commit "len_of: reject lines")
+ed "$up/src/len.c" "	    s[1] != '#' &&
+" ""
+fixK=$(commit "len_of: comments are lines too")
 g tag v1.1
 
 # --- two Debian revisions: 1.0-1 (an unrelated patch), 1.0-2 (the four fixes, adapted) --------
@@ -704,4 +721,14 @@ mkdir -p "$T/j2/tests" && grep -v 'showlogs' "$x2/tests/run.pl" > "$T/j2/tests/r
 patch -d "$T/j2" -p1 --dry-run -s -f -l -F2 -R < "$T/j.patch" >/dev/null 2>&1 || fail "truth J: not in 1.0-2"
 check_exit 0 "J on 1.0-2" -- fc 2 "$fixJ"
 check_eq "$(get 'd[0]["included"]')" true "J on 1.0-2: included"
+# K: the fix's hunk neither applies nor reverts on 1.0-1; git blame on its parent names fixK0 for
+# its - line; fixK0's hunk applies forward on 1.0-1 and does not revert
+fwd "$x1" "$fixK" 0 || rev "$x1" "$fixK" 0 && fail "truth K: the hunk applies one way on 1.0-1"
+kline=$(g show --format= "$fixK" | grep '^-[^-]' | head -1 | cut -c2-)
+[ "$(g blame -l -s -L "/$(printf '%s' "$kline" | sed 's/[]\/$*.^[]/\\&/g')/,+1" "$fixK^" -- src/len.c | cut -c1-40)" = "$fixK0" ] ||
+	fail "truth K: the - line does not come from fixK0"
+fwd "$x1" "$fixK0" 0 && ! rev "$x1" "$fixK0" 0 || fail "truth K: fixK0 not absent from 1.0-1"
+check_exit 1 "K: it changes lines an absent commit added" -- fc 1 "$fixK"
+check_eq "$(states) $(get 'd[0]["how"]') $(get 'd[0]["evidence"][0]["via"]')" "absent missing $fixK0" "K on 1.0-1"
+validate
 echo "all ok"
