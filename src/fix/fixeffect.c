@@ -746,12 +746,13 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 /*
  * Commit x (not the fix) is demonstrably not in the deployed tree: not an
  * ancestor of the deployed commit, no patch names it, and its own hunks
- * say missing (some absent, none present).
+ * say missing: some absent, none present, none unknown (a hunk the tree
+ * changed another way could be a backport's).
  */
 static int commit_absent(const char *x, const struct prov_dist_patches *dp, const struct prov_effect_tree *t)
 {
 	struct prov_effect sub;
-	size_t i, present = 0, absent = 0;
+	size_t i, present = 0, absent = 0, unknown = 0;
 	int anc = 1;
 
 	if (prov_repo_is_ancestor(&anc, t->r, x, t->deployed_hex) < 0 || anc) {
@@ -768,8 +769,10 @@ static int commit_absent(const char *x, const struct prov_dist_patches *dp, cons
 			present++;
 		else if (!strcmp(sub.ev[i].state, prov_hunk_state_name(PROV_HUNK_ABSENT)))
 			absent++;
+		else if (!strcmp(sub.ev[i].state, prov_hunk_state_name(PROV_HUNK_UNKNOWN)))
+			unknown++;
 	}
-	i = !sub.named_by && !present && absent;
+	i = !sub.named_by && !present && !unknown && absent;
 	prov_effect_release(&sub);
 	return (int)i;
 }
