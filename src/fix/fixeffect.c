@@ -838,6 +838,42 @@ cleanup:
 	return found;
 }
 
+/*
+ * When no hunk is shown present or absent (the answer would be exit 3), the
+ * unknown hunks (not test files, not "not applicable") whose - lines came
+ * with commits demonstrably not in the deployed tree are absent, via the
+ * first such commit. Not when a patch names the fix. Run only then: the
+ * blame walks the history from the fix back to the deployed commit.
+ */
+static void absent_by_history(struct prov_effect *out, const struct prov_hunks *hs, const char *parent,
+			      const char *fix_hex, const struct prov_dist_patches *dp,
+			      const struct prov_effect_tree *t)
+{
+	size_t i;
+
+	if (out->named_by)
+		return;
+	for (i = 0; i < out->n; i++)
+		if (strcmp(out->ev[i].state, prov_hunk_state_name(PROV_HUNK_UNKNOWN)) &&
+		    strcmp(out->ev[i].state, prov_hunk_state_name(PROV_HUNK_TEST_ONLY)))
+			return;	/* decided without it */
+	for (i = 0; i < hs->n && i < out->n; i++) {
+		struct prov_fix_evidence *e = &out->ev[i];
+		char *x;
+
+		if (strcmp(e->state, prov_hunk_state_name(PROV_HUNK_UNKNOWN)) || e->note ||
+		    prov_hunk_is_test_path(hs->v[i].path) || prov_hunk_is_doc_path(hs->v[i].path) ||
+		    hs->v[i].new_file || !(x = lines_from_absent_commit(&hs->v[i], parent, fix_hex, dp, t)))
+			continue;
+		e->state = prov_hunk_state_name(PROV_HUNK_ABSENT);
+		free(e->via);
+		e->via = x;
+		e->note = PROV_EFFECT_NOTE_ABSENT_COMMIT;
+		out->nunknown--;
+		out->nabsent++;
+	}
+}
+
 int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct prov_dist_patches *dp,
 		      const struct prov_effect_tree *t)
 {
@@ -875,7 +911,6 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		struct located *loc = NULL;
 		enum prov_hunk_state st;
 		const char *via = NULL;
-		char *absent_via = NULL;
 		unsigned how = 0;
 
 		for (k = 0; k < nlocs && !loc; k++)
@@ -893,9 +928,6 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 					    loc->have_post ? &loc->post : NULL, &how);
 		if (st == PROV_HUNK_UNKNOWN && loc->found)
 			st = in_function_only(h, loc, parent, fix_hex, t, &how);
-		if (st == PROV_HUNK_UNKNOWN && loc->found && !depth && !out->named_by && !prov_hunk_is_test_path(h->path) &&
-		    (absent_via = lines_from_absent_commit(h, parent, fix_hex, dp, t)))
-			st = PROV_HUNK_ABSENT;
 		/* absent only by the code around it, in a file a patch naming
 		 * the fix changes: that patch's lines decide (below), not this */
 		if (how == PROV_HUNK_BY_CODE_AROUND && st == PROV_HUNK_ABSENT &&
@@ -924,13 +956,6 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		    prov_hunk_is_test_path(h->path))
 			st = PROV_HUNK_TEST_ONLY;
 		add_evidence(out, fix_hex, h, loc, st, st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED ? via : NULL);
-		if (absent_via && st == PROV_HUNK_ABSENT) {
-			/* the lines it changes came with a commit the release does not have */
-			out->ev[out->n - 1].via = absent_via;
-			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_ABSENT_COMMIT;
-			absent_via = NULL;
-		}
-		free(absent_via);
 		if ((st == PROV_HUNK_ABSENT || st == PROV_HUNK_UNKNOWN) && prov_hunk_comments_only(h)) {
 			/* a comment changed or dropped: no effect on the code, a
 			 * backport may leave it; decided apart, like a test file's */
@@ -962,6 +987,8 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 	}
 	shipped_new_tests(out, &hs, locs, nlocs);
 	new_files_apart(out, &hs);
+	if (!depth)
+		absent_by_history(out, &hs, parent, fix_hex, dp, t);
 	error = 0;
 cleanup:
 	for (i = 0; i < nlocs; i++) {

@@ -22,7 +22,8 @@
 #     other one, an addition at the end of the file, present exactly
 #     (its context is inside its post-image);
 #  G. a line changed a little (a type) that looks like a line of another
-#     function of the release: no evidence outside the hunk's function;
+#     function of the release: no evidence outside the hunk's function (the
+#     fix's line came with a commit 1.0 lacks: absent by that, K below);
 #  H. one of the three lines a fix changes changed upstream by another
 #     commit (long -> int64_t), the other two still there: absent;
 #  I. a fix's new file (a helper) that the backport inlines: with the fix's
@@ -683,8 +684,13 @@ check_eq "$(get 'd[0]["how"]')" missing "F on 1.0-1"
 # a line of str_insert looks like its + line: not evidence, exit 3, never "included"
 fwd "$x1" "$fixG" 0 || rev "$x1" "$fixG" 0 && fail "truth G: the hunk applies one way on 1.0-1"
 grep -q 'unsigned long len_u, pos_u;' "$x1/src/str.c" || fail "fixture G: no look-alike line"
-check_exit 3 "G: a look-alike line in another function" -- fc 1 "$fixG"
-check_eq "$(states) $(get 'd[0]["included"]')" "unknown null" "G on 1.0-1: undetermined"
+# (its - line came with "str_overwrite: own code", git blame on its parent, whose hunk applies
+# forward on 1.0-1 and does not revert: the fix changes code 1.0 never had, missing via it)
+own=$(g log --format=%H -1 --grep='^str_overwrite: own code$')
+check_eq "$(g blame -l -s -L '/long len_u;/,+1' "$fixG^" -- src/str.c | cut -c1-40)" "$own" "truth G: the - line comes from the own-code commit"
+fwd "$x1" "$own" 0 && ! rev "$x1" "$own" 0 || fail "truth G: the own-code commit is not absent from 1.0-1"
+check_exit 1 "G: a look-alike line in another function" -- fc 1 "$fixG"
+check_eq "$(states) $(get 'd[0]["included"]') $(get 'd[0]["evidence"][0]["via"]')" "absent false $own" "G on 1.0-1: not included, never by the look-alike"
 check_match "$(get 'd[0]["evidence"][0]["function"]')" "str_overwrite" "G: the hunk's header names str_overwrite (git's)"
 # H: patch fails both ways on 1.0-1; with the upstream long -> int64_t undone it applies
 # forward and does not revert
