@@ -38,6 +38,9 @@
 #     1.0 (git blame on the fix's parent): neither applies nor reverts on
 #     1.0; that earlier commit is not in 1.0 (its hunk applies forward, no
 #     patch names it): absent, via that commit.
+#  L. a fix of code 1.0 has that a Debian patch (not naming the fix) rewrote
+#     in 1.0-1: neither applies nor reverts, its - line from 1.0 itself:
+#     exit 3, never "not included".
 # Ground truth per hunk on the trees dpkg-source -x unpacks: patch --dry-run
 # forward / -R with fuzz (A, C, D), git apply --check for the new file (D);
 # for B, where patch fails both ways, the definition itself: every - line of
@@ -215,6 +218,7 @@ int len_of(const char *s, int max)
 	return n;
 }
 EOF
+printf 'int old_func(int a)\n{\n\tint b = a * 2;\n\n\tb += 7;\n\treturn b;\n}\n' > "$up/src/old.c"
 mkdir -p "$up/tests"
 cat > "$up/tests/run.pl" <<'EOF'
 #!/usr/bin/env perl
@@ -402,6 +406,8 @@ ed "$up/tests/servers.pm" '            stopserver($srv, "$pid");
         # we have a server!
         logmsg'
 fixJ=$(commit "starthttp: no stopserver on retry")
+ed "$up/src/old.c" "	b += 7;" "	b += 9;"
+fixL=$(commit "old: nine")
 # K: a duplicate check added after 1.0, then a fix of one of its conditions
 ed "$up/src/len.c" "	int n = 0;
 " "	int n = 0;
@@ -449,6 +455,14 @@ build() { # build REVISION: libbar_1.0-REVISION from the patches in $w/series so
 cp "$w/libbar_1.0.orig.tar.gz" "$w/www/debian/pool/main/libb/libbar/"
 ed "$wk/src/ctx.c" "/* ctx.c: parser contexts */" "/* ctx.c: parser contexts (Debian) */"
 mkpatch 01-unrelated.patch "Description: a comment"
+ed "$wk/src/old.c" "	int b = a * 2;
+
+	b += 7;
+	return b;" "	long wide = (long)a << 1;
+
+	wide += 7;
+	return (int)wide;"
+mkpatch 02-old.patch "Description: old_func: no overflow (a Debian change)"
 build 1
 ed "$wk/src/buf.c" "	free(b->spare);
 
@@ -737,4 +751,15 @@ fwd "$x1" "$fixK0" 0 && ! rev "$x1" "$fixK0" 0 || fail "truth K: fixK0 not absen
 check_exit 1 "K: it changes lines an absent commit added" -- fc 1 "$fixK"
 check_eq "$(states) $(get 'd[0]["how"]') $(get 'd[0]["evidence"][0]["via"]')" "absent missing $fixK0" "K on 1.0-1"
 validate
+# L: neither applies nor reverts on 1.0-1; its - line is 1.0's own (git blame: the 1.0 commit)
+fwd "$x1" "$fixL" 0 || rev "$x1" "$fixL" 0 && fail "truth L: the hunk applies one way on 1.0-1"
+v10=$(g rev-parse v1.0)
+check_match "$(g blame -l -s -L '/b += 7;/,+1' "$fixL^" -- src/old.c | cut -c1-40)" "^\^?${v10:0:39}" "truth L: the - line is 1.0's (the root)"
+check_exit 3 "L: code rewritten by a Debian patch" -- fc 1 "$fixL"
+check_eq "$(states) $(get 'd[0]["included"]')" "unknown null" "L on 1.0-1: undetermined"
+check_match "$(get 'd[0]["reason"]')" "neither shown present nor shown absent" "L: the reason"
+validate
+"$PROVENANCE" --cache "$cache" -c "sources.debianBaseUrl=http://127.0.0.1:$port/debian" fixcheck "$fixL" --repo "$up" \
+	--at v1.0 --debian-source libbar=1.0-1 >"$T/last.out" 2>"$T/last.err"
+check_match "$(cat "$T/last.out")" "^UNKNOWN $fixL .*could not be determined" "L: text"
 echo "all ok"
