@@ -13,6 +13,7 @@
 
 #define MAX_SERIES ((size_t)1 << 20)
 #define MAX_BASENAME_CANDIDATES 16
+#define MAX_DIR_CANDIDATES 500	/* files of a directory read for a function line */
 
 void prov_dist_patches_add(struct prov_dist_patches *dp, const char *name, const char *text, size_t len,
 			   const char *notes)
@@ -208,6 +209,169 @@ cleanup:
 	return path;
 }
 
+/* s[0..n) with every blank removed equals z (blanks removed already). */
+static int same_unblanked(const char *s, size_t n, const char *z)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (isspace((unsigned char)s[i]))
+			continue;
+		if (*z != s[i])
+			return 0;
+		z++;
+	}
+	return *z == '\0';
+}
+
+/* 1 when text has a line that, blanks removed, is z. */
+static int has_line(const char *text, size_t len, const char *z)
+{
+	const char *p = text, *end = text + len;
+
+	while (p && p < end) {
+		const char *e = memchr(p, '\n', (size_t)(end - p));
+
+		if (same_unblanked(p, e ? (size_t)(e - p) : (size_t)(end - p), z))
+			return 1;
+		p = e ? e + 1 : NULL;
+	}
+	return 0;
+}
+
+/* The hunk header's function line with its blanks removed; NULL when none or too short to say (under 8 letters and digits). */
+static char *unblanked_function(const struct prov_hunk *h)
+{
+	const char *q;
+	char *z;
+	size_t k = 0, alnum = 0;
+
+	if (!h->function)
+		return NULL;
+	z = prov_xmalloc(strlen(h->function) + 1);
+	for (q = h->function; *q; q++)
+		if (!isspace((unsigned char)*q)) {
+			z[k++] = *q;
+			alnum += isalnum((unsigned char)*q) != 0;
+		}
+	z[k] = '\0';
+	if (alnum < 8) {
+		free(z);
+		return NULL;
+	}
+	return z;
+}
+
+/*
+ * The lines of the function whose line (blanks removed) is z, once in text:
+ * from that line to the next line git's default function-line rule would
+ * take (one that starts with a letter, '_' or '$'), or the end. 1 and
+ * [*off, *off + *n) when z is there exactly once.
+ */
+static int function_slice(const char *text, size_t len, const char *z, size_t *off, size_t *n)
+{
+	const char *p = text, *end = text + len, *at = NULL, *stop = end;
+
+	while (p && p < end) {
+		const char *e = memchr(p, '\n', (size_t)(end - p));
+
+		if (same_unblanked(p, e ? (size_t)(e - p) : (size_t)(end - p), z)) {
+			if (at)
+				return 0;	/* twice: which one? */
+			at = p;
+			stop = end;
+		} else if (at && stop == end && (isalpha((unsigned char)*p) || *p == '_' || *p == '$')) {
+			stop = p;
+		}
+		p = e ? e + 1 : NULL;
+	}
+	if (!at)
+		return 0;
+	*off = (size_t)(at - text);
+	*n = (size_t)(stop - at);
+	return 1;
+}
+
+/*
+ * A hunk neither present nor absent in its whole file, judged again in the
+ * function its header names alone: that function of the deployed file, of
+ * the fix's file before and after it (a line found elsewhere in the file,
+ * in another function, is no evidence either way). UNKNOWN when a file
+ * does not have that function line exactly once.
+ */
+static enum prov_hunk_state in_function_only(const struct prov_hunk *h, const struct located *loc,
+					     const char *parent, const char *fix_hex,
+					     const struct prov_effect_tree *t, unsigned *how)
+{
+	struct prov_buf pre = PROV_BUF_INIT, post = PROV_BUF_INIT;
+	struct prov_hunk_file fd, fpre, fpost;
+	enum prov_hunk_state st = PROV_HUNK_UNKNOWN;
+	size_t o[3], n[3];
+	char *z = unblanked_function(h);
+
+	*how = 0;
+	if (!z || !loc->found || !loc->text || h->new_file || h->deleted_file || !parent ||
+	    prov_repo_read_blob(&pre, t->r, parent, h->old_path ? h->old_path : h->path, PROV_SOURCES_MAX_BLOB) < 0 ||
+	    prov_repo_read_blob(&post, t->r, fix_hex, h->path, PROV_SOURCES_MAX_BLOB) < 0 || !pre.buf || !post.buf ||
+	    !function_slice(loc->text, loc->len, z, &o[0], &n[0]) || !function_slice(pre.buf, pre.len, z, &o[1], &n[1]) ||
+	    !function_slice(post.buf, post.len, z, &o[2], &n[2]))
+		goto cleanup;
+	prov_hunk_file_init(&fd, loc->text + o[0], n[0]);
+	prov_hunk_file_init(&fpre, pre.buf + o[1], n[1]);
+	prov_hunk_file_init(&fpost, post.buf + o[2], n[2]);
+	st = prov_hunk_match_fix_ex(h, &fd, &fpre, &fpost, how);
+	prov_hunk_file_release(&fd);
+	prov_hunk_file_release(&fpre);
+	prov_hunk_file_release(&fpost);
+cleanup:
+	prov_error_clear();
+	prov_buf_release(&pre);
+	prov_buf_release(&post);
+	free(z);
+	return st;
+}
+
+/*
+ * The one file in the directory of the hunk's (gone) file that has the line
+ * the hunk's header names (git's function line: "sub name {", "def name(",
+ * any language the C definition scanner does not read), blanks ignored;
+ * NULL when none or several have it, or the line is too short to say.
+ */
+static char *file_with_function_line(const struct prov_effect_tree *t, const struct prov_hunk *h)
+{
+	const char *path = h->old_path ? h->old_path : h->path, *base = prov_basename(path);
+	char *dir = prov_xstrndup(path, (size_t)(base - path) ? (size_t)(base - path) - 1 : 0), *z, *found = NULL;
+	char **files = NULL;
+	size_t nfiles = 0, i;
+	struct prov_buf b = PROV_BUF_INIT;
+
+	if (!(z = unblanked_function(h)))
+		goto cleanup;
+	if (prov_repo_list_dir(&files, &nfiles, t->tree_repo ? t->tree_repo : t->r,
+					     t->tree_commit ? t->tree_commit : t->deployed_hex, dir,
+					     MAX_DIR_CANDIDATES) == 0) {
+		for (i = 0; i < nfiles; i++) {
+			if (read_tree_file(&b, t, files[i]) < 0 || !b.buf || !has_line(b.buf, b.len, z))
+				continue;
+			if (found) {	/* two have it: no guess */
+				free(found);
+				found = NULL;
+				break;
+			}
+			found = prov_xstrdup(files[i]);
+		}
+	}
+	prov_error_clear();
+	for (i = 0; i < nfiles; i++)
+		free(files[i]);
+	free(files);
+	free(z);
+cleanup:
+	prov_buf_release(&b);
+	free(dir);
+	return found;
+}
+
 /* Where the hunk's file is in the deployed tree; loc->found 0 when nowhere (or too large). */
 static int locate(struct located *loc, const struct prov_hunk *h, const char *fix_parent,
 		  const struct prov_effect_tree *t)
@@ -260,6 +424,11 @@ static int locate(struct located *loc, const struct prov_hunk *h, const char *fi
 	loc->deployed = NULL;
 	/* no such file: the one file that defines the hunk's function */
 	if (!ncand && word && (loc->deployed = defining_file(t, word)) && read_tree_file(&b, t, loc->deployed) == 0)
+		goto found;
+	free(loc->deployed);
+	loc->deployed = NULL;
+	/* nor that: the one file of its directory with the line the header names */
+	if (!ncand && (loc->deployed = file_with_function_line(t, h)) && read_tree_file(&b, t, loc->deployed) == 0)
 		goto found;
 	free(loc->deployed);
 	loc->deployed = NULL;
@@ -571,8 +740,148 @@ static void new_files_apart(struct prov_effect *out, const struct prov_hunks *hs
 	}
 }
 
+static int effect_check(struct prov_effect *out, const char *fix_hex, const struct prov_dist_patches *dp,
+			const struct prov_effect_tree *t, int depth);
+
+/*
+ * Commit x (not the fix) is demonstrably not in the deployed tree: not an
+ * ancestor of the deployed commit, no patch names it, and its own hunks
+ * say missing: some absent, none present, none unknown (a hunk the tree
+ * changed another way could be a backport's).
+ */
+static int commit_absent(const char *x, const struct prov_dist_patches *dp, const struct prov_effect_tree *t)
+{
+	struct prov_effect sub;
+	size_t i, present = 0, absent = 0, unknown = 0;
+	int anc = 1;
+
+	if (prov_repo_is_ancestor(&anc, t->r, x, t->deployed_hex) < 0 || anc) {
+		prov_error_clear();
+		return 0;
+	}
+	if (effect_check(&sub, x, dp, t, 1) < 0) {
+		prov_error_clear();
+		return 0;
+	}
+	for (i = 0; i < sub.n; i++) {
+		if (!strcmp(sub.ev[i].state, prov_hunk_state_name(PROV_HUNK_PRESENT_EXACT)) ||
+		    !strcmp(sub.ev[i].state, prov_hunk_state_name(PROV_HUNK_PRESENT_CHANGED)))
+			present++;
+		else if (!strcmp(sub.ev[i].state, prov_hunk_state_name(PROV_HUNK_ABSENT)))
+			absent++;
+		else if (!strcmp(sub.ev[i].state, prov_hunk_state_name(PROV_HUNK_UNKNOWN)))
+			unknown++;
+	}
+	i = !sub.named_by && !present && !unknown && absent;
+	prov_effect_release(&sub);
+	return (int)i;
+}
+
+#define MAX_BLAME_LINES 200
+
+/*
+ * The commit whose lines a hunk changes, when every - line of it came (git
+ * blame on the fix's parent, back to where it meets the deployed commit)
+ * with commits that are demonstrably not in the deployed tree: the fix
+ * changes code the release never had, so its effect is absent too. The
+ * first such commit (hex, caller frees), or NULL.
+ */
+static char *lines_from_absent_commit(const struct prov_hunk *h, const char *parent, const char *fix_hex,
+				      const struct prov_dist_patches *dp, const struct prov_effect_tree *t)
+{
+	char (*who)[41] = NULL, *mb = NULL, *found = NULL;
+	char seen[3][41];
+	size_t nold = 0, nseen = 0, i, j, k, nminus = 0;
+
+	for (i = 0; i < h->n; i++)
+		nold += h->origin[i] != '+';
+	if (!parent || !nold || nold > MAX_BLAME_LINES || h->old_start <= 0)
+		return NULL;
+	if (prov_repo_merge_base(&mb, t->r, parent, t->deployed_hex) < 0)
+		goto cleanup;
+	who = prov_xcalloc(nold, sizeof(*who));
+	if (prov_repo_blame_lines(who, t->r, parent, h->old_path ? h->old_path : h->path, (size_t)h->old_start, nold,
+				  mb) < 0)
+		goto cleanup;
+	for (i = 0, j = 0; i < h->n; i++) {
+		const char *l = h->lines[i];
+
+		if (h->origin[i] == '+')
+			continue;
+		k = j++;
+		if (h->origin[i] != '-')
+			continue;
+		while (*l && isspace((unsigned char)*l))
+			l++;
+		if (!*l)
+			continue;	/* a blank line says nothing */
+		if (!who[k][0] || !strcmp(who[k], fix_hex))
+			goto cleanup;	/* from the deployed history (or unknown) */
+		nminus++;
+		for (k = 0; k < nseen && strcmp(seen[k], who[j - 1]); k++)
+			;
+		if (k == nseen) {
+			if (nseen == 3)
+				goto cleanup;
+			memcpy(seen[nseen++], who[j - 1], 41);
+		}
+	}
+	for (k = 0; k < nseen; k++)
+		if (!commit_absent(seen[k], dp, t))
+			goto cleanup;
+	if (nminus && nseen)
+		found = prov_xstrdup(seen[0]);
+cleanup:
+	prov_error_clear();
+	free(who);
+	free(mb);
+	return found;
+}
+
+/*
+ * When no hunk is shown present or absent (the answer would be exit 3), the
+ * unknown hunks (not test files, not "not applicable") whose - lines came
+ * with commits demonstrably not in the deployed tree are absent, via the
+ * first such commit. Not when a patch names the fix. Run only then: the
+ * blame walks the history from the fix back to the deployed commit.
+ */
+static void absent_by_history(struct prov_effect *out, const struct prov_hunks *hs, const char *parent,
+			      const char *fix_hex, const struct prov_dist_patches *dp,
+			      const struct prov_effect_tree *t)
+{
+	size_t i;
+
+	if (out->named_by)
+		return;
+	for (i = 0; i < out->n; i++)
+		if (strcmp(out->ev[i].state, prov_hunk_state_name(PROV_HUNK_UNKNOWN)) &&
+		    strcmp(out->ev[i].state, prov_hunk_state_name(PROV_HUNK_TEST_ONLY)))
+			return;	/* decided without it */
+	for (i = 0; i < hs->n && i < out->n; i++) {
+		struct prov_fix_evidence *e = &out->ev[i];
+		char *x;
+
+		if (strcmp(e->state, prov_hunk_state_name(PROV_HUNK_UNKNOWN)) || e->note ||
+		    prov_hunk_is_test_path(hs->v[i].path) || prov_hunk_is_doc_path(hs->v[i].path) ||
+		    hs->v[i].new_file || !(x = lines_from_absent_commit(&hs->v[i], parent, fix_hex, dp, t)))
+			continue;
+		e->state = prov_hunk_state_name(PROV_HUNK_ABSENT);
+		free(e->via);
+		e->via = x;
+		e->note = PROV_EFFECT_NOTE_ABSENT_COMMIT;
+		out->nunknown--;
+		out->nabsent++;
+	}
+}
+
 int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct prov_dist_patches *dp,
 		      const struct prov_effect_tree *t)
+{
+	return effect_check(out, fix_hex, dp, t, 0);
+}
+
+static int effect_check(struct prov_effect *out, const char *fix_hex, const struct prov_dist_patches *dp,
+			const struct prov_effect_tree *t, int depth)
 {
 	struct prov_buf text = PROV_BUF_INIT, named = PROV_BUF_INIT;
 	struct prov_hunks hs = { 0 };
@@ -617,6 +926,8 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 		}
 		st = prov_hunk_match_fix_ex(h, loc->found ? &loc->f : NULL, loc->have_pre ? &loc->pre : NULL,
 					    loc->have_post ? &loc->post : NULL, &how);
+		if (st == PROV_HUNK_UNKNOWN && loc->found)
+			st = in_function_only(h, loc, parent, fix_hex, t, &how);
 		/* absent only by the code around it, in a file a patch naming
 		 * the fix changes: that patch's lines decide (below), not this */
 		if (how == PROV_HUNK_BY_CODE_AROUND && st == PROV_HUNK_ABSENT &&
@@ -676,6 +987,8 @@ int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct
 	}
 	shipped_new_tests(out, &hs, locs, nlocs);
 	new_files_apart(out, &hs);
+	if (!depth)
+		absent_by_history(out, &hs, parent, fix_hex, dp, t);
 	error = 0;
 cleanup:
 	for (i = 0; i < nlocs; i++) {

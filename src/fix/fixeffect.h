@@ -62,6 +62,7 @@ struct prov_effect {
 
 /* The note of a hunk that changes comments only (decided apart, like a test file's). */
 #define PROV_EFFECT_NOTE_COMMENTS "it changes comments only"
+#define PROV_EFFECT_NOTE_ABSENT_COMMIT "the lines it changes came with a commit (via) the deployed tree does not have"
 
 /* The hunks of fix_hex in the deployed tree. */
 int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct prov_dist_patches *dp,

@@ -1581,6 +1581,74 @@ int prov_repo_find_basename(char ***out, size_t *nout, struct prov_repo *r, cons
 	return 0;
 }
 
+int prov_repo_list_dir(char ***out, size_t *nout, struct prov_repo *r, const char *commit_hex, const char *dir,
+		      size_t max)
+{
+	git_tree *tree = NULL, *sub = NULL;
+	git_tree_entry *te = NULL;
+	char **v = NULL;
+	size_t n = 0, alloc = 0, i, count;
+	int error;
+
+	*out = NULL;
+	*nout = 0;
+	if ((error = commit_tree_of(&tree, r, commit_hex)) < 0)
+		return error;
+	if (dir && *dir) {
+		if (git_tree_entry_bypath(&te, tree, dir) < 0 || git_tree_entry_type(te) != GIT_OBJECT_TREE ||
+		    git_tree_lookup(&sub, r->repo, git_tree_entry_id(te)) < 0) {
+			git_error_clear();
+			goto cleanup;	/* no such directory: no files */
+		}
+	}
+	count = git_tree_entrycount(sub ? sub : tree);
+	for (i = 0; i < count && n < max; i++) {
+		const git_tree_entry *e = git_tree_entry_byindex(sub ? sub : tree, i);
+
+		if (git_tree_entry_type(e) != GIT_OBJECT_BLOB)
+			continue;
+		PROV_ALLOC_GROW(v, n + 1, alloc);
+		v[n++] = dir && *dir ? prov_xasprintf("%s/%s", dir, git_tree_entry_name(e))
+				     : prov_xstrdup(git_tree_entry_name(e));
+	}
+	*out = v;
+	*nout = n;
+cleanup:
+	git_tree_entry_free(te);
+	git_tree_free(sub);
+	git_tree_free(tree);
+	return 0;
+}
+
+int prov_repo_blame_lines(char (*out)[41], struct prov_repo *r, const char *commit_hex, const char *path,
+			  size_t start, size_t n, const char *oldest_hex)
+{
+	git_blame_options o = GIT_BLAME_OPTIONS_INIT;
+	git_blame *blame = NULL;
+	size_t i;
+	int error;
+
+	for (i = 0; i < n; i++)
+		out[i][0] = '\0';
+	if (!n || !start)
+		return 0;
+	if ((error = parse_oid(&o.newest_commit, commit_hex)) < 0 ||
+	    (oldest_hex && (error = parse_oid(&o.oldest_commit, oldest_hex)) < 0))
+		return error;
+	o.min_line = start;
+	o.max_line = start + n - 1;
+	if (git_blame_file(&blame, r->repo, path, &o) < 0)
+		return prov_error_from_git(PROV_ENOTFOUND, "cannot blame '%s' at '%s'", path, commit_hex);
+	for (i = 0; i < n; i++) {
+		const git_blame_hunk *h = git_blame_get_hunk_byline(blame, start + i);
+
+		if (h && !h->boundary)
+			git_oid_tostr(out[i], 41, &h->final_commit_id);
+	}
+	git_blame_free(blame);
+	return 0;
+}
+
 int prov_repo_branch_tips(char ***names, char ***tips, size_t *nout, struct prov_repo *r)
 {
 	git_reference_iterator *it = NULL;

@@ -190,6 +190,23 @@ int prov_repo_renamed_path(char **out, struct prov_repo *r, const char *from_hex
 int prov_repo_find_basename(char ***out, size_t *nout, struct prov_repo *r, const char *commit_hex,
 			    const char *base, size_t max);
 
+/*
+ * The files (blobs) directly in directory `dir` ("" or NULL: the top) of
+ * commit_hex's tree, at most max, as paths from the top (caller frees each
+ * and *out); none when there is no such directory.
+ */
+int prov_repo_list_dir(char ***out, size_t *nout, struct prov_repo *r, const char *commit_hex, const char *dir,
+		       size_t max);
+
+/*
+ * The commit that last changed each of lines [start, start + n) (from 1) of
+ * `path` at commit_hex, as hex into out[0..n) (git blame, libgit2); "" for
+ * a line beyond the file or older than oldest_hex (NULL: the root; a
+ * boundary commit is never named).
+ */
+int prov_repo_blame_lines(char (*out)[41], struct prov_repo *r, const char *commit_hex, const char *path,
+			  size_t start, size_t n, const char *oldest_hex);
+
 /* 1 when url is acceptable as a repository URL by scheme (https, http,
  * ssh, git, file) or is a local path; 0 otherwise. Does not touch disk. */
 int prov_url_scheme_ok(const char *url);

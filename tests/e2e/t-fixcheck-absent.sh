@@ -6,7 +6,8 @@
 #  A. an addition whose + lines the file already has elsewhere (the else
 #     branch the fix removes), its context drifted upstream after 1.0: the
 #     two context lines around the insertion are still adjacent in 1.0 (the
-#     hunk removing the else branch neither applies nor reverts: unknown);
+#     hunk removing the else branch neither applies nor reverts as is: its
+#     - lines in its function, the + line not: absent in that function);
 #  B. a change whose - lines are still in 1.0 but no longer next to each
 #     other (upstream rewrote the lines between them), one of them changed a
 #     little upstream (cnt != 0 -> cnt > 0);
@@ -21,11 +22,25 @@
 #     other one, an addition at the end of the file, present exactly
 #     (its context is inside its post-image);
 #  G. a line changed a little (a type) that looks like a line of another
-#     function of the release: no evidence outside the hunk's function;
+#     function of the release: no evidence outside the hunk's function (the
+#     fix's line came with a commit 1.0 lacks: absent by that, K below);
 #  H. one of the three lines a fix changes changed upstream by another
 #     commit (long -> int64_t), the other two still there: absent;
 #  I. a fix's new file (a helper) that the backport inlines: with the fix's
 #     other hunk present, the absent new file is not evidence (not partial).
+#  J. a fix of a Perl test file (tests/servers.pm) whose code was in another
+#     file of its directory in 1.0 (tests/run.pl, a new file upstream, no
+#     rename): found by the function line the hunk's header names; there,
+#     its - line (also in another function of the fix's file) is in that
+#     function and its + line (in another function before the fix) is not:
+#     absent, judged in that function alone.
+#  K. a fix that changes only lines an earlier upstream commit added after
+#     1.0 (git blame on the fix's parent): neither applies nor reverts on
+#     1.0; that earlier commit is not in 1.0 (its hunk applies forward, no
+#     patch names it): absent, via that commit.
+#  L. a fix of code 1.0 has that a Debian patch (not naming the fix) rewrote
+#     in 1.0-1: neither applies nor reverts, its - line from 1.0 itself:
+#     exit 3, never "not included".
 # Ground truth per hunk on the trees dpkg-source -x unpacks: patch --dry-run
 # forward / -R with fuzz (A, C, D), git apply --check for the new file (D);
 # for B, where patch fails both ways, the definition itself: every - line of
@@ -203,6 +218,58 @@ int len_of(const char *s, int max)
 	return n;
 }
 EOF
+printf 'int old_func(int a)\n{\n\tint b = a * 2;\n\n\tb += 7;\n\treturn b;\n}\n' > "$up/src/old.c"
+mkdir -p "$up/tests"
+cat > "$up/tests/run.pl" <<'EOF'
+#!/usr/bin/env perl
+# run.pl: the test driver
+use strict;
+
+sub starthttp {
+    my ($srv, $port) = @_;
+    my $pid;
+    for (1 .. 10) {
+        $pid = startnew("httpd --port $port");
+        if($pid <= 0 || !pidexists($pid)) {
+            # it is NOT alive
+            stopserver($srv, "$pid");
+            showlogs($srv);
+            $doesntrun{$srv} = 1;
+            next;
+        }
+        # we have a server!
+        logmsg("RUN: http server is PID $pid\n");
+        last;
+    }
+    return $pid;
+}
+
+sub startftp {
+    my ($srv, $port) = @_;
+    my $pid;
+    for (1 .. 10) {
+        $pid = startnew("ftpd --port $port");
+        if($pid <= 0 || !pidexists($pid)) {
+            # it is NOT alive
+            stopserver($srv, "$pid");
+            $doesntrun{$srv} = 1;
+            next;
+        }
+        $doesntrun{$srv} = 0;
+        # we have a server!
+        last;
+    }
+    return $pid;
+}
+
+sub runtests {
+    my @tests = @_;
+    foreach my $t (@tests) {
+        print "test $t\n";
+    }
+    return 0;
+}
+EOF
 printf 'libbar 1.0\n\n* first release\n' > "$up/NEWS"
 commit "libbar 1.0" >/dev/null
 g tag v1.0
@@ -315,6 +382,45 @@ fixH=$(commit "tmp: unsigned")
 printf '/* clamp.c: bounds */\nint clamp_len(int len)\n{\n\treturn len > 4096 ? 4096 : len;\n}\n' > "$up/src/clamp.c"
 ed "$up/src/len.c" "	return n;" "	return clamp_len(n);"
 fixI=$(commit "len_of: clamp")
+# J: the servers move to tests/servers.pm (a new file; run.pl keeps runtests), showlogs goes;
+# then a fix in servers.pm's starthttp
+python3 - "$up/tests" <<'PY' || fail "J: split run.pl"
+import sys
+d = sys.argv[1]; s = open(d + "/run.pl").read()
+a = s.index("sub starthttp {"); b = s.index("sub runtests {")
+open(d + "/servers.pm", "w").write("# servers.pm: the test servers\npackage servers;\n\n" +
+    s[a:b].replace("            showlogs($srv);\n", "") + "1;\n")
+open(d + "/run.pl", "w").write(s[:a] + 'require "servers.pm";\n\n' + s[b:])
+PY
+commit "tests: servers.pm" >/dev/null
+ed "$up/tests/servers.pm" '            stopserver($srv, "$pid");
+            $doesntrun{$srv} = 1;
+            next;
+        }
+        # we have a server!
+        logmsg' '            # no stopserver: it would stop the dependent server too
+            $doesntrun{$srv} = 1;
+            next;
+        }
+        $doesntrun{$srv} = 0;
+        # we have a server!
+        logmsg'
+fixJ=$(commit "starthttp: no stopserver on retry")
+ed "$up/src/old.c" "	b += 7;" "	b += 9;"
+fixL=$(commit "old: nine")
+# K: a duplicate check added after 1.0, then a fix of one of its conditions
+ed "$up/src/len.c" "	int n = 0;
+" "	int n = 0;
+
+	if (max > 0 && s[0] == '\\n' &&
+	    s[1] != '#' &&
+	    strict_mode)
+		return -1;
+"
+fixK0=$(commit "len_of: reject lines")
+ed "$up/src/len.c" "	    s[1] != '#' &&
+" ""
+fixK=$(commit "len_of: comments are lines too")
 g tag v1.1
 
 # --- two Debian revisions: 1.0-1 (an unrelated patch), 1.0-2 (the four fixes, adapted) --------
@@ -349,6 +455,14 @@ build() { # build REVISION: libbar_1.0-REVISION from the patches in $w/series so
 cp "$w/libbar_1.0.orig.tar.gz" "$w/www/debian/pool/main/libb/libbar/"
 ed "$wk/src/ctx.c" "/* ctx.c: parser contexts */" "/* ctx.c: parser contexts (Debian) */"
 mkpatch 01-unrelated.patch "Description: a comment"
+ed "$wk/src/old.c" "	int b = a * 2;
+
+	b += 7;
+	return b;" "	long wide = (long)a << 1;
+
+	wide += 7;
+	return (int)wide;"
+mkpatch 02-old.patch "Description: old_func: no overflow (a Debian change)"
 build 1
 ed "$wk/src/buf.c" "	free(b->spare);
 
@@ -425,6 +539,22 @@ static int clamp_len(int len)
 " "	return n;" "	return clamp_len(n);"
 mkpatch 70-clamp.patch "Description: len_of: clamp (the helper inlined, no clamp.c)
 Origin: upstream, https://git.example.invalid/libbar/commit/$fixI"
+ed "$wk/tests/run.pl" '            stopserver($srv, "$pid");
+            showlogs($srv);
+            $doesntrun{$srv} = 1;
+            next;
+        }
+        # we have a server!
+        logmsg' '            # no stopserver: it would stop the dependent server too
+            showlogs($srv);
+            $doesntrun{$srv} = 1;
+            next;
+        }
+        $doesntrun{$srv} = 0;
+        # we have a server!
+        logmsg'
+mkpatch 80-starthttp.patch "Description: starthttp: no stopserver on retry (in run.pl)
+Origin: upstream, https://git.example.invalid/libbar/commit/$fixJ"
 build 2
 
 # --- ground truth ---------------------------------------------------------------------------
@@ -451,6 +581,17 @@ x1=$w/x1 x2=$w/x2
 # A: hunk 0 applies forward on 1.0-1, not in reverse; hunk 1 neither; on 1.0-2 hunk 0 reverse
 fwd "$x1" "$fixA" 0 && ! rev "$x1" "$fixA" 0 || fail "truth A: hunk 0 is not absent from 1.0-1 by patch"
 fwd "$x1" "$fixA" 1 || rev "$x1" "$fixA" 1 && fail "truth A: hunk 1 applies on 1.0-1 one way"
+# hunk 1 in buf_reset alone: with the upstream NULL checks made in a copy of 1.0-1's file, it
+# applies forward and does not revert (absent, judged in its function)
+mkdir -p "$T/a1/src" && python3 - "$x1/src/buf.c" "$T/a1/src/buf.c" <<'PY' || fail "truth A: drift"
+import sys
+s = open(sys.argv[1]).read()
+a = "\t\tb->data = calloc(1, b->size);\n\t\tb->spare = calloc(1, b->size);\n"
+b = "\t\tb->data = calloc(1, b->size);\n\t\tif (b->data == NULL)\n\t\t\treturn;\n\t\tb->spare = calloc(1, b->size);\n\t\tif (b->spare == NULL)\n\t\t\treturn;\n"
+assert a in s
+open(sys.argv[2], "w").write(s.replace(a, b, 1))
+PY
+fwd "$T/a1" "$fixA" 1 && ! rev "$T/a1" "$fixA" 1 || fail "truth A: hunk 1 not absent from buf_reset with the drift made"
 [ "$(grep -c 'b->data = NULL;' "$x1/src/buf.c")" = 1 ] || fail "fixture A: the + line is not already in 1.0-1's file once"
 rev "$x2" "$fixA" 0 || fail "truth A: hunk 0 not in 1.0-2 by patch -R"
 # B: patch fails both ways on 1.0-1; every - line there (the upstream cnt > 0 undone), no + line
@@ -504,7 +645,7 @@ first=$(g tag --contains "$fixA" | head -1)
 
 # not carried (1.0-1): each one missing, first final release v1.1
 check_exit 1 "A: addition not made" -- fc 1 "$fixA"
-check_eq "$(states) $(get 'd[0]["how"]') $(get 'd[0]["first_tag"]')" "absent unknown missing $first" "A on 1.0-1"
+check_eq "$(states) $(get 'd[0]["how"]') $(get 'd[0]["first_tag"]')" "absent absent missing $first" "A on 1.0-1"
 validate
 check_exit 1 "B: - lines still there, apart" -- fc 1 "$fixB"
 check_eq "$(states) $(get 'd[0]["how"]')" "absent missing" "B on 1.0-1"
@@ -557,8 +698,13 @@ check_eq "$(get 'd[0]["how"]')" missing "F on 1.0-1"
 # a line of str_insert looks like its + line: not evidence, exit 3, never "included"
 fwd "$x1" "$fixG" 0 || rev "$x1" "$fixG" 0 && fail "truth G: the hunk applies one way on 1.0-1"
 grep -q 'unsigned long len_u, pos_u;' "$x1/src/str.c" || fail "fixture G: no look-alike line"
-check_exit 3 "G: a look-alike line in another function" -- fc 1 "$fixG"
-check_eq "$(states) $(get 'd[0]["included"]')" "unknown null" "G on 1.0-1: undetermined"
+# (its - line came with "str_overwrite: own code", git blame on its parent, whose hunk applies
+# forward on 1.0-1 and does not revert: the fix changes code 1.0 never had, missing via it)
+own=$(g log --format=%H -1 --grep='^str_overwrite: own code$')
+check_eq "$(g blame -l -s -L '/long len_u;/,+1' "$fixG^" -- src/str.c | cut -c1-40)" "$own" "truth G: the - line comes from the own-code commit"
+fwd "$x1" "$own" 0 && ! rev "$x1" "$own" 0 || fail "truth G: the own-code commit is not absent from 1.0-1"
+check_exit 1 "G: a look-alike line in another function" -- fc 1 "$fixG"
+check_eq "$(states) $(get 'd[0]["included"]') $(get 'd[0]["evidence"][0]["via"]')" "absent false $own" "G on 1.0-1: not included, never by the look-alike"
 check_match "$(get 'd[0]["evidence"][0]["function"]')" "str_overwrite" "G: the hunk's header names str_overwrite (git's)"
 # H: patch fails both ways on 1.0-1; with the upstream long -> int64_t undone it applies
 # forward and does not revert
@@ -579,4 +725,41 @@ check_eq "$(get '" ".join(e["file"] + ":" + e["state"] for e in d[0]["evidence"]
 check_match "$(get 'd[0]["evidence"][0]["note"]')" "new file of the fix" "I: the note"
 check_exit 1 "I on 1.0-1" -- fc 1 "$fixI"
 check_eq "$(states) $(get 'd[0]["how"]')" "absent absent missing" "I on 1.0-1: both absent"
+# J: the fix's hunk neither applies nor reverts on 1.0-1's run.pl as is (showlogs between); with
+# the upstream removal of showlogs undone in a copy, it applies forward there, not in reverse
+hunk "$fixJ" 0 | sed 's,tests/servers.pm,tests/run.pl,g' > "$T/j.patch"
+patch -d "$x1" -p1 --dry-run -s -f -l -F2 < "$T/j.patch" >/dev/null 2>&1 ||
+	patch -d "$x1" -p1 --dry-run -s -f -l -F2 -R < "$T/j.patch" >/dev/null 2>&1 && fail "truth J: applies one way as is"
+mkdir -p "$T/j1/tests" && grep -v 'showlogs' "$x1/tests/run.pl" > "$T/j1/tests/run.pl"
+patch -d "$T/j1" -p1 --dry-run -s -f -l -F2 < "$T/j.patch" >/dev/null 2>&1 &&
+	! patch -d "$T/j1" -p1 --dry-run -s -f -l -F2 -R < "$T/j.patch" >/dev/null 2>&1 || fail "truth J: not absent from run.pl"
+[ ! -e "$x1/tests/servers.pm" ] || fail "fixture J: servers.pm in 1.0"
+check_exit 1 "J: a Perl function in another file of its directory" -- fc 1 "$fixJ"
+check_eq "$(states) $(get 'd[0]["how"]')" "absent missing" "J on 1.0-1"
+validate
+mkdir -p "$T/j2/tests" && grep -v 'showlogs' "$x2/tests/run.pl" > "$T/j2/tests/run.pl"
+patch -d "$T/j2" -p1 --dry-run -s -f -l -F2 -R < "$T/j.patch" >/dev/null 2>&1 || fail "truth J: not in 1.0-2"
+check_exit 0 "J on 1.0-2" -- fc 2 "$fixJ"
+check_eq "$(get 'd[0]["included"]')" true "J on 1.0-2: included"
+# K: the fix's hunk neither applies nor reverts on 1.0-1; git blame on its parent names fixK0 for
+# its - line; fixK0's hunk applies forward on 1.0-1 and does not revert
+fwd "$x1" "$fixK" 0 || rev "$x1" "$fixK" 0 && fail "truth K: the hunk applies one way on 1.0-1"
+kline=$(g show --format= "$fixK" | grep '^-[^-]' | head -1 | cut -c2-)
+[ "$(g blame -l -s -L "/$(printf '%s' "$kline" | sed 's/[]\/$*.^[]/\\&/g')/,+1" "$fixK^" -- src/len.c | cut -c1-40)" = "$fixK0" ] ||
+	fail "truth K: the - line does not come from fixK0"
+fwd "$x1" "$fixK0" 0 && ! rev "$x1" "$fixK0" 0 || fail "truth K: fixK0 not absent from 1.0-1"
+check_exit 1 "K: it changes lines an absent commit added" -- fc 1 "$fixK"
+check_eq "$(states) $(get 'd[0]["how"]') $(get 'd[0]["evidence"][0]["via"]')" "absent missing $fixK0" "K on 1.0-1"
+validate
+# L: neither applies nor reverts on 1.0-1; its - line is 1.0's own (git blame: the 1.0 commit)
+fwd "$x1" "$fixL" 0 || rev "$x1" "$fixL" 0 && fail "truth L: the hunk applies one way on 1.0-1"
+v10=$(g rev-parse v1.0)
+check_match "$(g blame -l -s -L '/b += 7;/,+1' "$fixL^" -- src/old.c | cut -c1-40)" "^\^?${v10:0:39}" "truth L: the - line is 1.0's (the root)"
+check_exit 3 "L: code rewritten by a Debian patch" -- fc 1 "$fixL"
+check_eq "$(states) $(get 'd[0]["included"]')" "unknown null" "L on 1.0-1: undetermined"
+check_match "$(get 'd[0]["reason"]')" "neither shown present nor shown absent" "L: the reason"
+validate
+"$PROVENANCE" --cache "$cache" -c "sources.debianBaseUrl=http://127.0.0.1:$port/debian" fixcheck "$fixL" --repo "$up" \
+	--at v1.0 --debian-source libbar=1.0-1 >"$T/last.out" 2>"$T/last.err"
+check_match "$(cat "$T/last.out")" "^UNKNOWN $fixL .*could not be determined" "L: text"
 echo "all ok"

@@ -416,14 +416,18 @@ check_eq "$(field how) $(field included) $(field first_tag)" "missing false v1.1
 check_eq "$(json_get "$T/last.out" '" ".join(d[0]["named_by"])')" debian/patches/60-named.patch "missing: the patch naming it is listed, not believed"
 validate
 
-# rewritten: neither present nor absent -> 3, never "not included"
-want=$(truths "$fixW"); check_eq "$want" unknown "truth: rewrite"
-check_exit 3 "rewritten code" -- fc "$fixW" --format json
-check_eq "$(states) $(field included) $(field how)" "unknown null null" "rewrite: undetermined"
-check_match "$(field reason)" "neither shown present nor shown absent" "rewrite: the reason"
+# code rewritten upstream after 1.0, then fixed: the fix's hunk neither applies nor reverts on
+# 1.0-1, but its - line came with the rewrite (git blame on its parent), and the rewrite is not
+# in 1.0-1 (its hunk applies forward, not in reverse): missing, via the rewrite (never "included")
+want=$(truths "$fixW"); check_eq "$want" unknown "truth: rewrite (patch, as is)"
+rw=$(g log --format=%H -1 --grep='^old: rewrite$')
+check_eq "$(g blame -l -s -L '/wide += 7;/,+1' "$fixW^" -- src/old.c | cut -c1-40)" "$rw" "truth: the - line comes from the rewrite"
+check_eq "$(truths "$rw")" absent "truth: the rewrite is not in 1.0-1"
+check_exit 1 "rewritten code" -- fc "$fixW" --format json
+check_eq "$(states) $(field included) $(field how) $(vias)" "absent false missing $rw" "rewrite: absent via the rewrite"
 validate
-check_exit 3 "rewritten code (text)" -- fc "$fixW"
-check_match "$(cat "$T/last.out")" "^UNKNOWN $fixW .*could not be determined" "rewrite: text"
+check_exit 1 "rewritten code (text)" -- fc "$fixW"
+check_match "$(cat "$T/last.out")" "^NO $fixW " "rewrite: text"
 
 # text says the same as JSON
 check_exit 0 "text" -- fc "$fixA"
