@@ -119,6 +119,11 @@ int prov_buildpath_split(char **name, char **version, char **rest, const char *p
 
 void prov_buildpath_repo_paths(struct prov_crash *c)
 {
+	prov_buildpath_repo_paths_of(c, 0);
+}
+
+void prov_buildpath_repo_paths_of(struct prov_crash *c, int no_component_only)
+{
 	size_t i, j;
 
 	for (i = 0; i < c->nthreads; i++)
@@ -126,7 +131,7 @@ void prov_buildpath_repo_paths(struct prov_crash *c)
 			struct prov_frame *f = &c->threads[i].frames[j];
 			char *rest = NULL;
 
-			if (!f->file || f->repo_path)
+			if (!f->file || f->repo_path || (no_component_only && f->component))
 				continue;
 			if (prov_buildpath_split(NULL, NULL, &rest, f->file) && rest) {
 				f->repo_path = rest;

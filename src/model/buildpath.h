@@ -21,5 +21,7 @@ int prov_buildpath_split(char **name, char **version, char **rest, const char *p
 
 /* repo_path for frames that have none, from a known build prefix. */
 void prov_buildpath_repo_paths(struct prov_crash *c);
+/* The same, for the frames of no component only when no_component_only. */
+void prov_buildpath_repo_paths_of(struct prov_crash *c, int no_component_only);
 
 #endif

@@ -345,23 +345,7 @@ struct known_arg {
  */
 static void buildpath_no_component(struct prov_crash *c)
 {
-	size_t i, j;
-
-	for (i = 0; i < c->nthreads; i++)
-		for (j = 0; j < c->threads[i].nframes; j++) {
-			struct prov_frame *f = &c->threads[i].frames[j];
-			char *rest = NULL;
-
-			if (!f->file || f->repo_path || f->component)
-				continue;
-			if (prov_buildpath_split(NULL, NULL, &rest, f->file) && rest) {
-				f->repo_path = rest;
-				free(f->path_rule);
-				f->path_rule = prov_xstrdup("build-path");
-			} else {
-				free(rest);
-			}
-		}
+	prov_buildpath_repo_paths_of(c, 1);
 }
 
 static void known(struct prov_crash *c, void *arg)
