@@ -23,6 +23,31 @@ static int reg_value(uint64_t *out, const struct prov_thread *t, const char *nam
 	return 0;
 }
 
+/* The faulting operand's base register and its value: said in b, kept in c. */
+static void note_base(struct prov_crash *c, struct prov_buf *b, const char *base, uint64_t v)
+{
+	prov_buf_printf(b, "; `%s` = 0x%" PRIx64, base, v);
+	if (v == 0)
+		prov_buf_puts(b, " (NULL base register)");
+	c->has_fault_base = strlen(base) < sizeof(c->fault_base_reg);
+	if (c->has_fault_base) {
+		memcpy(c->fault_base_reg, base, strlen(base) + 1);
+		c->fault_base = v;
+	}
+}
+
+/* The index register: its value v said, and what it adds to the address (scaled) kept. */
+static void note_index(struct prov_crash *c, struct prov_buf *b, const char *index, uint64_t v,
+		       uint64_t adds)
+{
+	prov_buf_printf(b, "; `%s` = 0x%" PRIx64, index, v);
+	c->has_fault_index = strlen(index) < sizeof(c->fault_index_reg);
+	if (c->has_fault_index) {
+		memcpy(c->fault_index_reg, index, strlen(index) + 1);
+		c->fault_index = adds;
+	}
+}
+
 /*
  * The faulting instruction's memory operand and the values of its base and
  * index registers (full-width names only: the core records full registers;
@@ -58,24 +83,10 @@ static void describe_operand(struct prov_crash *c, csh handle, const cs_insn *in
 			prov_buf_printf(&b, " %c 0x%" PRIx64, op->mem.disp < 0 ? '-' : '+',
 					op->mem.disp < 0 ? (uint64_t)-op->mem.disp : (uint64_t)op->mem.disp);
 		prov_buf_puts(&b, "]`");
-		if (base && strcmp(base, "rip") != 0 && reg_value(&v, t, base)) {
-			prov_buf_printf(&b, "; `%s` = 0x%" PRIx64, base, v);
-			if (v == 0)
-				prov_buf_puts(&b, " (NULL base register)");
-			c->has_fault_base = strlen(base) < sizeof(c->fault_base_reg);
-			if (c->has_fault_base) {
-				memcpy(c->fault_base_reg, base, strlen(base) + 1);
-				c->fault_base = v;
-			}
-		}
-		if (index && reg_value(&v, t, index)) {
-			prov_buf_printf(&b, "; `%s` = 0x%" PRIx64, index, v);
-			c->has_fault_index = strlen(index) < sizeof(c->fault_index_reg);
-			if (c->has_fault_index) {
-				memcpy(c->fault_index_reg, index, strlen(index) + 1);
-				c->fault_index = v;
-			}
-		}
+		if (base && strcmp(base, "rip") != 0 && reg_value(&v, t, base))
+			note_base(c, &b, base, v);
+		if (index && reg_value(&v, t, index))
+			note_index(c, &b, index, v, v);
 		/* the address itself, when every register in it is known */
 		if ((!base || (strcmp(base, "rip") != 0 && c->has_fault_base)) &&
 		    (!index || c->has_fault_index) && op->mem.segment == X86_REG_INVALID) {
@@ -293,24 +304,10 @@ static void describe_operand_arm64(struct prov_crash *c, csh handle, const cs_in
 					op->mem.disp < 0 ? (uint64_t)-(int64_t)op->mem.disp
 							 : (uint64_t)op->mem.disp);
 		prov_buf_puts(&b, "]`");
-		if (base && arm64_reg_value(&v, t, base)) {
-			prov_buf_printf(&b, "; `%s` = 0x%" PRIx64, base, v);
-			if (v == 0)
-				prov_buf_puts(&b, " (NULL base register)");
-			c->has_fault_base = strlen(base) < sizeof(c->fault_base_reg);
-			if (c->has_fault_base) {
-				memcpy(c->fault_base_reg, base, strlen(base) + 1);
-				c->fault_base = v;
-			}
-		}
-		if (index && arm64_reg_value(&v, t, index)) {
-			prov_buf_printf(&b, "; `%s` = 0x%" PRIx64, index, v);
-			c->has_fault_index = strlen(index) < sizeof(c->fault_index_reg);
-			if (c->has_fault_index) {
-				memcpy(c->fault_index_reg, index, strlen(index) + 1);
-				c->fault_index = arm64_index(v, op);
-			}
-		}
+		if (base && arm64_reg_value(&v, t, base))
+			note_base(c, &b, base, v);
+		if (index && arm64_reg_value(&v, t, index))
+			note_index(c, &b, index, v, arm64_index(v, op));
 		if ((!base || c->has_fault_base) && (!index || c->has_fault_index)) {
 			c->has_fault_ea = 1;
 			c->fault_ea = (base ? c->fault_base : 0) + (index ? c->fault_index : 0) +
