@@ -9,10 +9,6 @@
 #include "util.h"
 #include "banned.h"
 
-#define MAX_SERIES ((size_t)1 << 20)
-#define MAX_PATCH ((size_t)64 << 20)
-#define MAX_PATCHES 2000
-
 /* ---- per-file ids of a unified diff ---- */
 
 static const char *line_end(const char *p, const char *end)
@@ -397,52 +393,35 @@ cleanup:
 	return found;
 }
 
+struct search_arg {
+	char **present;
+	char *const *fix_files;
+	const char *const *fix_ids;
+	size_t nfiles;
+};
+
+static void search_one(const char *path, int strip, const struct prov_buf *patch, void *arg)
+{
+	struct search_arg *a = arg;
+	char *ids = prov_backport_file_ids(patch->buf, patch->len);
+	size_t k;
+
+	for (k = 0; k < a->nfiles; k++) {
+		char id[65];
+
+		if (!a->present[k] && file_id(id, ids, a->fix_files[k]) && !strcmp(id, a->fix_ids[k]))
+			a->present[k] = prov_xstrdup(path);
+	}
+	free(ids);
+}
+
 /* The Debian patches of the import: present[k] = patch name for each fix file changed the same way. */
 static int search_patches(struct prov_repo *pr, const char *commit, char **present,
 			  char *const *fix_files, const char *const *fix_ids, size_t nfiles)
 {
-	struct prov_buf series = PROV_BUF_INIT;
-	const char *p, *end;
-	char *name = NULL;
-	size_t npatches = 0, k;
-	int error, strip;
+	struct search_arg a = { present, fix_files, fix_ids, nfiles };
 
-	error = prov_repo_read_blob(&series, pr, commit, "debian/patches/series", MAX_SERIES);
-	if (error == PROV_ENOTFOUND) {
-		error = 0;
-		goto cleanup;
-	}
-	if (error < 0)
-		goto cleanup;
-	p = series.buf;
-	end = series.buf + series.len;
-	/* the series as the import read it (srcimport.c); a bad one was refused there */
-	while (npatches < MAX_PATCHES && prov_quilt_series_next(&name, &strip, &p, end) > 0) {
-		struct prov_buf patch = PROV_BUF_INIT;
-		char *path, *ids;
-
-		npatches++;
-		path = prov_xasprintf("debian/patches/%s", name);
-		if (!strstr(name, "..") &&
-		    prov_repo_read_blob(&patch, pr, commit, path, MAX_PATCH) == 0) {
-			ids = prov_backport_file_ids(patch.buf, patch.len);
-			for (k = 0; k < nfiles; k++) {
-				char id[65];
-
-				if (!present[k] && file_id(id, ids, fix_files[k]) &&
-				    !strcmp(id, fix_ids[k]))
-					present[k] = prov_xstrdup(path);
-			}
-			free(ids);
-		}
-		prov_buf_release(&patch);
-		free(name);
-		free(path);
-	}
-	error = 0;
-cleanup:
-	prov_buf_release(&series);
-	return error;
+	return prov_debian_patches_each(pr, commit, search_one, &a);
 }
 
 /* The distribution patches of the options (the import's series, the RPM patches). */

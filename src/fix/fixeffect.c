@@ -52,7 +52,9 @@ void prov_dist_patches_release(struct prov_dist_patches *dp)
 	memset(dp, 0, sizeof(*dp));
 }
 
-int prov_dist_patches_debian(struct prov_dist_patches *out, struct prov_repo *pr, const char *commit)
+int prov_debian_patches_each(struct prov_repo *pr, const char *commit,
+			     void (*fn)(const char *path, int strip, const struct prov_buf *patch, void *arg),
+			     void *arg)
 {
 	struct prov_buf series = PROV_BUF_INIT;
 	const char *p, *end;
@@ -60,8 +62,6 @@ int prov_dist_patches_debian(struct prov_dist_patches *out, struct prov_repo *pr
 	size_t npatches = 0;
 	int error, strip;
 
-	memset(out, 0, sizeof(*out));
-	out->applied = 1;
 	error = prov_repo_read_blob(&series, pr, commit, "debian/patches/series", MAX_SERIES);
 	if (error == PROV_ENOTFOUND) {
 		prov_error_clear();
@@ -72,22 +72,15 @@ int prov_dist_patches_debian(struct prov_dist_patches *out, struct prov_repo *pr
 		goto cleanup;
 	p = series.buf;
 	end = series.buf + series.len;
+	/* the series as the import read it (srcimport.c); a bad one was refused there */
 	while (npatches < PROV_SRCIMPORT_MAX_PATCHES && prov_quilt_series_next(&name, &strip, &p, end) > 0) {
 		struct prov_buf patch = PROV_BUF_INIT;
 		char *path = prov_xasprintf("debian/patches/%s", name);
 
 		npatches++;
 		if (!strstr(name, "..") &&
-		    prov_repo_read_blob(&patch, pr, commit, path, PROV_SRCIMPORT_MAX_PATCH) == 0) {
-			size_t before = out->n;
-
-			prov_dist_patches_add(out, path, patch.buf ? patch.buf : "", patch.len, NULL);
-			if (strip != 1 && out->n > before) {
-				/* the hunks again with the series' -p level */
-				prov_hunks_release(&out->v[before].hunks);
-				prov_hunks_parse(&out->v[before].hunks, patch.buf ? patch.buf : "", patch.len, strip);
-			}
-		}
+		    prov_repo_read_blob(&patch, pr, commit, path, PROV_SRCIMPORT_MAX_PATCH) == 0)
+			fn(path, strip, &patch, arg);
 		prov_error_clear();
 		prov_buf_release(&patch);
 		free(name);
@@ -97,6 +90,26 @@ int prov_dist_patches_debian(struct prov_dist_patches *out, struct prov_repo *pr
 cleanup:
 	prov_buf_release(&series);
 	return error;
+}
+
+static void add_debian_patch(const char *path, int strip, const struct prov_buf *patch, void *arg)
+{
+	struct prov_dist_patches *out = arg;
+	size_t before = out->n;
+
+	prov_dist_patches_add(out, path, patch->buf ? patch->buf : "", patch->len, NULL);
+	if (strip != 1 && out->n > before) {
+		/* the hunks again with the series' -p level */
+		prov_hunks_release(&out->v[before].hunks);
+		prov_hunks_parse(&out->v[before].hunks, patch->buf ? patch->buf : "", patch->len, strip);
+	}
+}
+
+int prov_dist_patches_debian(struct prov_dist_patches *out, struct prov_repo *pr, const char *commit)
+{
+	memset(out, 0, sizeof(*out));
+	out->applied = 1;
+	return prov_debian_patches_each(pr, commit, add_debian_patch, out);
 }
 
 void prov_effect_release(struct prov_effect *e)

@@ -39,6 +39,15 @@ struct prov_dist_patches {
  * each patch's hunks and DEP-3 header. A missing series is no patch.
  */
 int prov_dist_patches_debian(struct prov_dist_patches *out, struct prov_repo *pr, const char *commit);
+/*
+ * fn for each patch of debian/patches/series at commit (its path, the
+ * series' -p level, its text), in order, within the import's bounds; a
+ * patch that cannot be read is passed over. 0, or <0 when the series
+ * could not be read (none: 0, nothing called).
+ */
+int prov_debian_patches_each(struct prov_repo *pr, const char *commit,
+			     void (*fn)(const char *path, int strip, const struct prov_buf *patch, void *arg),
+			     void *arg);
 /* Patches given as texts (an RPM spec's); notes[i] (may be NULL) is read for commit ids too. */
 void prov_dist_patches_add(struct prov_dist_patches *dp, const char *name, const char *text, size_t len,
 			   const char *notes);
