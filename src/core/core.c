@@ -3559,10 +3559,10 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 	else
 		cross_check_link_map(&x);
 	x.c->machine = x.machine;
-	if (x.machine != EM_X86_64 && x.machine != EM_386 &&
-	    !(x.machine == EM_AARCH64 && x.is64))
+	x.c->machine_is64 = x.is64;
+	if (!(prov_machine_reads(x.machine, x.is64) & PROV_MACHINE_REGISTERS))
 		x.c->registers_note = prov_xasprintf("registers of %s cores are not read yet",
-						     prov_machine_name(x.machine));
+						     prov_machine_name(x.machine, x.is64));
 	fill_process(&x);
 
 	current = &x;

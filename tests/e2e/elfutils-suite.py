@@ -140,15 +140,7 @@ class Suite:
             p = self.file(os.path.basename(rec))
             if p and elf_arch(p):
                 self.place(p, rec)
-        cmd = [self.prov, "analyze", "--sysroot", self.root, "--format", "json"]
-        if exe:
-            cmd += ["--exe", self.file(exe)]
-        cmd.append(cpath)
-        # the work dir holds every test file: a lookup there would hide a miss
-        empty = os.path.join(self.work, "cwd")
-        os.makedirs(empty, exist_ok=True)
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=empty,
-                           text=True, timeout=300)
+        cmd, p = self.run(cpath, exe, "json")
         rep = None
         if re.search(r"Sanitizer|runtime error:", p.stderr):
             # a sanitizer build (CI's second pass) reports and exits nonzero
@@ -161,6 +153,22 @@ class Suite:
                                                              p.stderr[-500:]))
         self.reports[key] = rep
         return rep
+
+    def run(self, cpath, exe, fmt):
+        """(command, completed process) of `provenance analyze` in that format."""
+        cmd = [self.prov, "analyze", "--sysroot", self.root, "--format", fmt]
+        if exe:
+            cmd += ["--exe", self.file(exe)]
+        cmd.append(cpath)
+        # the work dir holds every test file: a lookup there would hide a miss
+        empty = os.path.join(self.work, "cwd")
+        os.makedirs(empty, exist_ok=True)
+        return cmd, subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   cwd=empty, text=True, timeout=300)
+
+    def text(self, core, exe=None):
+        """provenance's text report on a test core (after analyze placed its files)."""
+        return self.run(self.file(core), exe, "text")[1].stdout
 
     def check(self, cid, arch, ok, want, got):
         self.rows.append((cid, arch, bool(ok), str(want), str(got)))
@@ -416,6 +424,16 @@ def backtrace_cores(s):
                             "disassembly: NO NOTE")
             s.check("%s says what it cannot read" % script, arch, "NO NOTE" not in " ".join(said),
                     "a note for each part not read", ", ".join(said) or "everything read")
+            # the text report says it in one line, not one per part
+            lines = [l for l in s.text(core, exe).splitlines()
+                     if re.match(r"no (registers|disassembly)", l)]
+            if len(said) == 2:
+                ok = len(lines) == 1 and "registers" in lines[0] and "disassembly" in lines[0]
+                want = "one line naming registers and disassembly"
+            else:
+                ok, want = len(lines) == len(said), "a line for each part not read"
+            s.check("%s says it in one line" % script, arch, ok, want,
+                    " | ".join(lines) or "no line")
 
 
 # ---- run-addrname-test.sh ----
