@@ -627,7 +627,8 @@ const char *prov_machine_name(int machine, int is64)
 	case EM_ARM: return "arm";
 	case EM_PPC: return "ppc";
 	case EM_PPC64: return "ppc64";
-	case EM_S390: return "s390x";
+	/* one e_machine for both: ELFCLASS32 is ESA/390, ELFCLASS64 z/Architecture */
+	case EM_S390: return is64 ? "s390x" : "s390";
 	case EM_SPARC: return "sparc";
 	case EM_SPARC32PLUS: return "sparc32plus";
 	case EM_SPARCV9: return "sparc64";

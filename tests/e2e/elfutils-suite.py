@@ -55,6 +55,19 @@ def elf_arch(path):
     return "other"
 
 
+def machine_name(path):
+    """The machine a core's ELF header names, as provenance's notes should:
+    e_machine and class (s390 and s390x share EM_S390; ELFCLASS64 is s390x)."""
+    with open(path, "rb") as f:
+        h = f.read(20)
+    end = "<" if h[5] == 1 else ">"
+    mach, = struct.unpack_from(end + "H", h, 18)
+    is64 = h[4] == 2
+    names = {20: "ppc", 21: "ppc64", 22: "s390x" if is64 else "s390", 43: "sparc64",
+             183: "aarch64"}
+    return names.get(mach)
+
+
 def build_id(path):
     """The GNU build ID of an ELF file from its section notes (hex), or None."""
     p = subprocess.run(["eu-readelf", "-n", path], stdout=subprocess.PIPE,
@@ -434,6 +447,20 @@ def backtrace_cores(s):
                 ok, want = len(lines) == len(said), "a line for each part not read"
             s.check("%s says it in one line" % script, arch, ok, want,
                     " | ".join(lines) or "no line")
+            # and names the core's machine (the script's name where elfutils
+            # names it: run-backtrace-core-s390.sh is a 32-bit s390 core)
+            name = machine_name(s.file(core))
+            if arch in ("s390", "s390x"):
+                name = arch
+            words = set(re.findall(r"[\w-]+", " ".join(lines)))
+            words.update(re.findall(r"of (\S+) cores", rep.get("registers_note") or ""))
+            words.update(re.findall(r"of (\S+) cores", rep.get("instructions_note") or ""))
+            if said and name:
+                others = {"s390": "s390x", "s390x": "s390"}.get(name)
+                s.check("%s names the machine" % script, arch,
+                        name in words and others not in words, name,
+                        " | ".join(lines + [rep.get("registers_note") or "",
+                                            rep.get("instructions_note") or ""]))
 
 
 # ---- run-addrname-test.sh ----

@@ -375,6 +375,25 @@ static void test_foreign_machine(void **state)
 	prov_crash_free(c);
 }
 
+/*
+ * One e_machine, two machines: EM_S390 is s390 (ESA/390) in an ELFCLASS32
+ * core and s390x (z/Architecture) in an ELFCLASS64 one, as `file` and
+ * elfutils' backtrace.s390.core / backtrace.s390x.core name them; EM_X86_64
+ * in an ELFCLASS32 core is x32.
+ */
+static void test_machine_names(void **state)
+{
+	(void)state;
+	assert_string_equal(prov_machine_name(EM_S390, 0), "s390");
+	assert_string_equal(prov_machine_name(EM_S390, 1), "s390x");
+	assert_string_equal(prov_machine_name(EM_X86_64, 1), "x86-64");
+	assert_string_equal(prov_machine_name(EM_X86_64, 0), "x32");
+	assert_string_equal(prov_machine_name(EM_386, 0), "i386");
+	assert_string_equal(prov_machine_name(4242, 1), "EM_4242");
+	assert_int_equal(prov_machine_reads(EM_S390, 0), 0);
+	assert_int_equal(prov_machine_reads(EM_X86_64, 0), PROV_MACHINE_DISASM);
+}
+
 static void test_notes(void **state)
 {
 	unsigned char st1[336], st2[336], ps[136], si[128];
@@ -526,6 +545,7 @@ int main(void)
 		cmocka_unit_test(test_i386_disasm),
 		cmocka_unit_test(test_aarch64_patterns),
 		cmocka_unit_test(test_foreign_machine),
+		cmocka_unit_test(test_machine_names),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
