@@ -61,6 +61,15 @@ char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
  * left out of the module list, which is then marked incomplete (report_modules).
  */
 #define MAX_DWFL_MODULES 16384
+/*
+ * Past that budget these images go in first, whatever their address: those
+ * holding a thread's pc or a word of its stack (a candidate return address),
+ * at most KEEP_MAX of them, found in at most KEEP_STACK bytes of each
+ * thread's stack and KEEP_STACK_TOTAL of all (mark_kept_images).
+ */
+#define KEEP_MAX (MAX_DWFL_MODULES / 2)
+#define KEEP_STACK ((size_t)64 << 10)
+#define KEEP_STACK_TOTAL ((size_t)8 << 20)
 
 /* x86-64 user_regs_struct order, as pr_reg holds them. */
 static const char *const x86_64_regs[] = {
@@ -182,6 +191,9 @@ struct core_ctx {
 	size_t nsegs, segs_alloc;
 	size_t nreported;
 	size_t over_budget;	/* images past MAX_DWFL_MODULES, left out */
+	unsigned char *keep;	/* per files[] entry: an image that goes in first */
+	size_t nkeep;	/* entries marked in keep */
+	int keep_done;	/* keep was computed (once: resume_unwind reports again) */
 	struct nt_file_entry *files;
 	size_t nfiles;
 	uint64_t file_page;	/* NT_FILE's page size: its offsets count pages */
@@ -1323,6 +1335,124 @@ static int image_was_loaded(const struct core_ctx *x, const size_t *idx, size_t 
 }
 
 /*
+ * The image holding addr: the files[] entry whose mapping covers it, then
+ * back over that file's later mappings (sorted index, same name) to its
+ * mapping of file offset 0. (size_t)-1: none.
+ */
+static size_t image_at(const struct core_ctx *x, const size_t *idx, uint64_t addr)
+{
+	size_t lo = 0, top = x->nfiles, k, steps;
+	const struct nt_file_entry *e;
+
+	while (lo < top) {	/* the first entry with start > addr */
+		size_t mid = lo + (top - lo) / 2;
+
+		if (x->files[idx[mid]].start <= addr)
+			lo = mid + 1;
+		else
+			top = mid;
+	}
+	if (lo == 0)
+		return (size_t)-1;
+	k = lo - 1;
+	e = &x->files[idx[k]];
+	if (!e->name || addr >= e->end)
+		return (size_t)-1;
+	for (steps = 0; e->pgoff != 0 && k > 0 && steps < 64; steps++) {
+		const struct nt_file_entry *p = &x->files[idx[k - 1]];
+
+		if (!p->name || strcmp(p->name, e->name) != 0)
+			return (size_t)-1;
+		k--;
+		e = p;
+	}
+	return e->pgoff == 0 ? idx[k] : (size_t)-1;
+}
+
+static void keep_image(struct core_ctx *x, const size_t *idx, uint64_t addr)
+{
+	size_t i;
+
+	if (x->nkeep >= KEEP_MAX || (i = image_at(x, idx, addr)) == (size_t)-1 || x->keep[i])
+		return;
+	x->keep[i] = 1;
+	x->nkeep++;
+}
+
+/* A thread's register by its name on this machine (pc: 0, sp: 1), or -1. */
+static int thread_reg(const struct prov_thread *t, int which, uint64_t *out)
+{
+	static const char *const names[2][3] = { { "rip", "eip", "pc" }, { "rsp", "esp", "sp" } };
+	size_t k, n;
+
+	for (k = 0; k < t->nregs; k++)
+		for (n = 0; n < 3; n++)
+			if (strcmp(t->regs[k].name, names[which][n]) == 0) {
+				*out = t->regs[k].value;
+				return 0;
+			}
+	return -1;
+}
+
+/* The images the words of t's stack point into, from sp up; *budget: bytes left. */
+static void keep_stack_images(struct core_ctx *x, const size_t *idx,
+			      const struct prov_thread *t, size_t *budget)
+{
+	unsigned char page[4096];
+	size_t w = x->is64 ? 8 : 4, done = 0, k;
+	uint64_t sp;
+
+	if (thread_reg(t, 1, &sp) < 0)
+		return;
+	sp &= ~(uint64_t)(w - 1);
+	while (done < KEEP_STACK && *budget >= sizeof(page) && x->nkeep < KEEP_MAX) {
+		/* up to the end of sp's page first, then whole pages */
+		size_t len = sizeof(page) - (size_t)((sp + done) & (sizeof(page) - 1));
+
+		if (sp + done < sp || core_read(x, sp + done, page, len) < 0)
+			break;
+		for (k = 0; k + w <= len; k += w)
+			keep_image(x, idx, rdword(x, page + k));
+		done += len;
+		*budget -= len;
+	}
+}
+
+/*
+ * More images than the budget: mark those that hold what the report is
+ * about, so that they go in ahead of the rest (which go in address order):
+ * every thread's pc (the crashing thread's first), the executable (AT_ENTRY),
+ * then the images the words of each thread's stack point into (the crashing
+ * thread's first): the return addresses of its frames are among them.
+ */
+static void mark_kept_images(struct core_ctx *x, const size_t *idx)
+{
+	const struct prov_crash *c = x->c;
+	size_t i, images = 0, budget = KEEP_STACK_TOTAL;
+	uint64_t pc;
+
+	x->keep_done = 1;
+	for (i = 0; i < x->nfiles; i++)
+		if (x->files[i].name && x->files[i].pgoff == 0)
+			images++;
+	if (images <= MAX_DWFL_MODULES)
+		return;
+	x->keep = prov_xcalloc(x->nfiles, 1);
+	if (c->has_crashed_thread && thread_reg(&c->threads[c->crashed_thread], 0, &pc) == 0)
+		keep_image(x, idx, pc);
+	for (i = 0; i < c->nthreads; i++)
+		if (thread_reg(&c->threads[i], 0, &pc) == 0)
+			keep_image(x, idx, pc);
+	if (x->has_entry)
+		keep_image(x, idx, x->entry);
+	if (c->has_crashed_thread)
+		keep_stack_images(x, idx, &c->threads[c->crashed_thread], &budget);
+	for (i = 0; i < c->nthreads; i++)
+		if (!c->has_crashed_thread || i != c->crashed_thread)
+			keep_stack_images(x, idx, &c->threads[i], &budget);
+}
+
+/*
  * read_image memoized by address: 65,000 NT_FILE entries naming one image
  * (with 511 PT_NOTEs of 64 KiB) re-read it for each entry, past 120 s.
  */
@@ -1495,14 +1625,20 @@ static int report_modules(struct core_ctx *x)
 	const char *last = NULL;	/* the last module reported from files[], and its range */
 	uint64_t last_lo = 0, last_hi = 0;
 	int last_linkmap = 0;	/* placed by the dynamic linker's list */
+	size_t kept_left;	/* images marked to go in, not reached yet */
 
+	if (!x->keep_done)
+		mark_kept_images(x, idx);
+	kept_left = x->nkeep;
 	for (i = 0; i < x->nfiles; i++) {
 		const struct nt_file_entry *e = &x->files[i];
 		uint64_t hi;
-
+		int kept = x->keep && x->keep[i];
 		int from_file = 0;
 		Dwfl_Module *mod = NULL;
 
+		if (kept)
+			kept_left--;
 		if (!e->name || e->pgoff != 0)
 			continue;
 		if (last && e->start >= last_lo && e->start < last_hi &&
@@ -1529,8 +1665,9 @@ static int report_modules(struct core_ctx *x)
 			hi = img.end;
 		if (!x->files_from_link_map && !e->linkmap && !image_was_loaded(x, idx, i, hi, &img))
 			continue;
-		/* past the budget only the executable (it holds AT_ENTRY) still goes in */
-		if (x->nreported >= MAX_DWFL_MODULES && hi > e->start &&
+		/* past the budget (less the places kept for the marked images
+		 * further on) only those and the executable (it holds AT_ENTRY) go in */
+		if (!kept && x->nreported + kept_left >= MAX_DWFL_MODULES && hi > e->start &&
 		    !(x->has_entry && x->entry >= e->start && x->entry < hi)) {
 			skipped++;
 			continue;
@@ -1558,8 +1695,13 @@ static int report_modules(struct core_ctx *x)
 	}
 	if (skipped && !x->over_budget) {
 		x->c->modules_incomplete = 1;
-		prov_warn("'%s' maps more than %d ELF images: %zu of them are left out of the module list",
-			  x->path, MAX_DWFL_MODULES, skipped);
+		if (x->nkeep)
+			prov_warn("'%s' maps more than %d ELF images: %zu of them are left out of the "
+				  "module list (kept first: the %zu holding the threads' pcs or words "
+				  "of their stacks)", x->path, MAX_DWFL_MODULES, skipped, x->nkeep);
+		else
+			prov_warn("'%s' maps more than %d ELF images: %zu of them are left out of the "
+				  "module list", x->path, MAX_DWFL_MODULES, skipped);
 	}
 	x->over_budget = skipped;
 	if (x->has_vdso && read_image(x, x->vdso, &img) == 0) {
@@ -3616,6 +3758,7 @@ cleanup:
 		free(x.files[i].note);
 	}
 	free(x.files);
+	free(x.keep);
 	for (i = 0; i < x.nextras; i++) {
 		free(x.extras[i]->file);
 		free(x.extras[i]->note);
