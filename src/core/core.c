@@ -2059,10 +2059,27 @@ static int add_pc_frames(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr p
 	return 0;
 }
 
+/*
+ * dwfl_addrmodule, but only a module whose range holds addr: libdwfl 0.188
+ * builds its address table from the modules alone (we report no segments)
+ * and gives the highest module for every address above it (a pc in the
+ * vsyscall page was "[vdso]", a jump past the last library was in it).
+ */
+static Dwfl_Module *addrmodule(Dwfl *dwfl, Dwarf_Addr addr)
+{
+	Dwfl_Module *m = dwfl_addrmodule(dwfl, addr);
+	Dwarf_Addr lo = 0, hi = 0;
+
+	if (m && dwfl_module_info(m, NULL, &lo, &hi, NULL, NULL, NULL, NULL) &&
+	    (addr < lo || addr >= hi))
+		return NULL;
+	return m;
+}
+
 static int add_pc_frames_uncached(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc,
 				  Dwarf_Addr adj)
 {
-	Dwfl_Module *m = dwfl_addrmodule(x->dwfl, adj);
+	Dwfl_Module *m = addrmodule(x->dwfl, adj);
 	const char *modname = NULL, *sname = NULL;
 	GElf_Off off = 0;
 	GElf_Sym sym;
@@ -2215,7 +2232,7 @@ static int module_code(Dwfl_Module *m, Dwarf_Addr addr, unsigned char *buf, size
 static int is_sigtramp(const struct core_ctx *x, Dwarf_Addr pc, bool isact)
 {
 	static const unsigned char rt_x86_64[] = { 0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05 };
-	Dwfl_Module *m = dwfl_addrmodule(x->dwfl, pc);
+	Dwfl_Module *m = addrmodule(x->dwfl, pc);
 	const char *name = m ? dwfl_module_addrname(m, pc) : NULL;
 	unsigned char code[sizeof(rt_x86_64)];
 
@@ -2454,7 +2471,7 @@ static void take_sigframe(struct core_ctx *x, struct prov_thread *t, size_t firs
 /* The trampoline's frame: "<signal handler called>". 0, or -1 at a cap. */
 static int add_signal_frame(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc, uint64_t sp)
 {
-	Dwfl_Module *m = dwfl_addrmodule(x->dwfl, pc);
+	Dwfl_Module *m = addrmodule(x->dwfl, pc);
 	struct prov_frame *f = new_frame(x, t);
 
 	if (!f)
@@ -2500,7 +2517,7 @@ static int pac_signed(struct core_ctx *x, Dwfl_Frame *state, Dwarf_Addr pc, Dwar
 	uint64_t stripped = x->has_pac_mask ? pc & ~x->pac_insn_mask : pc & 0xffffffffffffULL;
 	unsigned int i;
 
-	if (stripped == pc || !sp || !dwfl_addrmodule(x->dwfl, stripped))
+	if (stripped == pc || !sp || !addrmodule(x->dwfl, stripped))
 		return 0;
 	for (i = 0; i < 32; i++)
 		if (dwfl_frame_reg(state, i, &x->pac_regs[i]) != 0)
@@ -2622,7 +2639,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		else if (first == 0 && x->has_fpregs)
 			fp = x->fpregs;
 		prov_core_frame_vars(t, first, first < VARS_FRAMES, &x->vars_pending, state,
-				     dwfl_addrmodule(x->dwfl, adj), pc, adj, fp, core_read_cb, x);
+				     addrmodule(x->dwfl, adj), pc, adj, fp, core_read_cb, x);
 	}
 	/*
 	 * A call through a NULL or wild pointer leaves pc outside every module,
@@ -2632,12 +2649,12 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	 * unwind again from the caller (resume_unwind).
 	 */
 	if (t->nframes && !t->frames[0].inlined && t->nframes == 1 && x->machine == EM_X86_64 &&
-	    sp && !dwfl_addrmodule(x->dwfl, pc)) {
+	    sp && !addrmodule(x->dwfl, pc)) {
 		unsigned char raw[8];
 		uint64_t ret;
 
 		if (core_read(x, sp, raw, 8) == 0 && (ret = rd64(x, raw)) &&
-		    dwfl_addrmodule(x->dwfl, ret)) {
+		    addrmodule(x->dwfl, ret)) {
 			x->wild_ret = ret;
 			x->wild_sp = sp;
 			return DWARF_CB_ABORT;
@@ -2649,10 +2666,10 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	 * nowhere function's own and so skips the caller's caller.
 	 */
 	if (t->nframes == 1 && !t->frames[0].inlined && x->machine == EM_AARCH64 &&
-	    sp && !dwfl_addrmodule(x->dwfl, pc)) {
+	    sp && !addrmodule(x->dwfl, pc)) {
 		Dwarf_Word lr;
 
-		if (dwfl_frame_reg(state, 30, &lr) == 0 && lr && dwfl_addrmodule(x->dwfl, lr)) {
+		if (dwfl_frame_reg(state, 30, &lr) == 0 && lr && addrmodule(x->dwfl, lr)) {
 			x->wild_ret = lr;
 			x->wild_sp = sp;
 			return DWARF_CB_ABORT;

@@ -65,4 +65,12 @@ check_eq "$(frame 1 '["function"]')" call_it "frame #1 (the return address on th
 check_eq "$(frame 1 '["module"]')" /usr/lib/libcaller.so "frame #1: module"
 check_eq "$(frame 1 '["line"]')" "$(grep -n LINE-CALL "$T/caller.c" | cut -d: -f1)" "frame #1: line"
 echo "ok: many NT_FILE images: bounded work, the rest left out with a warning"
+
+# a pc above the highest image is in no module (libdwfl's table alone gave
+# the highest one: "?? [libimg999.so]"); the generator packs the 1,000
+# images below 0x10020000
+python3 "$M" "$T/above" 1000 --pc 50000000 || fail "cannot build the core"
+"$PROVENANCE" --cache "$T/c" analyze --format json "$T/above" >"$T/above.json" 2>/dev/null
+check_eq "$(json_get "$T/above.json" "[t for t in d['threads'] if t.get('crashed')][0]['frames'][0].get('module')")" null \
+	"a pc above every image: no module"
 echo "ok: past the module budget the crash's images go in first: its frames are symbolized"
