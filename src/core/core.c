@@ -1379,10 +1379,11 @@ static void keep_image(struct core_ctx *x, const size_t *idx, uint64_t addr)
 	x->nkeep++;
 }
 
-/* A thread's register by its name on this machine (pc: 0, sp: 1), or -1. */
+/* A thread's register by its name on this machine (pc: 0, sp: 1, aarch64's lr: 2), or -1. */
 static int thread_reg(const struct prov_thread *t, int which, uint64_t *out)
 {
-	static const char *const names[2][3] = { { "rip", "eip", "pc" }, { "rsp", "esp", "sp" } };
+	static const char *const names[3][3] = { { "rip", "eip", "pc" }, { "rsp", "esp", "sp" },
+						 { "x30", "x30", "x30" } };
 	size_t k, n;
 
 	for (k = 0; k < t->nregs; k++)
@@ -1421,9 +1422,10 @@ static void keep_stack_images(struct core_ctx *x, const size_t *idx,
 /*
  * More images than the budget: mark those that hold what the report is
  * about, so that they go in ahead of the rest (which go in address order):
- * every thread's pc (the crashing thread's first), the executable (AT_ENTRY),
- * then the images the words of each thread's stack point into (the crashing
- * thread's first): the return addresses of its frames are among them.
+ * every thread's pc (the crashing thread's first) and aarch64 link register,
+ * the executable (AT_ENTRY), then the images the words of each thread's
+ * stack point into (the crashing thread's first): the return addresses of
+ * its frames are among them.
  */
 static void mark_kept_images(struct core_ctx *x, const size_t *idx)
 {
@@ -1440,9 +1442,12 @@ static void mark_kept_images(struct core_ctx *x, const size_t *idx)
 	x->keep = prov_xcalloc(x->nfiles, 1);
 	if (c->has_crashed_thread && thread_reg(&c->threads[c->crashed_thread], 0, &pc) == 0)
 		keep_image(x, idx, pc);
-	for (i = 0; i < c->nthreads; i++)
+	for (i = 0; i < c->nthreads; i++) {
 		if (thread_reg(&c->threads[i], 0, &pc) == 0)
 			keep_image(x, idx, pc);
+		if (thread_reg(&c->threads[i], 2, &pc) == 0)	/* a leaf's return address */
+			keep_image(x, idx, pc);
+	}
 	if (x->has_entry)
 		keep_image(x, idx, x->entry);
 	if (c->has_crashed_thread)
