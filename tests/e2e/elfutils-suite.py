@@ -16,7 +16,11 @@ themselves (their heredocs and greps) and compared with
   run-linkmap-cut.sh          frames: pc, function, module
   run-backtrace-demangle.sh   the functions its greps name, more than 2 frames
   run-backtrace-*core-*.sh    backtrace-subr.sh's check_main, check_gsignal,
-                              check_backtracegen over every thread
+                              check_backtracegen over every thread; on the
+                              other architectures' cores, a JSON note for
+                              what is not read, one text line saying it, and
+                              the machine the ELF header names (s390 for
+                              ELFCLASS32, s390x for ELFCLASS64)
   run-addrname-test.sh        the module covering each address (and the
                               function, where the address is a frame's pc)
   run-readelf-mixed-corenote.sh  signal (cursig), thread ids, pid, frame 0 pc
