@@ -39,14 +39,14 @@ DEB_PACKAGES = pkg-config libdw-dev libelf-dev libasm-dev libdebuginfod-dev \
 	elfutils debuginfod libgit2-dev libarchive-dev libsqlite3-dev \
 	libcurl4-openssl-dev libpq-dev postgresql slurm-wlm munge libcmocka-dev libcapstone-dev binutils-dev python3-jsonschema gdb git rpm zstd lz4 xz-utils gzip \
 	python3 file dpkg-dev python3.11 python3.11-dbg binutils valgrind python3-numpy strace time \
-	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user gdb-multiarch debootstrap
+	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user gdb-multiarch debootstrap openssl
 # Real Debian packages the tests unpack into roots they build (not installed):
 # downloaded by `make deps` into tests/debs/ (apt-get download).
 DEB_DOWNLOADS = libamdhip64-5
 DEB_COMMANDS = pkg-config eu-stack eu-unstrip gdb git rpm rpmbuild zstd lz4 xz \
 	gzip python3 dpkg-source python3.11 python3.11-dbg addr2line valgrind strace /usr/bin/time psql \
 	/usr/lib/postgresql/15/bin/initdb /usr/lib/postgresql/15/bin/pg_ctl srun sbatch slurmctld slurmd munged \
-	aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ qemu-aarch64 gdb-multiarch debootstrap
+	aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ qemu-aarch64 gdb-multiarch debootstrap openssl
 
 ifeq ($(V),1)
 Q =

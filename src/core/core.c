@@ -61,6 +61,15 @@ char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
  * left out of the module list, which is then marked incomplete (report_modules).
  */
 #define MAX_DWFL_MODULES 16384
+/*
+ * Past that budget these images go in first, whatever their address: those
+ * holding a thread's pc or a word of its stack (a candidate return address),
+ * at most KEEP_MAX of them, found in at most KEEP_STACK bytes of each
+ * thread's stack and KEEP_STACK_TOTAL of all (mark_kept_images).
+ */
+#define KEEP_MAX (MAX_DWFL_MODULES / 2)
+#define KEEP_STACK ((size_t)64 << 10)
+#define KEEP_STACK_TOTAL ((size_t)8 << 20)
 
 /* x86-64 user_regs_struct order, as pr_reg holds them. */
 static const char *const x86_64_regs[] = {
@@ -182,6 +191,9 @@ struct core_ctx {
 	size_t nsegs, segs_alloc;
 	size_t nreported;
 	size_t over_budget;	/* images past MAX_DWFL_MODULES, left out */
+	unsigned char *keep;	/* per files[] entry: an image that goes in first */
+	size_t nkeep;	/* entries marked in keep */
+	int keep_done;	/* keep was computed (once: resume_unwind reports again) */
 	struct nt_file_entry *files;
 	size_t nfiles;
 	uint64_t file_page;	/* NT_FILE's page size: its offsets count pages */
@@ -1323,6 +1335,129 @@ static int image_was_loaded(const struct core_ctx *x, const size_t *idx, size_t 
 }
 
 /*
+ * The image holding addr: the files[] entry whose mapping covers it, then
+ * back over that file's later mappings (sorted index, same name) to its
+ * mapping of file offset 0. (size_t)-1: none.
+ */
+static size_t image_at(const struct core_ctx *x, const size_t *idx, uint64_t addr)
+{
+	size_t lo = 0, top = x->nfiles, k, steps;
+	const struct nt_file_entry *e;
+
+	while (lo < top) {	/* the first entry with start > addr */
+		size_t mid = lo + (top - lo) / 2;
+
+		if (x->files[idx[mid]].start <= addr)
+			lo = mid + 1;
+		else
+			top = mid;
+	}
+	if (lo == 0)
+		return (size_t)-1;
+	k = lo - 1;
+	e = &x->files[idx[k]];
+	if (!e->name || addr >= e->end)
+		return (size_t)-1;
+	for (steps = 0; e->pgoff != 0 && k > 0 && steps < 64; steps++) {
+		const struct nt_file_entry *p = &x->files[idx[k - 1]];
+
+		if (!p->name || strcmp(p->name, e->name) != 0)
+			return (size_t)-1;
+		k--;
+		e = p;
+	}
+	return e->pgoff == 0 ? idx[k] : (size_t)-1;
+}
+
+static void keep_image(struct core_ctx *x, const size_t *idx, uint64_t addr)
+{
+	size_t i;
+
+	if (x->nkeep >= KEEP_MAX || (i = image_at(x, idx, addr)) == (size_t)-1 || x->keep[i])
+		return;
+	x->keep[i] = 1;
+	x->nkeep++;
+}
+
+/* A thread's register by its name on this machine (pc: 0, sp: 1, aarch64's lr: 2), or -1. */
+static int thread_reg(const struct prov_thread *t, int which, uint64_t *out)
+{
+	static const char *const names[3][3] = { { "rip", "eip", "pc" }, { "rsp", "esp", "sp" },
+						 { "x30", "x30", "x30" } };
+	size_t k, n;
+
+	for (k = 0; k < t->nregs; k++)
+		for (n = 0; n < 3; n++)
+			if (strcmp(t->regs[k].name, names[which][n]) == 0) {
+				*out = t->regs[k].value;
+				return 0;
+			}
+	return -1;
+}
+
+/* The images the words of t's stack point into, from sp up; *budget: bytes left. */
+static void keep_stack_images(struct core_ctx *x, const size_t *idx,
+			      const struct prov_thread *t, size_t *budget)
+{
+	unsigned char page[4096];
+	size_t w = x->is64 ? 8 : 4, done = 0, k;
+	uint64_t sp;
+
+	if (thread_reg(t, 1, &sp) < 0)
+		return;
+	sp &= ~(uint64_t)(w - 1);
+	while (done < KEEP_STACK && *budget >= sizeof(page) && x->nkeep < KEEP_MAX) {
+		/* up to the end of sp's page first, then whole pages */
+		size_t len = sizeof(page) - (size_t)((sp + done) & (sizeof(page) - 1));
+
+		if (sp + done < sp || core_read(x, sp + done, page, len) < 0)
+			break;
+		for (k = 0; k + w <= len; k += w)
+			keep_image(x, idx, rdword(x, page + k));
+		done += len;
+		*budget -= len;
+	}
+}
+
+/*
+ * More images than the budget: mark those that hold what the report is
+ * about, so that they go in ahead of the rest (which go in address order):
+ * every thread's pc (the crashing thread's first) and aarch64 link register,
+ * the executable (AT_ENTRY), then the images the words of each thread's
+ * stack point into (the crashing thread's first): the return addresses of
+ * its frames are among them.
+ */
+static void mark_kept_images(struct core_ctx *x, const size_t *idx)
+{
+	const struct prov_crash *c = x->c;
+	size_t i, images = 0, budget = KEEP_STACK_TOTAL;
+	uint64_t pc;
+
+	x->keep_done = 1;
+	for (i = 0; i < x->nfiles; i++)
+		if (x->files[i].name && x->files[i].pgoff == 0)
+			images++;
+	if (images <= MAX_DWFL_MODULES)
+		return;
+	x->keep = prov_xcalloc(x->nfiles, 1);
+	if (c->has_crashed_thread && thread_reg(&c->threads[c->crashed_thread], 0, &pc) == 0)
+		keep_image(x, idx, pc);
+	for (i = 0; i < c->nthreads; i++) {
+		if (thread_reg(&c->threads[i], 0, &pc) == 0)
+			keep_image(x, idx, pc);
+		if (thread_reg(&c->threads[i], 2, &pc) == 0)	/* a leaf's return address */
+			keep_image(x, idx, pc);
+	}
+	if (x->has_entry)
+		keep_image(x, idx, x->entry);
+	if (c->has_crashed_thread)
+		keep_stack_images(x, idx, &c->threads[c->crashed_thread], &budget);
+	for (i = 0; i < c->nthreads; i++)
+		if (!c->has_crashed_thread || i != c->crashed_thread)
+			keep_stack_images(x, idx, &c->threads[i], &budget);
+}
+
+/*
  * read_image memoized by address: 65,000 NT_FILE entries naming one image
  * (with 511 PT_NOTEs of 64 KiB) re-read it for each entry, past 120 s.
  */
@@ -1495,14 +1630,20 @@ static int report_modules(struct core_ctx *x)
 	const char *last = NULL;	/* the last module reported from files[], and its range */
 	uint64_t last_lo = 0, last_hi = 0;
 	int last_linkmap = 0;	/* placed by the dynamic linker's list */
+	size_t kept_left;	/* images marked to go in, not reached yet */
 
+	if (!x->keep_done)
+		mark_kept_images(x, idx);
+	kept_left = x->nkeep;
 	for (i = 0; i < x->nfiles; i++) {
 		const struct nt_file_entry *e = &x->files[i];
 		uint64_t hi;
-
+		int kept = x->keep && x->keep[i];
 		int from_file = 0;
 		Dwfl_Module *mod = NULL;
 
+		if (kept)
+			kept_left--;
 		if (!e->name || e->pgoff != 0)
 			continue;
 		if (last && e->start >= last_lo && e->start < last_hi &&
@@ -1529,8 +1670,9 @@ static int report_modules(struct core_ctx *x)
 			hi = img.end;
 		if (!x->files_from_link_map && !e->linkmap && !image_was_loaded(x, idx, i, hi, &img))
 			continue;
-		/* past the budget only the executable (it holds AT_ENTRY) still goes in */
-		if (x->nreported >= MAX_DWFL_MODULES && hi > e->start &&
+		/* past the budget (less the places kept for the marked images
+		 * further on) only those and the executable (it holds AT_ENTRY) go in */
+		if (!kept && x->nreported + kept_left >= MAX_DWFL_MODULES && hi > e->start &&
 		    !(x->has_entry && x->entry >= e->start && x->entry < hi)) {
 			skipped++;
 			continue;
@@ -1558,8 +1700,13 @@ static int report_modules(struct core_ctx *x)
 	}
 	if (skipped && !x->over_budget) {
 		x->c->modules_incomplete = 1;
-		prov_warn("'%s' maps more than %d ELF images: %zu of them are left out of the module list",
-			  x->path, MAX_DWFL_MODULES, skipped);
+		if (x->nkeep)
+			prov_warn("'%s' maps more than %d ELF images: %zu of them are left out of the "
+				  "module list (kept first: the %zu holding the threads' pcs or words "
+				  "of their stacks)", x->path, MAX_DWFL_MODULES, skipped, x->nkeep);
+		else
+			prov_warn("'%s' maps more than %d ELF images: %zu of them are left out of the "
+				  "module list", x->path, MAX_DWFL_MODULES, skipped);
 	}
 	x->over_budget = skipped;
 	if (x->has_vdso && read_image(x, x->vdso, &img) == 0) {
@@ -1917,10 +2064,27 @@ static int add_pc_frames(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr p
 	return 0;
 }
 
+/*
+ * dwfl_addrmodule, but only a module whose range holds addr: libdwfl 0.188
+ * builds its address table from the modules alone (we report no segments)
+ * and gives the highest module for every address above it (a pc in the
+ * vsyscall page was "[vdso]", a jump past the last library was in it).
+ */
+static Dwfl_Module *addrmodule(Dwfl *dwfl, Dwarf_Addr addr)
+{
+	Dwfl_Module *m = dwfl_addrmodule(dwfl, addr);
+	Dwarf_Addr lo = 0, hi = 0;
+
+	if (m && dwfl_module_info(m, NULL, &lo, &hi, NULL, NULL, NULL, NULL) &&
+	    (addr < lo || addr >= hi))
+		return NULL;
+	return m;
+}
+
 static int add_pc_frames_uncached(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc,
 				  Dwarf_Addr adj)
 {
-	Dwfl_Module *m = dwfl_addrmodule(x->dwfl, adj);
+	Dwfl_Module *m = addrmodule(x->dwfl, adj);
 	const char *modname = NULL, *sname = NULL;
 	GElf_Off off = 0;
 	GElf_Sym sym;
@@ -2073,7 +2237,7 @@ static int module_code(Dwfl_Module *m, Dwarf_Addr addr, unsigned char *buf, size
 static int is_sigtramp(const struct core_ctx *x, Dwarf_Addr pc, bool isact)
 {
 	static const unsigned char rt_x86_64[] = { 0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05 };
-	Dwfl_Module *m = dwfl_addrmodule(x->dwfl, pc);
+	Dwfl_Module *m = addrmodule(x->dwfl, pc);
 	const char *name = m ? dwfl_module_addrname(m, pc) : NULL;
 	unsigned char code[sizeof(rt_x86_64)];
 
@@ -2312,7 +2476,7 @@ static void take_sigframe(struct core_ctx *x, struct prov_thread *t, size_t firs
 /* The trampoline's frame: "<signal handler called>". 0, or -1 at a cap. */
 static int add_signal_frame(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc, uint64_t sp)
 {
-	Dwfl_Module *m = dwfl_addrmodule(x->dwfl, pc);
+	Dwfl_Module *m = addrmodule(x->dwfl, pc);
 	struct prov_frame *f = new_frame(x, t);
 
 	if (!f)
@@ -2358,7 +2522,7 @@ static int pac_signed(struct core_ctx *x, Dwfl_Frame *state, Dwarf_Addr pc, Dwar
 	uint64_t stripped = x->has_pac_mask ? pc & ~x->pac_insn_mask : pc & 0xffffffffffffULL;
 	unsigned int i;
 
-	if (stripped == pc || !sp || !dwfl_addrmodule(x->dwfl, stripped))
+	if (stripped == pc || !sp || !addrmodule(x->dwfl, stripped))
 		return 0;
 	for (i = 0; i < 32; i++)
 		if (dwfl_frame_reg(state, i, &x->pac_regs[i]) != 0)
@@ -2480,7 +2644,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		else if (first == 0 && x->has_fpregs)
 			fp = x->fpregs;
 		prov_core_frame_vars(t, first, first < VARS_FRAMES, &x->vars_pending, state,
-				     dwfl_addrmodule(x->dwfl, adj), pc, adj, fp, core_read_cb, x);
+				     addrmodule(x->dwfl, adj), pc, adj, fp, core_read_cb, x);
 	}
 	/*
 	 * A call through a NULL or wild pointer leaves pc outside every module,
@@ -2490,12 +2654,12 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	 * unwind again from the caller (resume_unwind).
 	 */
 	if (t->nframes && !t->frames[0].inlined && t->nframes == 1 && x->machine == EM_X86_64 &&
-	    sp && !dwfl_addrmodule(x->dwfl, pc)) {
+	    sp && !addrmodule(x->dwfl, pc)) {
 		unsigned char raw[8];
 		uint64_t ret;
 
 		if (core_read(x, sp, raw, 8) == 0 && (ret = rd64(x, raw)) &&
-		    dwfl_addrmodule(x->dwfl, ret)) {
+		    addrmodule(x->dwfl, ret)) {
 			x->wild_ret = ret;
 			x->wild_sp = sp;
 			return DWARF_CB_ABORT;
@@ -2507,10 +2671,10 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	 * nowhere function's own and so skips the caller's caller.
 	 */
 	if (t->nframes == 1 && !t->frames[0].inlined && x->machine == EM_AARCH64 &&
-	    sp && !dwfl_addrmodule(x->dwfl, pc)) {
+	    sp && !addrmodule(x->dwfl, pc)) {
 		Dwarf_Word lr;
 
-		if (dwfl_frame_reg(state, 30, &lr) == 0 && lr && dwfl_addrmodule(x->dwfl, lr)) {
+		if (dwfl_frame_reg(state, 30, &lr) == 0 && lr && addrmodule(x->dwfl, lr)) {
 			x->wild_ret = lr;
 			x->wild_sp = sp;
 			return DWARF_CB_ABORT;
@@ -3559,10 +3723,10 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 	else
 		cross_check_link_map(&x);
 	x.c->machine = x.machine;
-	if (x.machine != EM_X86_64 && x.machine != EM_386 &&
-	    !(x.machine == EM_AARCH64 && x.is64))
+	x.c->machine_is64 = x.is64;
+	if (!(prov_machine_reads(x.machine, x.is64) & PROV_MACHINE_REGISTERS))
 		x.c->registers_note = prov_xasprintf("registers of %s cores are not read yet",
-						     prov_machine_name(x.machine));
+						     prov_machine_name(x.machine, x.is64));
 	fill_process(&x);
 
 	current = &x;
@@ -3616,6 +3780,7 @@ cleanup:
 		free(x.files[i].note);
 	}
 	free(x.files);
+	free(x.keep);
 	for (i = 0; i < x.nextras; i++) {
 		free(x.extras[i]->file);
 		free(x.extras[i]->note);

@@ -334,12 +334,13 @@ void prov_disasm_crash(struct prov_crash *c, int before, int after)
 		mode = CS_MODE_ARM;
 	} else if (c->machine == EM_386) {
 		mode = CS_MODE_32;
-	} else if (c->machine && c->machine != EM_X86_64) {
+	} else if (c->machine && !(prov_machine_reads(c->machine, c->machine_is64) &
+				   PROV_MACHINE_DISASM)) {
 		/* capstone is opened for x86 and arm64 only: say so, never decode foreign code */
 		free(c->insns_note);
 		c->insns_note = prov_xasprintf("disassembly (and the crash patterns that read "
 					       "operands) of %s cores is not supported",
-					       prov_machine_name(c->machine));
+					       prov_machine_name(c->machine, c->machine_is64));
 		return;
 	}
 	if (!c->code || !c->code_len) {

@@ -616,23 +616,44 @@ char *prov_kernel_error_text(uint64_t error)
 			      error & (1u << 15) ? ", SGX access" : "");
 }
 
-const char *prov_machine_name(int machine)
+const char *prov_machine_name(int machine, int is64)
 {
 	static __thread char buf[32];
 
 	switch (machine) {
-	case EM_X86_64: return "x86-64";
+	case EM_X86_64: return is64 ? "x86-64" : "x32";
 	case EM_386: return "i386";
-	case EM_AARCH64: return "aarch64";
+	case EM_AARCH64: return is64 ? "aarch64" : "aarch64 (ILP32)";
 	case EM_ARM: return "arm";
 	case EM_PPC: return "ppc";
 	case EM_PPC64: return "ppc64";
-	case EM_S390: return "s390x";
+	/* one e_machine for both: ELFCLASS32 is ESA/390, ELFCLASS64 z/Architecture */
+	case EM_S390: return is64 ? "s390x" : "s390";
+	case EM_SPARC: return "sparc";
+	case EM_SPARC32PLUS: return "sparc32plus";
 	case EM_SPARCV9: return "sparc64";
-	case EM_RISCV: return "riscv";
-	case EM_MIPS: return "mips";
+	case EM_RISCV: return is64 ? "riscv64" : "riscv32";
+	case EM_MIPS: return is64 ? "mips64" : "mips";
 	default:
 		snprintf(buf, sizeof(buf), "EM_%d", machine);
 		return buf;
+	}
+}
+
+/*
+ * Registers are read from x86-64, i386 and aarch64 (LP64) cores' notes;
+ * capstone is opened for x86 (x32 code is 64-bit mode) and arm64 only.
+ */
+unsigned int prov_machine_reads(int machine, int is64)
+{
+	switch (machine) {
+	case EM_X86_64:
+		return is64 ? PROV_MACHINE_REGISTERS | PROV_MACHINE_DISASM : PROV_MACHINE_DISASM;
+	case EM_386:
+		return PROV_MACHINE_REGISTERS | PROV_MACHINE_DISASM;
+	case EM_AARCH64:
+		return is64 ? PROV_MACHINE_REGISTERS | PROV_MACHINE_DISASM : PROV_MACHINE_DISASM;
+	default:
+		return 0;
 	}
 }

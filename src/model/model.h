@@ -386,6 +386,7 @@ struct prov_crash {
 	size_t ninsns, insns_alloc;
 	char *insns_note;	/* why there is none */
 	int machine;	/* a core's e_machine (EM_X86_64...); 0: not from a core */
+	int machine_is64;	/* the core is ELFCLASS64 (s390x, not s390; x86-64, not x32) */
 	char *registers_note;	/* a core whose registers are not read: why */
 	char *fault_operand;	/* "memory operand [rax + 8]: rax = 0x0" */
 	/* the faulting instruction's memory operand: its base (and index) register and value */
@@ -481,8 +482,16 @@ char *prov_kernel_error_text(uint64_t error);
 
 /* Names: "SIGSEGV" for 11 (NULL when unknown); "SEGV_MAPERR" for (11, 1). */
 const char *prov_signal_name(int signo);
-/* An ELF e_machine as a name ("x86-64", "aarch64"; "EM_N" when unknown). */
-const char *prov_machine_name(int machine);
+/*
+ * An ELF e_machine and class (is64: ELFCLASS64) as a name ("x86-64", "x32",
+ * "s390", "s390x"; "EM_N" when unknown).
+ */
+const char *prov_machine_name(int machine, int is64);
+
+/* What the core analyzer reads of a machine's cores (prov_machine_reads). */
+#define PROV_MACHINE_REGISTERS 1u	/* the registers of each thread */
+#define PROV_MACHINE_DISASM 2u	/* disassembly, and the patterns that read operands */
+unsigned int prov_machine_reads(int machine, int is64);
 int prov_signal_number(const char *name);	/* -1 when unknown; accepts "SEGV" too */
 const char *prov_signal_code_name(int signo, int code);
 /* 1 when the signal carries a fault address in si_addr. */

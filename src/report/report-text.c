@@ -394,6 +394,29 @@ static void crash_lines(struct prov_buf *b, const struct prov_crash *c,
 	}
 }
 
+
+/*
+ * What the core analyzer could not read of the crashing thread. A core of a
+ * machine whose registers and code are not read at all (s390, ppc, sparc...)
+ * says so in one line; the JSON keeps both notes.
+ */
+static void unread_lines(struct prov_buf *b, const struct prov_crash *c)
+{
+	int insns_note = !c->ninsns && c->insns_note;
+
+	if (c->registers_note && insns_note && c->machine &&
+	    !prov_machine_reads(c->machine, c->machine_is64)) {
+		prov_buf_printf(b, "no registers or disassembly: not supported for %s cores, "
+				"nor the crash patterns that read operands\n",
+				prov_machine_name(c->machine, c->machine_is64));
+		return;
+	}
+	if (c->registers_note)
+		prov_buf_printf(b, "no registers: %s\n", c->registers_note);
+	if (insns_note)
+		prov_buf_printf(b, "no disassembly: %s\n", c->insns_note);
+}
+
 /* Everything up to the module table: what is known without the network. */
 static int report_text_head(struct prov_buf *b, const struct prov_crash *c, unsigned int flags)
 {
@@ -454,10 +477,7 @@ static int report_text_head(struct prov_buf *b, const struct prov_crash *c, unsi
 			if (c->fault_operand)
 				prov_buf_printf(b, "  (%s)\n", c->fault_operand);
 		}
-		if (c->registers_note)
-			prov_buf_printf(b, "no registers: %s\n", c->registers_note);
-		if (!c->ninsns && c->insns_note)
-			prov_buf_printf(b, "no disassembly: %s\n", c->insns_note);
+		unread_lines(b, c);
 		prov_buf_putc(b, '\n');
 	}
 	for (i = 0; i < c->nthreads; i++) {

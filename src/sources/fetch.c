@@ -37,6 +37,7 @@ struct xfer {
 	uint64_t start_ms;	/* of this attempt */
 	int got_any;	/* a header or body byte arrived in this attempt */
 	int no_answer;	/* the attempt ended without any answer */
+	const char *ca_file;	/* fetch.sslCAInfo, or NULL: the system's CA store */
 };
 
 int prov_fetch_url_ok(const char *url)
@@ -87,6 +88,33 @@ int prov_fetch_config_size(uint64_t *out, const struct prov_config *cfg, const c
 	if (prov_parse_u64(&n, v, len, 10) < 0 || (shift && n > (UINT64_MAX >> shift)))
 		return prov_error_set(PROV_EINPUT, "bad size '%s' for '%s'", v, key);
 	*out = n << shift;
+	return 0;
+}
+
+int prov_fetch_ca_file(const char **out, const struct prov_config *cfg)
+{
+	const char *key = "fetch.sslCAInfo", *v = cfg ? prov_config_get(cfg, "fetch.sslcainfo") : NULL;
+	struct stat st;
+	int fd;
+
+	*out = NULL;
+	if (!v && cfg) {
+		key = "http.sslCAInfo";
+		v = prov_config_get(cfg, "http.sslcainfo");
+	}
+	if (!v || !*v)
+		return 0;
+	/* opened as the fetch will open it: a FIFO or a directory is refused here */
+	fd = open(v, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return prov_error_set(PROV_EINPUT, "cannot read the CA file '%s' (%s): %s", v, key,
+				      strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return prov_error_set(PROV_EINPUT, "the CA file '%s' (%s) is not a regular file", v, key);
+	}
+	close(fd);
+	*out = v;
 	return 0;
 }
 
@@ -218,6 +246,8 @@ static enum attempt_result attempt(int *error, struct xfer *x, const char *real_
 	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, header_cb);
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, x);
 	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+	if (x->ca_file)
+		curl_easy_setopt(h, CURLOPT_CAINFO, x->ca_file);
 	curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)(x->max - x->offset));
 	if (x->offset)
 		curl_easy_setopt(h, CURLOPT_RESUME_FROM_LARGE, (curl_off_t)x->offset);
@@ -281,6 +311,11 @@ static enum attempt_result attempt(int *error, struct xfer *x, const char *real_
 		*error = prov_error_set(PROV_ERROR, "cannot download '%s': HTTP %ld", url, code);
 		if (code == 408 || code == 429 || code >= 500)
 			res = ATTEMPT_RETRY;
+		goto cleanup;
+	case CURLE_PEER_FAILED_VERIFICATION:
+		*error = prov_error_set(PROV_ERROR, "cannot download '%s': the server's certificate is "
+					"not trusted (%s); fetch.sslCAInfo names a CA file to trust", url,
+					errbuf[0] ? errbuf : curl_easy_strerror(rc));
 		goto cleanup;
 	case CURLE_FILE_COULDNT_READ_FILE:
 		*error = prov_error_set(PROV_ENOTFOUND, "'%s' not found: %s", url, errbuf);
@@ -477,7 +512,8 @@ int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o
 	    (error = config_uint(&connect_timeout, o->ctx->config, "fetch.connecttimeout", PROV_FETCH_DEFAULT_CONNECT_S, 3600)) < 0 ||
 	    (error = config_uint(&retries, o->ctx->config, "fetch.retries", 3, MAX_RETRIES)) < 0 ||
 	    (error = config_uint(&delay, o->ctx->config, "fetch.retrydelayms", 1000, MAX_DELAY_MS)) < 0 ||
-	    (error = config_uint(&stall, o->ctx->config, "fetch.stalltimeout", 60, 86400)) < 0)
+	    (error = config_uint(&stall, o->ctx->config, "fetch.stalltimeout", 60, 86400)) < 0 ||
+	    (error = prov_fetch_ca_file(&x.ca_file, o->ctx->config)) < 0)
 		return error;
 	if (o->max_size && o->max_size < max)
 		max = o->max_size;

@@ -19,6 +19,8 @@
  *   fetch.retries         extra attempts after a transient error (default 3, max 10)
  *   fetch.retryDelayMs    first back-off delay, doubled each time (default 1000, max 60000)
  *   fetch.maxSize         largest download in bytes; k/m/g suffixes (default 2g)
+ *   fetch.sslCAInfo       a PEM file of the CAs that verify https servers, instead
+ *                         of the system's bundle (else git's http.sslCAInfo)
  *   url.<base>.insteadOf  applied to the URL before downloading
  */
 struct prov_fetch_opts {
@@ -49,6 +51,14 @@ struct prov_fetch_opts {
  * An flock(2) on the .part file serialises two runs fetching one URL.
  */
 int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o);
+
+/*
+ * The CA file that verifies https servers, for curl's downloads and
+ * libgit2's fetches: fetch.sslCAInfo, else http.sslCAInfo (git's key);
+ * *out NULL when neither is set (the system's CA bundle). PROV_EINPUT,
+ * naming the key, when it is not a readable regular file.
+ */
+int prov_fetch_ca_file(const char **out, const struct prov_config *cfg);
 
 /* The cached path for url (complete or not), without touching disk. Caller frees. */
 char *prov_fetch_cache_path(const char *cache_dir, const char *url);

@@ -205,6 +205,11 @@ int prov_gitstream_install(const struct prov_gitstream_bounds *b)
 	memset(&reg, 0, sizeof(reg));
 	reg.version = GIT_STREAM_VERSION;
 	reg.init = bs_init;
+	/* libgit2's TLS (mbedTLS in Debian 12) is set up by git_libgit2_init:
+	 * the CA file replaces the chain it loaded (GIT_OPT_SET_SSL_CERT_LOCATIONS) */
+	if (b->ca_file && (git_libgit2_init() < 0 ||
+			   git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, b->ca_file, NULL) < 0))
+		return -1;
 	return git_stream_register(GIT_STREAM_STANDARD, &reg) < 0 ? -1 : 0;
 }
 

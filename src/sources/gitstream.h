@@ -20,9 +20,13 @@ struct prov_gitstream_bounds {
 	uint64_t deadline_ms;	/* prov_now_ms() time; 0: none */
 	uint64_t timeout_s;	/* fetch.timeout, for the message */
 	int ping_fd;	/* told 'P' (at most every 50 ms) when bytes arrive, or -1 */
+	const char *ca_file;	/* the CAs that verify https servers (fetch.sslCAInfo); NULL: the system's */
 };
 
-/* Install for this process (the fetch child). 0 or a negative code. */
+/*
+ * Install for this process (the fetch child), with ca_file (when set) as
+ * libgit2's CA store in place of the system's. 0, or -1 with libgit2's error set.
+ */
 int prov_gitstream_install(const struct prov_gitstream_bounds *b);
 /* The pack has started: max_advert no longer applies. */
 void prov_gitstream_pack_started(void);

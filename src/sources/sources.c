@@ -320,8 +320,13 @@ static int do_fetch(git_repository *repo, const char *fetch_url, const char *dis
 		error = prov_error_from_git(PROV_ERROR, "cannot set up a fetch");
 		goto cleanup;
 	}
-	if (git_remote_fetch(remote, &arr, &fo, NULL) < 0) {
-		if (!prog.over && prov_gitstream_why())
+	if ((error = git_remote_fetch(remote, &arr, &fo, NULL)) < 0) {
+		if (error == GIT_ECERTIFICATE)
+			error = prov_error_set(PROV_ERROR, "cannot fetch '%s': the server's certificate is "
+					       "not trusted (%s); fetch.sslCAInfo names a CA file to trust",
+					       display_url, git_error_last() && git_error_last()->message ?
+					       git_error_last()->message : "no detail");
+		else if (!prog.over && prov_gitstream_why())
 			error = prov_error_set(PROV_ELIMIT, "fetch of %s: %s", display_url, prov_gitstream_why());
 		else if (prog.over)
 			error = prov_error_set(PROV_ELIMIT, "fetch of %s sent more than %llu bytes "
@@ -482,7 +487,8 @@ static int bounded_fetch_once(const char *repo_path, const char *fetch_url, cons
 
 	fetch_bounds_read(&b, cfg);
 	if (prov_fetch_config_size(&max_pack, cfg, "fetch.maxpacksize", PROV_SOURCES_DEFAULT_MAX_PACK) < 0 ||
-	    prov_fetch_config_size(&max_advert, cfg, "fetch.maxrefssize", PROV_SOURCES_DEFAULT_MAX_ADVERT) < 0)
+	    prov_fetch_config_size(&max_advert, cfg, "fetch.maxrefssize", PROV_SOURCES_DEFAULT_MAX_ADVERT) < 0 ||
+	    prov_fetch_ca_file(&bounds.ca_file, cfg) < 0)
 		return PROV_EINPUT;
 	/* a run killed (SIGKILL, a CI runner's SIGTERM) while fetching left its
 	 * partial pack: removed here, under the mirror's lock, before a new one */
@@ -515,7 +521,7 @@ static int bounded_fetch_once(const char *repo_path, const char *fetch_url, cons
 		bounds.timeout_s = b.total_s;
 		bounds.ping_fd = fds[1];
 		if (prov_gitstream_install(&bounds) < 0)
-			prov_error_from_git(PROV_ERROR, "cannot set up a fetch");
+			prov_error_from_git(PROV_ERROR, "cannot set up a fetch of %s", display_url);
 		else if (git_repository_open_bare(&repo, repo_path) < 0)
 			prov_error_from_git(PROV_ERROR, "cannot open mirror");
 		else if (do_fetch(repo, fetch_url, display_url, wants, nwants, all_heads, fds[1],

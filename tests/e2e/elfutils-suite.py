@@ -16,7 +16,11 @@ themselves (their heredocs and greps) and compared with
   run-linkmap-cut.sh          frames: pc, function, module
   run-backtrace-demangle.sh   the functions its greps name, more than 2 frames
   run-backtrace-*core-*.sh    backtrace-subr.sh's check_main, check_gsignal,
-                              check_backtracegen over every thread
+                              check_backtracegen over every thread; on the
+                              other architectures' cores, a JSON note for
+                              what is not read, one text line saying it, and
+                              the machine the ELF header names (s390 for
+                              ELFCLASS32, s390x for ELFCLASS64)
   run-addrname-test.sh        the module covering each address (and the
                               function, where the address is a frame's pc)
   run-readelf-mixed-corenote.sh  signal (cursig), thread ids, pid, frame 0 pc
@@ -53,6 +57,19 @@ def elf_arch(path):
     if mach == 62:
         return "x86_64" if h[4] == 2 else "x32"
     return "other"
+
+
+def machine_name(path):
+    """The machine a core's ELF header names, as provenance's notes should:
+    e_machine and class (s390 and s390x share EM_S390; ELFCLASS64 is s390x)."""
+    with open(path, "rb") as f:
+        h = f.read(20)
+    end = "<" if h[5] == 1 else ">"
+    mach, = struct.unpack_from(end + "H", h, 18)
+    is64 = h[4] == 2
+    names = {20: "ppc", 21: "ppc64", 22: "s390x" if is64 else "s390", 43: "sparc64",
+             183: "aarch64"}
+    return names.get(mach)
 
 
 def build_id(path):
@@ -140,15 +157,7 @@ class Suite:
             p = self.file(os.path.basename(rec))
             if p and elf_arch(p):
                 self.place(p, rec)
-        cmd = [self.prov, "analyze", "--sysroot", self.root, "--format", "json"]
-        if exe:
-            cmd += ["--exe", self.file(exe)]
-        cmd.append(cpath)
-        # the work dir holds every test file: a lookup there would hide a miss
-        empty = os.path.join(self.work, "cwd")
-        os.makedirs(empty, exist_ok=True)
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=empty,
-                           text=True, timeout=300)
+        cmd, p = self.run(cpath, exe, "json")
         rep = None
         if re.search(r"Sanitizer|runtime error:", p.stderr):
             # a sanitizer build (CI's second pass) reports and exits nonzero
@@ -161,6 +170,22 @@ class Suite:
                                                              p.stderr[-500:]))
         self.reports[key] = rep
         return rep
+
+    def run(self, cpath, exe, fmt):
+        """(command, completed process) of `provenance analyze` in that format."""
+        cmd = [self.prov, "analyze", "--sysroot", self.root, "--format", fmt]
+        if exe:
+            cmd += ["--exe", self.file(exe)]
+        cmd.append(cpath)
+        # the work dir holds every test file: a lookup there would hide a miss
+        empty = os.path.join(self.work, "cwd")
+        os.makedirs(empty, exist_ok=True)
+        return cmd, subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   cwd=empty, text=True, timeout=300)
+
+    def text(self, core, exe=None):
+        """provenance's text report on a test core (after analyze placed its files)."""
+        return self.run(self.file(core), exe, "text")[1].stdout
 
     def check(self, cid, arch, ok, want, got):
         self.rows.append((cid, arch, bool(ok), str(want), str(got)))
@@ -416,6 +441,30 @@ def backtrace_cores(s):
                             "disassembly: NO NOTE")
             s.check("%s says what it cannot read" % script, arch, "NO NOTE" not in " ".join(said),
                     "a note for each part not read", ", ".join(said) or "everything read")
+            # the text report says it in one line, not one per part
+            lines = [l for l in s.text(core, exe).splitlines()
+                     if re.match(r"no (registers|disassembly)", l)]
+            if len(said) == 2:
+                ok = len(lines) == 1 and "registers" in lines[0] and "disassembly" in lines[0]
+                want = "one line naming registers and disassembly"
+            else:
+                ok, want = len(lines) == len(said), "a line for each part not read"
+            s.check("%s says it in one line" % script, arch, ok, want,
+                    " | ".join(lines) or "no line")
+            # and names the core's machine (the script's name where elfutils
+            # names it: run-backtrace-core-s390.sh is a 32-bit s390 core)
+            name = machine_name(s.file(core))
+            if arch in ("s390", "s390x"):
+                name = arch
+            words = set(re.findall(r"[\w-]+", " ".join(lines)))
+            words.update(re.findall(r"of (\S+) cores", rep.get("registers_note") or ""))
+            words.update(re.findall(r"of (\S+) cores", rep.get("instructions_note") or ""))
+            if said and name:
+                others = {"s390": "s390x", "s390x": "s390"}.get(name)
+                s.check("%s names the machine" % script, arch,
+                        name in words and others not in words, name,
+                        " | ".join(lines + [rep.get("registers_note") or "",
+                                            rep.get("instructions_note") or ""]))
 
 
 # ---- run-addrname-test.sh ----

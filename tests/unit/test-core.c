@@ -323,8 +323,8 @@ static void test_aarch64_patterns(void **state)
 
 /*
  * A ppc64 core: its registers are not read and its code is not
- * disassembled, and each says so plainly, never a misleading "not on an
- * instruction boundary".
+ * disassembled; the JSON notes each, the text report says it in one line,
+ * never a misleading "not on an instruction boundary".
  */
 static void test_foreign_machine(void **state)
 {
@@ -366,10 +366,32 @@ static void test_foreign_machine(void **state)
 	assert_null(strstr(out.buf, "instruction boundary"));
 	prov_buf_release(&out);
 	assert_ok(prov_report_text(&out, c, PROV_REPORT_REGISTERS));
-	assert_non_null(strstr(out.buf, "no registers: registers of ppc64 cores are not read yet\n"));
-	assert_non_null(strstr(out.buf, "no disassembly: disassembly (and the crash patterns"));
+	/* one line says both: the machine's registers and code are not read */
+	assert_non_null(strstr(out.buf, "no registers or disassembly: not supported for ppc64 "
+			       "cores, nor the crash patterns that read operands\n"));
+	assert_null(strstr(out.buf, "no registers:"));
+	assert_null(strstr(out.buf, "no disassembly:"));
 	prov_buf_release(&out);
 	prov_crash_free(c);
+}
+
+/*
+ * One e_machine, two machines: EM_S390 is s390 (ESA/390) in an ELFCLASS32
+ * core and s390x (z/Architecture) in an ELFCLASS64 one, as `file` and
+ * elfutils' backtrace.s390.core / backtrace.s390x.core name them; EM_X86_64
+ * in an ELFCLASS32 core is x32.
+ */
+static void test_machine_names(void **state)
+{
+	(void)state;
+	assert_string_equal(prov_machine_name(EM_S390, 0), "s390");
+	assert_string_equal(prov_machine_name(EM_S390, 1), "s390x");
+	assert_string_equal(prov_machine_name(EM_X86_64, 1), "x86-64");
+	assert_string_equal(prov_machine_name(EM_X86_64, 0), "x32");
+	assert_string_equal(prov_machine_name(EM_386, 0), "i386");
+	assert_string_equal(prov_machine_name(4242, 1), "EM_4242");
+	assert_int_equal(prov_machine_reads(EM_S390, 0), 0);
+	assert_int_equal(prov_machine_reads(EM_X86_64, 0), PROV_MACHINE_DISASM);
 }
 
 static void test_notes(void **state)
@@ -523,6 +545,7 @@ int main(void)
 		cmocka_unit_test(test_i386_disasm),
 		cmocka_unit_test(test_aarch64_patterns),
 		cmocka_unit_test(test_foreign_machine),
+		cmocka_unit_test(test_machine_names),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
