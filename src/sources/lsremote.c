@@ -63,22 +63,29 @@ static int full_hex(const char *s, size_t n)
 
 /*
  * A want that names a ref the advertisement lists (a tag, a branch, HEAD):
- * a valid ref name, not an expression (v1~2, HEAD^, @{u}), which only the
- * mirror's revparse knows.
+ * a valid ref name by git check-ref-format's rules, not an expression
+ * (v1~2, HEAD^, @{u}), which only the mirror's revparse knows. Without
+ * libgit2: a run that finds its answers in the cache does not start it.
  */
 static int ref_like(const char *w)
 {
-	char *full;
-	int valid = 0;
-	size_t n = strlen(w);
+	size_t n = strlen(w), i;
+	const char *c;
 
-	if (!n || n > REFS_MAX_WANT || strpbrk(w, "~^:*?[\\"))
+	if (!n || n > REFS_MAX_WANT || !strcmp(w, "@") || w[0] == '/' || w[n - 1] == '/' ||
+	    w[n - 1] == '.' || strstr(w, "..") || strstr(w, "@{") || strstr(w, "//"))
 		return 0;
-	full = prov_xasprintf("refs/tags/%s", w);
-	if (git_reference_name_is_valid(&valid, full) < 0)
-		valid = 0;
-	free(full);
-	return valid;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)w[i] <= ' ' || w[i] == 0x7f || strchr("~^:?*[\\", w[i]))
+			return 0;
+	/* no component that starts with '.' or ends with ".lock" */
+	for (c = w; c; c = strchr(c, '/') ? strchr(c, '/') + 1 : NULL) {
+		size_t len = strcspn(c, "/");
+
+		if (c[0] == '.' || (len >= 5 && !strncmp(c + len - 5, ".lock", 5)))
+			return 0;
+	}
+	return 1;
 }
 
 /* A want the advertisement answers "none" when it lacks it: not one that could be a commit id. */
@@ -172,11 +179,11 @@ static int ls_work(int fd, uint64_t max_pack, void *arg)
 	}
 	for (i = 0; i < j->nwants; i++)
 		answer_one(&out, heads, n, j->wants[i]);
+	/* done with the remote before answering: the answer is the last thing sent */
+	git_remote_disconnect(remote);
 	prov_bounded_answer(fd, out.buf, out.len);
 	error = 0;
 cleanup:
-	if (remote)
-		git_remote_disconnect(remote);
 	git_remote_free(remote);
 	prov_buf_release(&out);
 	return error;

@@ -117,6 +117,15 @@ resolve 1 "$T/c1" "--offline" "${FT[@]}" -- --offline
 check_eq "$(comp "$T/last.out" commit)" "$tag_commit" "--offline: the commit from the cache"
 check_eq "$(line4 "$T/last.out")" "$tag_line" "--offline: line 4 from the download cache"
 check_eq "$(requests '.')" 0 "--offline: no request"
+# a damaged answer file is the same as none: asked again, and rewritten
+refs_file=$(ls "$T"/c1/mirrors/*.git.refs 2>/dev/null)
+[ -f "$refs_file" ] || fail "no answer kept in the cache"
+printf '%s\ttag\tnot-a-commit\t1\ngarbage\n%s\ttag\t%s' "$tag" "$tag" "$tag_commit" >"$refs_file"
+resolve 1 "$T/c1" "damaged answer file" "${FT[@]}"
+check_eq "$(comp "$T/last.out" commit)" "$tag_commit" "damaged answer file: the same commit"
+check_eq "$(requests 'info/refs')" 1 "damaged answer file: asked again"
+check_match "$(cat "$refs_file")" "^$tag	tag	$tag_commit	[0-9]+\$" "damaged answer file: rewritten"
+: >"$T/forge.log"
 resolve 1 "$T/c2o" "--offline, empty cache" "${FT[@]}" -- --offline
 check_eq "$(comp "$T/last.out" commit)" "null" "--offline, empty cache: no commit"
 check_match "$(comp "$T/last.out" note)" "no mirror of 'https://forge\.test/o/proj\.git' in the cache \(offline\)" \
