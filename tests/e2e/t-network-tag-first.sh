@@ -145,6 +145,13 @@ check_eq "$(line4 "$T/last.out")" "$branch_line" "branch: line 4 is git show $br
 check_eq "$(requests 'info/refs')" 1 "branch: one ref advertisement for both refs"
 check_eq "$(requests '^POST .*git-upload-pack')" 0 "branch: no pack"
 check_eq "$(mirrors "$T/c3")" 0 "branch: no mirror"
+# the text report labels the excerpt (from the cache now: no request)
+: >"$T/forge.log"
+"$PROVENANCE" --cache "$T/c3" "${FT[@]}" resolve "$T/bt.txt" --sysroot "$T/root" --mapping "$T/proj.map" \
+	>"$T/text.out" 2>/dev/null
+check_match "$(cat "$T/text.out")" "Source of frame #0: proj:$file:4 at ${branch_commit:0:12}.*approximate commit.*the file from gitlab, no mirror|Source of frame #0: proj:$file:4 at ${branch_commit:0:12}.*the file from gitlab, no mirror.*approximate commit" \
+	"text: the excerpt says approximate and how its file came"
+check_eq "$(requests '.')" 0 "branch, second run: no request"
 
 # 4. no such tag: a note, and no clone to find that out
 map 'v{version}-missing'
