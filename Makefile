@@ -205,6 +205,7 @@ LIB_OBJS += src/sources/fetch.o
 LIB_OBJS += src/sources/forge.o
 LIB_OBJS += src/sources/gitstream.o
 LIB_OBJS += src/sources/hostdown.o
+LIB_OBJS += src/sources/lsremote.o
 LIB_OBJS += src/sources/srcimport.o
 LIB_OBJS += src/sources/srclocate.o
 LIB_OBJS += src/sources/suspects.o

@@ -769,7 +769,11 @@ fi
 # forms) named through url.insteadOf, each run with an empty cache: the crash
 # lines from GitHub's raw form (one small download, the default), against
 # the same with fetch.singleFile=false (a full clone of a 50,000-commit
-# repository over HTTP, as before issue 25), and resolve --offline.
+# repository over HTTP, as before issue 25), and resolve --offline. Then a
+# component whose commit comes from its mapping's tag (ref = v{version}, the
+# pip install records no commit): the remote's ref advertisement and one raw
+# file (the default), against the clone that found the tag before
+# (fetch.lsRemote=false); one more run of each counts the bytes the forge sent.
 if want firstanswer; then
 	say "== firstanswer: resolve, empty cache: single file vs full mirror vs --offline"
 	d=$OUT/firstanswer
@@ -789,13 +793,14 @@ if want firstanswer; then
 	printf 'PID 5 - process\nTID 5:\n#0  0x00007f0000001234 crash_here - %s\n    /tmp/pip-req-build-x/src/file007.c:1\n#1  0x0000555555555555 main - /usr/bin/app\n' \
 		/usr/lib/python3/dist-packages/proj/_native.so >"$d/bt.txt"
 	printf '[component "proj"]\n\tpackage = proj\n\trepo = https://github.com/o/proj.git\n' >"$d/proj.map"
-	python3 "$TOP/tests/e2e/forge-server.py" "$d/srv" "$d/forge.port" "$d/forge.log" &
+	FORGE_BYTES_LOG=$d/bytes.log python3 "$TOP/tests/e2e/forge-server.py" "$d/srv" "$d/forge.port" "$d/forge.log" &
 	fa_pid=$!
 	for _ in $(seq 100); do [ -s "$d/forge.port" ] && break; sleep 0.1; done
 	fa_url=http://127.0.0.1:$(cat "$d/forge.port")
-	# a local http-backend may take longer than the 5 s connect bound to start a big pack
+	# a local http-backend may take longer than the 5 s connect bound to start a big pack;
+	# github.com sent elsewhere by url.insteadOf keeps its raw form only when named
 	fa_cfg=(-c "url.$fa_url/gh/.insteadOf=https://raw.githubusercontent.com/" -c "url.$fa_url/.insteadOf=https://github.com/"
-		-c fetch.connectTimeout=300)
+		-c forge.github.com.type=github -c fetch.connectTimeout=300)
 	fa_cmd=(resolve "$d/bt.txt" --sysroot "$d/root" --mapping "$d/proj.map" --format json)
 	$TIMEIT --out "$RESULTS" --section firstanswer --input cold --tool prov-resolve-single-file --runs "$RUNS" --ok 0,1 \
 		--fresh "$OUT/cache-fa1" -- "$PROV" --cache "$OUT/cache-fa1" "${fa_cfg[@]}" "${fa_cmd[@]}"
@@ -804,6 +809,43 @@ if want firstanswer; then
 	$TIMEIT --out "$RESULTS" --section firstanswer --input cold --tool prov-resolve-offline --runs "$RUNS" --ok 0,1 \
 		--fresh "$OUT/cache-fa3" -- "$PROV" --cache "$OUT/cache-fa3" "${fa_cfg[@]}" "${fa_cmd[@]}" --offline
 	flush
+	# the tag-mapped component: version 1999 names tag v1999 (commit 49,975)
+	fa_tsite=$d/root-tag/usr/lib/python3/dist-packages
+	mkdir -p "$fa_tsite/proj" "$fa_tsite/proj-1999.dist-info"
+	printf 'ELF' >"$fa_tsite/proj/_native.so"
+	printf 'Metadata-Version: 2.1\nName: proj\nVersion: 1999\n' >"$fa_tsite/proj-1999.dist-info/METADATA"
+	printf 'proj/_native.so,,\nproj-1999.dist-info/METADATA,,\n' >"$fa_tsite/proj-1999.dist-info/RECORD"
+	printf '[component "proj"]\n\tpackage = proj\n\trepo = https://github.com/o/proj.git\n\tref = v{version}\n' >"$d/proj-tag.map"
+	fa_tag=(resolve "$d/bt.txt" --sysroot "$d/root-tag" --mapping "$d/proj-tag.map" --format json)
+	fa_tagc=$(git -C "$d/srv/o/proj.git" rev-parse 'v1999^{commit}')
+	$TIMEIT --out "$RESULTS" --section firstanswer --input cold --tool prov-resolve-tag-lsremote --runs "$RUNS" --ok 0,1 \
+		--fresh "$OUT/cache-fa4" -- "$PROV" --cache "$OUT/cache-fa4" "${fa_cfg[@]}" "${fa_tag[@]}"
+	$TIMEIT --out "$RESULTS" --section firstanswer --input cold --tool prov-resolve-tag-full-mirror --runs "$RUNS" --ok 0,1 \
+		--fresh "$OUT/cache-fa5" -- "$PROV" --cache "$OUT/cache-fa5" "${fa_cfg[@]}" -c fetch.lsRemote=false "${fa_tag[@]}"
+	# the second run on one cache (the warm-up run fills it): the kept answer and the downloaded file, no request
+	rm -rf "$OUT/cache-fa6"
+	$TIMEIT --out "$RESULTS" --section firstanswer --input warm --tool prov-resolve-tag-lsremote-2nd --runs "$RUNS" --ok 0,1 \
+		-- "$PROV" --cache "$OUT/cache-fa6" "${fa_cfg[@]}" "${fa_tag[@]}"
+	flush
+	for fa_mode in lsremote full-mirror; do
+		fa_extra=()
+		[ "$fa_mode" = full-mirror ] && fa_extra=(-c fetch.lsRemote=false)
+		rm -rf "$OUT/cache-fab"
+		: >"$d/bytes.log"
+		"$PROV" --cache "$OUT/cache-fab" "${fa_cfg[@]}" "${fa_extra[@]}" "${fa_tag[@]}" >"$d/tag-$fa_mode.json" 2>/dev/null || true
+		python3 - "$d/bytes.log" "$d/tag-$fa_mode.json" "$fa_tagc" "prov-resolve-tag-$fa_mode" >>"$RESULTS" <<'PY'
+import json, sys
+log, rep, want, tool = sys.argv[1:5]
+lines = [l.split() for l in open(log) if l.strip()]
+d = json.load(open(rep))
+c = [c for c in d["components"] if c["name"] == "proj"][0]
+s = [s for s in d["sources"] if s["component"] == "proj"]
+print(json.dumps({"section": "firstanswerbytes", "tool": tool, "bytes": sum(int(l[-1]) for l in lines),
+                  "requests": len(lines), "posts": sum(l[0] == "POST" for l in lines),
+                  "commit_ok": c.get("commit") == want, "found_by": c.get("found_by"),
+                  "fetched_by": s[0].get("fetched_by") if s else None}))
+PY
+	done
 	kill "$fa_pid" 2>/dev/null || true
 fi
 

@@ -212,6 +212,17 @@ def main():
             d = "" if base is None or r.get("median") is None else "%+.0f ms" % ((r["median"] - base) * 1000)
             w("| %s | %s | %s | %s | %s |" % (r["tool"], fmt_t(r), fmt_min(r), fmt_rss(r), d))
         w("")
+        fb = [r for r in recs if r["section"] == "firstanswerbytes"]
+        if fb:
+            w("Bytes the forge sent for one run (tag-mapped component):")
+            w("")
+            w("| tool | bytes | requests | POSTs | commit = git rev-parse | found_by | fetched_by |")
+            w("|---|---|---|---|---|---|---|")
+            for r in fb:
+                w("| %s | %s | %d | %d | %s | %s | %s |" % (r["tool"], size(r["bytes"]), r["requests"],
+                                                          r["posts"], "yes" if r["commit_ok"] else "NO",
+                                                          r["found_by"], r["fetched_by"]))
+            w("")
 
     nr = [r for r in recs if r["section"] == "noroute"]
     if nr:

@@ -233,7 +233,7 @@ int prov_cmd_write(const char *data, size_t len)
 static const char *const known_keys[] = {
 	"fetch.timeout", "fetch.connecttimeout", "fetch.stalltimeout", "fetch.retries", "fetch.hostdownfor",
 	"fetch.retrydelayms", "fetch.maxsize", "fetch.maxpacksize", "fetch.maxrefssize", "fetch.trustsystemurls",
-	"fetch.singlefile", "fetch.sslcainfo", "suspects.clone",
+	"fetch.singlefile", "fetch.sslcainfo", "fetch.lsremote", "suspects.clone",
 	"import.maxbytes", "import.maxentries",
 	"core.maxsize",
 	"debuginfod.timeout", "debuginfod.totaltimeout", "debuginfod.maxsize",

@@ -192,18 +192,56 @@ cleanup:
  * names the installed version, or one the mapping names literally (exact),
  * "mapping:guessed-tag" a tag that
  * does not (rocm-6.1 for 6.1.2), "mapping:branch-tip" a branch (its tip may
- * be later than the deployed build), "mapping:ref" anything else.
+ * be later than the deployed build), "mapping:ref" anything else. is_tag
+ * and is_branch from the mirror or from the remote's ref advertisement.
  */
-static const char *ref_found_by(struct prov_repo *repo, const char *ref, const char *version,
+static const char *ref_found_by(int is_tag, int is_branch, const char *ref, const char *version,
 				int literal)
 {
 	/* a tag the mapping names outright (no placeholder) is its author's
 	 * statement of what is deployed */
-	if (prov_repo_is_tag(repo, ref))
+	if (is_tag)
 		return literal || prov_ref_names_version(ref, version) ? "mapping:tag" : "mapping:guessed-tag";
-	if (prov_repo_is_branch(repo, ref))
+	if (is_branch)
 		return "mapping:branch-tip";
 	return "mapping:ref";
+}
+
+/* The commit a mapping ref found; how sure it is, and a note when it is only near the build. */
+static void take_ref(struct prov_component *comp, const char *want, const char *commit,
+		     const char *found_by)
+{
+	free(comp->commit);
+	comp->commit = prov_xstrdup(commit);
+	free(comp->ref);
+	comp->ref = prov_xstrdup(want);
+	free(comp->found_by);
+	comp->found_by = prov_xstrdup(found_by);
+	set_commit_is(comp, !strcmp(found_by, "mapping:tag") ? "exact" : "approximate");
+	if (strcmp(found_by, "mapping:tag")) {
+		char *n = prov_xasprintf("%s '%s' is not the deployed build, only near it",
+					 !strcmp(found_by, "mapping:branch-tip") ? "the tip of branch" :
+					 !strcmp(found_by, "mapping:guessed-tag") ? "tag" : "ref", want);
+
+		set_note(comp, n);
+		free(n);
+	}
+}
+
+/* None of the mapping's refs is in the repository. */
+static void no_ref_note(struct prov_component *comp, char **wants, size_t nwants, const char *url,
+			int *partial)
+{
+	struct prov_buf msg = PROV_BUF_INIT;
+	size_t i;
+
+	prov_buf_puts(&msg, "no ref ");
+	for (i = 0; i < nwants; i++)
+		prov_buf_printf(&msg, "%s'%s'", i ? ", " : "", wants[i]);
+	prov_buf_printf(&msg, " in '%s'", url);
+	set_note(comp, msg.buf);
+	prov_buf_release(&msg);
+	*partial = 1;
 }
 
 /* The commit the installed system recorded (direct_url.json, version.py, .git HEAD): exact. */
@@ -254,6 +292,75 @@ static int single_first(struct comp_state *cs, const char *url, const char *comm
 	cs->single = 1;
 	cs->forge = probe != NULL;
 	return 1;
+}
+
+/*
+ * A mapping's tag or branch turned into a commit without a mirror: when the
+ * cache has no mirror of the repository and its crash lines can come file
+ * by file (the host has a single-file form, or debuginfod is asked), the
+ * remote's ref advertisement (prov_sources_ls_remote: one round trip, no
+ * pack, or the cache's earlier answer) names the commit, in the order the
+ * mirror would: the first ref that exists wins, and found_by and commit_is
+ * mean what they mean with a mirror. 1 when that decided (the commit, or a
+ * note: no such ref, or the remote did not answer), 0 to go through the
+ * mirror as before (fetch.lsRemote=false, a ref only the mirror can
+ * resolve such as v1~2 or a commit id, offline with nothing cached).
+ */
+static int refs_first(struct prov_component *comp, struct comp_state *cs, const char *url,
+		      char **wants, const int *literal, size_t nwants, int *partial,
+		      const struct prov_components_ctx *ctx)
+{
+	const struct prov_config *cfg = ctx->ctx->config;
+	struct prov_sources_opts so = { ctx->ctx };
+	struct prov_remote_ref *refs = NULL;
+	const char *kind = NULL;
+	char *probe = NULL;
+	size_t i;
+	int decided = 0, error;
+
+	if (cfg && (prov_config_get_bool(cfg, "fetch.singlefile", 1) == 0 ||
+		    prov_config_get_bool(cfg, "fetch.lsremote", 1) == 0))
+		return 0;
+	if (!strstr(url, "://") || prov_sources_have_mirror(url, &so))
+		return 0;
+	probe = prov_forge_file_url(&kind, cfg, url, "0000000000000000000000000000000000000000", "probe");
+	if (!probe && !ctx->debuginfod_text)
+		return 0;
+	refs = prov_xcalloc(nwants, sizeof(*refs));
+	if ((error = prov_sources_ls_remote(refs, url, (const char *const *)wants, nwants, &so)) < 0) {
+		if (error == PROV_ENOTFOUND) {
+			/* offline, nothing cached: the mirror's path says so */
+			prov_error_clear();
+			goto cleanup;
+		}
+		/* a fetch would ask the same remote the same thing first */
+		set_note(comp, prov_error_last());
+		if (!comp->ref)
+			comp->ref = prov_xstrdup(wants[0]);
+		*partial = 1;
+		decided = 1;
+		goto cleanup;
+	}
+	for (i = 0; i < nwants; i++) {
+		if (refs[i].kind == PROV_REF_NONE)
+			continue;
+		if (refs[i].kind != PROV_REF_TAG && refs[i].kind != PROV_REF_BRANCH &&
+		    refs[i].kind != PROV_REF_HEAD)
+			goto cleanup;	/* the mirror's to resolve, in this order */
+		take_ref(comp, wants[i], refs[i].commit,
+			 ref_found_by(refs[i].kind == PROV_REF_TAG, refs[i].kind == PROV_REF_BRANCH,
+				      wants[i], cs->mver, literal[i]));
+		cs->single = 1;
+		cs->forge = probe != NULL;
+		decided = 1;
+		goto cleanup;
+	}
+	no_ref_note(comp, wants, nwants, url, partial);
+	decided = 1;
+cleanup:
+	free(probe);
+	free(refs);
+	return decided;
 }
 
 static void resolve_one(struct prov_component *comp, struct comp_state *cs, int *partial,
@@ -319,6 +426,8 @@ static void resolve_one(struct prov_component *comp, struct comp_state *cs, int 
 		system_commit(comp, o);
 		goto cleanup;
 	}
+	if (literal && refs_first(comp, cs, url, wants, literal, nwants, partial, ctx))
+		goto cleanup;
 	if (!cs->repo && prov_sources_open(&cs->repo, url, (const char *const *)wants, nwants, 0, &so) < 0) {
 		set_note(comp, prov_error_last());
 		/* the ref the mapping asks for first, though nothing could check it (commit null) */
@@ -353,38 +462,14 @@ static void resolve_one(struct prov_component *comp, struct comp_state *cs, int 
 	}
 	for (i = 0; i < nwants; i++) {
 		if (prov_repo_resolve(&commit, cs->repo, wants[i]) == 0) {
-			free(comp->commit);
-			comp->commit = commit;
-			commit = NULL;
-			free(comp->ref);
-			comp->ref = prov_xstrdup(wants[i]);
-			free(comp->found_by);
-			comp->found_by = prov_xstrdup(ref_found_by(cs->repo, wants[i], cs->mver,
-								   literal && literal[i]));
-			set_commit_is(comp, !strcmp(comp->found_by, "mapping:tag") ? "exact" : "approximate");
-			if (strcmp(comp->found_by, "mapping:tag")) {
-				char *n = prov_xasprintf("%s '%s' is not the deployed build, only near it",
-							 !strcmp(comp->found_by, "mapping:branch-tip") ? "the tip of branch" :
-							 !strcmp(comp->found_by, "mapping:guessed-tag") ? "tag" : "ref",
-							 wants[i]);
-
-				set_note(comp, n);
-				free(n);
-			}
+			take_ref(comp, wants[i], commit,
+				 ref_found_by(prov_repo_is_tag(cs->repo, wants[i]),
+					      prov_repo_is_branch(cs->repo, wants[i]), wants[i], cs->mver,
+					      literal && literal[i]));
 			goto cleanup;
 		}
 	}
-	{
-		struct prov_buf msg = PROV_BUF_INIT;
-
-		prov_buf_puts(&msg, "no ref ");
-		for (i = 0; i < nwants; i++)
-			prov_buf_printf(&msg, "%s'%s'", i ? ", " : "", wants[i]);
-		prov_buf_printf(&msg, " in '%s'", url);
-		set_note(comp, msg.buf);
-		prov_buf_release(&msg);
-		*partial = 1;
-	}
+	no_ref_note(comp, wants, nwants, url, partial);
 cleanup:
 	for (i = 0; i < nwants; i++)
 		free(wants[i]);

@@ -51,8 +51,11 @@ struct prov_components_ctx {
  * module's build ID and then the forge's file at the commit, per file
  * (sources[].fetched_by says which); for a host without a single-file
  * form the mirror comes last, fetched only for a file debuginfod did not
- * have. No mirror is cloned for them otherwise: fixcheck, suspects and
- * --fix fetch one when they need it. libgit2 1.5
+ * have. A commit that a mapping's tag or branch names comes, when the cache
+ * has no mirror and the lines can come file by file, from the remote's ref
+ * advertisement (prov_sources_ls_remote: one request, no pack, cached), and
+ * its lines the same way. No mirror is cloned for them otherwise:
+ * fixcheck, suspects and --fix fetch one when they need it. libgit2 1.5
  * has no shallow fetch, so there is no one-commit fetch step.
  *
  * Sets *partial (may be NULL) to 1 when something could not be found.

@@ -2,6 +2,7 @@
 #define PROV_SOURCES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "buf.h"
 #include "config.h"
@@ -75,6 +76,50 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 		      size_t nwants, int all_heads, const struct prov_sources_opts *opts);
 
 void prov_repo_free(struct prov_repo *r);	/* NULL-safe */
+
+/* 1 when the cache holds a mirror of `url` (a URL, not a local path); nothing is fetched. */
+int prov_sources_have_mirror(const char *url, const struct prov_sources_opts *opts);
+
+/*
+ * A remote's answer for a ref (prov_sources_ls_remote), in the order
+ * prov_repo_resolve looks: refs/tags/W, refs/heads/W, then HEAD.
+ */
+enum prov_ref_kind {
+	PROV_REF_UNASKED = 0,	/* not looked for: an earlier want was found in the cache */
+	PROV_REF_UNKNOWN,	/* not answerable from refs (a hex id, v1~2): the mirror's to resolve */
+	PROV_REF_NONE,	/* the remote has no such tag or branch */
+	PROV_REF_TAG,	/* refs/tags/W: commit is what it tags (refs/tags/W^{} when annotated) */
+	PROV_REF_BRANCH,	/* refs/heads/W: its tip now */
+	PROV_REF_HEAD,	/* W is HEAD: the remote's HEAD */
+};
+
+struct prov_remote_ref {
+	enum prov_ref_kind kind;
+	char commit[41];	/* TAG, BRANCH, HEAD: 40 hex */
+	int cached;	/* from the cache, not asked */
+};
+
+/* How long a cached answer stands: a tag's (they do not move; the mirror
+ * never refetches one either), a branch's, HEAD's or a missing ref's. */
+#define PROV_SOURCES_REFS_TAG_TTL ((uint64_t)30 * 86400)
+#define PROV_SOURCES_REFS_MOVING_TTL ((uint64_t)300)
+
+/*
+ * The commits `wants` (tag or branch names) name on the remote, without a
+ * mirror: one ref advertisement (libgit2's connect and ls, no pack), in a
+ * bounded child as a fetch is (fetch.connectTimeout, fetch.stallTimeout,
+ * fetch.timeout, fetch.maxRefsSize; hosts remembered as down), so it costs
+ * one round trip and the advertisement's bytes. The answers are kept in
+ * <mirror>.refs beside the mirror's place in the cache: a tag's for
+ * PROV_SOURCES_REFS_TAG_TTL, a branch's, HEAD's or a missing ref's for
+ * PROV_SOURCES_REFS_MOVING_TTL; when the wants up to the first one found
+ * are all answered there, nothing is asked. refs[] has nwants entries.
+ * Offline (and not a file:// URL after insteadOf): the cache's answers of
+ * any age, else PROV_ENOTFOUND. PROV_EINPUT for a local path or a URL of
+ * another scheme; the errors of a failed or bounded fetch otherwise.
+ */
+int prov_sources_ls_remote(struct prov_remote_ref *refs, const char *url, const char *const *wants,
+			   size_t nwants, const struct prov_sources_opts *opts);
 
 /* 1 when the mirror needed a refresh for some of `wants` but the fetch failed. */
 int prov_repo_stale(const struct prov_repo *r);

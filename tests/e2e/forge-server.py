@@ -16,6 +16,9 @@ ROOT holds bare repositories as ROOT/OWNER/REPO.git. Served:
                            PREFIX"), PATH with PREFIX taken off
 Each request is one line "METHOD PATH" in LOG (before it is answered). With
 HOLD, a single-file request waits (at most 60 s) until the file HOLD exists.
+With FORGE_BYTES_LOG in the environment, each answered request also appends
+"METHOD PATH BYTES" (bytes sent: status line, headers, body) to that file
+(make bench: what a resolve downloaded).
 The chosen port is written to PORTFILE. Runs until killed.
 """
 import http.server
@@ -48,8 +51,35 @@ def hold():
         time.sleep(0.1)
 
 
+BYTES_LOG = os.environ.get("FORGE_BYTES_LOG")
+
+
+class Counting:
+    """The handler's wfile, counting what is written."""
+
+    def __init__(self, f):
+        self.f, self.n = f, 0
+
+    def write(self, b):
+        self.n += len(b)
+        return self.f.write(b)
+
+    def __getattr__(self, k):
+        return getattr(self.f, k)
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.0"
+
+    def setup(self):
+        super().setup()
+        self.wfile = Counting(self.wfile)
+
+    def handle(self):
+        super().handle()
+        if BYTES_LOG and getattr(self, "command", None):
+            with open(BYTES_LOG, "a") as f:
+                f.write("%s %s %d\n" % (self.command, self.path, self.wfile.n))
 
     def log_message(self, *args):
         pass
