@@ -887,6 +887,136 @@ static void absent_by_history(struct prov_effect *out, const struct prov_hunks *
 	}
 }
 
+#define MAX_SUFFIX_FILES 5000	/* files of the same extension searched for a gone file's hunk */
+#define MAX_SUFFIX_BYTES ((size_t)256 << 20)
+
+/*
+ * The one file of the deployed tree, of the same extension as the hunk's,
+ * whose text has the hunk's whole pre-image or post-image (blanks aside,
+ * each saying where: 3 lines of 4 letters or digits), at one place: the
+ * code of a file the release has under no name (moved, with its function
+ * renamed, into another file). *f is that file's lines. NULL when none,
+ * several, or too much to read.
+ */
+static char *file_with_hunk_lines(struct prov_hunk_file *f, const struct prov_hunk *h,
+				  const struct prov_effect_tree *t)
+{
+	const char *base = prov_basename(h->path), *ext = strrchr(base, '.'), *kpre, *kpost;
+	size_t lpre = prov_hunk_image_key(h, 0, &kpre), lpost = prov_hunk_image_key(h, 1, &kpost), nfiles = 0, i;
+	size_t bytes = 0;
+	char **files = NULL, *found = NULL;
+	struct prov_buf b = PROV_BUF_INIT;
+	struct prov_hunk_file empty;
+	int says, have = 0;
+
+	prov_hunk_file_init(&empty, "", 0);
+	says = prov_hunk_image_count(h, &empty, 0) >= 0 || prov_hunk_image_count(h, &empty, 1) >= 0;
+	prov_hunk_file_release(&empty);
+	if (!says || !ext || ext == base || !ext[1] || (!lpre && !lpost) ||
+	    prov_repo_find_suffix(&files, &nfiles, t->tree_repo ? t->tree_repo : t->r,
+				  t->tree_commit ? t->tree_commit : t->deployed_hex, ext, MAX_SUFFIX_FILES) < 0)
+		goto cleanup;
+	if (nfiles >= MAX_SUFFIX_FILES)
+		goto cleanup;	/* too many to say "the one file" */
+	for (i = 0; i < nfiles; i++) {
+		struct prov_hunk_file g;
+		int cpre, cpost;
+
+		if (read_tree_file(&b, t, files[i]) < 0 || !b.buf)
+			continue;
+		if ((bytes += b.len) > MAX_SUFFIX_BYTES) {
+			free(found);
+			found = NULL;
+			break;
+		}
+		if (!(lpre && memmem(b.buf, b.len, kpre, lpre)) && !(lpost && memmem(b.buf, b.len, kpost, lpost)))
+			continue;
+		prov_hunk_file_init(&g, b.buf, b.len);
+		cpre = prov_hunk_image_count(h, &g, 0);
+		cpost = prov_hunk_image_count(h, &g, 1);
+		if (cpre <= 0 && cpost <= 0) {
+			prov_hunk_file_release(&g);
+			continue;
+		}
+		if (found || cpre > 1 || cpost > 1) {	/* in two files, or twice: no guess */
+			prov_hunk_file_release(&g);
+			free(found);
+			found = NULL;
+			break;
+		}
+		found = prov_xstrdup(files[i]);
+		*f = g;
+		have = 1;
+	}
+	if (!found && have)
+		prov_hunk_file_release(f);
+cleanup:
+	prov_error_clear();
+	for (i = 0; i < nfiles; i++)
+		free(files[i]);
+	free(files);
+	prov_buf_release(&b);
+	return found;
+}
+
+/*
+ * When no hunk is shown present or absent (the answer would be exit 3), a
+ * hunk whose file the deployed tree has under no name is judged in the one
+ * file of its extension that has its whole pre- or post-image
+ * (file_with_hunk_lines): present-exact or absent there as patch would say,
+ * deployed_file that file. Not for test, documentation or new files.
+ */
+static void relocate_gone_hunks(struct prov_effect *out, const struct prov_hunks *hs, const struct located *locs,
+				size_t nlocs, const struct prov_effect_tree *t)
+{
+	size_t i, k;
+
+	for (i = 0; i < out->n; i++)
+		if (strcmp(out->ev[i].state, prov_hunk_state_name(PROV_HUNK_UNKNOWN)) &&
+		    strcmp(out->ev[i].state, prov_hunk_state_name(PROV_HUNK_TEST_ONLY)))
+			return;	/* decided without it */
+	for (i = 0; i < hs->n && i < out->n; i++) {
+		const struct prov_hunk *h = &hs->v[i];
+		struct prov_fix_evidence *e = &out->ev[i];
+		const struct located *loc = NULL;
+		struct prov_hunk_file f;
+		enum prov_hunk_state st;
+		unsigned how = 0;
+		char *path;
+
+		if (strcmp(e->state, prov_hunk_state_name(PROV_HUNK_UNKNOWN)) || !e->note ||
+		    strcmp(e->note, PROV_EFFECT_NOTE_NO_FILE) || h->new_file || h->deleted_file ||
+		    prov_hunk_is_test_path(h->path) || prov_hunk_is_doc_path(h->path))
+			continue;
+		for (k = 0; k < nlocs && !loc; k++)
+			if (!strcmp(locs[k].path, h->path))
+				loc = &locs[k];
+		memset(&f, 0, sizeof(f));
+		if (!loc || !(path = file_with_hunk_lines(&f, h, t)))
+			continue;
+		st = prov_hunk_match_fix_ex(h, &f, loc->have_pre ? &loc->pre : NULL, loc->have_post ? &loc->post : NULL,
+					    &how);
+		prov_hunk_file_release(&f);
+		if ((st != PROV_HUNK_PRESENT_EXACT && st != PROV_HUNK_ABSENT) || how) {
+			free(path);
+			continue;
+		}
+		e->state = prov_hunk_state_name(st);
+		e->note = NULL;
+		free(e->deployed_file);
+		e->deployed_file = path;
+		if (st == PROV_HUNK_PRESENT_EXACT) {
+			free(e->via);
+			e->via = prov_xstrdup(t->deployed_hex);
+			out->nexact++;
+		} else {
+			out->nabsent++;
+		}
+		out->nunknown--;
+		out->nna--;
+	}
+}
+
 int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct prov_dist_patches *dp,
 		      const struct prov_effect_tree *t)
 {
@@ -988,7 +1118,7 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		} else if (st == PROV_HUNK_UNKNOWN && !loc->found && !h->new_file) {
 			/* no such file in the release, under any name (another build
 			 * system's file, code that came later): not applicable there */
-			out->ev[out->n - 1].note = "the file is not in the deployed tree";
+			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_NO_FILE;
 			out->nna++;
 		} else if (st == PROV_HUNK_UNKNOWN && dp && dp->applied && loc->found &&
 			   naming_patch_changes(dp, fix_hex, h, loc->deployed)) {
@@ -1000,8 +1130,10 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 	}
 	shipped_new_tests(out, &hs, locs, nlocs);
 	new_files_apart(out, &hs);
-	if (!depth)
+	if (!depth) {
+		relocate_gone_hunks(out, &hs, locs, nlocs, t);
 		absent_by_history(out, &hs, parent, fix_hex, dp, t);
+	}
 	error = 0;
 cleanup:
 	for (i = 0; i < nlocs; i++) {

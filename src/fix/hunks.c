@@ -1152,6 +1152,61 @@ done:
 	return st;
 }
 
+#define IMAGE_MIN_LINES 3	/* lines that say where an image of a hunk looked for in any file must have */
+
+int prov_hunk_image_count(const struct prov_hunk *h, const struct prov_hunk_file *f, int post)
+{
+	struct sides s;
+	const uint64_t *img;
+	size_t n, i, an = 0, at, count = 0;
+
+	sides_init(&s, h, NULL, NULL);
+	img = post ? s.post : s.pre;
+	n = post ? s.npost : s.npre;
+	for (i = 0; i < h->n; i++) {
+		int a = 0;
+
+		if (h->origin[i] != (post ? '-' : '+') && norm_hash(h->lines[i], strlen(h->lines[i]), &a) &&
+		    a >= DISTINCT_ALNUM)
+			an++;
+	}
+	if (an < IMAGE_MIN_LINES || same_seq(s.pre, s.npre, s.post, s.npost)) {
+		sides_release(&s);
+		return -1;
+	}
+	for (at = find_seq(f, img, n, 0); at != SIZE_MAX && count < 2; at = find_seq(f, img, n, at + 1))
+		count++;
+	sides_release(&s);
+	return (int)count;
+}
+
+size_t prov_hunk_image_key(const struct prov_hunk *h, int post, const char **key)
+{
+	size_t i, best = 0;
+
+	*key = NULL;
+	for (i = 0; i < h->n; i++) {
+		const char *p = h->lines[i];
+
+		if (h->origin[i] == (post ? '-' : '+'))
+			continue;
+		while (*p) {
+			size_t k = 0;
+
+			while (*p && isspace((unsigned char)*p))
+				p++;
+			while (p[k] && !isspace((unsigned char)p[k]))
+				k++;
+			if (k > best) {
+				best = k;
+				*key = p;
+			}
+			p += k;
+		}
+	}
+	return best;
+}
+
 int prov_hunk_carries(const struct prov_hunk *patch, const struct prov_hunk *fix)
 {
 	struct sides p, x;

@@ -123,6 +123,20 @@ int prov_hunk_is_doc_path(const char *path);
 int prov_hunk_is_test_path(const char *path);
 
 /*
+ * How often h's pre-image (post: its post-image), blank lines aside, is in f:
+ * 0, 1, or 2 for several; -1 when it says too little to be looked for in
+ * any file (fewer than 3 lines of 4 letters or digits, or no change but
+ * blanks).
+ */
+int prov_hunk_image_count(const struct prov_hunk *h, const struct prov_hunk_file *f, int post);
+/*
+ * The longest run of non-blank bytes on the lines of h's pre-image (post:
+ * post-image): a file whose raw text lacks it cannot have that image
+ * (blanks aside). Its length, 0 when none; *key points into h.
+ */
+size_t prov_hunk_image_key(const struct prov_hunk *h, int post, const char **key);
+
+/*
  * 1 when hunk `patch` (of a distribution patch) carries the changed lines
  * of `fix`: the fix's distinctive + lines are among the patch's + lines
  * and its distinctive - lines among the patch's - lines (for a hunk with
