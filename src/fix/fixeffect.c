@@ -5,6 +5,7 @@
 #include "defs.h"
 #include "error.h"
 #include "fixeffect.h"
+#include "renames.h"
 #include "srcdefs.h"
 #include "srcimport.h"
 #include "srclocate.h"
@@ -341,6 +342,137 @@ cleanup:
 	prov_buf_release(&pre);
 	prov_buf_release(&post);
 	free(z);
+	return st;
+}
+
+/* h with every identifier r renames written the deployed file's way (lines and function; release with renamed_release). */
+static void renamed_hunk(struct prov_hunk *out, const struct prov_hunk *h, const struct prov_renames *r)
+{
+	size_t i;
+
+	*out = *h;
+	out->lines = prov_xcalloc(h->n + 1, sizeof(*out->lines));
+	for (i = 0; i < h->n; i++)
+		out->lines[i] = prov_renames_apply(r, h->lines[i], strlen(h->lines[i]), NULL);
+	out->function = h->function ? prov_renames_apply(r, h->function, strlen(h->function), NULL) : NULL;
+}
+
+static void renamed_release(struct prov_hunk *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->n; i++)
+		free(x->lines[i]);
+	free(x->lines);
+	free(x->function);
+}
+
+static int hunk_touched(const struct prov_hunk *h, const struct prov_renames *r)
+{
+	size_t i;
+
+	for (i = 0; i < h->n; i++)
+		if (prov_renames_touch(r, h->lines[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * Addition h (its file's texts: the deployed one, the fix's before and
+ * after it) not made in the function its header names, by the code around
+ * it there (prov_hunk_addition_absent_in): that function of the deployed
+ * file and of the fix's file before it, each having its line once.
+ */
+static int addition_absent_in_function(const struct prov_hunk *h, const char *dt, size_t dlen, const char *pt,
+				       size_t plen, const char *qt, size_t qlen)
+{
+	char *z = unblanked_function(h);
+	size_t o[2], n[2];
+	struct prov_hunk_file fd, fp, pre, post;
+	int ok = 0;
+
+	if (!z || !function_slice(dt, dlen, z, &o[0], &n[0]) || !function_slice(pt, plen, z, &o[1], &n[1])) {
+		free(z);
+		return 0;
+	}
+	prov_hunk_file_init(&fd, dt + o[0], n[0]);
+	prov_hunk_file_init(&fp, pt + o[1], n[1]);
+	prov_hunk_file_init(&pre, pt, plen);
+	prov_hunk_file_init(&post, qt, qlen);
+	ok = prov_hunk_addition_absent_in(h, &fd, &fp, &pre, &post);
+	prov_hunk_file_release(&fd);
+	prov_hunk_file_release(&fp);
+	prov_hunk_file_release(&pre);
+	prov_hunk_file_release(&post);
+	free(z);
+	return ok;
+}
+
+/*
+ * A hunk neither present nor absent in its file, judged again with the
+ * identifiers the release spells another way (an API renamed since:
+ * prov_renames_learn between the fix's file before it and the deployed
+ * file) written its way in the hunk and in the fix's own file; then, as an
+ * addition, in the function its header names (addition_absent_in_function).
+ * *renamed 1 when the verdict rests on renamed identifiers. A presence by
+ * token changes alone is not taken here (no function check on renamed
+ * lines).
+ */
+static enum prov_hunk_state renamed_or_in_function(const struct prov_hunk *h, const struct located *loc,
+						   const char *parent, const char *fix_hex,
+						   const struct prov_effect_tree *t, unsigned *how, int *renamed)
+{
+	struct prov_buf pre = PROV_BUF_INIT, post = PROV_BUF_INIT;
+	struct prov_renames r = { 0 };
+	struct prov_hunk hr;
+	enum prov_hunk_state st = PROV_HUNK_UNKNOWN;
+	char *rpre = NULL, *rpost = NULL;
+	size_t lpre = 0, lpost = 0;
+	int use = 0;
+
+	*how = 0;
+	*renamed = 0;
+	if (!loc->found || !loc->text || h->new_file || h->deleted_file || !parent || h->n > PROV_HUNK_FUZZY_MAX ||
+	    prov_repo_read_blob(&pre, t->r, parent, h->old_path ? h->old_path : h->path, PROV_SOURCES_MAX_BLOB) < 0 ||
+	    prov_repo_read_blob(&post, t->r, fix_hex, h->path, PROV_SOURCES_MAX_BLOB) < 0)
+		goto cleanup;
+	prov_renames_learn(&r, pre.buf, pre.len, loc->text, loc->len);
+	if (r.n && hunk_touched(h, &r)) {
+		struct prov_hunk_file fpre, fpost;
+
+		use = 1;
+		renamed_hunk(&hr, h, &r);
+		rpre = prov_renames_apply(&r, pre.buf, pre.len, &lpre);
+		rpost = prov_renames_apply(&r, post.buf, post.len, &lpost);
+		prov_hunk_file_init(&fpre, rpre, lpre);
+		prov_hunk_file_init(&fpost, rpost, lpost);
+		st = prov_hunk_match_fix_ex(&hr, &loc->f, &fpre, &fpost, how);
+		prov_hunk_file_release(&fpre);
+		prov_hunk_file_release(&fpost);
+		if (st == PROV_HUNK_PRESENT_CHANGED && *how == PROV_HUNK_BY_TOKENS)
+			st = PROV_HUNK_UNKNOWN;
+		else if (st == PROV_HUNK_PRESENT_EXACT)
+			st = PROV_HUNK_PRESENT_CHANGED;	/* not byte-identical: other names */
+		*renamed = st != PROV_HUNK_UNKNOWN;
+	}
+	if (st == PROV_HUNK_UNKNOWN &&
+	    addition_absent_in_function(use ? &hr : h, loc->text, loc->len, use ? rpre : pre.buf, use ? lpre : pre.len,
+					use ? rpost : post.buf, use ? lpost : post.len)) {
+		st = PROV_HUNK_ABSENT;
+		*how = PROV_HUNK_BY_CODE_AROUND;
+		*renamed = use;
+	}
+	if (st == PROV_HUNK_UNKNOWN)
+		*how = 0;
+	if (use)
+		renamed_release(&hr);
+cleanup:
+	prov_error_clear();
+	free(rpre);
+	free(rpost);
+	prov_renames_release(&r);
+	prov_buf_release(&pre);
+	prov_buf_release(&post);
 	return st;
 }
 
@@ -1055,6 +1187,7 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		enum prov_hunk_state st;
 		const char *via = NULL;
 		unsigned how = 0;
+		int renamed = 0;
 
 		for (k = 0; k < nlocs && !loc; k++)
 			if (!strcmp(locs[k].path, h->path))
@@ -1071,6 +1204,8 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 					    loc->have_post ? &loc->post : NULL, &how);
 		if (st == PROV_HUNK_UNKNOWN && loc->found)
 			st = in_function_only(h, loc, parent, fix_hex, t, &how);
+		if (st == PROV_HUNK_UNKNOWN && loc->found)
+			st = renamed_or_in_function(h, loc, parent, fix_hex, t, &how, &renamed);
 		/* absent only by the code around it, in a file a patch naming
 		 * the fix changes: that patch's lines decide (below), not this */
 		if (how == PROV_HUNK_BY_CODE_AROUND && st == PROV_HUNK_ABSENT &&
@@ -1099,6 +1234,8 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		    prov_hunk_is_test_path(h->path))
 			st = PROV_HUNK_TEST_ONLY;
 		add_evidence(out, fix_hex, h, loc, st, st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED ? via : NULL);
+		if (renamed && (st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED || st == PROV_HUNK_ABSENT))
+			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_RENAMED;
 		if ((st == PROV_HUNK_ABSENT || st == PROV_HUNK_UNKNOWN) && prov_hunk_comments_only(h)) {
 			/* a comment changed or dropped: no effect on the code, a
 			 * backport may leave it; decided apart, like a test file's */

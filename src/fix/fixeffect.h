@@ -71,6 +71,7 @@ struct prov_effect {
 
 /* The note of a hunk that changes comments only (decided apart, like a test file's). */
 #define PROV_EFFECT_NOTE_COMMENTS "it changes comments only"
+#define PROV_EFFECT_NOTE_RENAMED "judged with the identifiers the deployed file spells another way renamed (an API renamed since)"
 #define PROV_EFFECT_NOTE_NO_FILE "the file is not in the deployed tree"
 #define PROV_EFFECT_NOTE_ABSENT_COMMIT "the lines it changes came with a commit (via) the deployed tree does not have"
 

@@ -123,6 +123,19 @@ int prov_hunk_is_doc_path(const char *path);
 int prov_hunk_is_test_path(const char *path);
 
 /*
+ * An addition not made, by the code around it in one function: h only adds
+ * one block of lines (one distinctive at least); the nearest context lines
+ * around it that say where are in fd (the deployed function) with only
+ * lines like the hunk's between them (braces: their number may differ),
+ * at one place there and at one place in fpre (the fix's own function
+ * before it); no distinctive + line is in fd, and no more lines like one
+ * (token similarity 0.7) than in fpre. pre, post: the fix's whole file
+ * before and after it, for what is distinctive (may be NULL).
+ */
+int prov_hunk_addition_absent_in(const struct prov_hunk *h, const struct prov_hunk_file *fd,
+				 const struct prov_hunk_file *fpre, const struct prov_hunk_file *pre,
+				 const struct prov_hunk_file *post);
+/*
  * How often h's pre-image (post: its post-image), blank lines aside, is in f:
  * 0, 1, or 2 for several; -1 when it says too little to be looked for in
  * any file (fewer than 3 lines of 4 letters or digits, or no change but
