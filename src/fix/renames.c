@@ -238,7 +238,7 @@ void prov_renames_learn(struct prov_renames *out, const char *a, size_t alen, co
 			continue;
 		for (lo = (size_t)(hit - sb); lo > 0 && sb[lo - 1].hash == key.hash; lo--)
 			;
-		for (; lo < nsb && sb[lo].hash == key.hash; lo++) {
+		for (; lo < nsb && sb[lo].hash == key.hash && np <= 4 * PROV_RENAMES_MAX; lo++) {
 			if (sb[lo].nid != key.nid)
 				continue;
 			for (k = 0; k < key.nid; k++)

@@ -2,6 +2,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -478,6 +479,23 @@ static void test_renames(void **state)
 	prov_renames_learn(&r, fixfile, strlen(fixfile), fixfile, strlen(fixfile));
 	assert_int_equal(r.n, 0);
 	prov_renames_release(&r);
+	/* every identifier renamed (not one API): too many pairs, none kept; bounded work */
+	{
+		size_t cap = 20000 * 32, la = 0, lb = 0, k;
+		char *ta = malloc(cap), *tb = malloc(cap);
+
+		assert_non_null(ta);
+		assert_non_null(tb);
+		for (k = 0; k < 20000; k++) {
+			la += (size_t)snprintf(ta + la, cap - la, "xa_%zu(&np, 1024);\n", k);
+			lb += (size_t)snprintf(tb + lb, cap - lb, "yb_%zu(&np, 1024);\n", k % 3);
+		}
+		prov_renames_learn(&r, ta, la, tb, lb);
+		assert_int_equal(r.n, 0);
+		prov_renames_release(&r);
+		free(ta);
+		free(tb);
+	}
 }
 
 /* An addition whose nearest context lines that say where are apart by braces only. */
