@@ -1092,7 +1092,8 @@ cleanup:
 }
 
 /*
- * When no hunk is shown present or absent (the answer would be exit 3), a
+ * When no hunk outside test and documentation files (and comment-only ones)
+ * is shown present or absent (the answer would be exit 3), a
  * hunk whose file the deployed tree has under no name is judged in the one
  * file of its extension that has its whole pre- or post-image
  * (file_with_hunk_lines): present-exact or absent there as patch would say,
@@ -1105,8 +1106,10 @@ static void relocate_gone_hunks(struct prov_effect *out, const struct prov_hunks
 
 	for (i = 0; i < out->n; i++)
 		if (strcmp(out->ev[i].state, prov_hunk_state_name(PROV_HUNK_UNKNOWN)) &&
-		    strcmp(out->ev[i].state, prov_hunk_state_name(PROV_HUNK_TEST_ONLY)))
-			return;	/* decided without it */
+		    strcmp(out->ev[i].state, prov_hunk_state_name(PROV_HUNK_TEST_ONLY)) &&
+		    !prov_hunk_is_test_path(out->ev[i].file) && !prov_hunk_is_doc_path(out->ev[i].file) &&
+		    !(out->ev[i].note && !strcmp(out->ev[i].note, PROV_EFFECT_NOTE_COMMENTS)))
+			return;	/* decided without it (test, documentation and comment hunks decide apart) */
 	for (i = 0; i < hs->n && i < out->n; i++) {
 		const struct prov_hunk *h = &hs->v[i];
 		struct prov_fix_evidence *e = &out->ev[i];

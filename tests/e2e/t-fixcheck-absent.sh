@@ -45,7 +45,8 @@
 #     src/debug.c after 1.0, its function renamed dbg_shell -> app_shell;
 #     src/cat.c has a look-alike loop): found by the hunk's whole pre-image
 #     in the one .c file that has it; absent there (the fix with its path
-#     made src/debug.c applies on 1.0-1, not in reverse).
+#     made src/debug.c applies on 1.0-1, not in reverse). Its test hunk (a
+#     shipped test file) is absent on both revisions: it decides nothing.
 #  N. an addition whose context uses an API renamed after 1.0 (dyn_* ->
 #     xdyn_*) and sits one brace deeper than 1.0's code: with the renaming
 #     learnt from path.c's other lines, its nearest context lines that say
@@ -549,7 +550,9 @@ ed "$up/src/shell.c" "		if (i == 0)
 			cmdline = NULL;
 			continue;
 		}"
-fixM=$(commit "shell: free an empty command line")
+ed "$up/tests/run.pl" '        print "test $t\n";' '        print "test $t\n";
+        print "empty command line\n" if $t eq "shell-empty";'
+fixM=$(commit "shell: free an empty command line (and a test)")
 # N: dyn_* renamed xdyn_*; /~ alone handled; then an addition in that new block's else
 sed -i 's/dyn_\(init\|add\|addn\|len\|ptr\)(/xdyn_\1(/g' "$up/src/path.c"
 commit "xdyn: the dyn API renamed" >/dev/null
@@ -950,19 +953,22 @@ check_match "$(cat "$T/last.out")" "^UNKNOWN $fixL .*could not be determined" "L
 # M: the fix with its path made src/debug.c applies on 1.0-1 and does not revert (made src/cat.c,
 # the look-alike, neither); it reverts on 1.0-2
 [ ! -e "$x1/src/shell.c" ] && ! grep -q app_shell "$x1/src/debug.c" || fail "fixture M: shell.c or app_shell in 1.0"
-g show --format= "$fixM" | sed 's,src/shell.c,src/debug.c,g' > "$T/m.patch"
+g show --format= "$fixM" -- src/shell.c | sed 's,src/shell.c,src/debug.c,g' > "$T/m.patch"
 (cd "$x1" && git apply --check "$T/m.patch" 2>/dev/null && ! git apply --check --reverse "$T/m.patch" 2>/dev/null) ||
 	fail "truth M: not absent from 1.0-1's debug.c"
-g show --format= "$fixM" | sed 's,src/shell.c,src/cat.c,g' > "$T/m2.patch"
+g show --format= "$fixM" -- src/shell.c | sed 's,src/shell.c,src/cat.c,g' > "$T/m2.patch"
+g show --format= "$fixM" -- tests/run.pl > "$T/m3.patch"
+(cd "$x1" && git apply --check "$T/m3.patch") && (cd "$x2" && git apply --check "$T/m3.patch") ||
+	fail "truth M: its test hunk (a shipped test file) is not absent from 1.0-1 and 1.0-2"
 (cd "$x1" && ! git apply --check "$T/m2.patch" 2>/dev/null && ! git apply --check --reverse "$T/m2.patch" 2>/dev/null) ||
 	fail "truth M: the look-alike cat.c matches"
 (cd "$x2" && git apply --check --reverse "$T/m.patch") || fail "truth M: not in 1.0-2's debug.c"
 check_exit 1 "M: a file moved and its function renamed" -- fc 1 "$fixM"
 check_eq "$(states) $(get 'd[0]["evidence"][0]["deployed_file"]') $(get 'd[0]["how"]') $(get 'd[0]["first_tag"]')" \
-	"absent src/debug.c missing v1.1" "M on 1.0-1"
+	"absent absent src/debug.c missing v1.1" "M on 1.0-1 (the code hunk found in debug.c; the test hunk absent)"
 validate
 check_exit 0 "M on 1.0-2" -- fc 2 "$fixM"
-check_eq "$(get 'd[0]["included"]')" true "M on 1.0-2: included"
+check_eq "$(get 'd[0]["included"]') $(get 'd[0]["how"]')" "true adapted" "M on 1.0-2: included (its test left out)"
 # N: as is, the hunk neither applies nor reverts on 1.0-1 (git apply); with xdyn_ written dyn_ it
 # applies forward (fuzz 2: 1.0 lacks the wlen > 2 block) and does not revert; it reverts on 1.0-2
 g show --format= "$fixN" > "$T/n.patch"; sed 's/xdyn_/dyn_/g' "$T/n.patch" > "$T/n-renamed.patch"
