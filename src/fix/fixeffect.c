@@ -922,6 +922,30 @@ static int commit_absent(const char *x, const struct prov_dist_patches *dp, cons
 	return (int)i;
 }
 
+/*
+ * 1 when a hunk is shown present, or one outside test and documentation
+ * files (and comment-only hunks, decided apart like them) is shown absent:
+ * the verdict is decided without the last-resort searches below (an absent
+ * test hunk of a shipped test file decides nothing about the code; a
+ * present one says the fix was taken, so no proof of absence is sought).
+ */
+static int decided(const struct prov_effect *out)
+{
+	size_t i;
+
+	for (i = 0; i < out->n; i++) {
+		const struct prov_fix_evidence *e = &out->ev[i];
+
+		if (!strcmp(e->state, prov_hunk_state_name(PROV_HUNK_PRESENT_EXACT)) ||
+		    !strcmp(e->state, prov_hunk_state_name(PROV_HUNK_PRESENT_CHANGED)))
+			return 1;
+		if (!strcmp(e->state, prov_hunk_state_name(PROV_HUNK_ABSENT)) && !prov_hunk_is_test_path(e->file) &&
+		    !prov_hunk_is_doc_path(e->file) && !(e->note && !strcmp(e->note, PROV_EFFECT_NOTE_COMMENTS)))
+			return 1;
+	}
+	return 0;
+}
+
 #define MAX_BLAME_LINES 200
 
 /*
@@ -996,12 +1020,8 @@ static void absent_by_history(struct prov_effect *out, const struct prov_hunks *
 {
 	size_t i;
 
-	if (out->named_by)
+	if (out->named_by || decided(out))
 		return;
-	for (i = 0; i < out->n; i++)
-		if (strcmp(out->ev[i].state, prov_hunk_state_name(PROV_HUNK_UNKNOWN)) &&
-		    strcmp(out->ev[i].state, prov_hunk_state_name(PROV_HUNK_TEST_ONLY)))
-			return;	/* decided without it */
 	for (i = 0; i < hs->n && i < out->n; i++) {
 		struct prov_fix_evidence *e = &out->ev[i];
 		char *x;
@@ -1104,12 +1124,8 @@ static void relocate_gone_hunks(struct prov_effect *out, const struct prov_hunks
 {
 	size_t i, k;
 
-	for (i = 0; i < out->n; i++)
-		if (strcmp(out->ev[i].state, prov_hunk_state_name(PROV_HUNK_UNKNOWN)) &&
-		    strcmp(out->ev[i].state, prov_hunk_state_name(PROV_HUNK_TEST_ONLY)) &&
-		    !prov_hunk_is_test_path(out->ev[i].file) && !prov_hunk_is_doc_path(out->ev[i].file) &&
-		    !(out->ev[i].note && !strcmp(out->ev[i].note, PROV_EFFECT_NOTE_COMMENTS)))
-			return;	/* decided without it (test, documentation and comment hunks decide apart) */
+	if (decided(out))
+		return;
 	for (i = 0; i < hs->n && i < out->n; i++) {
 		const struct prov_hunk *h = &hs->v[i];
 		struct prov_fix_evidence *e = &out->ev[i];

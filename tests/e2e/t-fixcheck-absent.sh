@@ -37,7 +37,8 @@
 #  K. a fix that changes only lines an earlier upstream commit added after
 #     1.0 (git blame on the fix's parent): neither applies nor reverts on
 #     1.0; that earlier commit is not in 1.0 (its hunk applies forward, no
-#     patch names it): absent, via that commit.
+#     patch names it): absent, via that commit (its test hunk, absent from
+#     a shipped test file, does not stop that search).
 #  L. a fix of code 1.0 has that a Debian patch (not naming the fix) rewrote
 #     in 1.0-1: neither applies nor reverts, its - line from 1.0 itself:
 #     exit 3, never "not included".
@@ -532,7 +533,8 @@ ed "$up/src/len.c" "	int n = 0;
 fixK0=$(commit "len_of: reject lines")
 ed "$up/src/len.c" "	    s[1] != '#' &&
 " ""
-fixK=$(commit "len_of: comments are lines too")
+printf 'name: one\nexpect: comment lines\n' > "$up/tests/data/test1"
+fixK=$(commit "len_of: comments are lines too (and a test)")
 # M: the shell moves out of debug.c into a new shell.c, renamed app_shell; then a fix there
 python3 - "$up/src" <<'PY' || fail "M: split debug.c"
 import sys
@@ -936,8 +938,9 @@ kline=$(g show --format= "$fixK" | grep '^-[^-]' | head -1 | cut -c2-)
 [ "$(g blame -l -s -L "/$(printf '%s' "$kline" | sed 's/[]\/$*.^[]/\\&/g')/,+1" "$fixK^" -- src/len.c | cut -c1-40)" = "$fixK0" ] ||
 	fail "truth K: the - line does not come from fixK0"
 fwd "$x1" "$fixK0" 0 && ! rev "$x1" "$fixK0" 0 || fail "truth K: fixK0 not absent from 1.0-1"
+fwd "$x1" "$fixK" 1 && ! rev "$x1" "$fixK" 1 || fail "truth K: its test hunk (a shipped test file) is not absent from 1.0-1"
 check_exit 1 "K: it changes lines an absent commit added" -- fc 1 "$fixK"
-check_eq "$(states) $(get 'd[0]["how"]') $(get 'd[0]["evidence"][0]["via"]')" "absent missing $fixK0" "K on 1.0-1"
+check_eq "$(states) $(get 'd[0]["how"]') $(get 'd[0]["evidence"][0]["via"]')" "absent absent missing $fixK0" "K on 1.0-1"
 validate
 # L: neither applies nor reverts on 1.0-1; its - line is 1.0's own (git blame: the 1.0 commit)
 fwd "$x1" "$fixL" 0 || rev "$x1" "$fixL" 0 && fail "truth L: the hunk applies one way on 1.0-1"
