@@ -223,6 +223,7 @@ LIB_OBJS += src/fix/fixstatus.o
 LIB_OBJS += src/fix/hunks.o
 LIB_OBJS += src/fix/dep3.o
 LIB_OBJS += src/fix/fixeffect.o
+LIB_OBJS += src/fix/renames.o
 
 # report: text, Markdown and JSON writers (read the model only).
 LIB_OBJS += src/report/report-json.o

@@ -5,6 +5,7 @@
 #include "defs.h"
 #include "error.h"
 #include "fixeffect.h"
+#include "renames.h"
 #include "srcdefs.h"
 #include "srcimport.h"
 #include "srclocate.h"
@@ -341,6 +342,137 @@ cleanup:
 	prov_buf_release(&pre);
 	prov_buf_release(&post);
 	free(z);
+	return st;
+}
+
+/* h with every identifier r renames written the deployed file's way (lines and function; release with renamed_release). */
+static void renamed_hunk(struct prov_hunk *out, const struct prov_hunk *h, const struct prov_renames *r)
+{
+	size_t i;
+
+	*out = *h;
+	out->lines = prov_xcalloc(h->n + 1, sizeof(*out->lines));
+	for (i = 0; i < h->n; i++)
+		out->lines[i] = prov_renames_apply(r, h->lines[i], strlen(h->lines[i]), NULL);
+	out->function = h->function ? prov_renames_apply(r, h->function, strlen(h->function), NULL) : NULL;
+}
+
+static void renamed_release(struct prov_hunk *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->n; i++)
+		free(x->lines[i]);
+	free(x->lines);
+	free(x->function);
+}
+
+static int hunk_touched(const struct prov_hunk *h, const struct prov_renames *r)
+{
+	size_t i;
+
+	for (i = 0; i < h->n; i++)
+		if (prov_renames_touch(r, h->lines[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * Addition h (its file's texts: the deployed one, the fix's before and
+ * after it) not made in the function its header names, by the code around
+ * it there (prov_hunk_addition_absent_in): that function of the deployed
+ * file and of the fix's file before it, each having its line once.
+ */
+static int addition_absent_in_function(const struct prov_hunk *h, const char *dt, size_t dlen, const char *pt,
+				       size_t plen, const char *qt, size_t qlen)
+{
+	char *z = unblanked_function(h);
+	size_t o[2], n[2];
+	struct prov_hunk_file fd, fp, pre, post;
+	int ok = 0;
+
+	if (!z || !function_slice(dt, dlen, z, &o[0], &n[0]) || !function_slice(pt, plen, z, &o[1], &n[1])) {
+		free(z);
+		return 0;
+	}
+	prov_hunk_file_init(&fd, dt + o[0], n[0]);
+	prov_hunk_file_init(&fp, pt + o[1], n[1]);
+	prov_hunk_file_init(&pre, pt, plen);
+	prov_hunk_file_init(&post, qt, qlen);
+	ok = prov_hunk_addition_absent_in(h, &fd, &fp, &pre, &post);
+	prov_hunk_file_release(&fd);
+	prov_hunk_file_release(&fp);
+	prov_hunk_file_release(&pre);
+	prov_hunk_file_release(&post);
+	free(z);
+	return ok;
+}
+
+/*
+ * A hunk neither present nor absent in its file, judged again with the
+ * identifiers the release spells another way (an API renamed since:
+ * prov_renames_learn between the fix's file before it and the deployed
+ * file) written its way in the hunk and in the fix's own file; then, as an
+ * addition, in the function its header names (addition_absent_in_function).
+ * *renamed 1 when the verdict rests on renamed identifiers. A presence by
+ * token changes alone is not taken here (no function check on renamed
+ * lines).
+ */
+static enum prov_hunk_state renamed_or_in_function(const struct prov_hunk *h, const struct located *loc,
+						   const char *parent, const char *fix_hex,
+						   const struct prov_effect_tree *t, unsigned *how, int *renamed)
+{
+	struct prov_buf pre = PROV_BUF_INIT, post = PROV_BUF_INIT;
+	struct prov_renames r = { 0 };
+	struct prov_hunk hr;
+	enum prov_hunk_state st = PROV_HUNK_UNKNOWN;
+	char *rpre = NULL, *rpost = NULL;
+	size_t lpre = 0, lpost = 0;
+	int use = 0;
+
+	*how = 0;
+	*renamed = 0;
+	if (!loc->found || !loc->text || h->new_file || h->deleted_file || !parent || h->n > PROV_HUNK_FUZZY_MAX ||
+	    prov_repo_read_blob(&pre, t->r, parent, h->old_path ? h->old_path : h->path, PROV_SOURCES_MAX_BLOB) < 0 ||
+	    prov_repo_read_blob(&post, t->r, fix_hex, h->path, PROV_SOURCES_MAX_BLOB) < 0)
+		goto cleanup;
+	prov_renames_learn(&r, pre.buf, pre.len, loc->text, loc->len);
+	if (r.n && hunk_touched(h, &r)) {
+		struct prov_hunk_file fpre, fpost;
+
+		use = 1;
+		renamed_hunk(&hr, h, &r);
+		rpre = prov_renames_apply(&r, pre.buf, pre.len, &lpre);
+		rpost = prov_renames_apply(&r, post.buf, post.len, &lpost);
+		prov_hunk_file_init(&fpre, rpre, lpre);
+		prov_hunk_file_init(&fpost, rpost, lpost);
+		st = prov_hunk_match_fix_ex(&hr, &loc->f, &fpre, &fpost, how);
+		prov_hunk_file_release(&fpre);
+		prov_hunk_file_release(&fpost);
+		if (st == PROV_HUNK_PRESENT_CHANGED && *how == PROV_HUNK_BY_TOKENS)
+			st = PROV_HUNK_UNKNOWN;
+		else if (st == PROV_HUNK_PRESENT_EXACT)
+			st = PROV_HUNK_PRESENT_CHANGED;	/* not byte-identical: other names */
+		*renamed = st != PROV_HUNK_UNKNOWN;
+	}
+	if (st == PROV_HUNK_UNKNOWN &&
+	    addition_absent_in_function(use ? &hr : h, loc->text, loc->len, use ? rpre : pre.buf, use ? lpre : pre.len,
+					use ? rpost : post.buf, use ? lpost : post.len)) {
+		st = PROV_HUNK_ABSENT;
+		*how = PROV_HUNK_BY_CODE_AROUND;
+		*renamed = use;
+	}
+	if (st == PROV_HUNK_UNKNOWN)
+		*how = 0;
+	if (use)
+		renamed_release(&hr);
+cleanup:
+	prov_error_clear();
+	free(rpre);
+	free(rpost);
+	prov_renames_release(&r);
+	prov_buf_release(&pre);
+	prov_buf_release(&post);
 	return st;
 }
 
@@ -790,6 +922,30 @@ static int commit_absent(const char *x, const struct prov_dist_patches *dp, cons
 	return (int)i;
 }
 
+/*
+ * 1 when a hunk is shown present, or one outside test and documentation
+ * files (and comment-only hunks, decided apart like them) is shown absent:
+ * the verdict is decided without the last-resort searches below (an absent
+ * test hunk of a shipped test file decides nothing about the code; a
+ * present one says the fix was taken, so no proof of absence is sought).
+ */
+static int decided(const struct prov_effect *out)
+{
+	size_t i;
+
+	for (i = 0; i < out->n; i++) {
+		const struct prov_fix_evidence *e = &out->ev[i];
+
+		if (!strcmp(e->state, prov_hunk_state_name(PROV_HUNK_PRESENT_EXACT)) ||
+		    !strcmp(e->state, prov_hunk_state_name(PROV_HUNK_PRESENT_CHANGED)))
+			return 1;
+		if (!strcmp(e->state, prov_hunk_state_name(PROV_HUNK_ABSENT)) && !prov_hunk_is_test_path(e->file) &&
+		    !prov_hunk_is_doc_path(e->file) && !(e->note && !strcmp(e->note, PROV_EFFECT_NOTE_COMMENTS)))
+			return 1;
+	}
+	return 0;
+}
+
 #define MAX_BLAME_LINES 200
 
 /*
@@ -864,12 +1020,8 @@ static void absent_by_history(struct prov_effect *out, const struct prov_hunks *
 {
 	size_t i;
 
-	if (out->named_by)
+	if (out->named_by || decided(out))
 		return;
-	for (i = 0; i < out->n; i++)
-		if (strcmp(out->ev[i].state, prov_hunk_state_name(PROV_HUNK_UNKNOWN)) &&
-		    strcmp(out->ev[i].state, prov_hunk_state_name(PROV_HUNK_TEST_ONLY)))
-			return;	/* decided without it */
 	for (i = 0; i < hs->n && i < out->n; i++) {
 		struct prov_fix_evidence *e = &out->ev[i];
 		char *x;
@@ -884,6 +1036,135 @@ static void absent_by_history(struct prov_effect *out, const struct prov_hunks *
 		e->note = PROV_EFFECT_NOTE_ABSENT_COMMIT;
 		out->nunknown--;
 		out->nabsent++;
+	}
+}
+
+#define MAX_SUFFIX_FILES 5000	/* files of the same extension searched for a gone file's hunk */
+#define MAX_SUFFIX_BYTES ((size_t)256 << 20)
+
+/*
+ * The one file of the deployed tree, of the same extension as the hunk's,
+ * whose text has the hunk's whole pre-image or post-image (blanks aside,
+ * each saying where: 3 lines of 4 letters or digits), at one place: the
+ * code of a file the release has under no name (moved, with its function
+ * renamed, into another file). *f is that file's lines. NULL when none,
+ * several, or too much to read.
+ */
+static char *file_with_hunk_lines(struct prov_hunk_file *f, const struct prov_hunk *h,
+				  const struct prov_effect_tree *t)
+{
+	const char *base = prov_basename(h->path), *ext = strrchr(base, '.'), *kpre, *kpost;
+	size_t lpre = prov_hunk_image_key(h, 0, &kpre), lpost = prov_hunk_image_key(h, 1, &kpost), nfiles = 0, i;
+	size_t bytes = 0;
+	char **files = NULL, *found = NULL;
+	struct prov_buf b = PROV_BUF_INIT;
+	struct prov_hunk_file empty;
+	int says, have = 0;
+
+	prov_hunk_file_init(&empty, "", 0);
+	says = prov_hunk_image_count(h, &empty, 0) >= 0 || prov_hunk_image_count(h, &empty, 1) >= 0;
+	prov_hunk_file_release(&empty);
+	if (!says || !ext || ext == base || !ext[1] || (!lpre && !lpost) ||
+	    prov_repo_find_suffix(&files, &nfiles, t->tree_repo ? t->tree_repo : t->r,
+				  t->tree_commit ? t->tree_commit : t->deployed_hex, ext, MAX_SUFFIX_FILES) < 0)
+		goto cleanup;
+	if (nfiles >= MAX_SUFFIX_FILES)
+		goto cleanup;	/* too many to say "the one file" */
+	for (i = 0; i < nfiles; i++) {
+		struct prov_hunk_file g;
+		int cpre, cpost;
+
+		if (read_tree_file(&b, t, files[i]) < 0 || !b.buf)
+			continue;
+		if ((bytes += b.len) > MAX_SUFFIX_BYTES) {
+			free(found);
+			found = NULL;
+			break;
+		}
+		if (!(lpre && memmem(b.buf, b.len, kpre, lpre)) && !(lpost && memmem(b.buf, b.len, kpost, lpost)))
+			continue;
+		prov_hunk_file_init(&g, b.buf, b.len);
+		cpre = prov_hunk_image_count(h, &g, 0);
+		cpost = prov_hunk_image_count(h, &g, 1);
+		if (cpre <= 0 && cpost <= 0) {
+			prov_hunk_file_release(&g);
+			continue;
+		}
+		if (found || cpre > 1 || cpost > 1) {	/* in two files, or twice: no guess */
+			prov_hunk_file_release(&g);
+			free(found);
+			found = NULL;
+			break;
+		}
+		found = prov_xstrdup(files[i]);
+		*f = g;
+		have = 1;
+	}
+	if (!found && have)
+		prov_hunk_file_release(f);
+cleanup:
+	prov_error_clear();
+	for (i = 0; i < nfiles; i++)
+		free(files[i]);
+	free(files);
+	prov_buf_release(&b);
+	return found;
+}
+
+/*
+ * When no hunk outside test and documentation files (and comment-only ones)
+ * is shown present or absent (the answer would be exit 3), a
+ * hunk whose file the deployed tree has under no name is judged in the one
+ * file of its extension that has its whole pre- or post-image
+ * (file_with_hunk_lines): present-exact or absent there as patch would say,
+ * deployed_file that file. Not for test, documentation or new files.
+ */
+static void relocate_gone_hunks(struct prov_effect *out, const struct prov_hunks *hs, const struct located *locs,
+				size_t nlocs, const struct prov_effect_tree *t)
+{
+	size_t i, k;
+
+	if (decided(out))
+		return;
+	for (i = 0; i < hs->n && i < out->n; i++) {
+		const struct prov_hunk *h = &hs->v[i];
+		struct prov_fix_evidence *e = &out->ev[i];
+		const struct located *loc = NULL;
+		struct prov_hunk_file f;
+		enum prov_hunk_state st;
+		unsigned how = 0;
+		char *path;
+
+		if (strcmp(e->state, prov_hunk_state_name(PROV_HUNK_UNKNOWN)) || !e->note ||
+		    strcmp(e->note, PROV_EFFECT_NOTE_NO_FILE) || h->new_file || h->deleted_file ||
+		    prov_hunk_is_test_path(h->path) || prov_hunk_is_doc_path(h->path))
+			continue;
+		for (k = 0; k < nlocs && !loc; k++)
+			if (!strcmp(locs[k].path, h->path))
+				loc = &locs[k];
+		memset(&f, 0, sizeof(f));
+		if (!loc || !(path = file_with_hunk_lines(&f, h, t)))
+			continue;
+		st = prov_hunk_match_fix_ex(h, &f, loc->have_pre ? &loc->pre : NULL, loc->have_post ? &loc->post : NULL,
+					    &how);
+		prov_hunk_file_release(&f);
+		if ((st != PROV_HUNK_PRESENT_EXACT && st != PROV_HUNK_ABSENT) || how) {
+			free(path);
+			continue;
+		}
+		e->state = prov_hunk_state_name(st);
+		e->note = NULL;
+		free(e->deployed_file);
+		e->deployed_file = path;
+		if (st == PROV_HUNK_PRESENT_EXACT) {
+			free(e->via);
+			e->via = prov_xstrdup(t->deployed_hex);
+			out->nexact++;
+		} else {
+			out->nabsent++;
+		}
+		out->nunknown--;
+		out->nna--;
 	}
 }
 
@@ -925,6 +1206,7 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		enum prov_hunk_state st;
 		const char *via = NULL;
 		unsigned how = 0;
+		int renamed = 0;
 
 		for (k = 0; k < nlocs && !loc; k++)
 			if (!strcmp(locs[k].path, h->path))
@@ -941,6 +1223,8 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 					    loc->have_post ? &loc->post : NULL, &how);
 		if (st == PROV_HUNK_UNKNOWN && loc->found)
 			st = in_function_only(h, loc, parent, fix_hex, t, &how);
+		if (st == PROV_HUNK_UNKNOWN && loc->found)
+			st = renamed_or_in_function(h, loc, parent, fix_hex, t, &how, &renamed);
 		/* absent only by the code around it, in a file a patch naming
 		 * the fix changes: that patch's lines decide (below), not this */
 		if (how == PROV_HUNK_BY_CODE_AROUND && st == PROV_HUNK_ABSENT &&
@@ -969,6 +1253,8 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		    prov_hunk_is_test_path(h->path))
 			st = PROV_HUNK_TEST_ONLY;
 		add_evidence(out, fix_hex, h, loc, st, st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED ? via : NULL);
+		if (renamed && (st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED || st == PROV_HUNK_ABSENT))
+			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_RENAMED;
 		if ((st == PROV_HUNK_ABSENT || st == PROV_HUNK_UNKNOWN) && prov_hunk_comments_only(h)) {
 			/* a comment changed or dropped: no effect on the code, a
 			 * backport may leave it; decided apart, like a test file's */
@@ -988,7 +1274,7 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		} else if (st == PROV_HUNK_UNKNOWN && !loc->found && !h->new_file) {
 			/* no such file in the release, under any name (another build
 			 * system's file, code that came later): not applicable there */
-			out->ev[out->n - 1].note = "the file is not in the deployed tree";
+			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_NO_FILE;
 			out->nna++;
 		} else if (st == PROV_HUNK_UNKNOWN && dp && dp->applied && loc->found &&
 			   naming_patch_changes(dp, fix_hex, h, loc->deployed)) {
@@ -1000,8 +1286,10 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 	}
 	shipped_new_tests(out, &hs, locs, nlocs);
 	new_files_apart(out, &hs);
-	if (!depth)
+	if (!depth) {
+		relocate_gone_hunks(out, &hs, locs, nlocs, t);
 		absent_by_history(out, &hs, parent, fix_hex, dp, t);
+	}
 	error = 0;
 cleanup:
 	for (i = 0; i < nlocs; i++) {

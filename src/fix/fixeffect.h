@@ -17,7 +17,10 @@
  * upstream commit) or, when gone, by its base name (the one holding the
  * hunk's function when several do), else by the one file that defines the
  * function the hunk's header names (src/util/srcdefs.h, the definitions of
- * the deployed tree indexed once in the cache); a present hunk is credited to the
+ * the deployed tree indexed once in the cache), else, when nothing else decides,
+ * by the hunk's own lines in the one file of its extension that has them; an
+ * undecided hunk is judged again with the identifiers the release spells
+ * another way renamed (src/fix/renames.h); a present hunk is credited to the
  * distribution patch that carries its changed lines (a patch naming the fix
  * in its DEP-3 header or trailers first), else to the deployed commit.
  * docs/fixcheck.md has the verdicts built from these states.
@@ -71,6 +74,8 @@ struct prov_effect {
 
 /* The note of a hunk that changes comments only (decided apart, like a test file's). */
 #define PROV_EFFECT_NOTE_COMMENTS "it changes comments only"
+#define PROV_EFFECT_NOTE_RENAMED "judged with the identifiers the deployed file spells another way renamed (an API renamed since)"
+#define PROV_EFFECT_NOTE_NO_FILE "the file is not in the deployed tree"
 #define PROV_EFFECT_NOTE_ABSENT_COMMIT "the lines it changes came with a commit (via) the deployed tree does not have"
 
 /* The hunks of fix_hex in the deployed tree. */

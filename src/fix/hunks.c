@@ -1152,6 +1152,132 @@ done:
 	return st;
 }
 
+#define LIKE_PLUS 0.7	/* token similarity of a line like a + line */
+
+/* Lines of f like line tok[0..n) (token similarity LIKE_PLUS). */
+static size_t like_count(const struct prov_hunk_file *f, const uint32_t *tok, size_t n)
+{
+	size_t j, c = 0;
+
+	for (j = 0; f->tok && j < f->n; j++)
+		c += sim(f->tok[j], f->ntok[j], tok, n) >= LIKE_PLUS;
+	return c;
+}
+
+/* Places in f where line pre[l1] is followed by pre[l2], with only lines of pre(l1, l2) (none saying where) between, at most gap + 2 of them. */
+static size_t anchor_places(const struct prov_hunk_file *f, const struct sides *s, size_t l1, size_t l2)
+{
+	size_t i, j, c = 0, gap = l2 - l1 - 1;
+
+	for (i = 0; i < f->n && c < 2; i++) {
+		if (f->hash[i] != s->pre[l1])
+			continue;
+		for (j = i + 1; j < f->n && j - i - 1 <= gap + 2; j++) {
+			if (f->hash[j] == s->pre[l2]) {
+				c++;
+				break;
+			}
+			if (!in_list(s->pre + l1 + 1, gap, f->hash[j]))
+				break;
+		}
+	}
+	return c;
+}
+
+int prov_hunk_addition_absent_in(const struct prov_hunk *h, const struct prov_hunk_file *fd,
+				 const struct prov_hunk_file *fpre, const struct prov_hunk_file *pre,
+				 const struct prov_hunk_file *post)
+{
+	struct sides s;
+	size_t l1 = SIZE_MAX, l2 = SIZE_MAX, k, i, p;
+	int ok = 0;
+
+	sides_init(&s, h, pre, post);
+	if (s.nminus || !s.nplus || s.nplus_blocks != 1 || !s.ndplus || s.ins_at == SIZE_MAX || !s.ins_at ||
+	    s.ins_at >= s.npre || h->n > PROV_HUNK_FUZZY_MAX)
+		goto done;
+	for (k = s.ins_at; k-- > 0 && l1 == SIZE_MAX;)
+		if (s.pre_an[k])
+			l1 = k;
+	for (k = s.ins_at; k < s.npre && l2 == SIZE_MAX; k++)
+		if (s.pre_an[k])
+			l2 = k;
+	if (l1 == SIZE_MAX || l2 == SIZE_MAX || anchor_places(fd, &s, l1, l2) != 1 ||
+	    anchor_places(fpre, &s, l1, l2) != 1)
+		goto done;
+	ok = 1;
+	for (i = 0, p = 0; ok && i < h->n; i++) {
+		uint32_t t[MAX_TOKENS];
+		size_t nt;
+
+		if (h->origin[i] != '+' || !norm_hash(h->lines[i], strlen(h->lines[i]), NULL))
+			continue;
+		if (s.plus_d[p]) {
+			nt = tokenize(t, h->lines[i], strlen(h->lines[i]));
+			ok = !find_in(fd, s.plus[p], 0, fd->n) && like_count(fd, t, nt) <= like_count(fpre, t, nt);
+		}
+		p++;
+	}
+done:
+	sides_release(&s);
+	return ok;
+}
+
+#define IMAGE_MIN_LINES 3	/* lines that say where an image of a hunk looked for in any file must have */
+
+int prov_hunk_image_count(const struct prov_hunk *h, const struct prov_hunk_file *f, int post)
+{
+	struct sides s;
+	const uint64_t *img;
+	size_t n, i, an = 0, at, count = 0;
+
+	sides_init(&s, h, NULL, NULL);
+	img = post ? s.post : s.pre;
+	n = post ? s.npost : s.npre;
+	for (i = 0; i < h->n; i++) {
+		int a = 0;
+
+		if (h->origin[i] != (post ? '-' : '+') && norm_hash(h->lines[i], strlen(h->lines[i]), &a) &&
+		    a >= DISTINCT_ALNUM)
+			an++;
+	}
+	if (an < IMAGE_MIN_LINES || same_seq(s.pre, s.npre, s.post, s.npost)) {
+		sides_release(&s);
+		return -1;
+	}
+	for (at = find_seq(f, img, n, 0); at != SIZE_MAX && count < 2; at = find_seq(f, img, n, at + 1))
+		count++;
+	sides_release(&s);
+	return (int)count;
+}
+
+size_t prov_hunk_image_key(const struct prov_hunk *h, int post, const char **key)
+{
+	size_t i, best = 0;
+
+	*key = NULL;
+	for (i = 0; i < h->n; i++) {
+		const char *p = h->lines[i];
+
+		if (h->origin[i] == (post ? '-' : '+'))
+			continue;
+		while (*p) {
+			size_t k = 0;
+
+			while (*p && isspace((unsigned char)*p))
+				p++;
+			while (p[k] && !isspace((unsigned char)p[k]))
+				k++;
+			if (k > best) {
+				best = k;
+				*key = p;
+			}
+			p += k;
+		}
+	}
+	return best;
+}
+
 int prov_hunk_carries(const struct prov_hunk *patch, const struct prov_hunk *fix)
 {
 	struct sides p, x;

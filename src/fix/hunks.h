@@ -123,6 +123,33 @@ int prov_hunk_is_doc_path(const char *path);
 int prov_hunk_is_test_path(const char *path);
 
 /*
+ * An addition not made, by the code around it in one function: h only adds
+ * one block of lines (one distinctive at least); the nearest context lines
+ * around it that say where are in fd (the deployed function) with only
+ * lines like the hunk's between them (braces: their number may differ),
+ * at one place there and at one place in fpre (the fix's own function
+ * before it); no distinctive + line is in fd, and no more lines like one
+ * (token similarity 0.7) than in fpre. pre, post: the fix's whole file
+ * before and after it, for what is distinctive (may be NULL).
+ */
+int prov_hunk_addition_absent_in(const struct prov_hunk *h, const struct prov_hunk_file *fd,
+				 const struct prov_hunk_file *fpre, const struct prov_hunk_file *pre,
+				 const struct prov_hunk_file *post);
+/*
+ * How often h's pre-image (post: its post-image), blank lines aside, is in f:
+ * 0, 1, or 2 for several; -1 when it says too little to be looked for in
+ * any file (fewer than 3 lines of 4 letters or digits, or no change but
+ * blanks).
+ */
+int prov_hunk_image_count(const struct prov_hunk *h, const struct prov_hunk_file *f, int post);
+/*
+ * The longest run of non-blank bytes on the lines of h's pre-image (post:
+ * post-image): a file whose raw text lacks it cannot have that image
+ * (blanks aside). Its length, 0 when none; *key points into h.
+ */
+size_t prov_hunk_image_key(const struct prov_hunk *h, int post, const char **key);
+
+/*
  * 1 when hunk `patch` (of a distribution patch) carries the changed lines
  * of `fix`: the fix's distinctive + lines are among the patch's + lines
  * and its distinctive - lines among the patch's - lines (for a hunk with

@@ -1628,13 +1628,21 @@ struct base_walk {
 	const char *base;
 	char **v;
 	size_t n, alloc, max;
+	int suffix;	/* 1: names that end with base */
 };
+
+static int name_matches(const struct base_walk *w, const char *name)
+{
+	size_t n = strlen(name), b = strlen(w->base);
+
+	return w->suffix ? n > b && !strcmp(name + n - b, w->base) : !strcmp(name, w->base);
+}
 
 static int base_walk_cb(const char *root, const git_tree_entry *entry, void *payload)
 {
 	struct base_walk *w = payload;
 
-	if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB || strcmp(git_tree_entry_name(entry), w->base))
+	if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB || !name_matches(w, git_tree_entry_name(entry)))
 		return 0;
 	if (w->n >= w->max)
 		return 1;	/* enough */
@@ -1643,11 +1651,11 @@ static int base_walk_cb(const char *root, const git_tree_entry *entry, void *pay
 	return 0;
 }
 
-int prov_repo_find_basename(char ***out, size_t *nout, struct prov_repo *r, const char *commit_hex,
-			    const char *base, size_t max)
+static int find_names(char ***out, size_t *nout, struct prov_repo *r, const char *commit_hex, const char *base,
+		      size_t max, int suffix)
 {
 	git_tree *tree = NULL;
-	struct base_walk w = { base, NULL, 0, 0, max };
+	struct base_walk w = { base, NULL, 0, 0, max, suffix };
 	int error;
 
 	*out = NULL;
@@ -1659,6 +1667,18 @@ int prov_repo_find_basename(char ***out, size_t *nout, struct prov_repo *r, cons
 	*out = w.v;
 	*nout = w.n;
 	return 0;
+}
+
+int prov_repo_find_basename(char ***out, size_t *nout, struct prov_repo *r, const char *commit_hex,
+			    const char *base, size_t max)
+{
+	return find_names(out, nout, r, commit_hex, base, max, 0);
+}
+
+int prov_repo_find_suffix(char ***out, size_t *nout, struct prov_repo *r, const char *commit_hex,
+			  const char *suffix, size_t max)
+{
+	return find_names(out, nout, r, commit_hex, suffix, max, 1);
 }
 
 int prov_repo_list_dir(char ***out, size_t *nout, struct prov_repo *r, const char *commit_hex, const char *dir,

@@ -234,6 +234,9 @@ int prov_repo_renamed_path(char **out, struct prov_repo *r, const char *from_hex
 /* The paths in commit_hex's tree whose last component is `base`, at most max (caller frees each and *out). */
 int prov_repo_find_basename(char ***out, size_t *nout, struct prov_repo *r, const char *commit_hex,
 			    const char *base, size_t max);
+/* The same for the paths whose last component ends with `suffix` (".c"), and is longer. */
+int prov_repo_find_suffix(char ***out, size_t *nout, struct prov_repo *r, const char *commit_hex,
+			  const char *suffix, size_t max);
 
 /*
  * The files (blobs) directly in directory `dir` ("" or NULL: the top) of

@@ -37,10 +37,23 @@
 #  K. a fix that changes only lines an earlier upstream commit added after
 #     1.0 (git blame on the fix's parent): neither applies nor reverts on
 #     1.0; that earlier commit is not in 1.0 (its hunk applies forward, no
-#     patch names it): absent, via that commit.
+#     patch names it): absent, via that commit (its test hunk, absent from
+#     a shipped test file, does not stop that search).
 #  L. a fix of code 1.0 has that a Debian patch (not naming the fix) rewrote
 #     in 1.0-1: neither applies nor reverts, its - line from 1.0 itself:
 #     exit 3, never "not included".
+#  M. a fix of a file 1.0 has under no name (src/shell.c: its code moved out of
+#     src/debug.c after 1.0, its function renamed dbg_shell -> app_shell;
+#     src/cat.c has a look-alike loop): found by the hunk's whole pre-image
+#     in the one .c file that has it; absent there (the fix with its path
+#     made src/debug.c applies on 1.0-1, not in reverse). Its test hunk (a
+#     shipped test file) is absent on both revisions: it decides nothing.
+#  N. an addition whose context uses an API renamed after 1.0 (dyn_* ->
+#     xdyn_*) and sits one brace deeper than 1.0's code: with the renaming
+#     learnt from path.c's other lines, its nearest context lines that say
+#     where are in path_work of 1.0-1, its + lines are not (patch -F2 applies
+#     the renamed hunk forward, not in reverse): absent; 1.0-2's patch
+#     writes it with dyn_*: included (the renamed hunk reverts).
 # Ground truth per hunk on the trees dpkg-source -x unpacks: patch --dry-run
 # forward / -R with fuzz (A, C, D), git apply --check for the new file (D);
 # for B, where patch fails both ways, the definition itself: every - line of
@@ -251,6 +264,125 @@ sub runtests {
     return 0;
 }
 EOF
+cat > "$up/src/debug.c" <<'EOF'
+/* debug.c: debugging helpers and the shell */
+#include <stdio.h>
+#include <stdlib.h>
+
+void dbg_dump(FILE *out, const char *what, int depth)
+{
+	int k;
+
+	for (k = 0; k < depth; k++)
+		fputc(' ', out);
+	fprintf(out, "%s\n", what);
+}
+
+int dbg_shell(struct doc *doc, char *filename, shell_read_fn input, FILE *output)
+{
+	char command[100];
+	char *cmdline, *cur;
+	int i;
+
+	while (1) {
+		cmdline = input("/ > ");
+		if (cmdline == NULL)
+			break;
+		cur = cmdline;
+		i = 0;
+		while ((*cur != ' ') && (*cur != '\t') && (i < 99)) {
+			if (*cur == 0)
+				break;
+			command[i++] = *cur++;
+		}
+		command[i] = 0;
+		if (i == 0)
+			continue;
+
+		/*
+		 * Parse the argument
+		 */
+		while ((*cur == ' ') || (*cur == '\t'))
+			cur++;
+		shell_run(doc, command, cur, output);
+		free(cmdline);
+	}
+	return 0;
+}
+
+int dbg_count(const struct doc *doc)
+{
+	return doc ? doc->nodes : 0;
+}
+EOF
+cat > "$up/src/cat.c" <<'EOF'
+/* cat.c: the catalog shell */
+#include <stdlib.h>
+
+int cat_shell(char *(*input)(const char *))
+{
+	char command[100];
+	char *cmdline, *cur;
+	int i;
+
+	while ((cmdline = input("> ")) != NULL) {
+		cur = cmdline;
+		i = 0;
+		while ((*cur != ' ') && (*cur != 0))
+			command[i++] = *cur++;
+		command[i] = 0;
+		if (i == 0) {
+			free(cmdline);
+			continue;
+		}
+
+		/*
+		 * Parse the argument string
+		 */
+		cat_run(command, cur);
+		free(cmdline);
+	}
+	return 0;
+}
+EOF
+cat > "$up/src/path.c" <<'EOF'
+/* path.c: working paths */
+#include "dyn.h"
+
+int path_work(struct req *r, const char *home, char **out)
+{
+	struct dyn np;
+	char *wp = r->path;
+	size_t wlen = strlen(wp);
+
+	dyn_init(&np, 1024);
+
+	if (r->scp && wlen > 3 && !memcmp(wp, "/~/", 3)) {
+		if (dyn_addn(&np, wp + 3, wlen - 3)) {
+			free(wp);
+			return -1;
+		}
+	}
+	else if (r->sftp && wlen > 2 && !memcmp(wp, "/~/", 3)) {
+		if (dyn_add(&np, home)) {
+			free(wp);
+			return -1;
+		}
+		if (dyn_addn(&np, wp + 2, wlen - 2)) {
+			free(wp);
+			return -1;
+		}
+	}
+
+	if (dyn_len(&np)) {
+		free(wp);
+		*out = dyn_ptr(&np);
+	}
+	else
+		*out = wp;
+	return 0;
+}
+EOF
 printf 'libbar 1.0\n\n* first release\n' > "$up/NEWS"
 commit "libbar 1.0" >/dev/null
 g tag v1.0
@@ -401,7 +533,59 @@ ed "$up/src/len.c" "	int n = 0;
 fixK0=$(commit "len_of: reject lines")
 ed "$up/src/len.c" "	    s[1] != '#' &&
 " ""
-fixK=$(commit "len_of: comments are lines too")
+printf 'name: one\nexpect: comment lines\n' > "$up/tests/data/test1"
+fixK=$(commit "len_of: comments are lines too (and a test)")
+# M: the shell moves out of debug.c into a new shell.c, renamed app_shell; then a fix there
+python3 - "$up/src" <<'PY' || fail "M: split debug.c"
+import sys
+d = sys.argv[1]; s = open(d + "/debug.c").read()
+a = s.index("int dbg_shell("); b = s.index("int dbg_count(")
+open(d + "/shell.c", "w").write("/* shell.c: the shell */\n#include <stdio.h>\n#include <stdlib.h>\n\n" +
+    s[a:b].replace("int dbg_shell(struct doc *doc, char *filename, shell_read_fn input, FILE *output)",
+                   "int\napp_shell(struct doc *doc, const char *filename, FILE *output)").replace('input("/ > ")', 'readline("/ > ")'))
+open(d + "/debug.c", "w").write(s[:a] + s[b:])
+PY
+commit "shell: its own file" >/dev/null
+ed "$up/src/shell.c" "		if (i == 0)
+			continue;" "		if (i == 0) {
+			free(cmdline);
+			cmdline = NULL;
+			continue;
+		}"
+ed "$up/tests/run.pl" '        print "test $t\n";' '        print "test $t\n";
+        print "empty command line\n" if $t eq "shell-empty";'
+fixM=$(commit "shell: free an empty command line (and a test)")
+# N: dyn_* renamed xdyn_*; /~ alone handled; then an addition in that new block's else
+sed -i 's/dyn_\(init\|add\|addn\|len\|ptr\)(/xdyn_\1(/g' "$up/src/path.c"
+commit "xdyn: the dyn API renamed" >/dev/null
+ed "$up/src/path.c" "	else if (r->sftp && wlen > 2 && !memcmp(wp, \"/~/\", 3)) {" \
+	"	else if (r->sftp && (!strcmp(\"/~\", wp) || (wlen > 2 && !memcmp(wp, \"/~/\", 3)))) {" \
+	"		if (xdyn_addn(&np, wp + 2, wlen - 2)) {
+			free(wp);
+			return -1;
+		}
+	}" "		if (wlen > 2) {
+			if (xdyn_addn(&np, wp + 2, wlen - 2)) {
+				free(wp);
+				return -1;
+			}
+		}
+	}"
+commit "path: /~ alone" >/dev/null
+ed "$up/src/path.c" "				return -1;
+			}
+		}
+	}" "				return -1;
+			}
+		}
+		else {
+			if (xdyn_add(&np, \"/\")) {
+				free(wp);
+				return -1;
+			}
+		}
+	}"
+fixN=$(commit "path: /~ gets its slash")
 g tag v1.1
 
 # --- two Debian revisions: 1.0-1 (an unrelated patch), 1.0-2 (the four fixes, adapted) --------
@@ -536,6 +720,31 @@ ed "$wk/tests/run.pl" '            stopserver($srv, "$pid");
         logmsg'
 mkpatch 80-starthttp.patch "Description: starthttp: no stopserver on retry (in run.pl)
 Origin: upstream, https://git.example.invalid/libbar/commit/$fixJ"
+ed "$wk/src/debug.c" "		if (i == 0)
+			continue;" "		if (i == 0) {
+			free(cmdline);
+			cmdline = NULL;
+			continue;
+		}"
+mkpatch 90-shell.patch "Description: free an empty command line (in debug.c)
+Origin: upstream, https://git.example.invalid/libbar/commit/$fixM"
+ed "$wk/src/path.c" "		if (dyn_addn(&np, wp + 2, wlen - 2)) {
+			free(wp);
+			return -1;
+		}
+	}" "		if (dyn_addn(&np, wp + 2, wlen - 2)) {
+			free(wp);
+			return -1;
+		}
+		else {
+			if (dyn_add(&np, \"/\")) {
+				free(wp);
+				return -1;
+			}
+		}
+	}"
+mkpatch 95-path.patch "Description: /~ gets its slash (dyn_* in 1.0)
+Origin: upstream, https://git.example.invalid/libbar/commit/$fixN"
 build 2
 
 # --- ground truth ---------------------------------------------------------------------------
@@ -729,8 +938,9 @@ kline=$(g show --format= "$fixK" | grep '^-[^-]' | head -1 | cut -c2-)
 [ "$(g blame -l -s -L "/$(printf '%s' "$kline" | sed 's/[]\/$*.^[]/\\&/g')/,+1" "$fixK^" -- src/len.c | cut -c1-40)" = "$fixK0" ] ||
 	fail "truth K: the - line does not come from fixK0"
 fwd "$x1" "$fixK0" 0 && ! rev "$x1" "$fixK0" 0 || fail "truth K: fixK0 not absent from 1.0-1"
+fwd "$x1" "$fixK" 1 && ! rev "$x1" "$fixK" 1 || fail "truth K: its test hunk (a shipped test file) is not absent from 1.0-1"
 check_exit 1 "K: it changes lines an absent commit added" -- fc 1 "$fixK"
-check_eq "$(states) $(get 'd[0]["how"]') $(get 'd[0]["evidence"][0]["via"]')" "absent missing $fixK0" "K on 1.0-1"
+check_eq "$(states) $(get 'd[0]["how"]') $(get 'd[0]["evidence"][0]["via"]')" "absent absent missing $fixK0" "K on 1.0-1"
 validate
 # L: neither applies nor reverts on 1.0-1; its - line is 1.0's own (git blame: the 1.0 commit)
 fwd "$x1" "$fixL" 0 || rev "$x1" "$fixL" 0 && fail "truth L: the hunk applies one way on 1.0-1"
@@ -743,4 +953,38 @@ validate
 "$PROVENANCE" --cache "$cache" -c "sources.debianBaseUrl=http://127.0.0.1:$port/debian" fixcheck "$fixL" --repo "$up" \
 	--at v1.0 --debian-source libbar=1.0-1 >"$T/last.out" 2>"$T/last.err"
 check_match "$(cat "$T/last.out")" "^UNKNOWN $fixL .*could not be determined" "L: text"
+# M: the fix with its path made src/debug.c applies on 1.0-1 and does not revert (made src/cat.c,
+# the look-alike, neither); it reverts on 1.0-2
+[ ! -e "$x1/src/shell.c" ] && ! grep -q app_shell "$x1/src/debug.c" || fail "fixture M: shell.c or app_shell in 1.0"
+g show --format= "$fixM" -- src/shell.c | sed 's,src/shell.c,src/debug.c,g' > "$T/m.patch"
+(cd "$x1" && git apply --check "$T/m.patch" 2>/dev/null && ! git apply --check --reverse "$T/m.patch" 2>/dev/null) ||
+	fail "truth M: not absent from 1.0-1's debug.c"
+g show --format= "$fixM" -- src/shell.c | sed 's,src/shell.c,src/cat.c,g' > "$T/m2.patch"
+g show --format= "$fixM" -- tests/run.pl > "$T/m3.patch"
+(cd "$x1" && git apply --check "$T/m3.patch") && (cd "$x2" && git apply --check "$T/m3.patch") ||
+	fail "truth M: its test hunk (a shipped test file) is not absent from 1.0-1 and 1.0-2"
+(cd "$x1" && ! git apply --check "$T/m2.patch" 2>/dev/null && ! git apply --check --reverse "$T/m2.patch" 2>/dev/null) ||
+	fail "truth M: the look-alike cat.c matches"
+(cd "$x2" && git apply --check --reverse "$T/m.patch") || fail "truth M: not in 1.0-2's debug.c"
+check_exit 1 "M: a file moved and its function renamed" -- fc 1 "$fixM"
+check_eq "$(states) $(get 'd[0]["evidence"][0]["deployed_file"]') $(get 'd[0]["how"]') $(get 'd[0]["first_tag"]')" \
+	"absent absent src/debug.c missing v1.1" "M on 1.0-1 (the code hunk found in debug.c; the test hunk absent)"
+validate
+check_exit 0 "M on 1.0-2" -- fc 2 "$fixM"
+check_eq "$(get 'd[0]["included"]') $(get 'd[0]["how"]')" "true adapted" "M on 1.0-2: included (its test left out)"
+# N: as is, the hunk neither applies nor reverts on 1.0-1 (git apply); with xdyn_ written dyn_ it
+# applies forward (fuzz 2: 1.0 lacks the wlen > 2 block) and does not revert; it reverts on 1.0-2
+g show --format= "$fixN" > "$T/n.patch"; sed 's/xdyn_/dyn_/g' "$T/n.patch" > "$T/n-renamed.patch"
+(cd "$x1" && ! git apply --check "$T/n.patch" 2>/dev/null && ! git apply --check --reverse "$T/n.patch" 2>/dev/null) ||
+	fail "truth N: applies as is"
+patch -d "$x1" -p1 --dry-run -s -f -l -F2 < "$T/n-renamed.patch" >/dev/null 2>&1 &&
+	! patch -d "$x1" -p1 --dry-run -s -f -l -F2 -R < "$T/n-renamed.patch" >/dev/null 2>&1 || fail "truth N: not absent from 1.0-1 renamed"
+! grep -q 'xdyn_' "$x1/src/path.c" && ! grep -qF 'dyn_add(&np, "/")' "$x1/src/path.c" || fail "fixture N: 1.0-1 has the renamed API or the + line"
+patch -d "$x2" -p1 --dry-run -s -f -l -F2 -R < "$T/n-renamed.patch" >/dev/null 2>&1 || fail "truth N: not in 1.0-2 renamed"
+check_exit 1 "N: an API renamed, the addition one brace deeper" -- fc 1 "$fixN"
+check_eq "$(states) $(get 'd[0]["how"]') $(get 'd[0]["first_tag"]')" "absent missing v1.1" "N on 1.0-1"
+check_match "$(get 'd[0]["evidence"][0]["note"]')" "identifiers the deployed file spells another way" "N: the note"
+validate
+check_exit 0 "N on 1.0-2" -- fc 2 "$fixN"
+check_eq "$(get 'd[0]["included"]') $(get 'd[0]["how"]')" "true adapted" "N on 1.0-2: included, adapted"
 echo "all ok"

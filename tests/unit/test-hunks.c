@@ -2,12 +2,14 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "dep3.h"
 #include "hunks.h"
+#include "renames.h"
 #include "banned.h"
 
 /* One hunk of `diff` against `file`: its state. */
@@ -421,6 +423,216 @@ static void test_no_evidence_from_pre_image(void **state)
 	assert_true(is_present(state_fix(diff2, dep3, pre2, 0)));
 }
 
+/* Identifiers a release spells another way: learnt from lines that differ by them only. */
+static void test_renames(void **state)
+{
+	static const char fixfile[] =
+		"\tnew_init(&np, 1024);\n"
+		"\tif (new_add(&np, home)) {\n"
+		"\t\treturn -1;\n"
+		"\tif (new_len(&np) > limit_of(r))\n"
+		"\tx = y;\n"
+		"\tonly_here(wp);\n";
+	static const char deployed[] =
+		"\told_init(&np, 1024);\n"
+		"\tif (old_add(&np,  home)) {\n"
+		"\t\treturn -1;\n"
+		"\tif (old_len(&np) > limit_of(r))\n"
+		"\tu = v;\n";
+	/* one name paired with two: no pair from it */
+	static const char deployed2[] =
+		"\told_init(&np, 1024);\n"
+		"\tother_init(&np, 1024);\n"
+		"\tif (old_add(&np, home)) {\n";
+	struct prov_renames r;
+	char *out;
+	size_t n, i;
+	int init = 0, add = 0;
+
+	(void)state;
+	prov_renames_learn(&r, fixfile, strlen(fixfile), deployed, strlen(deployed));
+	/* x = y / u = v say too little (no 4 letters besides); only_here has no counterpart */
+	assert_int_equal(r.n, 3);
+	for (i = 0; i < r.n; i++) {
+		assert_true(strncmp(r.from[i], "new_", 4) == 0 && strncmp(r.to[i], "old_", 4) == 0);
+		assert_string_equal(r.from[i] + 4, r.to[i] + 4);
+	}
+	{
+		static const char in[] = "if (new_add(&np, \"/\") || renew_add(x)) new_len";
+
+		out = prov_renames_apply(&r, in, strlen(in), &n);
+	}
+	assert_string_equal(out, "if (old_add(&np, \"/\") || renew_add(x)) old_len");
+	assert_int_equal(n, strlen(out));
+	assert_true(prov_renames_touch(&r, "z = new_len(&np);"));
+	assert_false(prov_renames_touch(&r, "z = new_length(&np);"));
+	free(out);
+	prov_renames_release(&r);
+	prov_renames_learn(&r, fixfile, strlen(fixfile), deployed2, strlen(deployed2));
+	for (i = 0; i < r.n; i++) {
+		init |= !strcmp(r.from[i], "new_init");
+		add |= !strcmp(r.from[i], "new_add") && !strcmp(r.to[i], "old_add");
+	}
+	assert_false(init);
+	assert_true(add);
+	prov_renames_release(&r);
+	prov_renames_learn(&r, fixfile, strlen(fixfile), fixfile, strlen(fixfile));
+	assert_int_equal(r.n, 0);
+	prov_renames_release(&r);
+	/* every identifier renamed (not one API): too many pairs, none kept; bounded work */
+	{
+		size_t cap = 20000 * 32, la = 0, lb = 0, k;
+		char *ta = malloc(cap), *tb = malloc(cap);
+
+		assert_non_null(ta);
+		assert_non_null(tb);
+		for (k = 0; k < 20000; k++) {
+			la += (size_t)snprintf(ta + la, cap - la, "xa_%zu(&np, 1024);\n", k);
+			lb += (size_t)snprintf(tb + lb, cap - lb, "yb_%zu(&np, 1024);\n", k % 3);
+		}
+		prov_renames_learn(&r, ta, la, tb, lb);
+		assert_int_equal(r.n, 0);
+		prov_renames_release(&r);
+		free(ta);
+		free(tb);
+	}
+}
+
+/* An addition whose nearest context lines that say where are apart by braces only. */
+static void test_addition_absent_in(void **state)
+{
+	static const char diff[] =
+		"--- a/p.c\n+++ b/p.c\n"
+		"@@ -10,6 +10,12 @@ int path_work(struct req *r)\n"
+		"             return -1;\n"
+		"         }\n"
+		"     }\n"
+		"+    else {\n"
+		"+        if (dyn_add(&np, \"/\")) {\n"
+		"+            return -1;\n"
+		"+        }\n"
+		"+    }\n"
+		"   }\n"
+		" \n"
+		"   if (dyn_len(&np)) {\n";
+	static const char pre[] =
+		"int path_work(struct req *r)\n"
+		"{\n"
+		"  if (r->sftp) {\n"
+		"    if (dyn_add(&np, home)) {\n"
+		"      return -1;\n"
+		"    }\n"
+		"    if (wlen > 2) {\n"
+		"        if (dyn_addn(&np, wp, wlen)) {\n"
+		"             return -1;\n"
+		"         }\n"
+		"     }\n"
+		"  }\n"
+		"\n"
+		"  if (dyn_len(&np)) {\n"
+		"    return 1;\n"
+		"  }\n"
+		"}\n";
+	/* the release: no wlen > 2 block (one brace fewer), the addition not made */
+	static const char dep[] =
+		"int path_work(struct req *r)\n"
+		"{\n"
+		"  if (r->sftp) {\n"
+		"    if (dyn_add(&np, home)) {\n"
+		"      return -1;\n"
+		"    }\n"
+		"    if (dyn_addn(&np, wp, wlen)) {\n"
+		"      return -1;\n"
+		"    }\n"
+		"  }\n"
+		"\n"
+		"  if (dyn_len(&np)) {\n"
+		"    return 1;\n"
+		"  }\n"
+		"}\n";
+	/* the same with the addition made another way near there: no proof */
+	static const char dep2[] =
+		"int path_work(struct req *r)\n"
+		"{\n"
+		"  if (r->sftp) {\n"
+		"    if (dyn_add(&np, home)) {\n"
+		"      return -1;\n"
+		"    }\n"
+		"    if (dyn_addn(&np, wp, wlen)) {\n"
+		"      return -1;\n"
+		"    }\n"
+		"    else if (dyn_add(&np, \"/\"))\n"
+		"      return -1;\n"
+		"  }\n"
+		"\n"
+		"  if (dyn_len(&np)) {\n"
+		"    return 1;\n"
+		"  }\n"
+		"}\n";
+	struct prov_hunks h;
+	struct prov_hunk_file fd, fp;
+
+	(void)state;
+	prov_hunks_parse(&h, diff, strlen(diff), 1);
+	assert_int_equal(h.n, 1);
+	prov_hunk_file_init(&fp, pre, strlen(pre));
+	prov_hunk_file_init(&fd, dep, strlen(dep));
+	assert_true(prov_hunk_addition_absent_in(&h.v[0], &fd, &fp, &fp, NULL));
+	/* where patch's exact pre-image search and fuzz say nothing */
+	assert_int_equal(prov_hunk_match_fix(&h.v[0], &fd, &fp, NULL), PROV_HUNK_UNKNOWN);
+	prov_hunk_file_release(&fd);
+	prov_hunk_file_init(&fd, dep2, strlen(dep2));
+	assert_false(prov_hunk_addition_absent_in(&h.v[0], &fd, &fp, &fp, NULL));
+	prov_hunk_file_release(&fd);
+	prov_hunk_file_release(&fp);
+	prov_hunks_release(&h);
+}
+
+/* A hunk's whole pre- or post-image looked for in any file. */
+static void test_image_count(void **state)
+{
+	static const char diff[] =
+		"--- a/shell.c\n+++ b/shell.c\n"
+		"@@ -5,5 +5,8 @@ app_shell(void)\n"
+		"             command[i++] = *cur++;\n"
+		"         }\n"
+		"         command[i] = 0;\n"
+		"-        if (i == 0)\n"
+		"+        if (i == 0) {\n"
+		"+            free(cmdline);\n"
+		"             continue;\n"
+		"+        }\n";
+	static const char file[] =
+		"\t\tcommand[i++] = *cur++;\n\t}\n\tcommand[i] = 0;\n\tif (i == 0)\n\t\tcontinue;\n";
+	static const char twice[] =
+		"\t\tcommand[i++] = *cur++;\n\t}\n\tcommand[i] = 0;\n\tif (i == 0)\n\t\tcontinue;\n"
+		"\t\tcommand[i++] = *cur++;\n\t}\n\tcommand[i] = 0;\n\tif (i == 0)\n\t\tcontinue;\n";
+	static const char small[] = "--- a/x.c\n+++ b/x.c\n@@ -1,3 +1,3 @@\n }\n-a = 1;\n+a = 2;\n }\n";
+	struct prov_hunks h;
+	struct prov_hunk_file f;
+	const char *key;
+	size_t n;
+
+	(void)state;
+	prov_hunks_parse(&h, diff, strlen(diff), 1);
+	prov_hunk_file_init(&f, file, strlen(file));
+	assert_int_equal(prov_hunk_image_count(&h.v[0], &f, 0), 1);
+	assert_int_equal(prov_hunk_image_count(&h.v[0], &f, 1), 0);
+	prov_hunk_file_release(&f);
+	prov_hunk_file_init(&f, twice, strlen(twice));
+	assert_int_equal(prov_hunk_image_count(&h.v[0], &f, 0), 2);
+	n = prov_hunk_image_key(&h.v[0], 0, &key);
+	assert_int_equal(n, 12);	/* the longest run of non-blanks of the pre-image */
+	assert_memory_equal(key, "command[i++]", 12);
+	prov_hunk_file_release(&f);
+	prov_hunks_release(&h);
+	prov_hunks_parse(&h, small, strlen(small), 1);
+	prov_hunk_file_init(&f, "}\na = 1;\n}\n", 11);
+	assert_int_equal(prov_hunk_image_count(&h.v[0], &f, 0), -1);	/* says too little */
+	prov_hunk_file_release(&f);
+	prov_hunks_release(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -433,6 +645,9 @@ int main(void)
 		cmocka_unit_test(test_no_evidence_from_pre_image),
 		cmocka_unit_test(test_dep3),
 		cmocka_unit_test(test_dep3_hostile),
+		cmocka_unit_test(test_renames),
+		cmocka_unit_test(test_addition_absent_in),
+		cmocka_unit_test(test_image_count),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
