@@ -109,6 +109,13 @@ static int cp_header(struct cp *s, struct prov_buf *section)
 	return 0;
 }
 
+/* a character cp_value copies as it is (no quote, escape, comment or line end) */
+static int cp_plain(char c, int quoted)
+{
+	return c != '\n' && c != '\r' && c != '\0' && c != '"' && c != '\\' &&
+	       (quoted || (c != '#' && c != ';'));
+}
+
 /* the value after '=' up to the line end (continuations join lines) */
 static int cp_value(struct cp *s, struct prov_buf *value)
 {
@@ -124,6 +131,23 @@ static int cp_value(struct cp *s, struct prov_buf *value)
 			if (quoted)
 				return cp_fail(s, "unterminated quoted value");
 			break;
+		}
+		{
+			/* a run of plain characters in one append, as one by one below */
+			const char *r = s->p, *q;
+
+			while (r < s->end && cp_plain(*r, quoted))
+				r++;
+			if (r - s->p > 1) {
+				if (prov_buf_add(value, s->p, (size_t)(r - s->p)) < 0)
+					return PROV_ELIMIT;
+				for (q = r; !quoted && q > s->p && cp_space(q[-1]); q--)
+					;
+				if (q > s->p)
+					keep = value->len - (size_t)(r - q);
+				s->p = r;
+				continue;
+			}
 		}
 		c = *s->p++;
 		if (c == '\0')
