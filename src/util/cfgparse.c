@@ -42,10 +42,18 @@ static void cp_skip_space(struct cp *s)
 		s->p++;
 }
 
+/* to the line end (\n or \r, as cp_eol), without looking at each byte in C */
+static void cp_to_eol(struct cp *s)
+{
+	const char *n = memchr(s->p, '\n', (size_t)(s->end - s->p));
+	const char *r = memchr(s->p, '\r', (size_t)((n ? n : s->end) - s->p));
+
+	s->p = r ? r : n ? n : s->end;
+}
+
 static void cp_skip_line(struct cp *s)
 {
-	while (!cp_eol(s))
-		s->p++;
+	cp_to_eol(s);
 	cp_skip_eol(s);
 }
 
@@ -153,8 +161,7 @@ static int cp_value(struct cp *s, struct prov_buf *value)
 		if (c == '\0')
 			return cp_fail(s, "NUL byte");
 		if (!quoted && (c == '#' || c == ';')) {
-			while (!cp_eol(s))
-				s->p++;
+			cp_to_eol(s);
 			break;
 		}
 		if (c == '"') {
