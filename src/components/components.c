@@ -583,14 +583,29 @@ static void derive_components(struct prov_crash *c, struct comp_state **cs, size
 	}
 }
 
+/* The last rewrite: frames of many threads in one library share their files. */
+struct rewrite_memo {
+	size_t k;	/* component index; (size_t)-1: none yet */
+	char *file, *rp, *rule;	/* rp NULL: no rule applied */
+};
+
 static void rewrite_frame(struct prov_frame *f, const struct comp_state *cs,
-			  const struct prov_component *comp, const struct prov_components_ctx *ctx)
+			  const struct prov_component *comp, const struct prov_components_ctx *ctx,
+			  size_t k, struct rewrite_memo *memo)
 {
 	struct prov_pathrw_ctx pc = { 0 };
 	char *rp = NULL, *rule = NULL, *name;
 
 	if (!f->file || f->repo_path)
 		return;
+	/* the same component and file: the same answer (a pure function of both) */
+	if (memo->k == k && memo->file && !strcmp(memo->file, f->file)) {
+		if (memo->rp) {
+			f->repo_path = prov_xstrdup(memo->rp);
+			f->path_rule = prov_xstrdup_or_null(memo->rule);
+		}
+		return;
+	}
 	name = prov_pathrw_repo_name(comp->repo);
 	pc.config = ctx->ctx->config;
 	pc.path_prefixes = cs->mapping->path_prefixes;
@@ -602,6 +617,13 @@ static void rewrite_frame(struct prov_frame *f, const struct comp_state *cs,
 		f->repo_path = rp;
 		f->path_rule = rule;
 	}
+	free(memo->file);
+	free(memo->rp);
+	free(memo->rule);
+	memo->k = k;
+	memo->file = prov_xstrdup(f->file);
+	memo->rp = prov_xstrdup_or_null(f->repo_path);
+	memo->rule = prov_xstrdup_or_null(f->path_rule);
 	free(name);
 }
 
@@ -639,6 +661,8 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 	size_t cs_alloc = 0, first = c->ncomponents, nmapped, i, j;
 	int dummy = 0, error, max_frames, nsrc = 0;
 	struct prov_thread *t;
+	struct rewrite_memo memo = { (size_t)-1, NULL, NULL, NULL };
+	struct prov_module *last = NULL;
 
 	if (!partial)
 		partial = &dummy;
@@ -712,9 +736,14 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 	for (i = 0; i < c->nthreads; i++) {
 		for (j = 0; j < c->threads[i].nframes; j++) {
 			struct prov_frame *f = &c->threads[i].frames[j];
-			struct prov_module *m = frame_module(c, f);
+			struct prov_module *m;
 			size_t k;
 
+			/* the previous frame's module when the path is the same (a deep recursion) */
+			if (last && f->module && !strcmp(f->module, last->path))
+				m = last;
+			else if ((m = frame_module(c, f)) && f->module && m->path && !strcmp(f->module, m->path))
+				last = m;
 			if (!m || !m->component)
 				continue;
 			k = component_index(c, m->component);
@@ -722,9 +751,12 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 				continue;
 			free(f->component);
 			f->component = prov_xstrdup(m->component);
-			rewrite_frame(f, &cs[k], &c->components[k], ctx);
+			rewrite_frame(f, &cs[k], &c->components[k], ctx, k, &memo);
 		}
 	}
+	free(memo.file);
+	free(memo.rp);
+	free(memo.rule);
 	/* all that is known without the network, before it is asked */
 	if (ctx->on_known)
 		ctx->on_known(c, ctx->on_known_arg);
