@@ -1,4 +1,5 @@
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -583,11 +584,79 @@ static void derive_components(struct prov_crash *c, struct comp_state **cs, size
 	}
 }
 
-/* The last rewrite: frames of many threads in one library share their files. */
-struct rewrite_memo {
-	size_t k;	/* component index; (size_t)-1: none yet */
-	char *file, *rp, *rule;	/* rp NULL: no rule applied */
+/*
+ * Rewrites done in this run, by (component, file): the frames of many
+ * threads share their files, and a rewrite is a pure function of the two.
+ * Open addressing; at most REWRITE_MEMO_MAX answers kept.
+ */
+#define REWRITE_MEMO_MAX 65536
+
+struct rewrite_entry {
+	size_t k;	/* component index */
+	char *file, *rp, *rule;	/* file NULL: an empty slot; rp NULL: no rule applied */
 };
+
+struct rewrite_memo {
+	struct rewrite_entry *v;
+	size_t nslots, n;
+};
+
+static size_t rewrite_hash(size_t k, const char *file)
+{
+	uint64_t h = 1469598103934665603ULL ^ (uint64_t)k;
+
+	while (*file)
+		h = (h ^ (unsigned char)*file++) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+/* the slot of (k, file): its entry, or the empty slot it would take */
+static struct rewrite_entry *rewrite_slot(const struct rewrite_memo *memo, size_t k,
+					  const char *file)
+{
+	size_t s = rewrite_hash(k, file) & (memo->nslots - 1);
+
+	while (memo->v[s].file && (memo->v[s].k != k || strcmp(memo->v[s].file, file)))
+		s = (s + 1) & (memo->nslots - 1);
+	return &memo->v[s];
+}
+
+static void rewrite_remember(struct rewrite_memo *memo, size_t k, const struct prov_frame *f)
+{
+	struct rewrite_entry *e;
+
+	if (memo->n >= REWRITE_MEMO_MAX)
+		return;
+	if ((memo->n + 1) * 2 > memo->nslots) {
+		struct rewrite_memo grown = { NULL, memo->nslots ? memo->nslots * 2 : 256, memo->n };
+		size_t i;
+
+		grown.v = prov_xcalloc(grown.nslots, sizeof(*grown.v));
+		for (i = 0; i < memo->nslots; i++)
+			if (memo->v[i].file)
+				*rewrite_slot(&grown, memo->v[i].k, memo->v[i].file) = memo->v[i];
+		free(memo->v);
+		*memo = grown;
+	}
+	e = rewrite_slot(memo, k, f->file);
+	e->k = k;
+	e->file = prov_xstrdup(f->file);
+	e->rp = prov_xstrdup_or_null(f->repo_path);
+	e->rule = prov_xstrdup_or_null(f->path_rule);
+	memo->n++;
+}
+
+static void rewrite_memo_release(struct rewrite_memo *memo)
+{
+	size_t i;
+
+	for (i = 0; i < memo->nslots; i++) {
+		free(memo->v[i].file);
+		free(memo->v[i].rp);
+		free(memo->v[i].rule);
+	}
+	free(memo->v);
+}
 
 static void rewrite_frame(struct prov_frame *f, const struct comp_state *cs,
 			  const struct prov_component *comp, const struct prov_components_ctx *ctx,
@@ -595,14 +664,14 @@ static void rewrite_frame(struct prov_frame *f, const struct comp_state *cs,
 {
 	struct prov_pathrw_ctx pc = { 0 };
 	char *rp = NULL, *rule = NULL, *name;
+	const struct rewrite_entry *e;
 
 	if (!f->file || f->repo_path)
 		return;
-	/* the same component and file: the same answer (a pure function of both) */
-	if (memo->k == k && memo->file && !strcmp(memo->file, f->file)) {
-		if (memo->rp) {
-			f->repo_path = prov_xstrdup(memo->rp);
-			f->path_rule = prov_xstrdup_or_null(memo->rule);
+	if (memo->n && (e = rewrite_slot(memo, k, f->file))->file) {
+		if (e->rp) {
+			f->repo_path = prov_xstrdup(e->rp);
+			f->path_rule = prov_xstrdup_or_null(e->rule);
 		}
 		return;
 	}
@@ -617,13 +686,7 @@ static void rewrite_frame(struct prov_frame *f, const struct comp_state *cs,
 		f->repo_path = rp;
 		f->path_rule = rule;
 	}
-	free(memo->file);
-	free(memo->rp);
-	free(memo->rule);
-	memo->k = k;
-	memo->file = prov_xstrdup(f->file);
-	memo->rp = prov_xstrdup_or_null(f->repo_path);
-	memo->rule = prov_xstrdup_or_null(f->path_rule);
+	rewrite_remember(memo, k, f);
 	free(name);
 }
 
@@ -661,7 +724,7 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 	size_t cs_alloc = 0, first = c->ncomponents, nmapped, i, j;
 	int dummy = 0, error, max_frames, nsrc = 0;
 	struct prov_thread *t;
-	struct rewrite_memo memo = { (size_t)-1, NULL, NULL, NULL };
+	struct rewrite_memo memo = { NULL, 0, 0 };
 	struct prov_module *last = NULL;
 
 	if (!partial)
@@ -754,9 +817,7 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 			rewrite_frame(f, &cs[k], &c->components[k], ctx, k, &memo);
 		}
 	}
-	free(memo.file);
-	free(memo.rp);
-	free(memo.rule);
+	rewrite_memo_release(&memo);
 	/* all that is known without the network, before it is asked */
 	if (ctx->on_known)
 		ctx->on_known(c, ctx->on_known_arg);
