@@ -147,9 +147,62 @@ static void python_commit(struct prov_origin *o, const char *root, const char *p
 	free(norm);
 }
 
+/*
+ * What prov_upstream_derive found for the dpkg packages of this call: a
+ * package's copyright file is read once, not once per library of it (libc6:
+ * libc, libm, ld-linux...). Bounded; further packages are derived each time.
+ */
+#define DERIVE_MEMO_MAX 64
+
+struct derive_memo {
+	struct {
+		char *name, *url, *by, *evidence;
+	} v[DERIVE_MEMO_MAX];
+	size_t n;
+};
+
+static void derive_upstream(struct derive_memo *dm, struct prov_origin *o, const char *root)
+{
+	size_t i;
+
+	if (!o->kind || strcmp(o->kind, "dpkg") || !o->name || o->upstream_url) {
+		prov_upstream_derive(o, root);
+		return;
+	}
+	for (i = 0; i < dm->n; i++)
+		if (!strcmp(dm->v[i].name, o->name)) {
+			o->upstream_url = prov_xstrdup_or_null(dm->v[i].url);
+			o->upstream_by = prov_xstrdup_or_null(dm->v[i].by);
+			o->upstream_evidence = prov_xstrdup_or_null(dm->v[i].evidence);
+			return;
+		}
+	prov_upstream_derive(o, root);
+	if (dm->n < DERIVE_MEMO_MAX) {
+		dm->v[dm->n].name = prov_xstrdup(o->name);
+		dm->v[dm->n].url = prov_xstrdup_or_null(o->upstream_url);
+		dm->v[dm->n].by = prov_xstrdup_or_null(o->upstream_by);
+		dm->v[dm->n].evidence = prov_xstrdup_or_null(o->upstream_evidence);
+		dm->n++;
+	}
+}
+
+static void derive_memo_release(struct derive_memo *dm)
+{
+	size_t i;
+
+	for (i = 0; i < dm->n; i++) {
+		free(dm->v[i].name);
+		free(dm->v[i].url);
+		free(dm->v[i].by);
+		free(dm->v[i].evidence);
+	}
+	dm->n = 0;
+}
+
 int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_ctx *ctx,
 			       const struct prov_resolver_ops *const *ops)
 {
+	struct derive_memo dm;
 	struct chain ch = { NULL, 0 };
 	struct prov_origin tmp, note;
 	size_t m, i;
@@ -157,6 +210,7 @@ int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_c
 
 	memset(&tmp, 0, sizeof(tmp));
 	memset(&note, 0, sizeof(note));
+	dm.n = 0;
 	if ((err = chain_init(&ch, ctx, ops)) < 0)
 		goto cleanup;
 	for (m = 0; m < c->nmodules; m++) {
@@ -229,7 +283,7 @@ int prov_resolve_modules_chain(struct prov_crash *c, const struct prov_resolve_c
 			*mod->origin = tmp;
 			memset(&tmp, 0, sizeof(tmp));
 			python_commit(mod->origin, ctx->sysroot, view.path);
-			prov_upstream_derive(mod->origin, ctx->sysroot);
+			derive_upstream(&dm, mod->origin, ctx->sysroot);
 			break;
 		}
 		if (note.kind && !mod->origin) {
@@ -249,6 +303,7 @@ cleanup:
 	prov_origin_release(&tmp);
 	prov_origin_release(&note);
 	chain_release(&ch);
+	derive_memo_release(&dm);
 	return err;
 }
 
