@@ -35,6 +35,7 @@ struct prov_cache {
 	int memo_loaded;
 	struct memo_rec *memo;
 	size_t nmemo, memo_alloc, nmemo_new;
+	size_t *memo_slots, nmemo_slots;	/* open addressing: record index + 1, 0 = empty */
 };
 
 #define MEMO_MAGIC "provenance-memo 1"
@@ -351,15 +352,55 @@ static int memo_value_ok(const char *value)
 	return !strchr(value, '\n') && strlen(value) < MEMO_MAX_LINE / 2;
 }
 
+static size_t memo_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+/* the slot holding key, or the empty slot it would take (nmemo_slots > 0) */
+static size_t *memo_slot(const struct prov_cache *c, const char *key)
+{
+	size_t s = memo_hash(key) & (c->nmemo_slots - 1);
+
+	while (c->memo_slots[s] && strcmp(c->memo[c->memo_slots[s] - 1].key, key))
+		s = (s + 1) & (c->nmemo_slots - 1);
+	return &c->memo_slots[s];
+}
+
+static const struct memo_rec *memo_find(const struct prov_cache *c, const char *key)
+{
+	size_t *slot;
+
+	if (!c->nmemo_slots)
+		return NULL;
+	slot = memo_slot(c, key);
+	return *slot ? &c->memo[*slot - 1] : NULL;
+}
+
+/* A record (the key not there yet); the hash grows to keep it at most half full. */
 static void memo_add(struct prov_cache *c, const char *key, size_t klen, const char *value,
 		     size_t vlen)
 {
 	struct memo_rec *r;
+	size_t i;
 
 	PROV_ALLOC_GROW(c->memo, c->nmemo + 1, c->memo_alloc);
 	r = &c->memo[c->nmemo++];
 	r->key = prov_xstrndup(key, klen);
 	r->value = prov_xstrndup(value, vlen);
+	if (c->nmemo * 2 > c->nmemo_slots) {
+		free(c->memo_slots);
+		c->nmemo_slots = c->nmemo_slots ? c->nmemo_slots * 2 : 64;
+		c->memo_slots = prov_xcalloc(c->nmemo_slots, sizeof(*c->memo_slots));
+		for (i = 0; i < c->nmemo; i++)
+			*memo_slot(c, c->memo[i].key) = i + 1;
+		return;
+	}
+	*memo_slot(c, r->key) = c->nmemo;
 }
 
 /*
@@ -372,13 +413,16 @@ static void memo_load(struct prov_cache *c)
 	struct prov_buf b = PROV_BUF_INIT;
 	char *path = prov_cachedir_path(c->dir, PROV_CACHEDIR_MEMO), *stamp = NULL, *head = NULL;
 	const char *pos, *end, *nl;
+	struct stat st;
 	int fd;
 
 	c->memo_loaded = 1;
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		goto cleanup;
-	if (prov_read_fd(&b, fd, path, MEMO_MAX_FILE) < 0 || !(stamp = db_stamp(c->path))) {
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    prov_read_fd(&b, fd, path, MEMO_MAX_FILE) < 0 || !(stamp = db_stamp(c->path))) {
+		prov_error_clear();	/* an unreadable memo is no error: SQLite answers */
 		close(fd);
 		goto cleanup;
 	}
@@ -391,9 +435,14 @@ static void memo_load(struct prov_cache *c)
 	while (pos < end && c->nmemo < MEMO_MAX_RECORDS && (nl = memchr(pos, '\n', (size_t)(end - pos)))) {
 		const char *tab = memchr(pos, '\t', (size_t)(nl - pos));
 
+		char *key;
+
 		if (!tab || tab == pos || memchr(pos, 0, (size_t)(nl - pos)))
 			break;
-		memo_add(c, pos, (size_t)(tab - pos), tab + 1, (size_t)(nl - tab - 1));
+		key = prov_xstrndup(pos, (size_t)(tab - pos));
+		if (!memo_find(c, key))	/* a repeated key: the first stands */
+			memo_add(c, pos, (size_t)(tab - pos), tab + 1, (size_t)(nl - tab - 1));
+		free(key);
 		pos = nl + 1;
 	}
 cleanup:
@@ -405,28 +454,24 @@ cleanup:
 
 int prov_cache_memo_get(char **out, struct prov_cache *c, const char *key)
 {
-	size_t i;
+	const struct memo_rec *r;
 
 	if (!c->memo_loaded)
 		memo_load(c);
-	for (i = 0; i < c->nmemo; i++)
-		if (!strcmp(c->memo[i].key, key)) {
-			*out = prov_xstrdup(c->memo[i].value);
-			return 0;
-		}
-	return PROV_ENOTFOUND;
+	if (!(r = memo_find(c, key)))
+		return PROV_ENOTFOUND;
+	*out = prov_xstrdup(r->value);
+	return 0;
 }
 
 void prov_cache_memo_put(struct prov_cache *c, const char *key, const char *value)
 {
-	char *old = NULL;
-
 	if (!memo_key_ok(key) || !memo_value_ok(value))
 		return;
-	if (prov_cache_memo_get(&old, c, key) == 0) {
-		free(old);
+	if (!c->memo_loaded)
+		memo_load(c);
+	if (memo_find(c, key))
 		return;
-	}
 	memo_add(c, key, strlen(key), value, strlen(value));
 	c->nmemo_new++;
 }
@@ -479,6 +524,7 @@ static void memo_release(struct prov_cache *c)
 		free(c->memo[i].value);
 	}
 	free(c->memo);
+	free(c->memo_slots);
 }
 
 void prov_cache_free(struct prov_cache *c)

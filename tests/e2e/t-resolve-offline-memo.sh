@@ -99,6 +99,23 @@ done
 check_eq "$(cat "$T/outside")" precious "the file a cache.memo link pointed at"
 echo "ok: a broken memo is rebuilt, a link is not followed"
 
+# a full memo (5,000 other answers, one key twice): the newest 4,096 kept, this run's among them
+python3 - "$C" <<'PY' || fail "cannot write the full memo"
+import os, sys
+c = sys.argv[1]
+st = os.stat(os.path.join(c, "cache.sqlite"))
+with open(os.path.join(c, "cache.memo"), "w") as f:
+    f.write("provenance-memo 1 %d:%d:%d\n" % (st.st_size, st.st_mtime_ns, st.st_ino))
+    for i in range(5000):
+        f.write("other\x1f%d\t-\n" % i)
+    f.write("other\x1f1\to\n")
+PY
+run
+check_eq "$(owners)" "$(truth)" "owners with a full memo"
+check_eq "$(($(wc -l <"$C/cache.memo") - 1))" 4096 "answers kept in the memo"
+check_eq "$(opens 'cache\.sqlite')" 0 "opens of cache.sqlite after the full memo was rewritten"
+echo "ok: a full memo keeps its newest answers"
+
 # cache clear removes it
 check_exit 0 "cache clear" -- "$PROVENANCE" --cache "$C" cache clear
 [ -e "$C/cache.memo" ] && fail "cache clear left cache.memo"
