@@ -20,11 +20,28 @@
 /* 'PROV': marks a file as ours; anything else is foreign. */
 #define PROV_APP_ID 0x50524f56
 
+/* one answer of the memo (cache.memo) */
+struct memo_rec {
+	char *key, *value;
+};
+
 struct prov_cache {
 	sqlite3 *db;
 	char *path;
 	char *dir;
+	int state;	/* 0: SQLite not opened yet (lazy), 1: open, -1: unusable (warned once) */
+	/* the memo: loaded on first use; nmemo_new answers of this run not in the file */
+	sqlite3_stmt *st_lookup, *st_pkg;	/* kept for the run: one lookup per module */
+	int memo_loaded;
+	struct memo_rec *memo;
+	size_t nmemo, memo_alloc, nmemo_new;
+	size_t *memo_slots, nmemo_slots;	/* open addressing: record index + 1, 0 = empty */
 };
+
+#define MEMO_MAGIC "provenance-memo 1"
+#define MEMO_MAX_FILE ((size_t)1 << 20)
+#define MEMO_MAX_RECORDS 4096
+#define MEMO_MAX_LINE 8192
 
 static const char schema_sql[] =
 	"CREATE TABLE IF NOT EXISTS indexes("
@@ -216,50 +233,306 @@ static void set_aside(const char *path)
 	free(shm);
 }
 
+
+/* SQLite's side: open and check the file, setting it aside (once) when it is not ours or corrupt. */
+static int open_db(struct prov_cache *c)
+{
+	sqlite3 *db = NULL;
+	int err = 0, attempt;
+
+	for (attempt = 0; attempt < 2; attempt++) {
+		err = foreign_files(c->path) ? 1 : try_open(&db, c->path);
+		if (err <= 0)
+			break;
+		set_aside(c->path);
+	}
+	if (err > 0)
+		err = prov_error_set(PROV_ERROR, "cache '%s' cannot be rebuilt", c->path);
+	if (err < 0)
+		return err;
+	c->db = db;
+	c->state = 1;
+	return 0;
+}
+
+/*
+ * 1 when the database can be used (opened now if it was not yet), 0 when
+ * it cannot: a lazily opened cache then says so once and the run goes on
+ * without it, as an eager open's caller does.
+ */
+static int ready(struct prov_cache *c)
+{
+	if (c->state)
+		return c->state > 0;
+	if (open_db(c) < 0) {
+		c->state = -1;
+		prov_warn("cache unavailable, continuing without it: %s", prov_error_last());
+		return 0;
+	}
+	return 1;
+}
+
 /* for the cache's other files (defs.c): the connection */
 sqlite3 *prov_cache__db(struct prov_cache *c);
 sqlite3 *prov_cache__db(struct prov_cache *c)
 {
+	if (!ready(c))
+		return NULL;
 	return c->db;
+}
+
+static int cache_new(struct prov_cache **out, const char *dir)
+{
+	struct prov_cache *c;
+	int err;
+
+	if ((err = prov_mkdir_p(dir, 0700, 0)) < 0)
+		return err;
+	prov_cachedir_mark(dir);
+	c = prov_xcalloc(1, sizeof(*c));
+	c->path = prov_cachedir_path(dir, PROV_CACHEDIR_DB);
+	c->dir = prov_xstrdup(dir);
+	*out = c;
+	return 0;
 }
 
 int prov_cache_open(struct prov_cache **out, const char *dir)
 {
 	struct prov_cache *c = NULL;
-	sqlite3 *db = NULL;
-	char *path = NULL;
-	int err, attempt;
+	int err;
 
-	if ((err = prov_mkdir_p(dir, 0700, 0)) < 0)
+	if ((err = cache_new(&c, dir)) < 0)
 		return err;
-	prov_cachedir_mark(dir);
-	path = prov_cachedir_path(dir, PROV_CACHEDIR_DB);
-	for (attempt = 0; attempt < 2; attempt++) {
-		err = foreign_files(path) ? 1 : try_open(&db, path);
-		if (err <= 0)
-			break;
-		set_aside(path);
+	if ((err = open_db(c)) < 0) {
+		prov_cache_free(c);
+		return err;
 	}
-	if (err > 0)
-		err = prov_error_set(PROV_ERROR, "cache '%s' cannot be rebuilt", path);
-	if (err < 0)
-		goto cleanup;
-	c = prov_xcalloc(1, sizeof(*c));
-	c->db = db;
-	c->path = path;
-	c->dir = prov_xstrdup(dir);
-	path = NULL;
 	*out = c;
-	err = 0;
+	return 0;
+}
+
+int prov_cache_open_lazy(struct prov_cache **out, const char *dir)
+{
+	struct prov_cache *c = NULL;
+	struct stat st;
+	int err;
+
+	if ((err = cache_new(&c, dir)) < 0)
+		return err;
+	/* a new cache, or something else where it belongs: as an eager open */
+	if ((lstat(c->path, &st) < 0 || !S_ISREG(st.st_mode)) && (err = open_db(c)) < 0) {
+		prov_cache_free(c);
+		return err;
+	}
+	*out = c;
+	return 0;
+}
+
+/* ---- the memo (cache.memo) ---- */
+
+/* "size:mtime_ns:inode" of cache.sqlite, a regular file; NULL when it is not one. */
+static char *db_stamp(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	return prov_xasprintf("%lld:%lld:%llu", (long long)st.st_size,
+			      (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec,
+			      (unsigned long long)st.st_ino);
+}
+
+static int memo_key_ok(const char *key)
+{
+	return *key && !strpbrk(key, "\t\n") && strlen(key) < MEMO_MAX_LINE / 2;
+}
+
+static int memo_value_ok(const char *value)
+{
+	return !strchr(value, '\n') && strlen(value) < MEMO_MAX_LINE / 2;
+}
+
+static size_t memo_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+/* the slot holding key, or the empty slot it would take (nmemo_slots > 0) */
+static size_t *memo_slot(const struct prov_cache *c, const char *key)
+{
+	size_t s = memo_hash(key) & (c->nmemo_slots - 1);
+
+	while (c->memo_slots[s] && strcmp(c->memo[c->memo_slots[s] - 1].key, key))
+		s = (s + 1) & (c->nmemo_slots - 1);
+	return &c->memo_slots[s];
+}
+
+static const struct memo_rec *memo_find(const struct prov_cache *c, const char *key)
+{
+	size_t *slot;
+
+	if (!c->nmemo_slots)
+		return NULL;
+	slot = memo_slot(c, key);
+	return *slot ? &c->memo[*slot - 1] : NULL;
+}
+
+/* A record (the key not there yet); the hash grows to keep it at most half full. */
+static void memo_add(struct prov_cache *c, const char *key, size_t klen, const char *value,
+		     size_t vlen)
+{
+	struct memo_rec *r;
+	size_t i;
+
+	PROV_ALLOC_GROW(c->memo, c->nmemo + 1, c->memo_alloc);
+	r = &c->memo[c->nmemo++];
+	r->key = prov_xstrndup(key, klen);
+	r->value = prov_xstrndup(value, vlen);
+	if (c->nmemo * 2 > c->nmemo_slots) {
+		free(c->memo_slots);
+		c->nmemo_slots = c->nmemo_slots ? c->nmemo_slots * 2 : 64;
+		c->memo_slots = prov_xcalloc(c->nmemo_slots, sizeof(*c->memo_slots));
+		for (i = 0; i < c->nmemo; i++)
+			*memo_slot(c, c->memo[i].key) = i + 1;
+		return;
+	}
+	*memo_slot(c, r->key) = c->nmemo;
+}
+
+/*
+ * Read cache.memo: its first line names the cache.sqlite it was written
+ * beside; for another file (rebuilt, set aside, changed by a writer since)
+ * every answer is dropped. A line that is not KEY<TAB>VALUE ends the read.
+ */
+static void memo_load(struct prov_cache *c)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	char *path = prov_cachedir_path(c->dir, PROV_CACHEDIR_MEMO), *stamp = NULL, *head = NULL;
+	const char *pos, *end, *nl;
+	struct stat st;
+	int fd;
+
+	c->memo_loaded = 1;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		goto cleanup;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    prov_read_fd(&b, fd, path, MEMO_MAX_FILE) < 0 || !(stamp = db_stamp(c->path))) {
+		prov_error_clear();	/* an unreadable memo is no error: SQLite answers */
+		close(fd);
+		goto cleanup;
+	}
+	close(fd);
+	head = prov_xasprintf(MEMO_MAGIC " %s\n", stamp);
+	if (b.len < strlen(head) || memcmp(b.buf, head, strlen(head)) != 0)
+		goto cleanup;
+	pos = b.buf + strlen(head);
+	end = b.buf + b.len;
+	while (pos < end && c->nmemo < MEMO_MAX_RECORDS && (nl = memchr(pos, '\n', (size_t)(end - pos)))) {
+		const char *tab = memchr(pos, '\t', (size_t)(nl - pos));
+
+		char *key;
+
+		if (!tab || tab == pos || memchr(pos, 0, (size_t)(nl - pos)))
+			break;
+		key = prov_xstrndup(pos, (size_t)(tab - pos));
+		if (!memo_find(c, key))	/* a repeated key: the first stands */
+			memo_add(c, pos, (size_t)(tab - pos), tab + 1, (size_t)(nl - tab - 1));
+		free(key);
+		pos = nl + 1;
+	}
 cleanup:
+	prov_buf_release(&b);
+	free(head);
+	free(stamp);
 	free(path);
-	return err;
+}
+
+int prov_cache_memo_get(char **out, struct prov_cache *c, const char *key)
+{
+	const struct memo_rec *r;
+
+	if (!c->memo_loaded)
+		memo_load(c);
+	if (!(r = memo_find(c, key)))
+		return PROV_ENOTFOUND;
+	*out = prov_xstrdup(r->value);
+	return 0;
+}
+
+void prov_cache_memo_put(struct prov_cache *c, const char *key, const char *value)
+{
+	if (!memo_key_ok(key) || !memo_value_ok(value))
+		return;
+	if (!c->memo_loaded)
+		memo_load(c);
+	if (memo_find(c, key))
+		return;
+	memo_add(c, key, strlen(key), value, strlen(value));
+	c->nmemo_new++;
+}
+
+/*
+ * After the database is closed (its WAL checkpointed into the file when this
+ * run was the last one on it): the memo again, stamped with the file as it
+ * is now, the newest answers kept. A temporary renamed over: a reader sees
+ * the old memo or the new one.
+ */
+static void memo_save(struct prov_cache *c)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	char *path = NULL, *tmp = NULL, *stamp = NULL;
+	size_t i, first, size;
+	int fd, ok;
+
+	if (!c->nmemo_new || !(stamp = db_stamp(c->path)))
+		goto cleanup;
+	path = prov_cachedir_path(c->dir, PROV_CACHEDIR_MEMO);
+	tmp = prov_xasprintf("%s.%ld", path, (long)getpid());
+	prov_buf_printf(&b, MEMO_MAGIC " %s\n", stamp);
+	/* the newest answers that fit the limits the reader applies */
+	for (first = c->nmemo, size = b.len; first > 0 && c->nmemo - first < MEMO_MAX_RECORDS; first--) {
+		size += strlen(c->memo[first - 1].key) + strlen(c->memo[first - 1].value) + 2;
+		if (size > MEMO_MAX_FILE)
+			break;
+	}
+	for (i = first; i < c->nmemo; i++)
+		prov_buf_printf(&b, "%s\t%s\n", c->memo[i].key, c->memo[i].value);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	ok = fd >= 0 && write(fd, b.buf, b.len) == (ssize_t)b.len;
+	if (fd >= 0 && close(fd) < 0)
+		ok = 0;
+	if (fd >= 0 && (!ok || rename(tmp, path) < 0))
+		unlink(tmp);
+cleanup:
+	prov_buf_release(&b);
+	free(stamp);
+	free(tmp);
+	free(path);
+}
+
+static void memo_release(struct prov_cache *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nmemo; i++) {
+		free(c->memo[i].key);
+		free(c->memo[i].value);
+	}
+	free(c->memo);
+	free(c->memo_slots);
 }
 
 void prov_cache_free(struct prov_cache *c)
 {
 	if (!c)
 		return;
+	sqlite3_finalize(c->st_lookup);
+	sqlite3_finalize(c->st_pkg);
 	if (c->db && corrupt_db == c->db) {
 		/* SQLite said corrupt during the run: check, and set it aside if so */
 		int bad = damaged(c->db);
@@ -267,10 +540,14 @@ void prov_cache_free(struct prov_cache *c)
 		corrupt_db = NULL;
 		sqlite3_close(c->db);
 		c->db = NULL;
-		if (bad)
+		if (bad) {
 			set_aside(c->path);
+			c->nmemo_new = 0;	/* answers from a damaged file: not kept */
+		}
 	}
 	sqlite3_close(c->db);
+	memo_save(c);
+	memo_release(c);
 	free(c->path);
 	free(c->dir);
 	free(c);
@@ -302,6 +579,8 @@ int prov_cache_index_find(int64_t *out, struct prov_cache *c, const char *kind,
 	sqlite3_stmt *st = NULL;
 	int err, rc;
 
+	if (!ready(c))
+		return PROV_ENOTFOUND;
 	if ((err = prepare(&st, c, "SELECT id FROM indexes WHERE kind=? AND root=? AND db=? AND identity=?")) < 0)
 		return err;
 	bind_text(st, 1, kind);
@@ -331,6 +610,10 @@ int prov_cache_index_write(int64_t *out, struct prov_cache *c, const char *kind,
 	size_t i;
 	int err;
 
+	if (!ready(c)) {
+		*out = 0;
+		return 0;	/* nothing kept, as without a cache */
+	}
 	if ((err = exec(c->db, "BEGIN IMMEDIATE")) < 0)
 		return err;
 	/* drop the old index of this database, if any */
@@ -431,10 +714,15 @@ int prov_cache_index_lookup(size_t *out, size_t *nout, size_t max, struct prov_c
 {
 	sqlite3_stmt *st = NULL;
 	size_t n = 0;
-	int err, rc;
+	int err = 0, rc;
 
-	if ((err = prepare(&st, c, "SELECT pkg FROM files WHERE index_id=? AND path=? ORDER BY rowid")) < 0)
+	*nout = 0;
+	if (!ready(c))
+		return 0;
+	if (!c->st_lookup &&
+	    (err = prepare(&c->st_lookup, c, "SELECT pkg FROM files WHERE index_id=? AND path=? ORDER BY rowid")) < 0)
 		return err;
+	st = c->st_lookup;
 	sqlite3_bind_int64(st, 1, id);
 	bind_text(st, 2, path);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -443,7 +731,8 @@ int prov_cache_index_lookup(size_t *out, size_t *nout, size_t max, struct prov_c
 	}
 	if (rc != SQLITE_DONE)
 		err = sql_error(c->db, "file lookup");
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
 	*nout = n;
 	return err;
 }
@@ -477,11 +766,15 @@ static struct prov_origin *row_origin(sqlite3_stmt *st, const char *kind)
 int prov_cache_index_pkg(struct prov_origin **out, struct prov_cache *c, int64_t id, size_t no)
 {
 	sqlite3_stmt *st = NULL;
-	int err, rc;
+	int err = 0, rc;
 
-	if ((err = prepare(&st, c, "SELECT " PKG_COLS " FROM packages p JOIN indexes i ON i.id = p.index_id"
+	if (!ready(c))
+		return PROV_ENOTFOUND;
+	if (!c->st_pkg &&
+	    (err = prepare(&c->st_pkg, c, "SELECT " PKG_COLS " FROM packages p JOIN indexes i ON i.id = p.index_id"
 			   " WHERE p.index_id=? AND p.no=?")) < 0)
 		return err;
+	st = c->st_pkg;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)no);
 	rc = sqlite3_step(st);
@@ -493,7 +786,7 @@ int prov_cache_index_pkg(struct prov_origin **out, struct prov_cache *c, int64_t
 	} else {
 		err = sql_error(c->db, "package lookup");
 	}
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	return err;
 }
 
@@ -504,6 +797,8 @@ int prov_cache_index_foreach_pkg(struct prov_cache *c, int64_t id, int shlib_onl
 	sqlite3_stmt *st = NULL;
 	int err, rc;
 
+	if (!ready(c))
+		return 0;
 	if ((err = prepare(&st, c, "SELECT " PKG_COLS " FROM packages p JOIN indexes i ON i.id = p.index_id"
 			   " WHERE p.index_id=? AND (p.shlib OR NOT ?) ORDER BY p.no")) < 0)
 		return err;
@@ -531,6 +826,8 @@ int prov_cache_stats(struct prov_cache_stats *out, struct prov_cache *c)
 	int err;
 	int64_t v;
 
+	if (!ready(c))
+		return prov_error_set(PROV_ERROR, "cache '%s' is unavailable", c->path);
 	memset(&s, 0, sizeof(s));
 	if (stat(c->path, &sb) == 0)
 		s.db_size = (uint64_t)sb.st_size;
@@ -560,6 +857,8 @@ int prov_cache_resolution_get(struct prov_origin **out, struct prov_cache *c,
 	sqlite3_stmt *st = NULL;
 	int err, rc;
 
+	if (!ready(c))
+		return PROV_ENOTFOUND;
 	if ((err = prepare(&st, c, "SELECT name, version, source, source_version, arch, vcs_url,"
 			   " vcs_commit, branch, evidence, guess, kind, found_by FROM resolutions"
 			   " WHERE root=? AND build_id=?")) < 0)
@@ -589,6 +888,8 @@ int prov_cache_resolution_put(struct prov_cache *c, const char *root, const char
 	sqlite3_stmt *st = NULL;
 	int err;
 
+	if (!ready(c))
+		return 0;
 	if ((err = prepare(&st, c, "INSERT OR REPLACE INTO resolutions(root, build_id, kind, name,"
 			   " version, source, source_version, arch, vcs_url, vcs_commit, branch,"
 			   " found_by, evidence, guess) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) < 0)
@@ -624,6 +925,8 @@ int prov_cache_suspects_get(char **out, struct prov_cache *c, const char *key)
 	sqlite3_stmt *st = NULL;
 	int err, rc;
 
+	if (!ready(c))
+		return PROV_ENOTFOUND;
 	if ((err = suspects_table(c)) < 0 ||
 	    (err = prepare(&st, c, "SELECT value FROM suspects WHERE key=?")) < 0)
 		return err;
@@ -646,6 +949,8 @@ int prov_cache_suspects_put(struct prov_cache *c, const char *key, const char *v
 	sqlite3_stmt *st = NULL;
 	int err;
 
+	if (!ready(c))
+		return 0;
 	if ((err = suspects_table(c)) < 0 ||
 	    (err = prepare(&st, c, "INSERT OR REPLACE INTO suspects(key, value, made)"
 			   " VALUES(?,?,strftime('%s','now'))")) < 0)
@@ -797,6 +1102,8 @@ int prov_cache_clear_dir(const char *dir)
 		if (err < 0)
 			goto cleanup;
 	}
+	if ((err = remove_tree(dfd, prov_cachedir_name(PROV_CACHEDIR_MEMO), 0)) < 0)
+		goto cleanup;
 	err = remove_tree(dfd, prov_cachedir_name(PROV_CACHEDIR_MIRRORS), 0);
 	if (err == 0)
 		err = remove_tree(dfd, prov_cachedir_name(PROV_CACHEDIR_DEBUG_PLAIN), 0);
@@ -825,6 +1132,8 @@ int prov_cache_patchid_get_many(char **ids, char **files, struct prov_cache *c,
 
 	for (i = 0; i < n; i++)
 		ids[i] = files[i] = NULL;
+	if (!ready(c))
+		return 0;
 	if ((err = patchid_table(c)) < 0 ||
 	    (err = prepare(&st, c, "SELECT patchid, files FROM patchids WHERE commit_id=?")) < 0)
 		return err;
@@ -851,6 +1160,8 @@ int prov_cache_patchid_put_many(struct prov_cache *c, const char *const *commits
 	size_t i;
 	int err;
 
+	if (!ready(c))
+		return 0;
 	if (!n)
 		return 0;
 	if ((err = patchid_table(c)) < 0 || (err = exec(c->db, "BEGIN IMMEDIATE")) < 0)
@@ -892,6 +1203,8 @@ int prov_cache_backport_get(char **via, char **present, struct prov_cache *c, co
 	sqlite3_stmt *st = NULL;
 	int err, rc;
 
+	if (!ready(c))
+		return PROV_ENOTFOUND;
 	*via = *present = NULL;
 	if ((err = backport_table(c)) < 0 ||
 	    (err = prepare(&st, c, "SELECT via, present FROM backport_ranges WHERE fix=? AND deployed=?")) < 0)
@@ -921,6 +1234,8 @@ int prov_cache_backport_put(struct prov_cache *c, const char *fix, const char *d
 	sqlite3_stmt *st = NULL;
 	int err;
 
+	if (!ready(c))
+		return 0;
 	if ((err = backport_table(c)) < 0 ||
 	    (err = prepare(&st, c, "INSERT OR REPLACE INTO backport_ranges(fix, deployed, via, present)"
 			   " VALUES(?,?,?,?)")) < 0)

@@ -27,9 +27,33 @@ struct prov_cache;
  * with the message set (the directory cannot be made, SQLite fails twice).
  */
 int prov_cache_open(struct prov_cache **out, const char *dir);
-void prov_cache_free(struct prov_cache *c);	/* NULL-safe */
+/*
+ * The same, but SQLite is opened only when a function below first needs it
+ * (a run whose answers all come from the memo never opens it). When it then
+ * cannot be opened, that is said once ("cache unavailable, continuing
+ * without it") and the functions answer as an empty cache that keeps
+ * nothing. A missing cache.sqlite, or something other than a regular file
+ * there, is opened (or set aside) at once, as prov_cache_open does.
+ */
+int prov_cache_open_lazy(struct prov_cache **out, const char *dir);
+void prov_cache_free(struct prov_cache *c);	/* NULL-safe; writes the memo's new answers */
 /* The database file's path. */
 const char *prov_cache_path(const struct prov_cache *c);
+
+/*
+ * The memo (<dir>/cache.memo): short answers a run read from cache.sqlite
+ * (which package owns a path in an index of a given identity), so that the
+ * next run need not open SQLite at all. It holds only while cache.sqlite is
+ * the file it was written beside (size, mtime, inode): a rebuilt, set-aside
+ * or since-written database drops every answer. A key must name everything
+ * its answer depends on (index kind, root, database and its identity, the
+ * question); keys hold no tab or newline, values no newline.
+ * get: 0 and *out (caller frees), or PROV_ENOTFOUND. put: kept in memory,
+ * written by prov_cache_free (a temporary renamed over: a concurrent run
+ * reads the old memo or the new one); the newest 4,096 answers, 1 MiB.
+ */
+int prov_cache_memo_get(char **out, struct prov_cache *c, const char *key);
+void prov_cache_memo_put(struct prov_cache *c, const char *key, const char *value);
 
 /* One package of an index; strings may be NULL. */
 struct prov_cache_pkg {

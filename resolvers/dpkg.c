@@ -28,6 +28,7 @@ struct dpkg {
 	struct prov_resolver base;
 	int merged;
 	int opened;
+	char *status_id;	/* the status file's identity when the chain started (dpkg_init) */
 	struct prov_pkgindex *ix;
 	struct diversion *div;
 	size_t ndiv, div_alloc;
@@ -276,8 +277,8 @@ static int dpkg_init(struct prov_resolver **out, const struct prov_resolve_ctx *
 
 	if (!id)
 		return PROV_EPASSTHROUGH;
-	free(id);
 	d = prov_xcalloc(1, sizeof(*d));
+	d->status_id = id;
 	d->base.ctx = ctx;
 	d->merged = prov_root_merged_usr(ctx->sysroot);
 	*out = &d->base;
@@ -292,7 +293,8 @@ static int dpkg_open(struct dpkg *d)
 	if (d->opened)
 		return d->ix ? 0 : PROV_EPASSTHROUGH;
 	d->opened = 1;
-	id1 = prov_root_identity(d->base.ctx->sysroot, STATUS);
+	id1 = d->status_id;	/* read once: dpkg_init's */
+	d->status_id = NULL;
 	id2 = prov_root_identity(d->base.ctx->sysroot, INFO);
 	identity = id1 ? prov_xasprintf("%s;%s;%d", id1, id2 ? id2 : "-", d->merged) : NULL;
 	err = prov_pkgindex_open(&d->ix, d->base.ctx, "dpkg", STATUS, identity, build, d);
@@ -402,6 +404,7 @@ static void dpkg_free(struct prov_resolver *r)
 	}
 	free(d->div);
 	prov_pkgindex_free(d->ix);
+	free(d->status_id);
 	free(d);
 }
 

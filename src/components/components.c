@@ -1,4 +1,5 @@
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -668,14 +669,97 @@ static void derive_components(struct prov_crash *c, struct comp_state **cs, size
 	}
 }
 
+/*
+ * Rewrites done in this run, by (component, file): the frames of many
+ * threads share their files, and a rewrite is a pure function of the two.
+ * Open addressing; at most REWRITE_MEMO_MAX answers kept.
+ */
+#define REWRITE_MEMO_MAX 65536
+
+struct rewrite_entry {
+	size_t k;	/* component index */
+	char *file, *rp, *rule;	/* file NULL: an empty slot; rp NULL: no rule applied */
+};
+
+struct rewrite_memo {
+	struct rewrite_entry *v;
+	size_t nslots, n;
+};
+
+static size_t rewrite_hash(size_t k, const char *file)
+{
+	uint64_t h = 1469598103934665603ULL ^ (uint64_t)k;
+
+	while (*file)
+		h = (h ^ (unsigned char)*file++) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+/* the slot of (k, file): its entry, or the empty slot it would take */
+static struct rewrite_entry *rewrite_slot(const struct rewrite_memo *memo, size_t k,
+					  const char *file)
+{
+	size_t s = rewrite_hash(k, file) & (memo->nslots - 1);
+
+	while (memo->v[s].file && (memo->v[s].k != k || strcmp(memo->v[s].file, file)))
+		s = (s + 1) & (memo->nslots - 1);
+	return &memo->v[s];
+}
+
+static void rewrite_remember(struct rewrite_memo *memo, size_t k, const struct prov_frame *f)
+{
+	struct rewrite_entry *e;
+
+	if (memo->n >= REWRITE_MEMO_MAX)
+		return;
+	if ((memo->n + 1) * 2 > memo->nslots) {
+		struct rewrite_memo grown = { NULL, memo->nslots ? memo->nslots * 2 : 256, memo->n };
+		size_t i;
+
+		grown.v = prov_xcalloc(grown.nslots, sizeof(*grown.v));
+		for (i = 0; i < memo->nslots; i++)
+			if (memo->v[i].file)
+				*rewrite_slot(&grown, memo->v[i].k, memo->v[i].file) = memo->v[i];
+		free(memo->v);
+		*memo = grown;
+	}
+	e = rewrite_slot(memo, k, f->file);
+	e->k = k;
+	e->file = prov_xstrdup(f->file);
+	e->rp = prov_xstrdup_or_null(f->repo_path);
+	e->rule = prov_xstrdup_or_null(f->path_rule);
+	memo->n++;
+}
+
+static void rewrite_memo_release(struct rewrite_memo *memo)
+{
+	size_t i;
+
+	for (i = 0; i < memo->nslots; i++) {
+		free(memo->v[i].file);
+		free(memo->v[i].rp);
+		free(memo->v[i].rule);
+	}
+	free(memo->v);
+}
+
 static void rewrite_frame(struct prov_frame *f, const struct comp_state *cs,
-			  const struct prov_component *comp, const struct prov_components_ctx *ctx)
+			  const struct prov_component *comp, const struct prov_components_ctx *ctx,
+			  size_t k, struct rewrite_memo *memo)
 {
 	struct prov_pathrw_ctx pc = { 0 };
 	char *rp = NULL, *rule = NULL, *name;
+	const struct rewrite_entry *e;
 
 	if (!f->file || f->repo_path)
 		return;
+	if (memo->n && (e = rewrite_slot(memo, k, f->file))->file) {
+		if (e->rp) {
+			f->repo_path = prov_xstrdup(e->rp);
+			f->path_rule = prov_xstrdup_or_null(e->rule);
+		}
+		return;
+	}
 	name = prov_pathrw_repo_name(comp->repo);
 	pc.config = ctx->ctx->config;
 	pc.path_prefixes = cs->mapping->path_prefixes;
@@ -687,6 +771,7 @@ static void rewrite_frame(struct prov_frame *f, const struct comp_state *cs,
 		f->repo_path = rp;
 		f->path_rule = rule;
 	}
+	rewrite_remember(memo, k, f);
 	free(name);
 }
 
@@ -724,6 +809,8 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 	size_t cs_alloc = 0, first = c->ncomponents, nmapped, i, j;
 	int dummy = 0, error, max_frames, nsrc = 0;
 	struct prov_thread *t;
+	struct rewrite_memo memo = { NULL, 0, 0 };
+	struct prov_module *last = NULL;
 
 	if (!partial)
 		partial = &dummy;
@@ -797,9 +884,14 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 	for (i = 0; i < c->nthreads; i++) {
 		for (j = 0; j < c->threads[i].nframes; j++) {
 			struct prov_frame *f = &c->threads[i].frames[j];
-			struct prov_module *m = frame_module(c, f);
+			struct prov_module *m;
 			size_t k;
 
+			/* the previous frame's module when the path is the same (a deep recursion) */
+			if (last && f->module && !strcmp(f->module, last->path))
+				m = last;
+			else if ((m = frame_module(c, f)) && f->module && m->path && !strcmp(f->module, m->path))
+				last = m;
 			if (!m || !m->component)
 				continue;
 			k = component_index(c, m->component);
@@ -807,9 +899,10 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 				continue;
 			free(f->component);
 			f->component = prov_xstrdup(m->component);
-			rewrite_frame(f, &cs[k], &c->components[k], ctx);
+			rewrite_frame(f, &cs[k], &c->components[k], ctx, k, &memo);
 		}
 	}
+	rewrite_memo_release(&memo);
 	/* all that is known without the network, before it is asked */
 	if (ctx->on_known)
 		ctx->on_known(c, ctx->on_known_arg);

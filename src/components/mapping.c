@@ -108,6 +108,7 @@ struct load_state {
 	size_t first;	/* index of the first item from this file */
 	const char *path;
 	int error;
+	size_t last;	/* the item of the previous entry + 1 (a section's entries come together); 0: none */
 };
 
 static struct prov_mapping *item_for(struct load_state *st, const char *name, size_t len)
@@ -116,9 +117,14 @@ static struct prov_mapping *item_for(struct load_state *st, const char *name, si
 	struct prov_mapping *p;
 	size_t i;
 
+	if (st->last && !strncmp(m->items[st->last - 1].name, name, len) &&
+	    !m->items[st->last - 1].name[len])
+		return &m->items[st->last - 1];
 	for (i = st->first; i < m->n; i++)
-		if (strlen(m->items[i].name) == len && !strncmp(m->items[i].name, name, len))
+		if (!strncmp(m->items[i].name, name, len) && !m->items[i].name[len]) {
+			st->last = i + 1;
 			return &m->items[i];
+		}
 	if (m->n - st->first >= PROV_MAPPING_MAX_ITEMS) {
 		st->error = prov_error_set(PROV_ELIMIT, "mapping file '%s' has more than %d components",
 					   st->path, PROV_MAPPING_MAX_ITEMS);
@@ -126,6 +132,7 @@ static struct prov_mapping *item_for(struct load_state *st, const char *name, si
 	}
 	PROV_ALLOC_GROW(m->items, m->n + 1, m->alloc);
 	p = &m->items[m->n++];
+	st->last = m->n;
 	memset(p, 0, sizeof(*p));
 	p->name = prov_xstrndup(name, len);
 	p->file = prov_xstrdup(st->path);
@@ -448,7 +455,7 @@ static int prov_mappings_find_before(const struct prov_mappings *m, const char *
 int prov_mappings_load_file(struct prov_mappings *m, const char *path)
 {
 	struct prov_buf text = PROV_BUF_INIT;
-	struct load_state st = { m, m->n, path, 0 };
+	struct load_state st = { m, m->n, path, 0, 0 };
 	size_t i, w;
 	int error;
 

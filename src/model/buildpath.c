@@ -125,13 +125,15 @@ void prov_buildpath_repo_paths(struct prov_crash *c)
 void prov_buildpath_repo_paths_of(struct prov_crash *c, int no_component_only)
 {
 	size_t i, j;
+	const char *miss = NULL;	/* the last file no build path matched (a deep recursion repeats it) */
 
 	for (i = 0; i < c->nthreads; i++)
 		for (j = 0; j < c->threads[i].nframes; j++) {
 			struct prov_frame *f = &c->threads[i].frames[j];
 			char *rest = NULL;
 
-			if (!f->file || f->repo_path || (no_component_only && f->component))
+			if (!f->file || f->repo_path || (no_component_only && f->component) ||
+			    (miss && !strcmp(miss, f->file)))
 				continue;
 			if (prov_buildpath_split(NULL, NULL, &rest, f->file) && rest) {
 				f->repo_path = rest;
@@ -139,6 +141,7 @@ void prov_buildpath_repo_paths_of(struct prov_crash *c, int no_component_only)
 				f->path_rule = prov_xstrdup("build-path");
 			} else {
 				free(rest);
+				miss = f->file;
 			}
 		}
 }

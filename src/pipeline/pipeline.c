@@ -377,7 +377,7 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 	/* Python frames' .py files resolve as modules do */
 	if (c->kind == PROV_INPUT_CORE)
 		prov_python_file_modules(c);
-	if (cache_dir && prov_cache_open(&cache, cache_dir) < 0) {
+	if (cache_dir && prov_cache_open_lazy(&cache, cache_dir) < 0) {
 		prov_warn("cache unavailable, continuing without it: %s", prov_error_last());
 		cache = NULL;
 	}

@@ -42,10 +42,18 @@ static void cp_skip_space(struct cp *s)
 		s->p++;
 }
 
+/* to the line end (\n or \r, as cp_eol), without looking at each byte in C */
+static void cp_to_eol(struct cp *s)
+{
+	const char *n = memchr(s->p, '\n', (size_t)(s->end - s->p));
+	const char *r = memchr(s->p, '\r', (size_t)((n ? n : s->end) - s->p));
+
+	s->p = r ? r : n ? n : s->end;
+}
+
 static void cp_skip_line(struct cp *s)
 {
-	while (!cp_eol(s))
-		s->p++;
+	cp_to_eol(s);
 	cp_skip_eol(s);
 }
 
@@ -109,6 +117,13 @@ static int cp_header(struct cp *s, struct prov_buf *section)
 	return 0;
 }
 
+/* a character cp_value copies as it is (no quote, escape, comment or line end) */
+static int cp_plain(char c, int quoted)
+{
+	return c != '\n' && c != '\r' && c != '\0' && c != '"' && c != '\\' &&
+	       (quoted || (c != '#' && c != ';'));
+}
+
 /* the value after '=' up to the line end (continuations join lines) */
 static int cp_value(struct cp *s, struct prov_buf *value)
 {
@@ -125,12 +140,28 @@ static int cp_value(struct cp *s, struct prov_buf *value)
 				return cp_fail(s, "unterminated quoted value");
 			break;
 		}
+		{
+			/* a run of plain characters in one append, as one by one below */
+			const char *r = s->p, *q;
+
+			while (r < s->end && cp_plain(*r, quoted))
+				r++;
+			if (r - s->p > 1) {
+				if (prov_buf_add(value, s->p, (size_t)(r - s->p)) < 0)
+					return PROV_ELIMIT;
+				for (q = r; !quoted && q > s->p && cp_space(q[-1]); q--)
+					;
+				if (q > s->p)
+					keep = value->len - (size_t)(r - q);
+				s->p = r;
+				continue;
+			}
+		}
 		c = *s->p++;
 		if (c == '\0')
 			return cp_fail(s, "NUL byte");
 		if (!quoted && (c == '#' || c == ';')) {
-			while (!cp_eol(s))
-				s->p++;
+			cp_to_eol(s);
 			break;
 		}
 		if (c == '"') {

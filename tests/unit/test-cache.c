@@ -217,6 +217,77 @@ static void test_clear_refuses(void **state)
 	free(dir);
 }
 
+static char *memo_text(const char *dir)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	char *path = prov_xasprintf("%s/cache.memo", dir);
+
+	if (prov_read_file(&b, path, 1 << 20) < 0) {
+		free(path);
+		prov_buf_release(&b);
+		return NULL;
+	}
+	free(path);
+	return prov_buf_detach(&b);
+}
+
+/*
+ * The memo: answers put in one run are there in the next (written when the
+ * cache closes, beside the database), a lazily opened cache answers them
+ * without opening SQLite (no -wal appears), keys with a tab or values with a
+ * newline are refused, and a database changed since drops every answer.
+ */
+static void test_memo(void **state)
+{
+	struct prov_cache *c = NULL;
+	char *dir = prov_xasprintf("%s/memo", tmpdir);
+	char *db = prov_xasprintf("%s/cache.sqlite", dir), *wal = prov_xasprintf("%s-wal", db);
+	char *v = NULL, *text;
+	struct stat st;
+	int64_t id = 0;
+
+	/* a first run makes the database (a new cache is opened at once) */
+	assert_ok(prov_cache_open_lazy(&c, dir));
+	assert_int_equal(prov_cache_index_find(&id, c, "dpkg", "/", "/s", "x"), PROV_ENOTFOUND);
+	assert_int_equal(prov_cache_memo_get(&v, c, "k1"), PROV_ENOTFOUND);
+	prov_cache_memo_put(c, "k1", "v\tone");
+	prov_cache_memo_put(c, "k1", "ignored: the first answer stands");
+	prov_cache_memo_put(c, "bad\tkey", "x");
+	prov_cache_memo_put(c, "k2", "bad\nvalue");
+	assert_ok(prov_cache_memo_get(&v, c, "k1"));
+	assert_string_equal(v, "v\tone");
+	free(v);
+	v = NULL;
+	prov_cache_free(c);
+	c = NULL;
+	text = memo_text(dir);
+	assert_non_null(text);
+	assert_true(!strncmp(text, "provenance-memo 1 ", 18));
+	assert_non_null(strstr(text, "\nk1\tv\tone\n"));
+	assert_null(strstr(text, "bad"));
+	assert_null(strstr(text, "ignored"));
+	free(text);
+
+	/* the next run: answered without SQLite */
+	assert_ok(prov_cache_open_lazy(&c, dir));
+	assert_ok(prov_cache_memo_get(&v, c, "k1"));
+	assert_string_equal(v, "v\tone");
+	free(v);
+	v = NULL;
+	assert_int_equal(stat(wal, &st), -1);
+	prov_cache_free(c);
+	c = NULL;
+
+	/* the database changed since: the memo is not trusted */
+	assert_int_equal(truncate(db, 0), 0);
+	assert_ok(prov_cache_open_lazy(&c, dir));
+	assert_int_equal(prov_cache_memo_get(&v, c, "k1"), PROV_ENOTFOUND);
+	prov_cache_free(c);
+	free(db);
+	free(wal);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -224,6 +295,7 @@ int main(void)
 		cmocka_unit_test(test_garbage_set_aside),
 		cmocka_unit_test(test_sqlite_blobs_not_db),
 		cmocka_unit_test(test_clear_refuses),
+		cmocka_unit_test(test_memo),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
