@@ -527,7 +527,7 @@ static void effect_verdict(struct prov_backport *out, struct prov_effect *eff, c
 				free(e->via);
 				e->via = prov_xstrdup(by_file[k]);
 			}
-		if (e->via) {
+		if (e->via && is_present_state(e->state)) {	/* a present hunk's carrier */
 			add_word(&via, " ", e->via);
 			if (!strcmp(e->via, deployed_hex) || strlen(e->via) == 40)
 				all_patches = 0;

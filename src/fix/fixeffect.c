@@ -527,6 +527,13 @@ cleanup:
 	return ok;
 }
 
+/* 1 when patch path a is, by base name, the fix's file b or the deployed one (may be NULL). */
+static int same_base(const char *a, const char *b, const char *deployed_path)
+{
+	return !strcmp(prov_basename(a), prov_basename(b)) ||
+	       (deployed_path && !strcmp(prov_basename(a), prov_basename(deployed_path)));
+}
+
 /* The patch carrying hunk h (named ones first), or NULL. */
 static const char *carried_by(const struct prov_dist_patches *dp, const struct prov_hunk *h,
 			      const char *fix_hex, const char *deployed_path)
@@ -612,6 +619,43 @@ static int touched_by(const struct prov_dist_patches *dp, const struct prov_hunk
 						return 1;
 		}
 	return 0;
+}
+
+/*
+ * A patch of the series carries hunk h and a later patch removes its +
+ * lines again (the fix reverted in part by a regression fix, its code moved
+ * elsewhere by a later fix): that later patch (name), or NULL. h's absence
+ * from the deployed tree is then that patch's doing, not proof the fix is
+ * missing. Only the first patch carrying h is followed.
+ */
+static const char *undone_by_later(const struct prov_dist_patches *dp, const struct prov_hunk *h,
+				   const char *deployed_path)
+{
+	const struct prov_hunk **v = NULL;
+	const char *found = NULL;
+	size_t i, j, k, n;
+
+	for (i = 0; i < dp->n; i++) {
+		const struct prov_dist_patch *p = &dp->v[i];
+
+		for (k = 0; k < p->hunks.n; k++)
+			if (same_base(p->hunks.v[k].path, h->path, deployed_path) && prov_hunk_carries(&p->hunks.v[k], h))
+				break;
+		if (k < p->hunks.n)
+			break;
+	}
+	for (j = i + 1; j < dp->n && !found; j++) {
+		const struct prov_hunks *hs = &dp->v[j].hunks;
+
+		v = prov_xrealloc(v, (hs->n + 1) * sizeof(*v));
+		for (k = 0, n = 0; k < hs->n; k++)
+			if (same_base(hs->v[k].path, h->path, deployed_path))
+				v[n++] = &hs->v[k];
+		if (n && prov_hunk_removes_added(v, n, h))
+			found = dp->v[j].name;
+	}
+	free(v);
+	return found;
 }
 
 /*
@@ -923,7 +967,7 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		const struct prov_hunk *h = &hs.v[i];
 		struct located *loc = NULL;
 		enum prov_hunk_state st;
-		const char *via = NULL;
+		const char *via = NULL, *undone = NULL;
 		unsigned how = 0;
 
 		for (k = 0; k < nlocs && !loc; k++)
@@ -957,7 +1001,10 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 			st = PROV_HUNK_PRESENT_CHANGED;	/* a patch that rpmbuild applies */
 		else if (!via && dp && !dp->applied && st == PROV_HUNK_ABSENT && touched_by(dp, h))
 			st = PROV_HUNK_UNKNOWN;	/* a patch changes those lines some other way */
-		if (dp && dp->applied && !via &&
+		if (dp && dp->applied && (st == PROV_HUNK_UNKNOWN || st == PROV_HUNK_ABSENT) &&
+		    (undone = undone_by_later(dp, h, loc->deployed)))
+			st = PROV_HUNK_UNKNOWN;	/* carried, then changed again by a later patch */
+		if (dp && dp->applied && !via && !undone &&
 		    (st == PROV_HUNK_UNKNOWN || (st == PROV_HUNK_ABSENT && !loc->found)) &&
 		    (via = carried_by_naming(dp, h, fix_hex)))
 			st = PROV_HUNK_PRESENT_CHANGED;	/* the patch naming the fix has its lines, elsewhere */
@@ -969,7 +1016,12 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		    prov_hunk_is_test_path(h->path))
 			st = PROV_HUNK_TEST_ONLY;
 		add_evidence(out, fix_hex, h, loc, st, st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED ? via : NULL);
-		if ((st == PROV_HUNK_ABSENT || st == PROV_HUNK_UNKNOWN) && prov_hunk_comments_only(h)) {
+		if (undone) {
+			/* decided apart: the later patch's change, not the fix's absence */
+			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_UNDONE;
+			out->ev[out->n - 1].via = prov_xstrdup(undone);
+			out->nna++;
+		} else if ((st == PROV_HUNK_ABSENT || st == PROV_HUNK_UNKNOWN) && prov_hunk_comments_only(h)) {
 			/* a comment changed or dropped: no effect on the code, a
 			 * backport may leave it; decided apart, like a test file's */
 			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_COMMENTS;

@@ -71,6 +71,8 @@ struct prov_effect {
 
 /* The note of a hunk that changes comments only (decided apart, like a test file's). */
 #define PROV_EFFECT_NOTE_COMMENTS "it changes comments only"
+/* The note of a hunk a patch of the series carries and a later one (via) changes again. */
+#define PROV_EFFECT_NOTE_UNDONE "a patch carries it and a later patch of the series (via) changes its lines again"
 #define PROV_EFFECT_NOTE_ABSENT_COMMIT "the lines it changes came with a commit (via) the deployed tree does not have"
 
 /* The hunks of fix_hex in the deployed tree. */

@@ -851,6 +851,22 @@ static int pre_absent(const struct prov_hunk_file *f, const struct sides *s)
 	return 0;
 }
 
+/*
+ * The whole pre-image says where the hunk goes only when the fix's own file
+ * has it once before the fix and not after it (pre, post: NULL when not
+ * known). Lines common enough to repeat ("return rv; } }") found in the
+ * deployed file may be another place, one the fix leaves as it is.
+ */
+static int pre_says_where(const struct sides *s, const struct prov_hunk_file *pre, const struct prov_hunk_file *post)
+{
+	size_t at;
+
+	if (post && find_seq(post, s->pre, s->npre, 0) != SIZE_MAX)
+		return 0;
+	return !pre || (at = find_seq(pre, s->pre, s->npre, 0)) == SIZE_MAX ||
+	       find_seq(pre, s->pre, s->npre, at + 1) == SIZE_MAX;
+}
+
 /* 1 when the pre-image is somewhere in f not inside an occurrence of the post-image. */
 static int pre_outside_post(const struct prov_hunk_file *f, const struct sides *s)
 {
@@ -1126,6 +1142,8 @@ enum prov_hunk_state prov_hunk_match_fix_ex(const struct prov_hunk *h, const str
 	}
 	if (pre_at && !post_at && pre_absent(f, &s)) {
 		st = PROV_HUNK_ABSENT;
+		if (how && !pre_says_where(&s, pre, post))
+			*how = PROV_HUNK_BY_CODE_AROUND;	/* found, but maybe not where the fix goes */
 		goto done;
 	}
 	if (post_at)
@@ -1194,6 +1212,38 @@ int prov_hunk_carries(const struct prov_hunk *patch, const struct prov_hunk *fix
 		prov_buf_release(&post);
 		return st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED;
 	}
+}
+
+/* 1 when one of the - lines of hunks v[0..n) is line x (normalised). */
+static int minus_of_any(const struct prov_hunk *const *v, size_t n, uint64_t x)
+{
+	size_t k, i;
+
+	for (k = 0; k < n; k++)
+		for (i = 0; i < v[k]->n; i++)
+			if (v[k]->origin[i] == '-' && norm_hash(v[k]->lines[i], strlen(v[k]->lines[i]), NULL) == x)
+				return 1;
+	return 0;
+}
+
+int prov_hunk_removes_added(const struct prov_hunk *const *later, size_t n, const struct prov_hunk *fix)
+{
+	struct sides x;
+	size_t i, found = 0, missed = 0;
+	int strict;
+
+	sides_init(&x, fix, NULL, NULL);
+	strict = !x.ndplus;	/* no distinctive + line: every one that says something */
+	for (i = 0; missed < 2 && i < x.nplus; i++)
+		if (strict ? x.plus_an[i] : x.plus_d[i]) {
+			if (minus_of_any(later, n, x.plus[i]))
+				found++;
+			else
+				missed++;
+		}
+	sides_release(&x);
+	/* one may have been changed in between by another patch, when three others are removed */
+	return found && (!missed || (missed == 1 && found >= 3));
 }
 
 /* A line that is a comment only: a "//" line, a C comment with nothing after its end, or a block comment's "* ..." line. */

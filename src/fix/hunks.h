@@ -94,7 +94,9 @@ enum prov_hunk_state prov_hunk_match_fix(const struct prov_hunk *h, const struct
  * than a pre- or post-image found: PROV_HUNK_BY_CODE_AROUND for "absent" by
  * the code around the hunk only (its two context lines still adjacent, or its
  * distinctive - lines still there with the context drifted: a distribution
- * patch naming the fix outweighs it), PROV_HUNK_BY_TOKENS for "present" by
+ * patch naming the fix outweighs it; also the whole pre-image found when
+ * the fix's own file has it more than once before the fix or still after
+ * it: it may be another place), PROV_HUNK_BY_TOKENS for "present" by
  * lines changed a little (token changes), found anywhere in f (the caller may
  * check that it is in the hunk's function); else 0.
  */
@@ -129,5 +131,14 @@ int prov_hunk_is_test_path(const char *path);
  * only trivial changed lines: all of them).
  */
 int prov_hunk_carries(const struct prov_hunk *patch, const struct prov_hunk *fix);
+
+/*
+ * 1 when the - lines of hunks later[0..n) (of a patch applied after the
+ * one carrying `fix`) remove the + lines of hunk `fix` again: its
+ * distinctive ones (when it has none, every + line with enough letters and
+ * digits to say something), at least one; all but one (changed in between
+ * by another patch) when at least three others are.
+ */
+int prov_hunk_removes_added(const struct prov_hunk *const *later, size_t n, const struct prov_hunk *fix);
 
 #endif
