@@ -441,11 +441,11 @@ static int load_dist(struct prov_dist_patches *dp, const struct prov_backport_op
 	return 0;
 }
 
-/* A hunk decided on apart: a test or documentation file's, or one that changes comments only. */
+/* A hunk decided on apart: a test or documentation file's, or one that changes comments or blanks only. */
 static int aside(const struct prov_fix_evidence *e)
 {
 	return prov_hunk_is_test_path(e->file) || prov_hunk_is_doc_path(e->file) ||
-	       (e->note && !strcmp(e->note, PROV_EFFECT_NOTE_COMMENTS));
+	       (e->note && (!strcmp(e->note, PROV_EFFECT_NOTE_COMMENTS) || !strcmp(e->note, PROV_EFFECT_NOTE_BLANKS)));
 }
 
 static int is_present_state(const char *st)

@@ -623,13 +623,14 @@ static int touched_by(const struct prov_dist_patches *dp, const struct prov_hunk
 
 /*
  * A patch of the series carries hunk h and a later patch removes its +
- * lines again (the fix reverted in part by a regression fix, its code moved
- * elsewhere by a later fix): that later patch (name), or NULL. h's absence
- * from the deployed tree is then that patch's doing, not proof the fix is
- * missing. Only the first patch carrying h is followed.
+ * lines again (its code moved or reworded by a later fix, or the fix
+ * reverted in part by a regression fix): that later patch (name), or NULL;
+ * *carrier: the patch carrying h; *revert: 1 when the later patch puts
+ * back what h removed (prov_hunk_restores_removed). Only the first patch
+ * carrying h is followed.
  */
 static const char *undone_by_later(const struct prov_dist_patches *dp, const struct prov_hunk *h,
-				   const char *deployed_path)
+				   const char *deployed_path, const char **carrier, int *revert)
 {
 	const struct prov_hunk **v = NULL;
 	const char *found = NULL;
@@ -651,8 +652,11 @@ static const char *undone_by_later(const struct prov_dist_patches *dp, const str
 		for (k = 0, n = 0; k < hs->n; k++)
 			if (same_base(hs->v[k].path, h->path, deployed_path))
 				v[n++] = &hs->v[k];
-		if (n && prov_hunk_removes_added(v, n, h))
+		if (n && prov_hunk_removes_added(v, n, h)) {
 			found = dp->v[j].name;
+			*carrier = dp->v[i].name;
+			*revert = prov_hunk_restores_removed(hs->v, hs->n, h);
+		}
 	}
 	free(v);
 	return found;
@@ -969,6 +973,7 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		enum prov_hunk_state st;
 		const char *via = NULL, *undone = NULL;
 		unsigned how = 0;
+		int revert = 0;
 
 		for (k = 0; k < nlocs && !loc; k++)
 			if (!strcmp(locs[k].path, h->path))
@@ -1002,8 +1007,14 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		else if (!via && dp && !dp->applied && st == PROV_HUNK_ABSENT && touched_by(dp, h))
 			st = PROV_HUNK_UNKNOWN;	/* a patch changes those lines some other way */
 		if (dp && dp->applied && (st == PROV_HUNK_UNKNOWN || st == PROV_HUNK_ABSENT) &&
-		    (undone = undone_by_later(dp, h, loc->deployed)))
-			st = PROV_HUNK_UNKNOWN;	/* carried, then changed again by a later patch */
+		    (undone = undone_by_later(dp, h, loc->deployed, &via, &revert))) {
+			/* carried, then changed again by a later patch: the fix was
+			 * applied (present, by the carrying patch), unless the later
+			 * patch reverts it (decided apart) */
+			st = revert ? PROV_HUNK_UNKNOWN : PROV_HUNK_PRESENT_CHANGED;
+			if (revert)
+				via = NULL;
+		}
 		if (dp && dp->applied && !via && !undone &&
 		    (st == PROV_HUNK_UNKNOWN || (st == PROV_HUNK_ABSENT && !loc->found)) &&
 		    (via = carried_by_naming(dp, h, fix_hex)))
@@ -1016,11 +1027,16 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		    prov_hunk_is_test_path(h->path))
 			st = PROV_HUNK_TEST_ONLY;
 		add_evidence(out, fix_hex, h, loc, st, st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED ? via : NULL);
-		if (undone) {
-			/* decided apart: the later patch's change, not the fix's absence */
-			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_UNDONE;
+		if (prov_hunk_blanks_only(h)) {
+			/* whitespace: nothing to tell present from absent; decided apart */
+			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_BLANKS;
+		} else if (undone && revert) {
+			/* decided apart: the later patch's revert, not the fix's absence */
+			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_REVERTED;
 			out->ev[out->n - 1].via = prov_xstrdup(undone);
 			out->nna++;
+		} else if (undone) {
+			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_CHANGED_LATER;
 		} else if ((st == PROV_HUNK_ABSENT || st == PROV_HUNK_UNKNOWN) && prov_hunk_comments_only(h)) {
 			/* a comment changed or dropped: no effect on the code, a
 			 * backport may leave it; decided apart, like a test file's */

@@ -1263,6 +1263,44 @@ static int comment_line(const char *l)
 	return l[0] == '*' && (l[1] == '\0' || l[1] == ' ' || l[1] == '\t' || l[1] == '/' || l[1] == '*' || l[1] == '\r');
 }
 
+int prov_hunk_restores_removed(const struct prov_hunk *later, size_t n, const struct prov_hunk *fix)
+{
+	size_t i, k, j, want = 0, found = 0, adds = 0;
+
+	for (k = 0; k < n; k++)
+		for (j = 0; j < later[k].n; j++)
+			adds += later[k].origin[j] == '+' && norm_hash(later[k].lines[j], strlen(later[k].lines[j]), NULL);
+	for (i = 0; i < fix->n; i++) {
+		int an = 0, hit = 0;
+		uint64_t x;
+
+		if (fix->origin[i] != '-' || !(x = norm_hash(fix->lines[i], strlen(fix->lines[i]), &an)) ||
+		    an < DISTINCT_ALNUM)
+			continue;
+		want++;
+		for (k = 0; k < n && !hit; k++)
+			for (j = 0; j < later[k].n && !hit; j++)
+				hit = later[k].origin[j] == '+' &&
+				      norm_hash(later[k].lines[j], strlen(later[k].lines[j]), NULL) == x;
+		found += hit;
+	}
+	return want ? found == want : !adds;
+}
+
+int prov_hunk_blanks_only(const struct prov_hunk *h)
+{
+	struct sides s;
+	size_t i;
+	int changed = 0, same;
+
+	for (i = 0; i < h->n && !changed; i++)
+		changed = h->origin[i] != ' ';
+	sides_init(&s, h, NULL, NULL);
+	same = same_seq(s.pre, s.npre, s.post, s.npost);
+	sides_release(&s);
+	return changed && same;
+}
+
 int prov_hunk_comments_only(const struct prov_hunk *h)
 {
 	size_t i, changed = 0;

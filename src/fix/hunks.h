@@ -113,6 +113,15 @@ enum prov_hunk_state prov_hunk_match_fix_ex(const struct prov_hunk *h, const str
  */
 int prov_hunk_not_applicable(const struct prov_hunk *h, const struct prov_hunk_file *f);
 
+/*
+ * 1 when hunks later[0..n) (a whole patch applied after the one carrying
+ * `fix`, that removes fix's + lines again) put back what `fix` removed: its
+ * - lines that say something are all among their + lines; for a fix that
+ * only adds, when they add nothing. A revert, not a change of the fix.
+ */
+int prov_hunk_restores_removed(const struct prov_hunk *later, size_t n, const struct prov_hunk *fix);
+/* 1 when h changes blanks only (lines of blanks added or removed, lines re-indented). */
+int prov_hunk_blanks_only(const struct prov_hunk *h);
 /* 1 when every changed line of h is a comment only (a C-style comment's line). */
 int prov_hunk_comments_only(const struct prov_hunk *h);
 /*
