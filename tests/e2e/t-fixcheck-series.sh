@@ -1,0 +1,353 @@
+#!/usr/bin/env bash
+# fixcheck on what the whole quilt series does to a fix (issue 21, found on a
+# third set of real packages: unbound, openssh, mosquitto, nghttp2, libraw).
+# One upstream history, two Debian revisions of libqux 1.0:
+#  M. a fix carried by one patch whose added lines a later patch (a later
+#     upstream fix) moves into another function: in 1.0-2 the fix's hunk applies
+#     forward again (its pre-image is back), yet it was applied: present,
+#     via the carrying patch, "a later patch ... changes its lines again";
+#  R. a fix carried by one patch, one hunk of it reverted by a later
+#     regression patch (its - line put back): that hunk decided apart
+#     ("reverts it", via the reverting patch); the other hunk decides: adapted;
+#  P. a fix adding the same check after three look-alike blocks (two of
+#     them; the third is left as it was), written with another cast by the
+#     Debian patch: its pre-image is found at the third block, which is not
+#     where the fix goes (the fix's own file has that pre-image three times
+#     before it and once after): not absent; adapted, never "partial";
+#  W. a missing fix with a hunk that adds a line of blanks only: decided
+#     apart (not "present-exact"), the code hunk absent: missing.
+# Ground truth per hunk on the trees dpkg-source -x unpacks: patch --dry-run
+# forward / -R (-F2, blanks ignored), grep of the patches' - and + lines.
+. "$(dirname "$0")/lib.sh"
+command -v git >/dev/null || skip "git not installed"
+command -v python3 >/dev/null || skip "no python3"
+command -v dpkg-source >/dev/null || skip "no dpkg-source (apt-get install dpkg-dev)"
+command -v patch >/dev/null || skip "no patch"
+
+up=$T/up
+. "$TOP/tests/e2e/fixrepo.sh"
+
+git init -q -b main "$up" && mkdir -p "$up/src"
+cat > "$up/src/a.c" <<'EOF'
+/* a.c: requests */
+#include "a.h"
+
+int parse(struct req *q, int n)
+{
+	int r = 0;
+
+	r = step(q, n);
+	q->done = 1;
+	return r;
+}
+
+int mode(struct req *q)
+{
+	q->retries = 4;
+	q->timeout = 30;
+	q->window = 64;
+	q->backoff = 2;
+	q->jitter = 0;
+	q->keepalive = 1;
+	q->linger = 0;
+	q->nodelay = 1;
+
+	return q->retries;
+}
+EOF
+cat > "$up/src/s.c" <<'EOF'
+/* s.c: the state machine */
+#include "s.h"
+
+long run(struct st *st, long len)
+{
+	int rv;
+
+	if (st->state == IGN) {
+		return (long)len;
+	}
+	switch (st->state) {
+	case 1:
+		rv = on_one(st);
+		if (fatal(rv)) {
+			return rv;
+		}
+
+		reset(st);
+
+		break;
+	case 2:
+		rv = on_two(st);
+		if (fatal(rv)) {
+			return rv;
+		}
+
+		reset(st);
+
+		break;
+	case 3:
+		rv = on_three(st);
+		if (fatal(rv)) {
+			return rv;
+		}
+
+		reset(st);
+
+		break;
+	}
+	return 0;
+}
+EOF
+cat > "$up/src/w.c" <<'EOF'
+/* w.c: windows */
+#include "w.h"
+
+int win_open(struct win *w)
+{
+	w->open = 1;
+	return 0;
+}
+
+/* the sizes */
+static const int sizes[] = {
+	1, 2, 4, 8,
+	16, 32, 64,
+};
+
+int win_size(struct win *w, int k)
+{
+	if (k < 0)
+		return -1;
+	return sizes[k];
+}
+EOF
+commit "1.0" >/dev/null
+g tag v1.0
+ed "$up/src/s.c" "long run(struct st *st, long len)" "nssize run(struct st *st, nssize len)" \
+	"		return (long)len;" "		return (nssize)len;"
+commit "s: nssize" >/dev/null
+# M: a check in parse, then moved into q_init by a later fix
+qinit='
+int q_init(struct req *q)
+{
+	if (q->len > MAX_LEN || q->len < 0)
+		return -EINVAL;
+	return q->len <= q->cap ? 0 : -EINVAL;
+}'
+ed "$up/src/a.c" "	r = step(q, n);
+	q->done = 1;" "	r = step(q, n);
+	if (q->len > MAX_LEN || q->len < 0)
+		return -EINVAL;
+	q->done = 1;"
+fixM=$(commit "parse: check the length")
+ed "$up/src/a.c" "	if (q->len > MAX_LEN || q->len < 0)
+		return -EINVAL;
+	q->done = 1;" "	q->done = 1;"
+printf '%s\n' "$qinit" >> "$up/src/a.c"
+fixM2=$(commit "q_init: the length checked once, also against the capacity")
+# R: two hunks in mode (one retries, one the timeout far below)
+ed "$up/src/a.c" "	q->retries = 4;" "	q->retries = 1;" "	return q->retries;" "	q->timeout_ms = q->timeout * 1000;
+	return q->retries;"
+fixR=$(commit "mode: one retry, the timeout in ms")
+# P: the IGN check after the first two blocks
+ed "$up/src/s.c" "		rv = on_one(st);
+		if (fatal(rv)) {
+			return rv;
+		}
+" "		rv = on_one(st);
+		if (fatal(rv)) {
+			return rv;
+		}
+		if (st->state == IGN) {
+			return (nssize)len;
+		}
+" "		rv = on_two(st);
+		if (fatal(rv)) {
+			return rv;
+		}
+" "		rv = on_two(st);
+		if (fatal(rv)) {
+			return rv;
+		}
+		if (st->state == IGN) {
+			return (nssize)len;
+		}
+"
+fixP=$(commit "run: stop after a callback that ignores all")
+# W: a line of blanks in win_open, a bound in win_size
+ed "$up/src/w.c" "	w->open = 1;" "	w->open = 1;
+  " "	if (k < 0)" "	if (k < 0 || k >= 7)"
+fixW=$(commit "win_size: bound")
+g tag v1.1
+
+# --- two Debian revisions: 1.0-1 (an unrelated patch), 1.0-2 (M, M2, R and its revert, P) -----
+w=$T/deb
+mkdir -p "$w/www/debian/pool/main/libq/libqux"
+g archive --prefix=libqux-1.0/ v1.0 | gzip -n > "$w/libqux_1.0.orig.tar.gz"
+git clone -q "$up" "$w/work" && git -C "$w/work" checkout -q v1.0
+wk=$w/work
+mkpatch() { # mkpatch NAME HEADER: the working tree's changes as a quilt patch
+	printf '%s\n---\n' "$2" > "$w/$1"
+	git -C "$wk" add -A
+	git -C "$wk" diff --cached >> "$w/$1"
+	git -C "$wk" -c user.name=d -c user.email=d@example.invalid commit -qm "$1"
+	echo "$1" >> "$w/series"
+}
+build() { # build REVISION: libqux_1.0-REVISION from the patches in $w/series so far
+	local d=$w/b$1
+	mkdir -p "$d" && tar -C "$d" -xzf "$w/libqux_1.0.orig.tar.gz"
+	mkdir -p "$d/libqux-1.0/debian/source" "$d/libqux-1.0/debian/patches"
+	sed 's/^Source: libfoo/Source: libqux/' "$TOP/fixtures/srcpkg/debian/control" > "$d/libqux-1.0/debian/control"
+	cp "$TOP/fixtures/srcpkg/debian/rules" "$d/libqux-1.0/debian/"
+	printf 'libqux (1.0-%s) unstable; urgency=medium\n\n  * Test.\n\n -- Provenance Tests <tests@example.invalid>  Mon, 01 Jan 2024 10:00:00 +0000\n' "$1" \
+		> "$d/libqux-1.0/debian/changelog"
+	echo "3.0 (quilt)" > "$d/libqux-1.0/debian/source/format"
+	cp "$w/series" "$d/libqux-1.0/debian/patches/"
+	while read -r p; do cp "$w/$p" "$d/libqux-1.0/debian/patches/"; done < "$w/series"
+	cp "$w/libqux_1.0.orig.tar.gz" "$d/"
+	(cd "$d" && dpkg-source --no-check -b libqux-1.0) >"$d/b.log" 2>&1 || { cat "$d/b.log"; fail "dpkg-source -b 1.0-$1"; }
+	cp "$d"/libqux_1.0-"$1".dsc "$d"/libqux_1.0-"$1".debian.tar.* "$w/www/debian/pool/main/libq/libqux/"
+	(cd "$d" && dpkg-source --no-check -x "libqux_1.0-$1.dsc" "$w/x$1") >/dev/null 2>&1 || fail "dpkg-source -x 1.0-$1"
+}
+cp "$w/libqux_1.0.orig.tar.gz" "$w/www/debian/pool/main/libq/libqux/"
+ed "$wk/src/w.c" "/* w.c: windows */" "/* w.c: windows (Debian) */"
+mkpatch 01-unrelated.patch "Description: a comment"
+build 1
+ed "$wk/src/a.c" "	r = step(q, n);
+	q->done = 1;" "	r = step(q, n);
+	if (q->len > MAX_LEN || q->len < 0)
+		return -EINVAL;
+	q->done = 1;"
+mkpatch 10-len.patch "Description: parse: check the length
+Origin: upstream, https://git.example.invalid/libqux/commit/$fixM"
+ed "$wk/src/a.c" "	q->retries = 4;" "	q->retries = 1;" "	return q->retries;" "	q->timeout_ms = q->timeout * 1000;
+	return q->retries;"
+mkpatch 20-mode.patch "Description: mode: one retry, the timeout in ms
+Origin: upstream, https://git.example.invalid/libqux/commit/$fixR"
+ed "$wk/src/s.c" "		rv = on_one(st);
+		if (fatal(rv)) {
+			return rv;
+		}
+" "		rv = on_one(st);
+		if (fatal(rv)) {
+			return rv;
+		}
+		if (st->state == IGN) {
+			return (long)len;
+		}
+" "		rv = on_two(st);
+		if (fatal(rv)) {
+			return rv;
+		}
+" "		rv = on_two(st);
+		if (fatal(rv)) {
+			return rv;
+		}
+		if (st->state == IGN) {
+			return (long)len;
+		}
+"
+mkpatch 30-ign.patch "Description: run: stop after a callback that ignores all (long, not nssize, in 1.0)
+Origin: backport, https://git.example.invalid/libqux/commit/$fixP"
+ed "$wk/src/a.c" "	if (q->len > MAX_LEN || q->len < 0)
+		return -EINVAL;
+	q->done = 1;" "	q->done = 1;"
+printf '%s\n' "$qinit" >> "$wk/src/a.c"
+mkpatch 40-len-ok.patch "Description: q_init
+Origin: upstream, https://git.example.invalid/libqux/commit/$fixM2"
+ed "$wk/src/a.c" "	q->retries = 1;" "	q->retries = 4;"
+mkpatch 50-regression.patch "Description: mode: back to four retries (one broke slow servers)"
+build 2
+
+# --- ground truth ---------------------------------------------------------------------------
+hunk() { # hunk SHA K: hunk K (from 0) of SHA as a patch on stdout
+	g show --format= "$1" | python3 -c '
+import sys
+want, k, hdr, cur, out = int(sys.argv[1]), -1, [], None, None
+for line in sys.stdin:
+    if line.startswith("diff --git"):
+        hdr, cur = [line], None
+    elif line.startswith("@@"):
+        k += 1; cur = k
+        if k == want: out = hdr + [line]
+    elif cur is None:
+        hdr.append(line)
+    elif cur == want:
+        out.append(line)
+sys.stdout.write("".join(out or []))' "$2"
+}
+fwd() { hunk "$2" "$3" | patch -d "$1" -p1 --dry-run -s -f -l -F2 >/dev/null 2>&1; }
+rev() { hunk "$2" "$3" | patch -d "$1" -p1 --dry-run -s -f -l -R -F2 >/dev/null 2>&1; }
+lines() { # lines SIGN PATCH: the patch's - or + lines, without the sign
+	grep "^$1" "$w/$2" | grep -v "^$1$1$1 " | cut -c2-
+}
+x1=$w/x1 x2=$w/x2
+
+# M: the hunk applies forward on 1.0-2 again, not in reverse; 10-len.patch adds its lines,
+# 40-len-ok.patch (later in the series) removes them from parse and adds them in q_init
+fwd "$x2" "$fixM" 0 && ! rev "$x2" "$fixM" 0 || fail "truth M: the hunk is not 'absent' from 1.0-2 by patch"
+for l in '	if (q->len > MAX_LEN || q->len < 0)' '		return -EINVAL;'; do
+	lines + 10-len.patch | grep -qxF -- "$l" || fail "truth M: 10-len.patch does not add '$l'"
+	lines - 40-len-ok.patch | grep -qxF -- "$l" || fail "truth M: 40-len-ok.patch does not remove '$l'"
+done
+lines + 40-len-ok.patch | grep -qxF -- '	if (q->len > MAX_LEN || q->len < 0)' || fail "truth M: the check is not moved"
+# R: hunk 0 (retries) applies forward on 1.0-2, not in reverse; hunk 1 (timeout) reverts;
+# 50-regression.patch puts the - line back
+fwd "$x2" "$fixR" 0 && ! rev "$x2" "$fixR" 0 || fail "truth R: hunk 0 not 'absent' from 1.0-2"
+rev "$x2" "$fixR" 1 || fail "truth R: hunk 1 not in 1.0-2"
+lines + 50-regression.patch | grep -qxF -- '	q->retries = 4;' || fail "truth R: the regression patch does not put the line back"
+# P: both hunks apply forward on 1.0-2 (at the third block: patch finds the context there), none
+# reverts (the cast); the release's file has the check after the first two blocks, with (long)
+for k in 0 1; do
+	fwd "$x2" "$fixP" $k && ! rev "$x2" "$fixP" $k || fail "truth P: hunk $k not 'absent' from 1.0-2 by patch"
+done
+check_eq "$(grep -c 'return (long)len;' "$x2/src/s.c")" 3 "truth P: the check at the top and after two blocks in 1.0-2"
+hunk "$fixP" 0 | sed 's/(nssize)/(long)/' | patch -d "$x2" -p1 --dry-run -s -f -l -R -F2 >/dev/null 2>&1 ||
+	fail "truth P: hunk 0 not in 1.0-2 with the release's cast"
+# W: hunk 0 changes blanks only; hunk 1 applies forward on 1.0-1, not in reverse
+[ -z "$(hunk "$fixW" 0 | grep '^[-+]' | grep -v '^---' | grep -v '^+++' | cut -c2- | tr -d ' \t')" ] ||
+	fail "truth W: hunk 0 changes more than blanks"
+fwd "$x1" "$fixW" 1 && ! rev "$x1" "$fixW" 1 || fail "truth W: hunk 1 not absent from 1.0-1"
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 -m http.server --bind 127.0.0.1 "$port" --directory "$w/www" >"$w/http.log" 2>&1 &
+http_pid=$!
+trap 'kill $http_pid 2>/dev/null; rm -rf "$T"' EXIT
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/" >/dev/null 2>&1 && break; sleep 0.1; done
+cache=$T/cache
+fc() { local rev=$1; shift; "$PROVENANCE" --cache "$cache" -c "sources.debianBaseUrl=http://127.0.0.1:$port/debian" \
+	fixcheck "$@" --repo "$up" --at v1.0 --debian-source "libqux=1.0-$rev" --format json; }
+get() { json_get "$T/last.out" "$1"; }
+states() { get '" ".join(e["state"] for e in d[0]["evidence"])'; }
+validate() {
+	python3 -c 'import jsonschema' 2>/dev/null || return 0
+	python3 - "$TOP/docs/schema/fixcheck.schema.json" "$T/last.out" <<'PY' || fail "fixcheck JSON does not validate"
+import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))
+PY
+}
+
+check_exit 0 "M: moved by a later patch" -- fc 2 "$fixM"
+check_eq "$(states) $(get 'd[0]["evidence"][0]["via"]')" "present-changed-lines debian/patches/10-len.patch" "M on 1.0-2"
+check_match "$(get 'd[0]["how"]')" '^(distribution-patch|adapted)$' "M on 1.0-2: how"
+check_match "$(get 'd[0]["evidence"][0]["note"]')" "later patch of the series changes its lines again" "M: the note"
+validate
+check_exit 0 "M2 on 1.0-2" -- fc 2 "$fixM2"
+check_exit 1 "M on 1.0-1" -- fc 1 "$fixM"
+check_eq "$(states) $(get 'd[0]["how"]')" "absent missing" "M on 1.0-1"
+check_exit 0 "R: one hunk reverted by a later patch" -- fc 2 "$fixR"
+check_eq "$(states) $(get 'd[0]["how"]') $(get 'd[0]["evidence"][0]["via"]')" \
+	"unknown present-exact adapted debian/patches/50-regression.patch" "R on 1.0-2"
+check_match "$(get 'd[0]["evidence"][0]["note"]')" "reverts it" "R: the note"
+validate
+check_exit 1 "R on 1.0-1" -- fc 1 "$fixR"
+check_eq "$(states) $(get 'd[0]["how"]')" "absent absent missing" "R on 1.0-1"
+check_exit 0 "P: a look-alike pre-image where the fix does not go" -- fc 2 "$fixP"
+check_eq "$(get 'd[0]["included"]') $(get 'd[0]["how"]')" "true adapted" "P on 1.0-2: never partial"
+check_match "$(states)" "^(present-changed-lines|unknown) (present-changed-lines|unknown)$" "P on 1.0-2: no hunk absent"
+validate
+check_exit 1 "W: a line of blanks decides nothing" -- fc 1 "$fixW"
+check_eq "$(get 'd[0]["how"]') $(get 'd[0]["evidence"][0]["note"]') $(get 'd[0]["evidence"][1]["state"]')" \
+	"missing it changes blanks only absent" "W on 1.0-1"
+validate
+echo "all ok"
