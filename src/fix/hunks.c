@@ -646,6 +646,11 @@ static int deletion_present(const struct prov_hunk_file *f, const struct sides *
 	 * fix elsewhere): the hunk's own window, its context closed up, says it */
 	if (!s->ndminus && !(s->pre_an[before] && s->pre_an[after]))
 		return 0;
+	/* context lines that say little (a brace, a comment opening) are adjacent in many
+	 * places: then the distinctive - lines must be gone from the file */
+	if (!(s->pre_an[before] && s->pre_an[after]) &&
+	    any_flagged_in(f, s->minus, s->minus_d, s->nminus, 0, f->n))
+		return 0;
 	for (i = 0, k = 0; i + 1 < f->n && k < MAX_ANCHORS; i++)
 		if (f->hash[i] == s->pre[before] && f->hash[i + 1] == s->pre[after]) {
 			if (!any_flagged_in(f, s->minus, s->minus_d, s->nminus, sub_sat(i, s->nminus + 3),
@@ -725,6 +730,8 @@ static int req_match(const struct req *r, const struct prov_hunk_file *f, size_t
 	sm = sim(l, nl, r->mt, r->nm);
 	if (sp < 0.7 || sp <= sm)
 		return 0;
+	if (5 * common(l, nl, r->pt, r->np) < 4 * r->np)
+		return 0;	/* most of the + line's tokens are there, not a few of them on a short line */
 	for (k = 0; k < r->np; k++) {
 		size_t cp = count_of(r->pt, r->np, r->pt[k]), cm = count_of(r->mt, r->nm, r->pt[k]);
 
