@@ -627,24 +627,29 @@ static int touched_by(const struct prov_dist_patches *dp, const struct prov_hunk
  * reverted in part by a regression fix): that later patch (name), or NULL;
  * *carrier: the patch carrying h; *revert: 1 when the later patch puts
  * back what h removed (prov_hunk_restores_removed). Only the first patch
- * carrying h is followed.
+ * carrying h (one naming the fix first) is followed.
  */
 static const char *undone_by_later(const struct prov_dist_patches *dp, const struct prov_hunk *h,
-				   const char *deployed_path, const char **carrier, int *revert)
+				   const char *fix_hex, const char *deployed_path, const char **carrier, int *revert)
 {
 	const struct prov_hunk **v = NULL;
 	const char *found = NULL;
-	size_t i, j, k, n;
+	size_t i = dp->n, j, k, n;
+	int pass;
 
-	for (i = 0; i < dp->n; i++) {
-		const struct prov_dist_patch *p = &dp->v[i];
+	for (pass = 0; pass < 2 && i == dp->n; pass++)	/* patches naming the fix first */
+		for (i = 0; i < dp->n; i++) {
+			const struct prov_dist_patch *p = &dp->v[i];
 
-		for (k = 0; k < p->hunks.n; k++)
-			if (same_base(p->hunks.v[k].path, h->path, deployed_path) && prov_hunk_carries(&p->hunks.v[k], h))
+			if (prov_dep3_names(&p->dep3, fix_hex) != (pass == 0))
+				continue;
+			for (k = 0; k < p->hunks.n; k++)
+				if (same_base(p->hunks.v[k].path, h->path, deployed_path) &&
+				    prov_hunk_carries(&p->hunks.v[k], h))
+					break;
+			if (k < p->hunks.n)
 				break;
-		if (k < p->hunks.n)
-			break;
-	}
+		}
 	for (j = i + 1; j < dp->n && !found; j++) {
 		const struct prov_hunks *hs = &dp->v[j].hunks;
 
@@ -660,6 +665,109 @@ static const char *undone_by_later(const struct prov_dist_patches *dp, const str
 	}
 	free(v);
 	return found;
+}
+
+#define MAX_REMOVED_NAMES 8
+
+/* The function a line at the margin defines or declares ("int f(void);", "f(int a)"): its name, or NULL. */
+static char *margin_function(const char *l)
+{
+	const char *p = l, *start = NULL;
+
+	if (!*l || isspace((unsigned char)*l) || !(isalpha((unsigned char)*l) || *l == '_'))
+		return NULL;
+	while (*p) {
+		if (isalnum((unsigned char)*p) || *p == '_') {
+			if (!start)
+				start = p;
+			p++;
+			continue;
+		}
+		if (start) {
+			const char *q = p;
+
+			while (*q == ' ' || *q == '\t')
+				q++;
+			if (*q == '(')
+				return prov_xstrndup(start, (size_t)(p - start));
+			start = NULL;
+		}
+		if (*p == '=' || *p == ';' || *p == '(')
+			return NULL;	/* a variable, a statement, a cast */
+		p++;
+	}
+	return NULL;
+}
+
+/* 1 when line l is indented and calls `name` (the name, blanks, "("). */
+static int calls(const char *l, size_t n, const char *name)
+{
+	size_t k = strlen(name);
+	const char *p = l, *end = l + n;
+
+	if (!n || !isspace((unsigned char)*l))
+		return 0;
+	while ((p = memmem(p, (size_t)(end - p), name, k))) {
+		const char *q = p + k;
+
+		if ((p == l || !(isalnum((unsigned char)p[-1]) || p[-1] == '_'))) {
+			while (q < end && (*q == ' ' || *q == '\t'))
+				q++;
+			if (q < end && *q == '(')
+				return 1;
+		}
+		p++;
+	}
+	return 0;
+}
+
+/*
+ * Hunk h only removes lines, among them a function's definition or
+ * declaration, and the deployed tree still calls that function: in the
+ * deployed file (a line that is not one of h's), or in a line a
+ * distribution patch adds (its own code using it). A backport keeps code
+ * the release still uses: that hunk is not the fix's effect there.
+ */
+static int removes_used_function(const struct prov_hunk *h, const struct located *loc,
+				 const struct prov_dist_patches *dp)
+{
+	char *names[MAX_REMOVED_NAMES];
+	size_t nn = 0, i, k, j;
+	int used = 0;
+
+	for (i = 0; i < h->n; i++)
+		if (h->origin[i] == '+' && h->lines[i][strspn(h->lines[i], " \t")])
+			return 0;
+	for (i = 0; i < h->n && nn < MAX_REMOVED_NAMES; i++)
+		if (h->origin[i] == '-' && (names[nn] = margin_function(h->lines[i])))
+			nn++;
+	for (k = 0; k < nn && !used; k++) {
+		const char *p = loc->text, *end = loc->text ? loc->text + loc->len : NULL;
+
+		while (p && p < end && !used) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+			if (calls(p, ll, names[k])) {
+				used = 1;
+				for (i = 0; i < h->n && used; i++)
+					if (h->origin[i] == '-' && strlen(h->lines[i]) == ll && !memcmp(h->lines[i], p, ll))
+						used = 0;	/* the hunk's own line */
+			}
+			p = nl ? nl + 1 : end;
+		}
+		for (i = 0; dp && i < dp->n && !used; i++)
+			for (j = 0; j < dp->v[i].hunks.n && !used; j++) {
+				const struct prov_hunk *ph = &dp->v[i].hunks.v[j];
+				size_t q;
+
+				for (q = 0; q < ph->n && !used; q++)
+					used = ph->origin[q] == '+' && calls(ph->lines[q], strlen(ph->lines[q]), names[k]);
+			}
+	}
+	for (k = 0; k < nn; k++)
+		free(names[k]);
+	return used;
 }
 
 /*
@@ -1007,7 +1115,7 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		else if (!via && dp && !dp->applied && st == PROV_HUNK_ABSENT && touched_by(dp, h))
 			st = PROV_HUNK_UNKNOWN;	/* a patch changes those lines some other way */
 		if (dp && dp->applied && (st == PROV_HUNK_UNKNOWN || st == PROV_HUNK_ABSENT) &&
-		    (undone = undone_by_later(dp, h, loc->deployed, &via, &revert))) {
+		    (undone = undone_by_later(dp, h, fix_hex, loc->deployed, &via, &revert))) {
 			/* carried, then changed again by a later patch: the fix was
 			 * applied (present, by the carrying patch), unless the later
 			 * patch reverts it (decided apart) */
@@ -1045,6 +1153,13 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		    !function_in(h, loc)) {
 			/* the release does not have the code this hunk changes: a backport drops it */
 			out->ev[out->n - 1].note = "the code it changes is not in the deployed file";
+			out->nna++;
+		} else if (st == PROV_HUNK_ABSENT && loc->found && removes_used_function(h, loc, dp)) {
+			/* the release (or a distribution patch) still calls what it removes */
+			out->ev[out->n - 1].state = prov_hunk_state_name(PROV_HUNK_UNKNOWN);
+			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_STILL_USED;
+			out->nabsent--;
+			out->nunknown++;
 			out->nna++;
 		} else if (st == PROV_HUNK_ABSENT && !h->new_file && adds_absent_headers_only(h, t)) {
 			/* the include of a helper the release does not have: not applicable there */

@@ -71,6 +71,8 @@ struct prov_effect {
 
 /* The note of a hunk that changes comments only (decided apart, like a test file's). */
 #define PROV_EFFECT_NOTE_COMMENTS "it changes comments only"
+/* The note of a hunk that removes a function the deployed tree still calls (a backport keeps it). */
+#define PROV_EFFECT_NOTE_STILL_USED "it removes a function the deployed tree still calls"
 /* The note of a hunk that changes blanks only (decided apart, like a comment's). */
 #define PROV_EFFECT_NOTE_BLANKS "it changes blanks only"
 /* The notes of a hunk a patch of the series carries and a later one changes again (present, via the

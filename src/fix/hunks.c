@@ -1249,8 +1249,9 @@ int prov_hunk_removes_added(const struct prov_hunk *const *later, size_t n, cons
 				missed++;
 		}
 	sides_release(&x);
-	/* one may have been changed in between by another patch, when three others are removed */
-	return found && (!missed || (missed == 1 && found >= 3));
+	/* one may have been changed in between by another patch, when three others are removed;
+	 * a lone common line ("free(cp);") is removed in many places */
+	return found && (!strict || found >= 2) && (!missed || (missed == 1 && found >= 3));
 }
 
 /* A line that is a comment only: a "//" line, a C comment with nothing after its end, or a block comment's "* ..." line. */

@@ -145,8 +145,8 @@ int prov_hunk_carries(const struct prov_hunk *patch, const struct prov_hunk *fix
  * 1 when the - lines of hunks later[0..n) (of a patch applied after the
  * one carrying `fix`) remove the + lines of hunk `fix` again: its
  * distinctive ones (when it has none, every + line with enough letters and
- * digits to say something), at least one; all but one (changed in between
- * by another patch) when at least three others are.
+ * digits to say something, at least two of those), at least one; all but
+ * one (changed in between by another patch) when at least three others are.
  */
 int prov_hunk_removes_added(const struct prov_hunk *const *later, size_t n, const struct prov_hunk *fix);
 

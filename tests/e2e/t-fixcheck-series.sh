@@ -15,7 +15,10 @@
 #     where the fix goes (the fix's own file has that pre-image three times
 #     before it and once after): not absent; adapted, never "partial";
 #  W. a missing fix with a hunk that adds a line of blanks only: decided
-#     apart (not "present-exact"), the code hunk absent: missing.
+#     apart (not "present-exact"), the code hunk absent: missing;
+#  S. a fix that also deletes a function it made unused (read_one), carried
+#     without that deletion because a Debian patch calls the function: the
+#     deletion decided apart ("still calls"), adapted, never "partial".
 # Ground truth per hunk on the trees dpkg-source -x unpacks: patch --dry-run
 # forward / -R (-F2, blanks ignored), grep of the patches' - and + lines.
 . "$(dirname "$0")/lib.sh"
@@ -121,6 +124,36 @@ int win_size(struct win *w, int k)
 	return sizes[k];
 }
 EOF
+cat > "$up/src/r.c" <<'EOF'
+/* r.c: reads */
+#include "r.h"
+
+int read_one(struct conn *c)
+{
+	if (c->fd < 0)
+		return 0;
+	return c->pending > 0;
+}
+
+/* r_none: nothing to read */
+int read_none(struct conn *c)
+{
+	return c->fd < 0;
+}
+EOF
+cat > "$up/src/q.c" <<'EOF'
+/* q.c: queues */
+#include "r.h"
+
+int read_all(struct conn *c)
+{
+	int n = 0;
+
+	while (read_one(c))
+		n++;
+	return n;
+}
+EOF
 commit "1.0" >/dev/null
 g tag v1.0
 ed "$up/src/s.c" "long run(struct st *st, long len)" "nssize run(struct st *st, nssize len)" \
@@ -178,6 +211,15 @@ fixP=$(commit "run: stop after a callback that ignores all")
 ed "$up/src/w.c" "	w->open = 1;" "	w->open = 1;
   " "	if (k < 0)" "	if (k < 0 || k >= 7)"
 fixW=$(commit "win_size: bound")
+# S: read_all bounded without read_one, which goes
+ed "$up/src/q.c" "	while (read_one(c))" "	while (n < c->max && c->fd >= 0 && c->pending > n)"
+python3 - "$up/src/r.c" <<'PY' || fail "S: remove read_one"
+import sys
+p = sys.argv[1]; s = open(p).read()
+a = s.index("int read_one("); b = s.index("/* r_none")
+open(p, "w").write(s[:a] + s[b:])
+PY
+fixS=$(commit "read_all: bounded; read_one goes")
 g tag v1.1
 
 # --- two Debian revisions: 1.0-1 (an unrelated patch), 1.0-2 (M, M2, R and its revert, P) -----
@@ -212,6 +254,8 @@ build() { # build REVISION: libqux_1.0-REVISION from the patches in $w/series so
 cp "$w/libqux_1.0.orig.tar.gz" "$w/www/debian/pool/main/libq/libqux/"
 ed "$wk/src/w.c" "/* w.c: windows */" "/* w.c: windows (Debian) */"
 mkpatch 01-unrelated.patch "Description: a comment"
+printf '/* g.c: a Debian transport */\n#include "r.h"\n\nint gss_read(struct conn *c)\n{\n\treturn read_one(c);\n}\n' > "$wk/src/g.c"
+mkpatch 05-gss.patch "Description: a Debian transport that reads one at a time"
 build 1
 ed "$wk/src/a.c" "	r = step(q, n);
 	q->done = 1;" "	r = step(q, n);
@@ -257,6 +301,9 @@ mkpatch 40-len-ok.patch "Description: q_init
 Origin: upstream, https://git.example.invalid/libqux/commit/$fixM2"
 ed "$wk/src/a.c" "	q->retries = 1;" "	q->retries = 4;"
 mkpatch 50-regression.patch "Description: mode: back to four retries (one broke slow servers)"
+ed "$wk/src/q.c" "	while (read_one(c))" "	while (n < c->max && c->fd >= 0 && c->pending > n)"
+mkpatch 60-bound.patch "Description: read_all: bounded (read_one kept: 05-gss.patch calls it)
+Origin: upstream, https://git.example.invalid/libqux/commit/$fixS"
 build 2
 
 # --- ground truth ---------------------------------------------------------------------------
@@ -308,6 +355,13 @@ hunk "$fixP" 0 | sed 's/(nssize)/(long)/' | patch -d "$x2" -p1 --dry-run -s -f -
 [ -z "$(hunk "$fixW" 0 | grep '^[-+]' | grep -v '^---' | grep -v '^+++' | cut -c2- | tr -d ' \t')" ] ||
 	fail "truth W: hunk 0 changes more than blanks"
 fwd "$x1" "$fixW" 1 && ! rev "$x1" "$fixW" 1 || fail "truth W: hunk 1 not absent from 1.0-1"
+# S: the q.c hunk reverts on 1.0-2; the r.c hunk (the deletion) applies forward there, not in
+# reverse; 05-gss.patch adds a call of read_one
+g show --format= "$fixS" -- src/q.c > "$T/s0.patch"; g show --format= "$fixS" -- src/r.c > "$T/s1.patch"
+(cd "$x2" && git apply --check --reverse "$T/s0.patch") || fail "truth S: the q.c hunk not in 1.0-2"
+(cd "$x2" && git apply --check "$T/s1.patch") && ! (cd "$x2" && git apply --check --reverse "$T/s1.patch" 2>/dev/null) ||
+	fail "truth S: the deletion not 'absent' from 1.0-2"
+lines + 05-gss.patch | grep -q '^	return read_one(c);$' || fail "truth S: 05-gss.patch does not call read_one"
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 python3 -m http.server --bind 127.0.0.1 "$port" --directory "$w/www" >"$w/http.log" 2>&1 &
@@ -350,4 +404,11 @@ check_exit 1 "W: a line of blanks decides nothing" -- fc 1 "$fixW"
 check_eq "$(get 'd[0]["how"]') $(get 'd[0]["evidence"][0]["note"]') $(get 'd[0]["evidence"][1]["state"]')" \
 	"missing it changes blanks only absent" "W on 1.0-1"
 validate
+check_exit 0 "S: a deletion of a function a Debian patch calls" -- fc 2 "$fixS"
+check_eq "$(get '" ".join(e["file"] + ":" + e["state"] for e in d[0]["evidence"])') $(get 'd[0]["how"]')" \
+	"src/q.c:present-exact src/r.c:unknown adapted" "S on 1.0-2"
+check_match "$(get 'd[0]["evidence"][1]["note"]')" "removes a function the deployed tree still calls" "S: the note"
+validate
+check_exit 1 "S on 1.0-1" -- fc 1 "$fixS"
+check_eq "$(get 'd[0]["how"]')" missing "S on 1.0-1"
 echo "all ok"
