@@ -579,6 +579,33 @@ static const char *carried_by_naming(const struct prov_dist_patches *dp, const s
 	return NULL;
 }
 
+/*
+ * A patch naming the fix whose hunks in h's file (by base name) add every
+ * name h brings into the file (prov_hunk_names_added_by), or NULL.
+ */
+static const char *names_by_naming(const struct prov_dist_patches *dp, const struct prov_hunk *h,
+				   const char *fix_hex, const struct prov_hunk_file *pre, const char *deployed_path)
+{
+	const struct prov_hunk **v = NULL;
+	const char *found = NULL;
+	size_t i, k, n;
+
+	for (i = 0; i < dp->n && !found; i++) {
+		const struct prov_hunks *hs = &dp->v[i].hunks;
+
+		if (!prov_dep3_names(&dp->v[i].dep3, fix_hex))
+			continue;
+		v = prov_xrealloc(v, (hs->n + 1) * sizeof(*v));
+		for (k = 0, n = 0; k < hs->n; k++)
+			if (same_base(hs->v[k].path, h->path, deployed_path))
+				v[n++] = &hs->v[k];
+		if (n && prov_hunk_names_added_by(h, pre, v, n))
+			found = dp->v[i].name;
+	}
+	free(v);
+	return found;
+}
+
 /* 1 when a patch naming the fix changes the hunk's file (by base name, the fix's or the deployed one). */
 static int naming_patch_changes(const struct prov_dist_patches *dp, const char *fix_hex, const struct prov_hunk *h,
 				const char *deployed_path)
@@ -1127,6 +1154,9 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		    (st == PROV_HUNK_UNKNOWN || (st == PROV_HUNK_ABSENT && !loc->found)) &&
 		    (via = carried_by_naming(dp, h, fix_hex)))
 			st = PROV_HUNK_PRESENT_CHANGED;	/* the patch naming the fix has its lines, elsewhere */
+		if (dp && dp->applied && !via && !undone && st == PROV_HUNK_UNKNOWN && loc->have_pre &&
+		    (via = names_by_naming(dp, h, fix_hex, &loc->pre, loc->deployed)))
+			st = PROV_HUNK_PRESENT_CHANGED;	/* its new names added by the patch naming the fix */
 		if ((st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED) && !via)
 			via = t->deployed_hex;	/* already in the upstream code deployed */
 		/* test-only: a test file the deployed tree does not have (not

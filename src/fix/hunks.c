@@ -1295,6 +1295,72 @@ int prov_hunk_restores_removed(const struct prov_hunk *later, size_t n, const st
 	return want ? found == want : !adds;
 }
 
+#define MAX_NEW_NAMES 32
+#define NEW_NAME_MIN 4	/* shorter names ("len", "i") are everywhere */
+
+/* The names (identifiers of NEW_NAME_MIN bytes or more, hashed like tokenize) of line l not in pre's vocabulary. */
+static size_t new_names(uint32_t *out, size_t n, size_t max, const char *l, const struct prov_hunk_file *pre)
+{
+	const char *p = l;
+
+	while (*p && n < max) {
+		const char *q = p;
+		uint32_t h = 2166136261u;
+		size_t k;
+
+		if (!(isalpha((unsigned char)*p) || *p == '_')) {
+			p++;
+			continue;
+		}
+		while (isalnum((unsigned char)*q) || *q == '_')
+			q++;
+		for (k = 0; p + k < q; k++) {
+			h ^= (unsigned char)p[k];
+			h *= 16777619u;
+		}
+		if ((size_t)(q - p) >= NEW_NAME_MIN && !in_vocab(pre, h)) {
+			for (k = 0; k < n && out[k] != h; k++)
+				;
+			if (k == n)
+				out[n++] = h;
+		}
+		p = q;
+	}
+	return n;
+}
+
+int prov_hunk_names_added_by(const struct prov_hunk *fix, const struct prov_hunk_file *pre,
+			     const struct prov_hunk *const *by, size_t nby)
+{
+	uint32_t want[MAX_NEW_NAMES], have[MAX_NEW_NAMES];
+	size_t nw = 0, i, k, j;
+	int all;
+
+	if (!pre || !pre->nvocab)
+		return 0;
+	for (i = 0; i < fix->n; i++)
+		if (fix->origin[i] == '+')
+			nw = new_names(want, nw, MAX_NEW_NAMES, fix->lines[i], pre);
+	if (nw < 2)
+		return 0;	/* one new name says little */
+	memset(have, 0, sizeof(have));
+	for (k = 0; k < nby; k++)
+		for (j = 0; j < by[k]->n; j++) {
+			uint32_t t[MAX_TOKENS];
+			size_t nt, a, b;
+
+			if (by[k]->origin[j] != '+')
+				continue;
+			nt = tokenize(t, by[k]->lines[j], strlen(by[k]->lines[j]));
+			for (a = 0; a < nw; a++)
+				for (b = 0; b < nt && !have[a]; b++)
+					have[a] = t[b] == want[a];
+		}
+	for (i = 0, all = 1; i < nw && all; i++)
+		all = have[i] != 0;
+	return all;
+}
+
 int prov_hunk_blanks_only(const struct prov_hunk *h)
 {
 	struct sides s;

@@ -120,6 +120,15 @@ int prov_hunk_not_applicable(const struct prov_hunk *h, const struct prov_hunk_f
  * only adds, when they add nothing. A revert, not a change of the fix.
  */
 int prov_hunk_restores_removed(const struct prov_hunk *later, size_t n, const struct prov_hunk *fix);
+/*
+ * 1 when the names hunk `fix` brings into its file (identifiers of four
+ * bytes or more in its + lines that the fix's own file before it, pre,
+ * lacks; at least two) are all among the + lines of hunks by[0..nby) (a
+ * patch naming the fix that rewrote the hunk: a test converted to another
+ * framework, another type): the hunk's new code is there, written another way.
+ */
+int prov_hunk_names_added_by(const struct prov_hunk *fix, const struct prov_hunk_file *pre,
+			     const struct prov_hunk *const *by, size_t nby);
 /* 1 when h changes blanks only (lines of blanks added or removed, lines re-indented). */
 int prov_hunk_blanks_only(const struct prov_hunk *h);
 /* 1 when every changed line of h is a comment only (a C-style comment's line). */
