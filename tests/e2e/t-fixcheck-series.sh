@@ -18,7 +18,11 @@
 #     apart (not "present-exact"), the code hunk absent: missing;
 #  S. a fix that also deletes a function it made unused (read_one), carried
 #     without that deletion because a Debian patch calls the function: the
-#     deletion decided apart ("still calls"), adapted, never "partial".
+#     deletion decided apart ("still calls"), adapted, never "partial";
+#  N. a test fix written for a test framework 1.0 does not use (upstream
+#     moved from CUnit to munit after 1.0), carried converted back by the
+#     patch naming it: neither applies nor reverts, but the names it brings
+#     (its callback, its test) are what that patch adds: present, adapted.
 # Ground truth per hunk on the trees dpkg-source -x unpacks: patch --dry-run
 # forward / -R (-F2, blanks ignored), grep of the patches' - and + lines.
 . "$(dirname "$0")/lib.sh"
@@ -154,6 +158,16 @@ int read_all(struct conn *c)
 	return n;
 }
 EOF
+mkdir -p "$up/tests"
+cat > "$up/tests/t_s.c" <<'EOF'
+/* t_s.c: tests (CUnit) */
+#include <CUnit/CUnit.h>
+
+void test_run(void)
+{
+	CU_ASSERT(run_ok() == 1);
+}
+EOF
 commit "1.0" >/dev/null
 g tag v1.0
 ed "$up/src/s.c" "long run(struct st *st, long len)" "nssize run(struct st *st, nssize len)" \
@@ -220,6 +234,11 @@ a = s.index("int read_one("); b = s.index("/* r_none")
 open(p, "w").write(s[:a] + s[b:])
 PY
 fixS=$(commit "read_all: bounded; read_one goes")
+# N: the tests move to munit, then a test of the IGN stop
+ed "$up/tests/t_s.c" "(CUnit)" "(munit)" "#include <CUnit/CUnit.h>" '#include "munit.h"' "	CU_ASSERT(run_ok() == 1);" "	assert_int(1, ==, run_ok());"
+commit "tests: munit" >/dev/null
+printf '\nstatic int term_on_frame_cb(struct st *st)\n{\n\tassert_int(0, ==, terminate(st));\n\treturn 0;\n}\n\nvoid test_run_ign(void)\n{\n\tassert_int(0, ==, run_with(term_on_frame_cb));\n}\n' >> "$up/tests/t_s.c"
+fixN=$(commit "tests: the IGN stop")
 g tag v1.1
 
 # --- two Debian revisions: 1.0-1 (an unrelated patch), 1.0-2 (M, M2, R and its revert, P) -----
@@ -301,6 +320,9 @@ mkpatch 40-len-ok.patch "Description: q_init
 Origin: upstream, https://git.example.invalid/libqux/commit/$fixM2"
 ed "$wk/src/a.c" "	q->retries = 1;" "	q->retries = 4;"
 mkpatch 50-regression.patch "Description: mode: back to four retries (one broke slow servers)"
+printf '\nstatic int term_on_frame_cb(struct st *st)\n{\n\tCU_ASSERT(0 == terminate(st));\n\treturn 0;\n}\n\nvoid test_run_ign(void)\n{\n\tCU_ASSERT(0 == run_with(term_on_frame_cb));\n}\n' >> "$wk/tests/t_s.c"
+mkpatch 55-ign-test.patch "Description: tests: the IGN stop (CUnit, not munit, in 1.0)
+Origin: backport, https://git.example.invalid/libqux/commit/$fixN"
 ed "$wk/src/q.c" "	while (read_one(c))" "	while (n < c->max && c->fd >= 0 && c->pending > n)"
 mkpatch 60-bound.patch "Description: read_all: bounded (read_one kept: 05-gss.patch calls it)
 Origin: upstream, https://git.example.invalid/libqux/commit/$fixS"
@@ -362,6 +384,15 @@ g show --format= "$fixS" -- src/q.c > "$T/s0.patch"; g show --format= "$fixS" --
 (cd "$x2" && git apply --check "$T/s1.patch") && ! (cd "$x2" && git apply --check --reverse "$T/s1.patch" 2>/dev/null) ||
 	fail "truth S: the deletion not 'absent' from 1.0-2"
 lines + 05-gss.patch | grep -q '^	return read_one(c);$' || fail "truth S: 05-gss.patch does not call read_one"
+# N: the fix neither applies nor reverts on 1.0-2 (git apply --check both ways); its new names
+# are in 1.0-2's file
+g show --format= "$fixN" > "$T/n.patch"
+(cd "$x2" && git apply --check "$T/n.patch" 2>/dev/null) && fail "truth N: applies on 1.0-2"
+(cd "$x2" && git apply --check --reverse "$T/n.patch" 2>/dev/null) && fail "truth N: reverts on 1.0-2"
+for name in term_on_frame_cb terminate test_run_ign run_with; do
+	grep -q "$name" "$x2/tests/t_s.c" || fail "truth N: $name not in 1.0-2"
+	g show "$fixN^:tests/t_s.c" | grep -q "$name" && fail "truth N: $name not new"
+done
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 python3 -m http.server --bind 127.0.0.1 "$port" --directory "$w/www" >"$w/http.log" 2>&1 &
@@ -411,4 +442,11 @@ check_match "$(get 'd[0]["evidence"][1]["note"]')" "removes a function the deplo
 validate
 check_exit 1 "S on 1.0-1" -- fc 1 "$fixS"
 check_eq "$(get 'd[0]["how"]')" missing "S on 1.0-1"
+check_exit 0 "N: a test converted back to the release's framework" -- fc 2 "$fixN"
+check_eq "$(states) $(get 'd[0]["how"]') $(get 'd[0]["evidence"][0]["via"]')" \
+	"present-changed-lines adapted debian/patches/55-ign-test.patch" "N on 1.0-2"
+validate
+fc 1 "$fixN" >"$T/last.out" 2>"$T/last.err"; rc=$?
+[ "$rc" = 1 ] || [ "$rc" = 3 ] || fail "N on 1.0-1: exit $rc"
+check_eq "$(get 'd[0]["included"] is True')" false "N on 1.0-1: never included"
 echo "all ok"

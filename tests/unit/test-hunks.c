@@ -392,6 +392,30 @@ static void test_series_rules(void **state)
 	prov_hunks_release(&f);
 	prov_hunks_release(&m);
 	prov_hunks_release(&r);
+	/* a test converted to another framework: the names it brings are there */
+	{
+		static const char tf[] = "--- a/t.c\n+++ b/t.c\n@@ -1,2 +1,5 @@\n int x;\n+static int term_cb(void)\n"
+					 "+{\n+\tassert_int(0, ==, term_now());\n+}\n int y;\n";
+		static const char cu[] = "--- a/t.c\n+++ b/t.c\n@@ -1,2 +1,5 @@\n int x;\n+static int term_cb(void)\n"
+					 "+{\n+\tCU_ASSERT(0 == term_now());\n+}\n int y;\n";
+		static const char other[] = "--- a/t.c\n+++ b/t.c\n@@ -1,2 +1,3 @@\n int x;\n+static int term_cb(void);\n int y;\n";
+		static const char pre_text[] = "int x;\nint y;\nint assert_int(int a, int b);\n";
+		struct prov_hunk_file pre;
+
+		prov_hunk_file_init(&pre, pre_text, strlen(pre_text));
+		prov_hunks_parse(&f, tf, strlen(tf), 1);
+		prov_hunks_parse(&m, cu, strlen(cu), 1);
+		prov_hunks_parse(&r, other, strlen(other), 1);
+		v[0] = &m.v[0];
+		assert_true(prov_hunk_names_added_by(&f.v[0], &pre, v, 1));
+		v[0] = &r.v[0];	/* term_now is not there */
+		assert_false(prov_hunk_names_added_by(&f.v[0], &pre, v, 1));
+		assert_false(prov_hunk_names_added_by(&f.v[0], NULL, v, 1));
+		prov_hunks_release(&f);
+		prov_hunks_release(&m);
+		prov_hunks_release(&r);
+		prov_hunk_file_release(&pre);
+	}
 }
 
 static void test_no_evidence_from_pre_image(void **state)
