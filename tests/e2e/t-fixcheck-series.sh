@@ -320,7 +320,7 @@ mkpatch 40-len-ok.patch "Description: q_init
 Origin: upstream, https://git.example.invalid/libqux/commit/$fixM2"
 ed "$wk/src/a.c" "	q->retries = 1;" "	q->retries = 4;"
 mkpatch 50-regression.patch "Description: mode: back to four retries (one broke slow servers)"
-printf '\nstatic int term_on_frame_cb(struct st *st)\n{\n\tCU_ASSERT(0 == terminate(st));\n\treturn 0;\n}\n\nvoid test_run_ign(void)\n{\n\tCU_ASSERT(0 == run_with(term_on_frame_cb));\n}\n' >> "$wk/tests/t_s.c"
+printf '\nstatic int term_on_frame_cb(struct st *s)\n{\n\tCU_ASSERT(terminate(s) == 0);\n\treturn 0;\n}\n\nstatic void test_run_ign(void)\n{\n\tCU_ASSERT_EQUAL(run_with(term_on_frame_cb), 0);\n}\n' >> "$wk/tests/t_s.c"
 mkpatch 55-ign-test.patch "Description: tests: the IGN stop (CUnit, not munit, in 1.0)
 Origin: backport, https://git.example.invalid/libqux/commit/$fixN"
 ed "$wk/src/q.c" "	while (read_one(c))" "	while (n < c->max && c->fd >= 0 && c->pending > n)"
