@@ -626,6 +626,32 @@ static int naming_patch_changes(const struct prov_dist_patches *dp, const char *
 }
 
 /*
+ * Absent hunk h in a file a patch naming the fix changes: none of the names
+ * h brings is in the deployed file or in a line such a patch adds
+ * (prov_hunk_names_nowhere): the backport did that part its own way.
+ */
+static int own_mechanism_left_out(const struct prov_dist_patches *dp, const struct prov_hunk *h,
+				  const char *fix_hex, const struct located *loc)
+{
+	const struct prov_hunk **v = NULL;
+	size_t i, k, n = 0;
+	int r;
+
+	if (!loc->have_pre || !naming_patch_changes(dp, fix_hex, h, loc->deployed))
+		return 0;
+	for (i = 0; i < dp->n; i++) {
+		if (!prov_dep3_names(&dp->v[i].dep3, fix_hex))
+			continue;
+		v = prov_xrealloc(v, (n + dp->v[i].hunks.n + 1) * sizeof(*v));
+		for (k = 0; k < dp->v[i].hunks.n; k++)
+			v[n++] = &dp->v[i].hunks.v[k];
+	}
+	r = prov_hunk_names_nowhere(h, &loc->pre, &loc->f, v, n);
+	free(v);
+	return r;
+}
+
+/*
  * Patches not applied to the tree (RPM): does one change the lines this hunk
  * changes (one of its - lines is a - line of the hunk), differently? Then
  * "absent" in the upstream tree proves nothing.
@@ -1183,6 +1209,14 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		    !function_in(h, loc)) {
 			/* the release does not have the code this hunk changes: a backport drops it */
 			out->ev[out->n - 1].note = "the code it changes is not in the deployed file";
+			out->nna++;
+		} else if (st == PROV_HUNK_ABSENT && loc->found && dp && dp->applied &&
+			   own_mechanism_left_out(dp, h, fix_hex, loc)) {
+			/* its new names nowhere: the patch naming the fix did it another way */
+			out->ev[out->n - 1].state = prov_hunk_state_name(PROV_HUNK_UNKNOWN);
+			out->ev[out->n - 1].note = "a patch naming the fix changes this file another way";
+			out->nabsent--;
+			out->nunknown++;
 			out->nna++;
 		} else if (st == PROV_HUNK_ABSENT && loc->found && removes_used_function(h, loc, dp)) {
 			/* the release (or a distribution patch) still calls what it removes */

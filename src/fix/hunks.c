@@ -1361,6 +1361,51 @@ int prov_hunk_names_added_by(const struct prov_hunk *fix, const struct prov_hunk
 	return all;
 }
 
+#define OWN_NAME_MIN 8	/* a name long enough to be the fix's own mechanism ("user_was_default") */
+
+int prov_hunk_names_nowhere(const struct prov_hunk *fix, const struct prov_hunk_file *pre,
+			    const struct prov_hunk_file *f, const struct prov_hunk *const *by, size_t nby)
+{
+	uint32_t want[MAX_NEW_NAMES];
+	size_t nw = 0, i, k, j, a, nlong = 0;
+
+	if (!pre || !pre->nvocab || !f)
+		return 0;
+	for (i = 0; i < fix->n; i++)
+		if (fix->origin[i] == '+') {
+			const char *p = fix->lines[i];
+
+			nw = new_names(want, nw, MAX_NEW_NAMES, p, pre);
+			while (*p) {	/* is one of them long? */
+				size_t len = 0;
+
+				while (isalnum((unsigned char)p[len]) || p[len] == '_')
+					len++;
+				nlong += len >= OWN_NAME_MIN;
+				p += len ? len : 1;
+			}
+		}
+	if (!nw || !nlong)
+		return 0;
+	for (a = 0; a < nw; a++) {
+		if (in_vocab(f, want[a]))
+			return 0;	/* the deployed file has it */
+		for (k = 0; k < nby; k++)
+			for (j = 0; j < by[k]->n; j++) {
+				uint32_t t[MAX_TOKENS];
+				size_t nt, b;
+
+				if (by[k]->origin[j] != '+')
+					continue;
+				nt = tokenize(t, by[k]->lines[j], strlen(by[k]->lines[j]));
+				for (b = 0; b < nt; b++)
+					if (t[b] == want[a])
+						return 0;
+			}
+	}
+	return 1;
+}
+
 int prov_hunk_blanks_only(const struct prov_hunk *h)
 {
 	struct sides s;

@@ -129,6 +129,16 @@ int prov_hunk_restores_removed(const struct prov_hunk *later, size_t n, const st
  */
 int prov_hunk_names_added_by(const struct prov_hunk *fix, const struct prov_hunk_file *pre,
 			     const struct prov_hunk *const *by, size_t nby);
+/*
+ * 1 when hunk `fix` brings names into its file (identifiers its file
+ * before the fix, pre, lacks; at least one, one of its + lines having a name
+ * of eight bytes or more) none of which is in the deployed file f nor in
+ * the + lines of hunks by[0..nby) (the patches naming the fix): the
+ * backport did without the fix's own mechanism (another variable, another
+ * flag) in that hunk.
+ */
+int prov_hunk_names_nowhere(const struct prov_hunk *fix, const struct prov_hunk_file *pre,
+			    const struct prov_hunk_file *f, const struct prov_hunk *const *by, size_t nby);
 /* 1 when h changes blanks only (lines of blanks added or removed, lines re-indented). */
 int prov_hunk_blanks_only(const struct prov_hunk *h);
 /* 1 when every changed line of h is a comment only (a C-style comment's line). */

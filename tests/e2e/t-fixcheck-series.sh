@@ -22,7 +22,11 @@
 #  N. a test fix written for a test framework 1.0 does not use (upstream
 #     moved from CUnit to munit after 1.0), carried converted back by the
 #     patch naming it: neither applies nor reverts, but the names it brings
-#     (its callback, its test) are what that patch adds: present, adapted.
+#     (its callback, its test) are what that patch adds: present, adapted;
+#  X. a fix whose second hunk sets a new flag (user_from_cmdline) the
+#     backport does without (it checks at another place, its own way): that
+#     hunk applies forward, but its new name is nowhere in 1.0-2 nor in the
+#     patch naming the fix: decided apart, adapted, never "partial".
 # Ground truth per hunk on the trees dpkg-source -x unpacks: patch --dry-run
 # forward / -R (-F2, blanks ignored), grep of the patches' - and + lines.
 . "$(dirname "$0")/lib.sh"
@@ -168,6 +172,33 @@ void test_run(void)
 	CU_ASSERT(run_ok() == 1);
 }
 EOF
+cat > "$up/src/u.c" <<'EOF'
+/* u.c: users */
+#include "u.h"
+
+int user_parse(struct opts *o, const char *arg)
+{
+	o->user = arg;
+	return 0;
+}
+
+/*
+ * the defaults, after the command line
+ * (and after the configuration files)
+ */
+void user_defaults(struct opts *o)
+{
+	if (o->user == NULL)
+		o->user = pw_name();
+	o->port = 22;
+}
+
+int user_check(struct opts *o)
+{
+	o->checked = 1;
+	return 0;
+}
+EOF
 commit "1.0" >/dev/null
 g tag v1.0
 ed "$up/src/s.c" "long run(struct st *st, long len)" "nssize run(struct st *st, nssize len)" \
@@ -234,6 +265,17 @@ a = s.index("int read_one("); b = s.index("/* r_none")
 open(p, "w").write(s[:a] + s[b:])
 PY
 fixS=$(commit "read_all: bounded; read_one goes")
+# X: user names from the command line validated, the defaults not
+ed "$up/src/u.c" "	o->user = arg;
+	return 0;" "	o->user = arg;
+	if (!valid_user(arg))
+		return -1;
+	return 0;" "	if (o->user == NULL)
+		o->user = pw_name();" "	if (o->user == NULL) {
+		o->user = pw_name();
+		o->user_from_cmdline = 0;
+	}"
+fixX=$(commit "user: validate names from the command line")
 # N: the tests move to munit, then a test of the IGN stop
 ed "$up/tests/t_s.c" "(CUnit)" "(munit)" "#include <CUnit/CUnit.h>" '#include "munit.h"' "	CU_ASSERT(run_ok() == 1);" "	assert_int(1, ==, run_ok());"
 commit "tests: munit" >/dev/null
@@ -323,6 +365,13 @@ mkpatch 50-regression.patch "Description: mode: back to four retries (one broke 
 printf '\nstatic int term_on_frame_cb(struct st *s)\n{\n\tCU_ASSERT(terminate(s) == 0);\n\treturn 0;\n}\n\nstatic void test_run_ign(void)\n{\n\tCU_ASSERT_EQUAL(run_with(term_on_frame_cb), 0);\n}\n' >> "$wk/tests/t_s.c"
 mkpatch 55-ign-test.patch "Description: tests: the IGN stop (CUnit, not munit, in 1.0)
 Origin: backport, https://git.example.invalid/libqux/commit/$fixN"
+ed "$wk/src/u.c" "	o->user = arg;
+	return 0;" "	o->user = arg;
+	if (!valid_user(arg))
+		return -1;
+	return 0;"
+mkpatch 65-user.patch "Description: user: validate names from the command line (only there: no flag needed in 1.0)
+Origin: backport, https://git.example.invalid/libqux/commit/$fixX"
 ed "$wk/src/q.c" "	while (read_one(c))" "	while (n < c->max && c->fd >= 0 && c->pending > n)"
 mkpatch 60-bound.patch "Description: read_all: bounded (read_one kept: 05-gss.patch calls it)
 Origin: upstream, https://git.example.invalid/libqux/commit/$fixS"
@@ -384,6 +433,12 @@ g show --format= "$fixS" -- src/q.c > "$T/s0.patch"; g show --format= "$fixS" --
 (cd "$x2" && git apply --check "$T/s1.patch") && ! (cd "$x2" && git apply --check --reverse "$T/s1.patch" 2>/dev/null) ||
 	fail "truth S: the deletion not 'absent' from 1.0-2"
 lines + 05-gss.patch | grep -q '^	return read_one(c);$' || fail "truth S: 05-gss.patch does not call read_one"
+# X: hunk 0 reverts on 1.0-2, hunk 1 applies forward (not in reverse); its new name is
+# nowhere in 1.0-2 nor in the Debian patches
+rev "$x2" "$fixX" 0 || fail "truth X: hunk 0 not in 1.0-2"
+fwd "$x2" "$fixX" 1 && ! rev "$x2" "$fixX" 1 || fail "truth X: hunk 1 not 'absent' from 1.0-2"
+! grep -rq user_from_cmdline "$x2" || fail "truth X: user_from_cmdline in 1.0-2"
+g show "$fixX^:src/u.c" | grep -q user_from_cmdline && fail "truth X: user_from_cmdline not new"
 # N: the fix neither applies nor reverts on 1.0-2 (git apply --check both ways); its new names
 # are in 1.0-2's file
 g show --format= "$fixN" > "$T/n.patch"
@@ -449,4 +504,10 @@ validate
 fc 1 "$fixN" >"$T/last.out" 2>"$T/last.err"; rc=$?
 [ "$rc" = 1 ] || [ "$rc" = 3 ] || fail "N on 1.0-1: exit $rc"
 check_eq "$(get 'd[0]["included"] is True')" false "N on 1.0-1: never included"
+check_exit 0 "X: the fix's own flag left out by the backport" -- fc 2 "$fixX"
+check_eq "$(states) $(get 'd[0]["how"]')" "present-exact unknown adapted" "X on 1.0-2"
+check_match "$(get 'd[0]["evidence"][1]["note"]')" "patch naming the fix changes this file another way" "X: the note"
+validate
+check_exit 1 "X on 1.0-1" -- fc 1 "$fixX"
+check_eq "$(states) $(get 'd[0]["how"]')" "absent absent missing" "X on 1.0-1"
 echo "all ok"
