@@ -915,13 +915,58 @@ static size_t unique_pair(const struct prov_hunk_file *f, uint64_t x, uint64_t y
 	return at;
 }
 
+/* The text of the k-th non-blank line of the hunk's pre-image (context and - lines), or NULL. */
+static const char *pre_line(const struct prov_hunk *h, size_t k)
+{
+	size_t i;
+
+	for (i = 0; i < h->n; i++)
+		if (h->origin[i] != '+' && norm_hash(h->lines[i], strlen(h->lines[i]), NULL) && !k--)
+			return h->lines[i];
+	return NULL;
+}
+
+/*
+ * Where the two context lines around an addition are adjacent in f, one
+ * exactly and the other changed a little (a macro renamed since: token
+ * similarity at least 0.8, one token apart at most), at one place only;
+ * SIZE_MAX when none or several.
+ */
+static size_t renamed_pair(const struct prov_hunk *h, const struct prov_hunk_file *f, const struct sides *s)
+{
+	const char *la = pre_line(h, s->ins_at - 1), *lb = pre_line(h, s->ins_at);
+	uint32_t ta[MAX_TOKENS], tb[MAX_TOKENS];
+	size_t na, nb, i, at = SIZE_MAX;
+
+	if (!la || !lb || !f->tok)
+		return SIZE_MAX;
+	na = tokenize(ta, la, strlen(la));
+	nb = tokenize(tb, lb, strlen(lb));
+	for (i = 0; i + 1 < f->n; i++) {
+		int a = f->hash[i] == s->pre[s->ins_at - 1], b = f->hash[i + 1] == s->pre[s->ins_at];
+
+		if (a == b)
+			continue;	/* both exact: unique_pair's; neither: not here */
+		if (a ? !(sim(f->tok[i + 1], f->ntok[i + 1], tb, nb) >= 0.8 &&
+			  common(f->tok[i + 1], f->ntok[i + 1], tb, nb) + 1 >= nb)
+		      : !(sim(f->tok[i], f->ntok[i], ta, na) >= 0.8 && common(f->tok[i], f->ntok[i], ta, na) + 1 >= na))
+			continue;
+		if (at != SIZE_MAX)
+			return SIZE_MAX;
+		at = i;
+	}
+	return at;
+}
+
 /*
  * An addition not made: the hunk only adds one block of lines, the two
  * context lines around that block (each saying where) are adjacent in f at
- * one place only, and none of the + lines is near it more often than near
- * the same place in the fix's own file before it (pre; NULL: not at all).
+ * one place only (one of them may be changed a little: renamed_pair), and
+ * none of the + lines is near it more often than near the same place in
+ * the fix's own file before it (pre; NULL: not at all).
  */
-static int addition_absent(const struct prov_hunk_file *f, const struct sides *s, const struct prov_hunk_file *pre)
+static int addition_absent(const struct prov_hunk *h, const struct prov_hunk_file *f, const struct sides *s,
+			   const struct prov_hunk_file *pre)
 {
 	size_t at, pat = SIZE_MAX, k, w = s->nplus + 30;
 
@@ -929,6 +974,8 @@ static int addition_absent(const struct prov_hunk_file *f, const struct sides *s
 	    s->ins_at >= s->npre || !s->pre_an[s->ins_at - 1] || !s->pre_an[s->ins_at])
 		return 0;
 	at = unique_pair(f, s->pre[s->ins_at - 1], s->pre[s->ins_at]);
+	if (at == SIZE_MAX)
+		at = renamed_pair(h, f, s);
 	if (at == SIZE_MAX)
 		return 0;
 	if (pre)
@@ -1167,7 +1214,7 @@ enum prov_hunk_state prov_hunk_match_fix_ex(const struct prov_hunk *h, const str
 		st = PROV_HUNK_PRESENT_CHANGED;
 		if (how)
 			*how = PROV_HUNK_BY_TOKENS;
-	} else if (addition_absent(f, &s, pre) || lines_absent(h, f, &s)) {
+	} else if (addition_absent(h, f, &s, pre) || lines_absent(h, f, &s)) {
 		st = PROV_HUNK_ABSENT;
 		if (how)
 			*how = PROV_HUNK_BY_CODE_AROUND;

@@ -392,6 +392,19 @@ static void test_series_rules(void **state)
 	prov_hunks_release(&f);
 	prov_hunks_release(&m);
 	prov_hunks_release(&r);
+	/* an addition whose context line was renamed since (a macro): absent, not when its line is there */
+	{
+		static const char add[] = "--- a/s.c\n+++ b/s.c\n@@ -1,4 +1,5 @@\n \tif (rc == FX_OK) {\n"
+					  " \t\tSSH2_FREE(session, data);\n+\t\tdata = NULL;\n \t\t/* check for a HANDLE */\n"
+					  " \t\trc = require(sftp);\n";
+		static const char old_rel[] = "int f(void)\n{\n\tif (rc == FX_OK) {\n\t\tLIBSSH2_FREE(session, data);\n"
+					      "\t\t/* check for a HANDLE */\n\t\trc = require(sftp, 10);\n\t}\n}\n";
+		static const char fixed_rel[] = "int f(void)\n{\n\tif (rc == FX_OK) {\n\t\tLIBSSH2_FREE(session, data);\n"
+						"\t\tdata = NULL;\n\t\t/* check for a HANDLE */\n\t\trc = require(sftp, 10);\n\t}\n}\n";
+
+		assert_int_equal(state_of(add, old_rel, 0), PROV_HUNK_ABSENT);
+		assert_int_not_equal(state_of(add, fixed_rel, 0), PROV_HUNK_ABSENT);
+	}
 	/* a test converted to another framework: the names it brings are there */
 	{
 		static const char tf[] = "--- a/t.c\n+++ b/t.c\n@@ -1,2 +1,5 @@\n int x;\n+static int term_cb(void)\n"
