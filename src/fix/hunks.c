@@ -252,6 +252,13 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* Identifiers and numbers, two-character operators, other punctuation: hashed, sorted. */
 static size_t tokenize(uint32_t *out, const char *s, size_t len)
 {
@@ -1268,34 +1275,54 @@ int prov_hunk_carries(const struct prov_hunk *patch, const struct prov_hunk *fix
 	}
 }
 
-/* 1 when one of the - lines of hunks v[0..n) is line x (normalised). */
-static int minus_of_any(const struct prov_hunk *const *v, size_t n, uint64_t x)
+/* The normalised hashes of the non-blank lines with origin o of hunks v[0..n) (or w[0..n)), sorted; *out_n. */
+static uint64_t *origin_hashes(const struct prov_hunk *const *v, const struct prov_hunk *w, size_t n, char o,
+			       size_t *out_n)
 {
-	size_t k, i;
+	size_t k, i, m = 0, cap = 0;
+	uint64_t *h = NULL;
 
-	for (k = 0; k < n; k++)
-		for (i = 0; i < v[k]->n; i++)
-			if (v[k]->origin[i] == '-' && norm_hash(v[k]->lines[i], strlen(v[k]->lines[i]), NULL) == x)
-				return 1;
-	return 0;
+	for (k = 0; k < n; k++) {
+		const struct prov_hunk *x = v ? v[k] : &w[k];
+
+		for (i = 0; i < x->n; i++) {
+			uint64_t y;
+
+			if (x->origin[i] != o || !(y = norm_hash(x->lines[i], strlen(x->lines[i]), NULL)))
+				continue;
+			PROV_ALLOC_GROW(h, m + 1, cap);
+			h[m++] = y;
+		}
+	}
+	if (m)
+		qsort(h, m, sizeof(*h), cmp_u64);
+	*out_n = m;
+	return h;
+}
+
+static int in_sorted(const uint64_t *v, size_t n, uint64_t x)
+{
+	return n && bsearch(&x, v, n, sizeof(x), cmp_u64) != NULL;
 }
 
 int prov_hunk_removes_added(const struct prov_hunk *const *later, size_t n, const struct prov_hunk *fix)
 {
 	struct sides x;
-	size_t i, found = 0, missed = 0;
+	size_t i, found = 0, missed = 0, nm;
+	uint64_t *minus = origin_hashes(later, NULL, n, '-', &nm);
 	int strict;
 
 	sides_init(&x, fix, NULL, NULL);
 	strict = !x.ndplus;	/* no distinctive + line: every one that says something */
 	for (i = 0; missed < 2 && i < x.nplus; i++)
 		if (strict ? x.plus_an[i] : x.plus_d[i]) {
-			if (minus_of_any(later, n, x.plus[i]))
+			if (in_sorted(minus, nm, x.plus[i]))
 				found++;
 			else
 				missed++;
 		}
 	sides_release(&x);
+	free(minus);
 	/* one may have been changed in between by another patch, when three others are removed;
 	 * a lone common line ("free(cp);") is removed in many places */
 	return found && (!strict || found >= 2) && (!missed || (missed == 1 && found >= 3));
@@ -1320,26 +1347,21 @@ static int comment_line(const char *l)
 
 int prov_hunk_restores_removed(const struct prov_hunk *later, size_t n, const struct prov_hunk *fix)
 {
-	size_t i, k, j, want = 0, found = 0, adds = 0;
+	size_t i, want = 0, found = 0, np;
+	uint64_t *plus = origin_hashes(NULL, later, n, '+', &np);
 
-	for (k = 0; k < n; k++)
-		for (j = 0; j < later[k].n; j++)
-			adds += later[k].origin[j] == '+' && norm_hash(later[k].lines[j], strlen(later[k].lines[j]), NULL);
 	for (i = 0; i < fix->n; i++) {
-		int an = 0, hit = 0;
+		int an = 0;
 		uint64_t x;
 
 		if (fix->origin[i] != '-' || !(x = norm_hash(fix->lines[i], strlen(fix->lines[i]), &an)) ||
 		    an < DISTINCT_ALNUM)
 			continue;
 		want++;
-		for (k = 0; k < n && !hit; k++)
-			for (j = 0; j < later[k].n && !hit; j++)
-				hit = later[k].origin[j] == '+' &&
-				      norm_hash(later[k].lines[j], strlen(later[k].lines[j]), NULL) == x;
-		found += hit;
+		found += in_sorted(plus, np, x);
 	}
-	return want ? found == want : !adds;
+	free(plus);
+	return want ? found == want : !np;
 }
 
 #define MAX_NEW_NAMES 32
