@@ -210,6 +210,17 @@ def debian_tar(srcdir, dsc):
     return None
 
 
+def newer_debian_tar(srcdir, source, version, add_deb_src):
+    """The debian.tar of the newer revision: only its patches are read, so one
+    lying in --src is enough when the archive no longer serves its .dsc."""
+    v = version.split(":", 1)[-1]
+    for ext in ("xz", "gz", "bz2"):
+        p = os.path.join(srcdir, "%s_%s.debian.tar.%s" % (source, v, ext))
+        if os.path.exists(p):
+            return p
+    return debian_tar(srcdir, ensure_source(srcdir, source, version, add_deb_src))
+
+
 def serve(srcdir):
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *a):
@@ -376,8 +387,8 @@ def main():
             todo += [("present", sha, name, kind) for sha, name, kind in mine]
         if row.get("newer") and row["check"] in ("both", "missing"):
             have = {s for s, _, _ in mine}
-            ndsc = ensure_source(args.src, row["source"], row["newer"], args.add_deb_src)
-            for name, text in read_patches(debian_tar(args.src, ndsc)):
+            ntar = newer_debian_tar(args.src, row["source"], row["newer"], args.add_deb_src)
+            for name, text in read_patches(ntar):
                 for sha, kind in named_commits(text, repo):
                     if sha not in have:
                         have.add(sha)

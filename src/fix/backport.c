@@ -441,11 +441,11 @@ static int load_dist(struct prov_dist_patches *dp, const struct prov_backport_op
 	return 0;
 }
 
-/* A hunk decided on apart: a test or documentation file's, or one that changes comments only. */
+/* A hunk decided on apart: a test or documentation file's, or one that changes comments or blanks only. */
 static int aside(const struct prov_fix_evidence *e)
 {
 	return prov_hunk_is_test_path(e->file) || prov_hunk_is_doc_path(e->file) ||
-	       (e->note && !strcmp(e->note, PROV_EFFECT_NOTE_COMMENTS));
+	       (e->note && (!strcmp(e->note, PROV_EFFECT_NOTE_COMMENTS) || !strcmp(e->note, PROV_EFFECT_NOTE_BLANKS)));
 }
 
 static int is_present_state(const char *st)
@@ -527,7 +527,7 @@ static void effect_verdict(struct prov_backport *out, struct prov_effect *eff, c
 				free(e->via);
 				e->via = prov_xstrdup(by_file[k]);
 			}
-		if (e->via) {
+		if (e->via && is_present_state(e->state)) {	/* a present hunk's carrier */
 			add_word(&via, " ", e->via);
 			if (!strcmp(e->via, deployed_hex) || strlen(e->via) == 40)
 				all_patches = 0;

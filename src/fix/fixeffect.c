@@ -659,6 +659,13 @@ cleanup:
 	return ok;
 }
 
+/* 1 when patch path a is, by base name, the fix's file b or the deployed one (may be NULL). */
+static int same_base(const char *a, const char *b, const char *deployed_path)
+{
+	return !strcmp(prov_basename(a), prov_basename(b)) ||
+	       (deployed_path && !strcmp(prov_basename(a), prov_basename(deployed_path)));
+}
+
 /* The patch carrying hunk h (named ones first), or NULL. */
 static const char *carried_by(const struct prov_dist_patches *dp, const struct prov_hunk *h,
 			      const char *fix_hex, const char *deployed_path)
@@ -704,6 +711,33 @@ static const char *carried_by_naming(const struct prov_dist_patches *dp, const s
 	return NULL;
 }
 
+/*
+ * A patch naming the fix whose hunks in h's file (by base name) add every
+ * name h brings into the file (prov_hunk_names_added_by), or NULL.
+ */
+static const char *names_by_naming(const struct prov_dist_patches *dp, const struct prov_hunk *h,
+				   const char *fix_hex, const struct prov_hunk_file *pre, const char *deployed_path)
+{
+	const struct prov_hunk **v = NULL;
+	const char *found = NULL;
+	size_t i, k, n;
+
+	for (i = 0; i < dp->n && !found; i++) {
+		const struct prov_hunks *hs = &dp->v[i].hunks;
+
+		if (!prov_dep3_names(&dp->v[i].dep3, fix_hex))
+			continue;
+		v = prov_xrealloc(v, (hs->n + 1) * sizeof(*v));
+		for (k = 0, n = 0; k < hs->n; k++)
+			if (same_base(hs->v[k].path, h->path, deployed_path))
+				v[n++] = &hs->v[k];
+		if (n && prov_hunk_names_added_by(h, pre, v, n))
+			found = dp->v[i].name;
+	}
+	free(v);
+	return found;
+}
+
 /* 1 when a patch naming the fix changes the hunk's file (by base name, the fix's or the deployed one). */
 static int naming_patch_changes(const struct prov_dist_patches *dp, const char *fix_hex, const struct prov_hunk *h,
 				const char *deployed_path)
@@ -721,6 +755,32 @@ static int naming_patch_changes(const struct prov_dist_patches *dp, const char *
 				return 1;
 	}
 	return 0;
+}
+
+/*
+ * Absent hunk h in a file a patch naming the fix changes: none of the names
+ * h brings is in the deployed file or in a line such a patch adds
+ * (prov_hunk_names_nowhere): the backport did that part its own way.
+ */
+static int own_mechanism_left_out(const struct prov_dist_patches *dp, const struct prov_hunk *h,
+				  const char *fix_hex, const struct located *loc)
+{
+	const struct prov_hunk **v = NULL;
+	size_t i, k, n = 0;
+	int r;
+
+	if (!loc->have_pre || !naming_patch_changes(dp, fix_hex, h, loc->deployed))
+		return 0;
+	for (i = 0; i < dp->n; i++) {
+		if (!prov_dep3_names(&dp->v[i].dep3, fix_hex))
+			continue;
+		v = prov_xrealloc(v, (n + dp->v[i].hunks.n + 1) * sizeof(*v));
+		for (k = 0; k < dp->v[i].hunks.n; k++)
+			v[n++] = &dp->v[i].hunks.v[k];
+	}
+	r = prov_hunk_names_nowhere(h, &loc->pre, &loc->f, v, n);
+	free(v);
+	return r;
 }
 
 /*
@@ -744,6 +804,155 @@ static int touched_by(const struct prov_dist_patches *dp, const struct prov_hunk
 						return 1;
 		}
 	return 0;
+}
+
+/*
+ * A patch of the series carries hunk h and a later patch removes its +
+ * lines again (its code moved or reworded by a later fix, or the fix
+ * reverted in part by a regression fix): that later patch (name), or NULL;
+ * *carrier: the patch carrying h; *revert: 1 when the later patch puts
+ * back what h removed (prov_hunk_restores_removed). Only the first patch
+ * carrying h (one naming the fix first) is followed.
+ */
+static const char *undone_by_later(const struct prov_dist_patches *dp, const struct prov_hunk *h,
+				   const char *fix_hex, const char *deployed_path, const char **carrier, int *revert)
+{
+	const struct prov_hunk **v = NULL;
+	const char *found = NULL;
+	size_t i = dp->n, j, k, n;
+	int pass;
+
+	for (pass = 0; pass < 2 && i == dp->n; pass++)	/* patches naming the fix first */
+		for (i = 0; i < dp->n; i++) {
+			const struct prov_dist_patch *p = &dp->v[i];
+
+			if (prov_dep3_names(&p->dep3, fix_hex) != (pass == 0))
+				continue;
+			for (k = 0; k < p->hunks.n; k++)
+				if (same_base(p->hunks.v[k].path, h->path, deployed_path) &&
+				    prov_hunk_carries(&p->hunks.v[k], h))
+					break;
+			if (k < p->hunks.n)
+				break;
+		}
+	for (j = i + 1; j < dp->n && !found; j++) {
+		const struct prov_hunks *hs = &dp->v[j].hunks;
+
+		v = prov_xrealloc(v, (hs->n + 1) * sizeof(*v));
+		for (k = 0, n = 0; k < hs->n; k++)
+			if (same_base(hs->v[k].path, h->path, deployed_path))
+				v[n++] = &hs->v[k];
+		if (n && prov_hunk_removes_added(v, n, h)) {
+			found = dp->v[j].name;
+			*carrier = dp->v[i].name;
+			*revert = prov_hunk_restores_removed(hs->v, hs->n, h);
+		}
+	}
+	free(v);
+	return found;
+}
+
+#define MAX_REMOVED_NAMES 8
+
+/* The function a line at the margin defines or declares ("int f(void);", "f(int a)"): its name, or NULL. */
+static char *margin_function(const char *l)
+{
+	const char *p = l, *start = NULL;
+
+	if (!*l || isspace((unsigned char)*l) || !(isalpha((unsigned char)*l) || *l == '_'))
+		return NULL;
+	while (*p) {
+		if (isalnum((unsigned char)*p) || *p == '_') {
+			if (!start)
+				start = p;
+			p++;
+			continue;
+		}
+		if (start) {
+			const char *q = p;
+
+			while (*q == ' ' || *q == '\t')
+				q++;
+			if (*q == '(')
+				return prov_xstrndup(start, (size_t)(p - start));
+			start = NULL;
+		}
+		if (*p == '=' || *p == ';' || *p == '(')
+			return NULL;	/* a variable, a statement, a cast */
+		p++;
+	}
+	return NULL;
+}
+
+/* 1 when line l is indented and calls `name` (the name, blanks, "("). */
+static int calls(const char *l, size_t n, const char *name)
+{
+	size_t k = strlen(name);
+	const char *p = l, *end = l + n;
+
+	if (!n || !isspace((unsigned char)*l))
+		return 0;
+	while ((p = memmem(p, (size_t)(end - p), name, k))) {
+		const char *q = p + k;
+
+		if ((p == l || !(isalnum((unsigned char)p[-1]) || p[-1] == '_'))) {
+			while (q < end && (*q == ' ' || *q == '\t'))
+				q++;
+			if (q < end && *q == '(')
+				return 1;
+		}
+		p++;
+	}
+	return 0;
+}
+
+/*
+ * Hunk h only removes lines, among them a function's definition or
+ * declaration, and the deployed tree still calls that function: in the
+ * deployed file (a line that is not one of h's), or in a line a
+ * distribution patch adds (its own code using it). A backport keeps code
+ * the release still uses: that hunk is not the fix's effect there.
+ */
+static int removes_used_function(const struct prov_hunk *h, const struct located *loc,
+				 const struct prov_dist_patches *dp)
+{
+	char *names[MAX_REMOVED_NAMES];
+	size_t nn = 0, i, k, j;
+	int used = 0;
+
+	for (i = 0; i < h->n; i++)
+		if (h->origin[i] == '+' && h->lines[i][strspn(h->lines[i], " \t")])
+			return 0;
+	for (i = 0; i < h->n && nn < MAX_REMOVED_NAMES; i++)
+		if (h->origin[i] == '-' && (names[nn] = margin_function(h->lines[i])))
+			nn++;
+	for (k = 0; k < nn && !used; k++) {
+		const char *p = loc->text, *end = loc->text ? loc->text + loc->len : NULL;
+
+		while (p && p < end && !used) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+			if (calls(p, ll, names[k])) {
+				used = 1;
+				for (i = 0; i < h->n && used; i++)
+					if (h->origin[i] == '-' && strlen(h->lines[i]) == ll && !memcmp(h->lines[i], p, ll))
+						used = 0;	/* the hunk's own line */
+			}
+			p = nl ? nl + 1 : end;
+		}
+		for (i = 0; dp && i < dp->n && !used; i++)
+			for (j = 0; j < dp->v[i].hunks.n && !used; j++) {
+				const struct prov_hunk *ph = &dp->v[i].hunks.v[j];
+				size_t q;
+
+				for (q = 0; q < ph->n && !used; q++)
+					used = ph->origin[q] == '+' && calls(ph->lines[q], strlen(ph->lines[q]), names[k]);
+			}
+	}
+	for (k = 0; k < nn; k++)
+		free(names[k]);
+	return used;
 }
 
 /*
@@ -1204,9 +1413,9 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		const struct prov_hunk *h = &hs.v[i];
 		struct located *loc = NULL;
 		enum prov_hunk_state st;
-		const char *via = NULL;
+		const char *via = NULL, *undone = NULL;
 		unsigned how = 0;
-		int renamed = 0;
+		int renamed = 0, revert = 0;
 
 		for (k = 0; k < nlocs && !loc; k++)
 			if (!strcmp(locs[k].path, h->path))
@@ -1241,10 +1450,22 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 			st = PROV_HUNK_PRESENT_CHANGED;	/* a patch that rpmbuild applies */
 		else if (!via && dp && !dp->applied && st == PROV_HUNK_ABSENT && touched_by(dp, h))
 			st = PROV_HUNK_UNKNOWN;	/* a patch changes those lines some other way */
-		if (dp && dp->applied && !via &&
+		if (dp && dp->applied && (st == PROV_HUNK_UNKNOWN || st == PROV_HUNK_ABSENT) &&
+		    (undone = undone_by_later(dp, h, fix_hex, loc->deployed, &via, &revert))) {
+			/* carried, then changed again by a later patch: the fix was
+			 * applied (present, by the carrying patch), unless the later
+			 * patch reverts it (decided apart) */
+			st = revert ? PROV_HUNK_UNKNOWN : PROV_HUNK_PRESENT_CHANGED;
+			if (revert)
+				via = NULL;
+		}
+		if (dp && dp->applied && !via && !undone &&
 		    (st == PROV_HUNK_UNKNOWN || (st == PROV_HUNK_ABSENT && !loc->found)) &&
 		    (via = carried_by_naming(dp, h, fix_hex)))
 			st = PROV_HUNK_PRESENT_CHANGED;	/* the patch naming the fix has its lines, elsewhere */
+		if (dp && dp->applied && !via && !undone && st == PROV_HUNK_UNKNOWN && loc->have_pre &&
+		    (via = names_by_naming(dp, h, fix_hex, &loc->pre, loc->deployed)))
+			st = PROV_HUNK_PRESENT_CHANGED;	/* its new names added by the patch naming the fix */
 		if ((st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED) && !via)
 			via = t->deployed_hex;	/* already in the upstream code deployed */
 		/* test-only: a test file the deployed tree does not have (not
@@ -1255,7 +1476,17 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		add_evidence(out, fix_hex, h, loc, st, st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED ? via : NULL);
 		if (renamed && (st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED || st == PROV_HUNK_ABSENT))
 			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_RENAMED;
-		if ((st == PROV_HUNK_ABSENT || st == PROV_HUNK_UNKNOWN) && prov_hunk_comments_only(h)) {
+		if (prov_hunk_blanks_only(h)) {
+			/* whitespace: nothing to tell present from absent; decided apart */
+			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_BLANKS;
+		} else if (undone && revert) {
+			/* decided apart: the later patch's revert, not the fix's absence */
+			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_REVERTED;
+			out->ev[out->n - 1].via = prov_xstrdup(undone);
+			out->nna++;
+		} else if (undone) {
+			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_CHANGED_LATER;
+		} else if ((st == PROV_HUNK_ABSENT || st == PROV_HUNK_UNKNOWN) && prov_hunk_comments_only(h)) {
 			/* a comment changed or dropped: no effect on the code, a
 			 * backport may leave it; decided apart, like a test file's */
 			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_COMMENTS;
@@ -1263,6 +1494,21 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		    !function_in(h, loc)) {
 			/* the release does not have the code this hunk changes: a backport drops it */
 			out->ev[out->n - 1].note = "the code it changes is not in the deployed file";
+			out->nna++;
+		} else if (st == PROV_HUNK_ABSENT && loc->found && dp && dp->applied &&
+			   own_mechanism_left_out(dp, h, fix_hex, loc)) {
+			/* its new names nowhere: the patch naming the fix did it another way */
+			out->ev[out->n - 1].state = prov_hunk_state_name(PROV_HUNK_UNKNOWN);
+			out->ev[out->n - 1].note = "a patch naming the fix changes this file another way";
+			out->nabsent--;
+			out->nunknown++;
+			out->nna++;
+		} else if (st == PROV_HUNK_ABSENT && loc->found && removes_used_function(h, loc, dp)) {
+			/* the release (or a distribution patch) still calls what it removes */
+			out->ev[out->n - 1].state = prov_hunk_state_name(PROV_HUNK_UNKNOWN);
+			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_STILL_USED;
+			out->nabsent--;
+			out->nunknown++;
 			out->nna++;
 		} else if (st == PROV_HUNK_ABSENT && !h->new_file && adds_absent_headers_only(h, t)) {
 			/* the include of a helper the release does not have: not applicable there */

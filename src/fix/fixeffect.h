@@ -76,6 +76,14 @@ struct prov_effect {
 #define PROV_EFFECT_NOTE_COMMENTS "it changes comments only"
 #define PROV_EFFECT_NOTE_RENAMED "judged with the identifiers the deployed file spells another way renamed (an API renamed since)"
 #define PROV_EFFECT_NOTE_NO_FILE "the file is not in the deployed tree"
+/* The note of a hunk that removes a function the deployed tree still calls (a backport keeps it). */
+#define PROV_EFFECT_NOTE_STILL_USED "it removes a function the deployed tree still calls"
+/* The note of a hunk that changes blanks only (decided apart, like a comment's). */
+#define PROV_EFFECT_NOTE_BLANKS "it changes blanks only"
+/* The notes of a hunk a patch of the series carries and a later one changes again (present, via the
+ * carrying patch), or reverts (unknown, via the reverting patch: decided apart). */
+#define PROV_EFFECT_NOTE_CHANGED_LATER "a later patch of the series changes its lines again"
+#define PROV_EFFECT_NOTE_REVERTED "a patch carries it and a later patch of the series (via) reverts it"
 #define PROV_EFFECT_NOTE_ABSENT_COMMIT "the lines it changes came with a commit (via) the deployed tree does not have"
 
 /* The hunks of fix_hex in the deployed tree. */

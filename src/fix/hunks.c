@@ -252,6 +252,13 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* Identifiers and numbers, two-character operators, other punctuation: hashed, sorted. */
 static size_t tokenize(uint32_t *out, const char *s, size_t len)
 {
@@ -646,6 +653,11 @@ static int deletion_present(const struct prov_hunk_file *f, const struct sides *
 	 * fix elsewhere): the hunk's own window, its context closed up, says it */
 	if (!s->ndminus && !(s->pre_an[before] && s->pre_an[after]))
 		return 0;
+	/* context lines that say little (a brace, a comment opening) are adjacent in many
+	 * places: then the distinctive - lines must be gone from the file */
+	if (!(s->pre_an[before] && s->pre_an[after]) &&
+	    any_flagged_in(f, s->minus, s->minus_d, s->nminus, 0, f->n))
+		return 0;
 	for (i = 0, k = 0; i + 1 < f->n && k < MAX_ANCHORS; i++)
 		if (f->hash[i] == s->pre[before] && f->hash[i + 1] == s->pre[after]) {
 			if (!any_flagged_in(f, s->minus, s->minus_d, s->nminus, sub_sat(i, s->nminus + 3),
@@ -725,6 +737,8 @@ static int req_match(const struct req *r, const struct prov_hunk_file *f, size_t
 	sm = sim(l, nl, r->mt, r->nm);
 	if (sp < 0.7 || sp <= sm)
 		return 0;
+	if (5 * common(l, nl, r->pt, r->np) < 4 * r->np)
+		return 0;	/* most of the + line's tokens are there, not a few of them on a short line */
 	for (k = 0; k < r->np; k++) {
 		size_t cp = count_of(r->pt, r->np, r->pt[k]), cm = count_of(r->mt, r->nm, r->pt[k]);
 
@@ -851,6 +865,22 @@ static int pre_absent(const struct prov_hunk_file *f, const struct sides *s)
 	return 0;
 }
 
+/*
+ * The whole pre-image says where the hunk goes only when the fix's own file
+ * has it once before the fix and not after it (pre, post: NULL when not
+ * known). Lines common enough to repeat ("return rv; } }") found in the
+ * deployed file may be another place, one the fix leaves as it is.
+ */
+static int pre_says_where(const struct sides *s, const struct prov_hunk_file *pre, const struct prov_hunk_file *post)
+{
+	size_t at;
+
+	if (post && find_seq(post, s->pre, s->npre, 0) != SIZE_MAX)
+		return 0;
+	return !pre || (at = find_seq(pre, s->pre, s->npre, 0)) == SIZE_MAX ||
+	       find_seq(pre, s->pre, s->npre, at + 1) == SIZE_MAX;
+}
+
 /* 1 when the pre-image is somewhere in f not inside an occurrence of the post-image. */
 static int pre_outside_post(const struct prov_hunk_file *f, const struct sides *s)
 {
@@ -892,13 +922,58 @@ static size_t unique_pair(const struct prov_hunk_file *f, uint64_t x, uint64_t y
 	return at;
 }
 
+/* The text of the k-th non-blank line of the hunk's pre-image (context and - lines), or NULL. */
+static const char *pre_line(const struct prov_hunk *h, size_t k)
+{
+	size_t i;
+
+	for (i = 0; i < h->n; i++)
+		if (h->origin[i] != '+' && norm_hash(h->lines[i], strlen(h->lines[i]), NULL) && !k--)
+			return h->lines[i];
+	return NULL;
+}
+
+/*
+ * Where the two context lines around an addition are adjacent in f, one
+ * exactly and the other changed a little (a macro renamed since: token
+ * similarity at least 0.8, one token apart at most), at one place only;
+ * SIZE_MAX when none or several.
+ */
+static size_t renamed_pair(const struct prov_hunk *h, const struct prov_hunk_file *f, const struct sides *s)
+{
+	const char *la = pre_line(h, s->ins_at - 1), *lb = pre_line(h, s->ins_at);
+	uint32_t ta[MAX_TOKENS], tb[MAX_TOKENS];
+	size_t na, nb, i, at = SIZE_MAX;
+
+	if (!la || !lb || !f->tok)
+		return SIZE_MAX;
+	na = tokenize(ta, la, strlen(la));
+	nb = tokenize(tb, lb, strlen(lb));
+	for (i = 0; i + 1 < f->n; i++) {
+		int a = f->hash[i] == s->pre[s->ins_at - 1], b = f->hash[i + 1] == s->pre[s->ins_at];
+
+		if (a == b)
+			continue;	/* both exact: unique_pair's; neither: not here */
+		if (a ? !(sim(f->tok[i + 1], f->ntok[i + 1], tb, nb) >= 0.8 &&
+			  common(f->tok[i + 1], f->ntok[i + 1], tb, nb) + 1 >= nb)
+		      : !(sim(f->tok[i], f->ntok[i], ta, na) >= 0.8 && common(f->tok[i], f->ntok[i], ta, na) + 1 >= na))
+			continue;
+		if (at != SIZE_MAX)
+			return SIZE_MAX;
+		at = i;
+	}
+	return at;
+}
+
 /*
  * An addition not made: the hunk only adds one block of lines, the two
  * context lines around that block (each saying where) are adjacent in f at
- * one place only, and none of the + lines is near it more often than near
- * the same place in the fix's own file before it (pre; NULL: not at all).
+ * one place only (one of them may be changed a little: renamed_pair), and
+ * none of the + lines is near it more often than near the same place in
+ * the fix's own file before it (pre; NULL: not at all).
  */
-static int addition_absent(const struct prov_hunk_file *f, const struct sides *s, const struct prov_hunk_file *pre)
+static int addition_absent(const struct prov_hunk *h, const struct prov_hunk_file *f, const struct sides *s,
+			   const struct prov_hunk_file *pre)
 {
 	size_t at, pat = SIZE_MAX, k, w = s->nplus + 30;
 
@@ -906,6 +981,8 @@ static int addition_absent(const struct prov_hunk_file *f, const struct sides *s
 	    s->ins_at >= s->npre || !s->pre_an[s->ins_at - 1] || !s->pre_an[s->ins_at])
 		return 0;
 	at = unique_pair(f, s->pre[s->ins_at - 1], s->pre[s->ins_at]);
+	if (at == SIZE_MAX)
+		at = renamed_pair(h, f, s);
 	if (at == SIZE_MAX)
 		return 0;
 	if (pre)
@@ -1126,6 +1203,8 @@ enum prov_hunk_state prov_hunk_match_fix_ex(const struct prov_hunk *h, const str
 	}
 	if (pre_at && !post_at && pre_absent(f, &s)) {
 		st = PROV_HUNK_ABSENT;
+		if (how && !pre_says_where(&s, pre, post))
+			*how = PROV_HUNK_BY_CODE_AROUND;	/* found, but maybe not where the fix goes */
 		goto done;
 	}
 	if (post_at)
@@ -1142,7 +1221,7 @@ enum prov_hunk_state prov_hunk_match_fix_ex(const struct prov_hunk *h, const str
 		st = PROV_HUNK_PRESENT_CHANGED;
 		if (how)
 			*how = PROV_HUNK_BY_TOKENS;
-	} else if (addition_absent(f, &s, pre) || lines_absent(h, f, &s)) {
+	} else if (addition_absent(h, f, &s, pre) || lines_absent(h, f, &s)) {
 		st = PROV_HUNK_ABSENT;
 		if (how)
 			*how = PROV_HUNK_BY_CODE_AROUND;
@@ -1322,6 +1401,59 @@ int prov_hunk_carries(const struct prov_hunk *patch, const struct prov_hunk *fix
 	}
 }
 
+/* The normalised hashes of the non-blank lines with origin o of hunks v[0..n) (or w[0..n)), sorted; *out_n. */
+static uint64_t *origin_hashes(const struct prov_hunk *const *v, const struct prov_hunk *w, size_t n, char o,
+			       size_t *out_n)
+{
+	size_t k, i, m = 0, cap = 0;
+	uint64_t *h = NULL;
+
+	for (k = 0; k < n; k++) {
+		const struct prov_hunk *x = v ? v[k] : &w[k];
+
+		for (i = 0; i < x->n; i++) {
+			uint64_t y;
+
+			if (x->origin[i] != o || !(y = norm_hash(x->lines[i], strlen(x->lines[i]), NULL)))
+				continue;
+			PROV_ALLOC_GROW(h, m + 1, cap);
+			h[m++] = y;
+		}
+	}
+	if (m)
+		qsort(h, m, sizeof(*h), cmp_u64);
+	*out_n = m;
+	return h;
+}
+
+static int in_sorted(const uint64_t *v, size_t n, uint64_t x)
+{
+	return n && bsearch(&x, v, n, sizeof(x), cmp_u64) != NULL;
+}
+
+int prov_hunk_removes_added(const struct prov_hunk *const *later, size_t n, const struct prov_hunk *fix)
+{
+	struct sides x;
+	size_t i, found = 0, missed = 0, nm;
+	uint64_t *minus = origin_hashes(later, NULL, n, '-', &nm);
+	int strict;
+
+	sides_init(&x, fix, NULL, NULL);
+	strict = !x.ndplus;	/* no distinctive + line: every one that says something */
+	for (i = 0; missed < 2 && i < x.nplus; i++)
+		if (strict ? x.plus_an[i] : x.plus_d[i]) {
+			if (in_sorted(minus, nm, x.plus[i]))
+				found++;
+			else
+				missed++;
+		}
+	sides_release(&x);
+	free(minus);
+	/* one may have been changed in between by another patch, when three others are removed;
+	 * a lone common line ("free(cp);") is removed in many places */
+	return found && (!strict || found >= 2) && (!missed || (missed == 1 && found >= 3));
+}
+
 /* A line that is a comment only: a "//" line, a C comment with nothing after its end, or a block comment's "* ..." line. */
 static int comment_line(const char *l)
 {
@@ -1337,6 +1469,150 @@ static int comment_line(const char *l)
 		return e[strspn(e, " \t\r")] == '\0';
 	}
 	return l[0] == '*' && (l[1] == '\0' || l[1] == ' ' || l[1] == '\t' || l[1] == '/' || l[1] == '*' || l[1] == '\r');
+}
+
+int prov_hunk_restores_removed(const struct prov_hunk *later, size_t n, const struct prov_hunk *fix)
+{
+	size_t i, want = 0, found = 0, np;
+	uint64_t *plus = origin_hashes(NULL, later, n, '+', &np);
+
+	for (i = 0; i < fix->n; i++) {
+		int an = 0;
+		uint64_t x;
+
+		if (fix->origin[i] != '-' || !(x = norm_hash(fix->lines[i], strlen(fix->lines[i]), &an)) ||
+		    an < DISTINCT_ALNUM)
+			continue;
+		want++;
+		found += in_sorted(plus, np, x);
+	}
+	free(plus);
+	return want ? found == want : !np;
+}
+
+#define MAX_NEW_NAMES 32
+#define NEW_NAME_MIN 4	/* shorter names ("len", "i") are everywhere */
+
+/* The names (identifiers of NEW_NAME_MIN bytes or more, hashed like tokenize) of line l not in pre's vocabulary. */
+static size_t new_names(uint32_t *out, size_t n, size_t max, const char *l, const struct prov_hunk_file *pre)
+{
+	const char *p = l;
+
+	while (*p && n < max) {
+		const char *q = p;
+		uint32_t h = 2166136261u;
+		size_t k;
+
+		if (!(isalpha((unsigned char)*p) || *p == '_')) {
+			p++;
+			continue;
+		}
+		while (isalnum((unsigned char)*q) || *q == '_')
+			q++;
+		for (k = 0; p + k < q; k++) {
+			h ^= (unsigned char)p[k];
+			h *= 16777619u;
+		}
+		if ((size_t)(q - p) >= NEW_NAME_MIN && !in_vocab(pre, h)) {
+			for (k = 0; k < n && out[k] != h; k++)
+				;
+			if (k == n)
+				out[n++] = h;
+		}
+		p = q;
+	}
+	return n;
+}
+
+int prov_hunk_names_added_by(const struct prov_hunk *fix, const struct prov_hunk_file *pre,
+			     const struct prov_hunk *const *by, size_t nby)
+{
+	uint32_t want[MAX_NEW_NAMES], have[MAX_NEW_NAMES];
+	size_t nw = 0, i, k, j;
+	int all;
+
+	if (!pre || !pre->nvocab)
+		return 0;
+	for (i = 0; i < fix->n; i++)
+		if (fix->origin[i] == '+')
+			nw = new_names(want, nw, MAX_NEW_NAMES, fix->lines[i], pre);
+	if (nw < 2)
+		return 0;	/* one new name says little */
+	memset(have, 0, sizeof(have));
+	for (k = 0; k < nby; k++)
+		for (j = 0; j < by[k]->n; j++) {
+			uint32_t t[MAX_TOKENS];
+			size_t nt, a, b;
+
+			if (by[k]->origin[j] != '+')
+				continue;
+			nt = tokenize(t, by[k]->lines[j], strlen(by[k]->lines[j]));
+			for (a = 0; a < nw; a++)
+				for (b = 0; b < nt && !have[a]; b++)
+					have[a] = t[b] == want[a];
+		}
+	for (i = 0, all = 1; i < nw && all; i++)
+		all = have[i] != 0;
+	return all;
+}
+
+#define OWN_NAME_MIN 8	/* a name long enough to be the fix's own mechanism ("user_was_default") */
+
+int prov_hunk_names_nowhere(const struct prov_hunk *fix, const struct prov_hunk_file *pre,
+			    const struct prov_hunk_file *f, const struct prov_hunk *const *by, size_t nby)
+{
+	uint32_t want[MAX_NEW_NAMES];
+	size_t nw = 0, i, k, j, a, nlong = 0;
+
+	if (!pre || !pre->nvocab || !f)
+		return 0;
+	for (i = 0; i < fix->n; i++)
+		if (fix->origin[i] == '+') {
+			const char *p = fix->lines[i];
+
+			nw = new_names(want, nw, MAX_NEW_NAMES, p, pre);
+			while (*p) {	/* is one of them long? */
+				size_t len = 0;
+
+				while (isalnum((unsigned char)p[len]) || p[len] == '_')
+					len++;
+				nlong += len >= OWN_NAME_MIN;
+				p += len ? len : 1;
+			}
+		}
+	if (!nw || !nlong)
+		return 0;
+	for (a = 0; a < nw; a++) {
+		if (in_vocab(f, want[a]))
+			return 0;	/* the deployed file has it */
+		for (k = 0; k < nby; k++)
+			for (j = 0; j < by[k]->n; j++) {
+				uint32_t t[MAX_TOKENS];
+				size_t nt, b;
+
+				if (by[k]->origin[j] != '+')
+					continue;
+				nt = tokenize(t, by[k]->lines[j], strlen(by[k]->lines[j]));
+				for (b = 0; b < nt; b++)
+					if (t[b] == want[a])
+						return 0;
+			}
+	}
+	return 1;
+}
+
+int prov_hunk_blanks_only(const struct prov_hunk *h)
+{
+	struct sides s;
+	size_t i;
+	int changed = 0, same;
+
+	for (i = 0; i < h->n && !changed; i++)
+		changed = h->origin[i] != ' ';
+	sides_init(&s, h, NULL, NULL);
+	same = same_seq(s.pre, s.npre, s.post, s.npost);
+	sides_release(&s);
+	return changed && same;
 }
 
 int prov_hunk_comments_only(const struct prov_hunk *h)

@@ -94,7 +94,9 @@ enum prov_hunk_state prov_hunk_match_fix(const struct prov_hunk *h, const struct
  * than a pre- or post-image found: PROV_HUNK_BY_CODE_AROUND for "absent" by
  * the code around the hunk only (its two context lines still adjacent, or its
  * distinctive - lines still there with the context drifted: a distribution
- * patch naming the fix outweighs it), PROV_HUNK_BY_TOKENS for "present" by
+ * patch naming the fix outweighs it; also the whole pre-image found when
+ * the fix's own file has it more than once before the fix or still after
+ * it: it may be another place), PROV_HUNK_BY_TOKENS for "present" by
  * lines changed a little (token changes), found anywhere in f (the caller may
  * check that it is in the hunk's function); else 0.
  */
@@ -111,6 +113,34 @@ enum prov_hunk_state prov_hunk_match_fix_ex(const struct prov_hunk *h, const str
  */
 int prov_hunk_not_applicable(const struct prov_hunk *h, const struct prov_hunk_file *f);
 
+/*
+ * 1 when hunks later[0..n) (a whole patch applied after the one carrying
+ * `fix`, that removes fix's + lines again) put back what `fix` removed: its
+ * - lines that say something are all among their + lines; for a fix that
+ * only adds, when they add nothing. A revert, not a change of the fix.
+ */
+int prov_hunk_restores_removed(const struct prov_hunk *later, size_t n, const struct prov_hunk *fix);
+/*
+ * 1 when the names hunk `fix` brings into its file (identifiers of four
+ * bytes or more in its + lines that the fix's own file before it, pre,
+ * lacks; at least two) are all among the + lines of hunks by[0..nby) (a
+ * patch naming the fix that rewrote the hunk: a test converted to another
+ * framework, another type): the hunk's new code is there, written another way.
+ */
+int prov_hunk_names_added_by(const struct prov_hunk *fix, const struct prov_hunk_file *pre,
+			     const struct prov_hunk *const *by, size_t nby);
+/*
+ * 1 when hunk `fix` brings names into its file (identifiers its file
+ * before the fix, pre, lacks; at least one, one of its + lines having a name
+ * of eight bytes or more) none of which is in the deployed file f nor in
+ * the + lines of hunks by[0..nby) (the patches naming the fix): the
+ * backport did without the fix's own mechanism (another variable, another
+ * flag) in that hunk.
+ */
+int prov_hunk_names_nowhere(const struct prov_hunk *fix, const struct prov_hunk_file *pre,
+			    const struct prov_hunk_file *f, const struct prov_hunk *const *by, size_t nby);
+/* 1 when h changes blanks only (lines of blanks added or removed, lines re-indented). */
+int prov_hunk_blanks_only(const struct prov_hunk *h);
 /* 1 when every changed line of h is a comment only (a C-style comment's line). */
 int prov_hunk_comments_only(const struct prov_hunk *h);
 /*
@@ -156,5 +186,14 @@ size_t prov_hunk_image_key(const struct prov_hunk *h, int post, const char **key
  * only trivial changed lines: all of them).
  */
 int prov_hunk_carries(const struct prov_hunk *patch, const struct prov_hunk *fix);
+
+/*
+ * 1 when the - lines of hunks later[0..n) (of a patch applied after the
+ * one carrying `fix`) remove the + lines of hunk `fix` again: its
+ * distinctive ones (when it has none, every + line with enough letters and
+ * digits to say something, at least two of those), at least one; all but
+ * one (changed in between by another patch) when at least three others are.
+ */
+int prov_hunk_removes_added(const struct prov_hunk *const *later, size_t n, const struct prov_hunk *fix);
 
 #endif

@@ -1224,21 +1224,14 @@ static int git_diff_copy(struct prov_buf *out, const char *patch, size_t len)
 	return error;
 }
 
-int prov_srcimport_quilt_to_git(struct prov_buf *out, const char *patch, size_t len,
-				int strip, const char *name)
+/* The ---/+++ files and hunks of a quilt (patch -pN) diff, appended to out as a git diff. */
+static int quilt_copy(struct prov_buf *out, const char *patch, size_t len, int strip, const char *name)
 {
 	const char *p = patch, *end = patch + len;
 	char *pend_old = NULL, *pend_new = NULL;
 	long old_left = 0, new_left = 0;
 	int in_hunk = 0, have_file = 0, after_hunk = 0, error = 0;
 
-	prov_buf_reset(out);
-	if ((len >= 11 && !memcmp(patch, "diff --git ", 11)) || memmem(patch, len, "\ndiff --git ", 12)) {
-		if (strip != 1)
-			return prov_error_set(PROV_EINPUT, "patch '%s' is a git diff with -p%d: only -p1 is supported for git diffs",
-					      name, strip);
-		return git_diff_copy(out, patch, len);
-	}
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;
@@ -1348,6 +1341,28 @@ cleanup:
 	free(pend_old);
 	free(pend_new);
 	return error;
+}
+
+int prov_srcimport_quilt_to_git(struct prov_buf *out, const char *patch, size_t len,
+				int strip, const char *name)
+{
+	const char *first;
+	size_t pre;
+	int error;
+
+	prov_buf_reset(out);
+	first = len >= 11 && !memcmp(patch, "diff --git ", 11) ? patch : memmem(patch, len, "\ndiff --git ", 12);
+	if (!first)
+		return quilt_copy(out, patch, len, strip, name);
+	if (strip != 1)
+		return prov_error_set(PROV_EINPUT, "patch '%s' is a git diff with -p%d: only -p1 is supported for git diffs",
+				      name, strip);
+	/* files before the first "diff --git" line written the quilt way
+	 * (---/+++ only: a hand-edited patch), which libgit2 refuses as is */
+	pre = first == patch ? 0 : (size_t)(first - patch) + 1;
+	if (pre && (error = quilt_copy(out, patch, pre, strip, name)) < 0)
+		return error;
+	return git_diff_copy(out, patch + pre, len - pre);
 }
 
 static int read_blob_at(struct prov_buf *out, git_repository *repo, const git_oid *tree_oid,

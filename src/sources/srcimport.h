@@ -135,7 +135,8 @@ int prov_srcimport_pool_dir(char **out, const char *source, const char *area);
  * git_diff_from_buffer reads: "diff --git" headers synthesised, paths
  * stripped of `strip` components and given a/ b/ prefixes, timestamps and
  * text between files (DEP-3 headers, "Index:" lines) dropped. A patch that
- * already has "diff --git" headers is kept as it is (strip must be 1).
+ * already has "diff --git" headers is kept as it is (strip must be 1), but
+ * for files before its first "diff --git" line (---/+++ only), rewritten.
  * PROV_EINPUT naming `name` for a path with too few components or "..".
  */
 int prov_srcimport_quilt_to_git(struct prov_buf *out, const char *patch, size_t len,

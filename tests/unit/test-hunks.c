@@ -340,6 +340,99 @@ static int is_present(enum prov_hunk_state st)
  * the fix NOT applied, by construction. (Without the pre-image, the first
  * two were called present.)
  */
+/* p21h: rules found on a third set of real packages */
+static void test_series_rules(void **state)
+{
+	/* a deletion between a brace and a comment opening (adjacent in many
+	 * places): the function it deletes is still in the file: not present */
+	static const char del[] =
+		"--- a/ssh.c\n+++ b/ssh.c\n@@ -1,12 +1,6 @@ f(void)\n"
+		" \tfree(c);\n }\n \n-static int\n-valid_host(const char *s)\n-{\n-\treturn s[0] != '-';\n-}\n-\n"
+		" /*\n  * Main program.\n  */\n";
+	static const char del_file[] =
+		"void g(void)\n{\n\tfree(d);\n}\n\n/*\n * g\n */\n"
+		"void f(void)\n{\n\tfree(c);\n}\n\nstatic int\nvalid_host(const char *s)\n{\n\treturn s[0] != '-';\n}\n\n"
+		"/*\n * Main program.\n */\n";
+	/* a line whose change only drops tokens: a shorter line holding a few
+	 * of the kept ones is not it */
+	static const char drop[] =
+		"--- a/t.sh\n+++ b/t.sh\n@@ -1,3 +1,3 @@\n for i in a b \\\n"
+		"-    user user-l user-at setenv knownhosts; do\n+    user setenv knownhosts; do\n \tverbose $i\n";
+	static const char drop_file[] = "for i in a b \\\n    remote knownhosts; do\n\tverbose $i\ndone\n"
+					"for j in c \\\n    knownhosts; do\n\ttrial $j\ndone\n";
+	static const char blanks[] = "--- a/w.c\n+++ b/w.c\n@@ -1,3 +1,4 @@\n int x;\n \tw->open = 1;\n+  \n }\n";
+	/* a fix's hunk, a later patch moving its lines, one reverting it */
+	static const char fx[] = "--- a/a.c\n+++ b/a.c\n@@ -1,4 +1,4 @@\n int mode(struct req *q)\n {\n"
+				 "-\tq->retries = 4;\n+\tq->retries = 1;\n \treturn q->retries;\n";
+	static const char moved[] = "--- a/a.c\n+++ b/a.c\n@@ -1,4 +1,4 @@\n int mode(struct req *q)\n {\n"
+				    "-\tq->retries = 1;\n+\tset_retries(q, 1);\n \treturn q->retries;\n";
+	static const char revert[] = "--- a/a.c\n+++ b/a.c\n@@ -1,4 +1,4 @@\n int mode(struct req *q)\n {\n"
+				     "-\tq->retries = 1;\n+\tq->retries = 4;\n \treturn q->retries;\n";
+	struct prov_hunks f, m, r, b;
+	const struct prov_hunk *v[1];
+
+	(void)state;
+	assert_int_not_equal(state_of(del, del_file, 0), PROV_HUNK_PRESENT_CHANGED);
+	assert_int_not_equal(state_of(drop, drop_file, 0), PROV_HUNK_PRESENT_CHANGED);
+	prov_hunks_parse(&b, blanks, strlen(blanks), 1);
+	assert_true(prov_hunk_blanks_only(&b.v[0]));
+	prov_hunks_release(&b);
+	prov_hunks_parse(&b, fix, strlen(fix), 1);
+	assert_false(prov_hunk_blanks_only(&b.v[0]));
+	prov_hunks_release(&b);
+	prov_hunks_parse(&f, fx, strlen(fx), 1);
+	prov_hunks_parse(&m, moved, strlen(moved), 1);
+	prov_hunks_parse(&r, revert, strlen(revert), 1);
+	v[0] = &m.v[0];
+	assert_true(prov_hunk_removes_added(v, 1, &f.v[0]));
+	assert_false(prov_hunk_restores_removed(m.v, m.n, &f.v[0]));
+	v[0] = &r.v[0];
+	assert_true(prov_hunk_removes_added(v, 1, &f.v[0]));
+	assert_true(prov_hunk_restores_removed(r.v, r.n, &f.v[0]));
+	v[0] = &f.v[0];	/* the fix's own hunk removes what it adds? no */
+	assert_false(prov_hunk_removes_added(v, 1, &f.v[0]));
+	prov_hunks_release(&f);
+	prov_hunks_release(&m);
+	prov_hunks_release(&r);
+	/* an addition whose context line was renamed since (a macro): absent, not when its line is there */
+	{
+		static const char add[] = "--- a/s.c\n+++ b/s.c\n@@ -1,4 +1,5 @@\n \tif (rc == FX_OK) {\n"
+					  " \t\tSSH2_FREE(session, data);\n+\t\tdata = NULL;\n \t\t/* check for a HANDLE */\n"
+					  " \t\trc = require(sftp);\n";
+		static const char old_rel[] = "int f(void)\n{\n\tif (rc == FX_OK) {\n\t\tLIBSSH2_FREE(session, data);\n"
+					      "\t\t/* check for a HANDLE */\n\t\trc = require(sftp, 10);\n\t}\n}\n";
+		static const char fixed_rel[] = "int f(void)\n{\n\tif (rc == FX_OK) {\n\t\tLIBSSH2_FREE(session, data);\n"
+						"\t\tdata = NULL;\n\t\t/* check for a HANDLE */\n\t\trc = require(sftp, 10);\n\t}\n}\n";
+
+		assert_int_equal(state_of(add, old_rel, 0), PROV_HUNK_ABSENT);
+		assert_int_not_equal(state_of(add, fixed_rel, 0), PROV_HUNK_ABSENT);
+	}
+	/* a test converted to another framework: the names it brings are there */
+	{
+		static const char tf[] = "--- a/t.c\n+++ b/t.c\n@@ -1,2 +1,5 @@\n int x;\n+static int term_cb(void)\n"
+					 "+{\n+\tassert_int(0, ==, term_now());\n+}\n int y;\n";
+		static const char cu[] = "--- a/t.c\n+++ b/t.c\n@@ -1,2 +1,5 @@\n int x;\n+static int term_cb(void)\n"
+					 "+{\n+\tCU_ASSERT(0 == term_now());\n+}\n int y;\n";
+		static const char other[] = "--- a/t.c\n+++ b/t.c\n@@ -1,2 +1,3 @@\n int x;\n+static int term_cb(void);\n int y;\n";
+		static const char pre_text[] = "int x;\nint y;\nint assert_int(int a, int b);\n";
+		struct prov_hunk_file pre;
+
+		prov_hunk_file_init(&pre, pre_text, strlen(pre_text));
+		prov_hunks_parse(&f, tf, strlen(tf), 1);
+		prov_hunks_parse(&m, cu, strlen(cu), 1);
+		prov_hunks_parse(&r, other, strlen(other), 1);
+		v[0] = &m.v[0];
+		assert_true(prov_hunk_names_added_by(&f.v[0], &pre, v, 1));
+		v[0] = &r.v[0];	/* term_now is not there */
+		assert_false(prov_hunk_names_added_by(&f.v[0], &pre, v, 1));
+		assert_false(prov_hunk_names_added_by(&f.v[0], NULL, v, 1));
+		prov_hunks_release(&f);
+		prov_hunks_release(&m);
+		prov_hunks_release(&r);
+		prov_hunk_file_release(&pre);
+	}
+}
+
 static void test_no_evidence_from_pre_image(void **state)
 {
 	/* + lines that sat in the else branch the fix removes (libarchive f774f03b40cb's shape) */
@@ -643,6 +736,7 @@ int main(void)
 		cmocka_unit_test(test_doc_and_comments),
 		cmocka_unit_test(test_absent_by_context),
 		cmocka_unit_test(test_no_evidence_from_pre_image),
+		cmocka_unit_test(test_series_rules),
 		cmocka_unit_test(test_dep3),
 		cmocka_unit_test(test_dep3_hostile),
 		cmocka_unit_test(test_renames),

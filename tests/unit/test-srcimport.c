@@ -137,6 +137,20 @@ static void test_quilt_to_git(void **state)
 	assert_ok(prov_srcimport_quilt_to_git(&out, git_diff, strlen(git_diff), 1, "g.patch"));
 	assert_string_equal(out.buf, git_diff);
 	assert_int_equal(prov_srcimport_quilt_to_git(&out, git_diff, strlen(git_diff), 2, "g.patch"), PROV_EINPUT);
+	/* a hand-edited git patch: its first file has ---/+++ only (Debian shadow's
+	 * 502_debian_useradd_defaults); libgit2 refuses that part as is */
+	{
+		const char *mixed = "Description: keep the defaults\n\n--- a/src/u.c\n+++ b/src/u.c\n@@ -1,2 +1,2 @@\n"
+				    " one\n-two\n+2\ndiff --git a/m.xml b/m.xml\nindex af02a23f..c7f95b47 100644\n"
+				    "--- a/m.xml\n+++ b/m.xml\n@@ -1 +1 @@\n-a\n+b\n";
+
+		assert_ok(prov_srcimport_quilt_to_git(&out, mixed, strlen(mixed), 1, "m.patch"));
+		assert_string_equal(out.buf, "diff --git a/src/u.c b/src/u.c\n--- a/src/u.c\n+++ b/src/u.c\n"
+					     "@@ -1,2 +1,2 @@\n one\n-two\n+2\n"
+					     "diff --git a/m.xml b/m.xml\nindex af02a23f..c7f95b47 100644\n"
+					     "--- a/m.xml\n+++ b/m.xml\n@@ -1 +1 @@\n-a\n+b\n");
+		assert_int_equal(prov_srcimport_quilt_to_git(&out, mixed, strlen(mixed), 0, "m.patch"), PROV_EINPUT);
+	}
 	/* paths that cannot be used */
 	assert_int_equal(prov_srcimport_quilt_to_git(&out, p1_delete, strlen(p1_delete), 3, "d.patch"), PROV_EINPUT);
 	assert_non_null(strstr(prov_error_last(), "d.patch"));
