@@ -21,3 +21,33 @@ for a, b in zip(sys.argv[2::2], sys.argv[3::2]):
 open(p, "w").write(s)
 PY
 }
+
+# A Debian source package of $pkg 1.0 made from the upstream tag v1.0
+# ($w/$pkg_1.0.orig.tar.gz, a clone checked out in $wk): quilt_patch NAME
+# HEADER turns the clone's uncommitted changes into debian/patches/NAME (added
+# to $w/series); build_pkg REVISION runs dpkg-source -b on the series so far,
+# puts the result in $pool (the archive the test serves) and unpacks it with
+# dpkg-source -x into $w/xREVISION, the truth the test compares against.
+quilt_patch() {
+	printf '%s\n---\n' "$2" > "$w/$1"
+	git -C "$wk" add -A
+	git -C "$wk" diff --cached >> "$w/$1"
+	git -C "$wk" -c user.name=d -c user.email=d@example.invalid commit -qm "$1"
+	echo "$1" >> "$w/series"
+}
+build_pkg() {
+	local d=$w/b$1 s=$w/b$1/$pkg-1.0
+	mkdir -p "$d" && tar -C "$d" -xzf "$w/${pkg}_1.0.orig.tar.gz"
+	mkdir -p "$s/debian/source" "$s/debian/patches"
+	sed "s/^Source: libfoo/Source: $pkg/" "$TOP/fixtures/srcpkg/debian/control" > "$s/debian/control"
+	cp "$TOP/fixtures/srcpkg/debian/rules" "$s/debian/"
+	printf '%s (1.0-%s) unstable; urgency=medium\n\n  * Test.\n\n -- Provenance Tests <tests@example.invalid>  Mon, 01 Jan 2024 10:00:00 +0000\n' \
+		"$pkg" "$1" > "$s/debian/changelog"
+	echo "3.0 (quilt)" > "$s/debian/source/format"
+	cp "$w/series" "$s/debian/patches/"
+	while read -r p; do cp "$w/$p" "$s/debian/patches/"; done < "$w/series"
+	cp "$w/${pkg}_1.0.orig.tar.gz" "$d/"
+	(cd "$d" && dpkg-source --no-check -b "$pkg-1.0") >"$d/b.log" 2>&1 || { cat "$d/b.log"; fail "dpkg-source -b 1.0-$1"; }
+	cp "$d/${pkg}_1.0-$1.dsc" "$d/${pkg}_1.0-$1".debian.tar.* "$pool/"
+	(cd "$d" && dpkg-source --no-check -x "${pkg}_1.0-$1.dsc" "$w/x$1") >/dev/null 2>&1 || fail "dpkg-source -x 1.0-$1"
+}

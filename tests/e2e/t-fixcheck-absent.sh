@@ -590,36 +590,14 @@ g tag v1.1
 
 # --- two Debian revisions: 1.0-1 (an unrelated patch), 1.0-2 (the four fixes, adapted) --------
 w=$T/deb
-mkdir -p "$w/www/debian/pool/main/libb/libbar"
+pkg=libbar pool=$w/www/debian/pool/main/libb/libbar
+mkdir -p "$pool"
 g archive --prefix=libbar-1.0/ v1.0 | gzip -n > "$w/libbar_1.0.orig.tar.gz"
 git clone -q "$up" "$w/work" && git -C "$w/work" checkout -q v1.0
 wk=$w/work
-mkpatch() { # mkpatch NAME HEADER: the working tree's changes as a quilt patch
-	printf '%s\n---\n' "$2" > "$w/$1"
-	git -C "$wk" add -A
-	git -C "$wk" diff --cached >> "$w/$1"
-	git -C "$wk" -c user.name=d -c user.email=d@example.invalid commit -qm "$1"
-	echo "$1" >> "$w/series"
-}
-build() { # build REVISION: libbar_1.0-REVISION from the patches in $w/series so far
-	local d=$w/b$1
-	mkdir -p "$d" && tar -C "$d" -xzf "$w/libbar_1.0.orig.tar.gz"
-	mkdir -p "$d/libbar-1.0/debian/source" "$d/libbar-1.0/debian/patches"
-	sed 's/^Source: libfoo/Source: libbar/' "$TOP/fixtures/srcpkg/debian/control" > "$d/libbar-1.0/debian/control"
-	cp "$TOP/fixtures/srcpkg/debian/rules" "$d/libbar-1.0/debian/"
-	printf 'libbar (1.0-%s) unstable; urgency=medium\n\n  * Test.\n\n -- Provenance Tests <tests@example.invalid>  Mon, 01 Jan 2024 10:00:00 +0000\n' "$1" \
-		> "$d/libbar-1.0/debian/changelog"
-	echo "3.0 (quilt)" > "$d/libbar-1.0/debian/source/format"
-	cp "$w/series" "$d/libbar-1.0/debian/patches/"
-	while read -r p; do cp "$w/$p" "$d/libbar-1.0/debian/patches/"; done < "$w/series"
-	cp "$w/libbar_1.0.orig.tar.gz" "$d/"
-	(cd "$d" && dpkg-source --no-check -b libbar-1.0) >"$d/b.log" 2>&1 || { cat "$d/b.log"; fail "dpkg-source -b 1.0-$1"; }
-	cp "$d"/libbar_1.0-"$1".dsc "$d"/libbar_1.0-"$1".debian.tar.* "$w/www/debian/pool/main/libb/libbar/"
-	(cd "$d" && dpkg-source --no-check -x "libbar_1.0-$1.dsc" "$w/x$1") >/dev/null 2>&1 || fail "dpkg-source -x 1.0-$1"
-}
 cp "$w/libbar_1.0.orig.tar.gz" "$w/www/debian/pool/main/libb/libbar/"
 ed "$wk/src/ctx.c" "/* ctx.c: parser contexts */" "/* ctx.c: parser contexts (Debian) */"
-mkpatch 01-unrelated.patch "Description: a comment"
+quilt_patch 01-unrelated.patch "Description: a comment"
 ed "$wk/src/old.c" "	int b = a * 2;
 
 	b += 7;
@@ -627,8 +605,8 @@ ed "$wk/src/old.c" "	int b = a * 2;
 
 	wide += 7;
 	return (int)wide;"
-mkpatch 02-old.patch "Description: old_func: no overflow (a Debian change)"
-build 1
+quilt_patch 02-old.patch "Description: old_func: no overflow (a Debian change)"
+build_pkg 1
 ed "$wk/src/buf.c" "	free(b->spare);
 
 	if" "	free(b->spare);
@@ -642,7 +620,7 @@ ed "$wk/src/buf.c" "	free(b->spare);
 		b->spare = NULL;
 	}" "		b->spare = calloc(1, b->size);
 	}"
-mkpatch 10-buf.patch "Description: buf_reset: no dangling pointers
+quilt_patch 10-buf.patch "Description: buf_reset: no dangling pointers
 Origin: upstream, https://git.example.invalid/libbar/commit/$fixA"
 ed "$wk/src/num.c" "	if (cnt != 0) {
 		digit = *p - '0';
@@ -663,7 +641,7 @@ ed "$wk/src/num.c" "	if (cnt != 0) {
 		p++;
 		cnt--;
 	}"
-mkpatch 20-num.patch "Description: num_parse: one loop (no ckd_mul_add in 1.0)
+quilt_patch 20-num.patch "Description: num_parse: one loop (no ckd_mul_add in 1.0)
 Origin: backport, https://git.example.invalid/libbar/commit/$fixB"
 ed "$wk/src/ctx.c" "	return 0;
 }
@@ -680,19 +658,19 @@ int ctx_set_limit(ctx_t *c, int limit)
 }
 
 /****"
-mkpatch 30-ctx.patch "Description: include limit
+quilt_patch 30-ctx.patch "Description: include limit
 Origin: upstream, https://git.example.invalid/libbar/commit/$fixC"
 ed "$wk/tests/data/Makefile.am" "TESTS = test1 test2" "TESTS = test1 test2 test9"
 printf 'name: nine\nexpect: limit\n' > "$wk/tests/data/test9"
-mkpatch 40-test9.patch "Description: test9
+quilt_patch 40-test9.patch "Description: test9
 Origin: upstream, https://git.example.invalid/libbar/commit/$fixD"
 ed "$wk/src/io.c" "	do r = read(fd, buf, len); while (r < 0);" "	do r = read(fd, buf, len); while (r < 0 && errno == EINTR);"
-mkpatch 50-io.patch "Description: io_read: EINTR only (the TODO comment and NEWS left)
+quilt_patch 50-io.patch "Description: io_read: EINTR only (the TODO comment and NEWS left)
 Origin: upstream, https://git.example.invalid/libbar/commit/$fixE"
 ed "$wk/src/io.c" "	if (r > len) r = len;" "	r = r > len ? len : r;
 	if (r > max) r = max;"
 printf '\nint io_max(void)\n{\n\treturn 4096;\n}\n' >> "$wk/src/io.c"
-mkpatch 60-peek.patch "Description: io_peek: max (written another way)
+quilt_patch 60-peek.patch "Description: io_peek: max (written another way)
 Origin: upstream, https://git.example.invalid/libbar/commit/$fixF"
 ed "$wk/src/len.c" "/* len.c: lengths */" "/* len.c: lengths */
 static int clamp_len(int len)
@@ -702,7 +680,7 @@ static int clamp_len(int len)
 	return len;
 }
 " "	return n;" "	return clamp_len(n);"
-mkpatch 70-clamp.patch "Description: len_of: clamp (the helper inlined, no clamp.c)
+quilt_patch 70-clamp.patch "Description: len_of: clamp (the helper inlined, no clamp.c)
 Origin: upstream, https://git.example.invalid/libbar/commit/$fixI"
 ed "$wk/tests/run.pl" '            stopserver($srv, "$pid");
             showlogs($srv);
@@ -718,7 +696,7 @@ ed "$wk/tests/run.pl" '            stopserver($srv, "$pid");
         $doesntrun{$srv} = 0;
         # we have a server!
         logmsg'
-mkpatch 80-starthttp.patch "Description: starthttp: no stopserver on retry (in run.pl)
+quilt_patch 80-starthttp.patch "Description: starthttp: no stopserver on retry (in run.pl)
 Origin: upstream, https://git.example.invalid/libbar/commit/$fixJ"
 ed "$wk/src/debug.c" "		if (i == 0)
 			continue;" "		if (i == 0) {
@@ -726,7 +704,7 @@ ed "$wk/src/debug.c" "		if (i == 0)
 			cmdline = NULL;
 			continue;
 		}"
-mkpatch 90-shell.patch "Description: free an empty command line (in debug.c)
+quilt_patch 90-shell.patch "Description: free an empty command line (in debug.c)
 Origin: upstream, https://git.example.invalid/libbar/commit/$fixM"
 ed "$wk/src/path.c" "		if (dyn_addn(&np, wp + 2, wlen - 2)) {
 			free(wp);
@@ -743,9 +721,9 @@ ed "$wk/src/path.c" "		if (dyn_addn(&np, wp + 2, wlen - 2)) {
 			}
 		}
 	}"
-mkpatch 95-path.patch "Description: /~ gets its slash (dyn_* in 1.0)
+quilt_patch 95-path.patch "Description: /~ gets its slash (dyn_* in 1.0)
 Origin: upstream, https://git.example.invalid/libbar/commit/$fixN"
-build 2
+build_pkg 2
 
 # --- ground truth ---------------------------------------------------------------------------
 hunk() { # hunk SHA K: hunk K (from 0) of SHA as a patch on stdout

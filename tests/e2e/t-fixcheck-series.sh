@@ -285,49 +285,27 @@ g tag v1.1
 
 # --- two Debian revisions: 1.0-1 (an unrelated patch), 1.0-2 (M, M2, R and its revert, P) -----
 w=$T/deb
-mkdir -p "$w/www/debian/pool/main/libq/libqux"
+pkg=libqux pool=$w/www/debian/pool/main/libq/libqux
+mkdir -p "$pool"
 g archive --prefix=libqux-1.0/ v1.0 | gzip -n > "$w/libqux_1.0.orig.tar.gz"
 git clone -q "$up" "$w/work" && git -C "$w/work" checkout -q v1.0
 wk=$w/work
-mkpatch() { # mkpatch NAME HEADER: the working tree's changes as a quilt patch
-	printf '%s\n---\n' "$2" > "$w/$1"
-	git -C "$wk" add -A
-	git -C "$wk" diff --cached >> "$w/$1"
-	git -C "$wk" -c user.name=d -c user.email=d@example.invalid commit -qm "$1"
-	echo "$1" >> "$w/series"
-}
-build() { # build REVISION: libqux_1.0-REVISION from the patches in $w/series so far
-	local d=$w/b$1
-	mkdir -p "$d" && tar -C "$d" -xzf "$w/libqux_1.0.orig.tar.gz"
-	mkdir -p "$d/libqux-1.0/debian/source" "$d/libqux-1.0/debian/patches"
-	sed 's/^Source: libfoo/Source: libqux/' "$TOP/fixtures/srcpkg/debian/control" > "$d/libqux-1.0/debian/control"
-	cp "$TOP/fixtures/srcpkg/debian/rules" "$d/libqux-1.0/debian/"
-	printf 'libqux (1.0-%s) unstable; urgency=medium\n\n  * Test.\n\n -- Provenance Tests <tests@example.invalid>  Mon, 01 Jan 2024 10:00:00 +0000\n' "$1" \
-		> "$d/libqux-1.0/debian/changelog"
-	echo "3.0 (quilt)" > "$d/libqux-1.0/debian/source/format"
-	cp "$w/series" "$d/libqux-1.0/debian/patches/"
-	while read -r p; do cp "$w/$p" "$d/libqux-1.0/debian/patches/"; done < "$w/series"
-	cp "$w/libqux_1.0.orig.tar.gz" "$d/"
-	(cd "$d" && dpkg-source --no-check -b libqux-1.0) >"$d/b.log" 2>&1 || { cat "$d/b.log"; fail "dpkg-source -b 1.0-$1"; }
-	cp "$d"/libqux_1.0-"$1".dsc "$d"/libqux_1.0-"$1".debian.tar.* "$w/www/debian/pool/main/libq/libqux/"
-	(cd "$d" && dpkg-source --no-check -x "libqux_1.0-$1.dsc" "$w/x$1") >/dev/null 2>&1 || fail "dpkg-source -x 1.0-$1"
-}
 cp "$w/libqux_1.0.orig.tar.gz" "$w/www/debian/pool/main/libq/libqux/"
 ed "$wk/src/w.c" "/* w.c: windows */" "/* w.c: windows (Debian) */"
-mkpatch 01-unrelated.patch "Description: a comment"
+quilt_patch 01-unrelated.patch "Description: a comment"
 printf '/* g.c: a Debian transport */\n#include "r.h"\n\nint gss_read(struct conn *c)\n{\n\treturn read_one(c);\n}\n' > "$wk/src/g.c"
-mkpatch 05-gss.patch "Description: a Debian transport that reads one at a time"
-build 1
+quilt_patch 05-gss.patch "Description: a Debian transport that reads one at a time"
+build_pkg 1
 ed "$wk/src/a.c" "	r = step(q, n);
 	q->done = 1;" "	r = step(q, n);
 	if (q->len > MAX_LEN || q->len < 0)
 		return -EINVAL;
 	q->done = 1;"
-mkpatch 10-len.patch "Description: parse: check the length
+quilt_patch 10-len.patch "Description: parse: check the length
 Origin: upstream, https://git.example.invalid/libqux/commit/$fixM"
 ed "$wk/src/a.c" "	q->retries = 4;" "	q->retries = 1;" "	return q->retries;" "	q->timeout_ms = q->timeout * 1000;
 	return q->retries;"
-mkpatch 20-mode.patch "Description: mode: one retry, the timeout in ms
+quilt_patch 20-mode.patch "Description: mode: one retry, the timeout in ms
 Origin: upstream, https://git.example.invalid/libqux/commit/$fixR"
 ed "$wk/src/s.c" "		rv = on_one(st);
 		if (fatal(rv)) {
@@ -352,30 +330,30 @@ ed "$wk/src/s.c" "		rv = on_one(st);
 			return (long)len;
 		}
 "
-mkpatch 30-ign.patch "Description: run: stop after a callback that ignores all (long, not nssize, in 1.0)
+quilt_patch 30-ign.patch "Description: run: stop after a callback that ignores all (long, not nssize, in 1.0)
 Origin: backport, https://git.example.invalid/libqux/commit/$fixP"
 ed "$wk/src/a.c" "	if (q->len > MAX_LEN || q->len < 0)
 		return -EINVAL;
 	q->done = 1;" "	q->done = 1;"
 printf '%s\n' "$qinit" >> "$wk/src/a.c"
-mkpatch 40-len-ok.patch "Description: q_init
+quilt_patch 40-len-ok.patch "Description: q_init
 Origin: upstream, https://git.example.invalid/libqux/commit/$fixM2"
 ed "$wk/src/a.c" "	q->retries = 1;" "	q->retries = 4;"
-mkpatch 50-regression.patch "Description: mode: back to four retries (one broke slow servers)"
+quilt_patch 50-regression.patch "Description: mode: back to four retries (one broke slow servers)"
 printf '\nstatic int term_on_frame_cb(struct st *s)\n{\n\tCU_ASSERT(terminate(s) == 0);\n\treturn 0;\n}\n\nstatic void test_run_ign(void)\n{\n\tCU_ASSERT_EQUAL(run_with(term_on_frame_cb), 0);\n}\n' >> "$wk/tests/t_s.c"
-mkpatch 55-ign-test.patch "Description: tests: the IGN stop (CUnit, not munit, in 1.0)
+quilt_patch 55-ign-test.patch "Description: tests: the IGN stop (CUnit, not munit, in 1.0)
 Origin: backport, https://git.example.invalid/libqux/commit/$fixN"
 ed "$wk/src/u.c" "	o->user = arg;
 	return 0;" "	o->user = arg;
 	if (!valid_user(arg))
 		return -1;
 	return 0;"
-mkpatch 65-user.patch "Description: user: validate names from the command line (only there: no flag needed in 1.0)
+quilt_patch 65-user.patch "Description: user: validate names from the command line (only there: no flag needed in 1.0)
 Origin: backport, https://git.example.invalid/libqux/commit/$fixX"
 ed "$wk/src/q.c" "	while (read_one(c))" "	while (n < c->max && c->fd >= 0 && c->pending > n)"
-mkpatch 60-bound.patch "Description: read_all: bounded (read_one kept: 05-gss.patch calls it)
+quilt_patch 60-bound.patch "Description: read_all: bounded (read_one kept: 05-gss.patch calls it)
 Origin: upstream, https://git.example.invalid/libqux/commit/$fixS"
-build 2
+build_pkg 2
 
 # --- ground truth ---------------------------------------------------------------------------
 hunk() { # hunk SHA K: hunk K (from 0) of SHA as a patch on stdout
