@@ -29,34 +29,9 @@
 static char tmpdir[] = "/tmp/prov-test-lsremote.XXXXXX";
 static int have_git;
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	struct prov_buf b = PROV_BUF_INIT;
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	prov_buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	r = system(b.buf);
-	prov_buf_release(&b);
-	return r;
-}
-
 static char *rev_parse(const char *rev)
 {
-	char *cmd = prov_xasprintf("git -C '%s/up' rev-parse '%s'", tmpdir, rev);
-	FILE *p = popen(cmd, "r");
-	char line[256] = "";
-
-	assert_non_null(p);
-	if (!fgets(line, sizeof(line), p))
-		line[0] = '\0';
-	pclose(p);
-	free(cmd);
-	line[strcspn(line, "\n")] = '\0';
-	return prov_xstrdup(line);
+	return unit_first_line("git -C '%s/up' rev-parse '%s'", tmpdir, rev);
 }
 
 static int setup(void **state)
@@ -64,10 +39,10 @@ static int setup(void **state)
 	(void)state;
 	if (!mkdtemp(tmpdir))
 		return -1;
-	have_git = sh("command -v git >/dev/null") == 0;
+	have_git = unit_sh("command -v git >/dev/null") == 0;
 	if (!have_git)
 		return 0;
-	return sh("set -e; cd '%s'; git init -q -b main up; cd up; "
+	return unit_sh("set -e; cd '%s'; git init -q -b main up; cd up; "
 		  "git config user.email t@example.invalid; git config user.name t; "
 		  "for i in 1 2 3 4; do echo $i > a.c; git add a.c; git commit -qm c$i; "
 		  "[ $i = 1 ] && git tag light-1; [ $i = 2 ] && git tag -a v1.0 -m v1.0; "
@@ -79,7 +54,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	return sh("rm -rf '%s'", tmpdir) == 0 ? 0 : -1;
+	return unit_sh("rm -rf '%s'", tmpdir) == 0 ? 0 : -1;
 }
 
 static void expect(const struct prov_remote_ref *r, enum prov_ref_kind kind, const char *rev, int cached)
@@ -125,7 +100,7 @@ static void test_file_remote(void **state)
 	mirror = prov_sources_mirror_path(cache, url);
 	refsfile = prov_xasprintf("%s.refs", mirror);
 	assert_int_equal(access(refsfile, R_OK), 0);
-	assert_int_equal(sh("mv '%s/up' '%s/up.away'", tmpdir, tmpdir), 0);
+	assert_int_equal(unit_sh("mv '%s/up' '%s/up.away'", tmpdir, tmpdir), 0);
 	assert_ok(prov_sources_ls_remote(refs, url, wants, 1, &so));
 	assert_int_equal(refs[0].kind, PROV_REF_TAG);
 	assert_int_equal(refs[0].cached, 1);
@@ -145,7 +120,7 @@ static void test_file_remote(void **state)
 
 		assert_true(prov_sources_ls_remote(refs, url, w3, 1, &so) < 0);
 	}
-	assert_int_equal(sh("mv '%s/up.away' '%s/up'", tmpdir, tmpdir), 0);
+	assert_int_equal(unit_sh("mv '%s/up.away' '%s/up'", tmpdir, tmpdir), 0);
 	free(mirror);
 	free(refsfile);
 	free(url);
@@ -172,7 +147,7 @@ static void test_kept_file(void **state)
 	arg = prov_xasprintf("url.file://%s/none/.insteadOf=https://example.invalid/", tmpdir);
 	assert_ok(prov_config_add_arg(cfg, arg));
 	free(arg);
-	assert_int_equal(sh("mkdir -p '%s/mirrors'", cache), 0);
+	assert_int_equal(unit_sh("mkdir -p '%s/mirrors'", cache), 0);
 	mirror = prov_sources_mirror_path(cache, url);
 	arg = prov_xasprintf("%s.refs", mirror);
 	f = fopen(arg, "w");

@@ -25,34 +25,9 @@
 static char tmpdir[] = "/tmp/prov-test-sources.XXXXXX";
 static int have_git;
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	struct prov_buf b = PROV_BUF_INIT;
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	prov_buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	r = system(b.buf);
-	prov_buf_release(&b);
-	return r;
-}
-
 static char *git_out(const char *args)
 {
-	char *cmd = prov_xasprintf("git -C '%s/up' %s", tmpdir, args);
-	FILE *p = popen(cmd, "r");
-	char line[256] = "";
-
-	assert_non_null(p);
-	if (!fgets(line, sizeof(line), p))
-		line[0] = '\0';
-	pclose(p);
-	free(cmd);
-	line[strcspn(line, "\n")] = '\0';
-	return prov_xstrdup(line);
+	return unit_first_line("git -C '%s/up' %s", tmpdir, args);
 }
 
 static int setup(void **state)
@@ -60,10 +35,10 @@ static int setup(void **state)
 	(void)state;
 	if (!mkdtemp(tmpdir))
 		return -1;
-	have_git = sh("command -v git >/dev/null") == 0;
+	have_git = unit_sh("command -v git >/dev/null") == 0;
 	if (!have_git)
 		return 0;
-	return sh("set -e; cd '%s'; git init -q up; cd up; "
+	return unit_sh("set -e; cd '%s'; git init -q up; cd up; "
 		  "git config user.email t@example.invalid; git config user.name t; "
 		  "for i in 1 2 3 4 5 6; do printf 'line1\\nline2 %%s\\nline3\\nline4\\nline5\\n' $i > a.c; "
 		  "export GIT_COMMITTER_DATE=\"$((1700000000 + i * 1000)) +0000\" GIT_AUTHOR_DATE=\"$((1700000000 + i * 1000)) +0000\"; "
@@ -77,7 +52,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	return sh("rm -rf '%s'", tmpdir) == 0 ? 0 : -1;
+	return unit_sh("rm -rf '%s'", tmpdir) == 0 ? 0 : -1;
 }
 
 static struct prov_repo *open_up(void)
@@ -135,7 +110,7 @@ static void test_ancestry_and_tags(void **state)
 	side = git_out("rev-parse side");
 	head = git_out("rev-parse HEAD");
 	assert_ok(prov_repo_is_ancestor(&yes, r, v1, v2));
-	assert_int_equal(yes, sh("git -C '%s/up' merge-base --is-ancestor v1 v2", tmpdir) == 0);
+	assert_int_equal(yes, unit_sh("git -C '%s/up' merge-base --is-ancestor v1 v2", tmpdir) == 0);
 	assert_ok(prov_repo_is_ancestor(&yes, r, v2, v1));
 	assert_int_equal(yes, 0);
 	assert_ok(prov_repo_is_ancestor(&yes, r, v1, v1));	/* equal counts */
@@ -261,7 +236,7 @@ static void test_components(void **state)
 		skip();
 	setenv("XDG_CONFIG_HOME", tmpdir, 1);	/* no user mappings */
 	map = prov_xasprintf("%s/proj.map", tmpdir);
-	assert_int_equal(sh("printf '[component \"proj\"]\\n\\tlibrary = libproj.so*\\n"
+	assert_int_equal(unit_sh("printf '[component \"proj\"]\\n\\tlibrary = libproj.so*\\n"
 			    "\\trepo = %s/up\\n\\tref = v9\\n\\tref = v2\\n' > '%s'", tmpdir, map), 0);
 	files[0] = map;
 	ctx.mapping_files = files;
@@ -291,13 +266,13 @@ static void test_components(void **state)
 	prov_crash_free(c);
 
 	/* a hostile mapping is an error, not a note */
-	assert_int_equal(sh("printf '[component \"proj\"]\\n\\tsubdir = ../..\\n' > '%s'", map), 0);
+	assert_int_equal(unit_sh("printf '[component \"proj\"]\\n\\tsubdir = ../..\\n' > '%s'", map), 0);
 	c = crash_with_frame();
 	assert_int_equal(prov_components_resolve(c, &partial, &ctx), PROV_EINPUT);
 	prov_crash_free(c);
 
 	/* a missing ref is a note and makes the result partial */
-	assert_int_equal(sh("printf '[component \"proj\"]\\n\\tlibrary = libproj.so*\\n"
+	assert_int_equal(unit_sh("printf '[component \"proj\"]\\n\\tlibrary = libproj.so*\\n"
 			    "\\trepo = %s/up\\n\\tref = nope-{version}\\n' > '%s'", tmpdir, map), 0);
 	c = crash_with_frame();
 	partial = 0;

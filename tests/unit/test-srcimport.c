@@ -23,21 +23,6 @@
  */
 static char tmpdir[] = "/tmp/prov-test-srcimport.XXXXXX";
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	struct prov_buf b = PROV_BUF_INIT;
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	prov_buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	r = system(b.buf);
-	prov_buf_release(&b);
-	return r;
-}
-
 static char *sh_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *sh_out(const char *fmt, ...)
 {
@@ -64,13 +49,13 @@ static int setup(void **state)
 	(void)state;
 	if (!mkdtemp(tmpdir))
 		return -1;
-	return sh("git --version >/dev/null 2>&1 && tar --version >/dev/null 2>&1") ? -1 : 0;
+	return unit_sh("git --version >/dev/null 2>&1 && tar --version >/dev/null 2>&1") ? -1 : 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	sh("rm -rf '%s'", tmpdir);
+	unit_sh("rm -rf '%s'", tmpdir);
 	return 0;
 }
 
@@ -173,7 +158,7 @@ static uint64_t import_flat(size_t n, const struct prov_srcimport_opts *o)
 {
 	char *repo = NULL, *commit = NULL, *url, *got;
 
-	assert_int_equal(sh("python3 -c 'import tarfile,io,sys\n"
+	assert_int_equal(unit_sh("python3 -c 'import tarfile,io,sys\n"
 			    "t = tarfile.open(sys.argv[1], \"w\")\n"
 			    "for i in range(int(sys.argv[2])):\n"
 			    "    ti = tarfile.TarInfo(\"flat/\" + \"f\" * 190 + \"%%09d\" %% i); ti.size = 2\n"
@@ -238,7 +223,7 @@ static void test_archive_vs_git(void **state)
 
 	(void)state;
 	ctx.cache_dir = cache;
-	assert_int_equal(sh("set -e; d='%s/src/proj-2.1'; mkdir -p \"$d/lib/deep/er\" \"$d/empty\";"
+	assert_int_equal(unit_sh("set -e; d='%s/src/proj-2.1'; mkdir -p \"$d/lib/deep/er\" \"$d/empty\";"
 			    "printf 'int main(void)\\n{\\n\\treturn 0;\\n}\\n' > \"$d/main.c\";"
 			    "printf '#!/bin/sh\\necho hi\\n' > \"$d/run.sh\"; chmod +x \"$d/run.sh\";"
 			    "printf 'x' > \"$d/lib/deep/er/f.h\"; ln -s ../main.c \"$d/lib/link.c\";"
@@ -280,7 +265,7 @@ static void test_archive_vs_git(void **state)
 	url = prov_xasprintf("file://%s/none.tar.gz", tmpdir);
 	assert_int_equal(prov_srcimport_archive(&repo, &commit, url, &o), PROV_ENOTFOUND);
 	free(url);
-	assert_int_equal(sh("echo 'just text' > '%s/text.tar.gz'", tmpdir), 0);
+	assert_int_equal(unit_sh("echo 'just text' > '%s/text.tar.gz'", tmpdir), 0);
 	url = prov_xasprintf("file://%s/text.tar.gz", tmpdir);
 	assert_int_equal(prov_srcimport_archive(&repo, &commit, url, &o), PROV_EINPUT);
 	assert_non_null(strstr(prov_error_last(), url));
@@ -308,7 +293,7 @@ static void test_debian_pN_vs_gnu_patch(void **state)
 
 	(void)state;
 	ctx.cache_dir = cache;
-	assert_int_equal(sh("set -e; cd '%s'; mkdir -p deb/bar-3.2/src deb/d/debian/patches deb/d/debian/source;"
+	assert_int_equal(unit_sh("set -e; cd '%s'; mkdir -p deb/bar-3.2/src deb/d/debian/patches deb/d/debian/source;"
 			    "cd deb; printf 'a\\nb\\nc\\nd\\n' > bar-3.2/src/x.c; printf 'keep\\n' > bar-3.2/README;"
 			    "tar czf bar_3.2.orig.tar.gz bar-3.2;"
 			    "printf '3.0 (quilt)\\n' > d/debian/source/format;"
@@ -349,11 +334,11 @@ static void test_debian_pN_vs_gnu_patch(void **state)
 	repo = commit = NULL;
 
 	/* the .dsc names another version */
-	assert_int_equal(sh("cd '%s/deb' && sed 's/^Version: .*/Version: 9.9-1/' bar_3.2-1.dsc > bar_3.3-1.dsc", tmpdir), 0);
+	assert_int_equal(unit_sh("cd '%s/deb' && sed 's/^Version: .*/Version: 9.9-1/' bar_3.2-1.dsc > bar_3.3-1.dsc", tmpdir), 0);
 	assert_int_equal(prov_srcimport_debian(&repo, &commit, &n, base, "bar", "3.3-1", &o), PROV_EINPUT);
 	assert_non_null(strstr(prov_error_last(), "not bar 3.3-1"));
 	/* a patch that does not apply */
-	assert_int_equal(sh("set -e; cd '%s/deb'; printf -- '--- a/src/x.c\\n+++ b/src/x.c\\n@@ -1 +1 @@\\n-zzz\\n+y\\n' > d/debian/patches/bad.patch;"
+	assert_int_equal(unit_sh("set -e; cd '%s/deb'; printf -- '--- a/src/x.c\\n+++ b/src/x.c\\n@@ -1 +1 @@\\n-zzz\\n+y\\n' > d/debian/patches/bad.patch;"
 			    "printf 'bad.patch\\n' > d/debian/patches/series; tar -C d -cJf bar_3.4-1.debian.tar.xz debian;"
 			    "{ printf 'Format: 3.0 (quilt)\\nSource: bar\\nVersion: 3.4-1\\nChecksums-Sha256:\\n';"
 			    "  for f in bar_3.2.orig.tar.gz bar_3.4-1.debian.tar.xz; do"
@@ -365,7 +350,7 @@ static void test_debian_pN_vs_gnu_patch(void **state)
 	assert_string_equal(got, "0");	/* nothing recorded */
 	free(got);
 	/* a series naming one patch twice (quilt applies a patch once; issue 17 item 8) */
-	assert_int_equal(sh("set -e; cd '%s/deb';"
+	assert_int_equal(unit_sh("set -e; cd '%s/deb';"
 			    "printf 'zero.patch -p0\nzero.patch -p0\n' > d/debian/patches/series; tar -C d -cJf bar_3.5-1.debian.tar.xz debian;"
 			    "{ printf 'Format: 3.0 (quilt)\nSource: bar\nVersion: 3.5-1\nChecksums-Sha256:\n';"
 			    "  for f in bar_3.2.orig.tar.gz bar_3.5-1.debian.tar.xz; do"
@@ -397,7 +382,7 @@ static void import_series(int *rc, int nlines, int npatches, int off,
 	int n = -1;
 
 	ver = prov_xasprintf("%d.%d.%d", nlines, npatches, off);
-	assert_int_equal(sh("python3 '%s/tests/unit/mkseries.py' '%s/ser' big '%s' %d %d %d",
+	assert_int_equal(unit_sh("python3 '%s/tests/unit/mkseries.py' '%s/ser' big '%s' %d %d %d",
 			    top ? top : ".", tmpdir, ver, nlines, npatches, off), 0);
 	base = prov_xasprintf("file://%s/ser", tmpdir);
 	debver = prov_xasprintf("%s-1", ver);

@@ -5,7 +5,14 @@
  * Shared by the cmocka unit tests (tests/unit/test-*.c). Include it after
  * <cmocka.h> and before "banned.h".
  */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
 #include "error.h"
+#include "util.h"
 
 static inline const char *unit_code_name(long long code)
 {
@@ -37,5 +44,47 @@ static inline const char *unit_code_name(long long code)
 			 unit_code_name(assert_ok__rc), \
 			 *prov_error_last() ? prov_error_last() : "(no error message stored)"); \
 } while (0)
+
+/* unit_sh(fmt, ...): system() of the formatted command line; its status. */
+static inline int unit_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline int unit_sh(const char *fmt, ...)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	prov_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	r = system(b.buf);
+	prov_buf_release(&b);
+	return r;
+}
+
+/*
+ * unit_first_line(fmt, ...): the first line the formatted command prints
+ * (without its newline; "" when none), e.g. git rev-parse's answer, the
+ * truth a test compares with. The caller frees it.
+ */
+static inline char *unit_first_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline char *unit_first_line(const char *fmt, ...)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	char line[256] = "";
+	va_list ap;
+	FILE *p;
+
+	va_start(ap, fmt);
+	prov_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	p = popen(b.buf, "r");
+	assert_non_null(p);
+	if (!fgets(line, sizeof(line), p))
+		line[0] = '\0';
+	pclose(p);
+	prov_buf_release(&b);
+	line[strcspn(line, "\n")] = '\0';
+	return prov_xstrdup(line);
+}
 
 #endif
