@@ -518,6 +518,79 @@ static uint64_t array_count(Dwarf_Die *arr, int *known)
 	return 0;
 }
 
+static void type_name(struct prov_buf *b, Dwarf_Die *type, int depth);
+
+#define QUAL_CONST 1
+#define QUAL_VOLATILE 2
+
+/*
+ * A run of qualifiers (const, volatile, restrict, _Atomic) from *type: their
+ * const/volatile flags added to *quals, the first type past them in *base
+ * (0), or -1 when the run ends in void.
+ */
+static int qualifier_run(Dwarf_Die *type, unsigned *quals, Dwarf_Die *base)
+{
+	Dwarf_Die cur = *type;
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		int tag = dwarf_tag(&cur);
+
+		if (tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
+		    tag != DW_TAG_restrict_type && tag != DW_TAG_atomic_type) {
+			*base = cur;
+			return 0;
+		}
+		*quals |= tag == DW_TAG_const_type ? QUAL_CONST : tag == DW_TAG_volatile_type ? QUAL_VOLATILE : 0;
+		if (die_type(&cur, &cur) != 0)
+			return -1;
+	}
+	return -1;
+}
+
+/*
+ * A qualified type as gdb writes it: "const volatile short", "char *
+ * const"; qualifiers of an array are its element's (C's rule, and GCC puts
+ * them on both), so "volatile char [16]", never twice.
+ */
+static void qualified_name(struct prov_buf *b, Dwarf_Die *type, unsigned quals, int depth)
+{
+	Dwarf_Die base;
+	int tag;
+
+	if (depth > 8) {
+		prov_buf_puts(b, "...");
+		return;
+	}
+	if (qualifier_run(type, &quals, &base) < 0) {
+		prov_buf_printf(b, "%s%svoid", quals & QUAL_CONST ? "const " : "",
+				quals & QUAL_VOLATILE ? "volatile " : "");
+		return;
+	}
+	tag = dwarf_tag(&base);
+	if (tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type || tag == DW_TAG_rvalue_reference_type) {
+		type_name(b, &base, depth + 1);
+		prov_buf_printf(b, "%s%s", quals & QUAL_CONST ? " const" : "", quals & QUAL_VOLATILE ? " volatile" : "");
+	} else if (tag == DW_TAG_array_type && quals) {
+		Dwarf_Die elem;
+		int known;
+		uint64_t n = array_count(&base, &known);
+
+		if (die_type(&base, &elem) == 0)
+			qualified_name(b, &elem, quals, depth + 1);
+		else
+			prov_buf_printf(b, "%s%svoid", quals & QUAL_CONST ? "const " : "",
+					quals & QUAL_VOLATILE ? "volatile " : "");
+		if (known)
+			prov_buf_printf(b, " [%" PRIu64 "]", n);
+		else
+			prov_buf_puts(b, " []");
+	} else {
+		prov_buf_printf(b, "%s%s", quals & QUAL_CONST ? "const " : "", quals & QUAL_VOLATILE ? "volatile " : "");
+		type_name(b, &base, depth + 1);
+	}
+}
+
 static void type_name(struct prov_buf *b, Dwarf_Die *type, int depth)
 {
 	Dwarf_Die inner;
@@ -580,18 +653,9 @@ static void type_name(struct prov_buf *b, Dwarf_Die *type, int depth)
 		break;
 	}
 	case DW_TAG_const_type:
-	case DW_TAG_volatile_type: {
-		const char *q = tag == DW_TAG_const_type ? "const" : "volatile";
-
-		if (has_inner && dwarf_tag(&inner) == DW_TAG_pointer_type) {
-			type_name(b, &inner, depth + 1);
-			prov_buf_printf(b, " %s", q);
-		} else {
-			prov_buf_printf(b, "%s ", q);
-			type_name(b, has_inner ? &inner : NULL, depth + 1);
-		}
+	case DW_TAG_volatile_type:
+		qualified_name(b, type, 0, depth);
 		break;
-	}
 	case DW_TAG_restrict_type:
 	case DW_TAG_atomic_type:
 		type_name(b, has_inner ? &inner : NULL, depth + 1);
@@ -599,7 +663,10 @@ static void type_name(struct prov_buf *b, Dwarf_Die *type, int depth)
 	case DW_TAG_array_type: {
 		uint64_t n = array_count(type, &known);
 
-		type_name(b, has_inner ? &inner : NULL, depth + 1);
+		if (has_inner)
+			qualified_name(b, &inner, 0, depth + 1);
+		else
+			type_name(b, NULL, depth + 1);
 		if (known)
 			prov_buf_printf(b, " [%" PRIu64 "]", n);
 		else

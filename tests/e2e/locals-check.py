@@ -15,7 +15,12 @@ lists:
   - gdb shows a value for a variable held in a call-clobbered register of an
     outer frame (gdb assumes the register unchanged by the call): provenance
     may say it is not known, with a note saying so;
-  - values gdb abbreviates (<repeats N times>, ...) are not compared.
+  - values gdb abbreviates (<repeats N times>, ...) are not compared;
+  - each variable's type is gdb's `whatis` (the innermost block's, as info
+    locals shows), except function pointer and anonymous types, which
+    provenance writes shorter ("(*)(...)", "{...}"); DWARF's base type
+    names ("long unsigned int") are compared as gdb spells them
+    ("unsigned long").
 Exit 0 when it holds and at least --min values were compared equal.
 """
 import json
@@ -57,6 +62,8 @@ for f in frames:
     cmd += ["-ex", "echo @@FRAME %d\\n" % n, "-ex", "frame %d" % n,
             "-ex", "echo @@ARGS\\n", "-ex", "info args",
             "-ex", "echo @@LOCALS\\n", "-ex", "info locals"]
+    for v in f["args"] + f["locals"]:
+        cmd += ["-ex", "echo @@TYPE %s\\n" % v["name"], "-ex", "whatis " + v["name"]]
 out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                      timeout=300).stdout
 
@@ -66,11 +73,19 @@ part = None
 for line in out.splitlines():
     m = re.match(r"^@@FRAME (\d+)$", line)
     if m:
-        cur = {"function": None, "args": {}, "locals": {}}
+        cur = {"function": None, "args": {}, "locals": {}, "types": {}}
         gdb[int(m.group(1))] = cur
         part = None
         continue
     if cur is None:
+        continue
+    m = re.match(r"^@@TYPE (\S+)$", line)
+    if m:
+        part = ("type", m.group(1))
+        continue
+    m = re.match(r"^type = (.*)$", line)
+    if m and isinstance(part, tuple):
+        cur["types"].setdefault(part[1], m.group(1))
         continue
     if line == "@@ARGS":
         part = "args"
@@ -83,13 +98,25 @@ for line in out.splitlines():
         cur["function"] = m.group(1)
         continue
     m = re.match(r"^([A-Za-z_][A-Za-z_0-9]*) = (.*)$", line)
-    if m and part:
+    if m and part in ("args", "locals"):
         # the innermost block's variable wins when a name repeats
         cur[part].setdefault(m.group(1), m.group(2))
 
 
 def norm(n):
     return re.sub(r"^(__GI_)?_*", "", n or "")
+
+
+# DWARF's names of C's base types (GCC's DW_AT_name) as gdb's whatis prints them
+GDB_BASE = [("long long unsigned int", "unsigned long long"), ("long long int", "long long"),
+            ("long unsigned int", "unsigned long"), ("short unsigned int", "unsigned short"),
+            ("long int", "long"), ("short int", "short")]
+
+
+def gdb_spelling(t):
+    for dwarf, gdb in GDB_BASE:
+        t = re.sub(r"\b%s\b" % dwarf, gdb, t)
+    return t
 
 
 def same(ours, theirs):
@@ -108,7 +135,7 @@ def same(ours, theirs):
         return False
 
 
-compared = skipped = 0
+compared = skipped = types = 0
 bad = []
 for f in frames:
     g = gdb.get(f["index"])
@@ -124,6 +151,12 @@ for f in frames:
             if v is None:
                 bad.append("%s: gdb shows '%s', provenance lists no such variable" % (where, gv))
                 continue
+            gt = g["types"].get(name)
+            if gt and v["type"] and "(...)" not in v["type"] and "{...}" not in v["type"]:
+                if gt != gdb_spelling(v["type"]):
+                    bad.append("%s: gdb's type '%s', provenance '%s'" % (where, gt, v["type"]))
+                else:
+                    types += 1
             if gv == "<optimized out>":
                 if v["value"] is not None:
                     bad.append("%s: gdb says optimized out, provenance says '%s'" % (where, v["value"]))
@@ -151,7 +184,7 @@ for f in frames:
             else:
                 bad.append("%s: gdb '%s', provenance '%s'" % (where, gv, v["value"]))
 
-print("compared %d values with gdb, %d not comparable" % (compared, skipped))
+print("compared %d values and %d types with gdb, %d values not comparable" % (compared, types, skipped))
 for b in bad:
     print("MISMATCH " + b)
 if bad:
