@@ -955,6 +955,17 @@ static int removes_used_function(const struct prov_hunk *h, const struct located
 	return used;
 }
 
+/* 1 when hunk h removes no line (blank ones aside): an addition. */
+static int adds_only(const struct prov_hunk *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->n; i++)
+		if (h->origin[i] == '-' && h->lines[i][strspn(h->lines[i], " \t\r")])
+			return 0;
+	return 1;
+}
+
 /*
  * 1 when hunk h only adds #include lines of headers the deployed tree has
  * under no name (a helper the release does not have: a backport does the
@@ -1415,7 +1426,7 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		enum prov_hunk_state st;
 		const char *via = NULL, *undone = NULL;
 		unsigned how = 0;
-		int renamed = 0, revert = 0;
+		int renamed = 0, revert = 0, moved = 0;
 
 		for (k = 0; k < nlocs && !loc; k++)
 			if (!strcmp(locs[k].path, h->path))
@@ -1459,10 +1470,15 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 			if (revert)
 				via = NULL;
 		}
+		/* the patch naming the fix has its lines, elsewhere: the code
+		 * lived in another file; or, for an addition absent at the
+		 * fix's place, the patch adds it at another place (moved) */
 		if (dp && dp->applied && !via && !undone &&
-		    (st == PROV_HUNK_UNKNOWN || (st == PROV_HUNK_ABSENT && !loc->found)) &&
-		    (via = carried_by_naming(dp, h, fix_hex)))
-			st = PROV_HUNK_PRESENT_CHANGED;	/* the patch naming the fix has its lines, elsewhere */
+		    (st == PROV_HUNK_UNKNOWN || (st == PROV_HUNK_ABSENT && (!loc->found || adds_only(h)))) &&
+		    (via = carried_by_naming(dp, h, fix_hex))) {
+			moved = st == PROV_HUNK_ABSENT && loc->found;
+			st = PROV_HUNK_PRESENT_CHANGED;
+		}
 		if (dp && dp->applied && !via && !undone && st == PROV_HUNK_UNKNOWN && loc->have_pre &&
 		    (via = names_by_naming(dp, h, fix_hex, &loc->pre, loc->deployed)))
 			st = PROV_HUNK_PRESENT_CHANGED;	/* its new names added by the patch naming the fix */
@@ -1476,6 +1492,8 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		add_evidence(out, fix_hex, h, loc, st, st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED ? via : NULL);
 		if (renamed && (st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED || st == PROV_HUNK_ABSENT))
 			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_RENAMED;
+		if (moved)
+			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_MOVED;
 		if (prov_hunk_blanks_only(h)) {
 			/* whitespace: nothing to tell present from absent; decided apart */
 			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_BLANKS;

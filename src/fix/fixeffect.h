@@ -84,6 +84,7 @@ struct prov_effect {
  * carrying patch), or reverts (unknown, via the reverting patch: decided apart). */
 #define PROV_EFFECT_NOTE_CHANGED_LATER "a later patch of the series changes its lines again"
 #define PROV_EFFECT_NOTE_REVERTED "a patch carries it and a later patch of the series (via) reverts it"
+#define PROV_EFFECT_NOTE_MOVED "not at the fix's place: a patch naming the fix (via) adds its lines at another place"
 #define PROV_EFFECT_NOTE_ABSENT_COMMIT "the lines it changes came with a commit (via) the deployed tree does not have"
 
 /* The hunks of fix_hex in the deployed tree. */
