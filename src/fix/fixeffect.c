@@ -1373,10 +1373,13 @@ static void absent_by_history(struct prov_effect *out, const struct prov_hunks *
 		struct prov_fix_evidence *e = &out->ev[i];
 		char *x;
 
-		if (strcmp(e->state, prov_hunk_state_name(PROV_HUNK_UNKNOWN)) || e->note ||
+		if (strcmp(e->state, prov_hunk_state_name(PROV_HUNK_UNKNOWN)) ||
+		    (e->note && strcmp(e->note, PROV_EFFECT_NOTE_NOT_HERE)) ||
 		    prov_hunk_is_test_path(hs->v[i].path) || prov_hunk_is_doc_path(hs->v[i].path) ||
 		    hs->v[i].new_file || !(x = lines_from_absent_commit(&hs->v[i], parent, fix_hex, dp, t, 0)))
 			continue;
+		if (e->note)
+			out->nna--;	/* not there because it came with a commit the tree lacks */
 		e->state = prov_hunk_state_name(PROV_HUNK_ABSENT);
 		free(e->via);
 		e->via = x;
@@ -1638,7 +1641,7 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		} else if (st == PROV_HUNK_UNKNOWN && loc->found && prov_hunk_not_applicable(h, &loc->f) &&
 		    !function_in(h, loc)) {
 			/* the release does not have the code this hunk changes: a backport drops it */
-			out->ev[out->n - 1].note = "the code it changes is not in the deployed file";
+			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_NOT_HERE;
 			out->nna++;
 		} else if (st == PROV_HUNK_ABSENT && loc->found && dp && dp->applied &&
 			   own_mechanism_left_out(dp, h, fix_hex, loc)) {

@@ -75,6 +75,8 @@ struct prov_effect {
 /* The note of a hunk that changes comments only (decided apart, like a test file's). */
 #define PROV_EFFECT_NOTE_COMMENTS "it changes comments only"
 #define PROV_EFFECT_NOTE_RENAMED "judged with the identifiers the deployed file spells another way renamed (an API renamed since)"
+/* The note of a hunk whose code is not in the deployed file at all (not applicable there). */
+#define PROV_EFFECT_NOTE_NOT_HERE "the code it changes is not in the deployed file"
 #define PROV_EFFECT_NOTE_NO_FILE "the file is not in the deployed tree"
 /* The note of a hunk that removes a function the deployed tree still calls (a backport keeps it). */
 #define PROV_EFFECT_NOTE_STILL_USED "it removes a function the deployed tree still calls"

@@ -55,6 +55,10 @@
 #     code; followed back hunk by hunk, the rewrite's hunk of that file is
 #     absent, the check's hunks are additions whose place came with it:
 #     absent, via the rewrite (never exit 3 for a fix the release lacks).
+#  P. a fix of a check script (not a test directory) that comments out a
+#     line a commit after 1.0 added with the block around it: the code it
+#     changes is not in 1.0's file at all (not applicable by the lines),
+#     but it came with a commit whose hunk is absent from 1.0-1: absent.
 #  N. an addition whose context uses an API renamed after 1.0 (dyn_* ->
 #     xdyn_*) and sits one brace deeper than 1.0's code: with the renaming
 #     learnt from path.c's other lines, its nearest context lines that say
@@ -392,6 +396,8 @@ int path_work(struct req *r, const char *home, char **out)
 EOF
 printf '/* tile.c: tiles */\n#include "tile.h"\n\nint tile_load(struct tiles *t)\n{\n\tunsigned pixels = t->w * t->h;\n\tunsigned bytes = pixels * 4;\n\tunsigned char *buf = malloc(bytes);\n\n\tif (!buf)\n\t\treturn -1;\n\tdecode(t, buf, bytes);\n\tfree(buf);\n\treturn 0;\n}\n' > "$up/src/tile.c"
 printf '/* tile.h: tiles */\nstruct tiles;\nint tile_load(struct tiles *t);\n' > "$up/src/tile.h"
+mkdir -p "$up/check"
+printf '#!/bin/sh\n# pct.sh: percent expansions\n\nfor i in controlpath identityagent forwardagent; do\n\tverbose $tid $i tilde\n\ttrial $i "~" $HOME/\ndone\n' > "$up/check/pct.sh"
 printf 'libbar 1.0\n\n* first release\n' > "$up/NEWS"
 commit "libbar 1.0" >/dev/null
 g tag v1.0
@@ -592,6 +598,11 @@ ed "$up/src/tile.c" "	unsigned tilePixels = t->tw * t->th;" "	long tilePixels = 
 		return -2;
 "
 fixO=$(commit "tile_load: sizes in 64 bits")
+# P: user names checked (a block at the end), then one trial of it commented out
+printf '\n# Literal control characters in config are acceptable\nverbose $tid user control-literal\ntrial user "$FOO" "$FOO"\n\n# Control characters expanded from config are not.\n${SSH} -G "-oUser=${FOO}" somehost && fail "user expanded ctrl"\n' >> "$up/check/pct.sh"
+fixP1=$(commit "pct: user name checks")
+ed "$up/check/pct.sh" 'trial user "$FOO" "$FOO"' '#trial user "$FOO" "$FOO"'
+fixP=$(commit "pct: adapt to the user name check")
 # M: the shell moves out of debug.c into a new shell.c, renamed app_shell; then a fix there
 python3 - "$up/src" <<'PY' || fail "M: split debug.c"
 import sys
@@ -1002,6 +1013,15 @@ done
 check_exit 1 "O: it changes code rewritten after 1.0" -- fc 1 "$fixO"
 check_eq "$(states) $(get 'd[0]["how"]') $(get 'd[0]["evidence"][0]["via"]')" "absent missing $fixO1" "O on 1.0-1"
 check_match "$(get 'd[0]["evidence"][0]["note"]')" "came with a commit" "O: the note"
+validate
+# P: the fix neither applies nor reverts on 1.0-1, its - line is nowhere in the file; git blame
+# names fixP1, whose hunk applies forward on 1.0-1, not in reverse
+fwd "$x1" "$fixP" 0 || rev "$x1" "$fixP" 0 && fail "truth P: the hunk applies one way on 1.0-1"
+grep -q 'trial user' "$x1/check/pct.sh" && fail "truth P: its - line in 1.0-1"
+check_eq "$(blame1 "$fixP" check/pct.sh 'trial user "$FOO" "$FOO"')" "$fixP1" "truth P: the - line from fixP1"
+fwd "$x1" "$fixP1" 0 && ! rev "$x1" "$fixP1" 0 || fail "truth P: fixP1 not absent from 1.0-1"
+check_exit 1 "P: it changes lines that came with an absent commit, nowhere in the file" -- fc 1 "$fixP"
+check_eq "$(states) $(get 'd[0]["how"]') $(get 'd[0]["evidence"][0]["via"]')" "absent missing $fixP1" "P on 1.0-1"
 validate
 # L: neither applies nor reverts on 1.0-1; its - line is 1.0's own (git blame: the 1.0 commit)
 fwd "$x1" "$fixL" 0 || rev "$x1" "$fixL" 0 && fail "truth L: the hunk applies one way on 1.0-1"
