@@ -1106,7 +1106,7 @@ static void new_files_apart(struct prov_effect *out, const struct prov_hunks *hs
 }
 
 static int effect_check(struct prov_effect *out, const char *fix_hex, const struct prov_dist_patches *dp,
-			const struct prov_effect_tree *t, int depth);
+			const struct prov_effect_tree *t, int depth, const char *only_path);
 
 #define MAX_BLAME_LINES 200
 #define MAX_HISTORY_DEPTH 3	/* commits followed back from the fix, hunk by hunk */
@@ -1206,13 +1206,47 @@ static int hunks_gone(const struct prov_effect *sub, const struct prov_hunks *xs
 	return ok;
 }
 
+/* Keep the hunks of file path only (the others freed). */
+static void keep_path(struct prov_hunks *hs, const char *path)
+{
+	struct prov_hunks drop = { 0 };
+	size_t i, n = 0;
+
+	drop.v = prov_xcalloc(hs->n + 1, sizeof(*drop.v));
+	for (i = 0; i < hs->n; i++) {
+		if (!strcmp(hs->v[i].path, path))
+			hs->v[n++] = hs->v[i];
+		else
+			drop.v[drop.n++] = hs->v[i];
+	}
+	hs->n = n;
+	prov_hunks_release(&drop);
+}
+
+/* The hunks of commit x say missing: some absent, none present, none unknown, no patch names x. */
+static int whole_commit_absent(const struct prov_effect *sub)
+{
+	size_t i, present = 0, absent = 0, unknown = 0;
+
+	for (i = 0; i < sub->n; i++) {
+		if (!strcmp(sub->ev[i].state, prov_hunk_state_name(PROV_HUNK_PRESENT_EXACT)) ||
+		    !strcmp(sub->ev[i].state, prov_hunk_state_name(PROV_HUNK_PRESENT_CHANGED)))
+			present++;
+		else if (!strcmp(sub->ev[i].state, prov_hunk_state_name(PROV_HUNK_ABSENT)))
+			absent++;
+		else if (!strcmp(sub->ev[i].state, prov_hunk_state_name(PROV_HUNK_UNKNOWN)))
+			unknown++;
+	}
+	return !sub->named_by && !present && !unknown && absent;
+}
+
 /*
  * Commit x (not the fix) is demonstrably not in the deployed tree, as far
  * as the lines v[0..n) of file path go: not an ancestor of the deployed
- * commit, no patch names it, and its own hunks say missing: some absent,
- * none present, none unknown (a hunk the tree changed another way could be
- * a backport's); or, hunk by hunk, the hunks that added those lines are
- * gone (hunks_gone).
+ * commit, no patch names it, and, hunk by hunk, the hunks that added those
+ * lines are gone (hunks_gone: only x's hunks of that file compared); or
+ * its own hunks say missing: some absent, none present, none unknown (a
+ * hunk the tree changed another way could be a backport's).
  */
 static int commit_absent(const char *x, const char *path, const char *const *v, size_t n,
 			 const struct prov_dist_patches *dp, const struct prov_effect_tree *t, int depth)
@@ -1221,38 +1255,27 @@ static int commit_absent(const char *x, const char *path, const char *const *v, 
 	struct prov_buf text = PROV_BUF_INIT;
 	struct prov_hunks xs = { 0 };
 	char pid[41];
-	size_t i, present = 0, absent = 0, unknown = 0;
 	int anc = 1, r = 0;
 
 	if (prov_repo_is_ancestor(&anc, t->r, x, t->deployed_hex) < 0 || anc) {
 		prov_error_clear();
 		return 0;
 	}
-	if (effect_check(&sub, x, dp, t, depth + 1) < 0) {
-		prov_error_clear();
-		return 0;
+	if (n && effect_check(&sub, x, dp, t, depth + 1, path) >= 0) {
+		if (!sub.named_by && prov_repo_commit_diff(&text, pid, t->r, x) >= 0) {
+			prov_hunks_parse(&xs, text.buf ? text.buf : "", text.len, 1);
+			keep_path(&xs, path);
+			r = hunks_gone(&sub, &xs, x, path, v, n, dp, t, depth);
+		}
+		prov_effect_release(&sub);
 	}
-	for (i = 0; i < sub.n; i++) {
-		if (!strcmp(sub.ev[i].state, prov_hunk_state_name(PROV_HUNK_PRESENT_EXACT)) ||
-		    !strcmp(sub.ev[i].state, prov_hunk_state_name(PROV_HUNK_PRESENT_CHANGED)))
-			present++;
-		else if (!strcmp(sub.ev[i].state, prov_hunk_state_name(PROV_HUNK_ABSENT)))
-			absent++;
-		else if (!strcmp(sub.ev[i].state, prov_hunk_state_name(PROV_HUNK_UNKNOWN)))
-			unknown++;
+	if (!r && effect_check(&sub, x, dp, t, depth + 1, NULL) >= 0) {
+		r = whole_commit_absent(&sub);
+		prov_effect_release(&sub);
 	}
-	if (sub.named_by)
-		goto cleanup;
-	r = !present && !unknown && absent;
-	if (!r && n && prov_repo_commit_diff(&text, pid, t->r, x) >= 0) {
-		prov_hunks_parse(&xs, text.buf ? text.buf : "", text.len, 1);
-		r = hunks_gone(&sub, &xs, x, path, v, n, dp, t, depth);
-	}
-cleanup:
 	prov_error_clear();
 	prov_hunks_release(&xs);
 	prov_buf_release(&text);
-	prov_effect_release(&sub);
 	return r;
 }
 
@@ -1521,11 +1544,12 @@ static void relocate_gone_hunks(struct prov_effect *out, const struct prov_hunks
 int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct prov_dist_patches *dp,
 		      const struct prov_effect_tree *t)
 {
-	return effect_check(out, fix_hex, dp, t, 0);
+	return effect_check(out, fix_hex, dp, t, 0, NULL);
 }
 
+/* only_path: the hunks of that file alone (the others not compared), or NULL. */
 static int effect_check(struct prov_effect *out, const char *fix_hex, const struct prov_dist_patches *dp,
-			const struct prov_effect_tree *t, int depth)
+			const struct prov_effect_tree *t, int depth, const char *only_path)
 {
 	struct prov_buf text = PROV_BUF_INIT, named = PROV_BUF_INIT;
 	struct prov_hunks hs = { 0 };
@@ -1538,6 +1562,8 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 	if ((error = prov_repo_commit_diff(&text, pid, t->r, fix_hex)) < 0)
 		goto cleanup;
 	prov_hunks_parse(&hs, text.buf ? text.buf : "", text.len, 1);
+	if (only_path)
+		keep_path(&hs, only_path);
 	rev = prov_xasprintf("%s^", fix_hex);
 	if (prov_repo_resolve(&parent, t->r, rev) < 0)
 		prov_error_clear();	/* a root commit: no renames to follow */
