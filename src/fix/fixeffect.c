@@ -1244,9 +1244,10 @@ static int whole_commit_absent(const struct prov_effect *sub)
  * Commit x (not the fix) is demonstrably not in the deployed tree, as far
  * as the lines v[0..n) of file path go: not an ancestor of the deployed
  * commit, no patch names it, and, hunk by hunk, the hunks that added those
- * lines are gone (hunks_gone: only x's hunks of that file compared); or
- * its own hunks say missing: some absent, none present, none unknown (a
- * hunk the tree changed another way could be a backport's).
+ * lines are gone (hunks_gone: only x's hunks of that file compared); or,
+ * for a commit the fix's own lines came with (depth 0), its own hunks say
+ * missing: some absent, none present, none unknown (a hunk the tree
+ * changed another way could be a backport's).
  */
 static int commit_absent(const char *x, const char *path, const char *const *v, size_t n,
 			 const struct prov_dist_patches *dp, const struct prov_effect_tree *t, int depth)
@@ -1269,7 +1270,7 @@ static int commit_absent(const char *x, const char *path, const char *const *v, 
 		}
 		prov_effect_release(&sub);
 	}
-	if (!r && effect_check(&sub, x, dp, t, depth + 1, NULL) >= 0) {
+	if (!r && !depth && effect_check(&sub, x, dp, t, depth + 1, NULL) >= 0) {
 		r = whole_commit_absent(&sub);
 		prov_effect_release(&sub);
 	}
