@@ -955,15 +955,26 @@ static int removes_used_function(const struct prov_hunk *h, const struct located
 	return used;
 }
 
-/* 1 when hunk h removes no line (blank ones aside): an addition. */
+/*
+ * 1 when hunk h removes no line (blank ones aside) and adds one with four
+ * letters or digits: an addition that says something (not a lone "}").
+ */
 static int adds_only(const struct prov_hunk *h)
 {
-	size_t i;
+	size_t i, k, said = 0;
 
-	for (i = 0; i < h->n; i++)
-		if (h->origin[i] == '-' && h->lines[i][strspn(h->lines[i], " \t\r")])
+	for (i = 0; i < h->n; i++) {
+		const char *l = h->lines[i];
+
+		if (h->origin[i] == '-' && l[strspn(l, " \t\r")])
 			return 0;
-	return 1;
+		if (h->origin[i] == '+' && !said) {
+			for (k = 0; *l && k < 4; l++)
+				k += isalnum((unsigned char)*l) != 0;
+			said = k >= 4;
+		}
+	}
+	return (int)said;
 }
 
 /*
