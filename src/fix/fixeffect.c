@@ -956,6 +956,28 @@ static int removes_used_function(const struct prov_hunk *h, const struct located
 }
 
 /*
+ * 1 when hunk h removes no line (blank ones aside) and adds one with four
+ * letters or digits: an addition that says something (not a lone "}").
+ */
+static int adds_only(const struct prov_hunk *h)
+{
+	size_t i, k, said = 0;
+
+	for (i = 0; i < h->n; i++) {
+		const char *l = h->lines[i];
+
+		if (h->origin[i] == '-' && l[strspn(l, " \t\r")])
+			return 0;
+		if (h->origin[i] == '+' && !said) {
+			for (k = 0; *l && k < 4; l++)
+				k += isalnum((unsigned char)*l) != 0;
+			said = k >= 4;
+		}
+	}
+	return (int)said;
+}
+
+/*
  * 1 when hunk h only adds #include lines of headers the deployed tree has
  * under no name (a helper the release does not have: a backport does the
  * work inline and cannot include it).
@@ -1095,40 +1117,178 @@ static void new_files_apart(struct prov_effect *out, const struct prov_hunks *hs
 }
 
 static int effect_check(struct prov_effect *out, const char *fix_hex, const struct prov_dist_patches *dp,
-			const struct prov_effect_tree *t, int depth);
+			const struct prov_effect_tree *t, int depth, const char *only_path);
+
+#define MAX_BLAME_LINES 200
+#define MAX_HISTORY_DEPTH 3	/* commits followed back from the fix, hunk by hunk */
+
+static char *lines_from_absent_commit(const struct prov_hunk *h, const char *parent, const char *fix_hex,
+				      const struct prov_dist_patches *dp, const struct prov_effect_tree *t,
+				      int depth);
+
+/* 1 when a and b are the same line, blanks aside. */
+static int same_text(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a && isspace((unsigned char)*a))
+			a++;
+		while (*b && isspace((unsigned char)*b))
+			b++;
+		if (*a != *b)
+			return 0;
+		if (!*a)
+			return 1;
+		a++, b++;
+	}
+}
+
+/* 1 when hunk h has line l (blanks aside) among its lines of origin o. */
+static int hunk_has(const struct prov_hunk *h, char o, const char *l)
+{
+	size_t i;
+
+	for (i = 0; i < h->n; i++)
+		if (h->origin[i] == o && same_text(h->lines[i], l))
+			return 1;
+	return 0;
+}
 
 /*
- * Commit x (not the fix) is demonstrably not in the deployed tree: not an
- * ancestor of the deployed commit, no patch names it, and its own hunks
- * say missing: some absent, none present, none unknown (a hunk the tree
+ * The hunks of commit x (evidence sub, hunks xs) in file path that add the
+ * lines v[0..n) are gone from the deployed tree: each line is added by
+ * such a hunk, each such hunk is absent, or (depth permitting) unknown with
+ * lines that came in turn from hunks gone (lines_from_absent_commit); and
+ * no hunk of x in that file is present (x not backported there, in part).
+ */
+static int hunks_gone(const struct prov_effect *sub, const struct prov_hunks *xs, const char *x, const char *path,
+		      const char *const *v, size_t n, const struct prov_dist_patches *dp,
+		      const struct prov_effect_tree *t, int depth)
+{
+	char *xparent = NULL, *rev = NULL, *y, *used;
+	size_t i, k;
+	int ok = 1;
+
+	for (i = 0; i < xs->n && i < sub->n; i++) {
+		const struct prov_fix_evidence *e = &sub->ev[i];
+
+		if (strcmp(xs->v[i].path, path))
+			continue;
+		if ((!strcmp(e->state, prov_hunk_state_name(PROV_HUNK_PRESENT_EXACT)) ||
+		     !strcmp(e->state, prov_hunk_state_name(PROV_HUNK_PRESENT_CHANGED))) &&
+		    !(e->note && (!strcmp(e->note, PROV_EFFECT_NOTE_BLANKS) || !strcmp(e->note, PROV_EFFECT_NOTE_COMMENTS))))
+			return 0;	/* x is in that file, in part */
+	}
+	used = prov_xcalloc(xs->n + 1, 1);
+	for (k = 0; ok && k < n; k++) {
+		int found = 0;
+
+		for (i = 0; ok && i < xs->n && i < sub->n; i++) {
+			const struct prov_fix_evidence *e = &sub->ev[i];
+
+			if (strcmp(xs->v[i].path, path) || !hunk_has(&xs->v[i], '+', v[k]))
+				continue;
+			found = 1;
+			if (used[i])
+				continue;	/* judged already (for another line) */
+			used[i] = 1;
+			if (!strcmp(e->state, prov_hunk_state_name(PROV_HUNK_ABSENT)))
+				continue;
+			ok = 0;
+			if (strcmp(e->state, prov_hunk_state_name(PROV_HUNK_UNKNOWN)) || e->note ||
+			    depth >= MAX_HISTORY_DEPTH || prov_hunk_is_test_path(path))
+				break;
+			if (!xparent) {
+				rev = prov_xasprintf("%s^", x);
+				if (prov_repo_resolve(&xparent, t->r, rev) < 0) {
+					prov_error_clear();
+					break;
+				}
+			}
+			if ((y = lines_from_absent_commit(&xs->v[i], xparent, x, dp, t, depth + 1))) {
+				free(y);
+				ok = 1;
+			}
+		}
+		ok = ok && found;
+	}
+	free(used);
+	free(xparent);
+	free(rev);
+	return ok;
+}
+
+/* Keep the hunks of file path only (the others freed). */
+static void keep_path(struct prov_hunks *hs, const char *path)
+{
+	struct prov_hunks drop = { 0 };
+	size_t i, n = 0;
+
+	drop.v = prov_xcalloc(hs->n + 1, sizeof(*drop.v));
+	for (i = 0; i < hs->n; i++) {
+		if (!strcmp(hs->v[i].path, path))
+			hs->v[n++] = hs->v[i];
+		else
+			drop.v[drop.n++] = hs->v[i];
+	}
+	hs->n = n;
+	prov_hunks_release(&drop);
+}
+
+/* The hunks of commit x say missing: some absent, none present, none unknown, no patch names x. */
+static int whole_commit_absent(const struct prov_effect *sub)
+{
+	size_t i, present = 0, absent = 0, unknown = 0;
+
+	for (i = 0; i < sub->n; i++) {
+		if (!strcmp(sub->ev[i].state, prov_hunk_state_name(PROV_HUNK_PRESENT_EXACT)) ||
+		    !strcmp(sub->ev[i].state, prov_hunk_state_name(PROV_HUNK_PRESENT_CHANGED)))
+			present++;
+		else if (!strcmp(sub->ev[i].state, prov_hunk_state_name(PROV_HUNK_ABSENT)))
+			absent++;
+		else if (!strcmp(sub->ev[i].state, prov_hunk_state_name(PROV_HUNK_UNKNOWN)))
+			unknown++;
+	}
+	return !sub->named_by && !present && !unknown && absent;
+}
+
+/*
+ * Commit x (not the fix) is demonstrably not in the deployed tree, as far
+ * as the lines v[0..n) of file path go: not an ancestor of the deployed
+ * commit, no patch names it, and, hunk by hunk, the hunks that added those
+ * lines are gone (hunks_gone: only x's hunks of that file compared); or,
+ * for a commit the fix's own lines came with (depth 0), its own hunks say
+ * missing: some absent, none present, none unknown (a hunk the tree
  * changed another way could be a backport's).
  */
-static int commit_absent(const char *x, const struct prov_dist_patches *dp, const struct prov_effect_tree *t)
+static int commit_absent(const char *x, const char *path, const char *const *v, size_t n,
+			 const struct prov_dist_patches *dp, const struct prov_effect_tree *t, int depth)
 {
 	struct prov_effect sub;
-	size_t i, present = 0, absent = 0, unknown = 0;
-	int anc = 1;
+	struct prov_buf text = PROV_BUF_INIT;
+	struct prov_hunks xs = { 0 };
+	char pid[41];
+	int anc = 1, r = 0;
 
 	if (prov_repo_is_ancestor(&anc, t->r, x, t->deployed_hex) < 0 || anc) {
 		prov_error_clear();
 		return 0;
 	}
-	if (effect_check(&sub, x, dp, t, 1) < 0) {
-		prov_error_clear();
-		return 0;
+	if (n && effect_check(&sub, x, dp, t, depth + 1, path) >= 0) {
+		if (!sub.named_by && prov_repo_commit_diff(&text, pid, t->r, x) >= 0) {
+			prov_hunks_parse(&xs, text.buf ? text.buf : "", text.len, 1);
+			keep_path(&xs, path);
+			r = hunks_gone(&sub, &xs, x, path, v, n, dp, t, depth);
+		}
+		prov_effect_release(&sub);
 	}
-	for (i = 0; i < sub.n; i++) {
-		if (!strcmp(sub.ev[i].state, prov_hunk_state_name(PROV_HUNK_PRESENT_EXACT)) ||
-		    !strcmp(sub.ev[i].state, prov_hunk_state_name(PROV_HUNK_PRESENT_CHANGED)))
-			present++;
-		else if (!strcmp(sub.ev[i].state, prov_hunk_state_name(PROV_HUNK_ABSENT)))
-			absent++;
-		else if (!strcmp(sub.ev[i].state, prov_hunk_state_name(PROV_HUNK_UNKNOWN)))
-			unknown++;
+	if (!r && !depth && effect_check(&sub, x, dp, t, depth + 1, NULL) >= 0) {
+		r = whole_commit_absent(&sub);
+		prov_effect_release(&sub);
 	}
-	i = !sub.named_by && !present && !unknown && absent;
-	prov_effect_release(&sub);
-	return (int)i;
+	prov_error_clear();
+	prov_hunks_release(&xs);
+	prov_buf_release(&text);
+	return r;
 }
 
 /*
@@ -1155,25 +1315,32 @@ static int decided(const struct prov_effect *out)
 	return 0;
 }
 
-#define MAX_BLAME_LINES 200
-
 /*
  * The commit whose lines a hunk changes, when every - line of it came (git
  * blame on the fix's parent, back to where it meets the deployed commit)
- * with commits that are demonstrably not in the deployed tree: the fix
- * changes code the release never had, so its effect is absent too. The
- * first such commit (hex, caller frees), or NULL.
+ * with commits that are demonstrably not in the deployed tree
+ * (commit_absent): the fix changes code the release never had, so its
+ * effect is absent too. Followed back from the fix (depth > 0), an
+ * addition's context lines stand for its - lines: the place it adds at
+ * came with such commits. The first such commit (hex, caller frees), or
+ * NULL.
  */
 static char *lines_from_absent_commit(const struct prov_hunk *h, const char *parent, const char *fix_hex,
-				      const struct prov_dist_patches *dp, const struct prov_effect_tree *t)
+				      const struct prov_dist_patches *dp, const struct prov_effect_tree *t,
+				      int depth)
 {
 	char (*who)[41] = NULL, *mb = NULL, *found = NULL;
 	char seen[3][41];
-	size_t nold = 0, nseen = 0, i, j, k, nminus = 0;
+	const char **v = NULL;
+	size_t nold = 0, nminus = 0, nseen = 0, i, j, k, m, nv;
+	char o;
 
-	for (i = 0; i < h->n; i++)
+	for (i = 0; i < h->n; i++) {
 		nold += h->origin[i] != '+';
-	if (!parent || !nold || nold > MAX_BLAME_LINES || h->old_start <= 0)
+		nminus += h->origin[i] == '-' && h->lines[i][strspn(h->lines[i], " \t\r")];
+	}
+	o = nminus ? '-' : ' ';
+	if (!parent || !nold || nold > MAX_BLAME_LINES || h->old_start <= 0 || (!nminus && !depth))
 		return NULL;
 	if (prov_repo_merge_base(&mb, t->r, parent, t->deployed_hex) < 0)
 		goto cleanup;
@@ -1181,36 +1348,42 @@ static char *lines_from_absent_commit(const struct prov_hunk *h, const char *par
 	if (prov_repo_blame_lines(who, t->r, parent, h->old_path ? h->old_path : h->path, (size_t)h->old_start, nold,
 				  mb) < 0)
 		goto cleanup;
+	v = prov_xcalloc(nold, sizeof(*v));
 	for (i = 0, j = 0; i < h->n; i++) {
 		const char *l = h->lines[i];
 
 		if (h->origin[i] == '+')
 			continue;
 		k = j++;
-		if (h->origin[i] != '-')
-			continue;
-		while (*l && isspace((unsigned char)*l))
-			l++;
-		if (!*l)
+		if (h->origin[i] != o || !l[strspn(l, " \t\r")])
 			continue;	/* a blank line says nothing */
 		if (!who[k][0] || !strcmp(who[k], fix_hex))
 			goto cleanup;	/* from the deployed history (or unknown) */
-		nminus++;
-		for (k = 0; k < nseen && strcmp(seen[k], who[j - 1]); k++)
+		for (m = 0; m < nseen && strcmp(seen[m], who[k]); m++)
 			;
-		if (k == nseen) {
+		if (m == nseen) {
 			if (nseen == 3)
 				goto cleanup;
-			memcpy(seen[nseen++], who[j - 1], 41);
+			memcpy(seen[nseen++], who[k], 41);
 		}
 	}
-	for (k = 0; k < nseen; k++)
-		if (!commit_absent(seen[k], dp, t))
+	for (m = 0; m < nseen; m++) {
+		/* the lines that came with seen[m] */
+		for (i = 0, j = 0, nv = 0; i < h->n; i++) {
+			if (h->origin[i] == '+')
+				continue;
+			k = j++;
+			if (h->origin[i] == o && h->lines[i][strspn(h->lines[i], " \t\r")] && !strcmp(who[k], seen[m]))
+				v[nv++] = h->lines[i];
+		}
+		if (!commit_absent(seen[m], h->old_path ? h->old_path : h->path, v, nv, dp, t, depth))
 			goto cleanup;
-	if (nminus && nseen)
+	}
+	if (nseen)
 		found = prov_xstrdup(seen[0]);
 cleanup:
 	prov_error_clear();
+	free(v);
 	free(who);
 	free(mb);
 	return found;
@@ -1235,10 +1408,13 @@ static void absent_by_history(struct prov_effect *out, const struct prov_hunks *
 		struct prov_fix_evidence *e = &out->ev[i];
 		char *x;
 
-		if (strcmp(e->state, prov_hunk_state_name(PROV_HUNK_UNKNOWN)) || e->note ||
+		if (strcmp(e->state, prov_hunk_state_name(PROV_HUNK_UNKNOWN)) ||
+		    (e->note && strcmp(e->note, PROV_EFFECT_NOTE_NOT_HERE)) ||
 		    prov_hunk_is_test_path(hs->v[i].path) || prov_hunk_is_doc_path(hs->v[i].path) ||
-		    hs->v[i].new_file || !(x = lines_from_absent_commit(&hs->v[i], parent, fix_hex, dp, t)))
+		    hs->v[i].new_file || !(x = lines_from_absent_commit(&hs->v[i], parent, fix_hex, dp, t, 0)))
 			continue;
+		if (e->note)
+			out->nna--;	/* not there because it came with a commit the tree lacks */
 		e->state = prov_hunk_state_name(PROV_HUNK_ABSENT);
 		free(e->via);
 		e->via = x;
@@ -1380,11 +1556,12 @@ static void relocate_gone_hunks(struct prov_effect *out, const struct prov_hunks
 int prov_effect_check(struct prov_effect *out, const char *fix_hex, const struct prov_dist_patches *dp,
 		      const struct prov_effect_tree *t)
 {
-	return effect_check(out, fix_hex, dp, t, 0);
+	return effect_check(out, fix_hex, dp, t, 0, NULL);
 }
 
+/* only_path: the hunks of that file alone (the others not compared), or NULL. */
 static int effect_check(struct prov_effect *out, const char *fix_hex, const struct prov_dist_patches *dp,
-			const struct prov_effect_tree *t, int depth)
+			const struct prov_effect_tree *t, int depth, const char *only_path)
 {
 	struct prov_buf text = PROV_BUF_INIT, named = PROV_BUF_INIT;
 	struct prov_hunks hs = { 0 };
@@ -1397,6 +1574,8 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 	if ((error = prov_repo_commit_diff(&text, pid, t->r, fix_hex)) < 0)
 		goto cleanup;
 	prov_hunks_parse(&hs, text.buf ? text.buf : "", text.len, 1);
+	if (only_path)
+		keep_path(&hs, only_path);
 	rev = prov_xasprintf("%s^", fix_hex);
 	if (prov_repo_resolve(&parent, t->r, rev) < 0)
 		prov_error_clear();	/* a root commit: no renames to follow */
@@ -1415,7 +1594,7 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		enum prov_hunk_state st;
 		const char *via = NULL, *undone = NULL;
 		unsigned how = 0;
-		int renamed = 0, revert = 0;
+		int renamed = 0, revert = 0, moved = 0;
 
 		for (k = 0; k < nlocs && !loc; k++)
 			if (!strcmp(locs[k].path, h->path))
@@ -1459,10 +1638,15 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 			if (revert)
 				via = NULL;
 		}
+		/* the patch naming the fix has its lines, elsewhere: the code
+		 * lived in another file; or, for an addition absent at the
+		 * fix's place, the patch adds it at another place (moved) */
 		if (dp && dp->applied && !via && !undone &&
-		    (st == PROV_HUNK_UNKNOWN || (st == PROV_HUNK_ABSENT && !loc->found)) &&
-		    (via = carried_by_naming(dp, h, fix_hex)))
-			st = PROV_HUNK_PRESENT_CHANGED;	/* the patch naming the fix has its lines, elsewhere */
+		    (st == PROV_HUNK_UNKNOWN || (st == PROV_HUNK_ABSENT && (!loc->found || adds_only(h)))) &&
+		    (via = carried_by_naming(dp, h, fix_hex))) {
+			moved = st == PROV_HUNK_ABSENT && loc->found;
+			st = PROV_HUNK_PRESENT_CHANGED;
+		}
 		if (dp && dp->applied && !via && !undone && st == PROV_HUNK_UNKNOWN && loc->have_pre &&
 		    (via = names_by_naming(dp, h, fix_hex, &loc->pre, loc->deployed)))
 			st = PROV_HUNK_PRESENT_CHANGED;	/* its new names added by the patch naming the fix */
@@ -1476,6 +1660,8 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		add_evidence(out, fix_hex, h, loc, st, st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED ? via : NULL);
 		if (renamed && (st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED || st == PROV_HUNK_ABSENT))
 			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_RENAMED;
+		if (moved)
+			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_MOVED;
 		if (prov_hunk_blanks_only(h)) {
 			/* whitespace: nothing to tell present from absent; decided apart */
 			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_BLANKS;
@@ -1493,7 +1679,7 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		} else if (st == PROV_HUNK_UNKNOWN && loc->found && prov_hunk_not_applicable(h, &loc->f) &&
 		    !function_in(h, loc)) {
 			/* the release does not have the code this hunk changes: a backport drops it */
-			out->ev[out->n - 1].note = "the code it changes is not in the deployed file";
+			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_NOT_HERE;
 			out->nna++;
 		} else if (st == PROV_HUNK_ABSENT && loc->found && dp && dp->applied &&
 			   own_mechanism_left_out(dp, h, fix_hex, loc)) {

@@ -75,6 +75,8 @@ struct prov_effect {
 /* The note of a hunk that changes comments only (decided apart, like a test file's). */
 #define PROV_EFFECT_NOTE_COMMENTS "it changes comments only"
 #define PROV_EFFECT_NOTE_RENAMED "judged with the identifiers the deployed file spells another way renamed (an API renamed since)"
+/* The note of a hunk whose code is not in the deployed file at all (not applicable there). */
+#define PROV_EFFECT_NOTE_NOT_HERE "the code it changes is not in the deployed file"
 #define PROV_EFFECT_NOTE_NO_FILE "the file is not in the deployed tree"
 /* The note of a hunk that removes a function the deployed tree still calls (a backport keeps it). */
 #define PROV_EFFECT_NOTE_STILL_USED "it removes a function the deployed tree still calls"
@@ -84,6 +86,7 @@ struct prov_effect {
  * carrying patch), or reverts (unknown, via the reverting patch: decided apart). */
 #define PROV_EFFECT_NOTE_CHANGED_LATER "a later patch of the series changes its lines again"
 #define PROV_EFFECT_NOTE_REVERTED "a patch carries it and a later patch of the series (via) reverts it"
+#define PROV_EFFECT_NOTE_MOVED "not at the fix's place: a patch naming the fix (via) adds its lines at another place"
 #define PROV_EFFECT_NOTE_ABSENT_COMMIT "the lines it changes came with a commit (via) the deployed tree does not have"
 
 /* The hunks of fix_hex in the deployed tree. */

@@ -48,6 +48,17 @@
 #     in the one .c file that has it; absent there (the fix with its path
 #     made src/debug.c applies on 1.0-1, not in reverse). Its test hunk (a
 #     shipped test file) is absent on both revisions: it decides nothing.
+#  O. a fix of code rewritten after 1.0 (like libraw's deflate_dng_load_raw):
+#     its - lines came (git blame) with the rewrite, whose other file 1.0-1
+#     has (a Debian patch: the rewrite is not absent as a whole), and with
+#     a later change of a check another commit added into the rewritten
+#     code; followed back hunk by hunk, the rewrite's hunk of that file is
+#     absent, the check's hunks are additions whose place came with it:
+#     absent, via the rewrite (never exit 3 for a fix the release lacks).
+#  P. a fix of a check script (not a test directory) that comments out a
+#     line a commit after 1.0 added with the block around it: the code it
+#     changes is not in 1.0's file at all (not applicable by the lines),
+#     but it came with a commit whose hunk is absent from 1.0-1: absent.
 #  N. an addition whose context uses an API renamed after 1.0 (dyn_* ->
 #     xdyn_*) and sits one brace deeper than 1.0's code: with the renaming
 #     learnt from path.c's other lines, its nearest context lines that say
@@ -383,6 +394,10 @@ int path_work(struct req *r, const char *home, char **out)
 	return 0;
 }
 EOF
+printf '/* tile.c: tiles */\n#include "tile.h"\n\nint tile_load(struct tiles *t)\n{\n\tunsigned pixels = t->w * t->h;\n\tunsigned bytes = pixels * 4;\n\tunsigned char *buf = malloc(bytes);\n\n\tif (!buf)\n\t\treturn -1;\n\tdecode(t, buf, bytes);\n\tfree(buf);\n\treturn 0;\n}\n' > "$up/src/tile.c"
+printf '/* tile.h: tiles */\nstruct tiles;\nint tile_load(struct tiles *t);\n' > "$up/src/tile.h"
+mkdir -p "$up/check"
+printf '#!/bin/sh\n# pct.sh: percent expansions\n\nfor i in controlpath identityagent forwardagent; do\n\tverbose $tid $i tilde\n\ttrial $i "~" $HOME/\ndone\n' > "$up/check/pct.sh"
 printf 'libbar 1.0\n\n* first release\n' > "$up/NEWS"
 commit "libbar 1.0" >/dev/null
 g tag v1.0
@@ -535,6 +550,59 @@ ed "$up/src/len.c" "	    s[1] != '#' &&
 " ""
 printf 'name: one\nexpect: comment lines\n' > "$up/tests/data/test1"
 fixK=$(commit "len_of: comments are lines too (and a test)")
+# O: tile_load rewritten (and tile_count declared), a check added into it, changed, then fixed
+ed "$up/src/tile.c" "	unsigned pixels = t->w * t->h;
+	unsigned bytes = pixels * 4;
+	unsigned char *buf = malloc(bytes);
+
+	if (!buf)
+		return -1;
+	decode(t, buf, bytes);
+	free(buf);
+" "	unsigned tilePixels = t->tw * t->th;
+	unsigned pixelSize = sizeof(float) * t->samples;
+	unsigned tileBytes = tilePixels * pixelSize;
+	unsigned tileRowBytes = t->tw * pixelSize;
+
+	unsigned char *cbuf = calloc(t->max_bytes, 1);
+	unsigned char *ubuf = calloc(tileBytes + tileRowBytes, 1);
+
+	for (size_t y = 0; y < t->height; y += t->th)
+		decode_row(t, cbuf, ubuf, y);
+	free(ubuf);
+	free(cbuf);
+"
+ed "$up/src/tile.h" "int tile_load(struct tiles *t);" "int tile_load(struct tiles *t);
+int tile_count(const struct tiles *t);"
+fixO1=$(commit "tile_load: floating point tiles")
+ed "$up/src/tile.c" "	unsigned tileRowBytes = t->tw * pixelSize;
+
+" "	unsigned tileRowBytes = t->tw * pixelSize;
+
+	if (t->max_bytes > t->limit_mb * (1024 * 1024))
+		return -2;
+
+"
+fixO2=$(commit "tile_load: a memory limit")
+ed "$up/src/tile.c" "	if (t->max_bytes > t->limit_mb * (1024 * 1024))" "	if ((long)t->max_bytes > (long)t->limit_mb * (1024 * 1024))"
+fixO3=$(commit "tile_load: the limit in long")
+ed "$up/src/tile.c" "	unsigned tilePixels = t->tw * t->th;" "	long tilePixels = (long)t->tw * t->th;" \
+	"	unsigned tileBytes = tilePixels * pixelSize;
+	unsigned tileRowBytes = t->tw * pixelSize;" "	long tileBytes = tilePixels * (long)pixelSize;
+	long tileRowBytes = (long)t->tw * pixelSize;" \
+	"	if ((long)t->max_bytes > (long)t->limit_mb * (1024 * 1024))
+		return -2;
+" "	if ((long)t->max_bytes > (long)t->limit_mb * 1024L * 1024L)
+		return -2;
+	if (tileBytes + tileRowBytes > (long)t->limit_mb * 1024L * 1024L)
+		return -2;
+"
+fixO=$(commit "tile_load: sizes in 64 bits")
+# P: user names checked (a block at the end), then one trial of it commented out
+printf '\n# Literal control characters in config are acceptable\nverbose $tid user control-literal\ntrial user "$FOO" "$FOO"\n\n# Control characters expanded from config are not.\n${SSH} -G "-oUser=${FOO}" somehost && fail "user expanded ctrl"\n' >> "$up/check/pct.sh"
+fixP1=$(commit "pct: user name checks")
+ed "$up/check/pct.sh" 'trial user "$FOO" "$FOO"' '#trial user "$FOO" "$FOO"'
+fixP=$(commit "pct: adapt to the user name check")
 # M: the shell moves out of debug.c into a new shell.c, renamed app_shell; then a fix there
 python3 - "$up/src" <<'PY' || fail "M: split debug.c"
 import sys
@@ -606,6 +674,9 @@ ed "$wk/src/old.c" "	int b = a * 2;
 	wide += 7;
 	return (int)wide;"
 quilt_patch 02-old.patch "Description: old_func: no overflow (a Debian change)"
+ed "$wk/src/tile.h" "int tile_load(struct tiles *t);" "int tile_load(struct tiles *t);
+int tile_count(const struct tiles *t);"
+quilt_patch 03-tile-count.patch "Description: tile_count declared (a Debian change)"
 build_pkg 1
 ed "$wk/src/buf.c" "	free(b->spare);
 
@@ -919,6 +990,38 @@ fwd "$x1" "$fixK0" 0 && ! rev "$x1" "$fixK0" 0 || fail "truth K: fixK0 not absen
 fwd "$x1" "$fixK" 1 && ! rev "$x1" "$fixK" 1 || fail "truth K: its test hunk (a shipped test file) is not absent from 1.0-1"
 check_exit 1 "K: it changes lines an absent commit added" -- fc 1 "$fixK"
 check_eq "$(states) $(get 'd[0]["how"]') $(get 'd[0]["evidence"][0]["via"]')" "absent absent missing $fixK0" "K on 1.0-1"
+validate
+# O: the fix's hunk neither applies nor reverts on 1.0-1; git blame on its parent names fixO1 and
+# fixO3 for its - lines; fixO1's tile.c hunk applies forward on 1.0-1, not in reverse, its tile.h
+# hunk reverts (03-tile-count.patch); fixO3's - line came with fixO2, an addition whose context
+# lines came with fixO1; neither applies nor reverts on 1.0-1
+fwd "$x1" "$fixO" 0 || rev "$x1" "$fixO" 0 && fail "truth O: the hunk applies one way on 1.0-1"
+blame1() { g blame -l -s -L "/$(printf '%s' "$3" | sed 's/[]\/$*.^[]/\\&/g')/,+1" "$1^" -- "$2" | cut -c1-40; }
+check_eq "$(blame1 "$fixO" src/tile.c '	unsigned tilePixels = t->tw * t->th;')" "$fixO1" "truth O: a - line from fixO1"
+check_eq "$(blame1 "$fixO" src/tile.c '	unsigned tileBytes = tilePixels * pixelSize;')" "$fixO1" "truth O: a - line from fixO1"
+check_eq "$(blame1 "$fixO" src/tile.c '	if ((long)t->max_bytes > (long)t->limit_mb * (1024 * 1024))')" "$fixO3" "truth O: a - line from fixO3"
+check_eq "$(blame1 "$fixO3" src/tile.c '	if (t->max_bytes > t->limit_mb * (1024 * 1024))')" "$fixO2" "truth O: fixO3's - line from fixO2"
+for l in '	unsigned tileBytes = tilePixels * pixelSize;' '	unsigned tileRowBytes = t->tw * pixelSize;' \
+	'	unsigned char *cbuf = calloc(t->max_bytes, 1);' '	unsigned char *ubuf = calloc(tileBytes + tileRowBytes, 1);'; do
+	check_eq "$(blame1 "$fixO2" src/tile.c "$l")" "$fixO1" "truth O: fixO2's context from fixO1"
+done
+fwd "$x1" "$fixO1" 0 && ! rev "$x1" "$fixO1" 0 || fail "truth O: fixO1's tile.c hunk not absent from 1.0-1"
+rev "$x1" "$fixO1" 1 || fail "truth O: fixO1's tile.h hunk not in 1.0-1"
+for c in "$fixO2" "$fixO3"; do
+	fwd "$x1" "$c" 0 || rev "$x1" "$c" 0 && fail "truth O: $c applies one way on 1.0-1"
+done
+check_exit 1 "O: it changes code rewritten after 1.0" -- fc 1 "$fixO"
+check_eq "$(states) $(get 'd[0]["how"]') $(get 'd[0]["evidence"][0]["via"]')" "absent missing $fixO1" "O on 1.0-1"
+check_match "$(get 'd[0]["evidence"][0]["note"]')" "came with a commit" "O: the note"
+validate
+# P: the fix neither applies nor reverts on 1.0-1, its - line is nowhere in the file; git blame
+# names fixP1, whose hunk applies forward on 1.0-1, not in reverse
+fwd "$x1" "$fixP" 0 || rev "$x1" "$fixP" 0 && fail "truth P: the hunk applies one way on 1.0-1"
+grep -q 'trial user' "$x1/check/pct.sh" && fail "truth P: its - line in 1.0-1"
+check_eq "$(blame1 "$fixP" check/pct.sh 'trial user "$FOO" "$FOO"')" "$fixP1" "truth P: the - line from fixP1"
+fwd "$x1" "$fixP1" 0 && ! rev "$x1" "$fixP1" 0 || fail "truth P: fixP1 not absent from 1.0-1"
+check_exit 1 "P: it changes lines that came with an absent commit, nowhere in the file" -- fc 1 "$fixP"
+check_eq "$(states) $(get 'd[0]["how"]') $(get 'd[0]["evidence"][0]["via"]')" "absent missing $fixP1" "P on 1.0-1"
 validate
 # L: neither applies nor reverts on 1.0-1; its - line is 1.0's own (git blame: the 1.0 commit)
 fwd "$x1" "$fixL" 0 || rev "$x1" "$fixL" 0 && fail "truth L: the hunk applies one way on 1.0-1"

@@ -26,7 +26,13 @@
 #  X. a fix whose second hunk sets a new flag (user_from_cmdline) the
 #     backport does without (it checks at another place, its own way): that
 #     hunk applies forward, but its new name is nowhere in 1.0-2 nor in the
-#     patch naming the fix: decided apart, adapted, never "partial".
+#     patch naming the fix: decided apart, adapted, never "partial";
+#  D. a fix adding a limit (a member of two structures, its default, its
+#     check), carried by a patch naming it that keeps the structures as they
+#     are (their ABI) and puts the new members in a structure of a new
+#     header, their default in a function of its own: the additions apply
+#     forward at the fix's place, but the patch naming the fix adds their
+#     lines at another place: present, adapted, never "partial".
 # Ground truth per hunk on the trees dpkg-source -x unpacks: patch --dry-run
 # forward / -R (-F2, blanks ignored), grep of the patches' - and + lines.
 . "$(dirname "$0")/lib.sh"
@@ -199,6 +205,43 @@ int user_check(struct opts *o)
 	return 0;
 }
 EOF
+cat > "$up/src/h.h" <<'EOF'
+/* h.h: headers */
+struct hconf {
+	int max_len;
+	int max_line;
+};
+
+struct hreq {
+	int nlines;
+	int state;
+};
+EOF
+cat > "$up/src/h.c" <<'EOF'
+/* h.c: header parsing */
+#include "h.h"
+
+static struct hconf conf;
+
+int h_conf_init(struct hconf *c)
+{
+	c->max_len = 8192;
+	c->max_line = 4096;
+	return 0;
+}
+
+int h_conf_len(const struct hconf *c)
+{
+	return c->max_len;
+}
+
+int h_line(struct hreq *r, const char *line)
+{
+	r->nlines++;
+	r->state = parse_line(line);
+	return r->state;
+}
+EOF
 commit "1.0" >/dev/null
 g tag v1.0
 ed "$up/src/s.c" "long run(struct st *st, long len)" "nssize run(struct st *st, nssize len)" \
@@ -276,6 +319,15 @@ ed "$up/src/u.c" "	o->user = arg;
 		o->user_from_cmdline = 0;
 	}"
 fixX=$(commit "user: validate names from the command line")
+# D: a limit on the number of header lines
+ed "$up/src/h.h" "	int max_line;" "	int max_line;
+	int max_headers;" "	int state;" "	int state;
+	int count;"
+ed "$up/src/h.c" "	c->max_line = 4096;" "	c->max_line = 4096;
+	c->max_headers = 100;" "	r->nlines++;" "	r->nlines++;
+	if (++r->count > conf.max_headers)
+		return -E2BIG;"
+fixD=$(commit "h: max_headers")
 # N: the tests move to munit, then a test of the IGN stop
 ed "$up/tests/t_s.c" "(CUnit)" "(munit)" "#include <CUnit/CUnit.h>" '#include "munit.h"' "	CU_ASSERT(run_ok() == 1);" "	assert_int(1, ==, run_ok());"
 commit "tests: munit" >/dev/null
@@ -353,6 +405,21 @@ Origin: backport, https://git.example.invalid/libqux/commit/$fixX"
 ed "$wk/src/q.c" "	while (read_one(c))" "	while (n < c->max && c->fd >= 0 && c->pending > n)"
 quilt_patch 60-bound.patch "Description: read_all: bounded (read_one kept: 05-gss.patch calls it)
 Origin: upstream, https://git.example.invalid/libqux/commit/$fixS"
+printf '/* hc.h: the header count, apart (struct hconf and struct hreq as they were) */\nstruct hc {\n\tint max_headers;\n\tint count;\n};\n\nstruct hc *hc_of(struct hreq *r);\n' > "$wk/src/hc.h"
+ed "$wk/src/h.c" '#include "h.h"' '#include "h.h"
+#include "hc.h"' "	r->nlines++;" "	r->nlines++;
+	if (++hc_of(r)->count > hc_of(r)->max_headers)
+		return -E2BIG;" "	return r->state;
+}" "	return r->state;
+}
+
+int hc_init(struct hc *c)
+{
+	c->max_headers = 100;
+	return 0;
+}"
+quilt_patch 70-max-headers.patch "Description: h: max_headers, in a structure of its own (the ABI kept)
+Origin: backport, https://git.example.invalid/libqux/commit/$fixD"
 build_pkg 2
 
 # --- ground truth ---------------------------------------------------------------------------
@@ -426,6 +493,19 @@ for name in term_on_frame_cb terminate test_run_ign run_with; do
 	grep -q "$name" "$x2/tests/t_s.c" || fail "truth N: $name not in 1.0-2"
 	g show "$fixN^:tests/t_s.c" | grep -q "$name" && fail "truth N: $name not new"
 done
+# D: the additions (h_conf_init, h.h) apply forward on 1.0-2, not in reverse; the patch
+# naming the fix adds their lines; the check reverts with the patch's way to the count
+for k in 0 2; do
+	fwd "$x2" "$fixD" $k && ! rev "$x2" "$fixD" $k || fail "truth D: hunk $k not at its place in 1.0-2"
+done
+for l in '	int max_headers;' '	int count;' '	c->max_headers = 100;'; do
+	lines + 70-max-headers.patch | grep -qxF -- "$l" || fail "truth D: 70-max-headers.patch does not add '$l'"
+done
+hunk "$fixD" 1 | sed 's/++r->count > conf.max_headers/++hc_of(r)->count > hc_of(r)->max_headers/' |
+	patch -d "$x2" -p1 --dry-run -s -f -l -R -F2 >/dev/null 2>&1 || fail "truth D: the check not in 1.0-2"
+for k in 0 1 2; do
+	fwd "$x1" "$fixD" $k && ! rev "$x1" "$fixD" $k || fail "truth D: hunk $k not absent from 1.0-1"
+done
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 python3 -m http.server --bind 127.0.0.1 "$port" --directory "$w/www" >"$w/http.log" 2>&1 &
@@ -488,4 +568,13 @@ check_match "$(get 'd[0]["evidence"][1]["note"]')" "patch naming the fix changes
 validate
 check_exit 1 "X on 1.0-1" -- fc 1 "$fixX"
 check_eq "$(states) $(get 'd[0]["how"]')" "absent absent missing" "X on 1.0-1"
+check_exit 0 "D: additions a patch naming the fix makes at another place" -- fc 2 "$fixD"
+check_eq "$(get 'd[0]["included"]') $(get 'd[0]["how"]')" "true adapted" "D on 1.0-2: never partial"
+check_eq "$(get '" ".join(e["file"] + ":" + e["state"] for e in d[0]["evidence"])')" \
+	"src/h.c:present-changed-lines src/h.c:present-changed-lines src/h.h:present-changed-lines" "D on 1.0-2"
+check_match "$(get 'd[0]["evidence"][0]["note"]') $(get 'd[0]["evidence"][2]["via"]')" \
+	"adds its lines at another place debian/patches/70-max-headers.patch" "D: the note"
+validate
+check_exit 1 "D on 1.0-1" -- fc 1 "$fixD"
+check_eq "$(states) $(get 'd[0]["how"]')" "absent absent absent missing" "D on 1.0-1"
 echo "all ok"
