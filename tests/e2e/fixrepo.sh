@@ -51,3 +51,26 @@ build_pkg() {
 	cp "$d/${pkg}_1.0-$1.dsc" "$d/${pkg}_1.0-$1".debian.tar.* "$pool/"
 	(cd "$d" && dpkg-source --no-check -x "${pkg}_1.0-$1.dsc" "$w/x$1") >/dev/null 2>&1 || fail "dpkg-source -x 1.0-$1"
 }
+
+# The truth per hunk, from GNU patch on an unpacked tree: hunk SHA K prints
+# hunk K (from 0) of commit SHA of $up as a patch; fwd DIR SHA K and
+# rev DIR SHA K say whether it applies forward / in reverse on DIR
+# (--dry-run, whitespace-insensitive, fuzz 2).
+hunk() { # hunk SHA K: hunk K (from 0) of SHA as a patch on stdout
+	g show --format= "$1" | python3 -c '
+import sys
+want, k, hdr, cur, out = int(sys.argv[1]), -1, [], None, None
+for line in sys.stdin:
+    if line.startswith("diff --git"):
+        hdr, cur = [line], None
+    elif line.startswith("@@"):
+        k += 1; cur = k
+        if k == want: out = hdr + [line]
+    elif cur is None:
+        hdr.append(line)
+    elif cur == want:
+        out.append(line)
+sys.stdout.write("".join(out or []))' "$2"
+}
+fwd() { hunk "$2" "$3" | patch -d "$1" -p1 --dry-run -s -f -l -F2 >/dev/null 2>&1; }
+rev() { hunk "$2" "$3" | patch -d "$1" -p1 --dry-run -s -f -l -R -F2 >/dev/null 2>&1; }

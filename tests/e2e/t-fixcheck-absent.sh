@@ -797,24 +797,6 @@ Origin: upstream, https://git.example.invalid/libbar/commit/$fixN"
 build_pkg 2
 
 # --- ground truth ---------------------------------------------------------------------------
-hunk() { # hunk SHA K: hunk K (from 0) of SHA as a patch on stdout
-	g show --format= "$1" | python3 -c '
-import sys
-want, k, hdr, cur, out = int(sys.argv[1]), -1, [], None, None
-for line in sys.stdin:
-    if line.startswith("diff --git"):
-        hdr, cur = [line], None
-    elif line.startswith("@@"):
-        k += 1; cur = k
-        if k == want: out = hdr + [line]
-    elif cur is None:
-        hdr.append(line)
-    elif cur == want:
-        out.append(line)
-sys.stdout.write("".join(out or []))' "$2"
-}
-fwd() { hunk "$2" "$3" | patch -d "$1" -p1 --dry-run -s -f -l -F2 >/dev/null 2>&1; }
-rev() { hunk "$2" "$3" | patch -d "$1" -p1 --dry-run -s -f -l -R -F2 >/dev/null 2>&1; }
 x1=$w/x1 x2=$w/x2
 
 # A: hunk 0 applies forward on 1.0-1, not in reverse; hunk 1 neither; on 1.0-2 hunk 0 reverse

@@ -423,24 +423,6 @@ Origin: backport, https://git.example.invalid/libqux/commit/$fixD"
 build_pkg 2
 
 # --- ground truth ---------------------------------------------------------------------------
-hunk() { # hunk SHA K: hunk K (from 0) of SHA as a patch on stdout
-	g show --format= "$1" | python3 -c '
-import sys
-want, k, hdr, cur, out = int(sys.argv[1]), -1, [], None, None
-for line in sys.stdin:
-    if line.startswith("diff --git"):
-        hdr, cur = [line], None
-    elif line.startswith("@@"):
-        k += 1; cur = k
-        if k == want: out = hdr + [line]
-    elif cur is None:
-        hdr.append(line)
-    elif cur == want:
-        out.append(line)
-sys.stdout.write("".join(out or []))' "$2"
-}
-fwd() { hunk "$2" "$3" | patch -d "$1" -p1 --dry-run -s -f -l -F2 >/dev/null 2>&1; }
-rev() { hunk "$2" "$3" | patch -d "$1" -p1 --dry-run -s -f -l -R -F2 >/dev/null 2>&1; }
 lines() { # lines SIGN PATCH: the patch's - or + lines, without the sign
 	grep "^$1" "$w/$2" | grep -v "^$1$1$1 " | cut -c2-
 }

@@ -23,27 +23,6 @@
  */
 static char tmpdir[] = "/tmp/prov-test-srcimport.XXXXXX";
 
-static char *sh_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *sh_out(const char *fmt, ...)
-{
-	struct prov_buf b = PROV_BUF_INIT;
-	char line[512] = "";
-	va_list ap;
-	FILE *p;
-
-	va_start(ap, fmt);
-	prov_buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	p = popen(b.buf, "r");
-	assert_non_null(p);
-	if (!fgets(line, sizeof(line), p))
-		line[0] = '\0';
-	pclose(p);
-	prov_buf_release(&b);
-	line[strcspn(line, "\n")] = '\0';
-	return prov_xstrdup(line);
-}
-
 static int setup(void **state)
 {
 	(void)state;
@@ -169,7 +148,7 @@ static uint64_t import_flat(size_t n, const struct prov_srcimport_opts *o)
 	assert_int_equal(o->stats->cached, 0);
 	assert_int_equal(o->stats->entries, n);
 	/* ground truth: git itself counts the entries of the imported tree */
-	got = sh_out("git --git-dir='%s' ls-tree '%s' | wc -l", repo, commit);
+	got = unit_first_line("git --git-dir='%s' ls-tree '%s' | wc -l", repo, commit);
 	assert_int_equal(strtoul(got, NULL, 10), n);
 	free(got);
 	free(repo);
@@ -231,7 +210,7 @@ static void test_archive_vs_git(void **state)
 			    "zip -qry ../proj.zip proj-2.1 2>/dev/null || true;"
 			    "cd proj-2.1 && git init -q && git add -A && git write-tree > ../../want-tree",
 			    tmpdir, tmpdir), 0);
-	want = sh_out("cat '%s/want-tree'", tmpdir);
+	want = unit_first_line("cat '%s/want-tree'", tmpdir);
 	for (i = 0; kinds[i]; i++) {
 		char *file = prov_xasprintf("%s/proj.%s", tmpdir, kinds[i]);
 		if (access(file, F_OK) != 0) {	/* no zip(1) here */
@@ -241,10 +220,10 @@ static void test_archive_vs_git(void **state)
 		url = prov_xasprintf("file://%s", file);
 		assert_ok(prov_srcimport_archive(&repo, &commit, url, &o));
 		assert_int_equal(stats.cached, 0);
-		got = sh_out("git --git-dir='%s' rev-parse '%s^{tree}'", repo, commit);
+		got = unit_first_line("git --git-dir='%s' rev-parse '%s^{tree}'", repo, commit);
 		assert_string_equal(got, want);	/* top directory stripped, modes, symlink */
 		free(got);
-		got = sh_out("git --git-dir='%s' rev-parse refs/imports/archive", repo);
+		got = unit_first_line("git --git-dir='%s' rev-parse refs/imports/archive", repo);
 		assert_string_equal(got, commit);
 		free(got);
 		/* again: reused from the cache, even with the file gone */
@@ -308,16 +287,16 @@ static void test_debian_pN_vs_gnu_patch(void **state)
 			    "cp -r bar-3.2 gt; cp -r d/debian gt/; cd gt; patch -s --no-backup-if-mismatch -p0 < debian/patches/zero.patch;"
 			    "patch -s --no-backup-if-mismatch -p2 < debian/patches/two.patch; git init -q; git add -A; git write-tree > ../want-tree",
 			    tmpdir), 0);
-	want = sh_out("cat '%s/deb/want-tree'", tmpdir);
+	want = unit_first_line("cat '%s/deb/want-tree'", tmpdir);
 	base = prov_xasprintf("file://%s/deb", tmpdir);
 	/* the .dsc is flat (no pool/): found after the pool paths miss; the epoch is not in the name */
 	if (prov_srcimport_debian(&repo, &commit, &n, base, "bar", "1:3.2-1", &o) != 0)
 		fail_msg("import failed: %s", prov_error_last());
 	assert_int_equal(n, 2);
-	got = sh_out("git --git-dir='%s' rev-parse '%s^{tree}'", repo, commit);
+	got = unit_first_line("git --git-dir='%s' rev-parse '%s^{tree}'", repo, commit);
 	assert_string_equal(got, want);
 	free(got);
-	got = sh_out("git --git-dir='%s' rev-parse 'refs/imports/bar/1%%3A3.2-1'", repo);
+	got = unit_first_line("git --git-dir='%s' rev-parse 'refs/imports/bar/1%%3A3.2-1'", repo);
 	assert_string_equal(got, commit);
 	free(got);
 	free(repo);
@@ -346,7 +325,7 @@ static void test_debian_pN_vs_gnu_patch(void **state)
 			    tmpdir), 0);
 	assert_int_equal(prov_srcimport_debian(&repo, &commit, &n, base, "bar", "3.4-1", &o), PROV_EINPUT);
 	assert_non_null(strstr(prov_error_last(), "patch 'debian/patches/bad.patch' does not apply"));
-	got = sh_out("git --git-dir='%s/imports/debian-bar.git' for-each-ref refs/imports/bar/3.4-1 | wc -l", cache);
+	got = unit_first_line("git --git-dir='%s/imports/debian-bar.git' for-each-ref refs/imports/bar/3.4-1 | wc -l", cache);
 	assert_string_equal(got, "0");	/* nothing recorded */
 	free(got);
 	/* a series naming one patch twice (quilt applies a patch once; issue 17 item 8) */
@@ -395,7 +374,7 @@ static void import_series(int *rc, int nlines, int npatches, int off,
 
 		/* ground truth: git shows every patched line in the imported tree */
 		assert_int_equal(n, npatches);
-		got = sh_out("git --git-dir='%s' show '%s:big.c' | grep -c '^LINE '", repo, commit);
+		got = unit_first_line("git --git-dir='%s' show '%s:big.c' | grep -c '^LINE '", repo, commit);
 		assert_int_equal(strtoul(got, NULL, 10), (unsigned long)npatches);
 		free(got);
 	}

@@ -70,7 +70,7 @@ static inline char *unit_first_line(const char *fmt, ...) __attribute__((format(
 static inline char *unit_first_line(const char *fmt, ...)
 {
 	struct prov_buf b = PROV_BUF_INIT;
-	char line[256] = "";
+	char line[512] = "";
 	va_list ap;
 	FILE *p;
 
