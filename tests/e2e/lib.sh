@@ -53,6 +53,10 @@ v=eval(sys.argv[2])
 print("null" if v is None else (json.dumps(v) if isinstance(v,(dict,list,bool)) else v))' "$1" "$2"
 }
 
+# wait_file FILE WHAT: a server the test started has written FILE (its port or
+# pid) within 10 s, or the test fails saying WHAT did not start.
+wait_file() { for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done; fail "$2 did not start"; }
+
 # count_opens REGEX CMD...: how many times CMD (and its children and threads)
 # opened a file whose path matches REGEX (a Python regex), as strace sees the
 # opens that succeeded: a count of work for scaling tests, not a time. The

@@ -14,7 +14,6 @@ command -v python3 >/dev/null || skip "no python3"
 [ -x "$PROVENANCE" ] || fail "no $PROVENANCE"
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_file() { for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done; fail "$2 did not start"; }
 accepted() { sleep 0.3; cat "$T/silent.port.n" 2>/dev/null || echo 0; }
 
 mkdir -p "$T/srv"

@@ -21,7 +21,6 @@ done
 [ -x "$(git --exec-path)/git-http-backend" ] || skip "no git http-backend"
 command -v /usr/bin/time >/dev/null || skip "no /usr/bin/time"
 
-wait_file() { for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done; fail "$2 did not start"; }
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$T"' EXIT
 

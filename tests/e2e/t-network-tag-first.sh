@@ -17,8 +17,6 @@ command -v python3 >/dev/null || skip "no python3"
 [ -x "$(git --exec-path)/git-http-backend" ] || skip "no git http-backend"
 [ -x "$PROVENANCE" ] || fail "no $PROVENANCE"
 
-wait_file() { for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done; fail "$2 did not start"; }
-
 mkdir -p "$T/srv/o"
 "$TOP/fixtures/upstream/make-history.sh" "$T/work" 20 >/dev/null || fail "cannot build the test repository"
 # the release branch's own change to the crash file, so its line is not the tag's
