@@ -302,4 +302,5 @@ void cross_check_link_map(struct core_ctx *x);
 
 /* core.c */
 void finish_analysis(struct core_ctx *x);
+void ctx_release(struct core_ctx *x);
 #endif

@@ -168,21 +168,9 @@ cleanup:
 	current = saved;
 	if (x.dwfl)
 		dwfl_end(x.dwfl);
+	x.dwfl = NULL;
 	prov_ptrace_resume(&stopped);
-	if (x.fd >= 0)
-		close(x.fd);
-	prov_crash_free(x.c);
-	for (i = 0; i < x.nextras; i++) {
-		free(x.extras[i]->file);
-		free(x.extras[i]->note);
-		free(x.extras[i]->package_note);
-		free(x.extras[i]->origin);
-		free(x.extras[i]);
-	}
-	free(x.extras);
-	memo_free(&x);
-	free(x.chain);
-	free(x.tramp);
+	ctx_release(&x);
 	free(name);
 	return error;
 }

@@ -219,96 +219,163 @@ void finish_analysis(struct core_ctx *x)
 		prov_hang_analyze(x->c, core_mem_read, x);
 }
 
+/* The context before anything is read: options, limits, --sysroot checked. */
+static int ctx_init(struct core_ctx *x, const char *path, const struct prov_core_opts *opts)
+{
+	static const struct prov_core_opts no_opts;
+
+	memset(x, 0, sizeof(*x));
+	x->fd = -1;
+	x->ok = 1;
+	x->opts = opts ? opts : &no_opts;
+	x->path = path;
+	x->max_frames = x->opts->max_frames && x->opts->max_frames < PROV_MAX_FRAMES ?
+		x->opts->max_frames : PROV_MAX_FRAMES;
+	if (x->opts->sysroot && *x->opts->sysroot && strcmp(x->opts->sysroot, "/") != 0)
+		x->sysroot = x->opts->sysroot;
+	if (!path || !*path)
+		return prov_error_set(PROV_EINPUT, "no core file given");
+	if (x->sysroot) {
+		struct stat st;
+
+		if (stat(x->sysroot, &st) < 0 || !S_ISDIR(st.st_mode))
+			return prov_error_set(PROV_EINPUT, "sysroot '%s' is not a directory",
+					      x->sysroot);
+	}
+	return 0;
+}
+
+/* The file opened, its ELF header checked, libelf on it, an empty model. */
+static int open_core(struct core_ctx *x)
+{
+	int error;
+
+	x->fd = open(x->path, O_RDONLY | O_CLOEXEC);
+	if (x->fd < 0)
+		return prov_error_set(PROV_EINPUT, "cannot open '%s': %s", x->path, strerror(errno));
+	if ((error = check_header(x, x->path)) < 0)
+		return error;
+	elf_version(EV_CURRENT);
+	/* ELF_C_READ, not MMAP: lazy preads, measured faster on cold multi-GiB cores. */
+	x->elf = elf_begin(x->fd, ELF_C_READ, NULL);
+	if (!x->elf)
+		return prov_error_set(PROV_EINPUT, "cannot read '%s': %s", x->path, elf_errmsg(-1));
+	x->c = prov_crash_new(PROV_INPUT_CORE, x->path);
+	x->c->format = prov_xstrdup("core");
+	return 0;
+}
+
+/* Program headers and notes: threads, signal, mapped files, the process. */
+static int read_headers(struct core_ctx *x)
+{
+	int error;
+
+	if ((error = read_program_headers(x)) < 0)
+		return error;
+	x->rcache = prov_xcalloc(1, sizeof(*x->rcache));
+	if (!x->files)
+		no_file_note(x);
+	else
+		cross_check_link_map(x);
+	x->c->machine = x->machine;
+	x->c->machine_is64 = x->is64;
+	if (!(prov_machine_reads(x->machine, x->is64) & PROV_MACHINE_REGISTERS))
+		x->c->registers_note = prov_xasprintf("registers of %s cores are not read yet",
+						      prov_machine_name(x->machine, x->is64));
+	fill_process(x);
+	return 0;
+}
+
+/* The core's images reported to a new Dwfl, then read back as the model's modules. */
+static int report_core_modules(struct core_ctx *x)
+{
+	int error;
+
+	x->dwfl = core_dwfl_begin();
+	if (!x->dwfl)
+		return prov_error_set(PROV_ERROR, "dwfl_begin: %s", dwfl_errmsg(-1));
+	dwfl_report_begin(x->dwfl);
+	if ((error = report_modules(x)) < 0)
+		return error;
+	if (dwfl_report_end(x->dwfl, NULL, NULL) != 0)
+		return prov_error_set(PROV_EINPUT, "cannot read the modules of '%s': %s",
+				      x->path, dwfl_errmsg(-1));
+	dwfl_getmodules(x->dwfl, module_cb, x, 0);
+	return x->error < 0 ? x->error : 0;
+}
+
+/* Every thread unwound; a thread that cannot be says why, in the model. */
+static void unwind_threads(struct core_ctx *x)
+{
+	size_t i;
+
+	if (attach_threads(x) < 0) {
+		const char *msg = dwfl_errmsg(-1);
+
+		for (i = 0; i < x->c->nthreads; i++)
+			x->c->threads[i].unwind_error =
+				prov_xasprintf("cannot attach to the core's threads: %s", msg);
+	} else if (dwfl_getthreads(x->dwfl, thread_cb, x) < 0) {
+		const char *msg = dwfl_errmsg(-1);
+
+		for (i = 0; i < x->c->nthreads; i++)
+			if (!x->c->threads[i].nframes && !x->c->threads[i].unwind_error)
+				x->c->threads[i].unwind_error = prov_xstrdup(msg);
+	}
+}
+
+/* What the analysis holds, for a core and a live process alike (NULL fields skipped). */
+void ctx_release(struct core_ctx *x)
+{
+	size_t i;
+
+	if (x->dwfl)
+		dwfl_end(x->dwfl);
+	if (x->elf)
+		elf_end(x->elf);
+	if (x->fd >= 0)
+		close(x->fd);
+	prov_crash_free(x->c);
+	for (i = 0; i < x->nfiles; i++) {
+		free(x->files[i].name);
+		free(x->files[i].note);
+	}
+	free(x->files);
+	free(x->keep);
+	for (i = 0; i < x->nextras; i++) {
+		free(x->extras[i]->file);
+		free(x->extras[i]->note);
+		free(x->extras[i]->package_note);
+		free(x->extras[i]->origin);
+		free(x->extras[i]);
+	}
+	free(x->extras);
+	free(x->segs);
+	free(x->noexec);
+	free(x->vdso_image);
+	free(x->rcache);
+	free(x->attach);
+	free(x->tramp);
+	memo_free(x);
+	free(x->chain);
+	prov_vars_pending_free(x->vars_pending);
+}
+
 int prov_core_analyze(struct prov_crash **out, const char *path,
 		      const struct prov_core_opts *opts)
 {
-	static const struct prov_core_opts no_opts;
 	struct core_ctx x;
 	struct core_ctx *saved = current;
 	int error;
-	size_t i;
 
-	memset(&x, 0, sizeof(x));
-	x.fd = -1;
-	x.ok = 1;
-	x.opts = opts ? opts : &no_opts;
-	x.path = path;
-	x.max_frames = x.opts->max_frames && x.opts->max_frames < PROV_MAX_FRAMES ?
-		x.opts->max_frames : PROV_MAX_FRAMES;
-	if (x.opts->sysroot && *x.opts->sysroot && strcmp(x.opts->sysroot, "/") != 0)
-		x.sysroot = x.opts->sysroot;
-	if (!path || !*path)
-		return prov_error_set(PROV_EINPUT, "no core file given");
-	if (x.sysroot) {
-		struct stat st;
-
-		if (stat(x.sysroot, &st) < 0 || !S_ISDIR(st.st_mode))
-			return prov_error_set(PROV_EINPUT, "sysroot '%s' is not a directory",
-					      x.sysroot);
-	}
-
-	x.fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (x.fd < 0) {
-		error = prov_error_set(PROV_EINPUT, "cannot open '%s': %s", path, strerror(errno));
+	if ((error = ctx_init(&x, path, opts)) < 0)
+		return error;
+	if ((error = open_core(&x)) < 0 || (error = read_headers(&x)) < 0)
 		goto cleanup;
-	}
-	if ((error = check_header(&x, path)) < 0)
-		goto cleanup;
-	elf_version(EV_CURRENT);
-	/* ELF_C_READ, not MMAP: lazy preads, measured faster on cold multi-GiB cores. */
-	x.elf = elf_begin(x.fd, ELF_C_READ, NULL);
-	if (!x.elf) {
-		error = prov_error_set(PROV_EINPUT, "cannot read '%s': %s", path, elf_errmsg(-1));
-		goto cleanup;
-	}
-	x.c = prov_crash_new(PROV_INPUT_CORE, path);
-	x.c->format = prov_xstrdup("core");
-	if ((error = read_program_headers(&x)) < 0)
-		goto cleanup;
-	x.rcache = prov_xcalloc(1, sizeof(*x.rcache));
-	if (!x.files)
-		no_file_note(&x);
-	else
-		cross_check_link_map(&x);
-	x.c->machine = x.machine;
-	x.c->machine_is64 = x.is64;
-	if (!(prov_machine_reads(x.machine, x.is64) & PROV_MACHINE_REGISTERS))
-		x.c->registers_note = prov_xasprintf("registers of %s cores are not read yet",
-						     prov_machine_name(x.machine, x.is64));
-	fill_process(&x);
-
 	current = &x;
-	x.dwfl = core_dwfl_begin();
-	if (!x.dwfl) {
-		error = prov_error_set(PROV_ERROR, "dwfl_begin: %s", dwfl_errmsg(-1));
+	if ((error = report_core_modules(&x)) < 0)
 		goto cleanup;
-	}
-	dwfl_report_begin(x.dwfl);
-	if ((error = report_modules(&x)) < 0)
-		goto cleanup;
-	if (dwfl_report_end(x.dwfl, NULL, NULL) != 0) {
-		error = prov_error_set(PROV_EINPUT, "cannot read the modules of '%s': %s",
-				       path, dwfl_errmsg(-1));
-		goto cleanup;
-	}
-	dwfl_getmodules(x.dwfl, module_cb, &x, 0);
-	if (x.error < 0) {
-		error = x.error;
-		goto cleanup;
-	}
-	if (attach_threads(&x) < 0) {
-		const char *msg = dwfl_errmsg(-1);
-
-		for (i = 0; i < x.c->nthreads; i++)
-			x.c->threads[i].unwind_error =
-				prov_xasprintf("cannot attach to the core's threads: %s", msg);
-	} else if (dwfl_getthreads(x.dwfl, thread_cb, &x) < 0) {
-		const char *msg = dwfl_errmsg(-1);
-
-		for (i = 0; i < x.c->nthreads; i++)
-			if (!x.c->threads[i].nframes && !x.c->threads[i].unwind_error)
-				x.c->threads[i].unwind_error = prov_xstrdup(msg);
-	}
+	unwind_threads(&x);
 	finish_analysis(&x);
 
 	*out = x.c;
@@ -316,35 +383,6 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 	error = 0;
 cleanup:
 	current = saved;
-	if (x.dwfl)
-		dwfl_end(x.dwfl);
-	if (x.elf)
-		elf_end(x.elf);
-	if (x.fd >= 0)
-		close(x.fd);
-	prov_crash_free(x.c);
-	for (i = 0; i < x.nfiles; i++) {
-		free(x.files[i].name);
-		free(x.files[i].note);
-	}
-	free(x.files);
-	free(x.keep);
-	for (i = 0; i < x.nextras; i++) {
-		free(x.extras[i]->file);
-		free(x.extras[i]->note);
-		free(x.extras[i]->package_note);
-		free(x.extras[i]->origin);
-		free(x.extras[i]);
-	}
-	free(x.extras);
-	free(x.segs);
-	free(x.noexec);
-	free(x.vdso_image);
-	free(x.rcache);
-	free(x.attach);
-	free(x.tramp);
-	memo_free(&x);
-	free(x.chain);
-	prov_vars_pending_free(x.vars_pending);
+	ctx_release(&x);
 	return error;
 }
