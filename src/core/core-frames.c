@@ -11,7 +11,10 @@
 #include "util.h"
 #include "banned.h"
 
-static char *demangle(const char *name)
+/* C++ demangling from libstdc++, as eu-stack does. */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+char *demangle(const char *name)
 {
 	char *d;
 	int status = -1;

@@ -19,9 +19,6 @@
 
 #include "core.h"
 
-/* C++ demangling from libstdc++, as eu-stack does. */
-char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
-
 #ifndef NT_FILE
 #define NT_FILE 0x46494c45
 #endif
@@ -275,6 +272,9 @@ int debug_file_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Add
 int module_cmp(const void *a, const void *b);
 
 /* core-frames.c */
+/* A C++ symbol ("_Z...") demangled by libstdc++ as eu-stack does, else a
+ * copy; NULL for NULL. The caller frees. modsym.c uses it too. */
+char *demangle(const char *name);
 struct prov_frame *new_frame(struct core_ctx *x, struct prov_thread *t);
 void chain_finish(struct core_ctx *x);
 void memo_free(struct core_ctx *x);
