@@ -29,8 +29,6 @@ struct mod_extra *mod_extra(struct core_ctx *x, void **userdata)
 	return *userdata;
 }
 
-/* ---- finding files (custom callbacks for --sysroot and --exe) ---- */
-
 const struct nt_file_entry *file_at(const struct core_ctx *x, uint64_t addr)
 {
 	size_t i;
@@ -174,6 +172,8 @@ static int debuginfod_fd(const unsigned char *bits, int len, int executable, cha
 	return fd;
 }
 
+/* ---- find_elf: the module's ELF file ---- */
+
 int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 		Dwarf_Addr base, char **file_name, Elf **elfp)
 {
@@ -270,6 +270,8 @@ done:
 }
 
 /* An ELF file whose build ID is `want` (any file when wantlen is 0): fd, or -1. */
+/* ---- find_debuginfo: its separate debug file ---- */
+
 static int open_debug_candidate(const char *root, const char *path,
 				const unsigned char *want, int wantlen, char **name_out)
 {
@@ -391,6 +393,8 @@ static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modn
 	return find_debuginfo_any(mod, userdata, modname, base, file_name, debuglink_file,
 				  debuglink_crc, debuginfo_file_name);
 }
+
+/* ---- the Dwfl ---- */
 
 static char *core_debuginfo_path;	/* NULL: libdwfl's default */
 static const Dwfl_Callbacks core_callbacks = {

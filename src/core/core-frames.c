@@ -14,6 +14,8 @@
 /* C++ demangling from libstdc++, as eu-stack does. */
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
+/* ---- names ---- */
+
 char *demangle(const char *name)
 {
 	char *d;
@@ -65,7 +67,7 @@ static char *path_join(const char *dir, const char *name)
 	return prov_xasprintf("%.*s/%s", (int)n, dir, name);
 }
 
-/* ---- frames ---- */
+/* ---- a pc's function and inlined scopes (DWARF) ---- */
 
 static char *die_function_name(Dwarf_Die *die)
 {
@@ -198,6 +200,8 @@ static int die_scopes(Dwarf_Die *cudie, Dwarf_Addr addr, Dwarf_Die **out)
 	*out = r;
 	return (int)n;
 }
+
+/* ---- frames, kept per pc and per chain ---- */
 
 struct prov_frame *new_frame(struct core_ctx *x, struct prov_thread *t)
 {

@@ -14,8 +14,6 @@
 #include "util.h"
 #include "banned.h"
 
-/* ---- modules from the dynamic linker's list (cores without NT_FILE) ---- */
-
 #define MAX_LINK_MAP 1024	/* entries of r_map walked: a damaged list may loop */
 
 static void add_file(struct core_ctx *x, size_t *alloc, uint64_t start, char *name)

@@ -20,6 +20,8 @@
 
 #define ALIGN4(n) (((n) + 3) & ~(uint64_t)3)
 
+/* ---- an ELF image in the core's memory, or in its file ---- */
+
 /*
  * The notes of one note segment image: the GNU build ID and systemd's
  * package note (what systemd-coredump reads from a core too).
@@ -218,13 +220,8 @@ cleanup:
 	return error;
 }
 
-/*
- * Did the dynamic loader map this image (what eu-unstrip reports), or did
- * the process merely mmap the file (gdb does this)? A loaded image's later
- * segments are mappings of the same file at a page offset within its range;
- * a plain mmap is one mapping of the whole file, and its range computed
- * from the program headers overlaps other mappings.
- */
+/* ---- which images go in: loaded ones, and past the budget the kept ones ---- */
+
 /* NT_FILE entries by start address: image_was_loaded looks at a range, not all */
 static const struct nt_file_entry *sort_files;
 
@@ -248,6 +245,12 @@ size_t *files_by_start(const struct core_ctx *x)
 }
 
 /*
+ * Did the dynamic loader map this image (what eu-unstrip reports), or did
+ * the process merely mmap the file (gdb does this)? A loaded image's later
+ * segments are mappings of the same file at a page offset within its range;
+ * a plain mmap is one mapping of the whole file, and its range computed
+ * from the program headers overlaps other mappings.
+ *
  * The entries starting in [e->start, hi), through the sorted index: was
  * a scan of every entry for every image (64,000 modules took 31.6 s).
  */
@@ -402,6 +405,8 @@ static void mark_kept_images(struct core_ctx *x, const size_t *idx)
 		if (!c->has_crashed_thread || i != c->crashed_thread)
 			keep_stack_images(x, idx, &c->threads[i], &budget);
 }
+
+/* ---- reporting the images to libdwfl ---- */
 
 /*
  * read_image memoized by address: 65,000 NT_FILE entries naming one image
@@ -683,7 +688,7 @@ cleanup:
 	return error;
 }
 
-/* ---- modules ---- */
+/* ---- libdwfl's modules into the model ---- */
 
 int module_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
 	      void *arg)

@@ -31,8 +31,6 @@ const char *const aarch64_regs[] = {
 	"sp", "pc", "pstate",
 };
 
-/* ---- notes ---- */
-
 static int note_prstatus(struct core_ctx *x, const unsigned char *d, size_t n)
 {
 	struct prov_crash *c = x->c;

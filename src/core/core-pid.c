@@ -17,8 +17,6 @@
 #include "util.h"
 #include "banned.h"
 
-/* ---- a live process ---- */
-
 static char *proc_text(pid_t pid, const char *what, int nul_to_space)
 {
 	struct prov_buf b = PROV_BUF_INIT;

@@ -10,8 +10,6 @@
 #include "util.h"
 #include "banned.h"
 
-/* ---- signal frames ---- */
-
 /* Code bytes at addr from the module's ELF file (a core holds no text pages). 0 or -1. */
 static int module_code(Dwfl_Module *m, Dwarf_Addr addr, unsigned char *buf, size_t len)
 {

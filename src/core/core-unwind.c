@@ -13,6 +13,8 @@
 
 #define VARS_FRAMES 32	/* frames of the crashing thread whose variables are read */
 
+/* ---- a thread's frames, one dwfl_thread_getframes callback each ---- */
+
 /* 1 when addr lies in a segment the core says is not executable (a stack, data). */
 static int addr_not_code(const struct core_ctx *x, uint64_t addr)
 {
@@ -197,7 +199,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	return DWARF_CB_OK;
 }
 
-/* ---- unwinding again from the caller of a call to nowhere ---- */
+/* ---- resuming after a call to nowhere or a PAC-signed return: libdwfl's callbacks ---- */
 
 struct resume_arg {
 	struct core_ctx *x;
@@ -249,6 +251,8 @@ static const Dwfl_Thread_Callbacks resume_callbacks = {
 	.memory_read = resume_memory_read,
 	.set_initial_registers = resume_set_registers,
 };
+
+/* ---- the core's threads, given to libdwfl (dwfl_attach_state) ---- */
 
 /* A thread's x86-64 registers in DWARF numbering (rax..r15, rip): 0, or -1 if one is missing. */
 static int x86_64_dwarf_regs(const struct prov_thread *t, Dwarf_Word regs[17])
@@ -344,6 +348,8 @@ int attach_threads(struct core_ctx *x)
 }
 
 
+/* ---- unwinding again from a caller ---- */
+
 /*
  * The thread's registers at the call to nowhere, as if it had returned at
  * once (pc = the return address, sp past it; nothing else ran), unwound by
@@ -425,6 +431,8 @@ cleanup:
 	x->nreported = saved_reported;
 	return ok;
 }
+
+/* ---- threads ---- */
 
 int thread_cb(Dwfl_Thread *thread, void *arg)
 {
