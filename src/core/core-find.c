@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core.h"
 #include "core-int.h"
 #include "dbgbudget.h"
 #include "plaindebug.h"

@@ -17,7 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core.h"
+#include "model.h"
+
+struct prov_core_opts;
 
 #ifndef NT_FILE
 #define NT_FILE 0x46494c45

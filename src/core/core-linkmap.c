@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core.h"
 #include "core-int.h"
 #include "error.h"
 #include "util.h"

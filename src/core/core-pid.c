@@ -11,6 +11,7 @@
 #include <sys/user.h>
 #include <unistd.h>
 
+#include "core.h"
 #include "core-int.h"
 #include "ptrace-stop.h"
 #include "error.h"

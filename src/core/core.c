@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core.h"
 #include "core-int.h"
 #include "corevars.h"
 #include "core-python.h"
