@@ -23,8 +23,8 @@ struct mod_extra *mod_extra(struct core_ctx *x, void **userdata)
 	if (!*userdata) {
 		struct mod_extra *e = prov_xcalloc(1, sizeof(*e));
 
-		PROV_ALLOC_GROW(x->extras, x->nextras + 1, x->extras_alloc);
-		x->extras[x->nextras++] = e;
+		PROV_ALLOC_GROW(x->mods.extras, x->mods.nextras + 1, x->mods.extras_alloc);
+		x->mods.extras[x->mods.nextras++] = e;
 		*userdata = e;
 	}
 	return *userdata;
@@ -34,9 +34,9 @@ const struct nt_file_entry *file_at(const struct core_ctx *x, uint64_t addr)
 {
 	size_t i;
 
-	for (i = 0; i < x->nfiles; i++)
-		if (x->files[i].name && addr >= x->files[i].start && addr < x->files[i].end)
-			return &x->files[i];
+	for (i = 0; i < x->map.nfiles; i++)
+		if (x->map.files[i].name && addr >= x->map.files[i].start && addr < x->map.files[i].end)
+			return &x->map.files[i];
 	return NULL;
 }
 
@@ -137,10 +137,10 @@ static int module_is_main(const struct core_ctx *x, Dwfl_Module *mod)
 {
 	Dwarf_Addr lo = 0, hi = 0;
 
-	if (!x->has_entry)
+	if (!x->notes.has_entry)
 		return 0;
 	dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
-	return x->entry >= lo && x->entry < hi;
+	return x->notes.entry >= lo && x->notes.entry < hi;
 }
 
 /*
@@ -188,8 +188,8 @@ int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 	*elfp = NULL;
 	if (!x)
 		return -1;
-	if (mod == x->vdso_mod && x->vdso_image) {
-		*elfp = elf_memory((char *)x->vdso_image, x->vdso_len);
+	if (mod == x->mods.vdso_mod && x->mods.vdso_image) {
+		*elfp = elf_memory((char *)x->mods.vdso_image, x->mods.vdso_len);
 		*file_name = NULL;
 		return -1;
 	}

@@ -211,14 +211,14 @@ struct prov_frame *new_frame(struct core_ctx *x, struct prov_thread *t)
 		t->truncated = 1;
 		return NULL;
 	}
-	if (x->total_frames >= PROV_MAX_TOTAL_FRAMES) {
+	if (x->unwind.total_frames >= PROV_MAX_TOTAL_FRAMES) {
 		t->truncated = 1;
-		x->total_cut = 1;
+		x->unwind.total_cut = 1;
 		return NULL;
 	}
 	f = prov_thread_add_frame(t);
 	if (f)
-		x->total_frames++;
+		x->unwind.total_frames++;
 	return f;
 }
 
@@ -244,13 +244,13 @@ static struct pc_memo *memo_slot(struct core_ctx *x, uint64_t pc, uint64_t adj)
 {
 	size_t i, mask;
 
-	if (!x->memo) {
-		x->memo = prov_xcalloc(PC_MEMO_CAP, sizeof(*x->memo));
-		x->memo_cap = PC_MEMO_CAP;
+	if (!x->memo.pcs) {
+		x->memo.pcs = prov_xcalloc(PC_MEMO_CAP, sizeof(*x->memo.pcs));
+		x->memo.pcs_cap = PC_MEMO_CAP;
 	}
-	mask = x->memo_cap - 1;
+	mask = x->memo.pcs_cap - 1;
 	for (i = (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 40) & mask;; i = (i + 1) & mask) {
-		struct pc_memo *e = &x->memo[i];
+		struct pc_memo *e = &x->memo.pcs[i];
 
 		if (!e->used || (e->pc == pc && e->adj == adj))
 			return e;
@@ -260,10 +260,10 @@ static struct pc_memo *memo_slot(struct core_ctx *x, uint64_t pc, uint64_t adj)
 /* After unwinding: the note of the total frames cap, chain memo freed. */
 void chain_finish(struct core_ctx *x)
 {
-	free(x->chain);
-	x->chain = NULL;
-	x->chain_cap = x->chain_used = 0;
-	if (x->total_cut && x->c && !x->c->threads_note) {
+	free(x->memo.chain);
+	x->memo.chain = NULL;
+	x->memo.chain_cap = x->memo.chain_used = 0;
+	if (x->unwind.total_cut && x->c && !x->c->threads_note) {
 		x->c->threads_note = prov_xasprintf("more than %d frames in all threads: the "
 						    "threads marked truncated were cut short or "
 						    "not unwound", PROV_MAX_TOTAL_FRAMES);
@@ -275,16 +275,16 @@ void memo_free(struct core_ctx *x)
 {
 	size_t i, k;
 
-	for (i = 0; x->memo && i < x->memo_cap; i++) {
-		for (k = 0; k < x->memo[i].n; k++) {
-			free(x->memo[i].frames[k].function);
-			free(x->memo[i].frames[k].module);
-			free(x->memo[i].frames[k].file);
+	for (i = 0; x->memo.pcs && i < x->memo.pcs_cap; i++) {
+		for (k = 0; k < x->memo.pcs[i].n; k++) {
+			free(x->memo.pcs[i].frames[k].function);
+			free(x->memo.pcs[i].frames[k].module);
+			free(x->memo.pcs[i].frames[k].file);
 		}
-		free(x->memo[i].frames);
+		free(x->memo.pcs[i].frames);
 	}
-	free(x->memo);
-	x->memo = NULL;
+	free(x->memo.pcs);
+	x->memo.pcs = NULL;
 }
 
 static int add_pc_frames_uncached(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc,
@@ -301,10 +301,10 @@ static size_t chain_hash(uint64_t pc, uint64_t sp, uint64_t fp)
 /* The entry of (pc, sp, fp), or the free slot where it would go. */
 struct chain_memo *chain_slot(struct core_ctx *x, uint64_t pc, uint64_t sp, uint64_t fp)
 {
-	size_t i, mask = x->chain_cap - 1;
+	size_t i, mask = x->memo.chain_cap - 1;
 
 	for (i = chain_hash(pc, sp, fp) & mask;; i = (i + 1) & mask) {
-		struct chain_memo *e = &x->chain[i];
+		struct chain_memo *e = &x->memo.chain[i];
 
 		if (!e->used || (e->pc == pc && e->sp == sp && e->fp == fp))
 			return e;
@@ -316,12 +316,12 @@ void chain_remember(struct core_ctx *x, uint64_t pc, uint64_t sp, uint64_t fp, s
 {
 	struct chain_memo *e;
 
-	if (x->chain_used + 1 >= x->chain_cap / 2) {
-		struct chain_memo *old = x->chain;
-		size_t i, n = x->chain_cap;
+	if (x->memo.chain_used + 1 >= x->memo.chain_cap / 2) {
+		struct chain_memo *old = x->memo.chain;
+		size_t i, n = x->memo.chain_cap;
 
-		x->chain_cap = n ? 2 * n : 1024;
-		x->chain = prov_xcalloc(x->chain_cap, sizeof(*x->chain));
+		x->memo.chain_cap = n ? 2 * n : 1024;
+		x->memo.chain = prov_xcalloc(x->memo.chain_cap, sizeof(*x->memo.chain));
 		for (i = 0; i < n; i++)
 			if (old[i].used)
 				*chain_slot(x, old[i].pc, old[i].sp, old[i].fp) = old[i];
@@ -334,9 +334,9 @@ void chain_remember(struct core_ctx *x, uint64_t pc, uint64_t sp, uint64_t fp, s
 	e->pc = pc;
 	e->sp = sp;
 	e->fp = fp;
-	e->thread = (uint32_t)x->cur;
+	e->thread = (uint32_t)x->unwind.cur;
 	e->frame = (uint32_t)frame;
-	x->chain_used++;
+	x->memo.chain_used++;
 }
 
 /*
@@ -383,7 +383,7 @@ int add_pc_frames(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc, Dwar
 	if (add_pc_frames_uncached(x, t, pc, adj) < 0)
 		return -1;
 	/* keep a free slot or two so that lookups always end */
-	if (x->memo_used + 1 < x->memo_cap - x->memo_cap / 4) {
+	if (x->memo.pcs_used + 1 < x->memo.pcs_cap - x->memo.pcs_cap / 4) {
 		e->used = 1;
 		e->pc = pc;
 		e->adj = adj;
@@ -391,7 +391,7 @@ int add_pc_frames(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc, Dwar
 		e->frames = prov_xcalloc(e->n ? e->n : 1, sizeof(*e->frames));
 		for (k = 0; k < e->n; k++)
 			frame_copy(&e->frames[k], &t->frames[first + k]);
-		x->memo_used++;
+		x->memo.pcs_used++;
 	}
 	return 0;
 }

@@ -128,18 +128,8 @@ struct attach_thread {
 	size_t index;	/* into c->threads */
 };
 
-struct core_ctx {
-	const char *path;
-	const struct prov_core_opts *opts;
-	const char *sysroot;	/* NULL: the host */
-	struct prov_crash *c;
-	int fd;
-	uint64_t size;
-	Elf *elf;
-	Dwfl *dwfl;
-	int is64, swap, machine;
-	unsigned int max_frames;
-
+/* What the notes say beyond threads and files (core-notes.c). */
+struct core_notes {
 	int seen_siginfo, seen_prpsinfo;
 	int first_cursig;	/* the first thread's pr_cursig: 0 in gcore's snapshots */
 	int has_entry;
@@ -149,27 +139,40 @@ struct core_ctx {
 	uint64_t interp_base;	/* AT_BASE: the dynamic linker's load address; 0: none */
 	int has_vdso;
 	uint64_t vdso;	/* AT_SYSINFO_EHDR */
+	int has_pac_mask;
+	uint64_t pac_insn_mask;	/* NT_ARM_PAC_MASK's insn_mask */
+	unsigned char fpregs[512];	/* x86-64 user_fpregs_struct of the crashing thread */
+	int has_fpregs;
+};
+
+/* The core's memory and the files mapped in it (program headers, NT_FILE, link map). */
+struct core_map {
+	struct core_seg *segs;	/* PT_LOADs with bytes in the file */
+	size_t nsegs, segs_alloc;
+	struct nt_file_entry *files;
+	size_t nfiles;
+	uint64_t file_page;	/* NT_FILE's page size: its offsets count pages */
+	int from_link_map;	/* no NT_FILE: files[] is the dynamic linker's list */
+	struct core_seg *noexec;	/* PT_LOADs not executable: vaddr, filesz = memsz */
+	size_t nnoexec, noexec_alloc;
+};
+
+/* The modules reported to libdwfl (core-modules.c, core-find.c). */
+struct core_mods {
 	Dwfl_Module *vdso_mod;
 	unsigned char *vdso_image;
 	size_t vdso_len;
-	struct core_seg *segs;	/* PT_LOADs with bytes in the file */
-	size_t nsegs, segs_alloc;
 	size_t nreported;
 	size_t over_budget;	/* images past MAX_DWFL_MODULES, left out */
 	unsigned char *keep;	/* per files[] entry: an image that goes in first */
 	size_t nkeep;	/* entries marked in keep */
 	int keep_done;	/* keep was computed (once: resume_unwind reports again) */
-	struct nt_file_entry *files;
-	size_t nfiles;
-	uint64_t file_page;	/* NT_FILE's page size: its offsets count pages */
-	int files_from_link_map;	/* no NT_FILE: files[] is the dynamic linker's list */
-	struct core_seg *noexec;	/* PT_LOADs not executable: vaddr, filesz = memsz */
-	size_t nnoexec, noexec_alloc;
-
 	struct mod_extra **extras;
 	size_t nextras, extras_alloc;
+};
 
-	/* the thread being unwound */
+/* The thread being unwound, and the whole core's unwinding caps (core-unwind.c). */
+struct core_unwind {
 	size_t cur;
 	int have_last;
 	uint64_t last_pc, last_sp;
@@ -182,40 +185,63 @@ struct core_ctx {
 	int pac_resume;
 	Dwarf_Word pac_regs[32];
 	size_t nresumes;	/* resumed unwindings in the whole core (capped) */
-	int has_pac_mask;
-	uint64_t pac_insn_mask;	/* NT_ARM_PAC_MASK's insn_mask */
+	int chain_hit;	/* frame_cb copied the rest of the thread's chain */
+	size_t total_frames;	/* frames in every thread so far */
+	int total_cut;	/* PROV_MAX_TOTAL_FRAMES was reached */
+	struct prov_vars_pending *vars_pending;	/* entry values waiting for the caller */
+	struct attach_thread *attach;	/* dwfl_attach_state's per-thread arguments */
+};
 
-	/* Frames made for a pc, reused: threads parked in the same few places
-	 * (a pool of workers in futex_wait) would look the same symbols and
-	 * lines up again and again. */
-	struct pc_memo *memo;
-	size_t memo_cap, memo_used;
+/*
+ * Frames made for a pc, reused: threads parked in the same few places (a
+ * pool of workers in futex_wait) would look the same symbols and lines up
+ * again and again (core-frames.c, core-sigframe.c).
+ */
+struct core_memo {
+	struct pc_memo *pcs;
+	size_t pcs_cap, pcs_used;
 	struct tramp_memo *tramp;	/* open addressing, TRAMP_MEMO_CAP slots */
 	size_t tramp_used;
 	struct chain_memo *chain;	/* open addressing, power-of-two size */
 	size_t chain_cap, chain_used;
-	int chain_hit;	/* frame_cb copied the rest of the thread's chain */
-	size_t total_frames;	/* frames in every thread so far */
-	int total_cut;	/* PROV_MAX_TOTAL_FRAMES was reached */
-	unsigned char fpregs[512];	/* x86-64 user_fpregs_struct of the crashing thread */
+};
+
+/* The crashing thread's first signal frame: what the kernel saved in it (core-sigframe.c). */
+struct core_sig {
+	int seen;	/* a signal frame was met in the thread being unwound */
+	int next;	/* the next frame is the interrupted one */
+	int valid;	/* regs and the siginfo below were read */
+	int derived;	/* info came from the sigcontext's trap number */
+	struct prov_reg regs[32];
+	size_t nregs;
+	uint64_t rip;
+	struct prov_signal info;	/* name/code_name unset */
+	unsigned char fpregs[512];	/* the interrupted context's FXSAVE area */
 	int has_fpregs;
-	struct prov_vars_pending *vars_pending;	/* entry values waiting for the caller */
-	/* the crashing thread's first signal frame: what the kernel saved in it */
-	int sig_seen;	/* a signal frame was met in the thread being unwound */
-	int sig_next;	/* the next frame is the interrupted one */
-	int sig_valid;	/* sig_regs and the siginfo below were read */
-	int sig_derived;	/* sig_info came from the sigcontext's trap number */
-	struct prov_reg sig_regs[32];
-	size_t nsig_regs;
-	uint64_t sig_rip;
-	struct prov_signal sig_info;	/* name/code_name unset */
-	unsigned char sig_fpregs[512];	/* the interrupted context's FXSAVE area */
-	int sig_has_fpregs;
+};
+
+struct core_ctx {
+	const char *path;
+	const struct prov_core_opts *opts;
+	const char *sysroot;	/* NULL: the host */
+	struct prov_crash *c;
+	int fd;
+	uint64_t size;
+	Elf *elf;
+	Dwfl *dwfl;
+	int is64, swap, machine;
+	unsigned int max_frames;
 	int ok;	/* 0 once an error was stored by a callback */
 	int error;
 	int live;	/* a stopped live process: fd is its /proc/PID/mem */
 	struct read_cache *rcache;	/* the core's blocks read last (NULL: pread each time) */
-	struct attach_thread *attach;	/* dwfl_attach_state's per-thread arguments */
+
+	struct core_notes notes;
+	struct core_map map;
+	struct core_mods mods;
+	struct core_unwind unwind;
+	struct core_memo memo;
+	struct core_sig sig;
 };
 
 struct image_info {

@@ -21,15 +21,15 @@ static void add_file(struct core_ctx *x, size_t *alloc, uint64_t start, char *na
 {
 	size_t i;
 
-	for (i = 0; i < x->nfiles; i++)
-		if (x->files[i].start == start) {	/* each module once */
+	for (i = 0; i < x->map.nfiles; i++)
+		if (x->map.files[i].start == start) {	/* each module once */
 			free(name);
 			return;
 		}
-	PROV_ALLOC_GROW(x->files, x->nfiles + 1, *alloc);
+	PROV_ALLOC_GROW(x->map.files, x->map.nfiles + 1, *alloc);
 	/* end: report_modules takes the image's */
-	x->files[x->nfiles] = (struct nt_file_entry){ .start = start, .end = start + 1, .name = name };
-	x->nfiles++;
+	x->map.files[x->map.nfiles] = (struct nt_file_entry){ .start = start, .end = start + 1, .name = name };
+	x->map.nfiles++;
 }
 
 /* A NUL-terminated string of the process, at most cap - 1 bytes: new string or NULL. */
@@ -113,14 +113,14 @@ static const struct nt_file_entry *file_at_sorted(const struct core_ctx *x, cons
 	while (lo < hi) {	/* the first entry starting above addr */
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (x->files[idx[mid]].start <= addr)
+		if (x->map.files[idx[mid]].start <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (lo == 0)
 		return NULL;
-	e = &x->files[idx[lo - 1]];
+	e = &x->map.files[idx[lo - 1]];
 	return e->name && addr < e->end ? e : NULL;
 }
 
@@ -138,7 +138,7 @@ static void cross_check_object(struct core_ctx *x, size_t *alloc, const size_t *
 	struct image_info img = { 0 };
 	char *note;
 
-	if ((e && e->start == start && e->pgoff == 0) || (x->has_vdso && start == x->vdso) ||
+	if ((e && e->start == start && e->pgoff == 0) || (x->notes.has_vdso && start == x->notes.vdso) ||
 	    read_image(x, start, &img) < 0) {
 		free(img.package_note);
 		free(name);
@@ -148,21 +148,21 @@ static void cross_check_object(struct core_ctx *x, size_t *alloc, const size_t *
 	if (e) {
 		note = prov_xasprintf("the dynamic linker's list places it at 0x%" PRIx64 ", where "
 				      "the file note (NT_FILE) maps '%s' at offset 0x%" PRIx64,
-				      start, e->name, e->pgoff * x->file_page);
+				      start, e->name, e->pgoff * x->map.file_page);
 		prov_warn("'%s': the dynamic linker's list places '%s' at 0x%" PRIx64 ", where the "
 			  "file note (NT_FILE) maps '%s' at offset 0x%" PRIx64 "; listed as the "
 			  "dynamic linker has it", x->path, name, start, e->name,
-			  e->pgoff * x->file_page);
+			  e->pgoff * x->map.file_page);
 	} else {
 		note = prov_xstrdup("from the dynamic linker's list: the file note (NT_FILE) lacks it");
 		prov_warn("'%s': the file note (NT_FILE) lacks '%s' (0x%" PRIx64 "), which the "
 			  "dynamic linker's list names; added", x->path, name, start);
 	}
 	/* e points into files[]: not used past here */
-	PROV_ALLOC_GROW(x->files, x->nfiles + 1, *alloc);
-	x->files[x->nfiles] = (struct nt_file_entry){ .start = start, .end = start + 1,
+	PROV_ALLOC_GROW(x->map.files, x->map.nfiles + 1, *alloc);
+	x->map.files[x->map.nfiles] = (struct nt_file_entry){ .start = start, .end = start + 1,
 		.name = name, .note = note, .linkmap = 1 };
-	x->nfiles++;
+	x->map.nfiles++;
 }
 
 /*
@@ -225,26 +225,26 @@ static int link_map_files(struct core_ctx *x, int *exe_unknown, const size_t *id
 	unsigned char *tab, d[16], e[40];
 	char *exe;
 
-	if (!x->has_phdr || !x->phnum || x->phnum > 512)
+	if (!x->notes.has_phdr || !x->notes.phnum || x->notes.phnum > 512)
 		return 0;
 	exe = exe_name(x);
-	tab = prov_xmalloc(x->phnum * esz);
-	if (core_read(x, x->phdr, tab, x->phnum * esz) < 0) {
+	tab = prov_xmalloc(x->notes.phnum * esz);
+	if (core_read(x, x->notes.phdr, tab, x->notes.phnum * esz) < 0) {
 		/* not dumped (QEMU writes no read-only text): the file's */
-		if (exe_phdrs_from_file(x, exe, tab, x->phnum * esz) < 0) {
+		if (exe_phdrs_from_file(x, exe, tab, x->notes.phnum * esz) < 0) {
 			free(tab);
 			free(exe);
 			return 0;
 		}
 		from_file = 1;
 	}
-	for (i = 0; i < x->phnum; i++) {
+	for (i = 0; i < x->notes.phnum; i++) {
 		const unsigned char *ph = tab + i * esz;
 		uint64_t vaddr = x->is64 ? rd64(x, ph + 16) : rd32(x, ph + 8);
 		uint64_t memsz = x->is64 ? rd64(x, ph + 40) : rd32(x, ph + 20);
 
 		if (rd32(x, ph) == PT_PHDR) {	/* the bias */
-			bias = x->phdr - vaddr;
+			bias = x->notes.phdr - vaddr;
 			have_phdr = 1;
 		}
 		if (rd32(x, ph) == PT_LOAD && vaddr < lo)
@@ -255,12 +255,12 @@ static int link_map_files(struct core_ctx *x, int *exe_unknown, const size_t *id
 		}
 	}
 	free(tab);
-	if (!have_phdr && lo != UINT64_MAX && x->phdr >= lo + ehsz) {
+	if (!have_phdr && lo != UINT64_MAX && x->notes.phdr >= lo + ehsz) {
 		/* no PT_PHDR (static executables): the program headers follow
 		 * the ELF header of the first PT_LOAD; check that header when
 		 * the core has it */
 		unsigned char eh[64];
-		uint64_t at = x->phdr - ehsz;
+		uint64_t at = x->notes.phdr - ehsz;
 
 		if (from_file || (core_read(x, at, eh, ehsz) == 0 && memcmp(eh, ELFMAG, SELFMAG) == 0 &&
 				  (x->is64 ? rd64(x, eh + 32) : rd32(x, eh + 28)) == ehsz)) {
@@ -275,7 +275,7 @@ static int link_map_files(struct core_ctx *x, int *exe_unknown, const size_t *id
 	if (idx) {
 		free(exe);	/* the file note has the executable */
 		exe = NULL;	/* and the loader's name is in memory: nothing read from files */
-		alloc = x->nfiles;
+		alloc = x->map.nfiles;
 	} else {
 		if (!exe) {
 			*exe_unknown = 1;
@@ -310,7 +310,7 @@ static int link_map_files(struct core_ctx *x, int *exe_unknown, const size_t *id
 		l_name = rdword(x, e + w);
 		lm = rdword(x, e + 3 * w);
 		name = l_name ? core_string(x, l_name, MAX_NAME + 1) : NULL;
-		if (!name && l_name && x->interp_base && l_addr == x->interp_base)
+		if (!name && l_name && x->notes.interp_base && l_addr == x->notes.interp_base)
 			name = exe_interp_from_file(x, exe);	/* PT_INTERP's string, not dumped */
 		if (!name)
 			continue;	/* the executable (empty name) */
@@ -343,10 +343,10 @@ void no_file_note(struct core_ctx *x)
 	if (x->live)
 		return;
 	walked = link_map_files(x, &exe_unknown, NULL, 0);
-	x->files_from_link_map = x->files != NULL;
+	x->map.from_link_map = x->map.files != NULL;
 	if (walked && !exe_unknown) {
 		prov_warn("'%s' has no file note (NT_FILE): %zu modules found from the dynamic "
-			  "linker's list", x->path, x->nfiles);
+			  "linker's list", x->path, x->map.nfiles);
 		return;
 	}
 	x->c->modules_incomplete = 1;
@@ -373,14 +373,14 @@ static int entry_cmp(const void *a, const void *b)
 void cross_check_link_map(struct core_ctx *x)
 {
 	int exe_unknown = 0;
-	size_t n = x->nfiles, *idx;
+	size_t n = x->map.nfiles, *idx;
 
-	if (x->live || !x->nfiles)
+	if (x->live || !x->map.nfiles)
 		return;
 	idx = files_by_start(x);
 	link_map_files(x, &exe_unknown, idx, n);
 	free(idx);
 	/* report_modules walks them in address order */
-	if (x->nfiles > n)
-		qsort(x->files, x->nfiles, sizeof(*x->files), entry_cmp);
+	if (x->map.nfiles > n)
+		qsort(x->map.files, x->map.nfiles, sizeof(*x->map.files), entry_cmp);
 }

@@ -235,12 +235,12 @@ static int by_start(const void *a, const void *b)
 
 size_t *files_by_start(const struct core_ctx *x)
 {
-	size_t *idx = prov_xmalloc((x->nfiles ? x->nfiles : 1) * sizeof(*idx)), i;
+	size_t *idx = prov_xmalloc((x->map.nfiles ? x->map.nfiles : 1) * sizeof(*idx)), i;
 
-	for (i = 0; i < x->nfiles; i++)
+	for (i = 0; i < x->map.nfiles; i++)
 		idx[i] = i;
-	sort_files = x->files;
-	qsort(idx, x->nfiles, sizeof(*idx), by_start);
+	sort_files = x->map.files;
+	qsort(idx, x->map.nfiles, sizeof(*idx), by_start);
 	sort_files = NULL;
 	return idx;
 }
@@ -258,21 +258,21 @@ size_t *files_by_start(const struct core_ctx *x)
 static int image_was_loaded(const struct core_ctx *x, const size_t *idx, size_t i, uint64_t hi,
 			    const struct image_info *img)
 {
-	const struct nt_file_entry *e = &x->files[i];
-	size_t lo = 0, top = x->nfiles, k;
+	const struct nt_file_entry *e = &x->map.files[i];
+	size_t lo = 0, top = x->map.nfiles, k;
 	int later = 0;
 
 	while (lo < top) {	/* the first entry with start >= e->start */
 		size_t mid = lo + (top - lo) / 2;
 
-		if (x->files[idx[mid]].start < e->start)
+		if (x->map.files[idx[mid]].start < e->start)
 			lo = mid + 1;
 		else
 			top = mid;
 	}
-	for (k = lo; k < x->nfiles && x->files[idx[k]].start < hi; k++) {
+	for (k = lo; k < x->map.nfiles && x->map.files[idx[k]].start < hi; k++) {
 		size_t j = idx[k];
-		const struct nt_file_entry *o = &x->files[j];
+		const struct nt_file_entry *o = &x->map.files[j];
 
 		if (j == i || !o->name || o->linkmap || o->start < e->start || o->start >= hi)
 			continue;
@@ -291,13 +291,13 @@ static int image_was_loaded(const struct core_ctx *x, const size_t *idx, size_t 
  */
 static size_t image_at(const struct core_ctx *x, const size_t *idx, uint64_t addr)
 {
-	size_t lo = 0, top = x->nfiles, k, steps;
+	size_t lo = 0, top = x->map.nfiles, k, steps;
 	const struct nt_file_entry *e;
 
 	while (lo < top) {	/* the first entry with start > addr */
 		size_t mid = lo + (top - lo) / 2;
 
-		if (x->files[idx[mid]].start <= addr)
+		if (x->map.files[idx[mid]].start <= addr)
 			lo = mid + 1;
 		else
 			top = mid;
@@ -305,11 +305,11 @@ static size_t image_at(const struct core_ctx *x, const size_t *idx, uint64_t add
 	if (lo == 0)
 		return (size_t)-1;
 	k = lo - 1;
-	e = &x->files[idx[k]];
+	e = &x->map.files[idx[k]];
 	if (!e->name || addr >= e->end)
 		return (size_t)-1;
 	for (steps = 0; e->pgoff != 0 && k > 0 && steps < 64; steps++) {
-		const struct nt_file_entry *p = &x->files[idx[k - 1]];
+		const struct nt_file_entry *p = &x->map.files[idx[k - 1]];
 
 		if (!p->name || strcmp(p->name, e->name) != 0)
 			return (size_t)-1;
@@ -323,10 +323,10 @@ static void keep_image(struct core_ctx *x, const size_t *idx, uint64_t addr)
 {
 	size_t i;
 
-	if (x->nkeep >= KEEP_MAX || (i = image_at(x, idx, addr)) == (size_t)-1 || x->keep[i])
+	if (x->mods.nkeep >= KEEP_MAX || (i = image_at(x, idx, addr)) == (size_t)-1 || x->mods.keep[i])
 		return;
-	x->keep[i] = 1;
-	x->nkeep++;
+	x->mods.keep[i] = 1;
+	x->mods.nkeep++;
 }
 
 /* A thread's register by its name on this machine (pc: 0, sp: 1, aarch64's lr: 2), or -1. */
@@ -356,7 +356,7 @@ static void keep_stack_images(struct core_ctx *x, const size_t *idx,
 	if (thread_reg(t, 1, &sp) < 0)
 		return;
 	sp &= ~(uint64_t)(w - 1);
-	while (done < KEEP_STACK && *budget >= sizeof(page) && x->nkeep < KEEP_MAX) {
+	while (done < KEEP_STACK && *budget >= sizeof(page) && x->mods.nkeep < KEEP_MAX) {
 		/* up to the end of sp's page first, then whole pages */
 		size_t len = sizeof(page) - (size_t)((sp + done) & (sizeof(page) - 1));
 
@@ -383,13 +383,13 @@ static void mark_kept_images(struct core_ctx *x, const size_t *idx)
 	size_t i, images = 0, budget = KEEP_STACK_TOTAL;
 	uint64_t pc;
 
-	x->keep_done = 1;
-	for (i = 0; i < x->nfiles; i++)
-		if (x->files[i].name && x->files[i].pgoff == 0)
+	x->mods.keep_done = 1;
+	for (i = 0; i < x->map.nfiles; i++)
+		if (x->map.files[i].name && x->map.files[i].pgoff == 0)
 			images++;
 	if (images <= MAX_DWFL_MODULES)
 		return;
-	x->keep = prov_xcalloc(x->nfiles, 1);
+	x->mods.keep = prov_xcalloc(x->map.nfiles, 1);
 	if (c->has_crashed_thread && thread_reg(&c->threads[c->crashed_thread], 0, &pc) == 0)
 		keep_image(x, idx, pc);
 	for (i = 0; i < c->nthreads; i++) {
@@ -398,8 +398,8 @@ static void mark_kept_images(struct core_ctx *x, const size_t *idx)
 		if (thread_reg(&c->threads[i], 2, &pc) == 0)	/* a leaf's return address */
 			keep_image(x, idx, pc);
 	}
-	if (x->has_entry)
-		keep_image(x, idx, x->entry);
+	if (x->notes.has_entry)
+		keep_image(x, idx, x->notes.entry);
 	if (c->has_crashed_thread)
 		keep_stack_images(x, idx, &c->threads[c->crashed_thread], &budget);
 	for (i = 0; i < c->nthreads; i++)
@@ -490,13 +490,13 @@ static int report_one(struct core_ctx *x, const char *name, uint64_t lo, uint64_
 
 	if (hi <= lo)
 		return 0;
-	if (x->nreported >= PROV_MAX_MODULES)
+	if (x->mods.nreported >= PROV_MAX_MODULES)
 		return prov_error_set(PROV_ELIMIT, "'%s' has more than %d modules",
 				      x->path, PROV_MAX_MODULES);
 	mod = dwfl_report_module(x->dwfl, name, lo, hi);
 	if (!mod)
 		return 0;	/* overlaps another: keep the first */
-	x->nreported++;
+	x->mods.nreported++;
 	if (img->idlen)
 		dwfl_module_report_build_id(mod, img->id, img->idlen, img->id_vaddr);
 	if (img->package_note) {
@@ -519,11 +519,11 @@ static int report_one(struct core_ctx *x, const char *name, uint64_t lo, uint64_
  */
 static int image_from_data_mapping(const struct core_ctx *x, size_t i, struct image_info *img)
 {
-	const struct nt_file_entry *e = &x->files[i];
+	const struct nt_file_entry *e = &x->map.files[i];
 	size_t j;
 
-	for (j = i + 1; j < x->nfiles && j < i + 64; j++) {
-		const struct nt_file_entry *d = &x->files[j];
+	for (j = i + 1; j < x->map.nfiles && j < i + 64; j++) {
+		const struct nt_file_entry *d = &x->map.files[j];
 
 		if (!d->name || strcmp(d->name, e->name) != 0 || d->start <= e->start)
 			break;
@@ -548,17 +548,17 @@ static int image_from_data_mapping(const struct core_ctx *x, size_t i, struct im
  */
 static int image_from_file(struct core_ctx *x, size_t i, struct image_info *img)
 {
-	const struct nt_file_entry *e = &x->files[i];
+	const struct nt_file_entry *e = &x->map.files[i];
 	size_t j;
-	int segments = x->c->partial || x->files_from_link_map || e->linkmap;
+	int segments = x->c->partial || x->map.from_link_map || e->linkmap;
 
-	if (x->opts && x->opts->exe && x->has_entry && x->entry >= e->start && x->entry < e->end &&
+	if (x->opts && x->opts->exe && x->notes.has_entry && x->notes.entry >= e->start && x->notes.entry < e->end &&
 	    read_image_file(x, x->opts->exe, e->start, img) == 0)
 		return 0;
-	for (j = i + 1; !segments && j < x->nfiles && j < i + 64; j++) {
-		if (!x->files[j].name || strcmp(x->files[j].name, e->name) != 0)
+	for (j = i + 1; !segments && j < x->map.nfiles && j < i + 64; j++) {
+		if (!x->map.files[j].name || strcmp(x->map.files[j].name, e->name) != 0)
 			break;
-		segments = x->files[j].pgoff != 0;
+		segments = x->map.files[j].pgoff != 0;
 	}
 	return segments ? read_image_file(x, e->name, e->start, img) : -1;
 }
@@ -584,13 +584,13 @@ int report_modules(struct core_ctx *x)
 	int last_linkmap = 0;	/* placed by the dynamic linker's list */
 	size_t kept_left;	/* images marked to go in, not reached yet */
 
-	if (!x->keep_done)
+	if (!x->mods.keep_done)
 		mark_kept_images(x, idx);
-	kept_left = x->nkeep;
-	for (i = 0; i < x->nfiles; i++) {
-		const struct nt_file_entry *e = &x->files[i];
+	kept_left = x->mods.nkeep;
+	for (i = 0; i < x->map.nfiles; i++) {
+		const struct nt_file_entry *e = &x->map.files[i];
 		uint64_t hi;
-		int kept = x->keep && x->keep[i];
+		int kept = x->mods.keep && x->mods.keep[i];
 		int from_file = 0;
 		Dwfl_Module *mod = NULL;
 
@@ -610,22 +610,22 @@ int report_modules(struct core_ctx *x)
 		}
 		hi = e->end;
 		/* its other mappings follow it (NT_FILE is in address order) */
-		for (j = i + 1; j < x->nfiles; j++) {
-			if (!x->files[j].name || strcmp(x->files[j].name, e->name) != 0)
+		for (j = i + 1; j < x->map.nfiles; j++) {
+			if (!x->map.files[j].name || strcmp(x->map.files[j].name, e->name) != 0)
 				break;
-			if (x->files[j].pgoff == 0)
+			if (x->map.files[j].pgoff == 0)
 				break;	/* another mapping of the same file */
-			if (x->files[j].end > hi && x->files[j].start >= e->start)
-				hi = x->files[j].end;
+			if (x->map.files[j].end > hi && x->map.files[j].start >= e->start)
+				hi = x->map.files[j].end;
 		}
 		if (img.end > hi && img.end - e->start < ((uint64_t)1 << 32))
 			hi = img.end;
-		if (!x->files_from_link_map && !e->linkmap && !image_was_loaded(x, idx, i, hi, &img))
+		if (!x->map.from_link_map && !e->linkmap && !image_was_loaded(x, idx, i, hi, &img))
 			continue;
 		/* past the budget (less the places kept for the marked images
 		 * further on) only those and the executable (it holds AT_ENTRY) go in */
-		if (!kept && x->nreported + kept_left >= MAX_DWFL_MODULES && hi > e->start &&
-		    !(x->has_entry && x->entry >= e->start && x->entry < hi)) {
+		if (!kept && x->mods.nreported + kept_left >= MAX_DWFL_MODULES && hi > e->start &&
+		    !(x->notes.has_entry && x->notes.entry >= e->start && x->notes.entry < hi)) {
 			skipped++;
 			continue;
 		}
@@ -650,34 +650,34 @@ int report_modules(struct core_ctx *x)
 				mod_extra(x, userdata)->id_from_file = 1;
 		}
 	}
-	if (skipped && !x->over_budget) {
+	if (skipped && !x->mods.over_budget) {
 		x->c->modules_incomplete = 1;
-		if (x->nkeep)
+		if (x->mods.nkeep)
 			prov_warn("'%s' maps more than %d ELF images: %zu of them are left out of the "
 				  "module list (kept first: the %zu holding the threads' pcs or words "
-				  "of their stacks)", x->path, MAX_DWFL_MODULES, skipped, x->nkeep);
+				  "of their stacks)", x->path, MAX_DWFL_MODULES, skipped, x->mods.nkeep);
 		else
 			prov_warn("'%s' maps more than %d ELF images: %zu of them are left out of the "
 				  "module list", x->path, MAX_DWFL_MODULES, skipped);
 	}
-	x->over_budget = skipped;
-	if (x->has_vdso && read_image(x, x->vdso, &img) == 0) {
-		size_t len = img.file_size > img.end - x->vdso ? img.file_size : img.end - x->vdso;
+	x->mods.over_budget = skipped;
+	if (x->notes.has_vdso && read_image(x, x->notes.vdso, &img) == 0) {
+		size_t len = img.file_size > img.end - x->notes.vdso ? img.file_size : img.end - x->notes.vdso;
 
 		if (len > 0 && len <= ((size_t)1 << 20)) {
-			x->vdso_image = prov_xmalloc(len);
-			if (core_read(x, x->vdso, x->vdso_image, len) < 0 &&
-			    (len = img.end - x->vdso) > 0)
-				core_read(x, x->vdso, x->vdso_image, len);
-			x->vdso_len = len;
+			x->mods.vdso_image = prov_xmalloc(len);
+			if (core_read(x, x->notes.vdso, x->mods.vdso_image, len) < 0 &&
+			    (len = img.end - x->notes.vdso) > 0)
+				core_read(x, x->notes.vdso, x->mods.vdso_image, len);
+			x->mods.vdso_len = len;
 			/* its range is its PT_LOADs' (as eu-unstrip's), the image may
 			 * run on with section headers */
-			uint64_t span = img.end - x->vdso;
+			uint64_t span = img.end - x->notes.vdso;
 
 			if (span == 0 || span > len)
 				span = len;
-			if ((error = report_one(x, "[vdso]", x->vdso, x->vdso + ((span + 4095) & ~(uint64_t)4095),
-						&img, &x->vdso_mod)) < 0)
+			if ((error = report_one(x, "[vdso]", x->notes.vdso, x->notes.vdso + ((span + 4095) & ~(uint64_t)4095),
+						&img, &x->mods.vdso_mod)) < 0)
 				goto cleanup;
 		}
 	}

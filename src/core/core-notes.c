@@ -56,7 +56,7 @@ static int note_prstatus(struct core_ctx *x, const unsigned char *d, size_t n)
 		t->crashed = 1;
 		c->has_crashed_thread = 1;
 		c->crashed_thread = 0;
-		x->first_cursig = cursig;
+		x->notes.first_cursig = cursig;
 		if (!c->has_signal && cursig) {
 			c->has_signal = 1;
 			c->signal.number = cursig;
@@ -90,9 +90,9 @@ static void note_prpsinfo(struct core_ctx *x, const unsigned char *d, size_t n)
 	size_t off_pid = x->is64 ? 24 : 12, off_fname = x->is64 ? 40 : 28;
 	size_t off_args = x->is64 ? 56 : 44;
 
-	if (x->seen_prpsinfo || n < off_args + 80)
+	if (x->notes.seen_prpsinfo || n < off_args + 80)
 		return;
-	x->seen_prpsinfo = 1;
+	x->notes.seen_prpsinfo = 1;
 	c->has_process = 1;
 	c->process.has_pid = 1;
 	c->process.pid = (int32_t)rd32(x, d + off_pid);
@@ -108,9 +108,9 @@ static void note_siginfo(struct core_ctx *x, const unsigned char *d, size_t n)
 	size_t off_union = x->is64 ? 16 : 12;
 	int signo, code;
 
-	if (x->seen_siginfo || n < off_union + (x->is64 ? 8 : 4))
+	if (x->notes.seen_siginfo || n < off_union + (x->is64 ? 8 : 4))
 		return;
-	x->seen_siginfo = 1;
+	x->notes.seen_siginfo = 1;
 	signo = (int32_t)rd32(x, d);
 	code = (int32_t)rd32(x, d + 8);
 	if (signo <= 0 || signo > 128)
@@ -136,7 +136,7 @@ static int note_file(struct core_ctx *x, const unsigned char *d, size_t n)
 	uint64_t count;
 	const unsigned char *names, *end = d + n;
 
-	if (x->files || n < 2 * w)
+	if (x->map.files || n < 2 * w)
 		return 0;
 	count = rdword(x, d);
 	if (count > (n - 2 * w) / (3 * w))
@@ -145,30 +145,30 @@ static int note_file(struct core_ctx *x, const unsigned char *d, size_t n)
 	if (count > MAX_FILE_ENTRIES)
 		return prov_error_set(PROV_ELIMIT, "'%s' maps more than %zu files",
 				      x->path, MAX_FILE_ENTRIES);
-	x->files = prov_xcalloc(count ? count : 1, sizeof(*x->files));
-	x->nfiles = count;
-	x->file_page = rdword(x, d + w);
+	x->map.files = prov_xcalloc(count ? count : 1, sizeof(*x->map.files));
+	x->map.nfiles = count;
+	x->map.file_page = rdword(x, d + w);
 	names = d + 2 * w + count * 3 * w;
 	for (i = 0; i < count; i++) {
 		const unsigned char *e = d + 2 * w + i * 3 * w;
 		size_t len;
 
-		x->files[i].start = rdword(x, e);
-		x->files[i].end = rdword(x, e + w);
-		x->files[i].pgoff = rdword(x, e + 2 * w);
+		x->map.files[i].start = rdword(x, e);
+		x->map.files[i].end = rdword(x, e + w);
+		x->map.files[i].pgoff = rdword(x, e + 2 * w);
 		if (names >= end)
 			continue;
 		len = strnlen((const char *)names, (size_t)(end - names));
 		if (names + len >= end)
 			break;	/* unterminated: the note was cut */
-		x->files[i].name = prov_xstrndup((const char *)names, len < MAX_NAME ? len : MAX_NAME);
+		x->map.files[i].name = prov_xstrndup((const char *)names, len < MAX_NAME ? len : MAX_NAME);
 		names += len + 1;
 	}
 	{
 		size_t named = 0;
 
 		for (i = 0; i < count; i++)
-			named += x->files[i].name != NULL;
+			named += x->map.files[i].name != NULL;
 		if (named < count) {
 			/* damaged names: the modules they were are missing, and so
 			 * is anything drawn from the module list being whole */
@@ -191,18 +191,18 @@ static void note_auxv(struct core_ctx *x, const unsigned char *d, size_t n)
 		if (type == AT_NULL)
 			break;
 		if (type == AT_ENTRY) {
-			x->has_entry = 1;
-			x->entry = rdword(x, d + i + w);
+			x->notes.has_entry = 1;
+			x->notes.entry = rdword(x, d + i + w);
 		} else if (type == AT_PHDR) {
-			x->has_phdr = 1;
-			x->phdr = rdword(x, d + i + w);
+			x->notes.has_phdr = 1;
+			x->notes.phdr = rdword(x, d + i + w);
 		} else if (type == AT_PHNUM) {
-			x->phnum = rdword(x, d + i + w);
+			x->notes.phnum = rdword(x, d + i + w);
 		} else if (type == AT_BASE) {
-			x->interp_base = rdword(x, d + i + w);
+			x->notes.interp_base = rdword(x, d + i + w);
 		} else if (type == AT_SYSINFO_EHDR) {
-			x->has_vdso = 1;
-			x->vdso = rdword(x, d + i + w);
+			x->notes.has_vdso = 1;
+			x->notes.vdso = rdword(x, d + i + w);
 		}
 	}
 }
@@ -246,9 +246,9 @@ int parse_notes(struct core_ctx *x, const GElf_Phdr *ph, size_t *nnotes)
 				note_prpsinfo(x, desc, nh.n_descsz);
 				break;
 			case NT_ARM_PAC_MASK:	/* { data_mask, insn_mask } */
-				if (x->machine == EM_AARCH64 && !x->has_pac_mask && nh.n_descsz >= 16) {
-					x->pac_insn_mask = rd64(x, desc + 8);
-					x->has_pac_mask = 1;
+				if (x->machine == EM_AARCH64 && !x->notes.has_pac_mask && nh.n_descsz >= 16) {
+					x->notes.pac_insn_mask = rd64(x, desc + 8);
+					x->notes.has_pac_mask = 1;
 				}
 				break;
 			case NT_SIGINFO:
@@ -262,10 +262,10 @@ int parse_notes(struct core_ctx *x, const GElf_Phdr *ph, size_t *nnotes)
 				note_auxv(x, desc, nh.n_descsz);
 				break;
 			case NT_FPREGSET:	/* the crashing thread's (the first) SSE registers */
-				if (x->machine == EM_X86_64 && x->c->nthreads == 1 && !x->has_fpregs &&
-				    nh.n_descsz >= sizeof(x->fpregs)) {
-					memcpy(x->fpregs, desc, sizeof(x->fpregs));
-					x->has_fpregs = 1;
+				if (x->machine == EM_X86_64 && x->c->nthreads == 1 && !x->notes.has_fpregs &&
+				    nh.n_descsz >= sizeof(x->notes.fpregs)) {
+					memcpy(x->notes.fpregs, desc, sizeof(x->notes.fpregs));
+					x->notes.has_fpregs = 1;
 				}
 				break;
 			}

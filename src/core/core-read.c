@@ -89,7 +89,7 @@ static int cached_pread(const struct core_ctx *x, void *buf, size_t len, uint64_
 /* Read [addr, addr+len) of the crashed process from the core: 0, or -1 when not all there. */
 int core_read(const struct core_ctx *x, uint64_t addr, void *buf, size_t len)
 {
-	size_t lo = 0, hi = x->nsegs;
+	size_t lo = 0, hi = x->map.nsegs;
 	const struct core_seg *sg;
 	uint64_t rel;
 
@@ -100,14 +100,14 @@ int core_read(const struct core_ctx *x, uint64_t addr, void *buf, size_t len)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (x->segs[mid].vaddr <= addr)
+		if (x->map.segs[mid].vaddr <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (lo == 0)
 		return -1;
-	sg = &x->segs[lo - 1];
+	sg = &x->map.segs[lo - 1];
 	rel = addr - sg->vaddr;
 	if (rel >= sg->filesz || len > sg->filesz - rel || sg->offset + rel < sg->offset ||
 	    sg->offset + rel > INT64_MAX)

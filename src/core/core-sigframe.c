@@ -76,10 +76,10 @@ int is_sigtramp_memo(struct core_ctx *x, Dwarf_Addr pc, bool isact)
 	size_t i, mask = TRAMP_MEMO_CAP - 1;
 	int r;
 
-	if (!x->tramp)
-		x->tramp = prov_xcalloc(TRAMP_MEMO_CAP, sizeof(*x->tramp));
+	if (!x->memo.tramp)
+		x->memo.tramp = prov_xcalloc(TRAMP_MEMO_CAP, sizeof(*x->memo.tramp));
 	for (i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 40) & mask;; i = (i + 1) & mask) {
-		struct tramp_memo *e = &x->tramp[i];
+		struct tramp_memo *e = &x->memo.tramp[i];
 
 		if (!e->state)
 			break;
@@ -88,10 +88,10 @@ int is_sigtramp_memo(struct core_ctx *x, Dwarf_Addr pc, bool isact)
 	}
 	r = is_sigtramp(x, pc, isact);
 	/* keep free slots so that lookups always end */
-	if (x->tramp_used + 1 < TRAMP_MEMO_CAP - TRAMP_MEMO_CAP / 4) {
-		x->tramp[i].key = key;
-		x->tramp[i].state = r ? 2 : 1;
-		x->tramp_used++;
+	if (x->memo.tramp_used + 1 < TRAMP_MEMO_CAP - TRAMP_MEMO_CAP / 4) {
+		x->memo.tramp[i].key = key;
+		x->memo.tramp[i].state = r ? 2 : 1;
+		x->memo.tramp_used++;
 	}
 	return r;
 }
@@ -132,17 +132,17 @@ static int sigcontext_offset(const char *name)
  * page fault -> SIGSEGV at cr2 (SEGV_ACCERR when the page was present),
  * general protection -> SIGSEGV SI_KERNEL, alignment check -> SIGBUS
  * BUS_ADRALN, divide error -> SIGFPE, invalid opcode -> SIGILL. 1 when
- * known; sig_derived says it came from the trap number.
+ * known; sig.derived says it came from the trap number.
  */
 static int read_siginfo(struct core_ctx *x, const unsigned char *info, uint64_t trapno,
 			uint64_t err, uint64_t cr2)
 {
-	struct prov_signal *s = &x->sig_info;
+	struct prov_signal *s = &x->sig.info;
 	int signo = (int)rd32(x, info), code = (int)rd32(x, info + 8);
 	int fault = signo == SIGSEGV || signo == SIGBUS;
 
 	memset(s, 0, sizeof(*s));
-	x->sig_derived = 0;
+	x->sig.derived = 0;
 	if (signo > 0 && signo < 65 && code >= -7 && code <= 0x80 &&
 	    (!fault || trapno != 14 || code <= 0 || rd64(x, info + 16) == cr2)) {
 		s->number = signo;
@@ -157,7 +157,7 @@ static int read_siginfo(struct core_ctx *x, const unsigned char *info, uint64_t 
 		}
 		return 1;
 	}
-	x->sig_derived = 1;
+	x->sig.derived = 1;
 	s->has_code = 1;
 	switch (trapno) {
 	case 14:	/* #PF */
@@ -200,9 +200,9 @@ static void read_sigframe(struct core_ctx *x, const struct prov_thread *t, uint6
 	uint64_t fpstate;
 	size_t i, k;
 
-	x->sig_valid = 0;
-	x->nsig_regs = 0;
-	x->sig_has_fpregs = 0;
+	x->sig.valid = 0;
+	x->sig.nregs = 0;
+	x->sig.has_fpregs = 0;
 	if (x->machine != EM_X86_64 || !x->is64 || sp > UINT64_MAX - UC_SIGINFO - sizeof(info) ||
 	    core_read(x, sp + UC_MCONTEXT, sc, sizeof(sc)) < 0 ||
 	    core_read(x, sp + UC_SIGINFO, info, sizeof(info)) < 0)
@@ -210,7 +210,7 @@ static void read_sigframe(struct core_ctx *x, const struct prov_thread *t, uint6
 	for (i = 0; i < sizeof(x86_64_regs) / sizeof(x86_64_regs[0]); i++) {
 		const char *name = x86_64_regs[i];
 		int off = sigcontext_offset(name);
-		struct prov_reg *r = &x->sig_regs[x->nsig_regs];
+		struct prov_reg *r = &x->sig.regs[x->sig.nregs];
 
 		if (strcmp(name, "orig_rax") == 0)
 			continue;
@@ -227,13 +227,13 @@ static void read_sigframe(struct core_ctx *x, const struct prov_thread *t, uint6
 			r->value = t->regs[k].value;
 		}
 		if (strcmp(name, "rip") == 0)
-			x->sig_rip = r->value;
-		x->nsig_regs++;
+			x->sig.rip = r->value;
+		x->sig.nregs++;
 	}
 	fpstate = rd64(x, sc + 184);
-	if (fpstate && core_read(x, fpstate, x->sig_fpregs, sizeof(x->sig_fpregs)) == 0)
-		x->sig_has_fpregs = 1;
-	x->sig_valid = read_siginfo(x, info, rd64(x, sc + 160), rd64(x, sc + 152), rd64(x, sc + 176));
+	if (fpstate && core_read(x, fpstate, x->sig.fpregs, sizeof(x->sig.fpregs)) == 0)
+		x->sig.has_fpregs = 1;
+	x->sig.valid = read_siginfo(x, info, rd64(x, sc + 160), rd64(x, sc + 152), rd64(x, sc + 176));
 }
 
 /*
@@ -247,14 +247,14 @@ static void read_sigframe(struct core_ctx *x, const struct prov_thread *t, uint6
 int sigframe_is_crash(const struct core_ctx *x)
 {
 	const struct prov_signal *d = &x->c->signal;
-	int s = x->sig_info.number;
+	int s = x->sig.info.number;
 	int fault = (s == SIGSEGV || s == SIGBUS || s == SIGILL || s == SIGFPE || s == SIGTRAP ||
-		     s == SIGSYS) && x->sig_info.code > 0;
+		     s == SIGSYS) && x->sig.info.code > 0;
 
-	if (!x->sig_valid || !(fault || s == SIGABRT))
+	if (!x->sig.valid || !(fault || s == SIGABRT))
 		return 0;
 	/* a signal read from the trap number is the one re-raised, or abort's */
-	if (x->sig_derived && x->c->has_signal && d->number != s && d->number != SIGABRT)
+	if (x->sig.derived && x->c->has_signal && d->number != s && d->number != SIGABRT)
 		return 0;
 	return !x->c->has_signal || !d->has_code || d->code <= 0;
 }
@@ -271,15 +271,15 @@ void take_sigframe(struct core_ctx *x, struct prov_thread *t, size_t first)
 	if (!t->handler_regs) {
 		t->handler_regs = t->regs;
 		t->nhandler_regs = t->nregs;
-		t->regs = prov_xcalloc(x->nsig_regs, sizeof(*t->regs));
-		memcpy(t->regs, x->sig_regs, x->nsig_regs * sizeof(*t->regs));
-		t->nregs = x->nsig_regs;
+		t->regs = prov_xcalloc(x->sig.nregs, sizeof(*t->regs));
+		memcpy(t->regs, x->sig.regs, x->sig.nregs * sizeof(*t->regs));
+		t->nregs = x->sig.nregs;
 	}
 	if (c->has_signal && !c->has_delivered) {
 		c->has_delivered = 1;
 		c->delivered = *s;
 	}
-	*s = x->sig_info;
+	*s = x->sig.info;
 	c->has_signal = 1;
 	name = prov_signal_name(s->number);
 	s->name = name ? prov_xstrdup(name) : prov_xasprintf("SIG%d", s->number);
@@ -300,13 +300,13 @@ int add_signal_frame(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc, u
 	f->signal_frame = 1;
 	f->module = m ? prov_xstrdup_or_null(module_recorded_path(m)) : NULL;
 	if (t->crashed)	/* the interrupted frame is not the handler's caller */
-		prov_core_frame_vars(t, t->nframes - 1, 0, &x->vars_pending, NULL, NULL, pc, pc,
+		prov_core_frame_vars(t, t->nframes - 1, 0, &x->unwind.vars_pending, NULL, NULL, pc, pc,
 				     NULL, core_read_cb, x);
-	if (t->crashed && !x->sig_seen && sp) {
+	if (t->crashed && !x->sig.seen && sp) {
 		read_sigframe(x, t, sp);
-		x->sig_next = 1;
+		x->sig.next = 1;
 	}
-	x->sig_seen = 1;
+	x->sig.seen = 1;
 	return 0;
 }
 

@@ -20,8 +20,8 @@ static int addr_not_code(const struct core_ctx *x, uint64_t addr)
 {
 	size_t i;
 
-	for (i = 0; i < x->nnoexec; i++)
-		if (addr >= x->noexec[i].vaddr && addr - x->noexec[i].vaddr < x->noexec[i].filesz)
+	for (i = 0; i < x->map.nnoexec; i++)
+		if (addr >= x->map.noexec[i].vaddr && addr - x->map.noexec[i].vaddr < x->map.noexec[i].filesz)
 			return 1;
 	return 0;
 }
@@ -35,18 +35,18 @@ static int addr_not_code(const struct core_ctx *x, uint64_t addr)
  */
 static int pac_signed(struct core_ctx *x, Dwfl_Frame *state, Dwarf_Addr pc, Dwarf_Word sp)
 {
-	uint64_t stripped = x->has_pac_mask ? pc & ~x->pac_insn_mask : pc & 0xffffffffffffULL;
+	uint64_t stripped = x->notes.has_pac_mask ? pc & ~x->notes.pac_insn_mask : pc & 0xffffffffffffULL;
 	unsigned int i;
 
 	if (stripped == pc || !sp || !addrmodule(x->dwfl, stripped))
 		return 0;
 	for (i = 0; i < 32; i++)
-		if (dwfl_frame_reg(state, i, &x->pac_regs[i]) != 0)
-			x->pac_regs[i] = 0;	/* not known here: CFI restores what callers need */
-	x->pac_regs[31] = sp;
-	x->pac_resume = 1;
-	x->wild_ret = stripped;
-	x->wild_sp = sp;
+		if (dwfl_frame_reg(state, i, &x->unwind.pac_regs[i]) != 0)
+			x->unwind.pac_regs[i] = 0;	/* not known here: CFI restores what callers need */
+	x->unwind.pac_regs[31] = sp;
+	x->unwind.pac_resume = 1;
+	x->unwind.wild_ret = stripped;
+	x->unwind.wild_sp = sp;
 	return 1;
 }
 
@@ -71,7 +71,7 @@ static unsigned int dwarf_sp_reg(int machine)
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct core_ctx *x = arg;
-	struct prov_thread *t = &x->c->threads[x->cur];
+	struct prov_thread *t = &x->c->threads[x->unwind.cur];
 	Dwarf_Addr pc, adj;
 	bool isact;
 	Dwarf_Word sp = 0;
@@ -84,15 +84,15 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 						 t->nframes, dwfl_errmsg(-1));
 		return DWARF_CB_ABORT;
 	}
-	if (x->resume_first) {
+	if (x->unwind.resume_first) {
 		isact = false;	/* a return address: look its call up, not the next insn */
-		x->resume_first = 0;
+		x->unwind.resume_first = 0;
 	}
 	if (spreg && dwfl_frame_reg(state, spreg, &sp) != 0)
 		sp = 0;
 	if (t->nframes && x->machine == EM_AARCH64 && pac_signed(x, state, pc, sp))
 		return DWARF_CB_ABORT;	/* thread_cb resumes from the stripped pc */
-	if (x->have_last && pc == x->last_pc && sp == x->last_sp) {
+	if (x->unwind.have_last && pc == x->unwind.last_pc && sp == x->unwind.last_sp) {
 		free(t->unwind_error);
 		t->unwind_error = prov_xasprintf("unwinder loop: frame at pc 0x%" PRIx64
 						 " repeats", (uint64_t)pc);
@@ -106,10 +106,10 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 						 (uint64_t)pc);
 		return DWARF_CB_ABORT;
 	}
-	x->have_last = 1;
-	x->last_pc = pc;
-	x->last_sp = sp;
-	if (x->synth_pc && pc == x->synth_pc)
+	x->unwind.have_last = 1;
+	x->unwind.last_pc = pc;
+	x->unwind.last_sp = sp;
+	if (x->unwind.synth_pc && pc == x->unwind.synth_pc)
 		return DWARF_CB_OK;	/* libdwfl found the caller we made up: once is enough */
 	if (sp) {
 		unsigned int fpreg = x->machine == EM_X86_64 ? 6 : x->machine == EM_386 ? 5 :
@@ -119,8 +119,8 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 
 		if (fpreg && dwfl_frame_reg(state, fpreg, &fp) != 0)
 			fp = 0;
-		e = x->chain_cap ? chain_slot(x, pc, sp, fp) : NULL;
-		if (e && e->used && e->thread == x->cur) {
+		e = x->memo.chain_cap ? chain_slot(x, pc, sp, fp) : NULL;
+		if (e && e->used && e->thread == x->unwind.cur) {
 			free(t->unwind_error);
 			t->unwind_error = prov_xasprintf("unwinder loop: frame at pc 0x%" PRIx64
 							 " repeats", (uint64_t)pc);
@@ -134,7 +134,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		if (e && e->used && !t->crashed &&
 		    (!x->c->threads[e->thread].truncated ||
 		     t->nframes + (x->c->threads[e->thread].nframes - e->frame) >= x->max_frames)) {
-			x->chain_hit = 1;
+			x->unwind.chain_hit = 1;
 			chain_copy(x, t, e);
 			return DWARF_CB_ABORT;
 		}
@@ -147,19 +147,19 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	first = t->nframes;
 	if (add_pc_frames(x, t, pc, adj) < 0)
 		return DWARF_CB_ABORT;
-	if (x->sig_next) {
-		x->sig_next = 0;
-		if (x->sig_valid && pc == x->sig_rip && sigframe_is_crash(x))
+	if (x->sig.next) {
+		x->sig.next = 0;
+		if (x->sig.valid && pc == x->sig.rip && sigframe_is_crash(x))
 			take_sigframe(x, t, first);
 	}
 	if (t->crashed && first <= VARS_FRAMES) {
 		const unsigned char *fp = NULL;
 
 		if (t->has_crash_frame && first == t->crash_frame)
-			fp = x->sig_has_fpregs ? x->sig_fpregs : NULL;
-		else if (first == 0 && x->has_fpregs)
-			fp = x->fpregs;
-		prov_core_frame_vars(t, first, first < VARS_FRAMES, &x->vars_pending, state,
+			fp = x->sig.has_fpregs ? x->sig.fpregs : NULL;
+		else if (first == 0 && x->notes.has_fpregs)
+			fp = x->notes.fpregs;
+		prov_core_frame_vars(t, first, first < VARS_FRAMES, &x->unwind.vars_pending, state,
 				     addrmodule(x->dwfl, adj), pc, adj, fp, core_read_cb, x);
 	}
 	/*
@@ -176,8 +176,8 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 
 		if (core_read(x, sp, raw, 8) == 0 && (ret = rd64(x, raw)) &&
 		    addrmodule(x->dwfl, ret)) {
-			x->wild_ret = ret;
-			x->wild_sp = sp;
+			x->unwind.wild_ret = ret;
+			x->unwind.wild_sp = sp;
 			return DWARF_CB_ABORT;
 		}
 	}
@@ -191,8 +191,8 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		Dwarf_Word lr;
 
 		if (dwfl_frame_reg(state, 30, &lr) == 0 && lr && addrmodule(x->dwfl, lr)) {
-			x->wild_ret = lr;
-			x->wild_sp = sp;
+			x->unwind.wild_ret = lr;
+			x->unwind.wild_sp = sp;
 			return DWARF_CB_ABORT;
 		}
 	}
@@ -287,7 +287,7 @@ static pid_t core_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
 	(void)dwfl;
 	if (i >= x->c->nthreads)
 		return 0;
-	*thread_argp = &x->attach[i];
+	*thread_argp = &x->unwind.attach[i];
 	return (pid_t)x->c->threads[i].tid;
 }
 
@@ -335,10 +335,10 @@ int attach_threads(struct core_ctx *x)
 	for (i = 0; i < c->nthreads; i++)
 		if (x86_64_dwarf_regs(&c->threads[i], regs) < 0)
 			return dwfl_core_file_attach(x->dwfl, x->elf) < 0 ? -1 : 0;
-	x->attach = prov_xcalloc(c->nthreads, sizeof(*x->attach));
+	x->unwind.attach = prov_xcalloc(c->nthreads, sizeof(*x->unwind.attach));
 	for (i = 0; i < c->nthreads; i++) {
-		x->attach[i].x = x;
-		x->attach[i].index = i;
+		x->unwind.attach[i].x = x;
+		x->unwind.attach[i].index = i;
 	}
 	if (!dwfl_attach_state(x->dwfl, x->elf,
 			       (pid_t)(c->process.has_pid ? c->process.pid : c->threads[0].tid),
@@ -360,20 +360,20 @@ static int resume_unwind(struct core_ctx *x, struct prov_thread *t, pid_t tid)
 {
 	struct resume_arg a;
 	Dwfl *saved = x->dwfl;
-	Dwfl_Module *saved_vdso = x->vdso_mod;
-	unsigned char *saved_image = x->vdso_image;
-	size_t saved_len = x->vdso_len, saved_reported = x->nreported, i, k;
+	Dwfl_Module *saved_vdso = x->mods.vdso_mod;
+	unsigned char *saved_image = x->mods.vdso_image;
+	size_t saved_len = x->mods.vdso_len, saved_reported = x->mods.nreported, i, k;
 	int ok = -1;
 
 	memset(&a, 0, sizeof(a));
 	a.x = x;
 	a.tid = tid;
-	if (x->machine == EM_AARCH64 && x->pac_resume) {
+	if (x->machine == EM_AARCH64 && x->unwind.pac_resume) {
 		/* the signed frame's own registers, its pc stripped */
 		a.nregs = 32;
-		memcpy(a.regs, x->pac_regs, sizeof(a.regs));
+		memcpy(a.regs, x->unwind.pac_regs, sizeof(a.regs));
 		a.has_pc = 1;
-		a.pc = x->wild_ret;
+		a.pc = x->unwind.wild_ret;
 	} else if (x->machine == EM_AARCH64) {
 		/* blr pushed nothing: the caller resumes at lr with the same sp */
 		a.nregs = 32;
@@ -386,25 +386,25 @@ static int resume_unwind(struct core_ctx *x, struct prov_thread *t, pid_t tid)
 				return -1;
 			a.regs[i] = t->regs[k].value;
 		}
-		a.regs[31] = x->wild_sp;
+		a.regs[31] = x->unwind.wild_sp;
 		a.has_pc = 1;
-		a.pc = x->wild_ret;
+		a.pc = x->unwind.wild_ret;
 	} else {
 		a.nregs = 17;
 		if (x86_64_dwarf_regs(t, a.regs) < 0)
 			return -1;
-		a.regs[7] = x->wild_sp + 8;
-		a.regs[16] = x->wild_ret;
+		a.regs[7] = x->unwind.wild_sp + 8;
+		a.regs[16] = x->unwind.wild_ret;
 	}
 	/* taken: the unwinding below may ask for another resume */
-	x->wild_ret = 0;
-	x->pac_resume = 0;
-	x->nresumes++;
+	x->unwind.wild_ret = 0;
+	x->unwind.pac_resume = 0;
+	x->unwind.nresumes++;
 
-	x->vdso_image = NULL;
-	x->vdso_mod = NULL;
-	x->vdso_len = 0;
-	x->nreported = 0;
+	x->mods.vdso_image = NULL;
+	x->mods.vdso_mod = NULL;
+	x->mods.vdso_len = 0;
+	x->mods.nreported = 0;
 	x->dwfl = core_dwfl_begin();
 	if (!x->dwfl)
 		goto cleanup;
@@ -413,22 +413,22 @@ static int resume_unwind(struct core_ctx *x, struct prov_thread *t, pid_t tid)
 		goto cleanup;
 	if (!dwfl_attach_state(x->dwfl, x->elf, tid, &resume_callbacks, &a))
 		goto cleanup;
-	x->have_last = 0;
-	x->resume_first = 1;
+	x->unwind.have_last = 0;
+	x->unwind.resume_first = 1;
 	if (dwfl_getthread_frames(x->dwfl, tid, frame_cb, x) < 0 && !t->unwind_error &&
 	    dwfl_errno() != 0)
 		t->unwind_error = prov_xstrdup(dwfl_errmsg(-1));
 	ok = 0;
 cleanup:
-	x->resume_first = 0;
+	x->unwind.resume_first = 0;
 	if (x->dwfl)
 		dwfl_end(x->dwfl);
-	free(x->vdso_image);
+	free(x->mods.vdso_image);
 	x->dwfl = saved;
-	x->vdso_mod = saved_vdso;
-	x->vdso_image = saved_image;
-	x->vdso_len = saved_len;
-	x->nreported = saved_reported;
+	x->mods.vdso_mod = saved_vdso;
+	x->mods.vdso_image = saved_image;
+	x->mods.vdso_len = saved_len;
+	x->mods.nreported = saved_reported;
 	return ok;
 }
 
@@ -455,40 +455,40 @@ int thread_cb(Dwfl_Thread *thread, void *arg)
 	}
 	if (c->threads[i].nframes)
 		return DWARF_CB_OK;	/* the same tid twice: keep the first */
-	if (x->total_frames >= PROV_MAX_TOTAL_FRAMES) {
+	if (x->unwind.total_frames >= PROV_MAX_TOTAL_FRAMES) {
 		c->threads[i].truncated = 1;	/* not unwound: the report has its frames */
-		x->total_cut = 1;
+		x->unwind.total_cut = 1;
 		return DWARF_CB_OK;
 	}
-	x->cur = i;
-	x->have_last = 0;
-	x->synth_pc = 0;
-	x->wild_ret = 0;
-	x->pac_resume = 0;
-	x->chain_hit = 0;
-	x->sig_seen = x->sig_next = x->sig_valid = 0;
+	x->unwind.cur = i;
+	x->unwind.have_last = 0;
+	x->unwind.synth_pc = 0;
+	x->unwind.wild_ret = 0;
+	x->unwind.pac_resume = 0;
+	x->unwind.chain_hit = 0;
+	x->sig.seen = x->sig.next = x->sig.valid = 0;
 	rc = dwfl_thread_getframes(thread, frame_cb, x);
 	t = &c->threads[i];
-	x->sig_next = 0;
-	if (x->chain_hit)
+	x->sig.next = 0;
+	if (x->unwind.chain_hit)
 		return DWARF_CB_OK;
-	for (n = 0; x->wild_ret; n++) {
-		uint64_t ret = x->wild_ret;
+	for (n = 0; x->unwind.wild_ret; n++) {
+		uint64_t ret = x->unwind.wild_ret;
 
-		if (n >= MAX_RESUMES_PER_THREAD || x->nresumes >= MAX_RESUMES) {
+		if (n >= MAX_RESUMES_PER_THREAD || x->unwind.nresumes >= MAX_RESUMES) {
 			free(t->unwind_error);
 			t->unwind_error = prov_xasprintf("stopped at 0x%" PRIx64 ": too many "
 							 "pointer-authenticated or wild return "
 							 "addresses to unwind from", ret);
-			x->wild_ret = 0;
-			x->pac_resume = 0;
+			x->unwind.wild_ret = 0;
+			x->unwind.pac_resume = 0;
 			break;
 		}
 		if (resume_unwind(x, t, tid) < 0) {
 			if (add_pc_frames(x, t, ret, ret - 1) == 0)
-				x->synth_pc = ret;
-			x->wild_ret = 0;
-			x->pac_resume = 0;
+				x->unwind.synth_pc = ret;
+			x->unwind.wild_ret = 0;
+			x->unwind.pac_resume = 0;
 		}
 		t = &c->threads[i];
 	}

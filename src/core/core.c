@@ -120,10 +120,10 @@ static int read_program_headers(struct core_ctx *x)
 			return prov_error_set(PROV_EINPUT, "cannot read program header %zu of '%s': %s",
 					      i, x->path, elf_errmsg(-1));
 		if (ph.p_type == PT_LOAD && !(ph.p_flags & PF_X) && ph.p_memsz) {
-			PROV_ALLOC_GROW(x->noexec, x->nnoexec + 1, x->noexec_alloc);
-			x->noexec[x->nnoexec].vaddr = ph.p_vaddr;
-			x->noexec[x->nnoexec].filesz = ph.p_memsz;
-			x->nnoexec++;
+			PROV_ALLOC_GROW(x->map.noexec, x->map.nnoexec + 1, x->map.noexec_alloc);
+			x->map.noexec[x->map.nnoexec].vaddr = ph.p_vaddr;
+			x->map.noexec[x->map.nnoexec].filesz = ph.p_memsz;
+			x->map.nnoexec++;
 		}
 		if (ph.p_offset > x->size || ph.p_filesz > x->size - ph.p_offset) {
 			if (ph.p_type == PT_NOTE)
@@ -136,11 +136,11 @@ static int read_program_headers(struct core_ctx *x)
 				if (ph.p_offset + ph.p_filesz > mem_end && ph.p_offset + ph.p_filesz > ph.p_offset)
 					mem_end = ph.p_offset + ph.p_filesz;
 				if (ph.p_offset < x->size) {
-					PROV_ALLOC_GROW(x->segs, x->nsegs + 1, x->segs_alloc);
-					x->segs[x->nsegs].vaddr = ph.p_vaddr;
-					x->segs[x->nsegs].filesz = x->size - ph.p_offset;
-					x->segs[x->nsegs].offset = ph.p_offset;
-					x->nsegs++;
+					PROV_ALLOC_GROW(x->map.segs, x->map.nsegs + 1, x->map.segs_alloc);
+					x->map.segs[x->map.nsegs].vaddr = ph.p_vaddr;
+					x->map.segs[x->map.nsegs].filesz = x->size - ph.p_offset;
+					x->map.segs[x->map.nsegs].offset = ph.p_offset;
+					x->map.nsegs++;
 				}
 			}
 			continue;
@@ -148,15 +148,15 @@ static int read_program_headers(struct core_ctx *x)
 		if (ph.p_type == PT_NOTE && (error = parse_notes(x, &ph, &nnotes)) < 0)
 			return error;
 		if (ph.p_type == PT_LOAD && ph.p_filesz) {
-			PROV_ALLOC_GROW(x->segs, x->nsegs + 1, x->segs_alloc);
-			x->segs[x->nsegs].vaddr = ph.p_vaddr;
-			x->segs[x->nsegs].filesz = ph.p_filesz;
-			x->segs[x->nsegs].offset = ph.p_offset;
-			x->nsegs++;
+			PROV_ALLOC_GROW(x->map.segs, x->map.nsegs + 1, x->map.segs_alloc);
+			x->map.segs[x->map.nsegs].vaddr = ph.p_vaddr;
+			x->map.segs[x->map.nsegs].filesz = ph.p_filesz;
+			x->map.segs[x->map.nsegs].offset = ph.p_offset;
+			x->map.nsegs++;
 		}
 	}
-	if (x->nsegs > 1)
-		qsort(x->segs, x->nsegs, sizeof(*x->segs), seg_cmp);
+	if (x->map.nsegs > 1)
+		qsort(x->map.segs, x->map.nsegs, sizeof(*x->map.segs), seg_cmp);
 	if (!x->c->nthreads)
 		return prov_error_set(PROV_EINPUT, "'%s' has no thread status notes (NT_PRSTATUS): "
 				      "damaged or truncated", x->path);
@@ -166,7 +166,7 @@ static int read_program_headers(struct core_ctx *x)
 	 * thread's pr_cursig; gcore takes a snapshot of a live process and
 	 * records none (its NT_SIGINFO only says the process was stopped).
 	 */
-	if (!x->first_cursig) {
+	if (!x->notes.first_cursig) {
 		x->c->snapshot = 1;
 		x->c->has_crashed_thread = 0;
 		x->c->threads[0].crashed = 0;
@@ -181,7 +181,7 @@ static int read_program_headers(struct core_ctx *x)
 static void fill_process(struct core_ctx *x)
 {
 	struct prov_crash *c = x->c;
-	const struct nt_file_entry *e = x->has_entry ? file_at(x, x->entry) : NULL;
+	const struct nt_file_entry *e = x->notes.has_entry ? file_at(x, x->notes.entry) : NULL;
 	const char *name;
 
 	if (e) {
@@ -274,7 +274,7 @@ static int read_headers(struct core_ctx *x)
 	if ((error = read_program_headers(x)) < 0)
 		return error;
 	x->rcache = prov_xcalloc(1, sizeof(*x->rcache));
-	if (!x->files)
+	if (!x->map.files)
 		no_file_note(x);
 	else
 		cross_check_link_map(x);
@@ -337,29 +337,29 @@ void ctx_release(struct core_ctx *x)
 	if (x->fd >= 0)
 		close(x->fd);
 	prov_crash_free(x->c);
-	for (i = 0; i < x->nfiles; i++) {
-		free(x->files[i].name);
-		free(x->files[i].note);
+	for (i = 0; i < x->map.nfiles; i++) {
+		free(x->map.files[i].name);
+		free(x->map.files[i].note);
 	}
-	free(x->files);
-	free(x->keep);
-	for (i = 0; i < x->nextras; i++) {
-		free(x->extras[i]->file);
-		free(x->extras[i]->note);
-		free(x->extras[i]->package_note);
-		free(x->extras[i]->origin);
-		free(x->extras[i]);
+	free(x->map.files);
+	free(x->mods.keep);
+	for (i = 0; i < x->mods.nextras; i++) {
+		free(x->mods.extras[i]->file);
+		free(x->mods.extras[i]->note);
+		free(x->mods.extras[i]->package_note);
+		free(x->mods.extras[i]->origin);
+		free(x->mods.extras[i]);
 	}
-	free(x->extras);
-	free(x->segs);
-	free(x->noexec);
-	free(x->vdso_image);
+	free(x->mods.extras);
+	free(x->map.segs);
+	free(x->map.noexec);
+	free(x->mods.vdso_image);
 	free(x->rcache);
-	free(x->attach);
-	free(x->tramp);
+	free(x->unwind.attach);
+	free(x->memo.tramp);
 	memo_free(x);
-	free(x->chain);
-	prov_vars_pending_free(x->vars_pending);
+	free(x->memo.chain);
+	prov_vars_pending_free(x->unwind.vars_pending);
 }
 
 int prov_core_analyze(struct prov_crash **out, const char *path,
