@@ -1,7 +1,7 @@
 /*
- * The core analyzer's private header, shared by src/core/core*.c only (as
- * libdwfl's libdwflP.h): the analysis context, its limits, and the
- * functions one file of the analyzer calls in another.
+ * The core analyzer's private header (as libdwfl's libdwflP.h), for
+ * src/core/core*.c alone (and modsym.c, for demangle): the analysis
+ * context, its limits, and the functions one file calls in another.
  *
  * Everything in a core is untrusted: every size and offset is checked
  * against the file and the note it sits in, every count is capped, the
