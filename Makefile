@@ -173,6 +173,15 @@ LIB_OBJS += resolvers/path.o
 
 # core: cores and live processes (libdwfl), Python frames, variables, code.
 LIB_OBJS += src/core/core.o
+LIB_OBJS += src/core/core-read.o
+LIB_OBJS += src/core/core-notes.o
+LIB_OBJS += src/core/core-find.o
+LIB_OBJS += src/core/core-modules.o
+LIB_OBJS += src/core/core-frames.o
+LIB_OBJS += src/core/core-sigframe.o
+LIB_OBJS += src/core/core-unwind.o
+LIB_OBJS += src/core/core-linkmap.o
+LIB_OBJS += src/core/core-pid.o
 LIB_OBJS += src/core/corevars.o
 LIB_OBJS += src/core/core-python.o
 LIB_OBJS += src/core/python.o

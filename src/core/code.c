@@ -1,3 +1,4 @@
+/* The code bytes around the crashing pc, read from the module file the analyzer used. */
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* One time and size budget for every debuginfod query of a run (dbgbudget.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* The captured code bytes disassembled: capstone, libopcodes where capstone stops (EVEX). */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>

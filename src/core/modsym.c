@@ -13,12 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core-int.h"
 #include "error.h"
 #include "modsym.h"
 #include "util.h"
 #include "banned.h"
-
-char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
 static char *debuginfo_path;
 static const Dwfl_Callbacks offline_callbacks = {
@@ -28,22 +27,15 @@ static const Dwfl_Callbacks offline_callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
 
-static char *demangle(const char *name)
+/* The symbol without its version ("memcpy@@GLIBC_2.14"), demangled. */
+static char *symbol_name(const char *name)
 {
 	const char *at = strchr(name, '@');
 	char *plain = at ? prov_xstrndup(name, (size_t)(at - name)) : prov_xstrdup(name);
-	char *d;
-	int status = -1;
+	char *d = demangle(plain);
 
-	if (plain[0] == '_' && plain[1] == 'Z') {
-		d = __cxa_demangle(plain, NULL, NULL, &status);
-		if (d && status == 0) {
-			free(plain);
-			return d;
-		}
-		free(d);
-	}
-	return plain;
+	free(plain);
+	return d;
 }
 
 /*
@@ -129,7 +121,7 @@ static void symbolize(struct prov_modsym *out, const char *path, const char *roo
 		out->build_id = prov_hex(bid, (size_t)n);
 	name = dwfl_module_addrinfo(mod, addr, &symoff, &sym, NULL, NULL, NULL);
 	if (name) {
-		out->function = demangle(name);
+		out->function = symbol_name(name);
 		out->has_offset = 1;
 		out->offset = symoff;
 	}

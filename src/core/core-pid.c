@@ -1,0 +1,175 @@
+/*
+ * A live process analyzed as a core (--pid): threads stopped with ptrace,
+ * memory from /proc/PID/mem, let go afterwards.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <unistd.h>
+
+#include "core.h"
+#include "core-int.h"
+#include "ptrace-stop.h"
+#include "error.h"
+#include "util.h"
+#include "banned.h"
+
+static char *proc_text(pid_t pid, const char *what, int nul_to_space)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	char *path = prov_xasprintf("/proc/%d/%s", (int)pid, what);
+	size_t i;
+
+	if (prov_read_file(&b, path, 1 << 16) < 0 || !b.len) {
+		free(path);
+		prov_buf_release(&b);
+		return NULL;
+	}
+	free(path);
+	for (i = 0; nul_to_space && i < b.len; i++)
+		if (!b.buf[i])
+			b.buf[i] = ' ';
+	prov_buf_rtrim(&b);
+	return prov_buf_detach(&b);
+}
+
+/* A stopped thread's registers (user_regs_struct, as NT_PRSTATUS holds
+ * them) and its name (comm). */
+static void live_thread_facts(struct prov_thread *t, pid_t pid)
+{
+#if defined(__x86_64__)
+	struct user_regs_struct regs;
+	const unsigned long long *w = (const unsigned long long *)&regs;
+	size_t i, n = sizeof(x86_64_regs) / sizeof(x86_64_regs[0]);
+
+	if (!t->regs && sizeof(regs) >= n * 8 &&
+	    ptrace(PTRACE_GETREGS, (pid_t)t->tid, NULL, &regs) == 0) {
+		t->regs = prov_xcalloc(n, sizeof(*t->regs));
+		t->nregs = n;
+		for (i = 0; i < n; i++) {
+			memcpy(t->regs[i].name, x86_64_regs[i], strlen(x86_64_regs[i]) + 1);
+			t->regs[i].value = w[i];
+		}
+	}
+#endif
+	if (!t->name) {
+		char *what = prov_xasprintf("task/%" PRId64 "/comm", t->tid);
+
+		t->name = proc_text(pid, what, 0);
+		free(what);
+	}
+}
+
+int prov_core_analyze_pid(struct prov_crash **out, pid_t pid, const struct prov_core_opts *opts)
+{
+	static const struct prov_core_opts no_opts;
+	static char *debuginfo_path;
+	static const Dwfl_Callbacks callbacks = {
+		.find_elf = dwfl_linux_proc_find_elf,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.debuginfo_path = &debuginfo_path,
+	};
+	struct core_ctx x;
+	struct core_ctx *saved = current;
+	struct prov_stopped stopped;
+	char *name, *exe, path[64];
+	int error, rc;
+	ssize_t n;
+	size_t i;
+
+	memset(&x, 0, sizeof(x));
+	memset(&stopped, 0, sizeof(stopped));
+	x.fd = -1;
+	x.ok = 1;
+	x.live = 1;
+	x.opts = opts ? opts : &no_opts;
+	x.max_frames = x.opts->max_frames && x.opts->max_frames < PROV_MAX_FRAMES ?
+		x.opts->max_frames : PROV_MAX_FRAMES;
+	name = prov_xasprintf("pid %d", (int)pid);
+	x.path = name;
+	x.is64 = sizeof(void *) == 8;
+#if defined(__x86_64__)
+	x.machine = EM_X86_64;
+#elif defined(__i386__)
+	x.machine = EM_386;
+#endif
+	/* every thread stopped first: one consistent snapshot, as a core is */
+	if ((error = prov_ptrace_stop(&stopped, pid)) < 0)
+		goto cleanup;
+	n = snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	x.fd = n > 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	if (x.fd < 0) {
+		error = prov_error_set(PROV_EINPUT, "cannot read the memory of process %d: %s",
+				       (int)pid, strerror(errno));
+		goto cleanup;
+	}
+	x.c = prov_crash_new(PROV_INPUT_CORE, name);
+	x.c->format = prov_xstrdup("process");
+	x.c->snapshot = 1;	/* a live process: nothing crashed */
+	x.c->has_process = 1;
+	x.c->process.has_pid = 1;
+	x.c->process.pid = pid;
+	exe = prov_xasprintf("/proc/%d/exe", (int)pid);
+	{
+		char buf[4096];
+		ssize_t len = readlink(exe, buf, sizeof(buf) - 1);
+
+		if (len > 0) {
+			buf[len] = 0;
+			x.c->process.executable = prov_xstrdup(buf);
+		}
+	}
+	free(exe);
+	x.c->process.cmdline = proc_text(pid, "cmdline", 1);
+
+	current = &x;
+	x.dwfl = dwfl_begin(&callbacks);
+	if (!x.dwfl) {
+		error = prov_error_set(PROV_ERROR, "dwfl_begin: %s", dwfl_errmsg(-1));
+		goto cleanup;
+	}
+	dwfl_report_begin(x.dwfl);
+	rc = dwfl_linux_proc_report(x.dwfl, pid);
+	if (dwfl_report_end(x.dwfl, NULL, NULL) != 0 || rc != 0) {
+		error = prov_error_set(PROV_EINPUT, "cannot read the modules of process %d: %s",
+				       (int)pid, rc > 0 ? strerror(rc) : dwfl_errmsg(-1));
+		goto cleanup;
+	}
+	dwfl_getmodules(x.dwfl, module_cb, &x, 0);
+	if (x.error < 0) {
+		error = x.error;
+		goto cleanup;
+	}
+	/* true: the threads are already stopped, libdwfl neither attaches nor detaches */
+	rc = dwfl_linux_proc_attach(x.dwfl, pid, true);
+	if (rc != 0) {
+		error = prov_error_set(PROV_EINPUT, "cannot read the threads of process %d: %s",
+				       (int)pid, rc > 0 ? strerror(rc) : dwfl_errmsg(-1));
+		goto cleanup;
+	}
+	if (dwfl_getthreads(x.dwfl, thread_cb, &x) < 0 && !x.c->nthreads) {
+		error = prov_error_set(PROV_EINPUT, "cannot unwind the threads of process %d: %s",
+				       (int)pid, dwfl_errmsg(-1));
+		goto cleanup;
+	}
+	for (i = 0; i < x.c->nthreads; i++)
+		if (x.c->threads[i].has_tid)
+			live_thread_facts(&x.c->threads[i], pid);
+	finish_analysis(&x);
+	*out = x.c;
+	x.c = NULL;
+	error = 0;
+cleanup:
+	current = saved;
+	if (x.dwfl)
+		dwfl_end(x.dwfl);
+	x.dwfl = NULL;
+	prov_ptrace_resume(&stopped);
+	ctx_release(&x);
+	free(name);
+	return error;
+}
