@@ -1,3 +1,4 @@
+/* Mapping files: which package comes from which repository, how a version becomes a ref. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
