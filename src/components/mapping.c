@@ -575,6 +575,11 @@ char *prov_mappings_shipped_dir(void)
 			if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
 				goto done;
 			free(dir);
+			/* installed as $(PREFIX)/bin: PROV_DATADIR, also when staged (DESTDIR) or moved */
+			dir = prov_xasprintf("%s/../share/provenance/mappings", exe.buf);
+			if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+				goto done;
+			free(dir);
 			dir = NULL;
 		}
 	}
