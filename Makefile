@@ -300,7 +300,8 @@ build-needs: $(if $(filter $(DEPS_GOALS),$(MAKECMDGOALS)),deps)
 	fi
 $(LIB_OBJS) $(CMD_OBJS) .build-flags: | build-needs
 
-# Install what is missing, once: the build and the tests depend on this.
+# Install what is missing, once: check, demo and bench depend on this; the
+# build only checks (build-needs).
 deps:
 	$(Q)missing=""; \
 	$(PKG_CONFIG) --exists $(PKGS) $(TEST_PKGS) 2>/dev/null || missing=libs; \
@@ -374,7 +375,7 @@ uninstall:
 	rm -f $(DESTDIR)$(bindir)/$(PROGRAM) $(DESTDIR)$(mandir)/man1/provenance.1
 	rm -f $(addprefix $(DESTDIR)$(datadir)/,$(wildcard mappings/*.map))
 	rm -f $(DESTDIR)$(bashcompdir)/provenance $(DESTDIR)$(zshcompdir)/_provenance
-	-rmdir $(DESTDIR)$(datadir)/mappings $(DESTDIR)$(datadir) 2>/dev/null
+	rmdir $(DESTDIR)$(datadir)/mappings $(DESTDIR)$(datadir) 2>/dev/null || true
 
 clean:
 	rm -f $(PROGRAM) $(LIB) $(LIB_OBJS) $(CMD_OBJS) $(UNIT_TESTS) .build-flags .build-datadir
