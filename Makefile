@@ -1,21 +1,23 @@
 # provenance: which source was running when it crashed, and is the fix in it.
 #
 # Targets:
-#   make            build ./provenance (installs missing Debian -dev packages first)
-#   make check      build and run every test (unit + end-to-end)
-#   make demo       crash a bundled program and resolve its core (offline)
+#   make            build ./provenance; installs nothing (says what is missing)
+#   make deps       install the Debian packages the build and tests need (root),
+#                   download the packages and the arm64 root the tests unpack
+#   make check      make deps, build and run every test (unit + end-to-end)
+#   make demo       make deps, crash a bundled program and resolve its core (offline)
 #   make bench      time provenance against eu-stack and gdb (not a test)
 #   make fuzz       build the libFuzzer targets (clang); make check-fuzz runs them briefly
-#   make install    install to $(DESTDIR)$(PREFIX)
-#   make deps       install the Debian packages the build and tests need (root)
+#   make install    install the program, mappings, man page and completion to
+#                   $(DESTDIR)$(PREFIX) (nothing else); make uninstall removes them
 #
 # Knobs:
 #   V=1                         show the commands
 #   DEVELOPER=1                 warnings are errors
 #   SANITIZE=address,undefined  build with sanitizers (tests too)
-#   PREFIX=/usr/local DESTDIR=  install location
+#   PREFIX=/usr/local DESTDIR=  install location (a new PREFIX rebuilds mapping.o only)
 #   CC=gcc CFLAGS=-O2 -g        compiler and optimisation
-#   NO_DEPS=1                   never run apt-get (make deps only checks)
+#   NO_DEPS=1                   never install or download (make deps only checks)
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -85,8 +87,7 @@ TEST_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS) 2>/dev/null)
 TEST_LIBS = $(shell $(PKG_CONFIG) --libs $(TEST_PKGS) 2>/dev/null)
 
 ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(WARNINGS) $(SAN_FLAGS) -D_GNU_SOURCE \
-	-DPROV_VERSION='"$(VERSION)"' -DPROV_DATADIR='"$(datadir)"' \
-	$(LAYER_INC) $(PKG_CFLAGS) -MMD -MP
+	-DPROV_VERSION='"$(VERSION)"' $(LAYER_INC) $(PKG_CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
 LIBS = $(PKG_LIBS) -lasm -lpthread
 
@@ -265,7 +266,7 @@ LIB = libprovenance.a
 
 UNIT_TESTS = $(patsubst %.c,%,$(wildcard tests/unit/test-*.c))
 
-all:: deps $(PROGRAM)
+all:: $(PROGRAM)
 
 $(PROGRAM): $(CMD_OBJS) $(LIB)
 	$(QUIET_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJS) $(LIB) $(LIBS)
@@ -285,7 +286,31 @@ BUILD_FLAGS = $(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS)
 	$(Q)echo '$(BUILD_FLAGS)' | cmp -s - $@ || echo '$(BUILD_FLAGS)' > $@
 $(LIB_OBJS) $(CMD_OBJS): .build-flags
 
-# Install what is missing, once: the build and the tests depend on this.
+# The data directory is compiled into one object only (where the shipped
+# mappings are found), so a new PREFIX rebuilds that object and not the rest.
+# private: .build-flags, its prerequisite, must not inherit the flag.
+src/components/mapping.o: private ALL_CFLAGS += -DPROV_DATADIR='"$(datadir)"'
+src/components/mapping.o: .build-datadir
+.build-datadir: FORCE
+	$(Q)echo '$(datadir)' | cmp -s - $@ || echo '$(datadir)' > $@
+
+# What the build needs, checked before compiling (fast: pkg-config and two
+# headers; not the tools the tests use): one line naming what is missing.
+# Targets that run `make deps` check after it.
+DEPS_GOALS = deps check check-unit demo bench fuzz check-fuzz
+build-needs: $(if $(filter $(DEPS_GOALS),$(MAKECMDGOALS)),deps)
+	$(Q)missing=""; \
+	command -v $(PKG_CONFIG) >/dev/null 2>&1 || missing=" $(PKG_CONFIG)"; \
+	for m in $(PKGS); do $(PKG_CONFIG) --exists $$m 2>/dev/null || missing="$$missing $$m"; done; \
+	test -f /usr/include/elfutils/libasm.h || missing="$$missing libasm.h"; \
+	test -f /usr/include/dis-asm.h || missing="$$missing dis-asm.h"; \
+	if [ -n "$$missing" ]; then \
+		echo "provenance: cannot build, missing:$$missing (\`make deps\` installs them)" >&2; exit 1; \
+	fi
+$(LIB_OBJS) $(CMD_OBJS) .build-flags: | build-needs
+
+# Install what is missing, once: check, demo and bench depend on this; the
+# build only checks (build-needs).
 deps:
 	$(Q)missing=""; \
 	$(PKG_CONFIG) --exists $(PKGS) $(TEST_PKGS) 2>/dev/null || missing=libs; \
@@ -300,25 +325,25 @@ deps:
 		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(DEB_PACKAGES) >/dev/null || exit 1; \
 	fi
-	$(Q)for p in $(DEB_DOWNLOADS); do \
+	$(Q)[ "$(NO_DEPS)" = 1 ] && exit 0; for p in $(DEB_DOWNLOADS); do \
 		ls tests/debs/$${p}_*.deb >/dev/null 2>&1 && continue; \
 		mkdir -p tests/debs && (cd tests/debs && apt-get download -qq $$p 2>/dev/null) || \
 			echo "cannot download the Debian package $$p (tests that unpack it will skip)" >&2; \
 	done
-	$(Q)if [ "$$(id -u)" != 0 ]; then SUDO="sudo -n"; else SUDO=; fi; \
+	$(Q)[ "$(NO_DEPS)" = 1 ] && exit 0; if [ "$$(id -u)" != 0 ]; then SUDO="sudo -n"; else SUDO=; fi; \
 	why=$$($$SUDO tests/e2e/arm64-root.sh "$$PWD/tests/debs/arm64-root") || \
 		echo "no Debian arm64 root: $$why (t-analyze-aarch64-python will skip)" >&2
 
-check: all $(UNIT_TESTS)
+check: deps all $(UNIT_TESTS)
 	$(Q)SANITIZE='$(SANITIZE)' CC='$(CC)' ./tests/run-tests.sh
 
-check-unit: all $(UNIT_TESTS)
+check-unit: deps all $(UNIT_TESTS)
 	$(Q)./tests/run-tests.sh --unit
 
-demo: all
+demo: deps all
 	$(Q)./fixtures/demo/run-demo.sh
 
-bench: all
+bench: deps all
 	$(Q)./bench/run-bench.sh
 
 # libFuzzer targets: fuzz/fuzz-*.c, each linked with the library sources
@@ -338,7 +363,8 @@ fuzz/fuzz-%: fuzz/fuzz-%.c $(LIB_OBJS:.o=.c)
 check-fuzz: fuzz
 	$(Q)./fuzz/run-fuzz.sh $(FUZZ_SECONDS)
 
-install: all install-data
+# installs nothing but the program and install-data's files; needs no deps
+install: $(PROGRAM) install-data
 	install -d $(DESTDIR)$(bindir)
 	install -m 755 $(PROGRAM) $(DESTDIR)$(bindir)/$(PROGRAM)
 
@@ -352,11 +378,20 @@ install-data:
 	install -m 644 docs/completion/provenance.bash $(DESTDIR)$(bashcompdir)/provenance
 	install -m 644 docs/completion/_provenance $(DESTDIR)$(zshcompdir)/_provenance
 
+# exactly what install put there, and the provenance folders it made when
+# they are left empty (not bin, man1 or the completion folders: shared)
+uninstall:
+	rm -f $(DESTDIR)$(bindir)/$(PROGRAM) $(DESTDIR)$(mandir)/man1/provenance.1
+	rm -f $(addprefix $(DESTDIR)$(datadir)/,$(wildcard mappings/*.map))
+	rm -f $(DESTDIR)$(bashcompdir)/provenance $(DESTDIR)$(zshcompdir)/_provenance
+	rmdir $(DESTDIR)$(datadir)/mappings $(DESTDIR)$(datadir) 2>/dev/null || true
+
 clean:
-	rm -f $(PROGRAM) $(LIB) $(LIB_OBJS) $(CMD_OBJS) $(UNIT_TESTS) .build-flags
+	rm -f $(PROGRAM) $(LIB) $(LIB_OBJS) $(CMD_OBJS) $(UNIT_TESTS) .build-flags .build-datadir
 	rm -f $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(UNIT_TESTS:=.d)
 	rm -rf tests/out $(FUZZ_TARGETS)
 
-.PHONY: all deps check check-unit demo bench fuzz check-fuzz install install-data clean FORCE
+.PHONY: all deps build-needs check check-unit demo bench fuzz check-fuzz install install-data \
+	uninstall clean FORCE
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d)

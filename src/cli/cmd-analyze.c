@@ -1,3 +1,4 @@
+/* provenance analyze: threads, frames, registers and modules of a core or a process. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* provenance cache stats|clear: show or clear the cache of indexes, patch-ids, mirrors. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <getopt.h>

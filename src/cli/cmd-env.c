@@ -1,3 +1,4 @@
+/* provenance env: the components installed on a system, with versions and commits. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>

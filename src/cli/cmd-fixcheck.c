@@ -1,3 +1,4 @@
+/* provenance fixcheck: its options; the work is in src/pipeline/fixcheck.c. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>

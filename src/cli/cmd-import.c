@@ -1,3 +1,4 @@
+/* provenance import: reports made with resolve --format json, into the crash store. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>

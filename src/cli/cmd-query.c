@@ -1,3 +1,4 @@
+/* provenance query: one read-only SQL statement over the crash store. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>

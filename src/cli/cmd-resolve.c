@@ -1,3 +1,4 @@
+/* provenance resolve: a core or backtrace to packages, upstream commits, source lines. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* provenance triage: the stored crashes grouped by signature. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* The command line: the command table, common options, the run context, errors, warnings. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>

@@ -1,3 +1,4 @@
+/* After the resolvers: origins to components, mirrors to commits and source lines. */
 #include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* Tags for a version in a repository that no mapping describes (a derived upstream). */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>

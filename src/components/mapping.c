@@ -1,3 +1,4 @@
+/* Mapping files: which package comes from which repository, how a version becomes a ref. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -571,6 +572,11 @@ char *prov_mappings_shipped_dir(void)
 		if (slash) {
 			prov_buf_setlen(&exe, (size_t)(slash - exe.buf));
 			dir = prov_xasprintf("%s/mappings", exe.buf);
+			if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+				goto done;
+			free(dir);
+			/* installed as $(PREFIX)/bin: PROV_DATADIR, also when staged (DESTDIR) or moved */
+			dir = prov_xasprintf("%s/../share/provenance/mappings", exe.buf);
 			if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
 				goto done;
 			free(dir);

@@ -98,7 +98,10 @@ int prov_mappings_load_dir(struct prov_mappings *m, const char *dir);
 
 /*
  * The shipped mappings directory: "<dir of /proc/self/exe>/mappings" when
- * that exists (an uninstalled build), else PROV_DATADIR "/mappings".
+ * that exists (an uninstalled build), else
+ * "<dir of /proc/self/exe>/../share/provenance/mappings" when that exists
+ * (an install, staged with DESTDIR or moved as a whole), else
+ * PROV_DATADIR "/mappings".
  * Caller frees.
  */
 char *prov_mappings_shipped_dir(void);

@@ -1,3 +1,4 @@
+/* Path rewriting: a source path as the build recorded it, relative to its repository. */
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* What fixcheck finds, as data: freeing fix evidence and fixcheck's answers (fixresult.h). */
 #include <stdlib.h>
 #include <string.h>
 

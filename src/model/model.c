@@ -1,3 +1,4 @@
+/* The one crash model, struct prov_crash: building it up and freeing everything it owns. */
 #include <elf.h>
 #include <signal.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* Crash patterns (null-deref, bad-call, stack-overflow, ...), each claimed with its evidence. */
 #include <elf.h>
 #include <inttypes.h>
 #include <signal.h>

@@ -1,3 +1,4 @@
+/* One input through every stage: analyzer or text reader, resolvers, components, sources. */
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/stat.h>

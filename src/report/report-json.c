@@ -1,3 +1,4 @@
+/* The JSON report of a crash (docs/schema/report.schema.json), read from the model only. */
 #include <stdlib.h>
 #include <string.h>
 

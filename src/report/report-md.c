@@ -1,3 +1,4 @@
+/* The Markdown report of a crash, read from the model only. */
 #include <elf.h>
 #include <inttypes.h>
 #include <signal.h>

@@ -1,3 +1,4 @@
+/* resolve's output: the report of each crash of a run, and the crash store's notes. */
 #include <string.h>
 
 #include "json.h"

@@ -1,3 +1,4 @@
+/* The text report of a crash, and the pieces of it the other formats share. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>

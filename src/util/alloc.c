@@ -1,3 +1,4 @@
+/* Allocation that aborts with a message on failure (git's xmalloc): alloc.h. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* The growable string buffer with a hard cap, struct prov_buf (buf.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

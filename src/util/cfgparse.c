@@ -1,3 +1,4 @@
+/* The git-config syntax parser, from memory, for mapping files and the config file. */
 #include <ctype.h>
 #include <string.h>
 #include <strings.h>

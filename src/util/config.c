@@ -1,3 +1,4 @@
+/* The configuration file in git-config syntax, and -c KEY=VALUE overrides (config.h). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* Negative error codes with one stored message per thread, and their exit codes (error.h). */
 #include <stdarg.h>
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+/* Input detection by content (ELF core, compressed core, text) and decompression. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* A streaming JSON writer into a prov_buf, with its own string escaping (json.h). */
 #include <inttypes.h>
 #include <string.h>
 

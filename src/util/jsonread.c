@@ -1,3 +1,4 @@
+/* A small capped reader for untrusted JSON (.note.package, direct_url.json, conda-meta). */
 #include <stdlib.h>
 #include <string.h>
 

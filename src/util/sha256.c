@@ -1,3 +1,4 @@
+/* SHA-256 (FIPS 180-4), self-contained, to verify downloads against their checksums. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>

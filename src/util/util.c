@@ -1,3 +1,4 @@
+/* Strings, strict number parsing, sysroot-safe file access, prov_mkdir_p: small helpers. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -407,15 +408,6 @@ size_t prov_escape_controls(struct prov_buf *b, size_t from, int c1)
 	prov_buf_release(b);
 	*b = out;
 	return n;
-}
-
-char *prov_escape_controls_str(const char *s)
-{
-	struct prov_buf b = PROV_BUF_INIT;
-
-	prov_buf_puts(&b, s);
-	prov_escape_controls(&b, 0, 1);
-	return prov_buf_detach(&b);
 }
 
 int prov_tag_is_prerelease(const char *tag)

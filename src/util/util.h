@@ -102,8 +102,6 @@ uint64_t prov_now_ms(void);
  * escaping.
  */
 size_t prov_escape_controls(struct prov_buf *b, size_t from, int c1);
-/* The same for one string (C1 too); caller frees. */
-char *prov_escape_controls_str(const char *s);
 
 /*
  * 1 when a release tag names a pre-release: after the tag's first digit, a

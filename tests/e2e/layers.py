@@ -19,7 +19,15 @@ resolvers/ and checks:
             "../shared", "shared/docs", "shared/seeds" in src/, cache/,
             resolvers/, docs/ (but docs/benchmarks.md) and README.md, and no
             path of a project source (src/..., cache/..., resolvers/...) that
-            does not exist, as a file moved without its mentions would leave.
+            does not exist, as a file moved without its mentions would leave;
+            the layer tables of docs/HACKING.md and docs/architecture.md
+            list the folders in the order of the Makefile's LAYERS; every .c
+            is named in docs/architecture.md (its path, or its name in the
+            section of its folder, "### `src/util/`"); every function a doc
+            names exists (see FUNC_SPAN);
+  size      no .c over MAX_FILE_LINES lines, no function over
+            MAX_FUNC_LINES (from the line that names it to its closing
+            brace, in the kernel style: "{" and "}" alone at column 0).
 
 --no-layers checks headers and cycles only (a tree from before the layer
 folders, to measure). --stats prints files per folder and the cycles found.
@@ -37,6 +45,22 @@ DOC_EXEMPT = {"docs/benchmarks.md"}	# may name the team's external corpus
 OUTSIDE = re.compile(r"\.\./shared|shared/docs|shared/seeds")
 SRC_PATH = re.compile(r"(?<![\w./-])((?:src|cache|resolvers)/[\w./-]*\w\.[ch])\b")
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+# A function a doc names (outside ``` blocks) is a code span that starts with
+# a name: `foo`, `foo()`, `foo[]` or `foo(args)`. In README.md and every
+# docs/*.md, the names with the project's prefixes prov_, tp_ and cmd_ (the
+# other pages also name other projects' functions); they must occur in the C
+# code of src/, cache/ or resolvers/ outside comments. In the pages about the
+# code, CODE_DOCS, also every other lower-case name with an underscore
+# (`report_text_body`); those may also be test helpers (tests/, fuzz/:
+# `assert_ok`). Names with an upper-case letter or the word "thing" are
+# placeholders (`cmd_NAME`, `prov_thing_verb`), like a lone prefix (`tp_`).
+FUNC_SPAN = re.compile(r"(?<![`\w])`([a-z]\w*[a-z0-9])(?=`|\(|\[\])")
+OWN_NAME = re.compile(r"(?:prov|tp|cmd)_\w+$")
+FUNC_DOCS = ["README.md", "docs"]
+CODE_DOCS = {"docs/HACKING.md", "docs/architecture.md"}
+HELPER_DIRS = ["tests", "fuzz"]
+MAX_FILE_LINES = 1500
+MAX_FUNC_LINES = 200
 
 problems = []
 
@@ -251,6 +275,130 @@ def check_docs(root, files):
                     problem("%s:%d: names '%s', which does not exist" % (p, n, path))
 
 
+def layer_tables(root, layers, folder):
+    """Each doc's layer table lists the folders in the order of LAYERS."""
+    want = [folder.get(lay, "?") for lay in layers]
+    for doc, heading in (("docs/HACKING.md", "## Layers"), ("docs/architecture.md", "## The layers")):
+        if not os.path.isfile(os.path.join(root, doc)):
+            problem("%s: missing (it carries the layer table)" % doc)
+            continue
+        got, inside = [], False
+        for line in read(root, doc).split("\n"):
+            if line.startswith("## "):
+                inside = line.startswith(heading)
+                continue
+            if not inside or not line.startswith("|"):
+                continue
+            for cell in line.split("|")[1:]:
+                dirs = re.findall(r"`((?:src/)?\w+)/`", cell)
+                if dirs:
+                    got += dirs
+                    break
+        if got != want:
+            problem("%s: the layer table under '%s' lists %s, the Makefile's LAYERS %s"
+                    % (doc, heading, " ".join(got) or "nothing", " ".join(want)))
+
+
+def check_named(root, files):
+    """Every .c is named in docs/architecture.md."""
+    doc = "docs/architecture.md"
+    text = read(root, doc) if os.path.isfile(os.path.join(root, doc)) else ""
+    sections = {}
+    cur = None
+    for line in text.split("\n"):
+        m = re.match(r"###\s+`([\w/]+?)/?`", line)
+        if line.startswith("#"):
+            cur = m.group(1) if m else None
+            continue
+        if cur:
+            sections[cur] = sections.get(cur, "") + line + "\n"
+    for f in files:
+        if not f.endswith(".c"):
+            continue
+        d, base = os.path.split(f)
+        if re.search(r"(?<![\w./-])" + re.escape(f) + r"(?![\w-])", text):
+            continue
+        if re.search(r"(?<![\w./-])" + re.escape(base) + r"(?![\w-])", sections.get(d, "")):
+            continue
+        problem("%s: not named in %s (its section '### `%s/`')" % (f, doc, d))
+
+
+def strip_comments(text):
+    return re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
+
+
+def check_doc_functions(root, files):
+    """Every function a doc names exists in the code."""
+    code, helpers = set(), set()
+    for f in files:
+        code.update(re.findall(r"\w+", strip_comments(read(root, f))))
+    for top in HELPER_DIRS:
+        for d, dirs, fs in os.walk(os.path.join(root, top)):
+            dirs[:] = sorted(x for x in dirs if not x.startswith(".") and x != "out")
+            for f in fs:
+                text = read(root, os.path.relpath(os.path.join(d, f), root))
+                if f.endswith((".c", ".h")):
+                    helpers.update(re.findall(r"\w+", strip_comments(text)))
+                elif f.endswith((".sh", ".py")):
+                    helpers.update(re.findall(r"\w+", re.sub(r"#[^\n]*", " ", text)))
+    docs = []
+    for p in FUNC_DOCS:
+        full = os.path.join(root, p)
+        if os.path.isfile(full):
+            docs.append(p)
+        elif os.path.isdir(full):
+            docs += sorted(os.path.join(p, f) for f in os.listdir(full) if f.endswith(".md"))
+    for p in docs:
+        fenced = False
+        for n, line in enumerate(read(root, p).split("\n"), 1):
+            if line.lstrip().startswith("```"):
+                fenced = not fenced
+                continue
+            if fenced:
+                continue
+            for name in FUNC_SPAN.findall(line):
+                own = OWN_NAME.match(name)
+                if re.search(r"[A-Z]", name) or "thing" in name.split("_"):
+                    continue
+                if not (own or p in CODE_DOCS and "_" in name):
+                    continue
+                if name not in code and (own or name not in helpers):
+                    problem("%s:%d: names `%s`, which is nowhere in the code" % (p, n, name))
+
+
+def functions(text):
+    """(name, first line, lines) of each function of a kernel-style .c file."""
+    lines = text.split("\n")
+    out, start = [], None
+    for i, line in enumerate(lines):
+        if line == "{":
+            name, first = "?", i
+            for j in range(i - 1, max(-1, i - 12), -1):
+                m = re.match(r"[A-Za-z_].*?\b(\w+)\s*\(", lines[j])
+                if m:
+                    name, first = m.group(1), j
+                    break
+            start = (name, first)
+        elif line.startswith("}") and start:
+            out.append((start[0], start[1] + 1, i - start[1] + 1))
+            start = None
+    return out
+
+
+def check_sizes(root, files):
+    for f in files:
+        if not f.endswith(".c"):
+            continue
+        text = read(root, f)
+        n = text.count("\n")
+        if n > MAX_FILE_LINES:
+            problem("%s: %d lines, over %d (cut it along its seams)" % (f, n, MAX_FILE_LINES))
+        for name, first, length in functions(text):
+            if length > MAX_FUNC_LINES:
+                problem("%s:%d: function %s is %d lines, over %d"
+                        % (f, first, name, length, MAX_FUNC_LINES))
+
+
 def main(argv):
     root = "."
     layered = True
@@ -308,6 +456,12 @@ def main(argv):
     if layered:
         check_layers(root, files, edges)
         check_docs(root, files)
+        layers, folder, _ = makefile_layers(root)
+        if layers:
+            layer_tables(root, layers, folder)
+        check_named(root, files)
+        check_doc_functions(root, files)
+        check_sizes(root, files)
 
     if stats:
         per = {}

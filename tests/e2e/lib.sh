@@ -2,8 +2,9 @@
 #   . "$(dirname "$0")/lib.sh"
 set -u
 TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
-# every layer's headers, for test drivers built against libprovenance.a
-PROV_INC=$(for d in src/util src/model cache resolvers src/core src/text src/sources src/components src/fix src/report src/pipeline src/cli; do printf -- "-I%s/%s " "$TOP" "$d"; done)
+# every layer's headers, for test drivers built against libprovenance.a: the
+# folders of the Makefile's "<folder>/%.o: LAYER_INC" rules (one list, there)
+PROV_INC=$(awk -v top="$TOP" '$1 ~ /\/%\.o:$/ && $2 == "LAYER_INC" { sub(/\/%\.o:$/, "", $1); printf "-I%s/%s ", top, $1 }' "$TOP/Makefile")
 PROVENANCE=${PROVENANCE:-$TOP/provenance}
 T=$(mktemp -d "${TMPDIR:-/tmp}/prov-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
