@@ -18,7 +18,7 @@ static size_t like_count(const struct prov_hunk_file *f, const uint32_t *tok, si
 	size_t j, c = 0;
 
 	for (j = 0; f->tok && j < f->n; j++)
-		c += sim(f->tok[j], f->ntok[j], tok, n) >= LIKE_PLUS;
+		c += hk_sim(f->tok[j], f->ntok[j], tok, n) >= LIKE_PLUS;
 	return c;
 }
 
@@ -35,7 +35,7 @@ static size_t anchor_places(const struct prov_hunk_file *f, const struct sides *
 				c++;
 				break;
 			}
-			if (!in_list(s->pre + l1 + 1, gap, f->hash[j]))
+			if (!hk_in_list(s->pre + l1 + 1, gap, f->hash[j]))
 				break;
 		}
 	}
@@ -50,7 +50,7 @@ int prov_hunk_addition_absent_in(const struct prov_hunk *h, const struct prov_hu
 	size_t l1 = SIZE_MAX, l2 = SIZE_MAX, k, i, p;
 	int ok = 0;
 
-	sides_init(&s, h, pre, post);
+	hk_sides_init(&s, h, pre, post);
 	if (s.nminus || !s.nplus || s.nplus_blocks != 1 || !s.ndplus || s.ins_at == SIZE_MAX || !s.ins_at ||
 	    s.ins_at >= s.npre || h->n > PROV_HUNK_FUZZY_MAX)
 		goto done;
@@ -68,16 +68,16 @@ int prov_hunk_addition_absent_in(const struct prov_hunk *h, const struct prov_hu
 		uint32_t t[MAX_TOKENS];
 		size_t nt;
 
-		if (h->origin[i] != '+' || !norm_hash(h->lines[i], strlen(h->lines[i]), NULL))
+		if (h->origin[i] != '+' || !hk_norm_hash(h->lines[i], strlen(h->lines[i]), NULL))
 			continue;
 		if (s.plus_d[p]) {
-			nt = tokenize(t, h->lines[i], strlen(h->lines[i]));
-			ok = !find_in(fd, s.plus[p], 0, fd->n) && like_count(fd, t, nt) <= like_count(fpre, t, nt);
+			nt = hk_tokenize(t, h->lines[i], strlen(h->lines[i]));
+			ok = !hk_find_in(fd, s.plus[p], 0, fd->n) && like_count(fd, t, nt) <= like_count(fpre, t, nt);
 		}
 		p++;
 	}
 done:
-	sides_release(&s);
+	hk_sides_release(&s);
 	return ok;
 }
 
@@ -89,23 +89,23 @@ int prov_hunk_image_count(const struct prov_hunk *h, const struct prov_hunk_file
 	const uint64_t *img;
 	size_t n, i, an = 0, at, count = 0;
 
-	sides_init(&s, h, NULL, NULL);
+	hk_sides_init(&s, h, NULL, NULL);
 	img = post ? s.post : s.pre;
 	n = post ? s.npost : s.npre;
 	for (i = 0; i < h->n; i++) {
 		int a = 0;
 
-		if (h->origin[i] != (post ? '-' : '+') && norm_hash(h->lines[i], strlen(h->lines[i]), &a) &&
+		if (h->origin[i] != (post ? '-' : '+') && hk_norm_hash(h->lines[i], strlen(h->lines[i]), &a) &&
 		    a >= DISTINCT_ALNUM)
 			an++;
 	}
-	if (an < IMAGE_MIN_LINES || same_seq(s.pre, s.npre, s.post, s.npost)) {
-		sides_release(&s);
+	if (an < IMAGE_MIN_LINES || hk_same_seq(s.pre, s.npre, s.post, s.npost)) {
+		hk_sides_release(&s);
 		return -1;
 	}
-	for (at = find_seq(f, img, n, 0); at != SIZE_MAX && count < 2; at = find_seq(f, img, n, at + 1))
+	for (at = hk_find_seq(f, img, n, 0); at != SIZE_MAX && count < 2; at = hk_find_seq(f, img, n, at + 1))
 		count++;
-	sides_release(&s);
+	hk_sides_release(&s);
 	return (int)count;
 }
 
@@ -142,21 +142,21 @@ int prov_hunk_carries(const struct prov_hunk *patch, const struct prov_hunk *fix
 	size_t i, checked = 0;
 	int ok = 1, strict;
 
-	sides_init(&p, patch, NULL, NULL);
-	sides_init(&x, fix, NULL, NULL);
+	hk_sides_init(&p, patch, NULL, NULL);
+	hk_sides_init(&x, fix, NULL, NULL);
 	strict = !x.ndplus && !x.ndminus;
 	for (i = 0; ok && i < x.nplus; i++)
 		if (strict || x.plus_d[i]) {
 			checked++;
-			ok = in_list(p.plus, p.nplus, x.plus[i]);
+			ok = hk_in_list(p.plus, p.nplus, x.plus[i]);
 		}
 	for (i = 0; ok && i < x.nminus; i++)
 		if (strict || x.minus_d[i]) {
 			checked++;
-			ok = in_list(p.minus, p.nminus, x.minus[i]);
+			ok = hk_in_list(p.minus, p.nminus, x.minus[i]);
 		}
-	sides_release(&p);
-	sides_release(&x);
+	hk_sides_release(&p);
+	hk_sides_release(&x);
 	if (ok && checked)
 		return 1;
 	/* changed a little: the fix's effect on the patch's post-image */
@@ -193,21 +193,21 @@ static uint64_t *origin_hashes(const struct prov_hunk *const *v, const struct pr
 		for (i = 0; i < x->n; i++) {
 			uint64_t y;
 
-			if (x->origin[i] != o || !(y = norm_hash(x->lines[i], strlen(x->lines[i]), NULL)))
+			if (x->origin[i] != o || !(y = hk_norm_hash(x->lines[i], strlen(x->lines[i]), NULL)))
 				continue;
 			PROV_ALLOC_GROW(h, m + 1, cap);
 			h[m++] = y;
 		}
 	}
 	if (m)
-		qsort(h, m, sizeof(*h), cmp_u64);
+		qsort(h, m, sizeof(*h), hk_cmp_u64);
 	*out_n = m;
 	return h;
 }
 
 static int in_sorted(const uint64_t *v, size_t n, uint64_t x)
 {
-	return n && bsearch(&x, v, n, sizeof(x), cmp_u64) != NULL;
+	return n && bsearch(&x, v, n, sizeof(x), hk_cmp_u64) != NULL;
 }
 
 int prov_hunk_removes_added(const struct prov_hunk *const *later, size_t n, const struct prov_hunk *fix)
@@ -217,7 +217,7 @@ int prov_hunk_removes_added(const struct prov_hunk *const *later, size_t n, cons
 	uint64_t *minus = origin_hashes(later, NULL, n, '-', &nm);
 	int strict;
 
-	sides_init(&x, fix, NULL, NULL);
+	hk_sides_init(&x, fix, NULL, NULL);
 	strict = !x.ndplus;	/* no distinctive + line: every one that says something */
 	for (i = 0; missed < 2 && i < x.nplus; i++)
 		if (strict ? x.plus_an[i] : x.plus_d[i]) {
@@ -226,7 +226,7 @@ int prov_hunk_removes_added(const struct prov_hunk *const *later, size_t n, cons
 			else
 				missed++;
 		}
-	sides_release(&x);
+	hk_sides_release(&x);
 	free(minus);
 	/* one may have been changed in between by another patch, when three others are removed;
 	 * a lone common line ("free(cp);") is removed in many places */
@@ -259,7 +259,7 @@ int prov_hunk_restores_removed(const struct prov_hunk *later, size_t n, const st
 		int an = 0;
 		uint64_t x;
 
-		if (fix->origin[i] != '-' || !(x = norm_hash(fix->lines[i], strlen(fix->lines[i]), &an)) ||
+		if (fix->origin[i] != '-' || !(x = hk_norm_hash(fix->lines[i], strlen(fix->lines[i]), &an)) ||
 		    an < DISTINCT_ALNUM)
 			continue;
 		want++;
@@ -272,7 +272,7 @@ int prov_hunk_restores_removed(const struct prov_hunk *later, size_t n, const st
 #define MAX_NEW_NAMES 32
 #define NEW_NAME_MIN 4	/* shorter names ("len", "i") are everywhere */
 
-/* The names (identifiers of NEW_NAME_MIN bytes or more, hashed like tokenize) of line l not in pre's vocabulary. */
+/* The names (identifiers of NEW_NAME_MIN bytes or more, hashed like hk_tokenize) of line l not in pre's vocabulary. */
 static size_t new_names(uint32_t *out, size_t n, size_t max, const char *l, const struct prov_hunk_file *pre)
 {
 	const char *p = l;
@@ -292,7 +292,7 @@ static size_t new_names(uint32_t *out, size_t n, size_t max, const char *l, cons
 			h ^= (unsigned char)p[k];
 			h *= 16777619u;
 		}
-		if ((size_t)(q - p) >= NEW_NAME_MIN && !in_vocab(pre, h)) {
+		if ((size_t)(q - p) >= NEW_NAME_MIN && !hk_in_vocab(pre, h)) {
 			for (k = 0; k < n && out[k] != h; k++)
 				;
 			if (k == n)
@@ -325,7 +325,7 @@ int prov_hunk_names_added_by(const struct prov_hunk *fix, const struct prov_hunk
 
 			if (by[k]->origin[j] != '+')
 				continue;
-			nt = tokenize(t, by[k]->lines[j], strlen(by[k]->lines[j]));
+			nt = hk_tokenize(t, by[k]->lines[j], strlen(by[k]->lines[j]));
 			for (a = 0; a < nw; a++)
 				for (b = 0; b < nt && !have[a]; b++)
 					have[a] = t[b] == want[a];
@@ -362,7 +362,7 @@ int prov_hunk_names_nowhere(const struct prov_hunk *fix, const struct prov_hunk_
 	if (!nw || !nlong)
 		return 0;
 	for (a = 0; a < nw; a++) {
-		if (in_vocab(f, want[a]))
+		if (hk_in_vocab(f, want[a]))
 			return 0;	/* the deployed file has it */
 		for (k = 0; k < nby; k++)
 			for (j = 0; j < by[k]->n; j++) {
@@ -371,7 +371,7 @@ int prov_hunk_names_nowhere(const struct prov_hunk *fix, const struct prov_hunk_
 
 				if (by[k]->origin[j] != '+')
 					continue;
-				nt = tokenize(t, by[k]->lines[j], strlen(by[k]->lines[j]));
+				nt = hk_tokenize(t, by[k]->lines[j], strlen(by[k]->lines[j]));
 				for (b = 0; b < nt; b++)
 					if (t[b] == want[a])
 						return 0;
@@ -388,9 +388,9 @@ int prov_hunk_blanks_only(const struct prov_hunk *h)
 
 	for (i = 0; i < h->n && !changed; i++)
 		changed = h->origin[i] != ' ';
-	sides_init(&s, h, NULL, NULL);
-	same = same_seq(s.pre, s.npre, s.post, s.npost);
-	sides_release(&s);
+	hk_sides_init(&s, h, NULL, NULL);
+	same = hk_same_seq(s.pre, s.npre, s.post, s.npost);
+	hk_sides_release(&s);
 	return changed && same;
 }
 
@@ -399,7 +399,7 @@ int prov_hunk_comments_only(const struct prov_hunk *h)
 	size_t i, changed = 0;
 
 	for (i = 0; i < h->n; i++) {
-		if (h->origin[i] == ' ' || !norm_hash(h->lines[i], strlen(h->lines[i]), NULL))
+		if (h->origin[i] == ' ' || !hk_norm_hash(h->lines[i], strlen(h->lines[i]), NULL))
 			continue;
 		if (!comment_line(h->lines[i]))
 			return 0;

@@ -28,19 +28,19 @@ struct sides {
 #define FIND_BUDGET ((size_t)50 * 1000 * 1000)
 #define MAX_ANCHORS 256	/* places one hunk is tried at, per way of matching */
 
-uint64_t norm_hash(const char *s, size_t len, int *alnum);
-int cmp_u64(const void *a, const void *b);
-size_t tokenize(uint32_t *out, const char *s, size_t len);
-size_t common(const uint32_t *a, size_t na, const uint32_t *b, size_t nb);
-double sim(const uint32_t *a, size_t na, const uint32_t *b, size_t nb);
-size_t count_of(const uint32_t *a, size_t na, uint32_t t);
-int in_vocab(const struct prov_hunk_file *f, uint32_t t);
-int in_list(const uint64_t *v, size_t n, uint64_t h);
-void sides_init(struct sides *s, const struct prov_hunk *h, const struct prov_hunk_file *pre,
+uint64_t hk_norm_hash(const char *s, size_t len, int *alnum);
+int hk_cmp_u64(const void *a, const void *b);
+size_t hk_tokenize(uint32_t *out, const char *s, size_t len);
+size_t hk_common(const uint32_t *a, size_t na, const uint32_t *b, size_t nb);
+double hk_sim(const uint32_t *a, size_t na, const uint32_t *b, size_t nb);
+size_t hk_count_of(const uint32_t *a, size_t na, uint32_t t);
+int hk_in_vocab(const struct prov_hunk_file *f, uint32_t t);
+int hk_in_list(const uint64_t *v, size_t n, uint64_t h);
+void hk_sides_init(struct sides *s, const struct prov_hunk *h, const struct prov_hunk_file *pre,
 		       const struct prov_hunk_file *post);
-void sides_release(struct sides *s);
-size_t find_seq(const struct prov_hunk_file *f, const uint64_t *seq, size_t m, size_t from);
-int find_in(const struct prov_hunk_file *f, uint64_t h, size_t lo, size_t hi);
-int same_seq(const uint64_t *a, size_t na, const uint64_t *b, size_t nb);
+void hk_sides_release(struct sides *s);
+size_t hk_find_seq(const struct prov_hunk_file *f, const uint64_t *seq, size_t m, size_t from);
+int hk_find_in(const struct prov_hunk_file *f, uint64_t h, size_t lo, size_t hi);
+int hk_same_seq(const uint64_t *a, size_t na, const uint64_t *b, size_t nb);
 
 #endif

@@ -13,7 +13,7 @@
 /* ---- matching ---- */
 
 
-int in_list(const uint64_t *v, size_t n, uint64_t h)
+int hk_in_list(const uint64_t *v, size_t n, uint64_t h)
 {
 	size_t i;
 
@@ -25,14 +25,14 @@ int in_list(const uint64_t *v, size_t n, uint64_t h)
 
 static int in_file(const struct prov_hunk_file *f, uint64_t h)
 {
-	return f && in_list(f->hash, f->n, h);
+	return f && hk_in_list(f->hash, f->n, h);
 }
 
 /*
  * pre, post: the fix's own file before and after it (NULL: not known): a +
  * line the file had before, or a - line it keeps after, is not distinctive.
  */
-void sides_init(struct sides *s, const struct prov_hunk *h, const struct prov_hunk_file *pre,
+void hk_sides_init(struct sides *s, const struct prov_hunk *h, const struct prov_hunk_file *pre,
 		       const struct prov_hunk_file *post)
 {
 	size_t i, n = h->n + 1;
@@ -54,7 +54,7 @@ void sides_init(struct sides *s, const struct prov_hunk *h, const struct prov_hu
 	s->minus_first = s->plus_first = s->ins_at = SIZE_MAX;
 	for (i = 0; i < h->n; i++) {
 		int an = 0;
-		uint64_t x = norm_hash(h->lines[i], strlen(h->lines[i]), &an);
+		uint64_t x = hk_norm_hash(h->lines[i], strlen(h->lines[i]), &an);
 		char o = h->origin[i];
 
 		if (!x)
@@ -89,17 +89,17 @@ void sides_init(struct sides *s, const struct prov_hunk *h, const struct prov_hu
 	}
 	/* distinctive: enough letters, and not a line the other side has too */
 	for (i = 0; i < s->nminus; i++)
-		if (alnum[i] >= DISTINCT_ALNUM && !in_list(s->post, s->npost, s->minus[i]) &&
+		if (alnum[i] >= DISTINCT_ALNUM && !hk_in_list(s->post, s->npost, s->minus[i]) &&
 		    !in_file(post, s->minus[i]))
 			s->minus_d[i] = 1, s->ndminus++;
 	for (i = 0; i < s->nplus; i++)
-		if (pa[i] >= DISTINCT_ALNUM && !in_list(s->pre, s->npre, s->plus[i]) && !in_file(pre, s->plus[i]))
+		if (pa[i] >= DISTINCT_ALNUM && !hk_in_list(s->pre, s->npre, s->plus[i]) && !in_file(pre, s->plus[i]))
 			s->plus_d[i] = 1, s->ndplus++;
 	free(alnum);
 	free(pa);
 }
 
-void sides_release(struct sides *s)
+void hk_sides_release(struct sides *s)
 {
 	free(s->pre);
 	free(s->post);
@@ -116,7 +116,7 @@ void sides_release(struct sides *s)
 /* Line comparisons one search may make: past it, not found (bounded work on hostile input). */
 
 /* The first index >= from where seq[0..m) is in f, else SIZE_MAX. */
-size_t find_seq(const struct prov_hunk_file *f, const uint64_t *seq, size_t m, size_t from)
+size_t hk_find_seq(const struct prov_hunk_file *f, const uint64_t *seq, size_t m, size_t from)
 {
 	size_t i, k, work = 0;
 
@@ -133,7 +133,7 @@ size_t find_seq(const struct prov_hunk_file *f, const uint64_t *seq, size_t m, s
 	return SIZE_MAX;
 }
 
-int find_in(const struct prov_hunk_file *f, uint64_t h, size_t lo, size_t hi)
+int hk_find_in(const struct prov_hunk_file *f, uint64_t h, size_t lo, size_t hi)
 {
 	size_t i;
 
@@ -157,7 +157,7 @@ static int any_flagged_in(const struct prov_hunk_file *f, const uint64_t *v, con
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (flag[i] && find_in(f, v[i], lo, hi))
+		if (flag[i] && hk_find_in(f, v[i], lo, hi))
 			return 1;
 	return 0;
 }
@@ -274,8 +274,8 @@ static int fuzzy_absent(const struct prov_hunk_file *f, const struct sides *s)
 		return 0;
 	if (!distinct && hi - lo < 2)
 		return 0;	/* an addition: the remaining context must say where */
-	for (at = find_seq(f, s->pre + lo, hi - lo, 0), k = 0; at != SIZE_MAX && k < MAX_ANCHORS;
-	     at = find_seq(f, s->pre + lo, hi - lo, at + 1), k++)
+	for (at = hk_find_seq(f, s->pre + lo, hi - lo, 0), k = 0; at != SIZE_MAX && k < MAX_ANCHORS;
+	     at = hk_find_seq(f, s->pre + lo, hi - lo, at + 1), k++)
 		if (!any_flagged_in(f, s->plus, s->plus_d, s->nplus, sub_sat(at, s->nplus + 3),
 				    at + (hi - lo) + s->nplus + 3))
 			return 1;
@@ -289,8 +289,8 @@ static int minus_absent(const struct prov_hunk_file *f, const struct sides *s)
 
 	if (!s->nminus || !s->ndminus)
 		return 0;
-	for (at = find_seq(f, s->minus, s->nminus, 0); at != SIZE_MAX && tries < MAX_ANCHORS;
-	     at = find_seq(f, s->minus, s->nminus, at + 1), tries++)
+	for (at = hk_find_seq(f, s->minus, s->nminus, 0); at != SIZE_MAX && tries < MAX_ANCHORS;
+	     at = hk_find_seq(f, s->minus, s->nminus, at + 1), tries++)
 		if (!any_flagged_in(f, s->plus, s->plus_d, s->nplus, sub_sat(at, s->nplus + 3),
 				    at + s->nminus + s->nplus + 3))
 			return 1;
@@ -315,28 +315,28 @@ static int req_match(const struct req *r, const struct prov_hunk_file *f, size_t
 	double sp, sm;
 
 	for (k = 0; k < r->nnew; k++)
-		if (count_of(l, nl, r->nt[k]) < 1)
+		if (hk_count_of(l, nl, r->nt[k]) < 1)
 			return 0;	/* a token new to the file is not there */
 	if (r->kind == 1)
-		return sim(l, nl, r->pt, r->np) >= 0.75;
+		return hk_sim(l, nl, r->pt, r->np) >= 0.75;
 	if (r->kind == 2)
-		return sim(l, nl, r->mt, r->nm) >= 0.9;
-	sp = sim(l, nl, r->pt, r->np);
-	sm = sim(l, nl, r->mt, r->nm);
+		return hk_sim(l, nl, r->mt, r->nm) >= 0.9;
+	sp = hk_sim(l, nl, r->pt, r->np);
+	sm = hk_sim(l, nl, r->mt, r->nm);
 	if (sp < 0.7 || sp <= sm)
 		return 0;
-	if (5 * common(l, nl, r->pt, r->np) < 4 * r->np)
+	if (5 * hk_common(l, nl, r->pt, r->np) < 4 * r->np)
 		return 0;	/* most of the + line's tokens are there, not a few of them on a short line */
 	for (k = 0; k < r->np; k++) {
-		size_t cp = count_of(r->pt, r->np, r->pt[k]), cm = count_of(r->mt, r->nm, r->pt[k]);
+		size_t cp = hk_count_of(r->pt, r->np, r->pt[k]), cm = hk_count_of(r->mt, r->nm, r->pt[k]);
 
-		if (cp > cm && count_of(l, nl, r->pt[k]) < 1)
+		if (cp > cm && hk_count_of(l, nl, r->pt[k]) < 1)
 			return 0;	/* a token the fix adds is not there */
 	}
 	for (k = 0; k < r->nm; k++) {
-		size_t cp = count_of(r->pt, r->np, r->mt[k]), cm = count_of(r->mt, r->nm, r->mt[k]);
+		size_t cp = hk_count_of(r->pt, r->np, r->mt[k]), cm = hk_count_of(r->mt, r->nm, r->mt[k]);
 
-		if (cm > cp && count_of(l, nl, r->mt[k]) > cp)
+		if (cm > cp && hk_count_of(l, nl, r->mt[k]) > cp)
 			return 0;	/* a token the fix removes is still there */
 	}
 	return 1;
@@ -377,12 +377,12 @@ static size_t build_reqs(struct req *rq, const struct prov_hunk *h, size_t *npos
 
 			memset(r, 0, sizeof(*r));
 			if (j < a)
-				r->nm = tokenize(r->mt, h->lines[m0 + j], strlen(h->lines[m0 + j]));
+				r->nm = hk_tokenize(r->mt, h->lines[m0 + j], strlen(h->lines[m0 + j]));
 			if (j < b) {
-				r->np = tokenize(r->pt, h->lines[p0 + j], strlen(h->lines[p0 + j]));
-				norm_hash(h->lines[p0 + j], strlen(h->lines[p0 + j]), &an);
+				r->np = hk_tokenize(r->pt, h->lines[p0 + j], strlen(h->lines[p0 + j]));
+				hk_norm_hash(h->lines[p0 + j], strlen(h->lines[p0 + j]), &an);
 			} else {
-				norm_hash(h->lines[m0 + j], strlen(h->lines[m0 + j]), &an);
+				hk_norm_hash(h->lines[m0 + j], strlen(h->lines[m0 + j]), &an);
 			}
 			r->kind = j < a && j < b ? 0 : j < b ? 1 : 2;
 			if (an < DISTINCT_ALNUM || (!r->nm && !r->np))
@@ -391,11 +391,11 @@ static size_t build_reqs(struct req *rq, const struct prov_hunk *h, size_t *npos
 				size_t t;
 
 				for (t = 0; t < r->np; t++)
-					if (!in_vocab(pre, r->pt[t]) && (!t || r->pt[t] != r->pt[t - 1]))
+					if (!hk_in_vocab(pre, r->pt[t]) && (!t || r->pt[t] != r->pt[t - 1]))
 						r->nt[r->nnew++] = r->pt[t];
 				/* a line the file had before the fix, or one made of its
 				 * tokens only, is there with or without the fix */
-				if (in_file(pre, norm_hash(h->lines[p0 + j], strlen(h->lines[p0 + j]), NULL)) ||
+				if (in_file(pre, hk_norm_hash(h->lines[p0 + j], strlen(h->lines[p0 + j]), NULL)) ||
 				    (r->kind == 1 && !r->nnew))
 					continue;
 			}
@@ -445,8 +445,8 @@ static int pre_absent(const struct prov_hunk_file *f, const struct sides *s)
 {
 	size_t at, k;
 
-	for (at = find_seq(f, s->pre, s->npre, 0), k = 0; at != SIZE_MAX && k < MAX_ANCHORS;
-	     at = find_seq(f, s->pre, s->npre, at + 1), k++)
+	for (at = hk_find_seq(f, s->pre, s->npre, 0), k = 0; at != SIZE_MAX && k < MAX_ANCHORS;
+	     at = hk_find_seq(f, s->pre, s->npre, at + 1), k++)
 		if (!any_flagged_in(f, s->plus, s->plus_d, s->nplus, sub_sat(at, s->nplus + 3),
 				    at + s->npre + s->nplus + 3))
 			return 1;
@@ -463,10 +463,10 @@ static int pre_says_where(const struct sides *s, const struct prov_hunk_file *pr
 {
 	size_t at;
 
-	if (post && find_seq(post, s->pre, s->npre, 0) != SIZE_MAX)
+	if (post && hk_find_seq(post, s->pre, s->npre, 0) != SIZE_MAX)
 		return 0;
-	return !pre || (at = find_seq(pre, s->pre, s->npre, 0)) == SIZE_MAX ||
-	       find_seq(pre, s->pre, s->npre, at + 1) == SIZE_MAX;
+	return !pre || (at = hk_find_seq(pre, s->pre, s->npre, 0)) == SIZE_MAX ||
+	       hk_find_seq(pre, s->pre, s->npre, at + 1) == SIZE_MAX;
 }
 
 /* 1 when the pre-image is somewhere in f not inside an occurrence of the post-image. */
@@ -474,12 +474,12 @@ static int pre_outside_post(const struct prov_hunk_file *f, const struct sides *
 {
 	size_t at, q, k, j;
 
-	for (at = find_seq(f, s->pre, s->npre, 0), k = 0; at != SIZE_MAX && k < MAX_ANCHORS;
-	     at = find_seq(f, s->pre, s->npre, at + 1), k++) {
+	for (at = hk_find_seq(f, s->pre, s->npre, 0), k = 0; at != SIZE_MAX && k < MAX_ANCHORS;
+	     at = hk_find_seq(f, s->pre, s->npre, at + 1), k++) {
 		int inside = 0;
 
-		for (q = find_seq(f, s->post, s->npost, 0), j = 0; q != SIZE_MAX && j < MAX_ANCHORS && !inside;
-		     q = find_seq(f, s->post, s->npost, q + 1), j++)
+		for (q = hk_find_seq(f, s->post, s->npost, 0), j = 0; q != SIZE_MAX && j < MAX_ANCHORS && !inside;
+		     q = hk_find_seq(f, s->post, s->npost, q + 1), j++)
 			inside = at >= q && at + s->npre <= q + s->npost;
 		if (!inside)
 			return 1;
@@ -516,7 +516,7 @@ static const char *pre_line(const struct prov_hunk *h, size_t k)
 	size_t i;
 
 	for (i = 0; i < h->n; i++)
-		if (h->origin[i] != '+' && norm_hash(h->lines[i], strlen(h->lines[i]), NULL) && !k--)
+		if (h->origin[i] != '+' && hk_norm_hash(h->lines[i], strlen(h->lines[i]), NULL) && !k--)
 			return h->lines[i];
 	return NULL;
 }
@@ -535,16 +535,16 @@ static size_t renamed_pair(const struct prov_hunk *h, const struct prov_hunk_fil
 
 	if (!la || !lb || !f->tok)
 		return SIZE_MAX;
-	na = tokenize(ta, la, strlen(la));
-	nb = tokenize(tb, lb, strlen(lb));
+	na = hk_tokenize(ta, la, strlen(la));
+	nb = hk_tokenize(tb, lb, strlen(lb));
 	for (i = 0; i + 1 < f->n; i++) {
 		int a = f->hash[i] == s->pre[s->ins_at - 1], b = f->hash[i + 1] == s->pre[s->ins_at];
 
 		if (a == b)
 			continue;	/* both exact: unique_pair's; neither: not here */
-		if (a ? !(sim(f->tok[i + 1], f->ntok[i + 1], tb, nb) >= 0.8 &&
-			  common(f->tok[i + 1], f->ntok[i + 1], tb, nb) + 1 >= nb)
-		      : !(sim(f->tok[i], f->ntok[i], ta, na) >= 0.8 && common(f->tok[i], f->ntok[i], ta, na) + 1 >= na))
+		if (a ? !(hk_sim(f->tok[i + 1], f->ntok[i + 1], tb, nb) >= 0.8 &&
+			  hk_common(f->tok[i + 1], f->ntok[i + 1], tb, nb) + 1 >= nb)
+		      : !(hk_sim(f->tok[i], f->ntok[i], ta, na) >= 0.8 && hk_common(f->tok[i], f->ntok[i], ta, na) + 1 >= na))
 			continue;
 		if (at != SIZE_MAX)
 			return SIZE_MAX;
@@ -596,10 +596,10 @@ static int like_minus(const struct prov_hunk_file *f, size_t j, const uint32_t *
 	double sm;
 	size_t k;
 
-	if (!f->tok || (sm = sim(f->tok[j], f->ntok[j], tok, n)) < 0.8)
+	if (!f->tok || (sm = hk_sim(f->tok[j], f->ntok[j], tok, n)) < 0.8)
 		return 0;
 	for (k = 0; k < nplus; k++)
-		if (sim(f->tok[j], f->ntok[j], ptok[k], np[k]) >= sm)
+		if (hk_sim(f->tok[j], f->ntok[j], ptok[k], np[k]) >= sm)
 			return 0;
 	return 1;
 }
@@ -673,12 +673,12 @@ static int lines_absent(const struct prov_hunk *h, const struct prov_hunk_file *
 	for (i = 0, k = 0; i < h->n; i++) {
 		size_t len = strlen(h->lines[i]);
 
-		if (!norm_hash(h->lines[i], len, NULL))
+		if (!hk_norm_hash(h->lines[i], len, NULL))
 			continue;
 		if (h->origin[i] == '-')
-			c.nm[m] = tokenize(c.mtok[m], h->lines[i], len), m++;
+			c.nm[m] = hk_tokenize(c.mtok[m], h->lines[i], len), m++;
 		else if (h->origin[i] == '+')
-			c.np[p] = tokenize(c.ptok[p], h->lines[i], len), p++;
+			c.np[p] = hk_tokenize(c.ptok[p], h->lines[i], len), p++;
 		if (h->origin[i] != '+')
 			c.minus_of[k++] = h->origin[i] == '-' ? m - 1 : SIZE_MAX;
 	}
@@ -722,7 +722,7 @@ int prov_hunk_not_applicable(const struct prov_hunk *h, const struct prov_hunk_f
 		/* the function's own lines: - lines; context too when the header names no function */
 		if (h->origin[i] == '+' || (h->origin[i] == ' ' && h->function))
 			continue;
-		x = norm_hash(h->lines[i], strlen(h->lines[i]), &an);
+		x = hk_norm_hash(h->lines[i], strlen(h->lines[i]), &an);
 		if (!x || an < DISTINCT_ALNUM)
 			continue;
 		for (j = 0; j < f->n; j++)
@@ -730,15 +730,15 @@ int prov_hunk_not_applicable(const struct prov_hunk *h, const struct prov_hunk_f
 				return 0;
 		if (h->origin[i] != '-')
 			continue;
-		nt = tokenize(t, h->lines[i], strlen(h->lines[i]));
+		nt = hk_tokenize(t, h->lines[i], strlen(h->lines[i]));
 		for (j = 0; f->tok && j < f->n; j++)
-			if (sim(f->tok[j], f->ntok[j], t, nt) >= 0.8)
+			if (hk_sim(f->tok[j], f->ntok[j], t, nt) >= 0.8)
 				return 0;
 	}
 	return 1;
 }
 
-int same_seq(const uint64_t *a, size_t na, const uint64_t *b, size_t nb)
+int hk_same_seq(const uint64_t *a, size_t na, const uint64_t *b, size_t nb)
 {
 	return na == nb && (!na || !memcmp(a, b, na * sizeof(*a)));
 }
@@ -767,19 +767,19 @@ enum prov_hunk_state prov_hunk_match_fix_ex(const struct prov_hunk *h, const str
 
 	if (!f)
 		return h->new_file ? PROV_HUNK_ABSENT : h->deleted_file ? PROV_HUNK_PRESENT_EXACT : PROV_HUNK_UNKNOWN;
-	sides_init(&s, h, pre, post);
+	hk_sides_init(&s, h, pre, post);
 	if (h->deleted_file) {
 		/* the whole file removed: still there is absent */
-		st = find_seq(f, s.pre, s.npre, 0) != SIZE_MAX ? PROV_HUNK_ABSENT : PROV_HUNK_UNKNOWN;
+		st = hk_find_seq(f, s.pre, s.npre, 0) != SIZE_MAX ? PROV_HUNK_ABSENT : PROV_HUNK_UNKNOWN;
 		goto done;
 	}
 	if (h->new_file && !s.npost) {
 		st = PROV_HUNK_PRESENT_EXACT;
 		goto done;
 	}
-	post_at = find_seq(f, s.post, s.npost, 0) != SIZE_MAX;
-	pre_at = s.npre && find_seq(f, s.pre, s.npre, 0) != SIZE_MAX;
-	if (same_seq(s.pre, s.npre, s.post, s.npost)) {
+	post_at = hk_find_seq(f, s.post, s.npost, 0) != SIZE_MAX;
+	pre_at = s.npre && hk_find_seq(f, s.pre, s.npre, 0) != SIZE_MAX;
+	if (hk_same_seq(s.pre, s.npre, s.post, s.npost)) {
 		/* whitespace only: nothing to tell apart */
 		st = post_at ? PROV_HUNK_PRESENT_EXACT : PROV_HUNK_UNKNOWN;
 		goto done;
@@ -815,6 +815,6 @@ enum prov_hunk_state prov_hunk_match_fix_ex(const struct prov_hunk *h, const str
 			*how = PROV_HUNK_BY_CODE_AROUND;
 	}
 done:
-	sides_release(&s);
+	hk_sides_release(&s);
 	return st;
 }

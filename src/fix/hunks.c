@@ -219,7 +219,7 @@ void prov_hunks_parse(struct prov_hunks *out, const char *text, size_t len, int 
 /* ---- normalised lines ---- */
 
 /* FNV-1a over the non-blank bytes; 0 for a line that is blank only. */
-uint64_t norm_hash(const char *s, size_t len, int *alnum)
+uint64_t hk_norm_hash(const char *s, size_t len, int *alnum)
 {
 	uint64_t h = 1469598103934665603ULL;
 	size_t i;
@@ -252,7 +252,7 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int cmp_u64(const void *a, const void *b)
+int hk_cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
@@ -260,7 +260,7 @@ int cmp_u64(const void *a, const void *b)
 }
 
 /* Identifiers and numbers, two-character operators, other punctuation: hashed, sorted. */
-size_t tokenize(uint32_t *out, const char *s, size_t len)
+size_t hk_tokenize(uint32_t *out, const char *s, size_t len)
 {
 	static const char *const ops[] = { ">=", "<=", "==", "!=", "&&", "||", "->", "<<", ">>", "++", "--",
 					   "+=", "-=", "*=", "/=", "|=", "&=", "::", NULL };
@@ -295,7 +295,7 @@ size_t tokenize(uint32_t *out, const char *s, size_t len)
 }
 
 /* Size of the multiset intersection of two sorted token lists. */
-size_t common(const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
+size_t hk_common(const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
 {
 	size_t i = 0, j = 0, c = 0;
 
@@ -310,12 +310,12 @@ size_t common(const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
 	return c;
 }
 
-double sim(const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
+double hk_sim(const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
 {
-	return na + nb ? 2.0 * (double)common(a, na, b, nb) / (double)(na + nb) : 0.0;
+	return na + nb ? 2.0 * (double)hk_common(a, na, b, nb) / (double)(na + nb) : 0.0;
 }
 
-size_t count_of(const uint32_t *a, size_t na, uint32_t t)
+size_t hk_count_of(const uint32_t *a, size_t na, uint32_t t)
 {
 	size_t i, c = 0;
 
@@ -341,7 +341,7 @@ static void build_vocab(struct prov_hunk_file *f)
 	f->nvocab = k;
 }
 
-int in_vocab(const struct prov_hunk_file *f, uint32_t t)
+int hk_in_vocab(const struct prov_hunk_file *f, uint32_t t)
 {
 	return f->nvocab && bsearch(&t, f->vocab, f->nvocab, sizeof(t), cmp_u32) != NULL;
 }
@@ -355,10 +355,10 @@ void prov_hunk_file_init(struct prov_hunk_file *f, const char *text, size_t len)
 	memset(f, 0, sizeof(*f));
 	while (p < end) {
 		const char *e = line_end(p, end);
-		uint64_t h = norm_hash(p, (size_t)(e - p), NULL);
+		uint64_t h = hk_norm_hash(p, (size_t)(e - p), NULL);
 
 		if (h) {
-			size_t nt = tokenize(tmp, p, (size_t)(e - p));
+			size_t nt = hk_tokenize(tmp, p, (size_t)(e - p));
 
 			PROV_ALLOC_GROW(f->hash, f->n + 1, alloc);
 			if (f->n + 1 > talloc) {
