@@ -207,6 +207,8 @@ LIB_OBJS += src/sources/gitstream.o
 LIB_OBJS += src/sources/hostdown.o
 LIB_OBJS += src/sources/lsremote.o
 LIB_OBJS += src/sources/srcimport.o
+LIB_OBJS += src/sources/srcimport-quilt.o
+LIB_OBJS += src/sources/srcimport-deb.o
 LIB_OBJS += src/sources/srclocate.o
 LIB_OBJS += src/sources/suspects.o
 
