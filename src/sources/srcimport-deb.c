@@ -340,7 +340,7 @@ static int fetch_dsc(char **out_path, char **out_url, const char *base, const ch
 			} else {
 				break;
 			}
-			error = fetch(out_path, url, o, ms);
+			error = si_fetch(out_path, url, o, ms);
 			if (error == 0) {
 				*out_url = url;
 				return 0;
@@ -427,7 +427,7 @@ static int fetch_verified(struct dsc *d, struct prov_buf *text, char **dsc_path,
 		uint64_t size = 0, t1;
 
 		f->url = prov_xasprintf("%s%s", dir_url, f->name);
-		if ((error = fetch(&f->path, f->url, o, &stats->download_ms)) < 0)
+		if ((error = si_fetch(&f->path, f->url, o, &stats->download_ms)) < 0)
 			goto cleanup;
 		t1 = prov_now_ms();
 		error = prov_sha256_file(got, &size, f->path);
@@ -485,7 +485,7 @@ static int import_tarballs(struct tnode **root, int *native, struct import_state
 				goto cleanup;
 			}
 			/* Keep the stripped directory's contents as the root. */
-			top = strip_top(t);
+			top = tnode_strip_top(t);
 			if (top != t) {
 				t->n = 0;
 				tnode_free(t);
@@ -514,7 +514,7 @@ static int import_tarballs(struct tnode **root, int *native, struct import_state
 				tnode_free(t);
 				goto cleanup;
 			}
-			top = strip_top(t);
+			top = tnode_strip_top(t);
 			if (top != t)
 				t->n = 0;
 			else
@@ -579,7 +579,7 @@ int prov_srcimport_debian(char **out_repo, char **out_commit, int *out_npatches,
 	msg = prov_xasprintf("Import %s %s (%s)\n\nSource: %s\nVersion: %s\nDsc-Sha256: %s\n",
 			     source, version, native ? "native source" : "upstream tarballs",
 			     source, version, dsc_sha);
-	if ((error = commit_tree(&upstream_commit, r.ir.repo, &upstream_tree, NULL, msg)) < 0)
+	if ((error = si_commit_tree(&upstream_commit, r.ir.repo, &upstream_tree, NULL, msg)) < 0)
 		goto cleanup;
 	commit_oid = upstream_commit;
 
@@ -618,13 +618,13 @@ int prov_srcimport_debian(char **out_repo, char **out_commit, int *out_npatches,
 			tnode_add(root, debdir);
 		}
 		if ((error = tnode_write(&tree_oid, &empty, r.ir.repo, root)) < 0 ||
-		    (error = apply_series(&npatches, &tree_oid, &r.st)) < 0)
+		    (error = si_apply_series(&npatches, &tree_oid, &r.st)) < 0)
 			goto cleanup;
 		free(msg);
 		msg = prov_xasprintf("Debian source %s %s with %d patch%s\n\nSource: %s\nVersion: %s\nDsc-Sha256: %s\nPatches-Applied: %d\n",
 				     source, version, npatches, npatches == 1 ? "" : "es", source, version,
 				     dsc_sha, npatches);
-		if ((error = commit_tree(&commit_oid, r.ir.repo, &tree_oid, &upstream_commit, msg)) < 0)
+		if ((error = si_commit_tree(&commit_oid, r.ir.repo, &tree_oid, &upstream_commit, msg)) < 0)
 			goto cleanup;
 	}
 	if ((error = import_record(&r, refname, &commit_oid, "provenance: import Debian source")) < 0)

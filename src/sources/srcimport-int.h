@@ -54,10 +54,10 @@ struct tnode *tnode_new(const char *name, size_t len, unsigned mode);
 void tnode_add(struct tnode *dir, struct tnode *kid);
 struct tnode *tnode_take(struct tnode *dir, const char *name);
 int tnode_write(git_oid *out, int *out_empty, git_repository *repo, const struct tnode *t);
-struct tnode *strip_top(struct tnode *root);
-int commit_tree(git_oid *out, git_repository *repo, const git_oid *tree_oid,
+struct tnode *tnode_strip_top(struct tnode *root);
+int si_commit_tree(git_oid *out, git_repository *repo, const git_oid *tree_oid,
 		       const git_oid *parent_oid, const char *msg);
-int fetch(char **out, const char *url, const struct prov_srcimport_opts *o, uint64_t *ms);
+int si_fetch(char **out, const char *url, const struct prov_srcimport_opts *o, uint64_t *ms);
 int import_download(struct tnode *root, struct import_state *st, const char *file, const char *url,
 			   const struct prov_srcimport_opts *o);
 int import_begin(struct import_run *r, const struct prov_srcimport_opts *o, const char *name,
@@ -66,6 +66,6 @@ int import_record(struct import_run *r, const char *refname, const git_oid *comm
 			 const char *why);
 void import_hand_out(struct import_run *r, char **out_repo, char **out_commit);
 void import_run_release(struct import_run *r, const struct prov_srcimport_opts *o);
-int apply_series(int *out, git_oid *tree_oid, struct import_state *st);
+int si_apply_series(int *out, git_oid *tree_oid, struct import_state *st);
 
 #endif

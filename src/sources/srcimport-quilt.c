@@ -717,7 +717,7 @@ int prov_quilt_series_next(char **name, int *strip, const char **pos, const char
 }
 
 /* Apply debian/patches/series; *out = patches applied. */
-int apply_series(int *out, git_oid *tree_oid, struct import_state *st)
+int si_apply_series(int *out, git_oid *tree_oid, struct import_state *st)
 {
 	git_repository *repo = st->repo;
 	struct prov_buf series = PROV_BUF_INIT, patch = PROV_BUF_INIT, git_text = PROV_BUF_INIT;

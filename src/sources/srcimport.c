@@ -481,7 +481,7 @@ cleanup:
 }
 
 /* The only top-level directory of root when there is exactly one entry and it is one. */
-struct tnode *strip_top(struct tnode *root)
+struct tnode *tnode_strip_top(struct tnode *root)
 {
 	if (root->n == 1 && root->kids[0]->mode == GIT_FILEMODE_TREE)
 		return root->kids[0];
@@ -585,7 +585,7 @@ static int ref_lookup(char **out_hex, int *out_npatches, git_repository *repo, c
 	return 0;
 }
 
-int commit_tree(git_oid *out, git_repository *repo, const git_oid *tree_oid,
+int si_commit_tree(git_oid *out, git_repository *repo, const git_oid *tree_oid,
 		       const git_oid *parent_oid, const char *msg)
 {
 	git_signature *sig = NULL;
@@ -625,7 +625,7 @@ static int limits_from_config(struct import_state *st, const struct prov_config 
 	return 0;
 }
 
-int fetch(char **out, const char *url, const struct prov_srcimport_opts *o, uint64_t *ms)
+int si_fetch(char **out, const char *url, const struct prov_srcimport_opts *o, uint64_t *ms)
 {
 	struct prov_fetch_opts fo = { o->ctx };
 	uint64_t t0 = prov_now_ms();
@@ -771,12 +771,12 @@ int prov_srcimport_archive(char **out_repo, char **out_commit, const char *url,
 		goto cleanup;
 	if (error == 1)
 		goto done;
-	if ((error = fetch(&file, url, o, &r.stats.download_ms)) < 0)
+	if ((error = si_fetch(&file, url, o, &r.stats.download_ms)) < 0)
 		goto cleanup;
 	r.t0 = prov_now_ms();
 	if ((error = import_download(root, &r.st, file, url, o)) < 0)
 		goto cleanup;
-	if ((error = tnode_write(&tree_oid, &empty, r.ir.repo, strip_top(root))) < 0)
+	if ((error = tnode_write(&tree_oid, &empty, r.ir.repo, tnode_strip_top(root))) < 0)
 		goto cleanup;
 	if (empty) {
 		prov_fetch_forget(o->ctx->cache_dir, url);
@@ -794,7 +794,7 @@ int prov_srcimport_archive(char **out_repo, char **out_commit, const char *url,
 				     prov_basename(url), sha, (unsigned long long)r.st.entries,
 				     (unsigned long long)r.st.bytes);
 	}
-	if ((error = commit_tree(&commit_oid, r.ir.repo, &tree_oid, NULL, msg)) < 0 ||
+	if ((error = si_commit_tree(&commit_oid, r.ir.repo, &tree_oid, NULL, msg)) < 0 ||
 	    (error = import_record(&r, "refs/imports/archive", &commit_oid, "provenance: import archive")) < 0)
 		goto cleanup;
 done:
