@@ -1,3 +1,4 @@
+/* How a fix is in the deployed build: ancestry, cherry-picks, patch ids, distribution patches. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1048,21 +1049,4 @@ cleanup:
 	if (error < 0)
 		prov_backport_release(out);
 	return error;
-}
-
-char *prov_backport_describe(const char *how, const char *via)
-{
-	if (!how)
-		return prov_xstrdup("not included");
-	if (!strcmp(how, "ancestor"))
-		return prov_xstrdup("by ancestry");
-	if (!strcmp(how, "cherry-pick"))
-		return prov_xasprintf("as cherry-pick %s", via ? via : "?");
-	if (!strcmp(how, "distribution-patch"))
-		return prov_xasprintf("as distribution patch %s", via ? via : "?");
-	if (!strcmp(how, "adapted"))
-		return prov_xasprintf("adapted (%s)", via ? via : "?");
-	if (!strcmp(how, "missing"))
-		return prov_xstrdup("not included (every hunk absent)");
-	return prov_xasprintf("partly (%s)", via ? via : "?");
 }
