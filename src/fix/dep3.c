@@ -1,3 +1,4 @@
+/* A distribution patch's header: DEP-3 fields and the upstream commit ids it names. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* Hunks compared with hunks (carried, reverted, names added) and hunks of blanks, comments, docs, tests. */
 #include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>

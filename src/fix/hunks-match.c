@@ -1,3 +1,4 @@
+/* Whether one hunk's effect is in a file: present, absent or unknown, and on what evidence. */
 #include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>

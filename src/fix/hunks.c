@@ -1,3 +1,4 @@
+/* A diff's hunks, and files and lines normalised and tokenised for matching them. */
 #include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* Debian source packages imported: the .dsc, its tarballs, and debian/patches applied. */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* Quilt patches applied to an imported tree: patch -pN to git diffs, hunk offsets, the series file. */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* Source archives imported as git commits: the in-memory tree, archive entries, the import repository. */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
