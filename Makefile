@@ -139,6 +139,7 @@ LIB_OBJS += src/util/sha256.o
 LIB_OBJS += src/util/lazylib.o
 LIB_OBJS += src/util/input.o
 LIB_OBJS += src/util/srcdefs.o
+LIB_OBJS += src/util/udiff.o
 LIB_OBJS += src/util/cachedir.o
 
 # model: the crash model, its signature, crash patterns, build paths.

@@ -8,10 +8,11 @@
 #include "buf.h"
 #include "hunks.h"
 #include "hunks-int.h"
+#include "udiff.h"
 #include "util.h"
 #include "banned.h"
 
-/* ---- parsing ---- */
+/* ---- parsing (src/util/udiff.c reads the diff) ---- */
 
 static const char *line_end(const char *p, const char *end)
 {
@@ -23,61 +24,6 @@ static const char *line_end(const char *p, const char *end)
 static const char *next_line(const char *e, const char *end)
 {
 	return e < end ? e + 1 : end;
-}
-
-/* "+++ b/dir/file\t2020-..." with `strip` components dropped; NULL for /dev/null or a bad name. */
-static char *diff_path(const char *p, const char *e, int strip)
-{
-	const char *q;
-	int i;
-
-	p += 4;
-	for (q = p; q < e && *q != '\t' && *q != '\r'; q++)
-		;
-	while (q > p && q[-1] == ' ')
-		q--;
-	if ((size_t)(q - p) == 9 && !strncmp(p, "/dev/null", 9))
-		return NULL;
-	if (q == p || *p == '"')
-		return NULL;
-	for (i = 0; i < strip; i++) {
-		const char *slash = memchr(p, '/', (size_t)(q - p));
-
-		if (!slash || slash + 1 >= q)
-			return NULL;
-		p = slash + 1;
-	}
-	return prov_xstrndup(p, (size_t)(q - p));
-}
-
-static int parse_range(const char **pp, const char *e, long *start, long *count)
-{
-	const char *p = *pp;
-	long v = 0;
-	int digits = 0;
-
-	while (p < e && isdigit((unsigned char)*p) && digits < 10) {
-		v = v * 10 + (*p++ - '0');
-		digits++;
-	}
-	if (!digits)
-		return -1;
-	*start = v;
-	*count = 1;
-	if (p < e && *p == ',') {
-		p++;
-		v = 0;
-		digits = 0;
-		while (p < e && isdigit((unsigned char)*p) && digits < 10) {
-			v = v * 10 + (*p++ - '0');
-			digits++;
-		}
-		if (!digits)
-			return -1;
-		*count = v;
-	}
-	*pp = p;
-	return 0;
 }
 
 void prov_hunks_release(struct prov_hunks *h)
@@ -100,121 +46,63 @@ void prov_hunks_release(struct prov_hunks *h)
 	memset(h, 0, sizeof(*h));
 }
 
-/* One hunk from its "@@" line at *pp; 0 with *pp past it, -1 when the header is not one. */
-static int parse_hunk(struct prov_hunk *x, const char **pp, const char *end)
+/* The lines of the hunk the reader is at, into x; the reader is left past them. */
+static void read_hunk(struct prov_hunk *x, struct prov_udiff *d)
 {
-	const char *p = *pp, *e = line_end(p, end), *q = p + 4, *close;
-	long before, after;
 	size_t alloc = 0;
+	int ev;
 
-	if (parse_range(&q, e, &x->old_start, &before) < 0 || q + 2 > e || strncmp(q, " +", 2))
-		return -1;
-	q += 2;
-	if (parse_range(&q, e, &x->new_start, &after) < 0)
-		return -1;
-	close = q;
-	while (close < e && *close == ' ')
-		close++;
-	if ((size_t)(e - close) < 2 || strncmp(close, "@@", 2))
-		return -1;
-	x->header = prov_xstrndup(p, (size_t)(close + 2 - p));
-	q = close + 2;
-	while (q < e && isspace((unsigned char)*q))
-		q++;
-	{
-		const char *fe = e;
-
-		while (fe > q && isspace((unsigned char)fe[-1]))
-			fe--;
-		if (fe > q)
-			x->function = prov_xstrndup(q, (size_t)(fe - q) > 200 ? 200 : (size_t)(fe - q));
-	}
-	p = next_line(e, end);
-	while (p < end && (before > 0 || after > 0) && x->n < PROV_HUNK_MAX_LINES) {
-		const char *le = line_end(p, end);
-		char origin = p < le ? *p : ' ';
-		size_t l;
-
-		if (origin == '\\') {
-			p = next_line(le, end);
-			continue;
+	x->header = prov_xstrndup(d->line, d->header_len);
+	if (d->function)
+		x->function = prov_xstrndup(d->function, d->function_len > 200 ? 200 : d->function_len);
+	x->old_start = d->old_start;
+	x->new_start = d->new_start;
+	while (d->in_hunk) {
+		if (x->n >= PROV_HUNK_MAX_LINES) {
+			prov_udiff_end_hunk(d);	/* the rest is read as if outside the hunk */
+			break;
 		}
-		if (origin == ' ' || p == le) {
-			before--;
-			after--;
-		} else if (origin == '-') {
-			before--;
-		} else if (origin == '+') {
-			after--;
-		} else {
-			break;	/* the hunk was cut */
+		ev = prov_udiff_next(d);
+		if (ev == PROV_UDIFF_LINE) {
+			PROV_ALLOC_GROW(x->lines, x->n + 1, alloc);
+			x->origin = prov_xrealloc(x->origin, alloc);
+			x->origin[x->n] = d->origin;
+			x->lines[x->n] = prov_xstrndup(d->text, d->text_len);
+			x->n++;
+		} else if (ev != PROV_UDIFF_NOEOL) {
+			break;	/* the hunk was cut: that line is read again */
 		}
-		l = p < le ? (size_t)(le - p - 1) : 0;
-		PROV_ALLOC_GROW(x->lines, x->n + 1, alloc);
-		x->origin = prov_xrealloc(x->origin, alloc);
-		x->origin[x->n] = origin;
-		x->lines[x->n] = prov_xstrndup(p < le ? p + 1 : p, l);
-		x->n++;
-		p = next_line(le, end);
 	}
-	if (p < end && *p == '\\')
-		p = next_line(line_end(p, end), end);
-	*pp = p;
-	return 0;
 }
 
 void prov_hunks_parse(struct prov_hunks *out, const char *text, size_t len, int strip)
 {
-	const char *p = text, *end, *nul;
-	char *path = NULL, *old_path = NULL;
-	int have_files = 0, new_file = 0, deleted = 0;
+	struct prov_udiff d;
 	size_t alloc = 0;
+	int ev;
 
 	memset(out, 0, sizeof(*out));
 	if (len > PROV_HUNKS_MAX_TEXT)
 		len = PROV_HUNKS_MAX_TEXT;
-	end = text + len;
-	if ((nul = memchr(text, '\0', len)))
-		end = nul;
-	while (p < end) {
-		const char *e = line_end(p, end);
+	prov_udiff_init(&d, text, len, strip, 0);
+	while ((ev = prov_udiff_next(&d)) != PROV_UDIFF_END) {
+		struct prov_hunk x = { 0 };
 
-		if ((size_t)(e - p) >= 4 && !strncmp(p, "--- ", 4)) {
-			const char *n2 = next_line(e, end), *e2 = line_end(n2, end);
-
-			if ((size_t)(e2 - n2) >= 4 && !strncmp(n2, "+++ ", 4)) {
-				free(path);
-				free(old_path);
-				old_path = diff_path(p, e, strip);
-				path = diff_path(n2, e2, strip);
-				new_file = !old_path && (size_t)(e - p) >= 13 && !strncmp(p + 4, "/dev/null", 9);
-				deleted = !path && (size_t)(e2 - n2) >= 13 && !strncmp(n2 + 4, "/dev/null", 9);
-				have_files = (path || old_path) && (path || deleted) && (old_path || new_file);
-				p = next_line(e2, end);
-				continue;
-			}
+		if (ev != PROV_UDIFF_HUNK)
+			continue;
+		if (out->n >= PROV_HUNKS_MAX) {
+			prov_udiff_end_hunk(&d);
+			continue;
 		}
-		if (have_files && (size_t)(e - p) >= 4 && !strncmp(p, "@@ -", 4) && out->n < PROV_HUNKS_MAX) {
-			struct prov_hunk x = { 0 };
-			const char *q = p;
-
-			if (parse_hunk(&x, &q, end) == 0) {
-				x.path = prov_xstrdup(path ? path : old_path);
-				x.old_path = old_path ? prov_xstrdup(old_path) : NULL;
-				x.new_file = new_file;
-				x.deleted_file = deleted;
-				PROV_ALLOC_GROW(out->v, out->n + 1, alloc);
-				out->v[out->n++] = x;
-				p = q;
-				continue;
-			}
-			free(x.header);
-			free(x.function);
-		}
-		p = next_line(e, end);
+		read_hunk(&x, &d);
+		x.path = prov_xstrdup(d.new_path ? d.new_path : d.old_path);
+		x.old_path = d.old_path ? prov_xstrdup(d.old_path) : NULL;
+		x.new_file = d.new_file;
+		x.deleted_file = d.deleted_file;
+		PROV_ALLOC_GROW(out->v, out->n + 1, alloc);
+		out->v[out->n++] = x;
 	}
-	free(path);
-	free(old_path);
+	prov_udiff_release(&d);
 }
 
 /* ---- normalised lines ---- */
