@@ -22,79 +22,11 @@
 #include "sources-git.h"
 #include "srcimport.h"
 #include "srcimport-int.h"
+#include "udiff.h"
 #include "util.h"
 #include "banned.h"
 
 /* ---- quilt patches ---- */
-
-/* Strip n leading components from a patch path; NULL when there are too few or ".." is there. */
-static char *patch_path(const char *p, size_t len, int strip)
-{
-	size_t i = 0;
-	int k;
-	const char *q;
-
-	if (len == 9 && !memcmp(p, "/dev/null", 9))
-		return prov_xstrdup("/dev/null");
-	for (k = 0; k < strip; k++) {
-		q = memchr(p + i, '/', len - i);
-		if (!q)
-			return NULL;
-		i = (size_t)(q - p) + 1;
-		while (i < len && p[i] == '/')
-			i++;
-	}
-	if (i >= len)
-		return NULL;
-	{
-		char *s = prov_xstrndup(p + i, len - i);
-		char *norm = prov_path_normalize(s);
-		free(s);
-		if (!*norm || norm[0] == '/' || !strcmp(norm, "..") || prov_starts_with(norm, "../")) {
-			free(norm);
-			return NULL;
-		}
-		return norm;
-	}
-}
-
-/* The path of a ---/+++ line: up to a tab (timestamp follows) or the end, trailing blanks dropped. */
-static void header_path(const char **out, size_t *out_len, const char *line, size_t ll)
-{
-	const char *p = line + 4;
-	size_t n = ll - 4;
-	const char *tab = memchr(p, '\t', n);
-
-	if (tab)
-		n = (size_t)(tab - p);
-	while (n && (p[n - 1] == ' ' || p[n - 1] == '\r'))
-		n--;
-	*out = p;
-	*out_len = n;
-}
-
-static int parse_range_count(long *out, const char **pp, const char *end)
-{
-	const char *p = *pp, *s;
-	uint64_t v;
-
-	s = p;
-	while (p < end && isdigit((unsigned char)*p))
-		p++;
-	if (p == s)
-		return -1;
-	*out = 1;
-	if (p < end && *p == ',') {
-		s = ++p;
-		while (p < end && isdigit((unsigned char)*p))
-			p++;
-		if (p == s || prov_parse_u64(&v, s, (size_t)(p - s), 10) < 0 || v > 100000000)
-			return -1;
-		*out = (long)v;
-	}
-	*pp = p;
-	return 0;
-}
 
 /*
  * The git header of one file. A file whose old side is /dev/null or whose
@@ -113,6 +45,14 @@ static int emit_file_header(struct prov_buf *out, const char *oldp, const char *
 	return prov_buf_printf(out, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n", newp, newp, newp, newp);
 }
 
+/* A line that says a git section has a body: file names, binary data, a rename or a copy. */
+static int git_body_line(const char *q, size_t ll)
+{
+	return (ll >= 4 && (!memcmp(q, "--- ", 4) || !memcmp(q, "+++ ", 4))) ||
+	       (ll >= 16 && !memcmp(q, "GIT binary patch", 16)) || (ll >= 13 && !memcmp(q, "Binary files ", 13)) ||
+	       (ll >= 6 && (!memcmp(q, "rename", 6) || !memcmp(q, "copy ", 5)));
+}
+
 /*
  * A git diff, as is, except the sections that create an empty file (a "diff
  * --git" with "new file mode" and no "---"/"+++" nor binary data): libgit2's
@@ -121,152 +61,93 @@ static int emit_file_header(struct prov_buf *out, const char *oldp, const char *
  */
 static int git_diff_copy(struct prov_buf *out, const char *patch, size_t len)
 {
-	const char *p = patch, *end = patch + len;
-	int error = 0;
+	struct prov_udiff d;
+	const char *sec = patch;
+	int ev, is_diff = 0, creates = 0, has_body = 0, error = 0;
 
-	while (p < end) {
-		const char *sec = p, *q = p, *next;
-		int is_diff = (size_t)(end - p) >= 11 && !memcmp(p, "diff --git ", 11);
-		int creates = 0, has_body = 0;
+	prov_udiff_init(&d, patch, len, 1, 0);
+	do {
+		ev = prov_udiff_next(&d);
+		if (ev == PROV_UDIFF_GIT || ev == PROV_UDIFF_END) {
+			const char *next = ev == PROV_UDIFF_END ? d.end : d.line;
 
-		/* a section: from this line to the next "diff --git" line */
-		do {
-			const char *nl = memchr(q, '\n', (size_t)(end - q));
-			size_t ll = nl ? (size_t)(nl - q) : (size_t)(end - q);
-
-			if (ll >= 14 && !memcmp(q, "new file mode ", 14))
-				creates = 1;
-			else if ((ll >= 4 && (!memcmp(q, "--- ", 4) || !memcmp(q, "+++ ", 4))) ||
-				 (ll >= 16 && !memcmp(q, "GIT binary patch", 16)) ||
-				 (ll >= 13 && !memcmp(q, "Binary files ", 13)) ||
-				 (ll >= 6 && (!memcmp(q, "rename", 6) || !memcmp(q, "copy ", 5))))
-				has_body = 1;
-			q = nl ? nl + 1 : end;
-		} while (q < end && !((size_t)(end - q) >= 11 && !memcmp(q, "diff --git ", 11)));
-		next = q;
-		if (!(is_diff && creates && !has_body) && (error = prov_buf_add(out, sec, (size_t)(next - sec))) < 0)
-			return error;
-		p = next;
-	}
+			if (next > sec && !(is_diff && creates && !has_body) &&
+			    (error = prov_buf_add(out, sec, (size_t)(next - sec))) < 0)
+				break;
+			sec = next;
+			is_diff = ev == PROV_UDIFF_GIT;
+			creates = has_body = 0;
+			continue;
+		}
+		if (ev == PROV_UDIFF_CUT && !d.line)
+			continue;
+		if (d.len >= 14 && !memcmp(d.line, "new file mode ", 14))
+			creates = 1;
+		else if (git_body_line(d.line, d.len))
+			has_body = 1;
+	} while (ev != PROV_UDIFF_END);
+	prov_udiff_release(&d);
 	return error;
+}
+
+/* The current hunk line (an empty one is a context line whose blank was trimmed), copied. */
+static int copy_hunk_line(struct prov_buf *out, const struct prov_udiff *d)
+{
+	int error = d->len ? prov_buf_add(out, d->line, d->len) : prov_buf_putc(out, ' ');
+
+	return error < 0 ? error : prov_buf_putc(out, '\n');
+}
+
+/* The error for event ev of a quilt patch, or 0. */
+static int quilt_error(const struct prov_udiff *d, int ev, const char *name)
+{
+	size_t ll = d->len > 200 ? 200 : d->len;
+
+	if (ev == PROV_UDIFF_FILE && !d->file_ok)
+		return prov_error_set(PROV_EINPUT, "patch '%s': cannot use the file names '%.*s' and '%.*s' with -p%d",
+				      name, (int)(d->old_raw_len > 200 ? 200 : d->old_raw_len), d->old_raw,
+				      (int)(d->new_raw_len > 200 ? 200 : d->new_raw_len), d->new_raw, d->strip);
+	if (ev == PROV_UDIFF_BAD_HUNK)
+		return prov_error_set(PROV_EINPUT, "patch '%s' has a malformed hunk header '%.*s'", name, (int)ll,
+				      d->line);
+	if (ev == PROV_UDIFF_CUT)
+		return d->line ? prov_error_set(PROV_EINPUT, "patch '%s' has a hunk shorter than its header says", name)
+			       : prov_error_set(PROV_EINPUT, "patch '%s' ends inside a hunk", name);
+	if (ev == PROV_UDIFF_LINE && (d->old_left < 0 || d->new_left < 0))
+		return prov_error_set(PROV_EINPUT, "patch '%s' has a hunk longer than its header says", name);
+	return 0;
 }
 
 /* The ---/+++ files and hunks of a quilt (patch -pN) diff, appended to out as a git diff. */
 static int quilt_copy(struct prov_buf *out, const char *patch, size_t len, int strip, const char *name)
 {
-	const char *p = patch, *end = patch + len;
-	char *pend_old = NULL, *pend_new = NULL;
-	long old_left = 0, new_left = 0;
-	int in_hunk = 0, have_file = 0, after_hunk = 0, error = 0;
+	struct prov_udiff d;
+	int ev, pending = 0, error = 0;
 
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-		size_t ll = (size_t)(le - p);
-		const char *next = nl ? nl + 1 : end;
-
-		if (in_hunk) {
-			char c = ll ? p[0] : ' ';
-
-			if (c != ' ' && c != '-' && c != '+' && c != '\\') {
-				error = prov_error_set(PROV_EINPUT, "patch '%s' has a hunk shorter than its header says",
-						       name);
-				goto cleanup;
-			}
-			if (c == ' ') {
-				old_left--;
-				new_left--;
-			} else if (c == '-') {
-				old_left--;
-			} else if (c == '+') {
-				new_left--;
-			}
-			/* an empty line is a context line whose blank was trimmed */
-			if ((error = ll ? prov_buf_add(out, p, ll) : prov_buf_putc(out, ' ')) < 0 ||
-			    (error = prov_buf_putc(out, '\n')) < 0)
-				goto cleanup;
-			if (old_left < 0 || new_left < 0) {
-				error = prov_error_set(PROV_EINPUT, "patch '%s' has a hunk longer than its header says",
-						       name);
-				goto cleanup;
-			}
-			if (old_left == 0 && new_left == 0) {
-				in_hunk = 0;
-				after_hunk = 1;
-			}
-			p = next;
-			continue;
+	prov_udiff_init(&d, patch, len, strip, 0);
+	while (!error && (ev = prov_udiff_next(&d)) != PROV_UDIFF_END) {
+		if (ev == PROV_UDIFF_LINE && (error = copy_hunk_line(out, &d)) < 0)
+			break;
+		if ((error = quilt_error(&d, ev, name)) < 0)
+			break;
+		if (ev == PROV_UDIFF_FILE) {
+			pending = 1;
+		} else if (ev == PROV_UDIFF_HUNK) {
+			if (pending)
+				error = emit_file_header(out, d.old_path ? d.old_path : "/dev/null",
+							 d.new_path ? d.new_path : "/dev/null",
+							 d.len >= 9 && !memcmp(d.line, "@@ -0,0 +", 9),
+							 memmem(d.line, d.len, " +0,0 @@", 8) != NULL);
+			pending = 0;
+			if (error >= 0 && (error = prov_buf_add(out, d.line, d.len)) >= 0)
+				error = prov_buf_putc(out, '\n');
+		} else if (ev == PROV_UDIFF_NOEOL) {
+			if ((error = prov_buf_add(out, d.line, d.len)) >= 0)
+				error = prov_buf_putc(out, '\n');
 		}
-		if (after_hunk && ll && p[0] == '\\') {	/* "\ No newline at end of file" */
-			if ((error = prov_buf_add(out, p, ll)) < 0 || (error = prov_buf_putc(out, '\n')) < 0)
-				goto cleanup;
-			p = next;
-			continue;
-		}
-		after_hunk = 0;
-		if (ll >= 4 && !memcmp(p, "--- ", 4) && (size_t)(end - next) >= 4 && !memcmp(next, "+++ ", 4)) {
-			const char *nl2 = memchr(next, '\n', (size_t)(end - next));
-			const char *le2 = nl2 ? nl2 : end;
-			const char *a, *b;
-			size_t al, bl;
-
-			header_path(&a, &al, p, ll);
-			header_path(&b, &bl, next, (size_t)(le2 - next));
-			free(pend_old);
-			free(pend_new);
-			pend_old = patch_path(a, al, strip);
-			pend_new = patch_path(b, bl, strip);
-			if (!pend_old || !pend_new ||
-			    (!strcmp(pend_old, "/dev/null") && !strcmp(pend_new, "/dev/null"))) {
-				error = prov_error_set(PROV_EINPUT, "patch '%s': cannot use the file names '%.*s' and '%.*s' with -p%d",
-						       name, (int)(al > 200 ? 200 : al), a, (int)(bl > 200 ? 200 : bl), b, strip);
-				goto cleanup;
-			}
-			have_file = 1;
-			p = nl2 ? nl2 + 1 : end;
-			continue;
-		}
-		if (have_file && ll >= 4 && !memcmp(p, "@@ -", 4)) {
-			const char *q = p + 4;
-
-			if (parse_range_count(&old_left, &q, le) < 0 || q + 2 > le || q[0] != ' ' || q[1] != '+')
-				goto bad_hunk;
-			q += 2;
-			if (parse_range_count(&new_left, &q, le) < 0 || q + 3 > le || memcmp(q, " @@", 3))
-				goto bad_hunk;
-			if (pend_old) {
-				error = emit_file_header(out, pend_old, pend_new,
-							 ll >= 9 && !memcmp(p, "@@ -0,0 +", 9),
-							 memmem(p, ll, " +0,0 @@", 8) != NULL);
-				if (error < 0)
-					goto cleanup;
-				free(pend_old);
-				free(pend_new);
-				pend_old = pend_new = NULL;
-			}
-			if ((error = prov_buf_add(out, p, ll)) < 0 || (error = prov_buf_putc(out, '\n')) < 0)
-				goto cleanup;
-			in_hunk = old_left > 0 || new_left > 0;
-			p = next;
-			continue;
-		}
-		/* Descriptions, Index: lines, ====: not part of the diff. */
-		p = next;
+		/* descriptions, Index: lines, ====: not part of the diff */
 	}
-	if (in_hunk)
-		error = prov_error_set(PROV_EINPUT, "patch '%s' ends inside a hunk", name);
-	goto cleanup;
-bad_hunk:
-	{
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-		error = prov_error_set(PROV_EINPUT, "patch '%s' has a malformed hunk header '%.*s'", name,
-				       (int)(ll > 200 ? 200 : ll), p);
-	}
-cleanup:
-	free(pend_old);
-	free(pend_new);
+	prov_udiff_release(&d);
 	return error;
 }
 
