@@ -5,7 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hunks.h"
+/* not hunks.h: a .c and its .h are one node of the include graph (t-layers) */
+struct prov_hunk;
+struct prov_hunk_file;
 
 #define MAX_TOKENS 64
 

@@ -6,7 +6,8 @@
 
 #include <git2.h>
 
-#include "srcimport.h"
+/* srcimport.h comes first in each includer (its stats struct is used here by value); not included
+ * here, as a .c and its .h are one node of the include graph (t-layers) */
 
 /* A directory tree being built in memory; files point at blobs already written. */
 struct tnode {
