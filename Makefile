@@ -140,6 +140,7 @@ LIB_OBJS += src/util/sha256.o
 LIB_OBJS += src/util/lazylib.o
 LIB_OBJS += src/util/input.o
 LIB_OBJS += src/util/srcdefs.o
+LIB_OBJS += src/util/udiff.o
 LIB_OBJS += src/util/cachedir.o
 
 # model: the crash model, its signature, crash patterns, build paths.
@@ -217,6 +218,8 @@ LIB_OBJS += src/sources/gitstream.o
 LIB_OBJS += src/sources/hostdown.o
 LIB_OBJS += src/sources/lsremote.o
 LIB_OBJS += src/sources/srcimport.o
+LIB_OBJS += src/sources/srcimport-quilt.o
+LIB_OBJS += src/sources/srcimport-deb.o
 LIB_OBJS += src/sources/srclocate.o
 LIB_OBJS += src/sources/suspects.o
 
@@ -231,6 +234,8 @@ LIB_OBJS += src/fix/backport.o
 LIB_OBJS += src/fix/rpmspec.o
 LIB_OBJS += src/fix/fixstatus.o
 LIB_OBJS += src/fix/hunks.o
+LIB_OBJS += src/fix/hunks-match.o
+LIB_OBJS += src/fix/hunks-compare.o
 LIB_OBJS += src/fix/dep3.o
 LIB_OBJS += src/fix/fixeffect.o
 LIB_OBJS += src/fix/renames.o

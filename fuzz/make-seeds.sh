@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 out=${1:-fixtures/fuzz-seeds}
 w=$(mktemp -d /tmp/prov-seeds.XXXXXX)
 trap 'rm -rf "$w"' EXIT
-for t in core dpkg rpm pip json mapping pathrw input text dep3; do mkdir -p "$out/fuzz-$t"; done
+for t in core dpkg rpm pip json mapping pathrw input text dep3 udiff; do mkdir -p "$out/fuzz-$t"; done
 
 # ---- core: the PT_NOTE segment of a real core (fuzz-core wraps it), and a tiny whole core ----
 if [ "$(cat /proc/sys/kernel/core_pattern)" = core ] || [ "$(cut -c1 /proc/sys/kernel/core_pattern)" != '|' ]; then
@@ -180,6 +180,11 @@ done
 git log -1 --format=%H >/dev/null 2>&1 && git format-patch -1 --stdout HEAD -- Makefile 2>/dev/null | head -c 65536 >"$out/fuzz-dep3/format-patch" || true
 printf 'Description: x\r\nOrigin: upstream, https://example.invalid/commit/0123456789abcdef\r\nApplied-Upstream: 2.0, commit:abcdef1234567\r\n(cherry picked from commit 89abcdef01234567)\r\n---\r\n--- a/src/x.c\r\n+++ b/src/x.c\r\n@@ -1,4 +1,4 @@ int f(void)\r\n {\r\n-\treturn n > 1;\r\n+\treturn n >= 1;\r\n }\r\n' >"$out/fuzz-dep3/crlf"
 printf -- '--- /dev/null\n+++ b/new.c\n@@ -0,0 +1,2 @@\n+int a;\n+int b;\n--- a/gone.c\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-int a;\n-int b;\n' >"$out/fuzz-dep3/newdel"
+# ---- udiff: the one diff reader (-p from the first byte): a git format-patch
+# with a rename, a quilt -p0 patch, and names and hunks it must refuse
+printf 'From 0123456789abcdef0123456789abcdef01234567 Mon Sep 17 00:00:00 2001\nSubject: [PATCH] x\n\n---\n x.c | 2 +-\n\ndiff --git a/src/x.c b/src/x.c\nindex 1111111..2222222 100644\n--- a/src/x.c\n+++ b/src/x.c\n@@ -1,3 +1,3 @@ int f(void)\n {\n-\treturn n > 1;\n+\treturn n >= 1;\n }\ndiff --git a/o.c b/r.c\nsimilarity index 100%%\nrename from o.c\nrename to r.c\n-- \n2.39.2\n' >"$out/fuzz-udiff/git"
+printf '\001Index: a.c\n===\n--- a.c.orig\t2024-01-01\n+++ a.c\t2024-01-01\n@@ -1,2 +1,3 @@\n one\n+half\n\n--- /dev/null\n+++ new.txt\n@@ -0,0 +1 @@\n+new\n\\ No newline at end of file\n' >"$out/fuzz-udiff/quilt-p0"
+printf '\001--- a/../../etc/passwd\n+++ b//x.c\n@@ -1 +1@@\n-a\n+b\n--- "a/q"\n+++ /dev/null\n@@ -1,x +1 @@\n@@ -1,3 +1,3 @@\n-a\n' >"$out/fuzz-udiff/hostile"
 # kernel fault lines and compute-sanitizer reports: the text fixtures of those formats
 mkdir -p "$out/fuzz-kernel" "$out/fuzz-cudasan" "$out/fuzz-version"
 cp fixtures/text/kernel/*.txt "$out/fuzz-kernel/"

@@ -1,3 +1,4 @@
+/* How a fix is in the deployed build: ancestry, cherry-picks, patch ids, distribution patches. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,149 +7,80 @@
 #include "error.h"
 #include "sha256.h"
 #include "srcimport.h"
+#include "udiff.h"
 #include "util.h"
 #include "banned.h"
 
-/* ---- per-file ids of a unified diff ---- */
+/* ---- per-file ids of a unified diff (src/util/udiff.c reads it) ---- */
 
-static const char *line_end(const char *p, const char *end)
+/* "path\tid\n" of one file, when it has a name and hunk lines. */
+static void put_file_id(struct prov_buf *out, const char *path, struct prov_sha256 *s, size_t nlines)
 {
-	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	unsigned char digest[PROV_SHA256_LEN];
+	size_t i;
 
-	return nl ? nl : end;
+	prov_sha256_final(digest, s);
+	if (!path || !nlines || strchr(path, '\t') || strchr(path, '\n'))
+		return;
+	prov_buf_printf(out, "%s\t", path);
+	for (i = 0; i < PROV_SHA256_LEN; i++)
+		prov_buf_printf(out, "%02x", digest[i]);
+	prov_buf_putc(out, '\n');
 }
 
-/* "+++ b/dir/file\t2020-..." -> "dir/file"; NULL for /dev/null. */
-static char *header_path(const char *p, const char *e)
+/* One hunk line: its origin and its bytes but blanks, then a newline. */
+static void hash_line(struct prov_sha256 *s, const struct prov_udiff *d)
 {
-	const char *q, *slash;
+	size_t i;
 
-	p += 4;
-	for (q = p; q < e && *q != '\t' && *q != '\r'; q++)
-		;
-	while (q > p && q[-1] == ' ')
-		q--;
-	if ((size_t)(q - p) == 9 && !strncmp(p, "/dev/null", 9))
-		return NULL;
-	if (q - p >= 2 && p[0] == '"')
-		return NULL;	/* quoted names: not compared */
-	slash = memchr(p, '/', (size_t)(q - p));
-	if (slash && slash + 1 < q)
-		p = slash + 1;
-	return prov_xstrndup(p, (size_t)(q - p));
+	prov_sha256_update(s, &d->origin, 1);
+	for (i = 0; i < d->text_len; i++)
+		if (!isspace((unsigned char)d->text[i]))
+			prov_sha256_update(s, &d->text[i], 1);
+	prov_sha256_update(s, "\n", 1);
 }
 
-static int parse_count(const char **pp, const char *e, long *start, long *count)
-{
-	const char *p = *pp;
-	char *endp;
-
-	*start = strtol(p, &endp, 10);
-	if (endp == p)
-		return -1;
-	p = endp;
-	*count = 1;
-	if (p < e && *p == ',') {
-		p++;
-		*count = strtol(p, &endp, 10);
-		if (endp == p)
-			return -1;
-		p = endp;
-	}
-	*pp = p;
-	return 0;
-}
-
+/*
+ * A file counts when its first hunk comes right after its "+++" line, and
+ * it ends at the first line after a hunk that is not another hunk (the
+ * comparison has always been over a file's contiguous hunks).
+ */
 char *prov_backport_file_ids(const char *text, size_t len)
 {
 	struct prov_buf out = PROV_BUF_INIT;
-	const char *p = text, *end = text + len;
+	struct prov_udiff d;
+	struct prov_sha256 s;
+	char *path = NULL;
+	size_t nlines = 0;
+	int ev, state = 0;	/* 0: outside a file, 1: right after its "+++", 2: in its hunks */
 
-	while (p < end) {
-		const char *e = line_end(p, end), *n2, *e2, *n3;
-		char *path = NULL, *minus = NULL;
-		struct prov_sha256 s;
-		unsigned char digest[PROV_SHA256_LEN];
-		size_t nlines = 0;
-
-		if ((size_t)(e - p) < 4 || strncmp(p, "--- ", 4)) {
-			p = e < end ? e + 1 : end;
+	prov_udiff_init(&d, text, len, 1, PROV_UDIFF_STRIP_AT_MOST);
+	do {
+		ev = prov_udiff_next(&d);
+		if (ev == PROV_UDIFF_HUNK && state) {
+			state = 2;
 			continue;
 		}
-		n2 = e < end ? e + 1 : end;
-		e2 = line_end(n2, end);
-		n3 = e2 < end ? e2 + 1 : end;
-		if ((size_t)(e2 - n2) < 4 || strncmp(n2, "+++ ", 4) || (size_t)(end - n3) < 4 ||
-		    strncmp(n3, "@@ -", 4)) {
-			p = n2;
-			continue;
-		}
-		minus = header_path(p, e);
-		path = header_path(n2, e2);
-		if (!path) {
-			path = minus;
-			minus = NULL;
-		}
-		free(minus);
-		prov_sha256_init(&s);
-		p = n3;
-		/* hunks */
-		while (p < end && (size_t)(end - p) >= 4 && !strncmp(p, "@@ -", 4)) {
-			const char *q = p + 4;
-			long a0, before, c0, after;
-
-			e = line_end(p, end);
-			if (parse_count(&q, e, &a0, &before) < 0 || q + 2 > e || strncmp(q, " +", 2)) {
-				before = after = 0;
-			} else {
-				q += 2;
-				if (parse_count(&q, e, &c0, &after) < 0)
-					before = after = 0;
-			}
-			p = e < end ? e + 1 : end;
-			while (p < end && (before > 0 || after > 0)) {
-				const char *le = line_end(p, end), *c;
-				char origin = p < le ? *p : ' ';
-
-				if (origin == '\\') {
-					p = le < end ? le + 1 : end;
-					continue;
-				}
-				if (origin == ' ') {
-					before--;
-					after--;
-				} else if (origin == '-') {
-					before--;
-				} else if (origin == '+') {
-					after--;
-				} else {
-					break;	/* not a hunk line: the hunk was cut */
-				}
-				prov_sha256_update(&s, &origin, 1);
-				for (c = p + 1; c < le; c++)
-					if (!isspace((unsigned char)*c))
-						prov_sha256_update(&s, c, 1);
-				prov_sha256_update(&s, "\n", 1);
+		if (state == 2 && (ev == PROV_UDIFF_LINE || ev == PROV_UDIFF_NOEOL || ev == PROV_UDIFF_CUT)) {
+			if (ev == PROV_UDIFF_LINE) {
+				hash_line(&s, &d);
 				nlines++;
-				p = le < end ? le + 1 : end;
 			}
-			/* a "\ No newline" line after the last hunk line */
-			if (p < end && *p == '\\') {
-				e = line_end(p, end);
-				p = e < end ? e + 1 : end;
-			}
+			continue;
 		}
-		prov_sha256_final(digest, &s);
-		if (path && nlines && !strchr(path, '\t') && !strchr(path, '\n')) {
-			size_t i;
-
-			prov_buf_printf(&out, "%s\t", path);
-			for (i = 0; i < PROV_SHA256_LEN; i++)
-				prov_buf_printf(&out, "%02x", digest[i]);
-			prov_buf_putc(&out, '\n');
+		if (state == 2)
+			put_file_id(&out, path, &s, nlines);
+		state = 0;
+		if (ev == PROV_UDIFF_FILE && d.file_ok) {
+			free(path);
+			path = prov_xstrdup(d.new_path ? d.new_path : d.old_path);
+			prov_sha256_init(&s);
+			nlines = 0;
+			state = 1;
 		}
-		free(path);
-	}
+	} while (ev != PROV_UDIFF_END);
+	free(path);
+	prov_udiff_release(&d);
 	return prov_buf_detach(&out);
 }
 
@@ -1048,21 +980,4 @@ cleanup:
 	if (error < 0)
 		prov_backport_release(out);
 	return error;
-}
-
-char *prov_backport_describe(const char *how, const char *via)
-{
-	if (!how)
-		return prov_xstrdup("not included");
-	if (!strcmp(how, "ancestor"))
-		return prov_xstrdup("by ancestry");
-	if (!strcmp(how, "cherry-pick"))
-		return prov_xasprintf("as cherry-pick %s", via ? via : "?");
-	if (!strcmp(how, "distribution-patch"))
-		return prov_xasprintf("as distribution patch %s", via ? via : "?");
-	if (!strcmp(how, "adapted"))
-		return prov_xasprintf("adapted (%s)", via ? via : "?");
-	if (!strcmp(how, "missing"))
-		return prov_xstrdup("not included (every hunk absent)");
-	return prov_xasprintf("partly (%s)", via ? via : "?");
 }

@@ -96,7 +96,4 @@ int prov_backport_expand(char ***out, size_t *n, struct prov_repo *r, const char
  */
 char *prov_backport_file_ids(const char *text, size_t len);
 
-/* One sentence for text and Markdown: "cherry-pick abc123456789", ... (caller frees). */
-char *prov_backport_describe(const char *how, const char *via);
-
 #endif

@@ -1,9 +1,11 @@
+/* A distribution patch's header: DEP-3 fields and the upstream commit ids it names. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
 #include "dep3.h"
+#include "udiff.h"
 #include "banned.h"
 
 #define MAX_VALUE 1024
@@ -96,15 +98,6 @@ static int has_word(const char *p, const char *e, const char *w)
 	return 0;
 }
 
-static int diff_starts(const char *p, const char *e)
-{
-	size_t l = (size_t)(e - p);
-
-	return (l == 3 && !strncmp(p, "---", 3)) || (l >= 4 && (!strncmp(p, "--- ", 4) || !strncmp(p, "+++ ", 4))) ||
-	       (l >= 5 && !strncmp(p, "diff ", 5)) || (l >= 7 && !strncmp(p, "Index: ", 7)) ||
-	       (l >= 4 && !strncmp(p, "@@ -", 4));
-}
-
 void prov_dep3_parse(struct prov_dep3 *out, const char *text, size_t len)
 {
 	const char *p = text, *end, *nul;
@@ -121,7 +114,7 @@ void prov_dep3_parse(struct prov_dep3 *out, const char *text, size_t len)
 
 		if (e > p && e[-1] == '\r')
 			e--;
-		if (diff_starts(p, e))
+		if (prov_udiff_is_diff_start(p, (size_t)(e - p)))
 			break;
 		if ((v = field(p, e, "Origin", &ve))) {
 			const char *comma = memchr(v, ',', (size_t)(ve - v));

@@ -1,3 +1,4 @@
+/* `--fix COMMIT`: is each fix an ancestor of the deployed commit, and the first release with it. */
 #include <stdlib.h>
 #include <string.h>
 

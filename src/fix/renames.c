@@ -1,3 +1,4 @@
+/* Identifiers a release spells another way than the fix's own file, learnt from the two texts. */
 #include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* An RPM spec's distribution patches: its Patch lines, macros expanded, read beside the spec. */
 #include <ctype.h>
 #include <fcntl.h>
 #include <stdlib.h>

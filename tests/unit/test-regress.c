@@ -72,6 +72,9 @@
 #define LLVMFuzzerTestOneInput fuzz_dep3_one
 #include "../../fuzz/fuzz-dep3.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_udiff_one
+#include "../../fuzz/fuzz-udiff.c"
+#undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_kernel_one
 #include "../../fuzz/fuzz-kernel.c"
 #undef LLVMFuzzerTestOneInput
@@ -236,6 +239,11 @@ static void test_dep3(void **state)
 	replay("fuzz-dep3", fuzz_dep3_one, 1);
 }
 
+static void test_udiff(void **state)
+{
+	replay("fuzz-udiff", fuzz_udiff_one, 1);
+}
+
 /* A seed that reaches the parser's success path: what `format` names. */
 static void seed_parses(const char *target, const char *seed, int kernel)
 {
@@ -384,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_pathrw),
 		cmocka_unit_test(test_input),
 		cmocka_unit_test(test_dep3),
+		cmocka_unit_test(test_udiff),
 		cmocka_unit_test(test_kernel),
 		cmocka_unit_test(test_cudasan),
 		cmocka_unit_test(test_version),
