@@ -97,11 +97,6 @@ void prov_repo_free(struct prov_repo *r)
 	free(r);
 }
 
-const char *prov_repo_path(const struct prov_repo *r)
-{
-	return r->path;
-}
-
 git_repository *prov_repo_git(struct prov_repo *r)
 {
 	return r->repo;
