@@ -201,6 +201,11 @@ LIB_OBJS += src/text/kernel.o
 
 # sources: libgit2 mirrors, downloads, source-package imports, history.
 LIB_OBJS += src/sources/sources.o
+LIB_OBJS += src/sources/repo.o
+LIB_OBJS += src/sources/bounded.o
+LIB_OBJS += src/sources/ancestry.o
+LIB_OBJS += src/sources/blobs.o
+LIB_OBJS += src/sources/commits.o
 LIB_OBJS += src/sources/fetch.o
 LIB_OBJS += src/sources/forge.o
 LIB_OBJS += src/sources/gitstream.o
