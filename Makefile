@@ -228,6 +228,9 @@ LIB_OBJS += src/fix/fixstatus.o
 LIB_OBJS += src/fix/hunks.o
 LIB_OBJS += src/fix/dep3.o
 LIB_OBJS += src/fix/fixeffect.o
+LIB_OBJS += src/fix/fixlocate.o
+LIB_OBJS += src/fix/fixevidence.o
+LIB_OBJS += src/fix/distpatches.o
 LIB_OBJS += src/fix/renames.o
 
 # report: text, Markdown and JSON writers (read the model only).
