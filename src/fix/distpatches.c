@@ -115,7 +115,7 @@ static int same_base(const char *a, const char *b, const char *deployed_path)
 }
 
 /* The patch carrying hunk h (named ones first), or NULL. */
-const char *carried_by(const struct prov_dist_patches *dp, const struct prov_hunk *h,
+const char *effect_carried_by(const struct prov_dist_patches *dp, const struct prov_hunk *h,
 			      const char *fix_hex, const char *deployed_path)
 {
 	int pass;
@@ -142,7 +142,7 @@ const char *carried_by(const struct prov_dist_patches *dp, const struct prov_hun
  * lines in any of its hunks, whatever the file (the code lived elsewhere in
  * the release, a test file under another name), or NULL.
  */
-const char *carried_by_naming(const struct prov_dist_patches *dp, const struct prov_hunk *h,
+const char *effect_carried_by_naming(const struct prov_dist_patches *dp, const struct prov_hunk *h,
 				     const char *fix_hex)
 {
 	size_t i, k;
@@ -163,7 +163,7 @@ const char *carried_by_naming(const struct prov_dist_patches *dp, const struct p
  * A patch naming the fix whose hunks in h's file (by base name) add every
  * name h brings into the file (prov_hunk_names_added_by), or NULL.
  */
-const char *names_by_naming(const struct prov_dist_patches *dp, const struct prov_hunk *h,
+const char *effect_names_by_naming(const struct prov_dist_patches *dp, const struct prov_hunk *h,
 				   const char *fix_hex, const struct prov_hunk_file *pre, const char *deployed_path)
 {
 	const struct prov_hunk **v = NULL;
@@ -187,7 +187,7 @@ const char *names_by_naming(const struct prov_dist_patches *dp, const struct pro
 }
 
 /* 1 when a patch naming the fix changes the hunk's file (by base name, the fix's or the deployed one). */
-int naming_patch_changes(const struct prov_dist_patches *dp, const char *fix_hex, const struct prov_hunk *h,
+int effect_naming_patch_changes(const struct prov_dist_patches *dp, const char *fix_hex, const struct prov_hunk *h,
 				const char *deployed_path)
 {
 	size_t i, k;
@@ -210,14 +210,14 @@ int naming_patch_changes(const struct prov_dist_patches *dp, const char *fix_hex
  * h brings is in the deployed file or in a line such a patch adds
  * (prov_hunk_names_nowhere): the backport did that part its own way.
  */
-int own_mechanism_left_out(const struct prov_dist_patches *dp, const struct prov_hunk *h,
+int effect_own_mechanism_left_out(const struct prov_dist_patches *dp, const struct prov_hunk *h,
 				  const char *fix_hex, const struct located *loc)
 {
 	const struct prov_hunk **v = NULL;
 	size_t i, k, n = 0;
 	int r;
 
-	if (!loc->have_pre || !naming_patch_changes(dp, fix_hex, h, loc->deployed))
+	if (!loc->have_pre || !effect_naming_patch_changes(dp, fix_hex, h, loc->deployed))
 		return 0;
 	for (i = 0; i < dp->n; i++) {
 		if (!prov_dep3_names(&dp->v[i].dep3, fix_hex))
@@ -236,7 +236,7 @@ int own_mechanism_left_out(const struct prov_dist_patches *dp, const struct prov
  * changes (one of its - lines is a - line of the hunk), differently? Then
  * "absent" in the upstream tree proves nothing.
  */
-int touched_by(const struct prov_dist_patches *dp, const struct prov_hunk *h)
+int effect_touched_by(const struct prov_dist_patches *dp, const struct prov_hunk *h)
 {
 	size_t i, k, a, b;
 
@@ -262,7 +262,7 @@ int touched_by(const struct prov_dist_patches *dp, const struct prov_hunk *h)
  * back what h removed (prov_hunk_restores_removed). Only the first patch
  * carrying h (one naming the fix first) is followed.
  */
-const char *undone_by_later(const struct prov_dist_patches *dp, const struct prov_hunk *h,
+const char *effect_undone_by_later(const struct prov_dist_patches *dp, const struct prov_hunk *h,
 				   const char *fix_hex, const char *deployed_path, const char **carrier, int *revert)
 {
 	const struct prov_hunk **v = NULL;

@@ -5,7 +5,13 @@
 
 #include "fixeffect.h"
 #include "hunks.h"
-#include "renames.h"
+
+/*
+ * Private to the fix-effect files (libdwfl's libdwflP.h): fixeffect.c walks
+ * a fix's hunks and calls fixlocate.c (where the hunk's file and function
+ * are), fixevidence.c (what the hunk's own lines tell) and distpatches.c
+ * (the distribution's patches); none of those three calls back.
+ */
 
 /* A file of the fix as found in the deployed tree. */
 struct located {
@@ -20,45 +26,45 @@ struct located {
 	int have_pre, have_post;
 };
 
-/* fixlocate.c */
-int fix_side(struct prov_hunk_file *f, const struct prov_effect_tree *t, const char *commit,
+/* fixlocate.c: the deployed file of a hunk, and the hunk judged in it */
+int effect_fix_side(struct prov_hunk_file *f, const struct prov_effect_tree *t, const char *commit,
 		    const char *path);
-int function_in(const struct prov_hunk *h, const struct located *loc);
-enum prov_hunk_state in_function_only(const struct prov_hunk *h, const struct located *loc,
+int effect_function_in(const struct prov_hunk *h, const struct located *loc);
+enum prov_hunk_state effect_in_function_only(const struct prov_hunk *h, const struct located *loc,
 					     const char *parent, const char *fix_hex,
 					     const struct prov_effect_tree *t, unsigned *how);
-enum prov_hunk_state renamed_or_in_function(const struct prov_hunk *h, const struct located *loc,
+enum prov_hunk_state effect_renamed_or_in_function(const struct prov_hunk *h, const struct located *loc,
 						   const char *parent, const char *fix_hex,
 						   const struct prov_effect_tree *t, unsigned *how, int *renamed);
-int locate(struct located *loc, const struct prov_hunk *h, const char *fix_parent,
+int effect_locate(struct located *loc, const struct prov_hunk *h, const char *fix_parent,
 		  const struct prov_effect_tree *t);
-int in_own_function(const struct prov_hunk *h, const struct located *loc);
-int read_tree_file(struct prov_buf *b, const struct prov_effect_tree *t, const char *path);
+int effect_in_own_function(const struct prov_hunk *h, const struct located *loc);
+int effect_read_tree_file(struct prov_buf *b, const struct prov_effect_tree *t, const char *path);
 
-/* distpatches.c */
-const char *carried_by(const struct prov_dist_patches *dp, const struct prov_hunk *h,
+/* distpatches.c: the distribution patches that carry, name, touch or undo a hunk */
+const char *effect_carried_by(const struct prov_dist_patches *dp, const struct prov_hunk *h,
 			      const char *fix_hex, const char *deployed_path);
-const char *carried_by_naming(const struct prov_dist_patches *dp, const struct prov_hunk *h,
+const char *effect_carried_by_naming(const struct prov_dist_patches *dp, const struct prov_hunk *h,
 				     const char *fix_hex);
-const char *names_by_naming(const struct prov_dist_patches *dp, const struct prov_hunk *h,
+const char *effect_names_by_naming(const struct prov_dist_patches *dp, const struct prov_hunk *h,
 				   const char *fix_hex, const struct prov_hunk_file *pre, const char *deployed_path);
-int naming_patch_changes(const struct prov_dist_patches *dp, const char *fix_hex, const struct prov_hunk *h,
+int effect_naming_patch_changes(const struct prov_dist_patches *dp, const char *fix_hex, const struct prov_hunk *h,
 				const char *deployed_path);
-int own_mechanism_left_out(const struct prov_dist_patches *dp, const struct prov_hunk *h,
+int effect_own_mechanism_left_out(const struct prov_dist_patches *dp, const struct prov_hunk *h,
 				  const char *fix_hex, const struct located *loc);
-int touched_by(const struct prov_dist_patches *dp, const struct prov_hunk *h);
-const char *undone_by_later(const struct prov_dist_patches *dp, const struct prov_hunk *h,
+int effect_touched_by(const struct prov_dist_patches *dp, const struct prov_hunk *h);
+const char *effect_undone_by_later(const struct prov_dist_patches *dp, const struct prov_hunk *h,
 				   const char *fix_hex, const char *deployed_path, const char **carrier, int *revert);
 
-/* fixevidence.c */
-int removes_used_function(const struct prov_hunk *h, const struct located *loc,
+/* fixevidence.c: what a hunk's lines tell; evidence records */
+int effect_removes_used_function(const struct prov_hunk *h, const struct located *loc,
 				 const struct prov_dist_patches *dp);
-int adds_only(const struct prov_hunk *h);
-int adds_absent_headers_only(const struct prov_hunk *h, const struct prov_effect_tree *t);
-int add_evidence(struct prov_effect *out, const char *fix_hex, const struct prov_hunk *h,
+int effect_adds_only(const struct prov_hunk *h);
+int effect_adds_absent_headers_only(const struct prov_hunk *h, const struct prov_effect_tree *t);
+int effect_add_evidence(struct prov_effect *out, const char *fix_hex, const struct prov_hunk *h,
 			const struct located *loc, enum prov_hunk_state st, const char *via);
-void shipped_new_tests(struct prov_effect *out, const struct prov_hunks *hs, const struct located *locs,
+void effect_shipped_new_tests(struct prov_effect *out, const struct prov_hunks *hs, const struct located *locs,
 			      size_t nlocs);
-void new_files_apart(struct prov_effect *out, const struct prov_hunks *hs);
+void effect_new_files_apart(struct prov_effect *out, const struct prov_hunks *hs);
 
 #endif

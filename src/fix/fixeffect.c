@@ -358,7 +358,7 @@ static char *file_with_hunk_lines(struct prov_hunk_file *f, const struct prov_hu
 		struct prov_hunk_file g;
 		int cpre, cpost;
 
-		if (read_tree_file(&b, t, files[i]) < 0 || !b.buf)
+		if (effect_read_tree_file(&b, t, files[i]) < 0 || !b.buf)
 			continue;
 		if ((bytes += b.len) > MAX_SUFFIX_BYTES) {
 			free(found);
@@ -500,36 +500,36 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 				loc = &locs[k];
 		if (!loc) {
 			loc = &locs[nlocs++];
-			if ((error = locate(loc, h, parent, t)) < 0)
+			if ((error = effect_locate(loc, h, parent, t)) < 0)
 				goto cleanup;
 			loc->have_pre = !h->new_file &&
-					fix_side(&loc->pre, t, parent, h->old_path ? h->old_path : h->path);
-			loc->have_post = !h->deleted_file && fix_side(&loc->post, t, fix_hex, h->path);
+					effect_fix_side(&loc->pre, t, parent, h->old_path ? h->old_path : h->path);
+			loc->have_post = !h->deleted_file && effect_fix_side(&loc->post, t, fix_hex, h->path);
 		}
 		st = prov_hunk_match_fix_ex(h, loc->found ? &loc->f : NULL, loc->have_pre ? &loc->pre : NULL,
 					    loc->have_post ? &loc->post : NULL, &how);
 		if (st == PROV_HUNK_UNKNOWN && loc->found)
-			st = in_function_only(h, loc, parent, fix_hex, t, &how);
+			st = effect_in_function_only(h, loc, parent, fix_hex, t, &how);
 		if (st == PROV_HUNK_UNKNOWN && loc->found)
-			st = renamed_or_in_function(h, loc, parent, fix_hex, t, &how, &renamed);
+			st = effect_renamed_or_in_function(h, loc, parent, fix_hex, t, &how, &renamed);
 		/* absent only by the code around it, in a file a patch naming
 		 * the fix changes: that patch's lines decide (below), not this */
 		if (how == PROV_HUNK_BY_CODE_AROUND && st == PROV_HUNK_ABSENT &&
-		    naming_patch_changes(dp, fix_hex, h, loc->deployed))
+		    effect_naming_patch_changes(dp, fix_hex, h, loc->deployed))
 			st = PROV_HUNK_UNKNOWN;
 		/* present by token changes: in the function the hunk's header
 		 * names, when the deployed file defines it (not a look-alike
 		 * line of another function) */
-		if (how == PROV_HUNK_BY_TOKENS && st == PROV_HUNK_PRESENT_CHANGED && !in_own_function(h, loc))
+		if (how == PROV_HUNK_BY_TOKENS && st == PROV_HUNK_PRESENT_CHANGED && !effect_in_own_function(h, loc))
 			st = PROV_HUNK_UNKNOWN;
 		if (dp && (st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED || !dp->applied))
-			via = carried_by(dp, h, fix_hex, loc->deployed);
+			via = effect_carried_by(dp, h, fix_hex, loc->deployed);
 		if (via && !dp->applied && st != PROV_HUNK_PRESENT_EXACT)
 			st = PROV_HUNK_PRESENT_CHANGED;	/* a patch that rpmbuild applies */
-		else if (!via && dp && !dp->applied && st == PROV_HUNK_ABSENT && touched_by(dp, h))
+		else if (!via && dp && !dp->applied && st == PROV_HUNK_ABSENT && effect_touched_by(dp, h))
 			st = PROV_HUNK_UNKNOWN;	/* a patch changes those lines some other way */
 		if (dp && dp->applied && (st == PROV_HUNK_UNKNOWN || st == PROV_HUNK_ABSENT) &&
-		    (undone = undone_by_later(dp, h, fix_hex, loc->deployed, &via, &revert))) {
+		    (undone = effect_undone_by_later(dp, h, fix_hex, loc->deployed, &via, &revert))) {
 			/* carried, then changed again by a later patch: the fix was
 			 * applied (present, by the carrying patch), unless the later
 			 * patch reverts it (decided apart) */
@@ -541,13 +541,13 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		 * lived in another file; or, for an addition absent at the
 		 * fix's place, the patch adds it at another place (moved) */
 		if (dp && dp->applied && !via && !undone &&
-		    (st == PROV_HUNK_UNKNOWN || (st == PROV_HUNK_ABSENT && (!loc->found || adds_only(h)))) &&
-		    (via = carried_by_naming(dp, h, fix_hex))) {
+		    (st == PROV_HUNK_UNKNOWN || (st == PROV_HUNK_ABSENT && (!loc->found || effect_adds_only(h)))) &&
+		    (via = effect_carried_by_naming(dp, h, fix_hex))) {
 			moved = st == PROV_HUNK_ABSENT && loc->found;
 			st = PROV_HUNK_PRESENT_CHANGED;
 		}
 		if (dp && dp->applied && !via && !undone && st == PROV_HUNK_UNKNOWN && loc->have_pre &&
-		    (via = names_by_naming(dp, h, fix_hex, &loc->pre, loc->deployed)))
+		    (via = effect_names_by_naming(dp, h, fix_hex, &loc->pre, loc->deployed)))
 			st = PROV_HUNK_PRESENT_CHANGED;	/* its new names added by the patch naming the fix */
 		if ((st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED) && !via)
 			via = t->deployed_hex;	/* already in the upstream code deployed */
@@ -556,7 +556,7 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		if ((st == PROV_HUNK_ABSENT || st == PROV_HUNK_UNKNOWN) && !loc->found &&
 		    prov_hunk_is_test_path(h->path))
 			st = PROV_HUNK_TEST_ONLY;
-		add_evidence(out, fix_hex, h, loc, st, st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED ? via : NULL);
+		effect_add_evidence(out, fix_hex, h, loc, st, st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED ? via : NULL);
 		if (renamed && (st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED || st == PROV_HUNK_ABSENT))
 			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_RENAMED;
 		if (moved)
@@ -576,26 +576,26 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 			 * backport may leave it; decided apart, like a test file's */
 			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_COMMENTS;
 		} else if (st == PROV_HUNK_UNKNOWN && loc->found && prov_hunk_not_applicable(h, &loc->f) &&
-		    !function_in(h, loc)) {
+		    !effect_function_in(h, loc)) {
 			/* the release does not have the code this hunk changes: a backport drops it */
 			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_NOT_HERE;
 			out->nna++;
 		} else if (st == PROV_HUNK_ABSENT && loc->found && dp && dp->applied &&
-			   own_mechanism_left_out(dp, h, fix_hex, loc)) {
+			   effect_own_mechanism_left_out(dp, h, fix_hex, loc)) {
 			/* its new names nowhere: the patch naming the fix did it another way */
 			out->ev[out->n - 1].state = prov_hunk_state_name(PROV_HUNK_UNKNOWN);
 			out->ev[out->n - 1].note = "a patch naming the fix changes this file another way";
 			out->nabsent--;
 			out->nunknown++;
 			out->nna++;
-		} else if (st == PROV_HUNK_ABSENT && loc->found && removes_used_function(h, loc, dp)) {
+		} else if (st == PROV_HUNK_ABSENT && loc->found && effect_removes_used_function(h, loc, dp)) {
 			/* the release (or a distribution patch) still calls what it removes */
 			out->ev[out->n - 1].state = prov_hunk_state_name(PROV_HUNK_UNKNOWN);
 			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_STILL_USED;
 			out->nabsent--;
 			out->nunknown++;
 			out->nna++;
-		} else if (st == PROV_HUNK_ABSENT && !h->new_file && adds_absent_headers_only(h, t)) {
+		} else if (st == PROV_HUNK_ABSENT && !h->new_file && effect_adds_absent_headers_only(h, t)) {
 			/* the include of a helper the release does not have: not applicable there */
 			out->ev[out->n - 1].state = prov_hunk_state_name(PROV_HUNK_UNKNOWN);
 			out->ev[out->n - 1].note = "it includes a header the deployed tree does not have";
@@ -608,15 +608,15 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_NO_FILE;
 			out->nna++;
 		} else if (st == PROV_HUNK_UNKNOWN && dp && dp->applied && loc->found &&
-			   naming_patch_changes(dp, fix_hex, h, loc->deployed)) {
+			   effect_naming_patch_changes(dp, fix_hex, h, loc->deployed)) {
 			/* the patch naming the fix changes this file, its way: adapted
 			 * beyond what the lines tell; it decides nothing alone */
 			out->ev[out->n - 1].note = "a patch naming the fix changes this file another way";
 			out->nna++;
 		}
 	}
-	shipped_new_tests(out, &hs, locs, nlocs);
-	new_files_apart(out, &hs);
+	effect_shipped_new_tests(out, &hs, locs, nlocs);
+	effect_new_files_apart(out, &hs);
 	if (!depth) {
 		relocate_gone_hunks(out, &hs, locs, nlocs, t);
 		absent_by_history(out, &hs, parent, fix_hex, dp, t);

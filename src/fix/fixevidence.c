@@ -69,7 +69,7 @@ static int calls(const char *l, size_t n, const char *name)
  * distribution patch adds (its own code using it). A backport keeps code
  * the release still uses: that hunk is not the fix's effect there.
  */
-int removes_used_function(const struct prov_hunk *h, const struct located *loc,
+int effect_removes_used_function(const struct prov_hunk *h, const struct located *loc,
 				 const struct prov_dist_patches *dp)
 {
 	char *names[MAX_REMOVED_NAMES];
@@ -115,7 +115,7 @@ int removes_used_function(const struct prov_hunk *h, const struct located *loc,
  * 1 when hunk h removes no line (blank ones aside) and adds one with four
  * letters or digits: an addition that says something (not a lone "}").
  */
-int adds_only(const struct prov_hunk *h)
+int effect_adds_only(const struct prov_hunk *h)
 {
 	size_t i, k, said = 0;
 
@@ -138,7 +138,7 @@ int adds_only(const struct prov_hunk *h)
  * under no name (a helper the release does not have: a backport does the
  * work inline and cannot include it).
  */
-int adds_absent_headers_only(const struct prov_hunk *h, const struct prov_effect_tree *t)
+int effect_adds_absent_headers_only(const struct prov_hunk *h, const struct prov_effect_tree *t)
 {
 	size_t i, k, nadd = 0;
 
@@ -174,7 +174,7 @@ int adds_absent_headers_only(const struct prov_hunk *h, const struct prov_effect
 	return nadd > 0;
 }
 
-int add_evidence(struct prov_effect *out, const char *fix_hex, const struct prov_hunk *h,
+int effect_add_evidence(struct prov_effect *out, const char *fix_hex, const struct prov_hunk *h,
 			const struct located *loc, enum prov_hunk_state st, const char *via)
 {
 	struct prov_fix_evidence *e;
@@ -222,7 +222,7 @@ static int same_dir(const char *a, const char *b)
  * are shipped): it is absent, like `patch --dry-run` says. Not when a
  * patch names the fix (a backport may leave a test out, or rename it).
  */
-void shipped_new_tests(struct prov_effect *out, const struct prov_hunks *hs, const struct located *locs,
+void effect_shipped_new_tests(struct prov_effect *out, const struct prov_hunks *hs, const struct located *locs,
 			      size_t nlocs)
 {
 	size_t i, k;
@@ -250,7 +250,7 @@ void shipped_new_tests(struct prov_effect *out, const struct prov_hunks *hs, con
  * only when none of the fix's other hunks is present: with them present, the
  * backport did the work elsewhere (a helper inlined), not applicable.
  */
-void new_files_apart(struct prov_effect *out, const struct prov_hunks *hs)
+void effect_new_files_apart(struct prov_effect *out, const struct prov_hunks *hs)
 {
 	size_t i, present = 0;
 

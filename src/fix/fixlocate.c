@@ -30,7 +30,7 @@ static char *function_word(const char *fn)
 }
 
 /* The fix's own version of h's file at `commit` (before: the old path) into *f; 1 when read. */
-int fix_side(struct prov_hunk_file *f, const struct prov_effect_tree *t, const char *commit,
+int effect_fix_side(struct prov_hunk_file *f, const struct prov_effect_tree *t, const char *commit,
 		    const char *path)
 {
 	struct prov_buf b = PROV_BUF_INIT;
@@ -44,7 +44,7 @@ int fix_side(struct prov_hunk_file *f, const struct prov_effect_tree *t, const c
 }
 
 /* 1 when the function named in the hunk's header is in the located file. */
-int function_in(const struct prov_hunk *h, const struct located *loc)
+int effect_function_in(const struct prov_hunk *h, const struct located *loc)
 {
 	char *word = function_word(h->function);
 	int in = word && loc->text && memmem(loc->text, loc->len, word, strlen(word)) != NULL;
@@ -53,7 +53,7 @@ int function_in(const struct prov_hunk *h, const struct located *loc)
 	return in;
 }
 
-int read_tree_file(struct prov_buf *b, const struct prov_effect_tree *t, const char *path)
+int effect_read_tree_file(struct prov_buf *b, const struct prov_effect_tree *t, const char *path)
 {
 	prov_buf_reset(b);
 	return prov_repo_read_blob(b, t->tree_repo ? t->tree_repo : t->r,
@@ -195,7 +195,7 @@ static int function_slice(const char *text, size_t len, const char *z, size_t *o
  * in another function, is no evidence either way). UNKNOWN when a file
  * does not have that function line exactly once.
  */
-enum prov_hunk_state in_function_only(const struct prov_hunk *h, const struct located *loc,
+enum prov_hunk_state effect_in_function_only(const struct prov_hunk *h, const struct located *loc,
 					     const char *parent, const char *fix_hex,
 					     const struct prov_effect_tree *t, unsigned *how)
 {
@@ -300,7 +300,7 @@ static int addition_absent_in_function(const struct prov_hunk *h, const char *dt
  * token changes alone is not taken here (no function check on renamed
  * lines).
  */
-enum prov_hunk_state renamed_or_in_function(const struct prov_hunk *h, const struct located *loc,
+enum prov_hunk_state effect_renamed_or_in_function(const struct prov_hunk *h, const struct located *loc,
 						   const char *parent, const char *fix_hex,
 						   const struct prov_effect_tree *t, unsigned *how, int *renamed)
 {
@@ -378,7 +378,7 @@ static char *file_with_function_line(const struct prov_effect_tree *t, const str
 					     t->tree_commit ? t->tree_commit : t->deployed_hex, dir,
 					     MAX_DIR_CANDIDATES) == 0) {
 		for (i = 0; i < nfiles; i++) {
-			if (read_tree_file(&b, t, files[i]) < 0 || !b.buf || !has_line(b.buf, b.len, z))
+			if (effect_read_tree_file(&b, t, files[i]) < 0 || !b.buf || !has_line(b.buf, b.len, z))
 				continue;
 			if (found) {	/* two have it: no guess */
 				free(found);
@@ -400,7 +400,7 @@ cleanup:
 }
 
 /* Where the hunk's file is in the deployed tree; loc->found 0 when nowhere (or too large). */
-int locate(struct located *loc, const struct prov_hunk *h, const char *fix_parent,
+int effect_locate(struct located *loc, const struct prov_hunk *h, const char *fix_parent,
 		  const struct prov_effect_tree *t)
 {
 	struct prov_buf b = PROV_BUF_INIT;
@@ -410,7 +410,7 @@ int locate(struct located *loc, const struct prov_hunk *h, const char *fix_paren
 	int error;
 
 	loc->path = prov_xstrdup(h->path);
-	error = read_tree_file(&b, t, h->path);
+	error = effect_read_tree_file(&b, t, h->path);
 	if (error == 0) {
 		loc->deployed = prov_xstrdup(h->path);
 		goto found;
@@ -421,7 +421,7 @@ int locate(struct located *loc, const struct prov_hunk *h, const char *fix_paren
 	/* renamed between the fix's parent and the deployed upstream commit */
 	if (fix_parent && prov_repo_renamed_path(&other, t->r, fix_parent, t->deployed_hex,
 						 h->old_path ? h->old_path : h->path) == 0 && other &&
-	    strcmp(other, h->path) && read_tree_file(&b, t, other) == 0) {
+	    strcmp(other, h->path) && effect_read_tree_file(&b, t, other) == 0) {
 		loc->deployed = other;
 		other = NULL;
 		goto found;
@@ -434,7 +434,7 @@ int locate(struct located *loc, const struct prov_hunk *h, const char *fix_paren
 		goto none;
 	word = function_word(h->function);
 	for (i = 0; i < ncand; i++) {
-		if (read_tree_file(&b, t, cand[i]) < 0)
+		if (effect_read_tree_file(&b, t, cand[i]) < 0)
 			continue;
 		if (ncand > 1 && (!word || !b.buf || !memmem(b.buf, b.len, word, strlen(word))))
 			continue;
@@ -445,17 +445,17 @@ int locate(struct located *loc, const struct prov_hunk *h, const char *fix_paren
 		}
 		loc->deployed = prov_xstrdup(cand[i]);
 	}
-	if (loc->deployed && read_tree_file(&b, t, loc->deployed) == 0)
+	if (loc->deployed && effect_read_tree_file(&b, t, loc->deployed) == 0)
 		goto found;
 	free(loc->deployed);
 	loc->deployed = NULL;
 	/* no such file: the one file that defines the hunk's function */
-	if (!ncand && word && (loc->deployed = defining_file(t, word)) && read_tree_file(&b, t, loc->deployed) == 0)
+	if (!ncand && word && (loc->deployed = defining_file(t, word)) && effect_read_tree_file(&b, t, loc->deployed) == 0)
 		goto found;
 	free(loc->deployed);
 	loc->deployed = NULL;
 	/* nor that: the one file of its directory with the line the header names */
-	if (!ncand && (loc->deployed = file_with_function_line(t, h)) && read_tree_file(&b, t, loc->deployed) == 0)
+	if (!ncand && (loc->deployed = file_with_function_line(t, h)) && effect_read_tree_file(&b, t, loc->deployed) == 0)
 		goto found;
 	free(loc->deployed);
 	loc->deployed = NULL;
@@ -489,7 +489,7 @@ cleanup:
  * before its definition to the next definition (srcdefs), when the file
  * defines that function once; 1 too when it does not (renamed: no check).
  */
-int in_own_function(const struct prov_hunk *h, const struct located *loc)
+int effect_in_own_function(const struct prov_hunk *h, const struct located *loc)
 {
 	struct prov_defs d = { 0 };
 	struct prov_hunk_file rf;
