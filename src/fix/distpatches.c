@@ -1,3 +1,4 @@
+/* The distribution's patches: their list, and which carry, name, touch or undo a fix's hunk. */
 #include <stdlib.h>
 #include <string.h>
 

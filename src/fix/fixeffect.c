@@ -1,3 +1,4 @@
+/* Is a fix's effect in the deployed tree: the walk over its hunks and the history behind them. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* What a hunk's own lines tell (removed definitions, added includes, new files), as evidence. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>

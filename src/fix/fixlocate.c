@@ -1,3 +1,4 @@
+/* Where a fix's file and function are in the deployed tree, and what a hunk is there. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* Revisions, branches and tags: resolving them, ancestry, the first tag, merge bases. */
 #include <stdlib.h>
 #include <string.h>
 

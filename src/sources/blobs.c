@@ -1,3 +1,4 @@
+/* Files at a commit: their lines and bytes, paths by name, renames, directory lists, blame. */
 #include <stdlib.h>
 #include <string.h>
 

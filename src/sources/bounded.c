@@ -1,3 +1,4 @@
+/* Network jobs that cannot hang: a child process, watched and killed past the fetch.* bounds. */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>

@@ -1,3 +1,4 @@
+/* Backports, the git side: a commit's diff and patch-id, the commits of a range. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>

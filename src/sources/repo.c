@@ -1,3 +1,4 @@
+/* The repository object the sources files share: libgit2 set up, freed, its errors wrapped once. */
 #include <stdarg.h>
 #include <stdlib.h>
 

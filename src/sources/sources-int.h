@@ -8,6 +8,12 @@
 
 #include "error.h"
 
+/*
+ * Private to src/sources/ (libdwfl's libdwflP.h): the repository object
+ * that sources.c opens and repo.c frees, and what its readers (ancestry.c,
+ * commits.c, blobs.c) share. Nothing outside this folder includes it.
+ */
+
 struct tag_entry {
 	char *name;
 	git_oid commit;
@@ -26,6 +32,7 @@ struct prov_repo {
 	char *fetch_error;	/* why */
 };
 
+/* A full 40-hex commit id; PROV_EINPUT (message set) otherwise. */
 static inline int parse_oid(git_oid *out, const char *hex)
 {
 	if (!hex || strlen(hex) != GIT_OID_HEXSZ || git_oid_fromstr(out, hex) < 0)

@@ -1,3 +1,4 @@
+/* Mirrors: one bare git mirror per upstream URL in the cache, fetched into and opened. */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
