@@ -3,8 +3,13 @@
 
 #include <stddef.h>
 
-#include "fixeffect.h"
 #include "hunks.h"
+
+/* from fixeffect.h and buf.h, which the files including this header include first */
+struct prov_buf;
+struct prov_dist_patches;
+struct prov_effect;
+struct prov_effect_tree;
 
 /*
  * Private to the fix-effect files (libdwfl's libdwflP.h): fixeffect.c walks
