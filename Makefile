@@ -212,6 +212,11 @@ LIB_OBJS += src/text/kernel.o
 
 # sources: libgit2 mirrors, downloads, source-package imports, history.
 LIB_OBJS += src/sources/sources.o
+LIB_OBJS += src/sources/repo.o
+LIB_OBJS += src/sources/bounded.o
+LIB_OBJS += src/sources/ancestry.o
+LIB_OBJS += src/sources/blobs.o
+LIB_OBJS += src/sources/commits.o
 LIB_OBJS += src/sources/fetch.o
 LIB_OBJS += src/sources/forge.o
 LIB_OBJS += src/sources/gitstream.o
@@ -238,6 +243,9 @@ LIB_OBJS += src/fix/hunks-match.o
 LIB_OBJS += src/fix/hunks-compare.o
 LIB_OBJS += src/fix/dep3.o
 LIB_OBJS += src/fix/fixeffect.o
+LIB_OBJS += src/fix/fixlocate.o
+LIB_OBJS += src/fix/fixevidence.o
+LIB_OBJS += src/fix/distpatches.o
 LIB_OBJS += src/fix/renames.o
 
 # report: text, Markdown and JSON writers (read the model only).

@@ -1,3 +1,4 @@
+/* Downloads with libcurl into <cache>/downloads/: resumed, retried, capped (fetch.h). */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>

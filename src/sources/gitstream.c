@@ -1,3 +1,4 @@
+/* The bounded socket under libgit2's connections in a fetch child (gitstream.h). */
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>

@@ -34,7 +34,7 @@ int prov_error_from_git(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
- * A network job that cannot hang (sources.c): `work` runs in a child
+ * A network job that cannot hang (bounded.c): `work` runs in a child
  * process whose libgit2 connections read through the bounded stream
  * (gitstream.h: fetch.maxRefsSize, fetch.maxPackSize, fetch.timeout); the
  * parent kills it when nothing arrived within fetch.connectTimeout, when

@@ -124,9 +124,6 @@ int prov_sources_ls_remote(struct prov_remote_ref *refs, const char *url, const 
 /* 1 when the mirror needed a refresh for some of `wants` but the fetch failed. */
 int prov_repo_stale(const struct prov_repo *r);
 
-/* The directory of the repository (mirror or local path). */
-const char *prov_repo_path(const struct prov_repo *r);
-
 /*
  * Resolve a revision to a full hex commit: tried as refs/tags/REV,
  * refs/heads/REV, then git_revparse_single(REV) (abbreviated SHAs, ~, ^),

@@ -1,3 +1,4 @@
+/* Suspects: upstream commits after the deployed one that changed a crash line (suspects.h). */
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>

@@ -1,0 +1,543 @@
+/* Where a fix's file and function are in the deployed tree, and what a hunk is there. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "defs.h"
+#include "error.h"
+#include "fixeffect.h"
+#include "fixeffect-int.h"
+#include "renames.h"
+#include "srcdefs.h"
+#include "srclocate.h"
+#include "util.h"
+#include "banned.h"
+
+#define MAX_BASENAME_CANDIDATES 16
+#define MAX_DIR_CANDIDATES 500	/* files of a directory read for a function line */
+
+/* The function's identifier in a hunk header's function text: the word before the first '('. */
+static char *function_word(const char *fn)
+{
+	const char *paren = fn ? strchr(fn, '(') : NULL, *s;
+
+	if (!paren)
+		return NULL;
+	while (paren > fn && paren[-1] == ' ')
+		paren--;
+	for (s = paren; s > fn && (isalnum((unsigned char)s[-1]) || s[-1] == '_'); s--)
+		;
+	return paren - s >= 3 ? prov_xstrndup(s, (size_t)(paren - s)) : NULL;
+}
+
+/* The fix's own version of h's file at `commit` (before: the old path) into *f; 1 when read. */
+int effect_fix_side(struct prov_hunk_file *f, const struct prov_effect_tree *t, const char *commit,
+		    const char *path)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	int ok = commit && path && prov_repo_read_blob(&b, t->r, commit, path, PROV_SOURCES_MAX_BLOB) == 0;
+
+	prov_error_clear();
+	if (ok)
+		prov_hunk_file_init(f, b.buf ? b.buf : "", b.len);
+	prov_buf_release(&b);
+	return ok;
+}
+
+/* 1 when the function named in the hunk's header is in the located file. */
+int effect_function_in(const struct prov_hunk *h, const struct located *loc)
+{
+	char *word = function_word(h->function);
+	int in = word && loc->text && memmem(loc->text, loc->len, word, strlen(word)) != NULL;
+
+	free(word);
+	return in;
+}
+
+int effect_read_tree_file(struct prov_buf *b, const struct prov_effect_tree *t, const char *path)
+{
+	prov_buf_reset(b);
+	return prov_repo_read_blob(b, t->tree_repo ? t->tree_repo : t->r,
+				   t->tree_commit ? t->tree_commit : t->deployed_hex, path, PROV_SOURCES_MAX_BLOB);
+}
+
+/*
+ * The one file of the deployed tree that defines function `word` (NULL when
+ * none or several do): the tree's definitions indexed once in the cache.
+ */
+static char *defining_file(const struct prov_effect_tree *t, const char *word)
+{
+	struct prov_repo *r = t->tree_repo ? t->tree_repo : t->r;
+	const char *commit = t->tree_commit ? t->tree_commit : t->deployed_hex;
+	struct prov_defs all = { 0 };
+	char *path = NULL;
+	size_t i;
+	int indexed = t->cache ? prov_cache_defs_indexed(t->cache, commit, "") : 0, many = 0;
+
+	if (indexed > 0) {
+		if (prov_cache_defs_find(&all, t->cache, commit, "", word) < 0)
+			goto cleanup;
+	} else {
+		if (prov_repo_scan_defs(&all, r, commit, "") < 0)
+			goto cleanup;
+		if (t->cache && prov_cache_defs_put(t->cache, commit, "", &all) < 0)
+			prov_warn("%s", prov_error_last());
+	}
+	for (i = 0; i < all.n && !many; i++) {
+		if (strcmp(all.items[i].name, word))
+			continue;
+		if (path && strcmp(path, all.items[i].path))
+			many = 1;
+		else if (!path)
+			path = prov_xstrdup(all.items[i].path);
+	}
+	if (many) {
+		free(path);
+		path = NULL;
+	}
+cleanup:
+	prov_error_clear();
+	for (i = 0; i < all.n; i++) {
+		free(all.items[i].qname);
+		free(all.items[i].name);
+		free(all.items[i].path);
+	}
+	free(all.items);
+	return path;
+}
+
+/* s[0..n) with every blank removed equals z (blanks removed already). */
+static int same_unblanked(const char *s, size_t n, const char *z)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (isspace((unsigned char)s[i]))
+			continue;
+		if (*z != s[i])
+			return 0;
+		z++;
+	}
+	return *z == '\0';
+}
+
+/* 1 when text has a line that, blanks removed, is z. */
+static int has_line(const char *text, size_t len, const char *z)
+{
+	const char *p = text, *end = text + len;
+
+	while (p && p < end) {
+		const char *e = memchr(p, '\n', (size_t)(end - p));
+
+		if (same_unblanked(p, e ? (size_t)(e - p) : (size_t)(end - p), z))
+			return 1;
+		p = e ? e + 1 : NULL;
+	}
+	return 0;
+}
+
+/* The hunk header's function line with its blanks removed; NULL when none or too short to say (under 8 letters and digits). */
+static char *unblanked_function(const struct prov_hunk *h)
+{
+	const char *q;
+	char *z;
+	size_t k = 0, alnum = 0;
+
+	if (!h->function)
+		return NULL;
+	z = prov_xmalloc(strlen(h->function) + 1);
+	for (q = h->function; *q; q++)
+		if (!isspace((unsigned char)*q)) {
+			z[k++] = *q;
+			alnum += isalnum((unsigned char)*q) != 0;
+		}
+	z[k] = '\0';
+	if (alnum < 8) {
+		free(z);
+		return NULL;
+	}
+	return z;
+}
+
+/*
+ * The lines of the function whose line (blanks removed) is z, once in text:
+ * from that line to the next line git's default function-line rule would
+ * take (one that starts with a letter, '_' or '$'), or the end. 1 and
+ * [*off, *off + *n) when z is there exactly once.
+ */
+static int function_slice(const char *text, size_t len, const char *z, size_t *off, size_t *n)
+{
+	const char *p = text, *end = text + len, *at = NULL, *stop = end;
+
+	while (p && p < end) {
+		const char *e = memchr(p, '\n', (size_t)(end - p));
+
+		if (same_unblanked(p, e ? (size_t)(e - p) : (size_t)(end - p), z)) {
+			if (at)
+				return 0;	/* twice: which one? */
+			at = p;
+			stop = end;
+		} else if (at && stop == end && (isalpha((unsigned char)*p) || *p == '_' || *p == '$')) {
+			stop = p;
+		}
+		p = e ? e + 1 : NULL;
+	}
+	if (!at)
+		return 0;
+	*off = (size_t)(at - text);
+	*n = (size_t)(stop - at);
+	return 1;
+}
+
+/*
+ * A hunk neither present nor absent in its whole file, judged again in the
+ * function its header names alone: that function of the deployed file, of
+ * the fix's file before and after it (a line found elsewhere in the file,
+ * in another function, is no evidence either way). UNKNOWN when a file
+ * does not have that function line exactly once.
+ */
+enum prov_hunk_state effect_in_function_only(const struct prov_hunk *h, const struct located *loc,
+					     const char *parent, const char *fix_hex,
+					     const struct prov_effect_tree *t, unsigned *how)
+{
+	struct prov_buf pre = PROV_BUF_INIT, post = PROV_BUF_INIT;
+	struct prov_hunk_file fd, fpre, fpost;
+	enum prov_hunk_state st = PROV_HUNK_UNKNOWN;
+	size_t o[3], n[3];
+	char *z = unblanked_function(h);
+
+	*how = 0;
+	if (!z || !loc->found || !loc->text || h->new_file || h->deleted_file || !parent ||
+	    prov_repo_read_blob(&pre, t->r, parent, h->old_path ? h->old_path : h->path, PROV_SOURCES_MAX_BLOB) < 0 ||
+	    prov_repo_read_blob(&post, t->r, fix_hex, h->path, PROV_SOURCES_MAX_BLOB) < 0 || !pre.buf || !post.buf ||
+	    !function_slice(loc->text, loc->len, z, &o[0], &n[0]) || !function_slice(pre.buf, pre.len, z, &o[1], &n[1]) ||
+	    !function_slice(post.buf, post.len, z, &o[2], &n[2]))
+		goto cleanup;
+	prov_hunk_file_init(&fd, loc->text + o[0], n[0]);
+	prov_hunk_file_init(&fpre, pre.buf + o[1], n[1]);
+	prov_hunk_file_init(&fpost, post.buf + o[2], n[2]);
+	st = prov_hunk_match_fix_ex(h, &fd, &fpre, &fpost, how);
+	prov_hunk_file_release(&fd);
+	prov_hunk_file_release(&fpre);
+	prov_hunk_file_release(&fpost);
+cleanup:
+	prov_error_clear();
+	prov_buf_release(&pre);
+	prov_buf_release(&post);
+	free(z);
+	return st;
+}
+
+/* h with every identifier r renames written the deployed file's way (lines and function; release with renamed_release). */
+static void renamed_hunk(struct prov_hunk *out, const struct prov_hunk *h, const struct prov_renames *r)
+{
+	size_t i;
+
+	*out = *h;
+	out->lines = prov_xcalloc(h->n + 1, sizeof(*out->lines));
+	for (i = 0; i < h->n; i++)
+		out->lines[i] = prov_renames_apply(r, h->lines[i], strlen(h->lines[i]), NULL);
+	out->function = h->function ? prov_renames_apply(r, h->function, strlen(h->function), NULL) : NULL;
+}
+
+static void renamed_release(struct prov_hunk *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->n; i++)
+		free(x->lines[i]);
+	free(x->lines);
+	free(x->function);
+}
+
+static int hunk_touched(const struct prov_hunk *h, const struct prov_renames *r)
+{
+	size_t i;
+
+	for (i = 0; i < h->n; i++)
+		if (prov_renames_touch(r, h->lines[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * Addition h (its file's texts: the deployed one, the fix's before and
+ * after it) not made in the function its header names, by the code around
+ * it there (prov_hunk_addition_absent_in): that function of the deployed
+ * file and of the fix's file before it, each having its line once.
+ */
+static int addition_absent_in_function(const struct prov_hunk *h, const char *dt, size_t dlen, const char *pt,
+				       size_t plen, const char *qt, size_t qlen)
+{
+	char *z = unblanked_function(h);
+	size_t o[2], n[2];
+	struct prov_hunk_file fd, fp, pre, post;
+	int ok = 0;
+
+	if (!z || !function_slice(dt, dlen, z, &o[0], &n[0]) || !function_slice(pt, plen, z, &o[1], &n[1])) {
+		free(z);
+		return 0;
+	}
+	prov_hunk_file_init(&fd, dt + o[0], n[0]);
+	prov_hunk_file_init(&fp, pt + o[1], n[1]);
+	prov_hunk_file_init(&pre, pt, plen);
+	prov_hunk_file_init(&post, qt, qlen);
+	ok = prov_hunk_addition_absent_in(h, &fd, &fp, &pre, &post);
+	prov_hunk_file_release(&fd);
+	prov_hunk_file_release(&fp);
+	prov_hunk_file_release(&pre);
+	prov_hunk_file_release(&post);
+	free(z);
+	return ok;
+}
+
+/*
+ * A hunk neither present nor absent in its file, judged again with the
+ * identifiers the release spells another way (an API renamed since:
+ * prov_renames_learn between the fix's file before it and the deployed
+ * file) written its way in the hunk and in the fix's own file; then, as an
+ * addition, in the function its header names (addition_absent_in_function).
+ * *renamed 1 when the verdict rests on renamed identifiers. A presence by
+ * token changes alone is not taken here (no function check on renamed
+ * lines).
+ */
+enum prov_hunk_state effect_renamed_or_in_function(const struct prov_hunk *h, const struct located *loc,
+						   const char *parent, const char *fix_hex,
+						   const struct prov_effect_tree *t, unsigned *how, int *renamed)
+{
+	struct prov_buf pre = PROV_BUF_INIT, post = PROV_BUF_INIT;
+	struct prov_renames r = { 0 };
+	struct prov_hunk hr;
+	enum prov_hunk_state st = PROV_HUNK_UNKNOWN;
+	char *rpre = NULL, *rpost = NULL;
+	size_t lpre = 0, lpost = 0;
+	int use = 0;
+
+	*how = 0;
+	*renamed = 0;
+	if (!loc->found || !loc->text || h->new_file || h->deleted_file || !parent || h->n > PROV_HUNK_FUZZY_MAX ||
+	    prov_repo_read_blob(&pre, t->r, parent, h->old_path ? h->old_path : h->path, PROV_SOURCES_MAX_BLOB) < 0 ||
+	    prov_repo_read_blob(&post, t->r, fix_hex, h->path, PROV_SOURCES_MAX_BLOB) < 0)
+		goto cleanup;
+	prov_renames_learn(&r, pre.buf, pre.len, loc->text, loc->len);
+	if (r.n && hunk_touched(h, &r)) {
+		struct prov_hunk_file fpre, fpost;
+
+		use = 1;
+		renamed_hunk(&hr, h, &r);
+		rpre = prov_renames_apply(&r, pre.buf, pre.len, &lpre);
+		rpost = prov_renames_apply(&r, post.buf, post.len, &lpost);
+		prov_hunk_file_init(&fpre, rpre, lpre);
+		prov_hunk_file_init(&fpost, rpost, lpost);
+		st = prov_hunk_match_fix_ex(&hr, &loc->f, &fpre, &fpost, how);
+		prov_hunk_file_release(&fpre);
+		prov_hunk_file_release(&fpost);
+		if (st == PROV_HUNK_PRESENT_CHANGED && *how == PROV_HUNK_BY_TOKENS)
+			st = PROV_HUNK_UNKNOWN;
+		else if (st == PROV_HUNK_PRESENT_EXACT)
+			st = PROV_HUNK_PRESENT_CHANGED;	/* not byte-identical: other names */
+		*renamed = st != PROV_HUNK_UNKNOWN;
+	}
+	if (st == PROV_HUNK_UNKNOWN &&
+	    addition_absent_in_function(use ? &hr : h, loc->text, loc->len, use ? rpre : pre.buf, use ? lpre : pre.len,
+					use ? rpost : post.buf, use ? lpost : post.len)) {
+		st = PROV_HUNK_ABSENT;
+		*how = PROV_HUNK_BY_CODE_AROUND;
+		*renamed = use;
+	}
+	if (st == PROV_HUNK_UNKNOWN)
+		*how = 0;
+	if (use)
+		renamed_release(&hr);
+cleanup:
+	prov_error_clear();
+	free(rpre);
+	free(rpost);
+	prov_renames_release(&r);
+	prov_buf_release(&pre);
+	prov_buf_release(&post);
+	return st;
+}
+
+/*
+ * The one file in the directory of the hunk's (gone) file that has the line
+ * the hunk's header names (git's function line: "sub name {", "def name(",
+ * any language the C definition scanner does not read), blanks ignored;
+ * NULL when none or several have it, or the line is too short to say.
+ */
+static char *file_with_function_line(const struct prov_effect_tree *t, const struct prov_hunk *h)
+{
+	const char *path = h->old_path ? h->old_path : h->path, *base = prov_basename(path);
+	char *dir = prov_xstrndup(path, (size_t)(base - path) ? (size_t)(base - path) - 1 : 0), *z, *found = NULL;
+	char **files = NULL;
+	size_t nfiles = 0, i;
+	struct prov_buf b = PROV_BUF_INIT;
+
+	if (!(z = unblanked_function(h)))
+		goto cleanup;
+	if (prov_repo_list_dir(&files, &nfiles, t->tree_repo ? t->tree_repo : t->r,
+					     t->tree_commit ? t->tree_commit : t->deployed_hex, dir,
+					     MAX_DIR_CANDIDATES) == 0) {
+		for (i = 0; i < nfiles; i++) {
+			if (effect_read_tree_file(&b, t, files[i]) < 0 || !b.buf || !has_line(b.buf, b.len, z))
+				continue;
+			if (found) {	/* two have it: no guess */
+				free(found);
+				found = NULL;
+				break;
+			}
+			found = prov_xstrdup(files[i]);
+		}
+	}
+	prov_error_clear();
+	for (i = 0; i < nfiles; i++)
+		free(files[i]);
+	free(files);
+	free(z);
+cleanup:
+	prov_buf_release(&b);
+	free(dir);
+	return found;
+}
+
+/* Where the hunk's file is in the deployed tree; loc->found 0 when nowhere (or too large). */
+int effect_locate(struct located *loc, const struct prov_hunk *h, const char *fix_parent,
+		  const struct prov_effect_tree *t)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	char *other = NULL, *word = NULL;
+	char **cand = NULL;
+	size_t ncand = 0, i;
+	int error;
+
+	loc->path = prov_xstrdup(h->path);
+	error = effect_read_tree_file(&b, t, h->path);
+	if (error == 0) {
+		loc->deployed = prov_xstrdup(h->path);
+		goto found;
+	}
+	if (error != PROV_ENOTFOUND || h->new_file)
+		goto none;
+	prov_error_clear();
+	/* renamed between the fix's parent and the deployed upstream commit */
+	if (fix_parent && prov_repo_renamed_path(&other, t->r, fix_parent, t->deployed_hex,
+						 h->old_path ? h->old_path : h->path) == 0 && other &&
+	    strcmp(other, h->path) && effect_read_tree_file(&b, t, other) == 0) {
+		loc->deployed = other;
+		other = NULL;
+		goto found;
+	}
+	prov_error_clear();
+	/* gone: a file of the same name, the one holding the hunk's function when several */
+	if (prov_repo_find_basename(&cand, &ncand, t->tree_repo ? t->tree_repo : t->r,
+				    t->tree_commit ? t->tree_commit : t->deployed_hex, prov_basename(h->path),
+				    MAX_BASENAME_CANDIDATES) < 0)
+		goto none;
+	word = function_word(h->function);
+	for (i = 0; i < ncand; i++) {
+		if (effect_read_tree_file(&b, t, cand[i]) < 0)
+			continue;
+		if (ncand > 1 && (!word || !b.buf || !memmem(b.buf, b.len, word, strlen(word))))
+			continue;
+		if (loc->deployed) {	/* two hold it: no guess */
+			free(loc->deployed);
+			loc->deployed = NULL;
+			break;
+		}
+		loc->deployed = prov_xstrdup(cand[i]);
+	}
+	if (loc->deployed && effect_read_tree_file(&b, t, loc->deployed) == 0)
+		goto found;
+	free(loc->deployed);
+	loc->deployed = NULL;
+	/* no such file: the one file that defines the hunk's function */
+	if (!ncand && word && (loc->deployed = defining_file(t, word)) && effect_read_tree_file(&b, t, loc->deployed) == 0)
+		goto found;
+	free(loc->deployed);
+	loc->deployed = NULL;
+	/* nor that: the one file of its directory with the line the header names */
+	if (!ncand && (loc->deployed = file_with_function_line(t, h)) && effect_read_tree_file(&b, t, loc->deployed) == 0)
+		goto found;
+	free(loc->deployed);
+	loc->deployed = NULL;
+none:
+	prov_error_clear();
+	if (error < 0 && error != PROV_ENOTFOUND && error != PROV_ELIMIT) {
+		prov_buf_release(&b);
+		return error;
+	}
+	error = 0;
+	goto cleanup;
+found:
+	prov_hunk_file_init(&loc->f, b.buf ? b.buf : "", b.len);
+	loc->len = b.len;
+	loc->text = b.len ? prov_buf_detach(&b) : NULL;
+	loc->found = 1;
+	error = 0;
+cleanup:
+	for (i = 0; i < ncand; i++)
+		free(cand[i]);
+	free(cand);
+	free(other);
+	free(word);
+	prov_buf_release(&b);
+	return error;
+}
+
+/*
+ * Hunk h (present by token changes somewhere in the located file) is present
+ * by them in the lines of the function its header names, from the line
+ * before its definition to the next definition (srcdefs), when the file
+ * defines that function once; 1 too when it does not (renamed: no check).
+ */
+int effect_in_own_function(const struct prov_hunk *h, const struct located *loc)
+{
+	struct prov_defs d = { 0 };
+	struct prov_hunk_file rf;
+	char *word = function_word(h->function);
+	int start = 0, end = 0, line = 1, ok = 1, n = 0;
+	const char *p, *from = NULL, *to = NULL;
+	size_t i;
+
+	if (!word || !loc->text || !prov_defs_wants_path(loc->deployed ? loc->deployed : loc->path))
+		goto cleanup;
+	prov_defs_scan_text(&d, loc->deployed ? loc->deployed : loc->path, loc->text, loc->len);
+	for (i = 0; i < d.n; i++)
+		if (!strcmp(d.items[i].name, word)) {
+			start = d.items[i].line;
+			n++;
+		}
+	if (n != 1)
+		goto cleanup;
+	for (i = 0; i < d.n; i++)
+		if (d.items[i].line > start && (!end || d.items[i].line < end))
+			end = d.items[i].line;
+	start = start > 3 ? start - 3 : 1;	/* a return type on the lines before the name */
+	for (p = loc->text; p < loc->text + loc->len; line++) {
+		const char *nl = memchr(p, '\n', (size_t)(loc->text + loc->len - p));
+
+		if (line == start)
+			from = p;
+		if (end && line == end - 1) {
+			to = p;	/* up to the line before the next definition's name */
+			break;
+		}
+		p = nl ? nl + 1 : loc->text + loc->len;
+	}
+	if (!from)
+		goto cleanup;
+	if (!to || to < from)
+		to = loc->text + loc->len;
+	prov_hunk_file_init(&rf, from, (size_t)(to - from));
+	{
+		enum prov_hunk_state st = prov_hunk_match_fix(h, &rf, loc->have_pre ? &loc->pre : NULL,
+							      loc->have_post ? &loc->post : NULL);
+
+		ok = st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED;
+	}
+	prov_hunk_file_release(&rf);
+cleanup:
+	prov_defs_release(&d);
+	free(word);
+	return ok;
+}
