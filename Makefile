@@ -155,6 +155,8 @@ LIB_OBJS += cache/sqlite-identity.o
 LIB_OBJS += cache/sqlite-guard.o
 LIB_OBJS += cache/defs.o
 LIB_OBJS += cache/store.o
+LIB_OBJS += cache/store-schema.o
+LIB_OBJS += cache/store-report.o
 LIB_OBJS += cache/store-sqlite.o
 LIB_OBJS += cache/store-pg.o
 

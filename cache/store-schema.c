@@ -1,0 +1,163 @@
+/* The crash store's one schema (both dialects), its migrations and the fixed SQL both backends run. */
+#include <string.h>
+
+#include "store.h"
+#include "store-int.h"
+#include "buf.h"
+#include "banned.h"
+
+/*
+ * The documented tables (docs/store.md): keep names and meanings. One text
+ * for both stores: ID_PK is the crash id column, CTEXT a text column that
+ * compares and sorts bytewise (SQLite's default; COLLATE "C" on PostgreSQL)
+ * so that both stores order groups alike; COVER_* add PostgreSQL's INCLUDE
+ * columns (index-only scans for triage --since), nothing on SQLite.
+ */
+static const char schema_tables[] =
+	"CREATE TABLE crashes("
+	" id ID_PK, signature CTEXT NOT NULL, signal BIGINT, signal_name CTEXT,"
+	" time CTEXT, host CTEXT NOT NULL, input CTEXT, context CTEXT, patterns CTEXT,"
+	" executable CTEXT, kind CTEXT, hash CTEXT NOT NULL UNIQUE, added CTEXT NOT NULL);"
+	"CREATE INDEX crashes_signature ON crashes(signature, time, id);"
+	"CREATE INDEX crashes_time ON crashes(time) COVER_TIME;"
+	"CREATE TABLE frames("
+	" crash_id BIGINT NOT NULL, thread BIGINT NOT NULL, tid BIGINT,"
+	" crashed BIGINT NOT NULL, depth BIGINT NOT NULL, function CTEXT, file CTEXT,"
+	" line BIGINT, module CTEXT, component CTEXT, language CTEXT NOT NULL);"
+	"CREATE INDEX frames_crash ON frames(crash_id, crashed, depth);"
+	"CREATE TABLE modules("
+	" crash_id BIGINT NOT NULL, path CTEXT, build_id CTEXT, package_kind CTEXT,"
+	" package CTEXT, version CTEXT, component CTEXT);"
+	"CREATE INDEX modules_crash ON modules(crash_id);"
+	"CREATE TABLE components("
+	" crash_id BIGINT NOT NULL, name CTEXT NOT NULL, version CTEXT, \"commit\" CTEXT,"
+	" repo CTEXT);"
+	"CREATE INDEX components_crash ON components(crash_id) COVER_COMPONENT;"
+	"CREATE INDEX components_name ON components(name, version);"
+	"CREATE TABLE reports(crash_id BIGINT PRIMARY KEY, json TEXT NOT NULL);";
+
+/* Schema 2: per-signature summaries kept in the insert's transaction (triage at fleet scale). */
+static const char schema_summaries[] =
+	"CREATE TABLE signature_hosts(signature CTEXT NOT NULL, host CTEXT NOT NULL,"
+	" count BIGINT NOT NULL, first_seen CTEXT, last_seen CTEXT,"
+	" PRIMARY KEY(signature, host));"
+	"CREATE TABLE signature_versions(signature CTEXT NOT NULL, component CTEXT NOT NULL,"
+	" version CTEXT NOT NULL, count BIGINT NOT NULL,"
+	" PRIMARY KEY(signature, component, version));";
+
+/*
+ * Schema 3: how each component's commit was found (components.commit_is,
+ * "exact" or "approximate", and components.found_by, as in the report) and,
+ * per signature and version, how many crashes ran an approximate commit.
+ * A new store is schema 2 and these: one text, so that a new store and an
+ * upgraded one are the same. Rows stored before are NULL / 0: not recorded.
+ */
+static const char schema_3_columns[] =
+	"ALTER TABLE components ADD COLUMN commit_is CTEXT;"
+	"ALTER TABLE components ADD COLUMN found_by CTEXT;"
+	"ALTER TABLE signature_versions ADD COLUMN approximate BIGINT NOT NULL DEFAULT 0;";
+
+/* Schema 1 -> 2: the summaries, filled from what is stored. */
+static const char migrate_1_2_fill[] =
+	"INSERT INTO signature_hosts SELECT signature, host, count(*), min(time), max(time)"
+	" FROM crashes GROUP BY signature, host;"
+	"INSERT INTO signature_versions SELECT c.signature, v.name, coalesce(v.version, '?'),"
+	" count(DISTINCT v.crash_id) FROM components v JOIN crashes c ON c.id = v.crash_id"
+	" GROUP BY c.signature, v.name, coalesce(v.version, '?');";
+
+const char store_summary_hosts_sql[] =
+	"INSERT INTO signature_hosts(signature, host, count, first_seen, last_seen)"
+	" SELECT ?1, ?2, 1, ?3, ?3 FROM crashes WHERE id = ?4"
+	" ON CONFLICT(signature, host) DO UPDATE SET"
+	" count = signature_hosts.count + 1,"
+	" first_seen = CASE WHEN excluded.first_seen IS NOT NULL AND (signature_hosts.first_seen IS NULL"
+	" OR excluded.first_seen < signature_hosts.first_seen) THEN excluded.first_seen"
+	" ELSE signature_hosts.first_seen END,"
+	" last_seen = CASE WHEN excluded.last_seen IS NOT NULL AND (signature_hosts.last_seen IS NULL"
+	" OR excluded.last_seen > signature_hosts.last_seen) THEN excluded.last_seen"
+	" ELSE signature_hosts.last_seen END";
+
+const char store_summary_versions_sql[] =
+	"INSERT INTO signature_versions(signature, component, version, count, approximate)"
+	" SELECT ?1, name, v, 1, a FROM (SELECT name, coalesce(version, '?') AS v,"
+	" max(CASE WHEN commit_is = 'approximate' THEN 1 ELSE 0 END) AS a"
+	" FROM components WHERE crash_id = ?4 GROUP BY 1, 2) AS d ORDER BY name, v"
+	" ON CONFLICT(signature, component, version) DO UPDATE SET"
+	" count = signature_versions.count + 1,"
+	" approximate = signature_versions.approximate + excluded.approximate";
+
+static void subst(struct prov_buf *b, const char *sql, enum store_dialect d)
+{
+	const char *p = sql;
+
+	while (*p) {
+		if (!strncmp(p, "ID_PK", 5)) {
+			prov_buf_printf(b, "%s", d == STORE_PG ?
+					"BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY" :
+					"INTEGER PRIMARY KEY");
+			p += 5;
+		} else if (!strncmp(p, "COVER_TIME", 10)) {
+			/* PostgreSQL: --since answered from the index alone */
+			if (d == STORE_PG)
+				prov_buf_puts(b, "INCLUDE (signature, host, id)");
+			p += 10;
+		} else if (!strncmp(p, "COVER_COMPONENT", 15)) {
+			if (d == STORE_PG)
+				prov_buf_puts(b, "INCLUDE (name, version)");
+			p += 15;
+		} else if (!strncmp(p, "CTEXT", 5)) {
+			prov_buf_printf(b, "%s", d == STORE_PG ? "TEXT COLLATE \"C\"" : "TEXT");
+			p += 5;
+		} else {
+			prov_buf_putc(b, *p);
+			p++;
+		}
+	}
+}
+
+char *store_schema_sql(enum store_dialect dialect)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+
+	subst(&b, schema_tables, dialect);
+	subst(&b, schema_summaries, dialect);
+	subst(&b, schema_3_columns, dialect);
+	if (dialect == STORE_SQLITE)
+		prov_buf_printf(&b, "PRAGMA application_id=1347573331;PRAGMA user_version=%d;",
+				PROV_STORE_SCHEMA);
+	else
+		prov_buf_printf(&b, "CREATE TABLE store_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+				"INSERT INTO store_meta VALUES('identity', 'provenance crash store'),"
+				" ('schema', '%d');", PROV_STORE_SCHEMA);
+	return prov_buf_detach(&b);
+}
+
+char *store_migration_sql(enum store_dialect dialect, int from)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+
+	if (from == 1) {
+		subst(&b, schema_summaries, dialect);
+		prov_buf_printf(&b, "%s", migrate_1_2_fill);
+	} else if (from == 2) {
+		subst(&b, schema_3_columns, dialect);
+	} else {
+		return NULL;
+	}
+	if (dialect == STORE_SQLITE)
+		prov_buf_printf(&b, "PRAGMA user_version=%d;", from + 1);
+	else
+		prov_buf_printf(&b, "UPDATE store_meta SET value = '%d' WHERE key = 'schema';", from + 1);
+	return prov_buf_detach(&b);
+}
+
+const char *store_triage_selection(const struct prov_triage_opts *o)
+{
+	if (o->since && o->component)
+		return " c.time >= ?1 AND c.id IN (SELECT crash_id FROM components WHERE name = ?2) ";
+	if (o->since)
+		return " c.time >= ?1 AND ?2 IS NULL ";
+	if (o->component)
+		return " ?1 IS NULL AND c.id IN (SELECT crash_id FROM components WHERE name = ?2) ";
+	return " ?1 IS NULL AND ?2 IS NULL ";
+}
