@@ -23,6 +23,7 @@
 /* 'PRVS': marks a file as a provenance crash store. */
 #define PROV_STORE_APP_ID 0x50525653
 
+/* The backend behind a struct store_backend handle (store-int.h). */
 struct store_sqlite {
 	sqlite3 *db;
 	char *path;
@@ -31,6 +32,11 @@ struct store_sqlite {
 	int schema;	/* a reader reads an older schema as it is */
 	sqlite3_stmt *find, *crash, *frame, *module, *component, *report, *sum_hosts, *sum_versions;
 };
+
+static struct store_sqlite *lite(struct store_backend *be)
+{
+	return (struct store_sqlite *)be;
+}
 
 static int sql_error(sqlite3 *db, const char *what)
 {
@@ -131,7 +137,10 @@ static int identity(int64_t *appid, int64_t *ver, int64_t *ntables, sqlite3 *db)
 	return 0;
 }
 
-int store_sqlite_open(struct store_sqlite **out, const char *path, int readonly)
+static const struct store_ops sqlite_ops;
+
+int store_sqlite_open(struct store_backend **out, const struct store_ops **ops, const char *path,
+		      int readonly)
 {
 	struct store_sqlite *s = NULL;
 	sqlite3 *db = NULL;
@@ -198,19 +207,32 @@ int store_sqlite_open(struct store_sqlite **out, const char *path, int readonly)
 	s->path = prov_xstrdup(path);
 	s->readonly = readonly;
 	s->schema = (int)ver;
-	*out = s;
+	*out = (struct store_backend *)s;
+	*ops = &sqlite_ops;
 	return 0;
 fail:
 	sqlite3_close(db);
 	return err;
 }
 
-void store_sqlite_free(struct store_sqlite *s)
+static void op_rollback(struct store_backend *be)
 {
+	struct store_sqlite *s = lite(be);
+
+	if (!s->in_tx)
+		return;
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	s->in_tx = 0;
+}
+
+static void op_free(struct store_backend *be)
+{
+	struct store_sqlite *s = lite(be);
+
 	if (!s)
 		return;
 	if (s->in_tx)
-		store_sqlite_rollback(s);
+		op_rollback(be);
 	sqlite3_finalize(s->find);
 	sqlite3_finalize(s->crash);
 	sqlite3_finalize(s->frame);
@@ -224,8 +246,9 @@ void store_sqlite_free(struct store_sqlite *s)
 	free(s);
 }
 
-int store_sqlite_begin(struct store_sqlite *s)
+static int op_begin(struct store_backend *be)
 {
+	struct store_sqlite *s = lite(be);
 	int err;
 
 	if (s->in_tx)
@@ -236,27 +259,20 @@ int store_sqlite_begin(struct store_sqlite *s)
 	return 0;
 }
 
-int store_sqlite_commit(struct store_sqlite *s)
+static int op_commit(struct store_backend *be)
 {
+	struct store_sqlite *s = lite(be);
 	int err;
 
 	if (!s->in_tx)
 		return 0;
 	err = exec(s->db, "COMMIT");
 	if (err < 0) {
-		store_sqlite_rollback(s);
+		op_rollback(be);
 		return err;
 	}
 	s->in_tx = 0;
 	return 0;
-}
-
-void store_sqlite_rollback(struct store_sqlite *s)
-{
-	if (!s->in_tx)
-		return;
-	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-	s->in_tx = 0;
 }
 
 /* ------------------------------------------------------------------ time */
@@ -443,9 +459,10 @@ cleanup:
 	return err;
 }
 
-int store_sqlite_add(int64_t *out_id, struct store_sqlite *s, const char *json, size_t len,
-		   const struct prov_store_meta *meta)
+static int op_add(int64_t *out_id, struct store_backend *be, const char *json, size_t len,
+		  const struct prov_store_meta *meta)
 {
+	struct store_sqlite *s = lite(be);
 	struct prov_jv *r = NULL;
 	int err, own_tx = !s->in_tx;
 	int64_t id = 0;
@@ -456,16 +473,16 @@ int store_sqlite_add(int64_t *out_id, struct store_sqlite *s, const char *json, 
 		return err;
 	if ((err = store_check_report(r)) < 0)
 		goto cleanup;
-	if (own_tx && (err = store_sqlite_begin(s)) < 0)
+	if (own_tx && (err = op_begin(be)) < 0)
 		goto cleanup;
 	err = add_parsed(&id, s, r, json, len, meta);
 	if (err < 0) {
 		if (own_tx)
-			store_sqlite_rollback(s);
+			op_rollback(be);
 		goto cleanup;
 	}
 	if (own_tx) {
-		int e = store_sqlite_commit(s);
+		int e = op_commit(be);
 
 		if (e < 0) {
 			err = e;
@@ -491,8 +508,9 @@ static char *col_dup(sqlite3_stmt *st, int i)
 	"(SELECT group_concat(nv, ', ') FROM (SELECT name || ' ' || ifnull(version, '?') AS nv" \
 	" FROM components WHERE crash_id = %s ORDER BY name, version))"
 
-int store_sqlite_history(char **out, struct store_sqlite *s, int64_t crash_id)
+static int op_history(char **out, struct store_backend *be, int64_t crash_id)
 {
+	struct store_sqlite *s = lite(be);
 	sqlite3_stmt *st = NULL;
 	char *sig = NULL, *mine = NULL, *since = NULL, *sql = NULL;
 	struct prov_buf b = PROV_BUF_INIT;
@@ -665,9 +683,10 @@ cleanup:
 }
 
 
-int store_sqlite_triage(struct prov_triage *out, struct store_sqlite *s,
-		      const struct prov_triage_opts *opts)
+static int op_triage(struct prov_triage *out, struct store_backend *be,
+		     const struct prov_triage_opts *opts)
 {
+	struct store_sqlite *s = lite(be);
 	struct prov_triage t = { 0 };
 	struct prov_triage_opts o = *opts;
 	sqlite3_stmt *st = NULL, *latest = NULL, *fr = NULL;
@@ -817,11 +836,10 @@ static int query_authorizer(void *data, int action, const char *a1, const char *
 
 /* Only blanks, semicolons and comments after the first statement. */
 
-int store_sqlite_query(struct store_sqlite *s, const char *sql, const struct prov_query_opts *opts,
-		     int (*row)(size_t ncols, const char *const *names, const char *const *values,
-				const char *types, void *data),
-		     void *data)
+static int op_query(struct store_backend *be, const char *sql, const struct prov_query_opts *opts,
+		    store_row_fn row, void *data)
 {
+	struct store_sqlite *s = lite(be);
 	struct query_guard g = { 0 };
 	sqlite3_stmt *st = NULL;
 	const char *tail = NULL, **names = NULL, **values = NULL;
@@ -938,3 +956,14 @@ cleanup:
 	free(types);
 	return err;
 }
+
+static const struct store_ops sqlite_ops = {
+	.free = op_free,
+	.begin = op_begin,
+	.commit = op_commit,
+	.rollback = op_rollback,
+	.add = op_add,
+	.history = op_history,
+	.triage = op_triage,
+	.query = op_query,
+};

@@ -1,3 +1,4 @@
+/* The crash store's front: which backend a --store value names, the calls through its ops, time. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,24 +7,20 @@
 #include "cachedir.h"
 #include "store.h"
 #include "store-int.h"
-#include "buf.h"
 #include "error.h"
-#include "jsonread.h"
-#include "sha256.h"
-#include "signature.h"
 #include "util.h"
 #include "banned.h"
 
 /*
- * The store's front: which implementation a --store value names, the one
- * schema both implementations create, the migrations, and the report
- * reading they share (signature, identity hash).
+ * The store's front: which backend a --store value names (store-sqlite.c,
+ * store-pg.c), the calls through the ops its open filled, the times both
+ * read, and the triage helpers both share. The schema is store-schema.c,
+ * the report reading store-report.c.
  */
 
 struct prov_store {
-	enum store_dialect dialect;
-	struct store_sqlite *lite;
-	struct store_pg *pg;
+	const struct store_ops *ops;	/* filled by the backend's open */
+	struct store_backend *backend;
 	char *name;	/* for messages: never a password */
 };
 
@@ -107,13 +104,10 @@ int prov_store_open(struct prov_store **out, const char *path, int readonly)
 	int err;
 
 	s->name = prov_store_safe_name(path);
-	if (prov_store_is_pg(path)) {
-		s->dialect = STORE_PG;
-		err = store_pg_open(&s->pg, path, s->name, readonly);
-	} else {
-		s->dialect = STORE_SQLITE;
-		err = store_sqlite_open(&s->lite, path, readonly);
-	}
+	if (prov_store_is_pg(path))
+		err = store_pg_open(&s->backend, &s->ops, path, s->name, readonly);
+	else
+		err = store_sqlite_open(&s->backend, &s->ops, path, readonly);
 	if (err < 0) {
 		free(s->name);
 		free(s);
@@ -127,8 +121,7 @@ void prov_store_free(struct prov_store *s)
 {
 	if (!s)
 		return;
-	store_sqlite_free(s->lite);
-	store_pg_free(s->pg);
+	s->ops->free(s->backend);
 	free(s->name);
 	free(s);
 }
@@ -140,47 +133,40 @@ const char *prov_store_name(const struct prov_store *s)
 
 int prov_store_begin(struct prov_store *s)
 {
-	return s->pg ? store_pg_begin(s->pg) : store_sqlite_begin(s->lite);
+	return s->ops->begin(s->backend);
 }
 
 int prov_store_commit(struct prov_store *s)
 {
-	return s->pg ? store_pg_commit(s->pg) : store_sqlite_commit(s->lite);
+	return s->ops->commit(s->backend);
 }
 
 void prov_store_rollback(struct prov_store *s)
 {
-	if (s->pg)
-		store_pg_rollback(s->pg);
-	else
-		store_sqlite_rollback(s->lite);
+	s->ops->rollback(s->backend);
 }
 
 int prov_store_add(int64_t *out_id, struct prov_store *s, const char *json, size_t len,
 		   const struct prov_store_meta *meta)
 {
-	return s->pg ? store_pg_add(out_id, s->pg, json, len, meta) :
-		       store_sqlite_add(out_id, s->lite, json, len, meta);
+	return s->ops->add(out_id, s->backend, json, len, meta);
 }
 
 int prov_store_history(char **out, struct prov_store *s, int64_t crash_id)
 {
-	return s->pg ? store_pg_history(out, s->pg, crash_id) :
-		       store_sqlite_history(out, s->lite, crash_id);
+	return s->ops->history(out, s->backend, crash_id);
 }
 
 int prov_store_triage(struct prov_triage *out, struct prov_store *s,
 		      const struct prov_triage_opts *opts)
 {
-	return s->pg ? store_pg_triage(out, s->pg, opts) :
-		       store_sqlite_triage(out, s->lite, opts);
+	return s->ops->triage(out, s->backend, opts);
 }
 
 int prov_store_query(struct prov_store *s, const char *sql, const struct prov_query_opts *opts,
 		     prov_store_row_fn row, void *data)
 {
-	return s->pg ? store_pg_query(s->pg, sql, opts, row, data) :
-		       store_sqlite_query(s->lite, sql, opts, row, data);
+	return s->ops->query(s->backend, sql, opts, row, data);
 }
 
 /* ------------------------------------------------------------------ time */
