@@ -1,4 +1,4 @@
-/* Reading a stored report, the same on both backends: fields, signature, identity hash, crash row. */
+/* Reading a stored report, alike on both backends: fields, signature, identity hash, crash row. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

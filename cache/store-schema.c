@@ -1,4 +1,4 @@
-/* The crash store's one schema (both dialects), its migrations and the fixed SQL both backends run. */
+/* The crash store's one schema for both dialects, its migrations, the fixed SQL both run. */
 #include <string.h>
 
 #include "store.h"

@@ -13,7 +13,7 @@
 #include "store-int.h"
 #include "buf.h"
 #include "error.h"
-#include "sqlite-identity.h"
+#include "cache-int.h"
 #include "sqlite-guard.h"
 #include "jsonread.h"
 #include "sha256.h"
@@ -38,24 +38,6 @@ static struct store_sqlite *lite(struct store_backend *be)
 	return (struct store_sqlite *)be;
 }
 
-static int sql_error(sqlite3 *db, const char *what)
-{
-	return prov_error_set(PROV_ERROR, "store: %s: %s", what,
-			      db ? sqlite3_errmsg(db) : "out of memory");
-}
-
-static int exec(sqlite3 *db, const char *sql)
-{
-	char *msg = NULL;
-
-	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		int err = prov_error_set(PROV_ERROR, "store: %s", msg ? msg : sqlite3_errmsg(db));
-		sqlite3_free(msg);
-		return err;
-	}
-	return 0;
-}
-
 /*
  * Switching the journal mode takes the database's exclusive lock, and
  * SQLite answers SQLITE_BUSY there without calling the busy handler while
@@ -76,21 +58,6 @@ static int exec_journal_mode(sqlite3 *db, const char *sql)
 	return prov_error_set(PROV_ERROR, "store: %s", sqlite3_errmsg(db));
 }
 
-static int one_int(int64_t *out, sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return sql_error(db, sql);
-	rc = sqlite3_step(st);
-	*out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return sql_error(db, sql);
-	return 0;
-}
-
 
 /* Upgrade an older store in one write transaction (the first writer does it). */
 static int migrate(sqlite3 *db, const char *path, int64_t *ver)
@@ -98,14 +65,14 @@ static int migrate(sqlite3 *db, const char *path, int64_t *ver)
 	char *sql = NULL;
 	int err;
 
-	if ((err = exec(db, "BEGIN IMMEDIATE")) < 0)
+	if ((err = prov_sql_exec(db, "store", "BEGIN IMMEDIATE")) < 0)
 		return err;
-	if ((err = one_int(ver, db, "PRAGMA user_version")) < 0)
+	if ((err = prov_sql_one_int(ver, db, "store", "PRAGMA user_version")) < 0)
 		goto fail;
 	while (*ver >= 1 && *ver < PROV_STORE_SCHEMA) {
 		free(sql);
 		sql = store_migration_sql(STORE_SQLITE, (int)*ver);
-		if (!sql || (err = exec(db, sql)) < 0) {
+		if (!sql || (err = prov_sql_exec(db, "store", sql)) < 0) {
 			if (!sql)
 				err = prov_error_set(PROV_EINPUT, "no upgrade from schema %lld", (long long)*ver);
 			goto fail;
@@ -113,28 +80,15 @@ static int migrate(sqlite3 *db, const char *path, int64_t *ver)
 		++*ver;
 	}
 	free(sql);
-	return exec(db, "COMMIT");
+	return prov_sql_exec(db, "store", "COMMIT");
 fail:
 	free(sql);
 	sql = prov_xstrdup(prov_error_last());
-	exec(db, "ROLLBACK");
+	prov_sql_exec(db, "store", "ROLLBACK");
 	err = prov_error_set(PROV_EINPUT, "cannot upgrade crash store '%s' to schema %d: %s", path,
 			     PROV_STORE_SCHEMA, sql);
 	free(sql);
 	return err;
-}
-
-/* The file's identity in one read snapshot (sqlite-identity.h). */
-static int identity(int64_t *appid, int64_t *ver, int64_t *ntables, sqlite3 *db)
-{
-	struct prov_sqlite_identity id;
-
-	if (prov_sqlite_identity_read(&id, db) < 0)
-		return sql_error(db, "read identity");
-	*appid = id.appid;
-	*ver = id.version;
-	*ntables = id.ntables;
-	return 0;
 }
 
 static const struct store_ops sqlite_ops;
@@ -143,8 +97,8 @@ int store_sqlite_open(struct store_backend **out, const struct store_ops **ops, 
 		      int readonly)
 {
 	struct store_sqlite *s = NULL;
+	struct prov_sqlite_identity id = { 0 };
 	sqlite3 *db = NULL;
-	int64_t appid = 0, ver = 0, ntables = 0;
 	struct stat st;
 	int rc, err;
 
@@ -161,43 +115,46 @@ int store_sqlite_open(struct store_backend **out, const struct store_ops **ops, 
 		goto fail;
 	}
 	sqlite3_busy_timeout(db, 60000);
-	if (identity(&appid, &ver, &ntables, db) < 0) {
+	if (prov_sqlite_identity_read(&id, db, "store") < 0) {
 		err = prov_error_set(PROV_EINPUT, "'%s' is not a crash store: %s", path,
 				     sqlite3_errmsg(db));
 		goto fail;
 	}
-	if (!readonly && ntables == 0 && appid == 0 && ver == 0) {
+	if (!readonly && id.ntables == 0 && id.appid == 0 && id.version == 0) {
 		/* new: create under the write lock so that two first writers do not race */
 		if ((err = exec_journal_mode(db, "PRAGMA journal_mode=WAL")) < 0 ||
-		    (err = exec(db, "BEGIN IMMEDIATE")) < 0)
+		    (err = prov_sql_exec(db, "store", "BEGIN IMMEDIATE")) < 0)
 			goto fail;
-		if ((err = one_int(&ntables, db, "SELECT count(*) FROM sqlite_master")) < 0)
+		if ((err = prov_sql_one_int(&id.ntables, db, "store",
+					    "SELECT count(*) FROM sqlite_master")) < 0)
 			goto fail;
-		if (ntables == 0) {
+		if (id.ntables == 0) {
 			char *schema = store_schema_sql(STORE_SQLITE);
 
-			err = exec(db, schema);
+			err = prov_sql_exec(db, "store", schema);
 			free(schema);
 			if (err < 0) {
-				exec(db, "ROLLBACK");
+				prov_sql_exec(db, "store", "ROLLBACK");
 				goto fail;
 			}
 		}
-		if ((err = exec(db, "COMMIT")) < 0 ||
-		    (err = identity(&appid, &ver, &ntables, db)) < 0)
+		if ((err = prov_sql_exec(db, "store", "COMMIT")) < 0 ||
+		    (err = prov_sqlite_identity_read(&id, db, "store")) < 0)
 			goto fail;
 	}
-	if (appid != PROV_STORE_APP_ID) {
+	if (id.appid != PROV_STORE_APP_ID) {
 		err = prov_error_set(PROV_EINPUT, "'%s' is not a crash store", path);
 		goto fail;
 	}
-	if (ver >= 1 && ver < PROV_STORE_SCHEMA && !readonly && (err = migrate(db, path, &ver)) < 0)
+	if (id.version >= 1 && id.version < PROV_STORE_SCHEMA && !readonly &&
+	    (err = migrate(db, path, &id.version)) < 0)
 		goto fail;
 	/* a reader reads an older schema as it is: its tables mean what they meant */
-	if (ver != PROV_STORE_SCHEMA && !(ver >= 1 && ver < PROV_STORE_SCHEMA && readonly)) {
+	if (id.version != PROV_STORE_SCHEMA &&
+	    !(id.version >= 1 && id.version < PROV_STORE_SCHEMA && readonly)) {
 		err = prov_error_set(PROV_EINPUT, "crash store '%s' has schema %lld; this provenance reads 1 to %d%s",
-				     path, (long long)ver, PROV_STORE_SCHEMA,
-				     ver > PROV_STORE_SCHEMA ? " (made by a newer provenance)" : "");
+				     path, (long long)id.version, PROV_STORE_SCHEMA,
+				     id.version > PROV_STORE_SCHEMA ? " (made by a newer provenance)" : "");
 		goto fail;
 	}
 	if (!readonly && (err = exec_journal_mode(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")) < 0)
@@ -206,11 +163,12 @@ int store_sqlite_open(struct store_backend **out, const struct store_ops **ops, 
 	s->db = db;
 	s->path = prov_xstrdup(path);
 	s->readonly = readonly;
-	s->schema = (int)ver;
+	s->schema = (int)id.version;
 	*out = (struct store_backend *)s;
 	*ops = &sqlite_ops;
 	return 0;
 fail:
+	prov_sql_take_corrupt(db);
 	sqlite3_close(db);
 	return err;
 }
@@ -241,6 +199,7 @@ static void op_free(struct store_backend *be)
 	sqlite3_finalize(s->report);
 	sqlite3_finalize(s->sum_hosts);
 	sqlite3_finalize(s->sum_versions);
+	prov_sql_take_corrupt(s->db);
 	sqlite3_close(s->db);
 	free(s->path);
 	free(s);
@@ -253,7 +212,7 @@ static int op_begin(struct store_backend *be)
 
 	if (s->in_tx)
 		return 0;
-	if ((err = exec(s->db, "BEGIN IMMEDIATE")) < 0)
+	if ((err = prov_sql_exec(s->db, "store", "BEGIN IMMEDIATE")) < 0)
 		return err;
 	s->in_tx = 1;
 	return 0;
@@ -266,7 +225,7 @@ static int op_commit(struct store_backend *be)
 
 	if (!s->in_tx)
 		return 0;
-	err = exec(s->db, "COMMIT");
+	err = prov_sql_exec(s->db, "store", "COMMIT");
 	if (err < 0) {
 		op_rollback(be);
 		return err;
@@ -275,10 +234,8 @@ static int op_commit(struct store_backend *be)
 	return 0;
 }
 
-/* ------------------------------------------------------------------ time */
-
-
-static int prepare(sqlite3_stmt **st, sqlite3 *db, const char *sql)
+/* A statement prepared once per connection, reset and unbound on each later use. */
+static int prepare_kept(sqlite3_stmt **st, sqlite3 *db, const char *sql)
 {
 	if (*st) {
 		sqlite3_reset(*st);
@@ -286,16 +243,8 @@ static int prepare(sqlite3_stmt **st, sqlite3 *db, const char *sql)
 		return 0;
 	}
 	if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK)
-		return sql_error(db, "prepare");
+		return prov_sql_error(db, "store", "prepare");
 	return 0;
-}
-
-static void bind_text(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
 }
 
 static void bind_int_or_null(sqlite3_stmt *st, int i, const struct prov_jv *v)
@@ -314,7 +263,7 @@ static int step_done(sqlite3 *db, sqlite3_stmt *st, const char *what)
 
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
-		return sql_error(db, what);
+		return prov_sql_error(db, "store", what);
 	return 0;
 }
 
@@ -334,19 +283,19 @@ static int insert_rows(struct store_sqlite *s, int64_t id, const struct prov_jv 
 			const struct prov_jv *f = &frames->items[k];
 			const char *lang = store_jstr(f, "language");
 
-			if ((err = prepare(&s->frame, s->db, "INSERT INTO frames VALUES(?,?,?,?,?,?,?,?,?,?,?)")) < 0)
+			if ((err = prepare_kept(&s->frame, s->db, "INSERT INTO frames VALUES(?,?,?,?,?,?,?,?,?,?,?)")) < 0)
 				return err;
 			sqlite3_bind_int64(s->frame, 1, id);
 			sqlite3_bind_int64(s->frame, 2, (int64_t)i);
 			bind_int_or_null(s->frame, 3, store_jget(t, "tid"));
 			sqlite3_bind_int(s->frame, 4, crashed);
 			sqlite3_bind_int64(s->frame, 5, (int64_t)k);
-			bind_text(s->frame, 6, store_jstr(f, "function"));
-			bind_text(s->frame, 7, store_jstr(f, "file"));
+			prov_sql_bind_text(s->frame, 6, store_jstr(f, "function"));
+			prov_sql_bind_text(s->frame, 7, store_jstr(f, "file"));
 			bind_int_or_null(s->frame, 8, store_jget(f, "line"));
-			bind_text(s->frame, 9, store_jstr(f, "module"));
-			bind_text(s->frame, 10, store_jstr(f, "component"));
-			bind_text(s->frame, 11, lang && !strcmp(lang, "python") ? "python" : "native");
+			prov_sql_bind_text(s->frame, 9, store_jstr(f, "module"));
+			prov_sql_bind_text(s->frame, 10, store_jstr(f, "component"));
+			prov_sql_bind_text(s->frame, 11, lang && !strcmp(lang, "python") ? "python" : "native");
 			if ((err = step_done(s->db, s->frame, "insert frame")) < 0)
 				return err;
 		}
@@ -354,15 +303,15 @@ static int insert_rows(struct store_sqlite *s, int64_t id, const struct prov_jv 
 	for (i = 0; mods && i < mods->n; i++) {
 		const struct prov_jv *m = &mods->items[i], *p = store_jget(m, "package");
 
-		if ((err = prepare(&s->module, s->db, "INSERT INTO modules VALUES(?,?,?,?,?,?,?)")) < 0)
+		if ((err = prepare_kept(&s->module, s->db, "INSERT INTO modules VALUES(?,?,?,?,?,?,?)")) < 0)
 			return err;
 		sqlite3_bind_int64(s->module, 1, id);
-		bind_text(s->module, 2, store_jstr(m, "path"));
-		bind_text(s->module, 3, store_jstr(m, "build_id"));
-		bind_text(s->module, 4, store_jstr(p, "kind"));
-		bind_text(s->module, 5, store_jstr(p, "name"));
-		bind_text(s->module, 6, store_jstr(p, "version"));
-		bind_text(s->module, 7, store_jstr(m, "component"));
+		prov_sql_bind_text(s->module, 2, store_jstr(m, "path"));
+		prov_sql_bind_text(s->module, 3, store_jstr(m, "build_id"));
+		prov_sql_bind_text(s->module, 4, store_jstr(p, "kind"));
+		prov_sql_bind_text(s->module, 5, store_jstr(p, "name"));
+		prov_sql_bind_text(s->module, 6, store_jstr(p, "version"));
+		prov_sql_bind_text(s->module, 7, store_jstr(m, "component"));
 		if ((err = step_done(s->db, s->module, "insert module")) < 0)
 			return err;
 	}
@@ -371,15 +320,15 @@ static int insert_rows(struct store_sqlite *s, int64_t id, const struct prov_jv 
 
 		if (!store_jstr(c, "name"))
 			continue;
-		if ((err = prepare(&s->component, s->db, "INSERT INTO components VALUES(?,?,?,?,?,?,?)")) < 0)
+		if ((err = prepare_kept(&s->component, s->db, "INSERT INTO components VALUES(?,?,?,?,?,?,?)")) < 0)
 			return err;
 		sqlite3_bind_int64(s->component, 1, id);
-		bind_text(s->component, 2, store_jstr(c, "name"));
-		bind_text(s->component, 3, store_jstr(c, "version"));
-		bind_text(s->component, 4, store_jstr(c, "commit"));
-		bind_text(s->component, 5, store_jstr(c, "repo"));
-		bind_text(s->component, 6, store_jstr(c, "commit_is"));
-		bind_text(s->component, 7, store_jstr(c, "found_by"));
+		prov_sql_bind_text(s->component, 2, store_jstr(c, "name"));
+		prov_sql_bind_text(s->component, 3, store_jstr(c, "version"));
+		prov_sql_bind_text(s->component, 4, store_jstr(c, "commit"));
+		prov_sql_bind_text(s->component, 5, store_jstr(c, "repo"));
+		prov_sql_bind_text(s->component, 6, store_jstr(c, "commit_is"));
+		prov_sql_bind_text(s->component, 7, store_jstr(c, "found_by"));
 		if ((err = step_done(s->db, s->component, "insert component")) < 0)
 			return err;
 	}
@@ -389,12 +338,12 @@ static int insert_rows(struct store_sqlite *s, int64_t id, const struct prov_jv 
 static int run_summary(struct store_sqlite *s, sqlite3_stmt **st, const char *sql,
 		       const struct store_report *rep, int64_t id)
 {
-	if (prepare(st, s->db, sql) < 0)
+	if (prepare_kept(st, s->db, sql) < 0)
 		return PROV_ERROR;
-	bind_text(*st, 1, rep->signature);
-	bind_text(*st, 2, rep->host);
+	prov_sql_bind_text(*st, 1, rep->signature);
+	prov_sql_bind_text(*st, 2, rep->host);
 	if (sqlite3_bind_parameter_count(*st) >= 3)
-		bind_text(*st, 3, rep->time);
+		prov_sql_bind_text(*st, 3, rep->time);
 	if (sqlite3_bind_parameter_count(*st) >= 4)
 		sqlite3_bind_int64(*st, 4, id);
 	return step_done(s->db, *st, "update summary");
@@ -408,9 +357,9 @@ static int add_parsed(int64_t *out_id, struct store_sqlite *s, const struct prov
 	int err, rc;
 
 	store_report_read(&rep, r, meta);
-	if ((err = prepare(&s->find, s->db, "SELECT id FROM crashes WHERE hash=?")) < 0)
+	if ((err = prepare_kept(&s->find, s->db, "SELECT id FROM crashes WHERE hash=?")) < 0)
 		goto cleanup;
-	bind_text(s->find, 1, rep.hash);
+	prov_sql_bind_text(s->find, 1, rep.hash);
 	rc = sqlite3_step(s->find);
 	if (rc == SQLITE_ROW) {
 		*out_id = sqlite3_column_int64(s->find, 0);
@@ -420,32 +369,32 @@ static int add_parsed(int64_t *out_id, struct store_sqlite *s, const struct prov
 	}
 	sqlite3_reset(s->find);
 	if (rc != SQLITE_DONE) {
-		err = sql_error(s->db, "find report");
+		err = prov_sql_error(s->db, "store", "find report");
 		goto cleanup;
 	}
-	if ((err = prepare(&s->crash, s->db,
+	if ((err = prepare_kept(&s->crash, s->db,
 			   "INSERT INTO crashes(signature, signal, signal_name, time, host, input,"
 			   " context, patterns, executable, kind, hash, added)"
 			   " VALUES(?,?,?,?,?,?,?,?,?,?,?,?)")) < 0)
 		goto cleanup;
-	bind_text(s->crash, 1, rep.signature);
+	prov_sql_bind_text(s->crash, 1, rep.signature);
 	bind_int_or_null(s->crash, 2, store_jget(sig, "number"));
-	bind_text(s->crash, 3, store_jstr(sig, "name"));
-	bind_text(s->crash, 4, rep.time);
-	bind_text(s->crash, 5, rep.host);
-	bind_text(s->crash, 6, store_jstr(store_jget(r, "input"), "path"));
-	bind_text(s->crash, 7, store_jstr(crash, "context"));
-	bind_text(s->crash, 8, rep.patterns);
-	bind_text(s->crash, 9, store_jstr(store_jget(r, "process"), "executable"));
-	bind_text(s->crash, 10, store_jstr(store_jget(r, "input"), "kind"));
-	bind_text(s->crash, 11, rep.hash);
-	bind_text(s->crash, 12, rep.now);
+	prov_sql_bind_text(s->crash, 3, store_jstr(sig, "name"));
+	prov_sql_bind_text(s->crash, 4, rep.time);
+	prov_sql_bind_text(s->crash, 5, rep.host);
+	prov_sql_bind_text(s->crash, 6, store_jstr(store_jget(r, "input"), "path"));
+	prov_sql_bind_text(s->crash, 7, store_jstr(crash, "context"));
+	prov_sql_bind_text(s->crash, 8, rep.patterns);
+	prov_sql_bind_text(s->crash, 9, store_jstr(store_jget(r, "process"), "executable"));
+	prov_sql_bind_text(s->crash, 10, store_jstr(store_jget(r, "input"), "kind"));
+	prov_sql_bind_text(s->crash, 11, rep.hash);
+	prov_sql_bind_text(s->crash, 12, rep.now);
 	if ((err = step_done(s->db, s->crash, "insert crash")) < 0)
 		goto cleanup;
 	*out_id = sqlite3_last_insert_rowid(s->db);
 	if ((err = insert_rows(s, *out_id, r)) < 0)
 		goto cleanup;
-	if ((err = prepare(&s->report, s->db, "INSERT INTO reports VALUES(?,?)")) < 0)
+	if ((err = prepare_kept(&s->report, s->db, "INSERT INTO reports VALUES(?,?)")) < 0)
 		goto cleanup;
 	sqlite3_bind_int64(s->report, 1, *out_id);
 	sqlite3_bind_text(s->report, 2, json, (int)len, SQLITE_TRANSIENT);
@@ -582,7 +531,7 @@ static int op_history(char **out, struct store_backend *be, int64_t crash_id)
 	err = 0;
 	goto cleanup;
 sqlfail:
-	err = sql_error(s->db, "history");
+	err = prov_sql_error(s->db, "store", "history");
 cleanup:
 	sqlite3_finalize(st);
 	prov_buf_release(&b);
@@ -603,9 +552,9 @@ static int prep_sel(sqlite3_stmt **st, struct store_sqlite *s, const struct prov
 
 	free(sql);
 	if (rc != SQLITE_OK)
-		return sql_error(s->db, "triage");
-	bind_text(*st, 1, o->since);
-	bind_text(*st, 2, o->component);
+		return prov_sql_error(s->db, "store", "triage");
+	prov_sql_bind_text(*st, 1, o->since);
+	prov_sql_bind_text(*st, 2, o->component);
 	return 0;
 }
 
@@ -639,7 +588,7 @@ static int triage_versions(struct prov_triage *t, struct store_sqlite *s, const 
 
 		rc = sqlite3_step(st);
 		if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-			err = sql_error(s->db, "triage");
+			err = prov_sql_error(s->db, "store", "triage");
 			goto cleanup;
 		}
 		if (rc == SQLITE_ROW) {
@@ -772,7 +721,7 @@ static int op_triage(struct prov_triage *out, struct store_backend *be,
 	err = 0;
 	goto cleanup;
 sqlfail:
-	err = sql_error(s->db, "triage");
+	err = prov_sql_error(s->db, "store", "triage");
 cleanup:
 	sqlite3_finalize(st);
 	sqlite3_finalize(latest);
@@ -852,7 +801,7 @@ static int op_query(struct store_backend *be, const char *sql, const struct prov
 	g.clock.start_ms = prov_now_ms();
 	g.clock.timeout_ms = opts->timeout_ms ? opts->timeout_ms : 10000;
 	if (prov_sql_guard_install(s->db, &g.clock) < 0) {
-		err = sql_error(s->db, "query");
+		err = prov_sql_error(s->db, "store", "query");
 		goto cleanup;
 	}
 	sqlite3_limit(s->db, SQLITE_LIMIT_LENGTH, 64 << 20);
