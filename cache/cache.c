@@ -499,11 +499,6 @@ void prov_cache_free(struct prov_cache *c)
 	free(c);
 }
 
-const char *prov_cache_path(const struct prov_cache *c)
-{
-	return c->path;
-}
-
 int prov_cache_index_find(int64_t *out, struct prov_cache *c, const char *kind,
 			  const char *root, const char *db, const char *identity)
 {
