@@ -1,3 +1,4 @@
+/* The cache (cache.sqlite): opening it, setting a damaged one aside, the memo, the tables. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* The crash store on PostgreSQL, through libpq loaded lazily: a store_ops backend (store-int.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* The crash store in one SQLite file: a store_ops backend (store-int.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
