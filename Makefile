@@ -151,6 +151,7 @@ LIB_OBJS += src/model/hang.o
 
 # cache: the only code that talks to SQLite.
 LIB_OBJS += cache/cache.o
+LIB_OBJS += cache/cache-memo.o
 LIB_OBJS += cache/cache-files.o
 LIB_OBJS += cache/sqlite-helpers.o
 LIB_OBJS += cache/sqlite-guard.o

@@ -1,11 +1,10 @@
 #ifndef PROV_CACHE_INT_H
 #define PROV_CACHE_INT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <sqlite3.h>
-
-struct prov_cache;
 
 /*
  * Inside cache/ only: the one set of SQLite helpers that the cache
@@ -44,7 +43,34 @@ struct prov_sqlite_identity {
 
 int prov_sqlite_identity_read(struct prov_sqlite_identity *out, sqlite3 *db, const char *who);
 
+/*
+ * The cache (cache.h's opaque struct prov_cache), shared by cache.c (the
+ * database), cache-memo.c (the memo) and defs.c (through prov_cache__db).
+ */
+
+/* one answer of the memo (cache.memo) */
+struct memo_rec {
+	char *key, *value;
+};
+
+struct prov_cache {
+	sqlite3 *db;
+	char *path;
+	char *dir;
+	int state;	/* 0: SQLite not opened yet (lazy), 1: open, -1: unusable (warned once) */
+	/* the memo: loaded on first use; nmemo_new answers of this run not in the file */
+	sqlite3_stmt *st_lookup, *st_pkg;	/* kept for the run: one lookup per module */
+	int memo_loaded;
+	struct memo_rec *memo;
+	size_t nmemo, memo_alloc, nmemo_new;
+	size_t *memo_slots, nmemo_slots;	/* open addressing: record index + 1, 0 = empty */
+};
+
 /* The cache's connection, opened now if it was lazy (cache.c); NULL when the cache is unusable. */
 sqlite3 *prov_cache__db(struct prov_cache *c);
+/* Write this run's new memo answers to cache.memo (cache-memo.c), when there are any. */
+void cache_memo_save(struct prov_cache *c);
+/* Free the memo's records. */
+void cache_memo_release(struct prov_cache *c);
 
 #endif
