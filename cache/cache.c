@@ -1,5 +1,4 @@
 /* The cache (cache.sqlite): opening it, setting a damaged one aside, its tables. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
