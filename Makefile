@@ -153,10 +153,14 @@ LIB_OBJS += src/model/hang.o
 
 # cache: the only code that talks to SQLite.
 LIB_OBJS += cache/cache.o
-LIB_OBJS += cache/sqlite-identity.o
+LIB_OBJS += cache/cache-memo.o
+LIB_OBJS += cache/cache-files.o
+LIB_OBJS += cache/sqlite-helpers.o
 LIB_OBJS += cache/sqlite-guard.o
 LIB_OBJS += cache/defs.o
 LIB_OBJS += cache/store.o
+LIB_OBJS += cache/store-schema.o
+LIB_OBJS += cache/store-report.o
 LIB_OBJS += cache/store-sqlite.o
 LIB_OBJS += cache/store-pg.o
 

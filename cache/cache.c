@@ -1,47 +1,22 @@
-#include <errno.h>
-#include <fcntl.h>
+/* The cache (cache.sqlite): opening it, setting a damaged one aside, its tables. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <dirent.h>
 
 #include <sqlite3.h>
 
 #include "cache.h"
 #include "cachedir.h"
 #include "error.h"
-#include "sqlite-identity.h"
+#include "cache-int.h"
 #include "util.h"
 #include "banned.h"
 
 /* 'PROV': marks a file as ours; anything else is foreign. */
 #define PROV_APP_ID 0x50524f56
-
-/* one answer of the memo (cache.memo) */
-struct memo_rec {
-	char *key, *value;
-};
-
-struct prov_cache {
-	sqlite3 *db;
-	char *path;
-	char *dir;
-	int state;	/* 0: SQLite not opened yet (lazy), 1: open, -1: unusable (warned once) */
-	/* the memo: loaded on first use; nmemo_new answers of this run not in the file */
-	sqlite3_stmt *st_lookup, *st_pkg;	/* kept for the run: one lookup per module */
-	int memo_loaded;
-	struct memo_rec *memo;
-	size_t nmemo, memo_alloc, nmemo_new;
-	size_t *memo_slots, nmemo_slots;	/* open addressing: record index + 1, 0 = empty */
-};
-
-#define MEMO_MAGIC "provenance-memo 1"
-#define MEMO_MAX_FILE ((size_t)1 << 20)
-#define MEMO_MAX_RECORDS 4096
-#define MEMO_MAX_LINE 8192
 
 static const char schema_sql[] =
 	"CREATE TABLE IF NOT EXISTS indexes("
@@ -61,114 +36,63 @@ static const char schema_sql[] =
 	" branch TEXT, found_by TEXT, evidence TEXT, guess INTEGER,"
 	" PRIMARY KEY(root, build_id));";
 
-/* the open database SQLite last called corrupt: checked and set aside on close */
-static sqlite3 *corrupt_db;
-
-static int sql_error(sqlite3 *db, const char *what)
-{
-	if (db && ((sqlite3_errcode(db) & 0xff) == SQLITE_CORRUPT ||
-		   (sqlite3_errcode(db) & 0xff) == SQLITE_NOTADB))
-		corrupt_db = db;
-	return prov_error_set(PROV_ERROR, "cache: %s: %s", what,
-			      db ? sqlite3_errmsg(db) : "out of memory");
-}
-
-static int exec(sqlite3 *db, const char *sql)
-{
-	char *msg = NULL;
-
-	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		int err = prov_error_set(PROV_ERROR, "cache: %s", msg ? msg : sqlite3_errmsg(db));
-		sqlite3_free(msg);
-		return err;
-	}
-	return 0;
-}
-
-static int pragma_int(int64_t *out, sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return sql_error(db, sql);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		return sql_error(db, sql);
-	}
-	*out = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return 0;
-}
-
-/* The file's identity in one read snapshot (sqlite-identity.h). */
-static int identity(int64_t *appid, int64_t *ver, int64_t *ntables, sqlite3 *db)
-{
-	struct prov_sqlite_identity id;
-
-	if (prov_sqlite_identity_read(&id, db) < 0)
-		return sql_error(db, "read identity");
-	*appid = id.appid;
-	*ver = id.version;
-	*ntables = id.ntables;
-	return 0;
-}
-
 /*
  * Open and check: 0 ready, 1 not ours or corrupt (caller sets it aside),
  * <0 a real error (cannot open at all, busy for too long).
  */
 static int try_open(sqlite3 **out, const char *path)
 {
+	struct prov_sqlite_identity id = { 0 };
 	sqlite3 *db = NULL;
-	int64_t appid = 0, ver = 0, ntables = 0;
 	int rc, err;
 
 	/* NOFOLLOW: a symlink planted as cache.sqlite is refused (and set aside) */
 	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 			     SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, NULL);
 	if (rc != SQLITE_OK) {
-		err = sql_error(db, "cannot open the database");
+		err = prov_sql_error(db, "cache", "cannot open the database");
 		sqlite3_close(db);
 		return rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT ? 1 : err;
 	}
 	sqlite3_busy_timeout(db, 15000);
 	sqlite3_extended_result_codes(db, 0);
-	if (identity(&appid, &ver, &ntables, db) < 0) {
+	if (prov_sqlite_identity_read(&id, db, "cache") < 0) {
 		rc = sqlite3_errcode(db);
+		prov_sql_take_corrupt(db);
 		sqlite3_close(db);
 		if (rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT)
 			return 1;
 		return PROV_ERROR;
 	}
-	if (ntables == 0 && appid == 0 && ver == 0) {
+	if (id.ntables == 0 && id.appid == 0 && id.version == 0) {
 		/* new: create under a write lock so two first runs do not race */
-		if ((err = exec(db, "PRAGMA journal_mode=WAL")) < 0 ||
-		    (err = exec(db, "BEGIN IMMEDIATE")) < 0)
+		if ((err = prov_sql_exec(db, "cache", "PRAGMA journal_mode=WAL")) < 0 ||
+		    (err = prov_sql_exec(db, "cache", "BEGIN IMMEDIATE")) < 0)
 			goto fail;
-		if ((err = pragma_int(&ntables, db, "SELECT count(*) FROM sqlite_master")) < 0)
+		if ((err = prov_sql_one_int(&id.ntables, db, "cache",
+					    "SELECT count(*) FROM sqlite_master")) < 0)
 			goto fail;
-		if (ntables == 0) {
-			if ((err = exec(db, schema_sql)) < 0 ||
-			    (err = exec(db, "PRAGMA application_id=1347571542;"
-					"PRAGMA user_version=1")) < 0)
+		if (id.ntables == 0) {
+			if ((err = prov_sql_exec(db, "cache", schema_sql)) < 0 ||
+			    (err = prov_sql_exec(db, "cache", "PRAGMA application_id=1347571542;"
+						 "PRAGMA user_version=1")) < 0)
 				goto fail;
 		}
-		if ((err = exec(db, "COMMIT")) < 0 ||
-		    (err = identity(&appid, &ver, &ntables, db)) < 0)
+		if ((err = prov_sql_exec(db, "cache", "COMMIT")) < 0 ||
+		    (err = prov_sqlite_identity_read(&id, db, "cache")) < 0)
 			goto fail;
 	}
-	if (appid != PROV_APP_ID || ver != PROV_CACHE_SCHEMA) {
+	if (id.appid != PROV_APP_ID || id.version != PROV_CACHE_SCHEMA) {
 		sqlite3_close(db);
 		return 1;
 	}
-	if ((err = exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")) < 0)
+	if ((err = prov_sql_exec(db, "cache", "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")) < 0)
 		goto fail;
 	*out = db;
 	return 0;
 fail:
 	rc = sqlite3_errcode(db);
+	prov_sql_take_corrupt(db);
 	sqlite3_close(db);
 	if (rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT)
 		return 1;
@@ -272,8 +196,6 @@ static int ready(struct prov_cache *c)
 	return 1;
 }
 
-/* for the cache's other files (defs.c): the connection */
-sqlite3 *prov_cache__db(struct prov_cache *c);
 sqlite3 *prov_cache__db(struct prov_cache *c)
 {
 	if (!ready(c))
@@ -328,216 +250,16 @@ int prov_cache_open_lazy(struct prov_cache **out, const char *dir)
 	return 0;
 }
 
-/* ---- the memo (cache.memo) ---- */
-
-/* "size:mtime_ns:inode" of cache.sqlite, a regular file; NULL when it is not one. */
-static char *db_stamp(const char *path)
-{
-	struct stat st;
-
-	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
-		return NULL;
-	return prov_xasprintf("%lld:%lld:%llu", (long long)st.st_size,
-			      (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec,
-			      (unsigned long long)st.st_ino);
-}
-
-static int memo_key_ok(const char *key)
-{
-	return *key && !strpbrk(key, "\t\n") && strlen(key) < MEMO_MAX_LINE / 2;
-}
-
-static int memo_value_ok(const char *value)
-{
-	return !strchr(value, '\n') && strlen(value) < MEMO_MAX_LINE / 2;
-}
-
-static size_t memo_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return (size_t)h;
-}
-
-/* the slot holding key, or the empty slot it would take (nmemo_slots > 0) */
-static size_t *memo_slot(const struct prov_cache *c, const char *key)
-{
-	size_t s = memo_hash(key) & (c->nmemo_slots - 1);
-
-	while (c->memo_slots[s] && strcmp(c->memo[c->memo_slots[s] - 1].key, key))
-		s = (s + 1) & (c->nmemo_slots - 1);
-	return &c->memo_slots[s];
-}
-
-static const struct memo_rec *memo_find(const struct prov_cache *c, const char *key)
-{
-	size_t *slot;
-
-	if (!c->nmemo_slots)
-		return NULL;
-	slot = memo_slot(c, key);
-	return *slot ? &c->memo[*slot - 1] : NULL;
-}
-
-/* A record (the key not there yet); the hash grows to keep it at most half full. */
-static void memo_add(struct prov_cache *c, const char *key, size_t klen, const char *value,
-		     size_t vlen)
-{
-	struct memo_rec *r;
-	size_t i;
-
-	PROV_ALLOC_GROW(c->memo, c->nmemo + 1, c->memo_alloc);
-	r = &c->memo[c->nmemo++];
-	r->key = prov_xstrndup(key, klen);
-	r->value = prov_xstrndup(value, vlen);
-	if (c->nmemo * 2 > c->nmemo_slots) {
-		free(c->memo_slots);
-		c->nmemo_slots = c->nmemo_slots ? c->nmemo_slots * 2 : 64;
-		c->memo_slots = prov_xcalloc(c->nmemo_slots, sizeof(*c->memo_slots));
-		for (i = 0; i < c->nmemo; i++)
-			*memo_slot(c, c->memo[i].key) = i + 1;
-		return;
-	}
-	*memo_slot(c, r->key) = c->nmemo;
-}
-
-/*
- * Read cache.memo: its first line names the cache.sqlite it was written
- * beside; for another file (rebuilt, set aside, changed by a writer since)
- * every answer is dropped. A line that is not KEY<TAB>VALUE ends the read.
- */
-static void memo_load(struct prov_cache *c)
-{
-	struct prov_buf b = PROV_BUF_INIT;
-	char *path = prov_cachedir_path(c->dir, PROV_CACHEDIR_MEMO), *stamp = NULL, *head = NULL;
-	const char *pos, *end, *nl;
-	struct stat st;
-	int fd;
-
-	c->memo_loaded = 1;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		goto cleanup;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    prov_read_fd(&b, fd, path, MEMO_MAX_FILE) < 0 || !(stamp = db_stamp(c->path))) {
-		prov_error_clear();	/* an unreadable memo is no error: SQLite answers */
-		close(fd);
-		goto cleanup;
-	}
-	close(fd);
-	head = prov_xasprintf(MEMO_MAGIC " %s\n", stamp);
-	if (b.len < strlen(head) || memcmp(b.buf, head, strlen(head)) != 0)
-		goto cleanup;
-	pos = b.buf + strlen(head);
-	end = b.buf + b.len;
-	while (pos < end && c->nmemo < MEMO_MAX_RECORDS && (nl = memchr(pos, '\n', (size_t)(end - pos)))) {
-		const char *tab = memchr(pos, '\t', (size_t)(nl - pos));
-
-		char *key;
-
-		if (!tab || tab == pos || memchr(pos, 0, (size_t)(nl - pos)))
-			break;
-		key = prov_xstrndup(pos, (size_t)(tab - pos));
-		if (!memo_find(c, key))	/* a repeated key: the first stands */
-			memo_add(c, pos, (size_t)(tab - pos), tab + 1, (size_t)(nl - tab - 1));
-		free(key);
-		pos = nl + 1;
-	}
-cleanup:
-	prov_buf_release(&b);
-	free(head);
-	free(stamp);
-	free(path);
-}
-
-int prov_cache_memo_get(char **out, struct prov_cache *c, const char *key)
-{
-	const struct memo_rec *r;
-
-	if (!c->memo_loaded)
-		memo_load(c);
-	if (!(r = memo_find(c, key)))
-		return PROV_ENOTFOUND;
-	*out = prov_xstrdup(r->value);
-	return 0;
-}
-
-void prov_cache_memo_put(struct prov_cache *c, const char *key, const char *value)
-{
-	if (!memo_key_ok(key) || !memo_value_ok(value))
-		return;
-	if (!c->memo_loaded)
-		memo_load(c);
-	if (memo_find(c, key))
-		return;
-	memo_add(c, key, strlen(key), value, strlen(value));
-	c->nmemo_new++;
-}
-
-/*
- * After the database is closed (its WAL checkpointed into the file when this
- * run was the last one on it): the memo again, stamped with the file as it
- * is now, the newest answers kept. A temporary renamed over: a reader sees
- * the old memo or the new one.
- */
-static void memo_save(struct prov_cache *c)
-{
-	struct prov_buf b = PROV_BUF_INIT;
-	char *path = NULL, *tmp = NULL, *stamp = NULL;
-	size_t i, first, size;
-	int fd, ok;
-
-	if (!c->nmemo_new || !(stamp = db_stamp(c->path)))
-		goto cleanup;
-	path = prov_cachedir_path(c->dir, PROV_CACHEDIR_MEMO);
-	tmp = prov_xasprintf("%s.%ld", path, (long)getpid());
-	prov_buf_printf(&b, MEMO_MAGIC " %s\n", stamp);
-	/* the newest answers that fit the limits the reader applies */
-	for (first = c->nmemo, size = b.len; first > 0 && c->nmemo - first < MEMO_MAX_RECORDS; first--) {
-		size += strlen(c->memo[first - 1].key) + strlen(c->memo[first - 1].value) + 2;
-		if (size > MEMO_MAX_FILE)
-			break;
-	}
-	for (i = first; i < c->nmemo; i++)
-		prov_buf_printf(&b, "%s\t%s\n", c->memo[i].key, c->memo[i].value);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	ok = fd >= 0 && write(fd, b.buf, b.len) == (ssize_t)b.len;
-	if (fd >= 0 && close(fd) < 0)
-		ok = 0;
-	if (fd >= 0 && (!ok || rename(tmp, path) < 0))
-		unlink(tmp);
-cleanup:
-	prov_buf_release(&b);
-	free(stamp);
-	free(tmp);
-	free(path);
-}
-
-static void memo_release(struct prov_cache *c)
-{
-	size_t i;
-
-	for (i = 0; i < c->nmemo; i++) {
-		free(c->memo[i].key);
-		free(c->memo[i].value);
-	}
-	free(c->memo);
-	free(c->memo_slots);
-}
-
 void prov_cache_free(struct prov_cache *c)
 {
 	if (!c)
 		return;
 	sqlite3_finalize(c->st_lookup);
 	sqlite3_finalize(c->st_pkg);
-	if (c->db && corrupt_db == c->db) {
+	if (c->db && prov_sql_take_corrupt(c->db)) {
 		/* SQLite said corrupt during the run: check, and set it aside if so */
 		int bad = damaged(c->db);
 
-		corrupt_db = NULL;
 		sqlite3_close(c->db);
 		c->db = NULL;
 		if (bad) {
@@ -546,31 +268,11 @@ void prov_cache_free(struct prov_cache *c)
 		}
 	}
 	sqlite3_close(c->db);
-	memo_save(c);
-	memo_release(c);
+	cache_memo_save(c);
+	cache_memo_release(c);
 	free(c->path);
 	free(c->dir);
 	free(c);
-}
-
-const char *prov_cache_path(const struct prov_cache *c)
-{
-	return c->path;
-}
-
-static int prepare(sqlite3_stmt **out, struct prov_cache *c, const char *sql)
-{
-	if (sqlite3_prepare_v2(c->db, sql, -1, out, NULL) != SQLITE_OK)
-		return sql_error(c->db, "prepare");
-	return 0;
-}
-
-static void bind_text(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, i);
 }
 
 int prov_cache_index_find(int64_t *out, struct prov_cache *c, const char *kind,
@@ -581,12 +283,12 @@ int prov_cache_index_find(int64_t *out, struct prov_cache *c, const char *kind,
 
 	if (!ready(c))
 		return PROV_ENOTFOUND;
-	if ((err = prepare(&st, c, "SELECT id FROM indexes WHERE kind=? AND root=? AND db=? AND identity=?")) < 0)
+	if ((err = prov_sql_prepare(&st, c->db, "cache", "SELECT id FROM indexes WHERE kind=? AND root=? AND db=? AND identity=?")) < 0)
 		return err;
-	bind_text(st, 1, kind);
-	bind_text(st, 2, root);
-	bind_text(st, 3, db);
-	bind_text(st, 4, identity);
+	prov_sql_bind_text(st, 1, kind);
+	prov_sql_bind_text(st, 2, root);
+	prov_sql_bind_text(st, 3, db);
+	prov_sql_bind_text(st, 4, identity);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		*out = sqlite3_column_int64(st, 0);
@@ -594,7 +296,7 @@ int prov_cache_index_find(int64_t *out, struct prov_cache *c, const char *kind,
 	} else if (rc == SQLITE_DONE) {
 		err = PROV_ENOTFOUND;
 	} else {
-		err = sql_error(c->db, "index lookup");
+		err = prov_sql_error(c->db, "cache", "index lookup");
 	}
 	sqlite3_finalize(st);
 	return err;
@@ -614,25 +316,25 @@ int prov_cache_index_write(int64_t *out, struct prov_cache *c, const char *kind,
 		*out = 0;
 		return 0;	/* nothing kept, as without a cache */
 	}
-	if ((err = exec(c->db, "BEGIN IMMEDIATE")) < 0)
+	if ((err = prov_sql_exec(c->db, "cache", "BEGIN IMMEDIATE")) < 0)
 		return err;
 	/* drop the old index of this database, if any */
-	if ((err = prepare(&del, c, "SELECT id FROM indexes WHERE kind=? AND root=? AND db=?")) < 0)
+	if ((err = prov_sql_prepare(&del, c->db, "cache", "SELECT id FROM indexes WHERE kind=? AND root=? AND db=?")) < 0)
 		goto cleanup;
-	bind_text(del, 1, kind);
-	bind_text(del, 2, root);
-	bind_text(del, 3, db);
+	prov_sql_bind_text(del, 1, kind);
+	prov_sql_bind_text(del, 2, root);
+	prov_sql_bind_text(del, 3, db);
 	if (sqlite3_step(del) == SQLITE_ROW) {
 		int64_t old = sqlite3_column_int64(del, 0);
 		const char *sqls[] = { "DELETE FROM files WHERE index_id=?",
 				       "DELETE FROM packages WHERE index_id=?",
 				       "DELETE FROM indexes WHERE id=?" };
 		for (i = 0; i < 3; i++) {
-			if ((err = prepare(&st, c, sqls[i])) < 0)
+			if ((err = prov_sql_prepare(&st, c->db, "cache", sqls[i])) < 0)
 				goto cleanup;
 			sqlite3_bind_int64(st, 1, old);
 			if (sqlite3_step(st) != SQLITE_DONE) {
-				err = sql_error(c->db, "drop old index");
+				err = prov_sql_error(c->db, "cache", "drop old index");
 				goto cleanup;
 			}
 			sqlite3_finalize(st);
@@ -642,22 +344,22 @@ int prov_cache_index_write(int64_t *out, struct prov_cache *c, const char *kind,
 	sqlite3_finalize(del);
 	del = NULL;
 
-	if ((err = prepare(&st, c, "INSERT INTO indexes(kind, root, db, identity, built) VALUES(?,?,?,?,?)")) < 0)
+	if ((err = prov_sql_prepare(&st, c->db, "cache", "INSERT INTO indexes(kind, root, db, identity, built) VALUES(?,?,?,?,?)")) < 0)
 		goto cleanup;
-	bind_text(st, 1, kind);
-	bind_text(st, 2, root);
-	bind_text(st, 3, db);
-	bind_text(st, 4, identity);
+	prov_sql_bind_text(st, 1, kind);
+	prov_sql_bind_text(st, 2, root);
+	prov_sql_bind_text(st, 3, db);
+	prov_sql_bind_text(st, 4, identity);
 	sqlite3_bind_int64(st, 5, (sqlite3_int64)time(NULL));
 	if (sqlite3_step(st) != SQLITE_DONE) {
-		err = sql_error(c->db, "insert index");
+		err = prov_sql_error(c->db, "cache", "insert index");
 		goto cleanup;
 	}
 	id = sqlite3_last_insert_rowid(c->db);
 	sqlite3_finalize(st);
 	st = NULL;
 
-	if ((err = prepare(&st, c, "INSERT INTO packages VALUES(?,?,?,?,?,?,?,?,?,?,?,?)")) < 0)
+	if ((err = prov_sql_prepare(&st, c->db, "cache", "INSERT INTO packages VALUES(?,?,?,?,?,?,?,?,?,?,?,?)")) < 0)
 		goto cleanup;
 	for (i = 0; i < npkgs; i++) {
 		const struct prov_cache_pkg *p = &pkgs[i];
@@ -665,39 +367,39 @@ int prov_cache_index_write(int64_t *out, struct prov_cache *c, const char *kind,
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, id);
 		sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
-		bind_text(st, 3, p->name);
-		bind_text(st, 4, p->version);
-		bind_text(st, 5, p->source);
-		bind_text(st, 6, p->source_version);
-		bind_text(st, 7, p->arch);
-		bind_text(st, 8, p->vcs_url);
-		bind_text(st, 9, p->commit);
-		bind_text(st, 10, p->branch);
-		bind_text(st, 11, p->evidence);
+		prov_sql_bind_text(st, 3, p->name);
+		prov_sql_bind_text(st, 4, p->version);
+		prov_sql_bind_text(st, 5, p->source);
+		prov_sql_bind_text(st, 6, p->source_version);
+		prov_sql_bind_text(st, 7, p->arch);
+		prov_sql_bind_text(st, 8, p->vcs_url);
+		prov_sql_bind_text(st, 9, p->commit);
+		prov_sql_bind_text(st, 10, p->branch);
+		prov_sql_bind_text(st, 11, p->evidence);
 		sqlite3_bind_int(st, 12, p->shlib);
 		if (sqlite3_step(st) != SQLITE_DONE) {
-			err = sql_error(c->db, "insert package");
+			err = prov_sql_error(c->db, "cache", "insert package");
 			goto cleanup;
 		}
 	}
 	sqlite3_finalize(st);
 	st = NULL;
 
-	if ((err = prepare(&st, c, "INSERT INTO files VALUES(?,?,?)")) < 0)
+	if ((err = prov_sql_prepare(&st, c->db, "cache", "INSERT INTO files VALUES(?,?,?)")) < 0)
 		goto cleanup;
 	for (i = 0; i < nfiles; i++) {
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, id);
-		bind_text(st, 2, files[i]);
+		prov_sql_bind_text(st, 2, files[i]);
 		sqlite3_bind_int64(st, 3, (sqlite3_int64)file_pkg[i]);
 		if (sqlite3_step(st) != SQLITE_DONE) {
-			err = sql_error(c->db, "insert file");
+			err = prov_sql_error(c->db, "cache", "insert file");
 			goto cleanup;
 		}
 	}
 	sqlite3_finalize(st);
 	st = NULL;
-	if ((err = exec(c->db, "COMMIT")) < 0)
+	if ((err = prov_sql_exec(c->db, "cache", "COMMIT")) < 0)
 		goto cleanup;
 	*out = id;
 	err = 0;
@@ -720,17 +422,17 @@ int prov_cache_index_lookup(size_t *out, size_t *nout, size_t max, struct prov_c
 	if (!ready(c))
 		return 0;
 	if (!c->st_lookup &&
-	    (err = prepare(&c->st_lookup, c, "SELECT pkg FROM files WHERE index_id=? AND path=? ORDER BY rowid")) < 0)
+	    (err = prov_sql_prepare(&c->st_lookup, c->db, "cache", "SELECT pkg FROM files WHERE index_id=? AND path=? ORDER BY rowid")) < 0)
 		return err;
 	st = c->st_lookup;
 	sqlite3_bind_int64(st, 1, id);
-	bind_text(st, 2, path);
+	prov_sql_bind_text(st, 2, path);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (n < max)
 			out[n++] = (size_t)sqlite3_column_int64(st, 0);
 	}
 	if (rc != SQLITE_DONE)
-		err = sql_error(c->db, "file lookup");
+		err = prov_sql_error(c->db, "cache", "file lookup");
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	*nout = n;
@@ -771,7 +473,7 @@ int prov_cache_index_pkg(struct prov_origin **out, struct prov_cache *c, int64_t
 	if (!ready(c))
 		return PROV_ENOTFOUND;
 	if (!c->st_pkg &&
-	    (err = prepare(&c->st_pkg, c, "SELECT " PKG_COLS " FROM packages p JOIN indexes i ON i.id = p.index_id"
+	    (err = prov_sql_prepare(&c->st_pkg, c->db, "cache", "SELECT " PKG_COLS " FROM packages p JOIN indexes i ON i.id = p.index_id"
 			   " WHERE p.index_id=? AND p.no=?")) < 0)
 		return err;
 	st = c->st_pkg;
@@ -784,7 +486,7 @@ int prov_cache_index_pkg(struct prov_origin **out, struct prov_cache *c, int64_t
 	} else if (rc == SQLITE_DONE) {
 		err = PROV_ENOTFOUND;
 	} else {
-		err = sql_error(c->db, "package lookup");
+		err = prov_sql_error(c->db, "cache", "package lookup");
 	}
 	sqlite3_reset(st);
 	return err;
@@ -799,7 +501,7 @@ int prov_cache_index_foreach_pkg(struct prov_cache *c, int64_t id, int shlib_onl
 
 	if (!ready(c))
 		return 0;
-	if ((err = prepare(&st, c, "SELECT " PKG_COLS " FROM packages p JOIN indexes i ON i.id = p.index_id"
+	if ((err = prov_sql_prepare(&st, c->db, "cache", "SELECT " PKG_COLS " FROM packages p JOIN indexes i ON i.id = p.index_id"
 			   " WHERE p.index_id=? AND (p.shlib OR NOT ?) ORDER BY p.no")) < 0)
 		return err;
 	sqlite3_bind_int64(st, 1, id);
@@ -813,7 +515,7 @@ int prov_cache_index_foreach_pkg(struct prov_cache *c, int64_t id, int shlib_onl
 			break;
 	}
 	if (!err && rc != SQLITE_DONE)
-		err = sql_error(c->db, "package list");
+		err = prov_sql_error(c->db, "cache", "package list");
 	sqlite3_finalize(st);
 	return err;
 }
@@ -835,16 +537,16 @@ int prov_cache_stats(struct prov_cache_stats *out, struct prov_cache *c)
 	if (stat(wal, &sb) == 0)
 		s.db_size += (uint64_t)sb.st_size;
 	free(wal);
-	if ((err = pragma_int(&v, c->db, "SELECT count(*) FROM indexes")) < 0)
+	if ((err = prov_sql_one_int(&v, c->db, "cache", "SELECT count(*) FROM indexes")) < 0)
 		return err;
 	s.nindexes = (uint64_t)v;
-	if ((err = pragma_int(&v, c->db, "SELECT count(*) FROM packages")) < 0)
+	if ((err = prov_sql_one_int(&v, c->db, "cache", "SELECT count(*) FROM packages")) < 0)
 		return err;
 	s.npackages = (uint64_t)v;
-	if ((err = pragma_int(&v, c->db, "SELECT count(*) FROM files")) < 0)
+	if ((err = prov_sql_one_int(&v, c->db, "cache", "SELECT count(*) FROM files")) < 0)
 		return err;
 	s.nfiles = (uint64_t)v;
-	if ((err = pragma_int(&v, c->db, "SELECT count(*) FROM resolutions")) < 0)
+	if ((err = prov_sql_one_int(&v, c->db, "cache", "SELECT count(*) FROM resolutions")) < 0)
 		return err;
 	s.nresolutions = (uint64_t)v;
 	*out = s;
@@ -859,12 +561,12 @@ int prov_cache_resolution_get(struct prov_origin **out, struct prov_cache *c,
 
 	if (!ready(c))
 		return PROV_ENOTFOUND;
-	if ((err = prepare(&st, c, "SELECT name, version, source, source_version, arch, vcs_url,"
+	if ((err = prov_sql_prepare(&st, c->db, "cache", "SELECT name, version, source, source_version, arch, vcs_url,"
 			   " vcs_commit, branch, evidence, guess, kind, found_by FROM resolutions"
 			   " WHERE root=? AND build_id=?")) < 0)
 		return err;
-	bind_text(st, 1, root);
-	bind_text(st, 2, build_id);
+	prov_sql_bind_text(st, 1, root);
+	prov_sql_bind_text(st, 2, build_id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		struct prov_origin *o = row_origin(st, (const char *)sqlite3_column_text(st, 10));
@@ -876,7 +578,7 @@ int prov_cache_resolution_get(struct prov_origin **out, struct prov_cache *c,
 	} else if (rc == SQLITE_DONE) {
 		err = PROV_ENOTFOUND;
 	} else {
-		err = sql_error(c->db, "resolution lookup");
+		err = prov_sql_error(c->db, "cache", "resolution lookup");
 	}
 	sqlite3_finalize(st);
 	return err;
@@ -890,33 +592,33 @@ int prov_cache_resolution_put(struct prov_cache *c, const char *root, const char
 
 	if (!ready(c))
 		return 0;
-	if ((err = prepare(&st, c, "INSERT OR REPLACE INTO resolutions(root, build_id, kind, name,"
+	if ((err = prov_sql_prepare(&st, c->db, "cache", "INSERT OR REPLACE INTO resolutions(root, build_id, kind, name,"
 			   " version, source, source_version, arch, vcs_url, vcs_commit, branch,"
 			   " found_by, evidence, guess) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) < 0)
 		return err;
-	bind_text(st, 1, root);
-	bind_text(st, 2, build_id);
-	bind_text(st, 3, o->kind);
-	bind_text(st, 4, o->name);
-	bind_text(st, 5, o->version);
-	bind_text(st, 6, o->source);
-	bind_text(st, 7, o->source_version);
-	bind_text(st, 8, o->arch);
-	bind_text(st, 9, o->vcs_url);
-	bind_text(st, 10, o->commit);
-	bind_text(st, 11, o->branch);
-	bind_text(st, 12, o->found_by);
-	bind_text(st, 13, o->evidence);
+	prov_sql_bind_text(st, 1, root);
+	prov_sql_bind_text(st, 2, build_id);
+	prov_sql_bind_text(st, 3, o->kind);
+	prov_sql_bind_text(st, 4, o->name);
+	prov_sql_bind_text(st, 5, o->version);
+	prov_sql_bind_text(st, 6, o->source);
+	prov_sql_bind_text(st, 7, o->source_version);
+	prov_sql_bind_text(st, 8, o->arch);
+	prov_sql_bind_text(st, 9, o->vcs_url);
+	prov_sql_bind_text(st, 10, o->commit);
+	prov_sql_bind_text(st, 11, o->branch);
+	prov_sql_bind_text(st, 12, o->found_by);
+	prov_sql_bind_text(st, 13, o->evidence);
 	sqlite3_bind_int(st, 14, o->guess);
 	if (sqlite3_step(st) != SQLITE_DONE)
-		err = sql_error(c->db, "store resolution");
+		err = prov_sql_error(c->db, "cache", "store resolution");
 	sqlite3_finalize(st);
 	return err;
 }
 
 static int suspects_table(struct prov_cache *c)
 {
-	return exec(c->db, "CREATE TABLE IF NOT EXISTS suspects("
+	return prov_sql_exec(c->db, "cache", "CREATE TABLE IF NOT EXISTS suspects("
 		    " key TEXT PRIMARY KEY, value TEXT NOT NULL, made INTEGER)");
 }
 
@@ -928,9 +630,9 @@ int prov_cache_suspects_get(char **out, struct prov_cache *c, const char *key)
 	if (!ready(c))
 		return PROV_ENOTFOUND;
 	if ((err = suspects_table(c)) < 0 ||
-	    (err = prepare(&st, c, "SELECT value FROM suspects WHERE key=?")) < 0)
+	    (err = prov_sql_prepare(&st, c->db, "cache", "SELECT value FROM suspects WHERE key=?")) < 0)
 		return err;
-	bind_text(st, 1, key);
+	prov_sql_bind_text(st, 1, key);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		*out = col_str(st, 0);
@@ -938,7 +640,7 @@ int prov_cache_suspects_get(char **out, struct prov_cache *c, const char *key)
 	} else if (rc == SQLITE_DONE) {
 		err = PROV_ENOTFOUND;
 	} else {
-		err = sql_error(c->db, "suspects lookup");
+		err = prov_sql_error(c->db, "cache", "suspects lookup");
 	}
 	sqlite3_finalize(st);
 	return err;
@@ -952,166 +654,13 @@ int prov_cache_suspects_put(struct prov_cache *c, const char *key, const char *v
 	if (!ready(c))
 		return 0;
 	if ((err = suspects_table(c)) < 0 ||
-	    (err = prepare(&st, c, "INSERT OR REPLACE INTO suspects(key, value, made)"
+	    (err = prov_sql_prepare(&st, c->db, "cache", "INSERT OR REPLACE INTO suspects(key, value, made)"
 			   " VALUES(?,?,strftime('%s','now'))")) < 0)
 		return err;
-	bind_text(st, 1, key);
-	bind_text(st, 2, value);
-	err = sqlite3_step(st) == SQLITE_DONE ? 0 : sql_error(c->db, "suspects write");
+	prov_sql_bind_text(st, 1, key);
+	prov_sql_bind_text(st, 2, value);
+	err = sqlite3_step(st) == SQLITE_DONE ? 0 : prov_sql_error(c->db, "cache", "suspects write");
 	sqlite3_finalize(st);
-	return err;
-}
-
-int prov_cache_sqlite_blobs(int fd, const char *name, const char *table, const char *column,
-			    int (*fn)(const unsigned char *blob, size_t len, void *data),
-			    void *data)
-{
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	char *uri = prov_xasprintf("file:/proc/self/fd/%d?immutable=1", fd);
-	char *sql = NULL;
-	int err = 0, rc;
-
-	/* immutable: no locks, no -wal/-shm beside /proc/self/fd, nothing written */
-	rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
-	if (rc != SQLITE_OK) {
-		err = prov_error_set(PROV_EINPUT, "cannot open '%s': %s", name,
-				     db ? sqlite3_errmsg(db) : "out of memory");
-		goto cleanup;
-	}
-	sql = prov_xasprintf("SELECT \"%s\" FROM \"%s\"", column, table);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		err = prov_error_set(PROV_EINPUT, "cannot read '%s': %s", name, sqlite3_errmsg(db));
-		goto cleanup;
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const void *b;
-		int n;
-
-		if (sqlite3_column_type(st, 0) != SQLITE_BLOB)
-			continue;
-		b = sqlite3_column_blob(st, 0);
-		n = sqlite3_column_bytes(st, 0);
-		if (!b || n <= 0)
-			continue;
-		if ((err = fn(b, (size_t)n, data)) != 0)
-			goto cleanup;
-	}
-	if (rc != SQLITE_DONE)
-		err = prov_error_set(PROV_EINPUT, "cannot read '%s': %s", name, sqlite3_errmsg(db));
-cleanup:
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	free(uri);
-	free(sql);
-	return err;
-}
-
-static int remove_tree(int dfd, const char *name, int depth)
-{
-	int fd, err = 0;
-	DIR *d;
-	struct dirent *e;
-
-	if (depth > 64)
-		return prov_error_set(PROV_ELIMIT, "cache tree deeper than 64 levels at '%s'", name);
-	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT)
-		return 0;
-	if (errno != EISDIR && errno != EPERM)
-		return prov_error_set(PROV_ERROR, "cannot remove '%s': %s", name, strerror(errno));
-	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return prov_error_set(PROV_ERROR, "cannot open '%s': %s", name, strerror(errno));
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return prov_error_set(PROV_ERROR, "cannot list '%s': %s", name, strerror(errno));
-	}
-	while ((e = readdir(d))) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		if ((err = remove_tree(dirfd(d), e->d_name, depth + 1)) < 0)
-			break;
-	}
-	closedir(d);
-	if (!err && unlinkat(dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-		err = prov_error_set(PROV_ERROR, "cannot remove '%s': %s", name, strerror(errno));
-	return err;
-}
-
-/* the real path of a directory, or NULL (errno set) */
-static char *real_dir(const char *dir)
-{
-	char *r = realpath(dir, NULL);
-	char *out = r ? prov_xstrdup(r) : NULL;
-
-	free(r);
-	return out;
-}
-
-int prov_cache_clear_dir(const char *dir)
-{
-	const char *home = getenv("HOME");
-	char *real = NULL, *rhome = NULL;
-	/* the database with its companions, and the mirrors; never the store */
-	static const char *const db_suffix[] = { "", "-wal", "-shm", "-journal" };
-	const char *db = prov_cachedir_name(PROV_CACHEDIR_DB);
-	int dfd = -1, err = 0;
-	size_t i;
-
-	/* by name first (even when it does not exist yet), then by its real path:
-	 * a symlink to $HOME or / is $HOME or / */
-	real = prov_path_normalize(dir);
-	rhome = home && *home ? prov_path_normalize(home) : NULL;
-	if (!*real || strcmp(real, "/") == 0 || strcmp(real, ".") == 0 ||
-	    (rhome && strcmp(real, rhome) == 0)) {
-		err = prov_error_set(PROV_EINPUT, "refusing to clear cache directory '%s'", dir);
-		goto cleanup;
-	}
-	free(real);
-	free(rhome);
-	rhome = NULL;
-	if (!(real = real_dir(dir))) {
-		if (errno != ENOENT)
-			err = prov_error_set(PROV_ERROR, "cannot open cache directory '%s': %s",
-					     dir, strerror(errno));
-		goto cleanup;
-	}
-	rhome = home && *home ? real_dir(home) : NULL;
-	if (strcmp(real, "/") == 0 || (rhome && strcmp(real, rhome) == 0)) {
-		err = prov_error_set(PROV_EINPUT, "refusing to clear cache directory '%s'", dir);
-		goto cleanup;
-	}
-	dfd = open(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd < 0) {
-		if (errno != ENOENT)
-			err = prov_error_set(PROV_ERROR, "cannot open cache directory '%s': %s",
-					     dir, strerror(errno));
-		goto cleanup;
-	}
-	if (!prov_cachedir_is_ours(dfd)) {
-		err = prov_error_set(PROV_EINPUT, "refusing to clear '%s': not a cache provenance made "
-				     "(no CACHEDIR.TAG, and it holds other files)", dir);
-		goto cleanup;
-	}
-	for (i = 0; i < sizeof(db_suffix) / sizeof(db_suffix[0]); i++) {
-		char *name = prov_xasprintf("%s%s", db, db_suffix[i]);
-
-		err = remove_tree(dfd, name, 0);
-		free(name);
-		if (err < 0)
-			goto cleanup;
-	}
-	if ((err = remove_tree(dfd, prov_cachedir_name(PROV_CACHEDIR_MEMO), 0)) < 0)
-		goto cleanup;
-	err = remove_tree(dfd, prov_cachedir_name(PROV_CACHEDIR_MIRRORS), 0);
-	if (err == 0)
-		err = remove_tree(dfd, prov_cachedir_name(PROV_CACHEDIR_DEBUG_PLAIN), 0);
-cleanup:
-	if (dfd >= 0)
-		close(dfd);
-	free(real);
-	free(rhome);
 	return err;
 }
 
@@ -1119,7 +668,7 @@ cleanup:
 
 static int patchid_table(struct prov_cache *c)
 {
-	return exec(c->db, "CREATE TABLE IF NOT EXISTS patchids("
+	return prov_sql_exec(c->db, "cache", "CREATE TABLE IF NOT EXISTS patchids("
 		    " commit_id TEXT PRIMARY KEY, patchid TEXT NOT NULL, files TEXT NOT NULL)");
 }
 
@@ -1135,17 +684,17 @@ int prov_cache_patchid_get_many(char **ids, char **files, struct prov_cache *c,
 	if (!ready(c))
 		return 0;
 	if ((err = patchid_table(c)) < 0 ||
-	    (err = prepare(&st, c, "SELECT patchid, files FROM patchids WHERE commit_id=?")) < 0)
+	    (err = prov_sql_prepare(&st, c->db, "cache", "SELECT patchid, files FROM patchids WHERE commit_id=?")) < 0)
 		return err;
 	for (i = 0; i < n; i++) {
 		sqlite3_reset(st);
-		bind_text(st, 1, commits[i]);
+		prov_sql_bind_text(st, 1, commits[i]);
 		rc = sqlite3_step(st);
 		if (rc == SQLITE_ROW) {
 			ids[i] = col_str(st, 0);
 			files[i] = col_str(st, 1);
 		} else if (rc != SQLITE_DONE) {
-			err = sql_error(c->db, "patch-id lookup");
+			err = prov_sql_error(c->db, "cache", "patch-id lookup");
 			break;
 		}
 	}
@@ -1164,24 +713,24 @@ int prov_cache_patchid_put_many(struct prov_cache *c, const char *const *commits
 		return 0;
 	if (!n)
 		return 0;
-	if ((err = patchid_table(c)) < 0 || (err = exec(c->db, "BEGIN IMMEDIATE")) < 0)
+	if ((err = patchid_table(c)) < 0 || (err = prov_sql_exec(c->db, "cache", "BEGIN IMMEDIATE")) < 0)
 		return err;
-	if ((err = prepare(&st, c, "INSERT OR REPLACE INTO patchids(commit_id, patchid, files)"
+	if ((err = prov_sql_prepare(&st, c->db, "cache", "INSERT OR REPLACE INTO patchids(commit_id, patchid, files)"
 			   " VALUES(?,?,?)")) < 0)
 		goto fail;
 	for (i = 0; i < n; i++) {
 		sqlite3_reset(st);
-		bind_text(st, 1, commits[i]);
-		bind_text(st, 2, ids[i]);
-		bind_text(st, 3, files[i] ? files[i] : "");
+		prov_sql_bind_text(st, 1, commits[i]);
+		prov_sql_bind_text(st, 2, ids[i]);
+		prov_sql_bind_text(st, 3, files[i] ? files[i] : "");
 		if (sqlite3_step(st) != SQLITE_DONE) {
-			err = sql_error(c->db, "patch-id write");
+			err = prov_sql_error(c->db, "cache", "patch-id write");
 			goto fail;
 		}
 	}
 	sqlite3_finalize(st);
 	st = NULL;
-	if ((err = exec(c->db, "COMMIT")) < 0)
+	if ((err = prov_sql_exec(c->db, "cache", "COMMIT")) < 0)
 		goto fail;
 	return 0;
 fail:
@@ -1192,7 +741,7 @@ fail:
 
 static int backport_table(struct prov_cache *c)
 {
-	return exec(c->db, "CREATE TABLE IF NOT EXISTS backport_ranges("
+	return prov_sql_exec(c->db, "cache", "CREATE TABLE IF NOT EXISTS backport_ranges("
 		    " fix TEXT NOT NULL, deployed TEXT NOT NULL, via TEXT NOT NULL,"
 		    " present TEXT NOT NULL, PRIMARY KEY(fix, deployed))");
 }
@@ -1207,10 +756,10 @@ int prov_cache_backport_get(char **via, char **present, struct prov_cache *c, co
 		return PROV_ENOTFOUND;
 	*via = *present = NULL;
 	if ((err = backport_table(c)) < 0 ||
-	    (err = prepare(&st, c, "SELECT via, present FROM backport_ranges WHERE fix=? AND deployed=?")) < 0)
+	    (err = prov_sql_prepare(&st, c->db, "cache", "SELECT via, present FROM backport_ranges WHERE fix=? AND deployed=?")) < 0)
 		return err;
-	bind_text(st, 1, fix);
-	bind_text(st, 2, deployed);
+	prov_sql_bind_text(st, 1, fix);
+	prov_sql_bind_text(st, 2, deployed);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		*via = col_str(st, 0);
@@ -1222,7 +771,7 @@ int prov_cache_backport_get(char **via, char **present, struct prov_cache *c, co
 			*via = *present = NULL;
 		}
 	} else {
-		err = rc == SQLITE_DONE ? PROV_ENOTFOUND : sql_error(c->db, "backport lookup");
+		err = rc == SQLITE_DONE ? PROV_ENOTFOUND : prov_sql_error(c->db, "cache", "backport lookup");
 	}
 	sqlite3_finalize(st);
 	return err;
@@ -1237,15 +786,15 @@ int prov_cache_backport_put(struct prov_cache *c, const char *fix, const char *d
 	if (!ready(c))
 		return 0;
 	if ((err = backport_table(c)) < 0 ||
-	    (err = prepare(&st, c, "INSERT OR REPLACE INTO backport_ranges(fix, deployed, via, present)"
+	    (err = prov_sql_prepare(&st, c->db, "cache", "INSERT OR REPLACE INTO backport_ranges(fix, deployed, via, present)"
 			   " VALUES(?,?,?,?)")) < 0)
 		return err;
-	bind_text(st, 1, fix);
-	bind_text(st, 2, deployed);
-	bind_text(st, 3, via ? via : "");
-	bind_text(st, 4, present ? present : "");
+	prov_sql_bind_text(st, 1, fix);
+	prov_sql_bind_text(st, 2, deployed);
+	prov_sql_bind_text(st, 3, via ? via : "");
+	prov_sql_bind_text(st, 4, present ? present : "");
 	if (sqlite3_step(st) != SQLITE_DONE)
-		err = sql_error(c->db, "backport write");
+		err = prov_sql_error(c->db, "cache", "backport write");
 	sqlite3_finalize(st);
 	return err;
 }

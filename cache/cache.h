@@ -37,8 +37,6 @@ int prov_cache_open(struct prov_cache **out, const char *dir);
  */
 int prov_cache_open_lazy(struct prov_cache **out, const char *dir);
 void prov_cache_free(struct prov_cache *c);	/* NULL-safe; writes the memo's new answers */
-/* The database file's path. */
-const char *prov_cache_path(const struct prov_cache *c);
 
 /*
  * The memo (<dir>/cache.memo): short answers a run read from cache.sqlite

@@ -5,13 +5,12 @@
 #include <sqlite3.h>
 
 #include "defs.h"
+#include "cache-int.h"
 #include "error.h"
 #include "util.h"
 #include "banned.h"
 
 #define MAX_FOUND 1000
-
-sqlite3 *prov_cache__db(struct prov_cache *c);
 
 static const char defs_schema[] =
 	"CREATE TABLE IF NOT EXISTS srcdefs_sets("
@@ -22,22 +21,9 @@ static const char defs_schema[] =
 	" path TEXT NOT NULL, line INTEGER NOT NULL);"
 	"CREATE INDEX IF NOT EXISTS srcdefs_name ON srcdefs(set_id, name);";
 
-static int db_error(sqlite3 *db, const char *what)
-{
-	return prov_error_set(PROV_ERROR, "cache: %s: %s", what, sqlite3_errmsg(db));
-}
-
 static int ensure(sqlite3 *db)
 {
-	char *msg = NULL;
-
-	if (sqlite3_exec(db, defs_schema, NULL, NULL, &msg) != SQLITE_OK) {
-		int err = prov_error_set(PROV_ERROR, "cache: %s", msg ? msg : sqlite3_errmsg(db));
-
-		sqlite3_free(msg);
-		return err;
-	}
-	return 0;
+	return prov_sql_exec(db, "cache", defs_schema);
 }
 
 static int set_id(int64_t *out, sqlite3 *db, const char *commit, const char *subdir)
@@ -49,7 +35,7 @@ static int set_id(int64_t *out, sqlite3 *db, const char *commit, const char *sub
 		return err;
 	if (sqlite3_prepare_v2(db, "SELECT id FROM srcdefs_sets WHERE commit_id=?1 AND subdir=?2",
 			       -1, &st, NULL) != SQLITE_OK)
-		return db_error(db, "definitions");
+		return prov_sql_error(db, "cache", "definitions");
 	sqlite3_bind_text(st, 1, commit, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, subdir ? subdir : "", -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
@@ -59,7 +45,7 @@ static int set_id(int64_t *out, sqlite3 *db, const char *commit, const char *sub
 	} else if (rc == SQLITE_DONE) {
 		err = 0;
 	} else {
-		err = db_error(db, "definitions");
+		err = prov_sql_error(db, "cache", "definitions");
 	}
 	sqlite3_finalize(st);
 	return err;
@@ -84,7 +70,7 @@ int prov_cache_defs_put(struct prov_cache *c, const char *commit, const char *su
 	if ((err = ensure(db)) < 0)
 		return err;
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-		return db_error(db, "definitions");
+		return prov_sql_error(db, "cache", "definitions");
 	if ((err = set_id(&id, db, commit, subdir)) != 0) {
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 		return err < 0 ? err : 0;	/* another run indexed it meanwhile */
@@ -120,7 +106,7 @@ int prov_cache_defs_put(struct prov_cache *c, const char *commit, const char *su
 fail:
 	sqlite3_finalize(st);
 fail_nost:
-	err = db_error(db, "cannot store definitions");
+	err = prov_sql_error(db, "cache", "cannot store definitions");
 	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	return err;
 }
@@ -138,7 +124,7 @@ int prov_cache_defs_find(struct prov_defs *out, struct prov_cache *c, const char
 		return err;
 	if (sqlite3_prepare_v2(db, "SELECT qname, path, line FROM srcdefs WHERE set_id=?1 AND name=?2"
 			       " ORDER BY path, line", -1, &st, NULL) != SQLITE_OK)
-		return db_error(db, "definitions");
+		return prov_sql_error(db, "cache", "definitions");
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && found < MAX_FOUND) {
@@ -156,7 +142,7 @@ int prov_cache_defs_find(struct prov_defs *out, struct prov_cache *c, const char
 		e->line = sqlite3_column_int(st, 2);
 		found++;
 	}
-	err = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_error(db, "definitions");
+	err = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : prov_sql_error(db, "cache", "definitions");
 	sqlite3_finalize(st);
 	return err;
 }

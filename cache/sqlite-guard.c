@@ -1,3 +1,4 @@
+/* SQLite functions whose one VM step still keeps the query's deadline (sqlite-guard.h). */
 #include <stdint.h>
 #include <string.h>
 

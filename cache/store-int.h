@@ -16,11 +16,11 @@ typedef int (*store_row_fn)(size_t ncols, const char *const *names, const char *
 			    const char *types, void *data);
 
 /*
- * Inside the crash store (cache/ only): what store.c shares with the two
- * implementations, store-sqlite.c and store-pg.c. store.c owns the schema
- * (one definition, both dialects), the migrations, the report reading
- * (signature, identity hash) and the dispatch; the implementations own
- * their connections and SQL execution.
+ * Inside the crash store (cache/ only): what the front (store.c) and the
+ * shared parts (store-schema.c: the schema, one definition for both
+ * dialects, and the migrations; store-report.c: the report reading,
+ * signature and identity hash) share with the two backends, store-sqlite.c
+ * and store-pg.c, which own their connections and SQL execution.
  */
 
 
@@ -91,35 +91,31 @@ void store_report_read(struct store_report *out, const struct prov_jv *r,
 		       const struct prov_store_meta *meta);
 void store_report_release(struct store_report *rep);
 
-/* The SQLite implementation (store-sqlite.c). */
-struct store_sqlite;
-int store_sqlite_open(struct store_sqlite **out, const char *path, int readonly);
-void store_sqlite_free(struct store_sqlite *s);
-int store_sqlite_begin(struct store_sqlite *s);
-int store_sqlite_commit(struct store_sqlite *s);
-void store_sqlite_rollback(struct store_sqlite *s);
-int store_sqlite_add(int64_t *out_id, struct store_sqlite *s, const char *json, size_t len,
-		     const struct prov_store_meta *meta);
-int store_sqlite_history(char **out, struct store_sqlite *s, int64_t crash_id);
-int store_sqlite_triage(struct prov_triage *out, struct store_sqlite *s,
-			const struct prov_triage_opts *opts);
-int store_sqlite_query(struct store_sqlite *s, const char *sql, const struct prov_query_opts *opts,
-		       store_row_fn row, void *data);
+/*
+ * One backend, as store.c sees it: an opaque handle (a struct store_sqlite
+ * or a struct store_pg, each defined in its own file) and the operations
+ * that backend's open fills in. store.c calls s->ops->X(s->backend, ...).
+ */
+struct store_backend;
+struct store_ops {
+	void (*free)(struct store_backend *be);
+	int (*begin)(struct store_backend *be);
+	int (*commit)(struct store_backend *be);
+	void (*rollback)(struct store_backend *be);
+	int (*add)(int64_t *out_id, struct store_backend *be, const char *json, size_t len,
+		   const struct prov_store_meta *meta);
+	int (*history)(char **out, struct store_backend *be, int64_t crash_id);
+	int (*triage)(struct prov_triage *out, struct store_backend *be,
+		      const struct prov_triage_opts *opts);
+	int (*query)(struct store_backend *be, const char *sql, const struct prov_query_opts *opts,
+		     store_row_fn row, void *data);
+};
 
-/* The PostgreSQL implementation (store-pg.c). */
-struct store_pg;
-int store_pg_open(struct store_pg **out, const char *conninfo, const char *safe_name,
-		  int readonly);
-void store_pg_free(struct store_pg *s);
-int store_pg_begin(struct store_pg *s);
-int store_pg_commit(struct store_pg *s);
-void store_pg_rollback(struct store_pg *s);
-int store_pg_add(int64_t *out_id, struct store_pg *s, const char *json, size_t len,
-		 const struct prov_store_meta *meta);
-int store_pg_history(char **out, struct store_pg *s, int64_t crash_id);
-int store_pg_triage(struct prov_triage *out, struct store_pg *s,
-		    const struct prov_triage_opts *opts);
-int store_pg_query(struct store_pg *s, const char *sql, const struct prov_query_opts *opts,
-		   store_row_fn row, void *data);
+/* The SQLite backend (store-sqlite.c): a file, made on the first write. */
+int store_sqlite_open(struct store_backend **out, const struct store_ops **ops, const char *path,
+		      int readonly);
+/* The PostgreSQL backend (store-pg.c): `safe_name` names it in messages. */
+int store_pg_open(struct store_backend **out, const struct store_ops **ops, const char *conninfo,
+		  const char *safe_name, int readonly);
 
 #endif

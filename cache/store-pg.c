@@ -1,3 +1,4 @@
+/* The crash store on PostgreSQL, through libpq loaded lazily: a store_ops backend (store-int.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
  * killed one leaves only whole reports.
  */
 
+/* The backend behind a struct store_backend handle (store-int.h). */
 struct store_pg {
 	PGconn *conn;
 	char *name;
@@ -32,6 +34,11 @@ struct store_pg {
 };
 
 #define PG_RETRIES 5
+
+static struct store_pg *pgs(struct store_backend *be)
+{
+	return (struct store_pg *)be;
+}
 
 static void quiet_notices(void *arg, const char *message)
 {
@@ -204,8 +211,11 @@ cleanup:
 	return err;
 }
 
-int store_pg_open(struct store_pg **out, const char *conninfo, const char *safe_name,
-		  int readonly)
+static const struct store_ops pg_ops;
+static void op_free(struct store_backend *be);
+
+int store_pg_open(struct store_backend **out, const struct store_ops **ops, const char *conninfo,
+		  const char *safe_name, int readonly)
 {
 	struct store_pg *s = prov_xcalloc(1, sizeof(*s));
 	int err;
@@ -225,15 +235,18 @@ int store_pg_open(struct store_pg **out, const char *conninfo, const char *safe_
 		goto fail;
 	if ((err = pg_schema(s)) < 0)
 		goto fail;
-	*out = s;
+	*out = (struct store_backend *)s;
+	*ops = &pg_ops;
 	return 0;
 fail:
-	store_pg_free(s);
+	op_free((struct store_backend *)s);
 	return err;
 }
 
-void store_pg_free(struct store_pg *s)
+static void op_free(struct store_backend *be)
 {
+	struct store_pg *s = pgs(be);
+
 	if (!s)
 		return;
 	PQfinish(s->conn);
@@ -246,20 +259,26 @@ void store_pg_free(struct store_pg *s)
  * leaves whole reports, and many writers do not hold each other's locks):
  * begin and commit only mark the batch.
  */
-int store_pg_begin(struct store_pg *s)
+static int op_begin(struct store_backend *be)
 {
+	struct store_pg *s = pgs(be);
+
 	s->in_tx = 1;
 	return 0;
 }
 
-int store_pg_commit(struct store_pg *s)
+static int op_commit(struct store_backend *be)
 {
+	struct store_pg *s = pgs(be);
+
 	s->in_tx = 0;
 	return 0;
 }
 
-void store_pg_rollback(struct store_pg *s)
+static void op_rollback(struct store_backend *be)
 {
+	struct store_pg *s = pgs(be);
+
 	s->in_tx = 0;
 }
 
@@ -612,9 +631,10 @@ cleanup:
 	return err;
 }
 
-int store_pg_add(int64_t *out_id, struct store_pg *s, const char *json, size_t len,
-		 const struct prov_store_meta *meta)
+static int op_add(int64_t *out_id, struct store_backend *be, const char *json, size_t len,
+		  const struct prov_store_meta *meta)
 {
+	struct store_pg *s = pgs(be);
 	struct prov_jv *r = NULL;
 	struct store_report rep;
 	struct pg_rows rows;
@@ -663,8 +683,9 @@ static char *val_dup(const PGresult *r, int row, int col)
 	"(SELECT string_agg(name || ' ' || coalesce(version, '?'), ', '" \
 	" ORDER BY name, version NULLS FIRST) FROM components WHERE crash_id = %s)"
 
-int store_pg_history(char **out, struct store_pg *s, int64_t crash_id)
+static int op_history(char **out, struct store_backend *be, int64_t crash_id)
 {
+	struct store_pg *s = pgs(be);
 	PGresult *r = NULL;
 	char idtext[24], *sig = NULL, *mine = NULL, *sql = NULL;
 	struct prov_buf b = PROV_BUF_INIT;
@@ -909,9 +930,10 @@ static int pg_triage_example(struct prov_triage_group *g, struct store_pg *s,
 	return 0;
 }
 
-int store_pg_triage(struct prov_triage *out, struct store_pg *s,
-		    const struct prov_triage_opts *opts)
+static int op_triage(struct prov_triage *out, struct store_backend *be,
+		     const struct prov_triage_opts *opts)
 {
+	struct store_pg *s = pgs(be);
 	struct prov_triage t = { 0 };
 	struct prov_triage_opts o = *opts;
 	int summary = !o.since && !o.component, err;
@@ -1102,9 +1124,10 @@ static const char *side_effect(const char *sql)
 	return hit;
 }
 
-int store_pg_query(struct store_pg *s, const char *sql, const struct prov_query_opts *opts,
-		   prov_store_row_fn row, void *data)
+static int op_query(struct store_backend *be, const char *sql, const struct prov_query_opts *opts,
+		    prov_store_row_fn row, void *data)
 {
+	struct store_pg *s = pgs(be);
 	static const char *const allowed[] = { "select", "with", "values", "table", NULL };
 	struct prov_query_opts o = *opts;
 	char word[16], *set = NULL;
@@ -1154,3 +1177,14 @@ cleanup:
 	free(set);
 	return err;
 }
+
+static const struct store_ops pg_ops = {
+	.free = op_free,
+	.begin = op_begin,
+	.commit = op_commit,
+	.rollback = op_rollback,
+	.add = op_add,
+	.history = op_history,
+	.triage = op_triage,
+	.query = op_query,
+};

@@ -1,3 +1,4 @@
+/* The crash store in one SQLite file: a store_ops backend (store-int.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,7 @@
 #include "store-int.h"
 #include "buf.h"
 #include "error.h"
-#include "sqlite-identity.h"
+#include "cache-int.h"
 #include "sqlite-guard.h"
 #include "jsonread.h"
 #include "sha256.h"
@@ -23,6 +24,7 @@
 /* 'PRVS': marks a file as a provenance crash store. */
 #define PROV_STORE_APP_ID 0x50525653
 
+/* The backend behind a struct store_backend handle (store-int.h). */
 struct store_sqlite {
 	sqlite3 *db;
 	char *path;
@@ -32,22 +34,9 @@ struct store_sqlite {
 	sqlite3_stmt *find, *crash, *frame, *module, *component, *report, *sum_hosts, *sum_versions;
 };
 
-static int sql_error(sqlite3 *db, const char *what)
+static struct store_sqlite *lite(struct store_backend *be)
 {
-	return prov_error_set(PROV_ERROR, "store: %s: %s", what,
-			      db ? sqlite3_errmsg(db) : "out of memory");
-}
-
-static int exec(sqlite3 *db, const char *sql)
-{
-	char *msg = NULL;
-
-	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		int err = prov_error_set(PROV_ERROR, "store: %s", msg ? msg : sqlite3_errmsg(db));
-		sqlite3_free(msg);
-		return err;
-	}
-	return 0;
+	return (struct store_sqlite *)be;
 }
 
 /*
@@ -70,21 +59,6 @@ static int exec_journal_mode(sqlite3 *db, const char *sql)
 	return prov_error_set(PROV_ERROR, "store: %s", sqlite3_errmsg(db));
 }
 
-static int one_int(int64_t *out, sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return sql_error(db, sql);
-	rc = sqlite3_step(st);
-	*out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return sql_error(db, sql);
-	return 0;
-}
-
 
 /* Upgrade an older store in one write transaction (the first writer does it). */
 static int migrate(sqlite3 *db, const char *path, int64_t *ver)
@@ -92,14 +66,14 @@ static int migrate(sqlite3 *db, const char *path, int64_t *ver)
 	char *sql = NULL;
 	int err;
 
-	if ((err = exec(db, "BEGIN IMMEDIATE")) < 0)
+	if ((err = prov_sql_exec(db, "store", "BEGIN IMMEDIATE")) < 0)
 		return err;
-	if ((err = one_int(ver, db, "PRAGMA user_version")) < 0)
+	if ((err = prov_sql_one_int(ver, db, "store", "PRAGMA user_version")) < 0)
 		goto fail;
 	while (*ver >= 1 && *ver < PROV_STORE_SCHEMA) {
 		free(sql);
 		sql = store_migration_sql(STORE_SQLITE, (int)*ver);
-		if (!sql || (err = exec(db, sql)) < 0) {
+		if (!sql || (err = prov_sql_exec(db, "store", sql)) < 0) {
 			if (!sql)
 				err = prov_error_set(PROV_EINPUT, "no upgrade from schema %lld", (long long)*ver);
 			goto fail;
@@ -107,35 +81,25 @@ static int migrate(sqlite3 *db, const char *path, int64_t *ver)
 		++*ver;
 	}
 	free(sql);
-	return exec(db, "COMMIT");
+	return prov_sql_exec(db, "store", "COMMIT");
 fail:
 	free(sql);
 	sql = prov_xstrdup(prov_error_last());
-	exec(db, "ROLLBACK");
+	prov_sql_exec(db, "store", "ROLLBACK");
 	err = prov_error_set(PROV_EINPUT, "cannot upgrade crash store '%s' to schema %d: %s", path,
 			     PROV_STORE_SCHEMA, sql);
 	free(sql);
 	return err;
 }
 
-/* The file's identity in one read snapshot (sqlite-identity.h). */
-static int identity(int64_t *appid, int64_t *ver, int64_t *ntables, sqlite3 *db)
-{
-	struct prov_sqlite_identity id;
+static const struct store_ops sqlite_ops;
 
-	if (prov_sqlite_identity_read(&id, db) < 0)
-		return sql_error(db, "read identity");
-	*appid = id.appid;
-	*ver = id.version;
-	*ntables = id.ntables;
-	return 0;
-}
-
-int store_sqlite_open(struct store_sqlite **out, const char *path, int readonly)
+int store_sqlite_open(struct store_backend **out, const struct store_ops **ops, const char *path,
+		      int readonly)
 {
 	struct store_sqlite *s = NULL;
+	struct prov_sqlite_identity id = { 0 };
 	sqlite3 *db = NULL;
-	int64_t appid = 0, ver = 0, ntables = 0;
 	struct stat st;
 	int rc, err;
 
@@ -152,43 +116,46 @@ int store_sqlite_open(struct store_sqlite **out, const char *path, int readonly)
 		goto fail;
 	}
 	sqlite3_busy_timeout(db, 60000);
-	if (identity(&appid, &ver, &ntables, db) < 0) {
+	if (prov_sqlite_identity_read(&id, db, "store") < 0) {
 		err = prov_error_set(PROV_EINPUT, "'%s' is not a crash store: %s", path,
 				     sqlite3_errmsg(db));
 		goto fail;
 	}
-	if (!readonly && ntables == 0 && appid == 0 && ver == 0) {
+	if (!readonly && id.ntables == 0 && id.appid == 0 && id.version == 0) {
 		/* new: create under the write lock so that two first writers do not race */
 		if ((err = exec_journal_mode(db, "PRAGMA journal_mode=WAL")) < 0 ||
-		    (err = exec(db, "BEGIN IMMEDIATE")) < 0)
+		    (err = prov_sql_exec(db, "store", "BEGIN IMMEDIATE")) < 0)
 			goto fail;
-		if ((err = one_int(&ntables, db, "SELECT count(*) FROM sqlite_master")) < 0)
+		if ((err = prov_sql_one_int(&id.ntables, db, "store",
+					    "SELECT count(*) FROM sqlite_master")) < 0)
 			goto fail;
-		if (ntables == 0) {
+		if (id.ntables == 0) {
 			char *schema = store_schema_sql(STORE_SQLITE);
 
-			err = exec(db, schema);
+			err = prov_sql_exec(db, "store", schema);
 			free(schema);
 			if (err < 0) {
-				exec(db, "ROLLBACK");
+				prov_sql_exec(db, "store", "ROLLBACK");
 				goto fail;
 			}
 		}
-		if ((err = exec(db, "COMMIT")) < 0 ||
-		    (err = identity(&appid, &ver, &ntables, db)) < 0)
+		if ((err = prov_sql_exec(db, "store", "COMMIT")) < 0 ||
+		    (err = prov_sqlite_identity_read(&id, db, "store")) < 0)
 			goto fail;
 	}
-	if (appid != PROV_STORE_APP_ID) {
+	if (id.appid != PROV_STORE_APP_ID) {
 		err = prov_error_set(PROV_EINPUT, "'%s' is not a crash store", path);
 		goto fail;
 	}
-	if (ver >= 1 && ver < PROV_STORE_SCHEMA && !readonly && (err = migrate(db, path, &ver)) < 0)
+	if (id.version >= 1 && id.version < PROV_STORE_SCHEMA && !readonly &&
+	    (err = migrate(db, path, &id.version)) < 0)
 		goto fail;
 	/* a reader reads an older schema as it is: its tables mean what they meant */
-	if (ver != PROV_STORE_SCHEMA && !(ver >= 1 && ver < PROV_STORE_SCHEMA && readonly)) {
+	if (id.version != PROV_STORE_SCHEMA &&
+	    !(id.version >= 1 && id.version < PROV_STORE_SCHEMA && readonly)) {
 		err = prov_error_set(PROV_EINPUT, "crash store '%s' has schema %lld; this provenance reads 1 to %d%s",
-				     path, (long long)ver, PROV_STORE_SCHEMA,
-				     ver > PROV_STORE_SCHEMA ? " (made by a newer provenance)" : "");
+				     path, (long long)id.version, PROV_STORE_SCHEMA,
+				     id.version > PROV_STORE_SCHEMA ? " (made by a newer provenance)" : "");
 		goto fail;
 	}
 	if (!readonly && (err = exec_journal_mode(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")) < 0)
@@ -197,20 +164,34 @@ int store_sqlite_open(struct store_sqlite **out, const char *path, int readonly)
 	s->db = db;
 	s->path = prov_xstrdup(path);
 	s->readonly = readonly;
-	s->schema = (int)ver;
-	*out = s;
+	s->schema = (int)id.version;
+	*out = (struct store_backend *)s;
+	*ops = &sqlite_ops;
 	return 0;
 fail:
+	prov_sql_take_corrupt(db);
 	sqlite3_close(db);
 	return err;
 }
 
-void store_sqlite_free(struct store_sqlite *s)
+static void op_rollback(struct store_backend *be)
 {
+	struct store_sqlite *s = lite(be);
+
+	if (!s->in_tx)
+		return;
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	s->in_tx = 0;
+}
+
+static void op_free(struct store_backend *be)
+{
+	struct store_sqlite *s = lite(be);
+
 	if (!s)
 		return;
 	if (s->in_tx)
-		store_sqlite_rollback(s);
+		op_rollback(be);
 	sqlite3_finalize(s->find);
 	sqlite3_finalize(s->crash);
 	sqlite3_finalize(s->frame);
@@ -219,50 +200,43 @@ void store_sqlite_free(struct store_sqlite *s)
 	sqlite3_finalize(s->report);
 	sqlite3_finalize(s->sum_hosts);
 	sqlite3_finalize(s->sum_versions);
+	prov_sql_take_corrupt(s->db);
 	sqlite3_close(s->db);
 	free(s->path);
 	free(s);
 }
 
-int store_sqlite_begin(struct store_sqlite *s)
+static int op_begin(struct store_backend *be)
 {
+	struct store_sqlite *s = lite(be);
 	int err;
 
 	if (s->in_tx)
 		return 0;
-	if ((err = exec(s->db, "BEGIN IMMEDIATE")) < 0)
+	if ((err = prov_sql_exec(s->db, "store", "BEGIN IMMEDIATE")) < 0)
 		return err;
 	s->in_tx = 1;
 	return 0;
 }
 
-int store_sqlite_commit(struct store_sqlite *s)
+static int op_commit(struct store_backend *be)
 {
+	struct store_sqlite *s = lite(be);
 	int err;
 
 	if (!s->in_tx)
 		return 0;
-	err = exec(s->db, "COMMIT");
+	err = prov_sql_exec(s->db, "store", "COMMIT");
 	if (err < 0) {
-		store_sqlite_rollback(s);
+		op_rollback(be);
 		return err;
 	}
 	s->in_tx = 0;
 	return 0;
 }
 
-void store_sqlite_rollback(struct store_sqlite *s)
-{
-	if (!s->in_tx)
-		return;
-	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-	s->in_tx = 0;
-}
-
-/* ------------------------------------------------------------------ time */
-
-
-static int prepare(sqlite3_stmt **st, sqlite3 *db, const char *sql)
+/* A statement prepared once per connection, reset and unbound on each later use. */
+static int prepare_kept(sqlite3_stmt **st, sqlite3 *db, const char *sql)
 {
 	if (*st) {
 		sqlite3_reset(*st);
@@ -270,16 +244,8 @@ static int prepare(sqlite3_stmt **st, sqlite3 *db, const char *sql)
 		return 0;
 	}
 	if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK)
-		return sql_error(db, "prepare");
+		return prov_sql_error(db, "store", "prepare");
 	return 0;
-}
-
-static void bind_text(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
 }
 
 static void bind_int_or_null(sqlite3_stmt *st, int i, const struct prov_jv *v)
@@ -298,7 +264,7 @@ static int step_done(sqlite3 *db, sqlite3_stmt *st, const char *what)
 
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
-		return sql_error(db, what);
+		return prov_sql_error(db, "store", what);
 	return 0;
 }
 
@@ -318,19 +284,19 @@ static int insert_rows(struct store_sqlite *s, int64_t id, const struct prov_jv 
 			const struct prov_jv *f = &frames->items[k];
 			const char *lang = store_jstr(f, "language");
 
-			if ((err = prepare(&s->frame, s->db, "INSERT INTO frames VALUES(?,?,?,?,?,?,?,?,?,?,?)")) < 0)
+			if ((err = prepare_kept(&s->frame, s->db, "INSERT INTO frames VALUES(?,?,?,?,?,?,?,?,?,?,?)")) < 0)
 				return err;
 			sqlite3_bind_int64(s->frame, 1, id);
 			sqlite3_bind_int64(s->frame, 2, (int64_t)i);
 			bind_int_or_null(s->frame, 3, store_jget(t, "tid"));
 			sqlite3_bind_int(s->frame, 4, crashed);
 			sqlite3_bind_int64(s->frame, 5, (int64_t)k);
-			bind_text(s->frame, 6, store_jstr(f, "function"));
-			bind_text(s->frame, 7, store_jstr(f, "file"));
+			prov_sql_bind_text(s->frame, 6, store_jstr(f, "function"));
+			prov_sql_bind_text(s->frame, 7, store_jstr(f, "file"));
 			bind_int_or_null(s->frame, 8, store_jget(f, "line"));
-			bind_text(s->frame, 9, store_jstr(f, "module"));
-			bind_text(s->frame, 10, store_jstr(f, "component"));
-			bind_text(s->frame, 11, lang && !strcmp(lang, "python") ? "python" : "native");
+			prov_sql_bind_text(s->frame, 9, store_jstr(f, "module"));
+			prov_sql_bind_text(s->frame, 10, store_jstr(f, "component"));
+			prov_sql_bind_text(s->frame, 11, lang && !strcmp(lang, "python") ? "python" : "native");
 			if ((err = step_done(s->db, s->frame, "insert frame")) < 0)
 				return err;
 		}
@@ -338,15 +304,15 @@ static int insert_rows(struct store_sqlite *s, int64_t id, const struct prov_jv 
 	for (i = 0; mods && i < mods->n; i++) {
 		const struct prov_jv *m = &mods->items[i], *p = store_jget(m, "package");
 
-		if ((err = prepare(&s->module, s->db, "INSERT INTO modules VALUES(?,?,?,?,?,?,?)")) < 0)
+		if ((err = prepare_kept(&s->module, s->db, "INSERT INTO modules VALUES(?,?,?,?,?,?,?)")) < 0)
 			return err;
 		sqlite3_bind_int64(s->module, 1, id);
-		bind_text(s->module, 2, store_jstr(m, "path"));
-		bind_text(s->module, 3, store_jstr(m, "build_id"));
-		bind_text(s->module, 4, store_jstr(p, "kind"));
-		bind_text(s->module, 5, store_jstr(p, "name"));
-		bind_text(s->module, 6, store_jstr(p, "version"));
-		bind_text(s->module, 7, store_jstr(m, "component"));
+		prov_sql_bind_text(s->module, 2, store_jstr(m, "path"));
+		prov_sql_bind_text(s->module, 3, store_jstr(m, "build_id"));
+		prov_sql_bind_text(s->module, 4, store_jstr(p, "kind"));
+		prov_sql_bind_text(s->module, 5, store_jstr(p, "name"));
+		prov_sql_bind_text(s->module, 6, store_jstr(p, "version"));
+		prov_sql_bind_text(s->module, 7, store_jstr(m, "component"));
 		if ((err = step_done(s->db, s->module, "insert module")) < 0)
 			return err;
 	}
@@ -355,15 +321,15 @@ static int insert_rows(struct store_sqlite *s, int64_t id, const struct prov_jv 
 
 		if (!store_jstr(c, "name"))
 			continue;
-		if ((err = prepare(&s->component, s->db, "INSERT INTO components VALUES(?,?,?,?,?,?,?)")) < 0)
+		if ((err = prepare_kept(&s->component, s->db, "INSERT INTO components VALUES(?,?,?,?,?,?,?)")) < 0)
 			return err;
 		sqlite3_bind_int64(s->component, 1, id);
-		bind_text(s->component, 2, store_jstr(c, "name"));
-		bind_text(s->component, 3, store_jstr(c, "version"));
-		bind_text(s->component, 4, store_jstr(c, "commit"));
-		bind_text(s->component, 5, store_jstr(c, "repo"));
-		bind_text(s->component, 6, store_jstr(c, "commit_is"));
-		bind_text(s->component, 7, store_jstr(c, "found_by"));
+		prov_sql_bind_text(s->component, 2, store_jstr(c, "name"));
+		prov_sql_bind_text(s->component, 3, store_jstr(c, "version"));
+		prov_sql_bind_text(s->component, 4, store_jstr(c, "commit"));
+		prov_sql_bind_text(s->component, 5, store_jstr(c, "repo"));
+		prov_sql_bind_text(s->component, 6, store_jstr(c, "commit_is"));
+		prov_sql_bind_text(s->component, 7, store_jstr(c, "found_by"));
 		if ((err = step_done(s->db, s->component, "insert component")) < 0)
 			return err;
 	}
@@ -373,12 +339,12 @@ static int insert_rows(struct store_sqlite *s, int64_t id, const struct prov_jv 
 static int run_summary(struct store_sqlite *s, sqlite3_stmt **st, const char *sql,
 		       const struct store_report *rep, int64_t id)
 {
-	if (prepare(st, s->db, sql) < 0)
+	if (prepare_kept(st, s->db, sql) < 0)
 		return PROV_ERROR;
-	bind_text(*st, 1, rep->signature);
-	bind_text(*st, 2, rep->host);
+	prov_sql_bind_text(*st, 1, rep->signature);
+	prov_sql_bind_text(*st, 2, rep->host);
 	if (sqlite3_bind_parameter_count(*st) >= 3)
-		bind_text(*st, 3, rep->time);
+		prov_sql_bind_text(*st, 3, rep->time);
 	if (sqlite3_bind_parameter_count(*st) >= 4)
 		sqlite3_bind_int64(*st, 4, id);
 	return step_done(s->db, *st, "update summary");
@@ -392,9 +358,9 @@ static int add_parsed(int64_t *out_id, struct store_sqlite *s, const struct prov
 	int err, rc;
 
 	store_report_read(&rep, r, meta);
-	if ((err = prepare(&s->find, s->db, "SELECT id FROM crashes WHERE hash=?")) < 0)
+	if ((err = prepare_kept(&s->find, s->db, "SELECT id FROM crashes WHERE hash=?")) < 0)
 		goto cleanup;
-	bind_text(s->find, 1, rep.hash);
+	prov_sql_bind_text(s->find, 1, rep.hash);
 	rc = sqlite3_step(s->find);
 	if (rc == SQLITE_ROW) {
 		*out_id = sqlite3_column_int64(s->find, 0);
@@ -404,32 +370,32 @@ static int add_parsed(int64_t *out_id, struct store_sqlite *s, const struct prov
 	}
 	sqlite3_reset(s->find);
 	if (rc != SQLITE_DONE) {
-		err = sql_error(s->db, "find report");
+		err = prov_sql_error(s->db, "store", "find report");
 		goto cleanup;
 	}
-	if ((err = prepare(&s->crash, s->db,
+	if ((err = prepare_kept(&s->crash, s->db,
 			   "INSERT INTO crashes(signature, signal, signal_name, time, host, input,"
 			   " context, patterns, executable, kind, hash, added)"
 			   " VALUES(?,?,?,?,?,?,?,?,?,?,?,?)")) < 0)
 		goto cleanup;
-	bind_text(s->crash, 1, rep.signature);
+	prov_sql_bind_text(s->crash, 1, rep.signature);
 	bind_int_or_null(s->crash, 2, store_jget(sig, "number"));
-	bind_text(s->crash, 3, store_jstr(sig, "name"));
-	bind_text(s->crash, 4, rep.time);
-	bind_text(s->crash, 5, rep.host);
-	bind_text(s->crash, 6, store_jstr(store_jget(r, "input"), "path"));
-	bind_text(s->crash, 7, store_jstr(crash, "context"));
-	bind_text(s->crash, 8, rep.patterns);
-	bind_text(s->crash, 9, store_jstr(store_jget(r, "process"), "executable"));
-	bind_text(s->crash, 10, store_jstr(store_jget(r, "input"), "kind"));
-	bind_text(s->crash, 11, rep.hash);
-	bind_text(s->crash, 12, rep.now);
+	prov_sql_bind_text(s->crash, 3, store_jstr(sig, "name"));
+	prov_sql_bind_text(s->crash, 4, rep.time);
+	prov_sql_bind_text(s->crash, 5, rep.host);
+	prov_sql_bind_text(s->crash, 6, store_jstr(store_jget(r, "input"), "path"));
+	prov_sql_bind_text(s->crash, 7, store_jstr(crash, "context"));
+	prov_sql_bind_text(s->crash, 8, rep.patterns);
+	prov_sql_bind_text(s->crash, 9, store_jstr(store_jget(r, "process"), "executable"));
+	prov_sql_bind_text(s->crash, 10, store_jstr(store_jget(r, "input"), "kind"));
+	prov_sql_bind_text(s->crash, 11, rep.hash);
+	prov_sql_bind_text(s->crash, 12, rep.now);
 	if ((err = step_done(s->db, s->crash, "insert crash")) < 0)
 		goto cleanup;
 	*out_id = sqlite3_last_insert_rowid(s->db);
 	if ((err = insert_rows(s, *out_id, r)) < 0)
 		goto cleanup;
-	if ((err = prepare(&s->report, s->db, "INSERT INTO reports VALUES(?,?)")) < 0)
+	if ((err = prepare_kept(&s->report, s->db, "INSERT INTO reports VALUES(?,?)")) < 0)
 		goto cleanup;
 	sqlite3_bind_int64(s->report, 1, *out_id);
 	sqlite3_bind_text(s->report, 2, json, (int)len, SQLITE_TRANSIENT);
@@ -443,9 +409,10 @@ cleanup:
 	return err;
 }
 
-int store_sqlite_add(int64_t *out_id, struct store_sqlite *s, const char *json, size_t len,
-		   const struct prov_store_meta *meta)
+static int op_add(int64_t *out_id, struct store_backend *be, const char *json, size_t len,
+		  const struct prov_store_meta *meta)
 {
+	struct store_sqlite *s = lite(be);
 	struct prov_jv *r = NULL;
 	int err, own_tx = !s->in_tx;
 	int64_t id = 0;
@@ -456,16 +423,16 @@ int store_sqlite_add(int64_t *out_id, struct store_sqlite *s, const char *json, 
 		return err;
 	if ((err = store_check_report(r)) < 0)
 		goto cleanup;
-	if (own_tx && (err = store_sqlite_begin(s)) < 0)
+	if (own_tx && (err = op_begin(be)) < 0)
 		goto cleanup;
 	err = add_parsed(&id, s, r, json, len, meta);
 	if (err < 0) {
 		if (own_tx)
-			store_sqlite_rollback(s);
+			op_rollback(be);
 		goto cleanup;
 	}
 	if (own_tx) {
-		int e = store_sqlite_commit(s);
+		int e = op_commit(be);
 
 		if (e < 0) {
 			err = e;
@@ -491,8 +458,9 @@ static char *col_dup(sqlite3_stmt *st, int i)
 	"(SELECT group_concat(nv, ', ') FROM (SELECT name || ' ' || ifnull(version, '?') AS nv" \
 	" FROM components WHERE crash_id = %s ORDER BY name, version))"
 
-int store_sqlite_history(char **out, struct store_sqlite *s, int64_t crash_id)
+static int op_history(char **out, struct store_backend *be, int64_t crash_id)
 {
+	struct store_sqlite *s = lite(be);
 	sqlite3_stmt *st = NULL;
 	char *sig = NULL, *mine = NULL, *since = NULL, *sql = NULL;
 	struct prov_buf b = PROV_BUF_INIT;
@@ -564,7 +532,7 @@ int store_sqlite_history(char **out, struct store_sqlite *s, int64_t crash_id)
 	err = 0;
 	goto cleanup;
 sqlfail:
-	err = sql_error(s->db, "history");
+	err = prov_sql_error(s->db, "store", "history");
 cleanup:
 	sqlite3_finalize(st);
 	prov_buf_release(&b);
@@ -585,9 +553,9 @@ static int prep_sel(sqlite3_stmt **st, struct store_sqlite *s, const struct prov
 
 	free(sql);
 	if (rc != SQLITE_OK)
-		return sql_error(s->db, "triage");
-	bind_text(*st, 1, o->since);
-	bind_text(*st, 2, o->component);
+		return prov_sql_error(s->db, "store", "triage");
+	prov_sql_bind_text(*st, 1, o->since);
+	prov_sql_bind_text(*st, 2, o->component);
 	return 0;
 }
 
@@ -621,7 +589,7 @@ static int triage_versions(struct prov_triage *t, struct store_sqlite *s, const 
 
 		rc = sqlite3_step(st);
 		if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-			err = sql_error(s->db, "triage");
+			err = prov_sql_error(s->db, "store", "triage");
 			goto cleanup;
 		}
 		if (rc == SQLITE_ROW) {
@@ -665,9 +633,10 @@ cleanup:
 }
 
 
-int store_sqlite_triage(struct prov_triage *out, struct store_sqlite *s,
-		      const struct prov_triage_opts *opts)
+static int op_triage(struct prov_triage *out, struct store_backend *be,
+		     const struct prov_triage_opts *opts)
 {
+	struct store_sqlite *s = lite(be);
 	struct prov_triage t = { 0 };
 	struct prov_triage_opts o = *opts;
 	sqlite3_stmt *st = NULL, *latest = NULL, *fr = NULL;
@@ -753,7 +722,7 @@ int store_sqlite_triage(struct prov_triage *out, struct store_sqlite *s,
 	err = 0;
 	goto cleanup;
 sqlfail:
-	err = sql_error(s->db, "triage");
+	err = prov_sql_error(s->db, "store", "triage");
 cleanup:
 	sqlite3_finalize(st);
 	sqlite3_finalize(latest);
@@ -817,11 +786,10 @@ static int query_authorizer(void *data, int action, const char *a1, const char *
 
 /* Only blanks, semicolons and comments after the first statement. */
 
-int store_sqlite_query(struct store_sqlite *s, const char *sql, const struct prov_query_opts *opts,
-		     int (*row)(size_t ncols, const char *const *names, const char *const *values,
-				const char *types, void *data),
-		     void *data)
+static int op_query(struct store_backend *be, const char *sql, const struct prov_query_opts *opts,
+		    store_row_fn row, void *data)
 {
+	struct store_sqlite *s = lite(be);
 	struct query_guard g = { 0 };
 	sqlite3_stmt *st = NULL;
 	const char *tail = NULL, **names = NULL, **values = NULL;
@@ -834,7 +802,7 @@ int store_sqlite_query(struct store_sqlite *s, const char *sql, const struct pro
 	g.clock.start_ms = prov_now_ms();
 	g.clock.timeout_ms = opts->timeout_ms ? opts->timeout_ms : 10000;
 	if (prov_sql_guard_install(s->db, &g.clock) < 0) {
-		err = sql_error(s->db, "query");
+		err = prov_sql_error(s->db, "store", "query");
 		goto cleanup;
 	}
 	sqlite3_limit(s->db, SQLITE_LIMIT_LENGTH, 64 << 20);
@@ -938,3 +906,14 @@ cleanup:
 	free(types);
 	return err;
 }
+
+static const struct store_ops sqlite_ops = {
+	.free = op_free,
+	.begin = op_begin,
+	.commit = op_commit,
+	.rollback = op_rollback,
+	.add = op_add,
+	.history = op_history,
+	.triage = op_triage,
+	.query = op_query,
+};
