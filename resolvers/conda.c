@@ -2,6 +2,8 @@
 #include <string.h>
 
 #include "resolver.h"
+#include "kit-index.h"
+#include "kit-root.h"
 #include "jsonread.h"
 #include "error.h"
 #include "util.h"

@@ -2,6 +2,9 @@
 #include <string.h>
 
 #include "resolver.h"
+#include "kit-index.h"
+#include "kit-root.h"
+#include "kit-text.h"
 #include "error.h"
 #include "util.h"
 #include "banned.h"

@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "resolver.h"
+#include "kit-root.h"
+#include "kit-text.h"
 #include "error.h"
 #include "util.h"
 #include "banned.h"

@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "resolver.h"
+#include "kit-upstream.h"
+#include "kit-root.h"
+#include "kit-text.h"
 #include "jsonread.h"
 #include "error.h"
 #include "util.h"
