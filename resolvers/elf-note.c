@@ -1,3 +1,4 @@
+/* The elf-note resolver: the .note.package a module's own ELF file carries (a package note, held for the package databases). */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -178,4 +179,5 @@ const struct prov_resolver_ops prov_resolver_elf_note = {
 	.init = elf_note_init,
 	.resolve = elf_note_resolve,
 	.free = elf_note_free,
+	.flags = PROV_RESOLVER_NOTE,
 };

@@ -172,3 +172,21 @@ void prov_py_add_commit(struct prov_origin *o, const char *root, const char *sit
 		o->evidence = ev;
 	}
 }
+
+void prov_py_commit_of(struct prov_origin *o, const char *root, const char *path)
+{
+	const char *rel = NULL, *slash;
+	char *norm, *site, *top;
+
+	if (o->commit || o->guess)
+		return;
+	norm = prov_path_normalize(path);
+	site = prov_py_site_of(norm, &rel);
+	if (site && (slash = strchr(rel, '/'))) {
+		top = prov_xstrndup(rel, (size_t)(slash - rel));
+		prov_py_add_commit(o, root, site, top);
+		free(top);
+	}
+	free(site);
+	free(norm);
+}

@@ -29,5 +29,11 @@ void prov_pip_metadata(char **name, char **version, const char *text, size_t len
 char *prov_py_site_of(const char *path, const char **rel);
 char *prov_py_embedded_commit(const char *root, const char *site, const char *top, char **evidence);
 void prov_py_add_commit(struct prov_origin *o, const char *root, const char *site, const char *top);
+/*
+ * A module at `path` inside a Python package (<site>/<top>/...) whatever
+ * installed it (python3-numpy from dpkg, a conda package): prov_py_add_commit
+ * for its package, unless o has a commit already or is a guess.
+ */
+void prov_py_commit_of(struct prov_origin *o, const char *root, const char *path);
 
 #endif

@@ -1,3 +1,4 @@
+/* The pip resolver: a module listed in the RECORD of a Python distribution of its site-packages. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "kit-python.h"
 #include "kit-root.h"
 #include "kit-text.h"
+#include "kit-upstream.h"
 #include "jsonread.h"
 #include "error.h"
 #include "util.h"
@@ -498,6 +500,101 @@ static int pip_inventory(struct prov_resolver *r, struct prov_origin_list *l)
 	return err;
 }
 
+/* The version's upstream part as prov_debver_split gives it, else the version. */
+static char *upstream_of(const char *version)
+{
+	struct prov_debver dv;
+	char *up = NULL;
+
+	if (!version)
+		return NULL;
+	if (prov_debver_split(&dv, version) == 0) {
+		up = prov_xstrdup_or_null(dv.upstream);
+		prov_debver_release(&dv);
+	}
+	return up ? up : prov_xstrdup(version);
+}
+
+/* Drop a Debian repack suffix (+dfsg, +ds, ~dfsg, .dfsg) from an upstream version. */
+static void drop_repack(char *up)
+{
+	static const char *const marks[] = { "+dfsg", "~dfsg", ".dfsg", "+ds", "~ds", NULL };
+	size_t i;
+
+	for (i = 0; marks[i]; i++) {
+		char *p = strstr(up, marks[i]);
+
+		if (p)
+			*p = 0;
+	}
+}
+
+/*
+ * A pip distribution that a dpkg or rpm package installed (Debian's
+ * python3-torch ships torch-1.13.0a0+gitunknown.egg-info while the package
+ * is 1.13.1+dfsg-4): the distribution's package version wins over the
+ * embedded one when their upstream parts differ. The package is looked up by
+ * the metadata file, as a module would be.
+ */
+static void distribution_version(struct prov_origin *o, const struct prov_resolve_peers *peers)
+{
+	struct prov_module view;
+	struct prov_origin pkg;
+	char *meta, *up_pip, *up_pkg;
+	int claimed = 0;
+
+	if (!o->evidence)
+		return;
+	meta = prov_ends_with(o->evidence, ".egg-info") ?
+		prov_xasprintf("%s/PKG-INFO", o->evidence) :
+		prov_xasprintf("%s/METADATA", o->evidence);
+	memset(&view, 0, sizeof(view));
+	memset(&pkg, 0, sizeof(pkg));
+	view.path = meta;
+	claimed = peers->package_of(&pkg, peers, &view);
+	if (!claimed && prov_ends_with(o->evidence, ".egg-info")) {
+		/* a flat egg-info file is the metadata itself */
+		view.path = o->evidence;
+		claimed = peers->package_of(&pkg, peers, &view);
+	}
+	free(meta);
+	prov_error_clear();
+	if (!claimed)
+		return;
+	up_pip = o->version ? prov_xstrdup(o->version) : NULL;
+	up_pkg = upstream_of(pkg.version);
+	drop_repack(up_pkg);
+	if (!up_pip || strcmp(up_pip, up_pkg) != 0) {
+		char *fb = prov_xasprintf("pip; version from %s %s (the distribution says %s)",
+					  pkg.kind ? pkg.kind : "package", pkg.name ? pkg.name : "?",
+					  o->version ? o->version : "nothing");
+
+		free(o->version);
+		o->version = prov_xstrdup(pkg.version);
+		free(o->found_by);
+		o->found_by = fb;
+		if (!o->source) {
+			o->source = prov_xstrdup_or_null(pkg.source ? pkg.source : pkg.name);
+			o->source_version = prov_xstrdup_or_null(pkg.source_version ? pkg.source_version
+									   : pkg.version);
+		}
+	}
+	free(up_pip);
+	free(up_pkg);
+	prov_origin_release(&pkg);
+}
+
+static void pip_annotate(struct prov_resolver *r, struct prov_origin *o, const struct prov_module *mod,
+			 const struct prov_resolve_peers *peers)
+{
+	if (mod)
+		prov_py_commit_of(o, r->ctx->sysroot, mod->path);
+	else
+		distribution_version(o, peers);
+	if (!prov_upstream_from_pip_metadata(o, r->ctx->sysroot))
+		prov_upstream_from_vcs(o, "derived:direct-url");
+}
+
 static void pip_free(struct prov_resolver *r)
 {
 	struct pip *pp = (struct pip *)r;
@@ -519,4 +616,5 @@ const struct prov_resolver_ops prov_resolver_pip = {
 	.resolve = pip_resolve,
 	.inventory = pip_inventory,
 	.free = pip_free,
+	.annotate = pip_annotate,
 };

@@ -21,6 +21,33 @@ struct prov_resolver {
 
 #define PROV_RESOLVER_VERSION 1
 
+/* What the chain needs to know of a resolver (ops->flags). */
+enum prov_resolver_flags {
+	/*
+	 * A package database (dpkg, rpm): it owns the files it installed.
+	 * After a package note claimed a module, only these may claim it.
+	 */
+	PROV_RESOLVER_PACKAGE_DB = 1 << 0,
+	/*
+	 * A package note (elf-note): its claim names the source project; it is
+	 * held while the package databases are asked, and kept as evidence
+	 * (origin->source) of the one that claims the file, or alone when none does.
+	 */
+	PROV_RESOLVER_NOTE = 1 << 1,
+};
+
+/* What the chain lends a resolver's annotate op: its other resolvers. */
+struct prov_resolve_peers {
+	/*
+	 * The package databases of the chain (PROV_RESOLVER_PACKAGE_DB), in
+	 * order: 1 and *pkg (zeroed by the caller; with a version) for the first
+	 * that claims view->path, else 0 and *pkg left empty.
+	 */
+	int (*package_of)(struct prov_origin *pkg, const struct prov_resolve_peers *peers,
+			  const struct prov_module *view);
+	const void *chain;	/* the chain's own */
+};
+
 struct prov_resolver_ops {
 	unsigned int version;	/* PROV_RESOLVER_VERSION */
 	const char *name;	/* "dpkg": also origin->found_by */
@@ -36,6 +63,16 @@ struct prov_resolver_ops {
 	/* Optional: add what this resolver sees to l (env). */
 	int (*inventory)(struct prov_resolver *r, struct prov_origin_list *l);
 	void (*free)(struct prov_resolver *r);
+	/*
+	 * Optional: complete an origin this resolver gave once the chain chose
+	 * it: for the module mod (as the chain saw it: " (deleted)" dropped, a
+	 * bare name found), or for the inventory (mod NULL). Here a resolver
+	 * derives the upstream repository (kit-upstream.h) and reads the commit
+	 * a Python package embeds (kit-python.h). Cannot fail.
+	 */
+	void (*annotate)(struct prov_resolver *r, struct prov_origin *o, const struct prov_module *mod,
+			 const struct prov_resolve_peers *peers);
+	unsigned int flags;	/* enum prov_resolver_flags */
 };
 
 extern const struct prov_resolver_ops prov_resolver_elf_note, prov_resolver_dpkg,

@@ -1,3 +1,4 @@
+/* The rpm resolver: a module listed by an installed rpm package (rpmdb.sqlite). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -5,6 +6,7 @@
 #include <unistd.h>
 
 #include "resolver.h"
+#include "kit-python.h"
 #include "kit-index.h"
 #include "kit-root.h"
 #include "kit-rpm-header.h"
@@ -71,7 +73,7 @@ static int add_blob(const unsigned char *blob, size_t len, void *data)
 	o.source = src;
 	o.source_version = src ? vr : NULL;
 	o.evidence = (char *)bs->r->db;
-	/* VCS (rpm >= 4.14), else URL, when it names a repository: upstream.c
+	/* VCS (rpm >= 4.14), else URL, when it names a repository: rpm_annotate
 	 * derives the component's repository from it (derived:rpm-url) */
 	o.vcs_url = h.vcs ? prov_repo_url_from(h.vcs, strlen(h.vcs)) : NULL;
 	if (!o.vcs_url && h.url)
@@ -205,6 +207,16 @@ static void rpm_free(struct prov_resolver *res)
 	free(r);
 }
 
+/* The commit a Python package embeds; the repository the header's VCS / URL tag names. */
+static void rpm_annotate(struct prov_resolver *res, struct prov_origin *o, const struct prov_module *mod,
+			  const struct prov_resolve_peers *peers)
+{
+	(void)peers;
+	if (mod)
+		prov_py_commit_of(o, res->ctx->sysroot, mod->path);
+	prov_upstream_from_vcs(o, "derived:rpm-url");
+}
+
 const struct prov_resolver_ops prov_resolver_rpm = {
 	.version = PROV_RESOLVER_VERSION,
 	.name = "rpm",
@@ -212,4 +224,6 @@ const struct prov_resolver_ops prov_resolver_rpm = {
 	.resolve = rpm_resolve,
 	.inventory = rpm_inventory,
 	.free = rpm_free,
+	.annotate = rpm_annotate,
+	.flags = PROV_RESOLVER_PACKAGE_DB,
 };
