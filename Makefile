@@ -164,7 +164,7 @@ LIB_OBJS += cache/store-report.o
 LIB_OBJS += cache/store-sqlite.o
 LIB_OBJS += cache/store-pg.o
 
-# resolvers: one file per origin kind, one registry.
+# resolvers: the chain (registry), one file per origin kind, the kit of helpers they share.
 LIB_OBJS += resolvers/registry.o
 LIB_OBJS += resolvers/elf-note.o
 LIB_OBJS += resolvers/dpkg.o
@@ -174,8 +174,15 @@ LIB_OBJS += resolvers/conda.o
 LIB_OBJS += resolvers/rocm.o
 LIB_OBJS += resolvers/git.o
 LIB_OBJS += resolvers/python.o
-LIB_OBJS += resolvers/upstream.o
 LIB_OBJS += resolvers/path.o
+LIB_OBJS += resolvers/kit-origin.o
+LIB_OBJS += resolvers/kit-text.o
+LIB_OBJS += resolvers/kit-root.o
+LIB_OBJS += resolvers/kit-index.o
+LIB_OBJS += resolvers/kit-elf.o
+LIB_OBJS += resolvers/kit-python.o
+LIB_OBJS += resolvers/kit-rpm-header.o
+LIB_OBJS += resolvers/kit-upstream.o
 
 # core: cores and live processes (libdwfl), Python frames, variables, code.
 LIB_OBJS += src/core/core.o

@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "error.h"
-#include "resolver.h"
+#include "kit-python.h"
+#include "kit-upstream.h"
 #include "banned.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

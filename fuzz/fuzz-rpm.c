@@ -3,7 +3,7 @@
 #include <stdint.h>
 
 #include "error.h"
-#include "resolver.h"
+#include "kit-rpm-header.h"
 #include "banned.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,7 +1,12 @@
+/* The conda resolver: a module listed in a conda-meta record of the nearest conda prefix. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "resolver.h"
+#include "kit-python.h"
+#include "kit-upstream.h"
+#include "kit-index.h"
+#include "kit-root.h"
 #include "jsonread.h"
 #include "error.h"
 #include "util.h"
@@ -226,6 +231,17 @@ static void conda_free(struct prov_resolver *r)
 	free(c);
 }
 
+/* The commit a Python package embeds; the repository the package's about.json names. */
+static void conda_annotate(struct prov_resolver *r, struct prov_origin *o, const struct prov_module *mod,
+			    const struct prov_resolve_peers *peers)
+{
+	(void)peers;
+	if (mod)
+		prov_py_commit_of(o, r->ctx->sysroot, mod->path);
+	if (!prov_upstream_from_conda_about(o, r->ctx->sysroot))
+		prov_upstream_from_vcs(o, "derived:direct-url");
+}
+
 const struct prov_resolver_ops prov_resolver_conda = {
 	.version = PROV_RESOLVER_VERSION,
 	.name = "conda",
@@ -233,4 +249,5 @@ const struct prov_resolver_ops prov_resolver_conda = {
 	.resolve = conda_resolve,
 	.inventory = conda_inventory,
 	.free = conda_free,
+	.annotate = conda_annotate,
 };

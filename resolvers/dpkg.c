@@ -1,7 +1,13 @@
+/* The dpkg resolver: a module listed by an installed Debian package (status, .list files, diversions). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "resolver.h"
+#include "kit-index.h"
+#include "kit-root.h"
+#include "kit-text.h"
+#include "kit-python.h"
+#include "kit-upstream.h"
 #include "error.h"
 #include "util.h"
 #include "banned.h"
@@ -24,6 +30,28 @@ struct diversion {
 	char *from, *to, *by;
 };
 
+/* The upstream repository a package's copyright file names. */
+static void derive(struct prov_origin *o, const char *root)
+{
+	if (!prov_upstream_from_dep5(o, root))
+		prov_upstream_from_vcs(o, "derived:direct-url");
+}
+
+/*
+ * What derive() found for the packages of this call (the chain sets up a
+ * resolver per call): a
+ * package's copyright file is read once, not once per library of it (libc6:
+ * libc, libm, ld-linux...). Bounded; further packages are derived each time.
+ */
+#define DERIVE_MEMO_MAX 64
+
+struct derive_memo {
+	struct {
+		char *name, *url, *by, *evidence;
+	} v[DERIVE_MEMO_MAX];
+	size_t n;
+};
+
 struct dpkg {
 	struct prov_resolver base;
 	int merged;
@@ -32,6 +60,7 @@ struct dpkg {
 	struct prov_pkgindex *ix;
 	struct diversion *div;
 	size_t ndiv, div_alloc;
+	struct derive_memo memo;
 };
 
 /* A field's value in [s, e), trimmed. */
@@ -390,6 +419,58 @@ static int dpkg_inventory(struct prov_resolver *r, struct prov_origin_list *l)
 	return prov_pkgindex_packages(d->ix, 1, l);
 }
 
+static void derive_upstream(struct derive_memo *dm, struct prov_origin *o, const char *root)
+{
+	size_t i;
+
+	if (!o->name || o->upstream_url) {
+		derive(o, root);
+		return;
+	}
+	for (i = 0; i < dm->n; i++)
+		if (!strcmp(dm->v[i].name, o->name)) {
+			o->upstream_url = prov_xstrdup_or_null(dm->v[i].url);
+			o->upstream_by = prov_xstrdup_or_null(dm->v[i].by);
+			o->upstream_evidence = prov_xstrdup_or_null(dm->v[i].evidence);
+			return;
+		}
+	derive(o, root);
+	if (dm->n < DERIVE_MEMO_MAX) {
+		dm->v[dm->n].name = prov_xstrdup(o->name);
+		dm->v[dm->n].url = prov_xstrdup_or_null(o->upstream_url);
+		dm->v[dm->n].by = prov_xstrdup_or_null(o->upstream_by);
+		dm->v[dm->n].evidence = prov_xstrdup_or_null(o->upstream_evidence);
+		dm->n++;
+	}
+}
+
+static void derive_memo_release(struct derive_memo *dm)
+{
+	size_t i;
+
+	for (i = 0; i < dm->n; i++) {
+		free(dm->v[i].name);
+		free(dm->v[i].url);
+		free(dm->v[i].by);
+		free(dm->v[i].evidence);
+	}
+	dm->n = 0;
+}
+
+static void dpkg_annotate(struct prov_resolver *r, struct prov_origin *o, const struct prov_module *mod,
+			  const struct prov_resolve_peers *peers)
+{
+	struct dpkg *d = (struct dpkg *)r;
+
+	(void)peers;
+	if (!mod) {
+		derive(o, r->ctx->sysroot);
+		return;
+	}
+	prov_py_commit_of(o, r->ctx->sysroot, mod->path);
+	derive_upstream(&d->memo, o, r->ctx->sysroot);
+}
+
 static void dpkg_free(struct prov_resolver *r)
 {
 	struct dpkg *d = (struct dpkg *)r;
@@ -403,6 +484,7 @@ static void dpkg_free(struct prov_resolver *r)
 		free(d->div[i].by);
 	}
 	free(d->div);
+	derive_memo_release(&d->memo);
 	prov_pkgindex_free(d->ix);
 	free(d->status_id);
 	free(d);
@@ -415,4 +497,6 @@ const struct prov_resolver_ops prov_resolver_dpkg = {
 	.resolve = dpkg_resolve,
 	.inventory = dpkg_inventory,
 	.free = dpkg_free,
+	.annotate = dpkg_annotate,
+	.flags = PROV_RESOLVER_PACKAGE_DB,
 };

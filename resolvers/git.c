@@ -1,8 +1,13 @@
+/* The git resolver: a module inside a git working tree (HEAD, branch, origin). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "resolver.h"
+#include "kit-python.h"
+#include "kit-upstream.h"
+#include "kit-root.h"
+#include "kit-text.h"
 #include "error.h"
 #include "util.h"
 #include "banned.h"
@@ -463,6 +468,16 @@ static void git_free(struct prov_resolver *r)
 	free(r);
 }
 
+/* The commit a Python package embeds; the working tree's origin as its upstream. */
+static void git_annotate(struct prov_resolver *r, struct prov_origin *o, const struct prov_module *mod,
+			  const struct prov_resolve_peers *peers)
+{
+	(void)peers;
+	if (mod)
+		prov_py_commit_of(o, r->ctx->sysroot, mod->path);
+	prov_upstream_from_vcs(o, "derived:git-remote");
+}
+
 const struct prov_resolver_ops prov_resolver_git = {
 	.version = PROV_RESOLVER_VERSION,
 	.name = "git",
@@ -470,4 +485,5 @@ const struct prov_resolver_ops prov_resolver_git = {
 	.resolve = git_resolve,
 	.inventory = git_inventory,
 	.free = git_free,
+	.annotate = git_annotate,
 };

@@ -1,7 +1,10 @@
+/* The path resolver: what a module's path alone says (a guess), last in the chain. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "resolver.h"
+#include "kit-python.h"
+#include "kit-upstream.h"
 #include "buildpath.h"
 #include "error.h"
 #include "util.h"
@@ -89,10 +92,21 @@ static void path_free(struct prov_resolver *r)
 	free(r);
 }
 
+/* The commit a Python package embeds; a repository URL the origin carries. */
+static void path_annotate(struct prov_resolver *r, struct prov_origin *o, const struct prov_module *mod,
+			   const struct prov_resolve_peers *peers)
+{
+	(void)peers;
+	if (mod)
+		prov_py_commit_of(o, r->ctx->sysroot, mod->path);
+	prov_upstream_from_vcs(o, "derived:direct-url");
+}
+
 const struct prov_resolver_ops prov_resolver_path = {
 	.version = PROV_RESOLVER_VERSION,
 	.name = "path",
 	.init = path_init,
 	.resolve = path_resolve,
 	.free = path_free,
+	.annotate = path_annotate,
 };

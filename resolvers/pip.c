@@ -1,3 +1,4 @@
+/* The pip resolver: a module listed in the RECORD of a Python distribution of its site-packages. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -6,6 +7,11 @@
 #include <unistd.h>
 
 #include "resolver.h"
+#include "kit-index.h"
+#include "kit-python.h"
+#include "kit-root.h"
+#include "kit-text.h"
+#include "kit-upstream.h"
 #include "jsonread.h"
 #include "error.h"
 #include "util.h"
@@ -37,99 +43,6 @@ struct pip {
 	struct site sites[MAX_SITES];
 	size_t nsites;
 };
-
-void prov_pip_metadata(char **name, char **version, const char *text, size_t len)
-{
-	const char *pos = text, *end = text + len, *line;
-	size_t n;
-
-	*name = NULL;
-	*version = NULL;
-	while (prov_next_line(&line, &n, &pos, end)) {
-		const char *v;
-		size_t vl;
-
-		if (n && line[n - 1] == '\r')
-			n--;
-		if (n == 0)
-			break;	/* the body starts */
-		if (n > 4096)
-			continue;
-		if (!*name && n > 5 && strncasecmp(line, "Name:", 5) == 0) {
-			v = line + 5;
-			vl = n - 5;
-		} else if (!*version && n > 8 && strncasecmp(line, "Version:", 8) == 0) {
-			v = line + 8;
-			vl = n - 8;
-		} else {
-			continue;
-		}
-		while (vl && (*v == ' ' || *v == '\t')) {
-			v++;
-			vl--;
-		}
-		while (vl && (v[vl - 1] == ' ' || v[vl - 1] == '\t'))
-			vl--;
-		if (!vl || memchr(v, 0, vl))
-			continue;
-		if (line[0] == 'N' || line[0] == 'n')
-			*name = prov_xstrndup(v, vl);
-		else
-			*version = prov_xstrndup(v, vl);
-	}
-}
-
-int prov_pip_record_foreach(const char *text, size_t len, size_t *nbad,
-			    int (*fn)(const char *path, void *data), void *data)
-{
-	const char *pos = text, *end = text + len, *line;
-	size_t n;
-	struct prov_buf p = PROV_BUF_INIT;
-	int err = 0;
-
-	*nbad = 0;
-	while (prov_next_line(&line, &n, &pos, end)) {
-		size_t i = 0;
-
-		if (n && line[n - 1] == '\r')
-			n--;
-		if (!n)
-			continue;
-		if (n > 4096 || memchr(line, 0, n)) {
-			(*nbad)++;
-			continue;
-		}
-		prov_buf_reset(&p);
-		if (line[0] == '"') {
-			/* CSV quoting: "" is a quote */
-			for (i = 1; i < n; i++) {
-				if (line[i] == '"') {
-					if (i + 1 < n && line[i + 1] == '"') {
-						prov_buf_putc(&p, '"');
-						i++;
-						continue;
-					}
-					break;
-				}
-				prov_buf_putc(&p, line[i]);
-			}
-			if (i >= n) {
-				(*nbad)++;
-				continue;
-			}
-		} else {
-			const char *comma = memchr(line, ',', n);
-
-			prov_buf_add(&p, line, comma ? (size_t)(comma - line) : n);
-		}
-		if (!p.len)
-			continue;
-		if ((err = fn(p.buf, data)) != 0)
-			break;
-	}
-	prov_buf_release(&p);
-	return err;
-}
 
 struct add_state {
 	struct prov_pkgindex *ix;
@@ -312,25 +225,6 @@ static struct site *open_site(struct pip *pp, const char *dir)
 	return s->ix ? s : NULL;
 }
 
-char *prov_py_site_of(const char *path, const char **rel)
-{
-	const char *p = path, *best = NULL;
-
-	while ((p = strstr(p, "-packages/"))) {
-		const char *start = p;
-
-		while (start > path && start[-1] != '/')
-			start--;
-		if ((size_t)(p - start) == 4 && (strncmp(start, "site", 4) == 0 || strncmp(start, "dist", 4) == 0))
-			best = p;
-		p++;
-	}
-	if (!best)
-		return NULL;
-	*rel = best + strlen("-packages/");
-	return prov_xstrndup(path, (size_t)(best - path) + strlen("-packages"));
-}
-
 static int pip_init(struct prov_resolver **out, const struct prov_resolve_ctx *ctx)
 {
 	struct pip *pp = prov_xcalloc(1, sizeof(*pp));
@@ -338,58 +232,6 @@ static int pip_init(struct prov_resolver **out, const struct prov_resolve_ctx *c
 	pp->base.ctx = ctx;
 	*out = &pp->base;
 	return 0;
-}
-
-char *prov_py_embedded_commit(const char *root, const char *site, const char *top, char **evidence)
-{
-	static const char *const files[] = { "version.py", "commit_info.py", "_version.py", NULL };
-	struct prov_buf b = PROV_BUF_INIT;
-	char *found = NULL;
-	size_t i;
-
-	if (!top || !*top || strchr(top, '/') || !strcmp(top, "..") || !strcmp(top, "."))
-		return NULL;
-	for (i = 0; files[i] && !found; i++) {
-		char *p = prov_xasprintf("%s/%s/%s", site, top, files[i]);
-		const char *pos, *end, *line;
-		size_t n;
-
-		if (prov_root_read(&b, root, p, 1 << 20) == 0) {
-			pos = b.buf;
-			end = b.buf + b.len;
-			while (!found && prov_next_line(&line, &n, &pos, end)) {
-				size_t k;
-
-				/* git_version = '...' (torch), "full-revisionid": "..." (numpy's
-				 * versioneer), commit = "..." : any quoted 40-hex */
-				for (k = 0; k + 42 <= n; k++) {
-					if ((line[k] == '\'' || line[k] == '"') &&
-					    prov_is_hex_commit(line + k + 1, 40) && line[k + 41] == line[k]) {
-						found = prov_xstrndup(line + k + 1, 40);
-						*evidence = prov_xstrdup(p);
-						break;
-					}
-				}
-			}
-		}
-		free(p);
-	}
-	prov_buf_release(&b);
-	return found;
-}
-
-void prov_py_add_commit(struct prov_origin *o, const char *root, const char *site, const char *top)
-{
-	char *ev = NULL, *c;
-
-	if (o->commit || !top || !*top)
-		return;
-	c = prov_py_embedded_commit(root, site, top, &ev);
-	if (c) {
-		o->commit = c;
-		free(o->evidence);
-		o->evidence = ev;
-	}
 }
 
 static int pip_resolve(struct prov_origin *out, struct prov_resolver *r,
@@ -658,6 +500,101 @@ static int pip_inventory(struct prov_resolver *r, struct prov_origin_list *l)
 	return err;
 }
 
+/* The version's upstream part as prov_debver_split gives it, else the version. */
+static char *upstream_of(const char *version)
+{
+	struct prov_debver dv;
+	char *up = NULL;
+
+	if (!version)
+		return NULL;
+	if (prov_debver_split(&dv, version) == 0) {
+		up = prov_xstrdup_or_null(dv.upstream);
+		prov_debver_release(&dv);
+	}
+	return up ? up : prov_xstrdup(version);
+}
+
+/* Drop a Debian repack suffix (+dfsg, +ds, ~dfsg, .dfsg) from an upstream version. */
+static void drop_repack(char *up)
+{
+	static const char *const marks[] = { "+dfsg", "~dfsg", ".dfsg", "+ds", "~ds", NULL };
+	size_t i;
+
+	for (i = 0; marks[i]; i++) {
+		char *p = strstr(up, marks[i]);
+
+		if (p)
+			*p = 0;
+	}
+}
+
+/*
+ * A pip distribution that a dpkg or rpm package installed (Debian's
+ * python3-torch ships torch-1.13.0a0+gitunknown.egg-info while the package
+ * is 1.13.1+dfsg-4): the distribution's package version wins over the
+ * embedded one when their upstream parts differ. The package is looked up by
+ * the metadata file, as a module would be.
+ */
+static void distribution_version(struct prov_origin *o, const struct prov_resolve_peers *peers)
+{
+	struct prov_module view;
+	struct prov_origin pkg;
+	char *meta, *up_pip, *up_pkg;
+	int claimed = 0;
+
+	if (!o->evidence)
+		return;
+	meta = prov_ends_with(o->evidence, ".egg-info") ?
+		prov_xasprintf("%s/PKG-INFO", o->evidence) :
+		prov_xasprintf("%s/METADATA", o->evidence);
+	memset(&view, 0, sizeof(view));
+	memset(&pkg, 0, sizeof(pkg));
+	view.path = meta;
+	claimed = peers->package_of(&pkg, peers, &view);
+	if (!claimed && prov_ends_with(o->evidence, ".egg-info")) {
+		/* a flat egg-info file is the metadata itself */
+		view.path = o->evidence;
+		claimed = peers->package_of(&pkg, peers, &view);
+	}
+	free(meta);
+	prov_error_clear();
+	if (!claimed)
+		return;
+	up_pip = o->version ? prov_xstrdup(o->version) : NULL;
+	up_pkg = upstream_of(pkg.version);
+	drop_repack(up_pkg);
+	if (!up_pip || strcmp(up_pip, up_pkg) != 0) {
+		char *fb = prov_xasprintf("pip; version from %s %s (the distribution says %s)",
+					  pkg.kind ? pkg.kind : "package", pkg.name ? pkg.name : "?",
+					  o->version ? o->version : "nothing");
+
+		free(o->version);
+		o->version = prov_xstrdup(pkg.version);
+		free(o->found_by);
+		o->found_by = fb;
+		if (!o->source) {
+			o->source = prov_xstrdup_or_null(pkg.source ? pkg.source : pkg.name);
+			o->source_version = prov_xstrdup_or_null(pkg.source_version ? pkg.source_version
+									   : pkg.version);
+		}
+	}
+	free(up_pip);
+	free(up_pkg);
+	prov_origin_release(&pkg);
+}
+
+static void pip_annotate(struct prov_resolver *r, struct prov_origin *o, const struct prov_module *mod,
+			 const struct prov_resolve_peers *peers)
+{
+	if (mod)
+		prov_py_commit_of(o, r->ctx->sysroot, mod->path);
+	else
+		distribution_version(o, peers);
+	if (!prov_upstream_from_pip_metadata(o, r->ctx->sysroot))
+		prov_upstream_from_vcs(o, "derived:direct-url");
+}
+
 static void pip_free(struct prov_resolver *r)
 {
 	struct pip *pp = (struct pip *)r;
@@ -679,4 +616,5 @@ const struct prov_resolver_ops prov_resolver_pip = {
 	.resolve = pip_resolve,
 	.inventory = pip_inventory,
 	.free = pip_free,
+	.annotate = pip_annotate,
 };

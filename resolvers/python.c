@@ -1,7 +1,12 @@
+/* The python-prefix resolver: CPython prefixes outside any package manager (pyenv, uv, venvs, source builds). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "resolver.h"
+#include "kit-python.h"
+#include "kit-upstream.h"
+#include "kit-root.h"
+#include "kit-text.h"
 #include "error.h"
 #include "util.h"
 #include "banned.h"
@@ -222,10 +227,21 @@ static void python_free(struct prov_resolver *r)
 	free(r);
 }
 
+/* The commit a Python package embeds; a repository URL the origin carries. */
+static void python_annotate(struct prov_resolver *r, struct prov_origin *o, const struct prov_module *mod,
+			     const struct prov_resolve_peers *peers)
+{
+	(void)peers;
+	if (mod)
+		prov_py_commit_of(o, r->ctx->sysroot, mod->path);
+	prov_upstream_from_vcs(o, "derived:direct-url");
+}
+
 const struct prov_resolver_ops prov_resolver_python = {
 	.version = PROV_RESOLVER_VERSION,
 	.name = "python-prefix",
 	.init = python_init,
 	.resolve = python_resolve,
 	.free = python_free,
+	.annotate = python_annotate,
 };

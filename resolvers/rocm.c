@@ -1,7 +1,12 @@
+/* The rocm resolver: a module under a ROCm or CUDA tree, versioned by the tree. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "resolver.h"
+#include "kit-python.h"
+#include "kit-upstream.h"
+#include "kit-root.h"
+#include "kit-text.h"
 #include "jsonread.h"
 #include "error.h"
 #include "util.h"
@@ -175,6 +180,16 @@ static void rocm_free(struct prov_resolver *r)
 	free(r);
 }
 
+/* The commit a Python package embeds; a repository URL the origin carries. */
+static void rocm_annotate(struct prov_resolver *r, struct prov_origin *o, const struct prov_module *mod,
+			   const struct prov_resolve_peers *peers)
+{
+	(void)peers;
+	if (mod)
+		prov_py_commit_of(o, r->ctx->sysroot, mod->path);
+	prov_upstream_from_vcs(o, "derived:direct-url");
+}
+
 const struct prov_resolver_ops prov_resolver_rocm = {
 	.version = PROV_RESOLVER_VERSION,
 	.name = "rocm",
@@ -182,4 +197,5 @@ const struct prov_resolver_ops prov_resolver_rocm = {
 	.resolve = rocm_resolve,
 	.inventory = rocm_inventory,
 	.free = rocm_free,
+	.annotate = rocm_annotate,
 };

@@ -12,7 +12,7 @@
 #include "sources.h"
 #include "util.h"
 #include "cache.h"
-#include "resolver.h"
+#include "resolve.h"
 #include "banned.h"
 
 static const char env_help[] =

@@ -20,7 +20,7 @@
 #include "pipeline.h"
 #include "dbgsrc.h"
 #include "python.h"
-#include "resolver.h"
+#include "resolve.h"
 #include "suspects.h"
 #include "textparse.h"
 #include "util.h"
@@ -161,7 +161,6 @@ static int text_want(const struct prov_module *m, void *data)
 static int resolve_text_modules(struct prov_crash *c, struct prov_resolve_ctx *rctx,
 				const struct prov_pipeline_opts *opts)
 {
-	static const struct prov_resolver_ops *const path_only[] = { &prov_resolver_path, NULL };
 	const char *root = opts->sysroot ? opts->sysroot : "/";
 	struct text_want w = { TEXT_BUILD_ID_MATCH, root };
 	unsigned char *before = NULL, *matched = NULL;
@@ -223,7 +222,7 @@ static int resolve_text_modules(struct prov_crash *c, struct prov_resolve_ctx *r
 		}
 	} else {
 		rctx->want = NULL;
-		error = prov_resolve_modules_chain(c, rctx, path_only);
+		error = prov_resolve_modules_chain(c, rctx, prov_resolvers_path_only);
 	}
 cleanup:
 	/* a module inferred from a source path: that the frame ran that file is a guess */

@@ -33,7 +33,7 @@
 #include "pathrw.h"
 #include "textparse.h"
 #include "util.h"
-#include "resolver.h"
+#include "kit-rpm-header.h"
 
 /* Each target's entry points under a name of its own. */
 #define LLVMFuzzerTestOneInput fuzz_core_one

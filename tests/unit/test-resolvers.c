@@ -13,6 +13,9 @@
 #include "util.h"
 #include "cache.h"
 #include "resolver.h"
+#include "kit-python.h"
+#include "kit-rpm-header.h"
+#include "kit-text.h"
 #include "unit.h"
 #include "banned.h"
 

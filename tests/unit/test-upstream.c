@@ -10,7 +10,7 @@
 
 #include "derive.h"
 #include "error.h"
-#include "resolver.h"
+#include "kit-upstream.h"
 #include "sources.h"
 #include "util.h"
 #include "banned.h"

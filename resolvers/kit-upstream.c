@@ -1,3 +1,4 @@
+/* The resolvers' kit: the upstream repository a package's own metadata names (DEP-5, METADATA, about.json, VCS URLs). */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -6,7 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "resolver.h"
+#include "kit-upstream.h"
+#include "kit-root.h"
+#include "kit-text.h"
 #include "jsonread.h"
 #include "error.h"
 #include "util.h"
@@ -357,52 +360,89 @@ static void set_upstream(struct prov_origin *o, char *url, const char *by, const
 	o->upstream_evidence = prov_xstrdup_or_null(evidence);
 }
 
-void prov_upstream_derive(struct prov_origin *o, const char *root)
+/* Every derivation leaves an origin alone that has an upstream already, or no kind. */
+static int settled(const struct prov_origin *o)
+{
+	return !o || o->upstream_url || !o->kind;
+}
+
+int prov_upstream_from_dep5(struct prov_origin *o, const char *root)
 {
 	struct prov_buf b = PROV_BUF_INIT;
-	char *path = NULL, *url = NULL;
+	char *path, *url;
 
-	if (!o || o->upstream_url || !o->kind)
-		return;
-	if (!strcmp(o->kind, "dpkg") && one_component(o->name)) {
-		path = prov_xasprintf("/usr/share/doc/%s/copyright", o->name);
-		if (read_prefix(&b, root, path, PREFIX_CAP) == 0 &&
-		    (url = prov_dep5_upstream(b.buf, b.len)))
-			set_upstream(o, url, "derived:dep5-source", path);
-	} else if (!strcmp(o->kind, "pip") && o->evidence &&
-		   (prov_ends_with(o->evidence, ".dist-info") || prov_ends_with(o->evidence, ".egg-info"))) {
-		path = prov_xasprintf("%s/%s", o->evidence,
-				      prov_ends_with(o->evidence, ".egg-info") ? "PKG-INFO" : "METADATA");
-		if (read_prefix(&b, root, path, PREFIX_CAP) != 0) {
-			free(path);
-			path = prov_xstrdup(o->evidence);	/* a flat egg-info file */
-			read_prefix(&b, root, path, PREFIX_CAP);
-		}
-		if (b.len && (url = prov_pip_upstream(b.buf, b.len)))
-			set_upstream(o, url, "derived:pip-project-url", path);
-	} else if (!strcmp(o->kind, "conda") && o->evidence && prov_ends_with(o->evidence, ".json")) {
-		/* <prefix>/conda-meta/NAME-VER-BUILD.json: <prefix>/pkgs/NAME-VER-BUILD/info/about.json */
-		const char *slash = strrchr(o->evidence, '/');
-		size_t dl = slash ? (size_t)(slash - o->evidence) : 0;
-
-		if (slash && dl >= 11 && !strncmp(slash - 11, "/conda-meta", 11)) {
-			const char *base = slash + 1;
-
-			path = prov_xasprintf("%.*s/pkgs/%.*s/info/about.json", (int)(dl - 11), o->evidence,
-					      (int)(strlen(base) - 5), base);
-			if (prov_root_read(&b, root, path, ABOUT_CAP) == 0 &&
-			    (url = prov_conda_upstream(b.buf, b.len)))
-				set_upstream(o, url, "derived:conda-about", path);
-			prov_error_clear();
-		}
-	} else if (!strcmp(o->kind, "rpm") && o->vcs_url &&
-		   (url = prov_repo_url_from(o->vcs_url, strlen(o->vcs_url)))) {
-		set_upstream(o, url, "derived:rpm-url", o->evidence);
-	} else if (o->vcs_url && (url = prov_repo_url_from(o->vcs_url, strlen(o->vcs_url)))) {
-		/* pip's direct_url.json of a VCS install, a git working tree's origin */
-		set_upstream(o, url, !strcmp(o->kind, "git") ? "derived:git-remote" : "derived:direct-url",
-			     o->evidence);
-	}
+	if (settled(o))
+		return 1;
+	if (!one_component(o->name))
+		return 0;
+	path = prov_xasprintf("/usr/share/doc/%s/copyright", o->name);
+	if (read_prefix(&b, root, path, PREFIX_CAP) == 0 &&
+	    (url = prov_dep5_upstream(b.buf, b.len)))
+		set_upstream(o, url, "derived:dep5-source", path);
 	free(path);
 	prov_buf_release(&b);
+	return 1;
+}
+
+int prov_upstream_from_pip_metadata(struct prov_origin *o, const char *root)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	char *path, *url;
+
+	if (settled(o))
+		return 1;
+	if (!o->evidence ||
+	    !(prov_ends_with(o->evidence, ".dist-info") || prov_ends_with(o->evidence, ".egg-info")))
+		return 0;
+	path = prov_xasprintf("%s/%s", o->evidence,
+			      prov_ends_with(o->evidence, ".egg-info") ? "PKG-INFO" : "METADATA");
+	if (read_prefix(&b, root, path, PREFIX_CAP) != 0) {
+		free(path);
+		path = prov_xstrdup(o->evidence);	/* a flat egg-info file */
+		read_prefix(&b, root, path, PREFIX_CAP);
+	}
+	if (b.len && (url = prov_pip_upstream(b.buf, b.len)))
+		set_upstream(o, url, "derived:pip-project-url", path);
+	free(path);
+	prov_buf_release(&b);
+	return 1;
+}
+
+int prov_upstream_from_conda_about(struct prov_origin *o, const char *root)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	const char *slash;
+	char *path, *url;
+	size_t dl;
+
+	if (settled(o))
+		return 1;
+	if (!o->evidence || !prov_ends_with(o->evidence, ".json"))
+		return 0;
+	/* <prefix>/conda-meta/NAME-VER-BUILD.json: <prefix>/pkgs/NAME-VER-BUILD/info/about.json */
+	slash = strrchr(o->evidence, '/');
+	dl = slash ? (size_t)(slash - o->evidence) : 0;
+	if (slash && dl >= 11 && !strncmp(slash - 11, "/conda-meta", 11)) {
+		const char *base = slash + 1;
+
+		path = prov_xasprintf("%.*s/pkgs/%.*s/info/about.json", (int)(dl - 11), o->evidence,
+				      (int)(strlen(base) - 5), base);
+		if (prov_root_read(&b, root, path, ABOUT_CAP) == 0 &&
+		    (url = prov_conda_upstream(b.buf, b.len)))
+			set_upstream(o, url, "derived:conda-about", path);
+		prov_error_clear();
+		free(path);
+	}
+	prov_buf_release(&b);
+	return 1;
+}
+
+void prov_upstream_from_vcs(struct prov_origin *o, const char *by)
+{
+	char *url;
+
+	if (settled(o))
+		return;
+	if (o->vcs_url && (url = prov_repo_url_from(o->vcs_url, strlen(o->vcs_url))))
+		set_upstream(o, url, by, o->evidence);
 }
