@@ -62,38 +62,6 @@ cleanup:
 	return err;
 }
 
-static int remove_tree(int dfd, const char *name, int depth)
-{
-	int fd, err = 0;
-	DIR *d;
-	struct dirent *e;
-
-	if (depth > 64)
-		return prov_error_set(PROV_ELIMIT, "cache tree deeper than 64 levels at '%s'", name);
-	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT)
-		return 0;
-	if (errno != EISDIR && errno != EPERM)
-		return prov_error_set(PROV_ERROR, "cannot remove '%s': %s", name, strerror(errno));
-	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return prov_error_set(PROV_ERROR, "cannot open '%s': %s", name, strerror(errno));
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return prov_error_set(PROV_ERROR, "cannot list '%s': %s", name, strerror(errno));
-	}
-	while ((e = readdir(d))) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		if ((err = remove_tree(dirfd(d), e->d_name, depth + 1)) < 0)
-			break;
-	}
-	closedir(d);
-	if (!err && unlinkat(dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-		err = prov_error_set(PROV_ERROR, "cannot remove '%s': %s", name, strerror(errno));
-	return err;
-}
-
 /* the real path of a directory, or NULL (errno set) */
 static char *real_dir(const char *dir)
 {
@@ -152,16 +120,16 @@ int prov_cache_clear_dir(const char *dir)
 	for (i = 0; i < sizeof(db_suffix) / sizeof(db_suffix[0]); i++) {
 		char *name = prov_xasprintf("%s%s", db, db_suffix[i]);
 
-		err = remove_tree(dfd, name, 0);
+		err = prov_remove_tree_at(dfd, name);
 		free(name);
 		if (err < 0)
 			goto cleanup;
 	}
-	if ((err = remove_tree(dfd, prov_cachedir_name(PROV_CACHEDIR_MEMO), 0)) < 0)
+	if ((err = prov_remove_tree_at(dfd, prov_cachedir_name(PROV_CACHEDIR_MEMO))) < 0)
 		goto cleanup;
-	err = remove_tree(dfd, prov_cachedir_name(PROV_CACHEDIR_MIRRORS), 0);
+	err = prov_remove_tree_at(dfd, prov_cachedir_name(PROV_CACHEDIR_MIRRORS));
 	if (err == 0)
-		err = remove_tree(dfd, prov_cachedir_name(PROV_CACHEDIR_DEBUG_PLAIN), 0);
+		err = prov_remove_tree_at(dfd, prov_cachedir_name(PROV_CACHEDIR_DEBUG_PLAIN));
 cleanup:
 	if (dfd >= 0)
 		close(dfd);

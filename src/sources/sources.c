@@ -2,7 +2,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,24 +83,6 @@ char *prov_sources_mirror_path(const char *cache_dir, const char *url)
 				  name.len ? "-" : "", hex);
 	prov_buf_release(&name);
 	return out;
-}
-
-static int rm_cb(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-	(void)sb;
-	(void)ftw;
-	if (type == FTW_DP)
-		return rmdir(path) < 0 && errno != ENOENT ? -1 : 0;
-	return unlink(path) < 0 && errno != ENOENT ? -1 : 0;
-}
-
-static int remove_tree(const char *path)
-{
-	struct stat st;
-
-	if (lstat(path, &st) < 0)
-		return errno == ENOENT ? 0 : -1;
-	return nftw(path, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 struct progress {
@@ -464,10 +445,8 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 	}
 	/* a new mirror: build it aside, rename it into place when complete */
 	tmp = prov_xasprintf("%s.tmp", mirror);
-	if (remove_tree(tmp) < 0) {
-		error = prov_error_set(PROV_ERROR, "cannot remove '%s': %s", tmp, strerror(errno));
+	if ((error = prov_remove_tree_at(AT_FDCWD, tmp)) < 0)
 		goto cleanup;
-	}
 	if (git_repository_init(&repo, tmp, 1) < 0) {
 		error = prov_error_from_git(PROV_ERROR, "cannot create a mirror");
 		goto cleanup;
@@ -493,7 +472,7 @@ done:
 	error = 0;
 cleanup:
 	if (error < 0 && tmp)
-		remove_tree(tmp);
+		prov_remove_tree_at(AT_FDCWD, tmp);
 	if (lockfd >= 0)
 		close(lockfd);	/* releases the flock */
 	git_repository_free(repo);

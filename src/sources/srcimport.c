@@ -2,7 +2,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -489,17 +488,6 @@ struct tnode *tnode_strip_top(struct tnode *root)
 	return root;
 }
 
-static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)ftw;
-	if (flag == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
-
 static void import_repo_release(struct import_repo *r)
 {
 	git_repository_free(r->repo);
@@ -530,7 +518,7 @@ static int import_repo_open(struct import_repo *out, const char *cache_dir, cons
 	if (stat(out->path, &st) < 0) {
 		/* Left by a killed run: never trusted, removed. */
 		if (lstat(tmp, &st) == 0)
-			nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+			prov_remove_tree_at(AT_FDCWD, tmp);
 		if (git_repository_init(&out->repo, tmp, 1) < 0) {
 			error = prov_error_from_git(PROV_ERROR, "cannot create the import repository");
 			goto cleanup;

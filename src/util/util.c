@@ -1,4 +1,5 @@
 /* Strings, strict number parsing, sysroot-safe file access, prov_mkdir_p: small helpers. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -435,4 +436,41 @@ int prov_tag_is_prerelease(const char *tag)
 			return 1;
 	}
 	return 0;
+}
+
+static int remove_tree(int dfd, const char *name, int depth)
+{
+	int fd, err = 0;
+	DIR *d;
+	struct dirent *e;
+
+	if (depth > 64)
+		return prov_error_set(PROV_ELIMIT, "tree deeper than 64 levels at '%s'", name);
+	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return prov_error_set(PROV_ERROR, "cannot remove '%s': %s", name, strerror(errno));
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return prov_error_set(PROV_ERROR, "cannot open '%s': %s", name, strerror(errno));
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return prov_error_set(PROV_ERROR, "cannot list '%s': %s", name, strerror(errno));
+	}
+	while ((e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if ((err = remove_tree(dirfd(d), e->d_name, depth + 1)) < 0)
+			break;
+	}
+	closedir(d);
+	if (!err && unlinkat(dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		err = prov_error_set(PROV_ERROR, "cannot remove '%s': %s", name, strerror(errno));
+	return err;
+}
+
+int prov_remove_tree_at(int dfd, const char *name)
+{
+	return remove_tree(dfd, name, 0);
 }

@@ -87,6 +87,15 @@ enum prov_mkdir_flags {
  */
 int prov_mkdir_p(const char *path, mode_t mode, unsigned int flags);
 
+/*
+ * rm -rf of `name` relative to the directory `dfd` (AT_FDCWD: the working
+ * directory), never following a symbolic link (a link is removed, not what
+ * it points to), at most 64 levels deep. A name that does not exist is
+ * fine. 0, or PROV_ERROR ("cannot remove '<name>': <why>"), PROV_ELIMIT
+ * past 64 levels.
+ */
+int prov_remove_tree_at(int dfd, const char *name);
+
 /* 1 when fd refers to a terminal. */
 int prov_isatty(int fd);
 

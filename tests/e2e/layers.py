@@ -334,8 +334,12 @@ def check_doc_functions(root, files):
         code.update(re.findall(r"\w+", strip_comments(read(root, f))))
     for top in HELPER_DIRS:
         for d, dirs, fs in os.walk(os.path.join(root, top)):
-            dirs[:] = sorted(x for x in dirs if not x.startswith(".") and x != "out")
+            # tests/debs holds unpacked Debian roots (device nodes, FIFOs): not helpers
+            dirs[:] = sorted(x for x in dirs if not x.startswith(".") and x not in ("out", "debs"))
             for f in fs:
+                if not f.endswith((".c", ".h", ".sh", ".py")) or \
+                        not os.path.isfile(os.path.join(d, f)):
+                    continue
                 text = read(root, os.path.relpath(os.path.join(d, f), root))
                 if f.endswith((".c", ".h")):
                     helpers.update(re.findall(r"\w+", strip_comments(text)))
