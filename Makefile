@@ -159,6 +159,7 @@ LIB_OBJS += cache/sqlite-helpers.o
 LIB_OBJS += cache/sqlite-guard.o
 LIB_OBJS += cache/defs.o
 LIB_OBJS += cache/store.o
+LIB_OBJS += cache/store-common.o
 LIB_OBJS += cache/store-schema.o
 LIB_OBJS += cache/store-report.o
 LIB_OBJS += cache/store-sqlite.o
