@@ -284,6 +284,7 @@ CMD_OBJS += src/cli/cmd-env.o
 CMD_OBJS += src/cli/cmd-fixcheck.o
 CMD_OBJS += src/cli/cmd-cache.o
 CMD_OBJS += src/cli/cmd-import.o
+CMD_OBJS += src/cli/cmd-show.o
 CMD_OBJS += src/cli/cmd-triage.o
 CMD_OBJS += src/cli/cmd-query.o
 

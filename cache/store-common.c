@@ -44,6 +44,22 @@ static int digits(int *out, const char *s, int n)
 	return 0;
 }
 
+/* "30s", "15m", "12h", "7d", "2w": that long before now. 0, or -1 when it is not one. */
+static int relative_time(char out[21], const char *text)
+{
+	static const char units[] = "smhdw";
+	static const int64_t secs[] = { 1, 60, 3600, 86400, 7 * 86400 };
+	size_t n = strlen(text);
+	const char *u;
+	int64_t v;
+
+	if (n < 2 || !(u = strchr(units, text[n - 1])) || prov_parse_i64(&v, text, n - 1) < 0 ||
+	    v < 0 || v > 100000LL * 86400 / secs[u - units])
+		return -1;
+	prov_store_format_time(out, (int64_t)time(NULL) - v * secs[u - units]);
+	return 0;
+}
+
 void prov_store_format_time(char out[21], int64_t secs)
 {
 	struct tm tm;
@@ -60,6 +76,8 @@ int prov_store_parse_time(char out[21], const char *text)
 	size_t n = strlen(text);
 	time_t t;
 
+	if (relative_time(out, text) == 0)
+		return 0;
 	if (text[0] == '@') {
 		int64_t v;
 
@@ -110,7 +128,7 @@ int prov_store_parse_time(char out[21], const char *text)
 	}
 	return 0;
 bad:
-	return prov_error_set(PROV_EINPUT, "bad time '%s' (expected YYYY-MM-DD[THH:MM[:SS]][Z], UTC, or @SECONDS)",
+	return prov_error_set(PROV_EINPUT, "bad time '%s' (expected YYYY-MM-DD[THH:MM[:SS]][Z], UTC, @SECONDS, or an age: 7d, 12h, 2w)",
 			      text);
 }
 

@@ -683,6 +683,32 @@ static char *val_dup(const PGresult *r, int row, int col)
 	"(SELECT string_agg(name || ' ' || coalesce(version, '?'), ', '" \
 	" ORDER BY name, version NULLS FIRST) FROM components WHERE crash_id = %s)"
 
+/* The stored report of one crash (text: no NUL inside). */
+static int op_report(char **out, size_t *out_len, struct store_backend *be, int64_t crash_id)
+{
+	struct store_pg *s = pgs(be);
+	char idtext[24];
+	const char *v[1] = { idtext };
+	PGresult *r;
+	size_t n;
+
+	snprintf(idtext, sizeof(idtext), "%lld", (long long)crash_id);
+	r = PQexecParams(s->conn, "SELECT json FROM reports WHERE crash_id = $1::bigint", 1, NULL, v,
+			 NULL, NULL, 0);
+	if (PQresultStatus(r) != PGRES_TUPLES_OK)
+		return pg_fail(s, r, "read report");
+	if (PQntuples(r) != 1) {
+		PQclear(r);
+		return prov_error_set(PROV_EINPUT, "no crash %lld in %s", (long long)crash_id, s->name);
+	}
+	n = strlen(PQgetvalue(r, 0, 0));
+	*out = prov_xmalloc(n + 1);
+	memcpy(*out, PQgetvalue(r, 0, 0), n + 1);
+	*out_len = n;
+	PQclear(r);
+	return 0;
+}
+
 static int op_history(char **out, struct store_backend *be, int64_t crash_id)
 {
 	struct store_pg *s = pgs(be);
@@ -1185,6 +1211,7 @@ static const struct store_ops pg_ops = {
 	.rollback = op_rollback,
 	.add = op_add,
 	.history = op_history,
+	.report = op_report,
 	.triage = op_triage,
 	.query = op_query,
 };

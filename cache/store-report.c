@@ -62,6 +62,23 @@ static int jtrue(const struct prov_jv *v, const char *key)
 	return b && b->type == PROV_JV_BOOL && b->boolean;
 }
 
+/* 1 when the report's module at `path` had its debug info from a file other than its own. */
+static int separate_debug(const struct prov_jv *report, const char *path)
+{
+	const struct prov_jv *mods = store_jarray(report, "modules");
+	size_t i;
+
+	for (i = 0; path && mods && i < mods->n; i++) {
+		const char *p = store_jstr(&mods->items[i], "path");
+		const char *file = store_jstr(&mods->items[i], "file");
+		const char *debug = store_jstr(&mods->items[i], "debug_file");
+
+		if (p && strcmp(p, path) == 0)
+			return debug && (!file || strcmp(debug, file) != 0);
+	}
+	return 0;
+}
+
 /* The signature of a stored report: the rule of prov_crash_signature (signature.h). */
 char *store_signature(const struct prov_jv *report)
 {
@@ -90,6 +107,8 @@ char *store_signature(const struct prov_jv *report)
 		f[i].python = lang && strcmp(lang, "python") == 0;
 		f[i].signal_frame = jtrue(fr, "signal_frame");
 		f[i].in_handler = jtrue(fr, "in_signal_handler");
+		f[i].inlined = jtrue(fr, "inlined");
+		f[i].separate_debug = separate_debug(report, f[i].module);
 		if (crash_index >= 0 && store_jint(&index, store_jget(fr, "index")) == 0 && index == crash_index)
 			from = i;
 	}

@@ -458,6 +458,36 @@ static char *col_dup(sqlite3_stmt *st, int i)
 	"(SELECT group_concat(nv, ', ') FROM (SELECT name || ' ' || ifnull(version, '?') AS nv" \
 	" FROM components WHERE crash_id = %s ORDER BY name, version))"
 
+/* The stored report of one crash, as the bytes it was stored with. */
+static int op_report(char **out, size_t *out_len, struct store_backend *be, int64_t crash_id)
+{
+	struct store_sqlite *s = lite(be);
+	sqlite3_stmt *st = NULL;
+	int rc, err = 0;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT json FROM reports WHERE crash_id = ?1", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return prov_sql_error(s->db, "store", "read report");
+	sqlite3_bind_int64(st, 1, crash_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		size_t n = (size_t)sqlite3_column_bytes(st, 0);
+		const void *p = sqlite3_column_blob(st, 0);
+
+		*out = prov_xmalloc(n + 1);
+		if (n)
+			memcpy(*out, p, n);
+		(*out)[n] = '\0';
+		*out_len = n;
+	} else if (rc == SQLITE_DONE) {
+		err = prov_error_set(PROV_EINPUT, "no crash %lld in %s", (long long)crash_id, s->path);
+	} else {
+		err = prov_sql_error(s->db, "store", "read report");
+	}
+	sqlite3_finalize(st);
+	return err;
+}
+
 static int op_history(char **out, struct store_backend *be, int64_t crash_id)
 {
 	struct store_sqlite *s = lite(be);
@@ -914,6 +944,7 @@ static const struct store_ops sqlite_ops = {
 	.rollback = op_rollback,
 	.add = op_add,
 	.history = op_history,
+	.report = op_report,
 	.triage = op_triage,
 	.query = op_query,
 };

@@ -133,6 +133,11 @@ int prov_store_add(int64_t *out_id, struct prov_store *s, const char *json, size
 	return s->ops->add(out_id, s->backend, json, len, meta);
 }
 
+int prov_store_report_get(char **out, size_t *out_len, struct prov_store *s, int64_t id)
+{
+	return s->ops->report(out, out_len, s->backend, id);
+}
+
 int prov_store_history(char **out, struct prov_store *s, int64_t crash_id)
 {
 	return s->ops->history(out, s->backend, crash_id);

@@ -87,6 +87,13 @@ int prov_store_add(int64_t *out_id, struct prov_store *s, const char *json, size
 char *prov_store_signature_of(const char *json, size_t len);
 
 /*
+ * The report stored for crash `id` (the `reports` table: the bytes that
+ * import or resolve --store gave), malloc'd and NUL-terminated into *out,
+ * its length in *out_len. PROV_EINPUT when there is no such crash.
+ */
+int prov_store_report_get(char **out, size_t *out_len, struct prov_store *s, int64_t id);
+
+/*
  * One line about a stored crash's signature in the rest of the store, e.g.
  * "seen 14 times on 9 hosts since 2026-10-02; last with the same component
  * versions: 2026-11-20 on node17". NULL in *out when no other crash has it.
@@ -130,7 +137,8 @@ int prov_store_query(struct prov_store *s, const char *sql, const struct prov_qu
 
 /*
  * Parse a crash time: "YYYY-MM-DD", "YYYY-MM-DDTHH:MM[:SS][Z]" (a space for
- * the T), or "@SECONDS" (Unix time). Writes "YYYY-MM-DDTHH:MM:SSZ" (UTC)
+ * the T), "@SECONDS" (Unix time), or an age before now: N followed by s, m,
+ * h, d or w ("7d"). Writes "YYYY-MM-DDTHH:MM:SSZ" (UTC)
  * into out (21 bytes). 0 or PROV_EINPUT.
  */
 int prov_store_parse_time(char out[21], const char *text);

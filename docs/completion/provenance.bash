@@ -25,7 +25,7 @@ _provenance() {
 	-c) COMPREPLY=($(compgen -W "fetch.timeout= fetch.connectTimeout= fetch.hostDownFor= fetch.stallTimeout= fetch.retries= fetch.maxSize= fetch.trustSystemUrls= debuginfod.timeout= debuginfod.totalTimeout= core.maxSize= import.maxBytes= import.maxEntries= sources.debianBaseUrl= sources.debianSecurityBaseUrl=" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;
 	esac
 	if [ -z "$cmd" ]; then
-		COMPREPLY=($(compgen -W "analyze resolve env fixcheck cache import triage query --help --version -c --cache" -- "$cur"))
+		COMPREPLY=($(compgen -W "analyze resolve env fixcheck cache import show triage query --help --version -c --cache" -- "$cur"))
 		return
 	fi
 	case $cmd in
@@ -35,6 +35,7 @@ _provenance() {
 	fixcheck) COMPREPLY=($(compgen -W "--repo --at --one-fix --debian-source --rpm-spec --component --sysroot --mapping --offline --include-prereleases --format --help" -- "$cur")) ;;
 	cache) COMPREPLY=($(compgen -W "stats clear --help" -- "$cur")) ;;
 	import) COMPREPLY=($(compgen -W "--store --host --time --help" -- "$cur")) ;;
+	show) COMPREPLY=($(compgen -W "--format --store --help" -- "$cur")) ;;
 	triage) COMPREPLY=($(compgen -W "--since --component --runs --frames --format --store --help" -- "$cur")) ;;
 	query) COMPREPLY=($(compgen -W "--format --max-rows --timeout --store --help" -- "$cur")) ;;
 	esac

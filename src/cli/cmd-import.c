@@ -11,8 +11,7 @@
 #include "store.h"
 #include "cmd.h"
 #include "error.h"
-#include "json.h"
-#include "jsonread.h"
+#include "buf.h"
 #include "util.h"
 #include "banned.h"
 
@@ -20,7 +19,8 @@ static const char help[] =
 	"Add reports made with 'provenance resolve --format json' (on this or any\n"
 	"other machine) to the crash store. A REPORT file holds one report, a JSON\n"
 	"array of reports (resolve with several inputs), or JSON lines (one report\n"
-	"per line); - reads JSON lines from standard input. The same report twice\n"
+	"per line), or several reports one after the other; - reads the same from\n"
+	"standard input. The same report twice\n"
 	"is stored once (content hash over the report, its host and time).\n"
 	"\n"
 	"options:\n"
@@ -92,216 +92,176 @@ static int add_one(struct import *im, const char *name, size_t line, const char 
 	return 0;
 }
 
-/* A value back to JSON text (an element of an array of reports). */
-static void write_value(struct prov_json *j, const struct prov_jv *v)
+/*
+ * The reports of a stream, one at a time, as the bytes given: one report
+ * (pretty, as `resolve --format json` prints it), several concatenated, a
+ * top-level array of them (`resolve` with several inputs), or JSON Lines.
+ * The first value decides: one that starts and ends on one line makes the
+ * stream JSON Lines, where a newline ends a value whatever its brackets say
+ * (a truncated line is one bad report, the next line is read again);
+ * otherwise a value ends where its brackets close (strings and escapes
+ * respected). Files of any size stream: one report is held at a time.
+ */
+struct import_split {
+	FILE *f;
+	size_t max;	/* bytes per value at most */
+	size_t line;	/* the line being read, from 1 */
+	int lines;	/* -1: not known yet; 1: JSON Lines; 0: values span lines */
+	int in_array;	/* inside a top-level '[' */
+	int peeked;	/* a character read ahead, or EOF */
+	int has_peek;
+};
+
+static void import_split_init(struct import_split *sp, FILE *f, size_t max)
 {
-	size_t i;
+	memset(sp, 0, sizeof(*sp));
+	sp->f = f;
+	sp->max = max;
+	sp->line = 1;
+	sp->lines = -1;
+}
 
-	switch (v->type) {
-	case PROV_JV_NULL:
-		prov_json_null(j);
-		break;
-	case PROV_JV_BOOL:
-		prov_json_bool(j, v->boolean);
-		break;
-	case PROV_JV_NUMBER: {
-		int64_t n;
+static int split_getc(struct import_split *sp)
+{
+	int c;
 
-		if (prov_parse_i64(&n, v->str, v->len) == 0)
-			prov_json_int(j, n);
-		else
-			prov_json_string(j, v->str);	/* a report has integers only */
-		break;
+	if (sp->has_peek) {
+		sp->has_peek = 0;
+		c = sp->peeked;
+	} else {
+		c = getc_unlocked(sp->f);
 	}
-	case PROV_JV_STRING:
-		prov_json_string(j, v->str);
-		break;
-	case PROV_JV_ARRAY:
-		prov_json_begin_array(j);
-		for (i = 0; i < v->n; i++)
-			write_value(j, &v->items[i]);
-		prov_json_end_array(j);
-		break;
-	case PROV_JV_OBJECT:
-		prov_json_begin_object(j);
-		for (i = 0; i < v->n; i++) {
-			prov_json_key(j, v->keys[i]);
-			write_value(j, &v->items[i]);
+	if (c == '\n')
+		sp->line++;
+	return c;
+}
+
+static void split_ungetc(struct import_split *sp, int c)
+{
+	if (c == '\n')
+		sp->line--;
+	sp->peeked = c;
+	sp->has_peek = 1;
+}
+
+/* Blanks, and between an array's elements their ',' and the closing ']'. */
+static int split_skip(struct import_split *sp)
+{
+	int c;
+
+	for (;;) {
+		c = split_getc(sp);
+		if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
+			continue;
+		if (sp->in_array && c == ',')
+			continue;
+		if (sp->in_array && c == ']') {
+			sp->in_array = 0;
+			continue;
 		}
-		prov_json_end_object(j);
-		break;
+		if (c == '[' && !sp->in_array && sp->lines != 1) {
+			sp->in_array = 1;	/* a top-level array: its elements are the reports */
+			continue;
+		}
+		return c;
 	}
-}
-
-static int import_lines(struct import *im, const char *name, const char *text, size_t len)
-{
-	size_t pos = 0, line = 0;
-
-	while (pos < len && !im->fatal) {
-		const char *nl = memchr(text + pos, '\n', len - pos);
-		size_t end = nl ? (size_t)(nl - text) : len, k = pos;
-
-		line++;
-		while (k < end && (text[k] == ' ' || text[k] == '\t' || text[k] == '\r'))
-			k++;
-		if (k < end)
-			add_one(im, name, line, text + pos, end - pos);
-		pos = end + 1;
-	}
-	return im->fatal;
-}
-
-/* JSON lines, or one broken document (reported once, not line by line)? */
-static int first_line_parses(const char *text, size_t len)
-{
-	const char *nl = memchr(text, '\n', len);
-	struct prov_jv *v = NULL;
-	int ok;
-
-	if (!nl)
-		return 0;
-	ok = prov_jv_parse(&v, text, (size_t)(nl - text)) == 0 && v->type == PROV_JV_OBJECT;
-	prov_jv_free(v);
-	return ok;
 }
 
 /*
- * One line of f into *line (with its newline), at most max bytes held: the
- * rest of a longer line is read and dropped, never held (getline held a
- * 2 GiB line whole before it was refused). The line's length, or -1 at
- * the end; *too_long set when it was cut.
+ * The next report into `out` (reset first) and the line it starts on: 1; 0 at
+ * the end of the stream; -1 when it was longer than sp->max bytes (read to its
+ * end and dropped) — the caller reports it and goes on. A value that is not
+ * JSON comes back as it is: the caller's parser says what is wrong with it.
  */
-static ssize_t read_line_capped(char **line, size_t *cap, FILE *f, size_t max, int *too_long)
+static int import_split_next(struct prov_buf *out, size_t *out_line, struct import_split *sp)
 {
-	size_t len = 0;
-	int c;
+	size_t depth = 0, first_line;
+	int c = split_skip(sp), in_string = 0, escaped = 0, too_long = 0, closed = 0;
 
-	*too_long = 0;
-	while ((c = getc_unlocked(f)) != EOF) {
-		if (len < max) {
-			if (len + 2 > *cap) {
-				*cap = *cap ? *cap * 2 : 4096;
-				if (*cap > max + 2)
-					*cap = max + 2;
-				*line = prov_xrealloc(*line, *cap);
-			}
-			(*line)[len] = (char)c;
-		} else {
-			*too_long = 1;
+	prov_buf_reset(out);
+	if (c == EOF)
+		return 0;
+	first_line = *out_line = sp->line;
+	for (; c != EOF; c = split_getc(sp)) {
+		if (c == '\n' && sp->lines == 1) {
+			split_ungetc(sp, c);
+			break;	/* JSON Lines: the line ends the value */
 		}
-		len++;
-		if (c == '\n')
-			break;
+		if (out->len < sp->max)
+			prov_buf_putc(out, (char)c);
+		else
+			too_long = 1;
+		if (in_string) {
+			if (escaped)
+				escaped = 0;
+			else if (c == '\\')
+				escaped = 1;
+			else if (c == '"')
+				in_string = 0;
+			continue;
+		}
+		if (c == '"') {
+			in_string = 1;
+		} else if (c == '{' || c == '[') {
+			depth++;
+		} else if ((c == '}' || c == ']') && depth) {
+			if (--depth == 0) {
+				closed = 1;
+				break;
+			}
+		} else if (!depth && (c == ',' || c == ']' || c == ' ' || c == '\n')) {
+			break;	/* a bare scalar at the top: let the parser refuse it */
+		}
 	}
-	if (!len)
-		return -1;
-	if (*line)
-		(*line)[len < max ? len : max] = '\0';
-	return *too_long ? (ssize_t)max : (ssize_t)len;
+	if (sp->lines < 0)
+		sp->lines = closed && sp->line == first_line && !sp->in_array;
+	return too_long ? -1 : 1;
 }
 
-/* JSON lines from f, one report a line (each at most MAX_REPORT): files of any size stream. */
+/* Every report of f (a file or standard input). */
 static int import_stream(struct import *im, FILE *f, const char *name)
 {
-	char *line = NULL;
-	size_t cap = 0, no = 0;
-	ssize_t n;
-	int too_long;
+	struct import_split sp;
+	struct prov_buf one = PROV_BUF_INIT;
+	size_t line;
+	int r;
 
-	while (!im->fatal && (n = read_line_capped(&line, &cap, f, MAX_REPORT, &too_long)) >= 0) {
-		size_t k = 0;
+	import_split_init(&sp, f, MAX_REPORT);
+	while (!im->fatal && (r = import_split_next(&one, &line, &sp)) != 0) {
+		/* a line number where it helps: JSON Lines, or a report after the first line */
+		size_t where = sp.lines == 1 || line > 1 ? line : 0;
 
-		no++;
-		while (k < (size_t)n && (line[k] == ' ' || line[k] == '\t' || line[k] == '\r' || line[k] == '\n'))
-			k++;
-		if (k == (size_t)n)
-			continue;
-		if (too_long) {
+		if (r < 0) {
 			prov_cmd_eprintf("provenance: bad report '%s' line %zu: longer than %zu bytes\n", name,
-				no, MAX_REPORT);
+				line, MAX_REPORT);
 			im->bad++;
 			continue;
 		}
-		add_one(im, name, no, line, (size_t)n);
+		add_one(im, name, where, one.buf, one.len);
 	}
 	if (ferror(f) && !im->fatal)
 		im->fatal = prov_error_set(PROV_EINPUT, "cannot read '%s': %s", name, strerror(errno));
-	free(line);
+	prov_buf_release(&one);
 	return im->fatal;
-}
-
-/*
- * 1 when PATH is a regular file whose first line is a whole JSON object
- * (JSON lines): then it was streamed, a report at a time, whatever its size.
- */
-static int import_if_lines(struct import *im, const char *path)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	char *first = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	struct stat st;
-	FILE *f = NULL;
-	int done = 0, too_long;
-
-	if (fd < 0)
-		return 0;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
-		close(fd);
-		return 0;
-	}
-	n = read_line_capped(&first, &cap, f, MAX_REPORT, &too_long);
-	if (n > 0 && !too_long && first_line_parses(first, (size_t)n) &&
-	    fseek(f, 0, SEEK_SET) == 0) {
-		import_stream(im, f, path);
-		done = 1;
-	}
-	free(first);
-	fclose(f);
-	return done;
 }
 
 static int import_file(struct import *im, const char *path)
 {
-	struct prov_buf b = PROV_BUF_INIT;
-	struct prov_jv *v = NULL;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	struct stat st;
+	FILE *f;
 	int err;
 
-	if (import_if_lines(im, path))
-		return im->fatal;
-	if ((err = prov_read_file(&b, path, MAX_REPORT)) < 0) {
-		prov_cmd_eprintf("provenance: %s\n", prov_error_last());
+	if (fd < 0 || fstat(fd, &st) < 0 || S_ISDIR(st.st_mode) || !(f = fdopen(fd, "r"))) {
+		prov_cmd_eprintf("provenance: cannot read '%s': %s\n", path,
+				 fd >= 0 && S_ISDIR(st.st_mode) ? "a directory" : strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		im->bad++;
-		goto cleanup;
+		return 0;
 	}
-	if (prov_jv_parse(&v, b.buf, b.len) == 0 && v->type == PROV_JV_ARRAY) {
-		size_t i;
-
-		for (i = 0; i < v->n && !im->fatal; i++) {
-			struct prov_buf one = PROV_BUF_INIT;
-			struct prov_json j;
-
-			prov_json_init(&j, &one);
-			write_value(&j, &v->items[i]);
-			if (prov_json_finish(&j) == 0) {
-				add_one(im, path, 0, one.buf, one.len);
-			} else {
-				prov_cmd_eprintf("provenance: bad report '%s' (element %zu): too large\n", path, i);
-				im->bad++;
-			}
-			prov_buf_release(&one);
-		}
-	} else if (v) {
-		add_one(im, path, 0, b.buf, b.len);
-	} else if (first_line_parses(b.buf, b.len)) {
-		import_lines(im, path, b.buf, b.len);	/* JSON lines */
-	} else {
-		add_one(im, path, 0, b.buf, b.len);	/* reports the parse error */
-	}
-	err = im->fatal;
-cleanup:
-	prov_jv_free(v);
-	prov_buf_release(&b);
+	err = import_stream(im, f, path);
+	fclose(f);
 	return err;
 }
 

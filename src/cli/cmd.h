@@ -35,6 +35,7 @@ int cmd_env(int argc, char **argv, struct prov_ctx *g);
 int cmd_fixcheck(int argc, char **argv, struct prov_ctx *g);
 int cmd_cache(int argc, char **argv, struct prov_ctx *g);
 int cmd_import(int argc, char **argv, struct prov_ctx *g);
+int cmd_show(int argc, char **argv, struct prov_ctx *g);
 int cmd_triage(int argc, char **argv, struct prov_ctx *g);
 int cmd_query(int argc, char **argv, struct prov_ctx *g);
 

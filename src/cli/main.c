@@ -48,6 +48,8 @@ static const struct cmd commands[] = {
 	  "triage [--since TIME] [--component NAME] [--runs N] [--format text|markdown|json]\n"
 	  "                  [--frames N] [--store PATH]",
 	  "the stored crashes grouped by signature: counts, hosts, versions, repro rate" },
+	{ "show", cmd_show, 0, "show ID [--format json] [--store PATH]",
+	  "a stored crash's report, as it was stored" },
 	{ "query", cmd_query, 0,
 	  "query SQL [--format table|csv|json] [--max-rows N] [--timeout SEC] [--store PATH]",
 	  "one read-only SQL statement over the crash store" },

@@ -120,15 +120,123 @@ static const char *qualified(const char *fn)
 	return fn + space;
 }
 
-int prov_signature_skips(const struct prov_sig_frame *f)
+/* Module base names of the GNU C library and its dynamic linker. */
+static const char *const glibc_modules[] = {
+	"libc.so", "libc-", "ld-linux", "ld64.so", "ld.so", "libm.so", "libm-", "libmvec.so",
+	"libpthread.so", "libdl.so", "librt.so", "libresolv.so", "libutil.so", "libanl.so",
+	"libnss_", NULL
+};
+
+static int glibc_module(const char *module)
 {
-	const char *fn = f->function, *base;
+	const char *base;
 	size_t i;
 
-	if (f->signal_frame || unnamed(fn))
-		return 1;
-	if (f->python)
-		return 0;	/* Python frames are the program's own */
+	if (!module)
+		return 0;
+	base = strrchr(module, '/');
+	base = base ? base + 1 : module;
+	for (i = 0; glibc_modules[i]; i++)
+		if (prov_starts_with(base, glibc_modules[i]))
+			return 1;
+	return 0;
+}
+
+/* "operator" as a C++ operator's name: at the start or after "::" or a space. */
+static size_t operator_len(const char *fn, size_t i)
+{
+	static const char ops[] = "<>=!+-*/%&|^~[],";
+	size_t k;
+
+	if (strncmp(fn + i, "operator", 8) != 0 || (i && fn[i - 1] != ':' && fn[i - 1] != ' '))
+		return 0;
+	k = i + 8;
+	if (fn[k] == '(' && fn[k + 1] == ')')
+		return k + 2 - i;
+	while (fn[k] && strchr(ops, fn[k]))
+		k++;
+	return k - i;
+}
+
+/*
+ * Where a demangled name's argument list starts: the first '(' outside
+ * template arguments, a lambda's braces and "(anonymous namespace)", and
+ * not an operator's own "()"; the end of the name when there is none.
+ */
+static size_t args_start(const char *fn)
+{
+	size_t i = 0, op;
+	int angle = 0, brace = 0;
+
+	while (fn[i]) {
+		if (strncmp(fn + i, "(anonymous namespace)", 21) == 0) {
+			i += 21;
+			continue;
+		}
+		if ((op = operator_len(fn, i)) != 0) {
+			i += op;
+			continue;
+		}
+		if (fn[i] == '<')
+			angle++;
+		else if (fn[i] == '>' && angle)
+			angle--;
+		else if (fn[i] == '{')
+			brace++;
+		else if (fn[i] == '}' && brace)
+			brace--;
+		else if (fn[i] == '(' && !angle && !brace)
+			break;
+		i++;
+	}
+	return i;
+}
+
+char *prov_signature_name(const char *function, const char *module, int python)
+{
+	const char *fn = function, *at;
+	size_t n;
+	int gi = 0;
+
+	if (unnamed(fn))
+		return NULL;
+	if (python)
+		return prov_xstrdup(fn);
+	fn = qualified(fn);
+	n = args_start(fn);
+	at = memchr(fn, '@', n);
+	if (at)
+		n = (size_t)(at - fn);
+	while (n && fn[n - 1] == ' ')
+		n--;
+	/* glibc's internal aliases: __GI___clock_nanosleep is clock_nanosleep's */
+	while (n > 5 && strncmp(fn, "__GI_", 5) == 0) {
+		fn += 5;
+		n -= 5;
+		gi = 1;
+	}
+	if (gi || glibc_module(module)) {
+		while (n > 1 && *fn == '_') {
+			fn++;
+			n--;
+		}
+		if (n > 5 && strncmp(fn, "libc_", 5) == 0) {
+			fn += 5;
+			n -= 5;
+		}
+		if (n > 5 && strncmp(fn + n - 5, "_impl", 5) == 0)
+			n -= 5;
+		else if (n > 9 && strncmp(fn + n - 9, "_internal", 9) == 0)
+			n -= 9;
+	}
+	return n ? prov_xstrndup(fn, n) : NULL;
+}
+
+/* The name rules: whole names, prefixes, the C library's string functions. */
+static int name_skipped(const char *fn, const char *module)
+{
+	size_t i;
+
 	fn = qualified(fn);
 	for (i = 0; skip_names[i]; i++)
 		if (name_is(fn, skip_names[i]))
@@ -136,7 +244,29 @@ int prov_signature_skips(const struct prov_sig_frame *f)
 	for (i = 0; skip_prefixes[i]; i++)
 		if (prov_starts_with(fn, skip_prefixes[i]))
 			return 1;
-	if (libc_string_fn(fn, f->module))
+	return libc_string_fn(fn, module);
+}
+
+int prov_signature_skips(const struct prov_sig_frame *f)
+{
+	const char *base;
+	char *name;
+	size_t i;
+	int skip;
+
+	if (f->signal_frame || unnamed(f->function))
+		return 1;
+	if (f->python)
+		return 0;	/* Python frames are the program's own */
+	/* only a host with the separate debug file sees an inlined call */
+	if (f->inlined && f->separate_debug)
+		return 1;
+	if (name_skipped(f->function, f->module))
+		return 1;
+	name = prov_signature_name(f->function, f->module, 0);
+	skip = !name || name_skipped(name, f->module);
+	free(name);
+	if (skip)
 		return 1;
 	if (f->module) {
 		base = strrchr(f->module, '/');
@@ -184,6 +314,18 @@ static size_t guess_crash_frame(const struct prov_sig_frame *frames, size_t n)
 	return s + 1;
 }
 
+/* "|NAME" with the frame's signature name: 1, or 0 when it has none. */
+static size_t add_name(struct prov_buf *b, const struct prov_sig_frame *f)
+{
+	char *name = prov_signature_name(f->function, f->module, f->python);
+
+	if (!name)
+		return 0;
+	prov_buf_printf(b, "|%s", name);
+	free(name);
+	return 1;
+}
+
 char *prov_signature_frames(int signo, const struct prov_sig_frame *frames, size_t n,
 			    size_t crash_frame)
 {
@@ -197,18 +339,31 @@ char *prov_signature_frames(int signo, const struct prov_sig_frame *frames, size
 	for (i = from; i < n && k < PROV_SIGNATURE_FRAMES; i++) {
 		if (prov_signature_skips(&frames[i]))
 			continue;
-		prov_buf_printf(&b, "|%s", frames[i].function);
-		k++;
+		k += add_name(&b, &frames[i]);
 	}
 	/* nothing but machinery: its named frames, rather than the signal alone */
 	rules_found = k != 0;
 	for (i = from; !rules_found && i < n && k < PROV_SIGNATURE_FRAMES; i++) {
-		if (unnamed(frames[i].function) || frames[i].signal_frame)
+		if (unnamed(frames[i].function) || frames[i].signal_frame ||
+		    (frames[i].inlined && frames[i].separate_debug))
 			continue;
-		prov_buf_printf(&b, "|%s", frames[i].function);
-		k++;
+		k += add_name(&b, &frames[i]);
 	}
 	return prov_buf_detach(&b);
+}
+
+/* 1 when the module at `path` had its debug info from a file other than its own. */
+static int separate_debug(const struct prov_crash *c, const char *path)
+{
+	size_t i;
+
+	for (i = 0; path && i < c->nmodules; i++) {
+		const struct prov_module *m = &c->modules[i];
+
+		if (m->path && strcmp(m->path, path) == 0)
+			return m->debug_file && (!m->file || strcmp(m->debug_file, m->file) != 0);
+	}
+	return 0;
 }
 
 char *prov_crash_signature(const struct prov_crash *c)
@@ -226,6 +381,8 @@ char *prov_crash_signature(const struct prov_crash *c)
 		f[i].python = t->frames[i].python;
 		f[i].signal_frame = prov_frame_is_signal(&t->frames[i]);
 		f[i].in_handler = t->frames[i].in_handler;
+		f[i].inlined = t->frames[i].inlined;
+		f[i].separate_debug = separate_debug(c, t->frames[i].module);
 	}
 	/* a core's analyzer decided the crash site; a text backtrace leaves it to the rules */
 	if (t && t->has_crash_frame)

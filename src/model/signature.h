@@ -26,7 +26,27 @@ struct prov_sig_frame {
 	int python;	/* a Python-level frame */
 	int signal_frame;	/* "<signal handler called>" */
 	int in_handler;	/* above a signal frame (the analyzer marked it) */
+	int inlined;	/* an inlined call (only DWARF shows it) */
+	int separate_debug;	/* the module's debug info came from a separate file */
 };
+
+/*
+ * The rule's version (docs/signature.md, "Names"): a store records the rule
+ * its signatures were computed with and recomputes them from the stored
+ * reports when it is older (cache/, on a writer's open).
+ */
+#define PROV_SIGNATURE_RULE 2
+
+/*
+ * A frame's name as the signature spells it, the same whatever debug info the
+ * analysing host had (docs/signature.md, "Names"): no return type, argument
+ * list, cv-qualifier or symbol version; glibc's internal aliases
+ * (__GI___clock_nanosleep, __libc_malloc, __libc_start_main_impl) as the
+ * exported name (clock_nanosleep, malloc, libc_start_main) in a glibc
+ * module. Python names are kept. NULL when the frame is unnamed; else
+ * malloc'd.
+ */
+char *prov_signature_name(const char *function, const char *module, int python);
 
 /*
  * The signature of a crashing thread's frames, innermost first.

@@ -66,12 +66,71 @@ STRING_FNS = ("memcpy memmove memset memcmp memchr memrchr mempcpy bcmp strlen s
               "wmemset wmemcpy rawmemchr").split()
 
 
-def skipped(f):
+GLIBC_MODULES = ("libc.so", "libc-", "ld-linux", "ld64.so", "ld.so", "libm.so", "libm-",
+                 "libmvec.so", "libpthread.so", "libdl.so", "librt.so", "libresolv.so",
+                 "libutil.so", "libanl.so", "libnss_")
+
+
+def args_start(fn):
+    """Where the argument list starts: the first '(' outside <>, {} and
+    "(anonymous namespace)", not an operator's own "()"."""
+    i = angle = brace = 0
+    while i < len(fn):
+        if fn.startswith("(anonymous namespace)", i):
+            i += 21
+            continue
+        if fn.startswith("operator", i) and (i == 0 or fn[i - 1] in ": "):
+            i += 8
+            if fn.startswith("()", i):
+                i += 2
+            else:
+                while i < len(fn) and fn[i] in "<>=!+-*/%&|^~[],":
+                    i += 1
+            continue
+        c = fn[i]
+        if c == "<":
+            angle += 1
+        elif c == ">" and angle:
+            angle -= 1
+        elif c == "{":
+            brace += 1
+        elif c == "}" and brace:
+            brace -= 1
+        elif c == "(" and not angle and not brace:
+            return i
+        i += 1
+    return i
+
+
+def sig_name(f):
+    """docs/signature.md "Names": the frame's name as the signature spells it."""
     fn = f.get("function")
-    if f.get("signal_frame") or fn in (None, "", "??"):
-        return True
+    if fn in (None, "", "??"):
+        return None
     if f.get("language") == "python":
-        return False
+        return fn
+    if not fn.startswith("operator "):
+        cut = re.search(r"[(<]", fn)
+        head = fn[:cut.start()] if cut else fn
+        if " " in head:
+            fn = fn[head.rindex(" ") + 1:]
+    fn = fn[:args_start(fn)].split("@")[0].rstrip(" ")
+    gi = False
+    while len(fn) > 5 and fn.startswith("__GI_"):
+        fn, gi = fn[5:], True
+    if gi or os.path.basename(f.get("module") or "").startswith(GLIBC_MODULES):
+        while len(fn) > 1 and fn.startswith("_"):
+            fn = fn[1:]
+        if len(fn) > 5 and fn.startswith("libc_"):
+            fn = fn[5:]
+        if len(fn) > 5 and fn.endswith("_impl"):
+            fn = fn[:-5]
+        elif len(fn) > 9 and fn.endswith("_internal"):
+            fn = fn[:-9]
+    return fn or None
+
+
+def name_skipped(fn, module):
     if not fn.startswith("operator "):
         cut = re.search(r"[(<]", fn)
         head = fn[:cut.start()] if cut else fn
@@ -80,11 +139,23 @@ def skipped(f):
     base = re.split(r"[(@ ]", fn, 1)[0] if not fn.startswith("operator ") else fn.split("(")[0]
     if base in SKIP_NAMES or fn.startswith(SKIP_PREFIXES):
         return True
-    mod = os.path.basename(f.get("module") or "")
-    if (not mod or mod.startswith(("libc.so", "libc-"))) and \
-            any(re.match(r"^_*%s(?:$|[_@(])" % s, fn) for s in STRING_FNS):
+    mod = os.path.basename(module or "")
+    return (not mod or mod.startswith(("libc.so", "libc-"))) and \
+        any(re.match(r"^_*%s(?:$|[_@(])" % s, fn) for s in STRING_FNS)
+
+
+def skipped(f, separate=frozenset()):
+    fn = f.get("function")
+    if f.get("signal_frame") or fn in (None, "", "??"):
         return True
-    return mod.startswith(SKIP_MODULES)
+    if f.get("language") == "python":
+        return False
+    if f.get("inlined") and f.get("module") in separate:
+        return True
+    name = sig_name(f)
+    if name_skipped(fn, f.get("module")) or not name or name_skipped(name, f.get("module")):
+        return True
+    return os.path.basename(f.get("module") or "").startswith(SKIP_MODULES)
 
 
 def signature(r):
@@ -102,10 +173,13 @@ def signature(r):
                     skipped(f) or "handler" in (f.get("function") or "").lower()
                     for f in frames[:s[0]]):
                 start = s[0] + 1
-        kept = [f["function"] for f in frames[start:] if not skipped(f)][:3]
+        separate = frozenset(m.get("path") for m in r.get("modules") or []
+                             if m.get("debug_file") and m.get("debug_file") != m.get("file"))
+        kept = [sig_name(f) for f in frames[start:] if not skipped(f, separate)][:3]
         if not kept:
-            kept = [f["function"] for f in frames[start:]
-                    if f.get("function") not in (None, "", "??") and not f.get("signal_frame")][:3]
+            kept = [sig_name(f) for f in frames[start:]
+                    if sig_name(f) and not f.get("signal_frame") and
+                    not (f.get("inlined") and f.get("module") in separate)][:3]
         sig += "".join("|" + k for k in kept)
         break
     return sig
