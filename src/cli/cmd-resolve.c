@@ -1,9 +1,11 @@
 /* provenance resolve: a core or backtrace to packages, upstream commits, source lines. */
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "store.h"
 #include "buf.h"
@@ -51,7 +53,9 @@ static const char help[] =
 	"                     store.sqlite in the cache directory) and say when its\n"
 	"                     signature was seen before; see triage and query.\n"
 	"                     A postgresql:// URL or \"host=... dbname=...\" names a\n"
-	"                     PostgreSQL store (many nodes at once)\n"
+	"                     PostgreSQL store (many nodes at once). Without '=',\n"
+	"                     a following .sqlite/.db name, URL or SQLite file is\n"
+	"                     the store, not an input\n"
 	"   --host NAME       the host the crash happened on (default: unknown)\n"
 	"   --time TIME       when it crashed (YYYY-MM-DD[THH:MM[:SS]][Z], UTC, or\n"
 	"                     @SECONDS; default: the input file's modification time)\n"
@@ -119,6 +123,22 @@ enum {
 	OPT_PID,
 	OPT_HELP,
 };
+
+/* An argument after a bare --store that names a store: a .sqlite/.db name, a URL, a SQLite file. */
+static int looks_like_store(const char *arg)
+{
+	static const char magic[16] = "SQLite format 3";
+	char head[16];
+	int fd, yes = 0;
+
+	if (prov_ends_with(arg, ".sqlite") || prov_ends_with(arg, ".db") || prov_store_is_pg(arg))
+		return 1;
+	if ((fd = open(arg, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+		return 0;
+	yes = read(fd, head, sizeof(head)) == (ssize_t)sizeof(head) && !memcmp(head, magic, sizeof(head));
+	close(fd);
+	return yes;
+}
 
 static const struct option options[] = {
 	{ "exe", required_argument, NULL, OPT_EXE },
@@ -256,9 +276,9 @@ static int take_option(struct resolve_args *a, int opt, int argc, char **argv)
 	case OPT_STORE:
 		a->opts.store = 1;
 		a->opts.store_path = optarg;
-		/* "--store x.sqlite" or "--store URL" (no '='): a store, never an input */
-		if (!optarg && optind < argc && (prov_ends_with(argv[optind], ".sqlite") ||
-						 prov_store_is_pg(argv[optind])))
+		/* "--store x.sqlite", "--store x.db", "--store URL" or an existing
+		 * SQLite file (no '='): a store, never an input */
+		if (!optarg && optind < argc && looks_like_store(argv[optind]))
 			a->opts.store_path = argv[optind++];
 		break;
 	case OPT_HOST:

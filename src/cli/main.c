@@ -240,9 +240,15 @@ static const char *const known_keys[] = {
 	"import.maxbytes", "import.maxentries",
 	"core.maxsize",
 	"debuginfod.timeout", "debuginfod.totaltimeout", "debuginfod.maxsize",
-	"sources.debianbaseurl",
+	"sources.debianbaseurl", "sources.debiansecuritybaseurl",
+	"core.plaindebug",
 	"sources.localdirs",	/* file:// allow-list */
 	NULL
+};
+
+/* Keys whose value is a whole number of seconds (src/sources/bounded.c, at most 7 days). */
+static const char *const seconds_keys[] = {
+	"fetch.timeout", "fetch.connecttimeout", "fetch.stalltimeout", NULL
 };
 
 static int check_key(const char *key, const char *value, void *data)
@@ -251,10 +257,21 @@ static int check_key(const char *key, const char *value, void *data)
 	size_t i, sect;
 	int owned = 0;
 
-	(void)value;
 	(void)data;
 	if (!dot)
 		return 0;
+	for (i = 0; seconds_keys[i]; i++) {
+		char *end;
+		unsigned long long n;
+
+		if (strcmp(seconds_keys[i], key) || !value || !*value)
+			continue;
+		errno = 0;
+		n = strtoull(value, &end, 10);
+		if (*end || errno || value[0] == '-' || n > 7ULL * 86400)
+			return prov_error_set(PROV_ERROR, "config %s = '%s': not a number of seconds (0 to 604800)",
+					      key, value);
+	}
 	sect = (size_t)(dot - key) + 1;
 	for (i = 0; known_keys[i]; i++) {
 		if (!strcmp(known_keys[i], key))
@@ -414,7 +431,11 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	g.cache_dir = resolve_cache_dir(g.cache_opt);
-	prov_config_foreach(g.config, "", check_key, NULL);
+	if ((error = prov_config_foreach(g.config, "", check_key, NULL)) < 0) {
+		prov_cmd_eprintf("provenance: %s\n", prov_error_last());
+		code = PROV_EXIT_USAGE;
+		goto cleanup;
+	}
 
 	if (argc < 2) {
 		print_overview(stderr);

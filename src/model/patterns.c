@@ -302,13 +302,14 @@ static void race_var(struct prov_buf *b, size_t *n, const struct prov_frame *f, 
  * adraln: a SIGBUS BUS_ADRALN, which the misaligned pattern covers: no
  * misalignment findings.
  */
-static void detect_race_flags(struct prov_crash *c, const struct prov_thread *t, int adraln)
+static void detect_race_flags(struct prov_crash *c, const struct prov_thread *t, int adraln, int sent)
 {
 	struct prov_buf b = PROV_BUF_INIT;
 	size_t i, k, n = 0, frames = 0;
 	const char *what;
 
-	if (c->has_fault_ea && (c->fault_size > 1 || fill_of(c->fault_ea))) {
+	/* a signal sent with kill faulted on nothing: no faulting operand */
+	if (!sent && c->has_fault_ea && (c->fault_size > 1 || fill_of(c->fault_ea))) {
 		int mis = !adraln && c->fault_size > 1 && c->fault_size <= 8 &&
 			  c->fault_ea % c->fault_size;
 
@@ -388,7 +389,7 @@ void prov_patterns_detect(struct prov_crash *c)
 
 	/* no siginfo (QEMU's cores): the address the faulting load or store
 	 * computed from its registers */
-	else if (signo == SIGSEGV && !s->has_addr && c->has_fault_ea &&
+	else if (signo == SIGSEGV && !s->has_code && c->has_fault_ea &&
 		 c->fault_ea < NULL_PAGE_LIMIT && c->has_fault_base)
 		add(c, "null-deref", "SIGSEGV: the faulting instruction's address is 0x%" PRIx64
 		    " (`%s` = 0x%" PRIx64 "; within the first 64 KiB: a NULL pointer plus an offset; "
@@ -406,9 +407,10 @@ void prov_patterns_detect(struct prov_crash *c)
 	if (signo == SIGBUS && s->has_code && s->code == 1)
 		add(c, "misaligned", "SIGBUS with BUS_ADRALN (misaligned address)");
 
-	/* without siginfo (QEMU's cores) the faulting instruction's address */
+	/* without siginfo (QEMU's cores) the faulting instruction's address;
+	 * a signal with siginfo but no address (sent with kill) has none */
 	fa = s->has_addr ? s->addr : c->fault_ea;
-	if (signo == SIGSEGV && (s->has_addr || c->has_fault_ea) &&
+	if (signo == SIGSEGV && (s->has_addr || (!s->has_code && c->has_fault_ea)) &&
 	    reg(t, stack_reg(c->machine), &sp) &&
 	    fa + STACK_GUARD_WINDOW >= sp && fa <= sp + 4096)
 		add(c, "stack-overflow", "fault address 0x%" PRIx64 " is %" PRIu64
@@ -419,7 +421,8 @@ void prov_patterns_detect(struct prov_crash *c)
 
 	if (signo == SIGSEGV || signo == SIGBUS || signo == SIGILL || signo == SIGFPE ||
 	    (!signo && c->kind == PROV_INPUT_CORE))
-		detect_race_flags(c, t, signo == SIGBUS && s->has_code && s->code == 1);
+		detect_race_flags(c, t, signo == SIGBUS && s->has_code && s->code == 1,
+				  s->has_code && s->code <= 0);
 
 	if (c->context == PROV_CONTEXT_EXIT) {
 		static const char *const exit_fns[] = { "__run_exit_handlers", "__cxa_finalize",

@@ -27,6 +27,11 @@
  *                     or made of fill bytes, and structs whose size/len field
  *                     is past their capacity/cap field
  *
+ * A signal sent with kill (si_code SI_USER/SI_TKILL/SI_QUEUE) faulted on no
+ * address: no fault-address pattern and no faulting-operand flag. The
+ * faulting instruction's computed address stands in for the fault address
+ * only in cores without siginfo (QEMU's).
+ *
  * Frame-based patterns look from the crash site down (below a signal
  * handler that re-raised the fault).
  */
