@@ -474,3 +474,19 @@ int prov_remove_tree_at(int dfd, const char *name)
 {
 	return remove_tree(dfd, name, 0);
 }
+
+char *prov_url_strip_userinfo(char *url)
+{
+	char *host, *at, *p;
+
+	if (!url || !(host = strstr(url, "://")))
+		return url;
+	host += 3;
+	at = NULL;
+	for (p = host; *p && *p != '/' && *p != '?' && *p != '#'; p++)
+		if (*p == '@')
+			at = p;
+	if (at)
+		memmove(host, at + 1, strlen(at + 1) + 1);
+	return url;
+}

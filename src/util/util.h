@@ -123,4 +123,11 @@ size_t prov_escape_controls(struct prov_buf *b, size_t from, int c1);
  */
 int prov_tag_is_prerelease(const char *tag);
 
+/*
+ * Drop the userinfo of a URL in place (https://user:token@host/x ->
+ * https://host/x): credentials never enter the model, a report or the
+ * store. NULL-safe; returns url. scp-like user@host:path is left alone.
+ */
+char *prov_url_strip_userinfo(char *url);
+
 #endif
