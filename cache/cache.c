@@ -456,7 +456,7 @@ static struct prov_origin *row_origin(sqlite3_stmt *st, const char *kind)
 	o->source = col_str(st, 2);
 	o->source_version = col_str(st, 3);
 	o->arch = col_str(st, 4);
-	o->vcs_url = col_str(st, 5);
+	o->vcs_url = prov_url_strip_userinfo(col_str(st, 5));
 	o->commit = col_str(st, 6);
 	o->branch = col_str(st, 7);
 	o->evidence = col_str(st, 8);

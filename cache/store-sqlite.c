@@ -16,6 +16,7 @@
 #include "error.h"
 #include "cache-int.h"
 #include "sqlite-guard.h"
+#include "json.h"
 #include "jsonread.h"
 #include "sha256.h"
 #include "util.h"
@@ -907,6 +908,13 @@ static int op_query(struct store_backend *be, const char *sql, const struct prov
 				values[i] = hexes[i];
 			} else if (types[i] == 'n') {
 				values[i] = NULL;
+			} else if (types[i] == 'r') {
+				/* sqlite3_column_text keeps 15 digits: not round-trip */
+				char real[40];
+
+				prov_real_format(real, sizeof(real), sqlite3_column_double(st, i));
+				hexes[i] = prov_xstrdup(real);
+				values[i] = hexes[i];
 			} else {
 				values[i] = (const char *)sqlite3_column_text(st, i);
 			}

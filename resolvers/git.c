@@ -205,7 +205,7 @@ static struct prov_origin *tree_origin(const char *root, const char *top)
 	o->name = prov_xstrdup(strcmp(top, "/") ? prov_basename(top) : "/");
 	o->commit = commit;
 	o->branch = branch;
-	o->vcs_url = origin_url(root, common);
+	o->vcs_url = prov_url_strip_userinfo(origin_url(root, common));
 	o->evidence = dotgit;
 	commit = branch = NULL;
 	dotgit = NULL;

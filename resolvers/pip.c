@@ -78,7 +78,7 @@ static void read_direct_url(struct prov_origin *o, const char *root, const char 
 		goto cleanup;
 	}
 	if ((s = prov_jv_get_str(v, "url")) && *s)
-		o->vcs_url = prov_xstrdup(s);
+		o->vcs_url = prov_url_strip_userinfo(prov_xstrdup(s));
 	vcs = prov_jv_get(v, "vcs_info");
 	if ((s = prov_jv_get_str(vcs, "commit_id")) && *s)
 		o->commit = prov_xstrdup(s);

@@ -75,9 +75,9 @@ static int add_blob(const unsigned char *blob, size_t len, void *data)
 	o.evidence = (char *)bs->r->db;
 	/* VCS (rpm >= 4.14), else URL, when it names a repository: rpm_annotate
 	 * derives the component's repository from it (derived:rpm-url) */
-	o.vcs_url = h.vcs ? prov_repo_url_from(h.vcs, strlen(h.vcs)) : NULL;
+	o.vcs_url = h.vcs ? prov_url_strip_userinfo(prov_repo_url_from(h.vcs, strlen(h.vcs))) : NULL;
 	if (!o.vcs_url && h.url)
-		o.vcs_url = prov_repo_url_from(h.url, strlen(h.url));
+		o.vcs_url = prov_url_strip_userinfo(prov_repo_url_from(h.url, strlen(h.url)));
 	pkg = prov_pkgindex_add_pkg(bs->ix, &o, 0);
 	free(o.vcs_url);
 	for (i = 0; i < h.nfiles; i++) {

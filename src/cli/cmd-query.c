@@ -223,7 +223,7 @@ static int write_json(struct prov_buf *o, const struct table *t)
 			else if (type == 'i' && prov_parse_i64(&n, v, strlen(v)) == 0)
 				prov_json_int(&j, n);
 			else if (type == 'r')
-				prov_json_fixed(&j, strtod(v, NULL), 6);
+				prov_json_real(&j, strtod(v, NULL));
 			else
 				prov_json_string(&j, v);
 		}

@@ -241,10 +241,10 @@ static void write_json(struct prov_json *j, const struct prov_triage *t, int64_t
 		prov_json_kv_string(j, "first_seen", g->first_seen);
 		prov_json_kv_string(j, "last_seen", g->last_seen);
 		prov_json_key(j, "share");
-		prov_json_fixed(j, t->total ? (double)g->count / (double)t->total : 0.0, 4);
+		prov_json_real(j, t->total ? (double)g->count / (double)t->total : 0.0);
 		prov_json_key(j, "repro_rate");
 		if (runs)
-			prov_json_fixed(j, (double)(g->count < runs ? g->count : runs) / (double)runs, 4);
+			prov_json_real(j, (double)(g->count < runs ? g->count : runs) / (double)runs);
 		else
 			prov_json_null(j);
 		prov_json_kv_string(j, "signal", g->signal_name);

@@ -1,4 +1,7 @@
 /* A streaming JSON writer into a prov_buf, with its own string escaping (json.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -190,6 +193,31 @@ void prov_json_fixed(struct prov_json *j, double v, int decimals)
 	if (v != v || v > 1e300 || v < -1e300)
 		v = 0;
 	if (!j->error && prov_buf_printf(j->out, "%.*f", decimals, v) < 0)
+		j->error = PROV_ELIMIT;
+}
+
+void prov_real_format(char *buf, size_t size, double v)
+{
+	int prec;
+
+	for (prec = 15; prec <= 17; prec++) {
+		snprintf(buf, size, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+}
+
+void prov_json_real(struct prov_json *j, double v)
+{
+	char tmp[40];
+
+	before_item(j);
+	if (!isfinite(v)) {
+		puts_(j, "null");
+		return;
+	}
+	prov_real_format(tmp, sizeof(tmp), v);
+	if (!j->error && prov_buf_printf(j->out, "%s", tmp) < 0)
 		j->error = PROV_ELIMIT;
 }
 

@@ -33,6 +33,11 @@ void prov_json_string(struct prov_json *j, const char *s);
 void prov_json_int(struct prov_json *j, int64_t v);
 /* A number with a fixed count of decimals (NaN and infinities as 0). */
 void prov_json_fixed(struct prov_json *j, double v, int decimals);
+/* A real that reads back to the same double (shortest of %.15g..%.17g);
+ * JSON has no Inf/NaN, so a non-finite value is written as null. */
+void prov_json_real(struct prov_json *j, double v);
+/* The shortest of %.15g..%.17g that reads back to v (size >= 32). */
+void prov_real_format(char *buf, size_t size, double v);
 void prov_json_bool(struct prov_json *j, int v);
 void prov_json_null(struct prov_json *j);
 void prov_json_hex(struct prov_json *j, uint64_t v);	/* "0x1234" */

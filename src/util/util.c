@@ -368,13 +368,48 @@ uint64_t prov_now_ms(void)
 }
 
 /* C0 controls but \n and \t, DEL; with c1, also U+0080..U+009F (UTF-8 C2 80..C2 9F) */
-static size_t control_len(const unsigned char *p, size_t left, int c1)
+/* Length of the valid UTF-8 sequence at p (shortest form, no surrogates), 0 if none. */
+static size_t utf8_len(const unsigned char *p, size_t left)
 {
+	size_t n, k;
+
+	if (p[0] < 0xc2 || p[0] > 0xf4)
+		return 0;
+	n = p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : 4;
+	if (left < n)
+		return 0;
+	for (k = 1; k < n; k++)
+		if ((p[k] & 0xc0) != 0x80)
+			return 0;
+	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f) ||
+	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] > 0x8f))
+		return 0;
+	return n;
+}
+
+/*
+ * How many bytes at p to escape (0: none). *keep is how many to copy as they
+ * are when none: a whole valid UTF-8 sequence is copied at once so that its
+ * continuation bytes are not taken for stray C1 bytes. With c1, a byte
+ * 0x80..0x9F outside a valid sequence (a raw 8-bit CSI 0x9B, which a
+ * terminal in a C locale obeys) is escaped, as is U+0080..U+009F.
+ */
+static size_t control_len(const unsigned char *p, size_t left, int c1, size_t *keep)
+{
+	size_t u;
+
+	*keep = 1;
 	if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
 		return 1;
-	if (c1 && left >= 2 && p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
-		return 2;
-	return 0;
+	if (!c1 || *p < 0x80)
+		return 0;
+	if ((u = utf8_len(p, left)) != 0) {
+		if (u == 2 && p[0] == 0xc2 && p[1] <= 0x9f)
+			return 2;
+		*keep = u;
+		return 0;
+	}
+	return *p <= 0x9f ? 1 : 0;
 }
 
 size_t prov_escape_controls(struct prov_buf *b, size_t from, int c1)
@@ -382,20 +417,21 @@ size_t prov_escape_controls(struct prov_buf *b, size_t from, int c1)
 	static const char hex[] = "0123456789abcdef";
 	struct prov_buf out = PROV_BUF_INIT;
 	const unsigned char *p = (const unsigned char *)b->buf;
-	size_t i, n = 0;
+	size_t i, n = 0, keep;
 
-	for (i = from; i < b->len; i++)
-		if (control_len(p + i, b->len - i, c1))
+	for (i = from; i < b->len; i += keep)
+		if (control_len(p + i, b->len - i, c1, &keep))
 			break;
 	if (i >= b->len)
 		return 0;
 	out.cap = b->cap > SIZE_MAX / 4 ? SIZE_MAX : b->cap * 4;
 	prov_buf_add(&out, b->buf, i);
 	while (i < b->len) {
-		size_t l = control_len(p + i, b->len - i, c1), k;
+		size_t l = control_len(p + i, b->len - i, c1, &keep), k;
 
 		if (!l) {
-			prov_buf_putc(&out, (char)p[i++]);
+			prov_buf_add(&out, b->buf + i, keep);
+			i += keep;
 			continue;
 		}
 		for (k = 0; k < l; k++) {
@@ -473,4 +509,20 @@ static int remove_tree(int dfd, const char *name, int depth)
 int prov_remove_tree_at(int dfd, const char *name)
 {
 	return remove_tree(dfd, name, 0);
+}
+
+char *prov_url_strip_userinfo(char *url)
+{
+	char *host, *at, *p;
+
+	if (!url || !(host = strstr(url, "://")))
+		return url;
+	host += 3;
+	at = NULL;
+	for (p = host; *p && *p != '/' && *p != '?' && *p != '#'; p++)
+		if (*p == '@')
+			at = p;
+	if (at)
+		memmove(host, at + 1, strlen(at + 1) + 1);
+	return url;
 }

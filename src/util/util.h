@@ -105,7 +105,8 @@ uint64_t prov_now_ms(void);
 /*
  * Make control characters from input visible as \xHH (terminal escape
  * sequences in function names, paths or notes must not reach a terminal
- * raw): C0 controls but \n and \t, DEL and, with c1, U+0080..U+009F. Only
+ * raw): C0 controls but \n and \t, DEL and, with c1, U+0080..U+009F and
+ * a byte 0x80..0x9F outside a valid UTF-8 sequence (raw 8-bit CSI). Only
  * bytes from `from` on are touched. Returns how many were escaped. Every
  * human format (text, Markdown, messages) goes through it; JSON has its own
  * escaping.
@@ -122,5 +123,12 @@ size_t prov_escape_controls(struct prov_buf *b, size_t from, int c1);
  * the "same branch" advice.
  */
 int prov_tag_is_prerelease(const char *tag);
+
+/*
+ * Drop the userinfo of a URL in place (https://user:token@host/x ->
+ * https://host/x): credentials never enter the model, a report or the
+ * store. NULL-safe; returns url. scp-like user@host:path is left alone.
+ */
+char *prov_url_strip_userinfo(char *url);
 
 #endif
