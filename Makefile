@@ -214,6 +214,7 @@ LIB_OBJS += src/text/formats.o
 LIB_OBJS += src/text/state.o
 LIB_OBJS += src/text/lines.o
 LIB_OBJS += src/text/prefix.o
+LIB_OBJS += src/text/labels.o
 LIB_OBJS += src/text/native.o
 LIB_OBJS += src/text/sanitizer.o
 LIB_OBJS += src/text/python.o

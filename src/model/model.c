@@ -157,6 +157,14 @@ void prov_crash_free(struct prov_crash *c)
 		return;
 	free(c->input_path);
 	free(c->format);
+	free(c->label);
+	if (c->launch) {
+		free(c->launch->launcher);
+		free(c->launch->host);
+		free(c->launch->task);
+		free(c->launch->error_file);
+		free(c->launch);
+	}
 	for (i = 0; i < c->nunparsed; i++)
 		free(c->unparsed[i]);
 	free(c->unparsed);

@@ -167,6 +167,21 @@ struct prov_kernel_line {
 	char *note;	/* how (or why not) the function and line were found */
 };
 
+/*
+ * What a launcher said of the rank or task a text crash came from (text
+ * input of a cluster job, src/text/labels.h): srun's "task 3: Segmentation
+ * fault", torchrun's ChildFailedError table.
+ */
+struct prov_launch {
+	char *launcher;	/* "srun", "torchrun" */
+	char *host;
+	char *task;	/* srun's task when the label is a rank, else NULL */
+	int has_exit_code;
+	int exit_code;	/* as printed: torchrun prints -signal */
+	int signo;	/* the signal the launcher says it died of, 0 when not said */
+	char *error_file;	/* torchrun's error_file, NULL when "<N/A>" */
+};
+
 struct prov_process {
 	int has_pid;
 	int64_t pid;
@@ -398,6 +413,8 @@ struct prov_crash {
 	unsigned int fault_size;	/* bytes the operand reads or writes, 0: unknown */
 
 	char *determinism;	/* set when several inputs were compared */
+	char *label;	/* text: the rank or task label its lines carried ("rank3", "3"), or NULL */
+	struct prov_launch *launch;	/* text: what the launcher said of that rank, or NULL */
 	char *host;	/* where it crashed (resolve --host), or NULL */
 	char *time;	/* when, ISO 8601 UTC (--time, else the input's mtime), or NULL */
 

@@ -267,8 +267,37 @@ static void after_core(struct prov_crash *c)
 	prov_disasm_crash(c, 6, 3);
 }
 
-int prov_pipeline_analyze(struct prov_crash **out, struct prov_input *in, const char *name,
-			  const struct prov_pipeline_opts *opts)
+/* A text input: one crash per rank of a cluster job's log (prov_text_parse_all). */
+static int analyze_text(struct prov_crash ***out, size_t *nout, const struct prov_input *in,
+			const struct prov_pipeline_opts *opts)
+{
+	struct prov_crash **cs;
+	size_t i, n;
+	int error;
+
+	if ((error = prov_text_parse_all(&cs, &n, in->name, in->text.buf, in->text.len)) < 0)
+		return error;
+	for (i = 0; i < n; i++) {
+		struct prov_crash *c = cs[i];
+
+		/* a kernel fault line names its module and offset: look them up
+		 * (libdwfl may ask debuginfod for the debug file: same rules as a core) */
+		if (c->kernel_line) {
+			prov_pipeline_setup_debuginfod(opts->ctx);
+			prov_kernel_module_lookup(c, opts->sysroot);
+		}
+		/* one reason for every renderer (text, Markdown, JSON) */
+		if (!c->ninsns && !c->insns_note)
+			c->insns_note = prov_xstrdup("a text backtrace has no code bytes (disassembly needs a core)");
+	}
+	*out = cs;
+	*nout = n;
+	return 0;
+}
+
+/* prov_pipeline_analyze, with every crash of a text input (*nout of them). */
+static int analyze_all(struct prov_crash ***out, size_t *nout, struct prov_input *in,
+		       const char *name, const struct prov_pipeline_opts *opts)
 {
 	const struct prov_ctx *g = opts->ctx;
 	struct prov_core_opts copts;
@@ -278,6 +307,7 @@ int prov_pipeline_analyze(struct prov_crash **out, struct prov_input *in, const 
 
 	memset(in, 0, sizeof(*in));
 	*out = NULL;
+	*nout = 0;
 	core_opts(&copts, opts);
 	copts.plain_debug_dir = plain_dir = plain_debug_dir(opts);
 	if (opts->pid) {
@@ -308,20 +338,13 @@ int prov_pipeline_analyze(struct prov_crash **out, struct prov_input *in, const 
 				       "use 'provenance resolve')", name);
 		goto cleanup;
 	} else {
-		if ((error = prov_text_parse(&c, in->name, in->text.buf, in->text.len)) < 0)
-			goto cleanup;
-		/* a kernel fault line names its module and offset: look them up
-		 * (libdwfl may ask debuginfod for the debug file: same rules as a core) */
-		if (c->kernel_line) {
-			prov_pipeline_setup_debuginfod(g);
-			prov_kernel_module_lookup(c, opts->sysroot);
-		}
-		/* one reason for every renderer (text, Markdown, JSON) */
-		if (!c->ninsns && !c->insns_note)
-			c->insns_note = prov_xstrdup("a text backtrace has no code bytes (disassembly needs a core)");
+		error = analyze_text(out, nout, in, opts);
+		goto cleanup;
 	}
 done:
-	*out = c;
+	*out = prov_xcalloc(1, sizeof(**out));
+	(*out)[0] = c;
+	*nout = 1;
 	c = NULL;
 	error = 0;
 cleanup:
@@ -329,6 +352,31 @@ cleanup:
 	free(tmpdir);
 	free(plain_dir);
 	return error;
+}
+
+static void crashes_free(struct prov_crash **cs, size_t n, size_t keep)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (i != keep)
+			prov_crash_free(cs[i]);
+	free(cs);
+}
+
+int prov_pipeline_analyze(struct prov_crash **out, struct prov_input *in, const char *name,
+			  const struct prov_pipeline_opts *opts)
+{
+	struct prov_crash **cs;
+	size_t n;
+	int error;
+
+	*out = NULL;
+	if ((error = analyze_all(&cs, &n, in, name, opts)) < 0)
+		return error;
+	*out = cs[0];
+	crashes_free(cs, n, 0);
+	return 0;
 }
 
 /* What needs no network: build-path repository paths and patterns. */
@@ -361,26 +409,16 @@ static void known(struct prov_crash *c, void *arg)
 		k->opts->on_known(c, k->opts->on_known_arg);
 }
 
-int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
-		      const struct prov_pipeline_opts *opts)
+/* The stages after analyze, for one crash: packages, components, suspects, patterns. */
+static int resolve_one(struct prov_crash *c, int *incomplete_out, const struct prov_input *in,
+		       struct prov_cache *cache, const struct prov_pipeline_opts *opts)
 {
 	struct known_arg ka = { opts, 0 };
-	struct prov_input in;
-	struct prov_crash *c = NULL;
-	struct prov_cache *cache = NULL;
 	int error, incomplete = 0;
-	const char *cache_dir = opts->ctx ? opts->ctx->cache_dir : NULL;
-
-	if ((error = prov_pipeline_analyze(&c, &in, name, opts)) < 0)
-		goto cleanup;
 
 	/* Python frames' .py files resolve as modules do */
 	if (c->kind == PROV_INPUT_CORE)
 		prov_python_file_modules(c);
-	if (cache_dir && prov_cache_open_lazy(&cache, cache_dir) < 0) {
-		prov_warn("cache unavailable, continuing without it: %s", prov_error_last());
-		cache = NULL;
-	}
 	{
 		struct prov_resolve_ctx rctx = { 0 };
 
@@ -388,7 +426,7 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 		rctx.cache = cache;
 		if ((error = c->kind == PROV_INPUT_TEXT ? resolve_text_modules(c, &rctx, opts)
 							: prov_resolve_modules(c, &rctx)) < 0)
-			goto cleanup;
+			return error;
 	}
 	incomplete |= modules_incomplete(c);
 	incomplete |= c->partial;	/* a truncated core */
@@ -405,13 +443,13 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 		cctx.on_known_arg = &ka;
 		if (!(opts->ctx && opts->ctx->offline) && getenv("DEBUGINFOD_URLS") &&
 		    *getenv("DEBUGINFOD_URLS")) {
-			if (in.type != PROV_INPUT_TYPE_CORE && !c->kernel_line)
+			if (in->type != PROV_INPUT_TYPE_CORE && !c->kernel_line)
 				prov_pipeline_setup_debuginfod(opts->ctx);	/* a text input's build IDs */
 			cctx.debuginfod_text = prov_debuginfod_source_text;
 		}
 		if ((error = prov_components_resolve(c, &incomplete, &cctx)) < 0)
-			goto cleanup;
-		if (in.type == PROV_INPUT_TYPE_CORE)	/* a core, or a process (no input) */
+			return error;
+		if (in->type == PROV_INPUT_TYPE_CORE)	/* a core, or a process (no input) */
 			prov_debuginfod_sources(c, opts->context, cctx.max_source_frames);
 		if (opts->suspects) {
 			struct prov_suspects_opts sopts = { 0 };
@@ -422,21 +460,65 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
 			sopts.no_clone = !opts->nfixes && !(opts->ctx && opts->ctx->config &&
 				prov_config_get_bool(opts->ctx->config, "suspects.clone", 0) == 1);
 			if ((error = prov_suspects_find(c, &sopts)) < 0)
-				goto cleanup;
+				return error;
 		}
 	}
 
 	known(c, &ka);	/* when the components stage did not run */
 	/* repo_path from build-system prefixes where no component gave one */
 	prov_buildpath_repo_paths(c);
+	*incomplete_out |= incomplete;
+	return 0;
+}
+
+int prov_pipeline_run_each(struct prov_crash ***out, size_t *nout, int *partial,
+			   const char *name, const struct prov_pipeline_opts *opts)
+{
+	struct prov_pipeline_opts one;
+	struct prov_input in;
+	struct prov_crash **cs = NULL;
+	struct prov_cache *cache = NULL;
+	size_t i, n = 0;
+	int error, incomplete = 0;
+	const char *cache_dir = opts->ctx ? opts->ctx->cache_dir : NULL;
+
+	if ((error = analyze_all(&cs, &n, &in, name, opts)) < 0)
+		goto cleanup;
+	if (cache_dir && prov_cache_open_lazy(&cache, cache_dir) < 0) {
+		prov_warn("cache unavailable, continuing without it: %s", prov_error_last());
+		cache = NULL;
+	}
+	/* several crashes from one input: no streamed first answer (it is one report's) */
+	one = *opts;
+	if (n > 1)
+		one.on_known = NULL;
+	for (i = 0; i < n; i++)
+		if ((error = resolve_one(cs[i], &incomplete, &in, cache, &one)) < 0)
+			goto cleanup;
 	if (partial)
 		*partial = incomplete;
-	*out = c;
-	c = NULL;
+	*out = cs;
+	*nout = n;
+	cs = NULL;
+	n = 0;
 	error = 0;
 cleanup:
 	prov_cache_free(cache);
-	prov_crash_free(c);
+	crashes_free(cs, n, (size_t)-1);
 	prov_input_release(&in);
 	return error;
+}
+
+int prov_pipeline_run(struct prov_crash **out, int *partial, const char *name,
+		      const struct prov_pipeline_opts *opts)
+{
+	struct prov_crash **cs;
+	size_t n;
+	int error;
+
+	if ((error = prov_pipeline_run_each(&cs, &n, partial, name, opts)) < 0)
+		return error;
+	*out = cs[0];	/* a cluster log's first rank */
+	crashes_free(cs, n, 0);
+	return 0;
 }

@@ -94,6 +94,15 @@ int prov_pipeline_run(struct prov_crash **out, int *partial, const char *input,
 		      const struct prov_pipeline_opts *opts);
 
 /*
+ * prov_pipeline_run with every crash of the input: a cluster job's log
+ * gives one per rank (prov_text_parse_all), anything else one. *out is a
+ * new array of *nout crashes (free each, then the array); on_known is not
+ * called when there are several.
+ */
+int prov_pipeline_run_each(struct prov_crash ***out, size_t *nout, int *partial,
+			   const char *input, const struct prov_pipeline_opts *opts);
+
+/*
  * The pipeline over a run's inputs (`resolve INPUT...`): prov_pipeline_run
  * on each, crash.host/time (with store, host or time), --fix on each crash
  * (prov_fix_status_check), then with several inputs the determinism line

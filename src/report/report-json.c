@@ -286,6 +286,27 @@ static void write_suspect(struct prov_json *j, const struct prov_suspect *x)
 	prov_json_end_object(j);
 }
 
+/* input.launcher: what srun or torchrun said of this rank (text input of a cluster job) */
+static void write_launch(struct prov_json *j, const struct prov_launch *l)
+{
+	prov_json_key(j, "launcher");
+	if (!l) {
+		prov_json_null(j);
+		return;
+	}
+	prov_json_begin_object(j);
+	prov_json_kv_string(j, "name", l->launcher);
+	prov_json_kv_string(j, "host", l->host);
+	prov_json_kv_string(j, "task", l->task);
+	if (l->has_exit_code)
+		prov_json_kv_int(j, "exit_code", l->exit_code);
+	else
+		prov_json_kv_null(j, "exit_code");
+	prov_json_kv_string(j, "signal", l->signo > 0 ? prov_signal_name(l->signo) : NULL);
+	prov_json_kv_string(j, "error_file", l->error_file);
+	prov_json_end_object(j);
+}
+
 /* crash.headline: the tool's own words for the crash (compute-sanitizer, a kernel line) */
 static void write_headline(struct prov_json *j, const struct prov_headline *h)
 {
@@ -396,6 +417,8 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 	prov_json_kv_string(j, "path", c->input_path);
 	prov_json_kv_string(j, "kind", c->kind == PROV_INPUT_CORE ? "core" : "text");
 	prov_json_kv_string(j, "format", c->format);
+	prov_json_kv_string(j, "label", c->label);
+	write_launch(j, c->launch);
 	if (c->kind == PROV_INPUT_CORE) {
 		prov_json_kv_bool(j, "partial", c->partial);
 		prov_json_kv_bool(j, "snapshot", c->snapshot);

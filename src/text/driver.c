@@ -10,6 +10,7 @@
 #include "buildpath.h"
 #include "error.h"
 #include "internal.h"
+#include "labels.h"
 #include "textparse.h"
 #include "util.h"
 #include "banned.h"
@@ -182,6 +183,31 @@ static int handle_line(struct tp_state *st, char *line)
 }
 
 /*
+ * gdb's "<signal handler called>" on the crashed thread: the frame below it
+ * is the crash site, as a core's signal frame makes it (threads[].crash_frame;
+ * the signature and the patterns start there). The frames above run in the
+ * handler.
+ */
+static void mark_signal_frame(struct prov_crash *c)
+{
+	struct prov_thread *t = prov_crash_crashed_thread(c);
+	size_t i, k;
+
+	if (!t || t->has_crash_frame)
+		return;
+	for (k = 0; k + 1 < t->nframes; k++)
+		if (t->frames[k].function && !strcmp(t->frames[k].function, "<signal handler called>"))
+			break;
+	if (k + 1 >= t->nframes)
+		return;
+	t->frames[k].signal_frame = 1;
+	for (i = 0; i < k; i++)
+		t->frames[i].in_handler = 1;
+	t->has_crash_frame = 1;
+	t->crash_frame = k + 1;
+}
+
+/*
  * Where a source path's package root ends: ".../site-packages/TOP",
  * "/usr/src/debug/NAME-VERSION...", the directory of a Python file; 0 when
  * the path says nothing about what installed or built it.
@@ -300,6 +326,7 @@ static void finish(struct tp_state *st)
 		     st->first_fmt[i] < st->first_fmt[best]))
 			best = (int)i;
 	c->format = prov_xstrdup_or_null(tp_fmt_name(best));
+	mark_signal_frame(c);
 	/* frames name their modules; later stages resolve them */
 	for (i = 0; i < c->nthreads; i++) {
 		size_t k;
@@ -386,6 +413,80 @@ cleanup:
 	free(st.crashed_thread_id);
 	free(st.ub_file);
 	free(st.learned);
+	free(st.c10_what);
 	free(st.mods.slots);
+	return error;
+}
+
+/* The launcher's word on a group, onto its crash; a signal only when the text gave none. */
+static void take_launch(struct prov_crash *c, const struct tp_group *g)
+{
+	struct prov_launch *l;
+
+	c->label = prov_xstrdup_or_null(g->label);
+	if (!g->has_launch && !g->task)
+		return;
+	l = c->launch = prov_xcalloc(1, sizeof(*l));
+	l->launcher = prov_xstrdup_or_null(g->launch.launcher);
+	l->host = prov_xstrdup_or_null(g->launch.host);
+	l->task = prov_xstrdup_or_null(g->task);
+	l->has_exit_code = g->launch.has_exit_code;
+	l->exit_code = g->launch.exit_code;
+	l->signo = g->launch.signo;
+	l->error_file = prov_xstrdup_or_null(g->launch.error_file);
+	if (l->signo > 0 && !c->has_signal) {
+		c->has_signal = 1;
+		c->signal.number = l->signo;
+		c->signal.name = prov_xstrdup_or_null(prov_signal_name(l->signo));
+	}
+}
+
+int prov_text_parse_all(struct prov_crash ***out, size_t *nout, const char *name,
+			const char *data, size_t len)
+{
+	struct tp_groups gs;
+	struct prov_crash **cs = NULL, *c;
+	size_t i, n = 0;
+	int error = 0;
+
+	if (!name)
+		name = "-";
+	if (len > TP_MAX_INPUT)
+		return prov_text_parse(&c, name, data, len);	/* its message */
+	if (!data || !len)
+		return prov_error_set(PROV_EINPUT, "'%s' holds no backtrace that provenance can read", name);
+	if ((error = tp_groups_split(&gs, data, len, TP_MAX_LINE)) < 0)
+		goto cleanup;
+	cs = prov_xcalloc(gs.n ? gs.n : 1, sizeof(*cs));
+	for (i = 0; i < gs.n; i++) {
+		error = prov_text_parse(&c, name, gs.g[i].text.buf, gs.g[i].text.len);
+		if (error == PROV_EINPUT)
+			continue;	/* a rank that printed no backtrace */
+		if (error < 0)
+			goto cleanup;
+		/* the launcher's own "ChildFailedError" traceback: its table annotates the ranks */
+		if (gs.labelled && !gs.g[i].label && c->headline && c->headline->error &&
+		    prov_ends_with(c->headline->error, "ChildFailedError")) {
+			prov_crash_free(c);
+			continue;
+		}
+		take_launch(c, &gs.g[i]);
+		cs[n++] = c;
+	}
+	if (!n) {
+		error = prov_error_set(PROV_EINPUT, "'%s' holds no backtrace that provenance can read",
+				       name);
+		goto cleanup;
+	}
+	*out = cs;
+	*nout = n;
+	cs = NULL;
+	n = 0;
+	error = 0;
+cleanup:
+	for (i = 0; i < n; i++)
+		prov_crash_free(cs[i]);
+	free(cs);
+	tp_groups_release(&gs);
 	return error;
 }

@@ -109,6 +109,8 @@ struct tp_state {
 	int coredump_seen;
 
 	int c10_seen;	/* the first c10 block was read */
+	int py_headline;	/* crash.headline is a Python exception line (the last wins) */
+	char *c10_what;	/* "what():  MSG" of a c10::Error, for its headline */
 
 	/* valgrind and compute-sanitizer */
 	int vg_seen;	/* an error's "at" stack has started */
@@ -216,6 +218,9 @@ int tp_san_frame_ok(const char *s);
 int tp_san_frame_own(const char *s);
 /* python.c: faulthandler, tracebacks, pystack */
 int tp_python_line(struct tp_state *st, char *s, size_t indent);
+/* state.c: crash.headline, when none is set (replace: a Python exception's may be replaced) */
+void tp_set_headline(struct tp_state *st, const char *text, size_t n, const char *error,
+		     size_t error_len, int replace);
 /* selfprinted.c: c10, backtrace_symbols, signal handlers, glog, LLVM */
 int tp_misc_line(struct tp_state *st, char *s, size_t indent);
 /* valgrind.c: memcheck */

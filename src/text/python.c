@@ -91,6 +91,33 @@ static int python_frame(struct tp_state *st, int fmt, const char *s, int python)
 	return 1;
 }
 
+/*
+ * A traceback's last line: "ValueError: bad batch size 0", "KeyboardInterrupt",
+ * "torch.distributed.DistBackendError: ...". The length of the exception's
+ * name, 0 when s is no such line.
+ */
+static size_t exception_len(const char *s)
+{
+	static const char *const ends[] = { "Error", "Exception", "Exit", "Interrupt", "Warning",
+					    "Iteration", "Failure", NULL };
+	const char *p = s;
+	size_t i, n;
+	int dot = 0;
+
+	if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || *p == '_'))
+		return 0;
+	for (; (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || tp_isdigit((unsigned char)*p) ||
+	       *p == '_' || *p == '.'; p++)
+		dot |= *p == '.';
+	if (*p && !(p[0] == ':' && (p[1] == ' ' || !p[1])))
+		return 0;
+	n = (size_t)(p - s);
+	for (i = 0; ends[i]; i++)
+		if (n >= strlen(ends[i]) && !memcmp(p - strlen(ends[i]), ends[i], strlen(ends[i])))
+			return n;
+	return dot && *p == ':' ? n : 0;
+}
+
 int tp_python_line(struct tp_state *st, char *s, size_t indent)
 {
 	struct prov_thread *t;
@@ -174,6 +201,14 @@ int tp_python_line(struct tp_state *st, char *s, size_t indent)
 		if (fmt != TP_FAULTHANDLER && fmt != TP_PYTB && fmt != TP_PYSTACK)
 			fmt = TP_NONE;
 		return python_frame(st, fmt, s, 1);
+	}
+	/* the exception that ended a traceback is the crash's headline (the last one wins) */
+	if (st->fmt == TP_PYTB && !indent && tp_cur(st) && tp_cur(st)->nframes &&
+	    (n = exception_len(s)) > 0) {
+		tp_set_headline(st, s, strlen(s), s, n, st->py_headline || !st->c->headline);
+		st->py_headline = 1;
+		tp_end_block(st);
+		return 1;
 	}
 	/* inside a Python block: source lines, carets, notes */
 	if (st->fmt == TP_FAULTHANDLER || st->fmt == TP_PYTB || st->fmt == TP_PYSTACK) {

@@ -297,6 +297,8 @@ static int c10_line(struct tp_state *st, const char *s)
 	}
 }
 
+#define WATCHDOG "watchdog thread terminated with exception: "
+
 /* "*** SIGSEGV (@0x0) received by PID 1234 (TID 0x7f..) from PID 0; stack trace: ***" */
 static int glog_header(struct tp_state *st, const char *s)
 {
@@ -378,6 +380,27 @@ int tp_misc_line(struct tp_state *st, char *s, size_t indent)
 
 	if (c10_line(st, s) || glog_header(st, s))
 		return 1;
+	/* c10::Error's message ("what():") and where it was raised: the headline
+	 * unless a Python exception line said it */
+	if ((p = prov_skip_prefix(s, "what():")) != NULL) {
+		p = tp_ws(p);
+		tp_set(&st->c10_what, p, strlen(p));
+		return 1;
+	}
+	if (prov_starts_with(s, "Exception raised from ")) {
+		q = strstr(s, " (most recent call first)");
+		if (st->c10_what)
+			tp_set_headline(st, st->c10_what, strlen(st->c10_what), "c10::Error", 10, 0);
+		else
+			tp_set_headline(st, s, q ? (size_t)(q - s) : strlen(s), "c10::Error", 10, 0);
+		return 0;	/* c10_line opens its block at the first frame */
+	}
+	/* NCCL / RCCL: "... Process group watchdog thread terminated with exception: MSG" */
+	if ((p = strstr(s, WATCHDOG)) != NULL) {
+		p += strlen(WATCHDOG);
+		tp_set_headline(st, p, strlen(p), "watchdog", 8, st->py_headline);
+		return 1;
+	}
 	/* LLVM: "Stack dump:", then numbered notes and " #N 0x… f (lib+0x…)" */
 	if (strcmp(s, "Stack dump:") == 0) {
 		tp_end_block(st);

@@ -284,6 +284,19 @@ void tp_set_signal(struct tp_state *st, int signo)
 	st->c->signal.name = prov_xstrdup_or_null(n);
 }
 
+void tp_set_headline(struct tp_state *st, const char *text, size_t n, const char *error,
+		     size_t error_len, int replace)
+{
+	struct prov_headline *h = st->c->headline;
+
+	if (h && !replace)
+		return;
+	if (!h)
+		h = st->c->headline = prov_xcalloc(1, sizeof(*h));
+	tp_set(&h->text, text, n);
+	tp_set(&h->error, error, error_len);
+}
+
 void tp_set_addr(struct tp_state *st, uint64_t addr)
 {
 	if (st->c->signal.has_addr)

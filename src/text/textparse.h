@@ -23,4 +23,17 @@
 int prov_text_parse(struct prov_crash **out, const char *name,
 		    const char *data, size_t len);
 
+/*
+ * A cluster job's log (issue 33, src/text/labels.h): its lines are grouped
+ * by the rank or task label their prefixes carry and each group is parsed
+ * as its own input (prov_text_parse), so that each rank's crash is one
+ * crash, in label order (lines with no label first). Each crash gets
+ * crash.label and, when a launcher line named its rank, crash.launch.
+ * Text with no label gives one crash, as prov_text_parse does. *out is a
+ * new array of *nout crashes (free each, then the array). A group with no
+ * backtrace is left out; PROV_EINPUT when none has one.
+ */
+int prov_text_parse_all(struct prov_crash ***out, size_t *nout, const char *name,
+			const char *data, size_t len);
+
 #endif
