@@ -264,6 +264,7 @@ int prov_collect_crash(const struct prov_collect_opts *o, struct prov_buf *msg)
 {
 	struct facts f = { 0 };
 	struct prov_pipeline_opts po = { 0 };
+	struct prov_ctx offline;
 	struct prov_pipeline_result res = { 0 };
 	struct prov_buf json = PROV_BUF_INIT;
 	struct prov_json j;
@@ -293,7 +294,9 @@ int prov_collect_crash(const struct prov_collect_opts *o, struct prov_buf *msg)
 	if ((err = spool_core(core)) < 0) {
 		note = prov_xasprintf("core not analyzed: %s", prov_error_last());
 	} else {
-		po.ctx = o->ctx;
+		offline = *o->ctx;
+		offline.offline = 1;	/* never the network at crash time */
+		po.ctx = &offline;
 		po.sysroot = have_root ? root : NULL;
 		po.no_sources = 1;
 		po.host = o->host;
