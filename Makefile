@@ -276,6 +276,7 @@ LIB_OBJS += src/pipeline/pipeline.o
 LIB_OBJS += src/pipeline/kernelmod.o
 LIB_OBJS += src/pipeline/batch.o
 LIB_OBJS += src/pipeline/fixcheck.o
+LIB_OBJS += src/pipeline/collect.o
 
 # cli: main, the command table, one file per command.
 CMD_OBJS += src/cli/main.o
@@ -288,6 +289,7 @@ CMD_OBJS += src/cli/cmd-import.o
 CMD_OBJS += src/cli/cmd-show.o
 CMD_OBJS += src/cli/cmd-triage.o
 CMD_OBJS += src/cli/cmd-query.o
+CMD_OBJS += src/cli/cmd-collect.o
 
 LIB = libprovenance.a
 

@@ -38,6 +38,7 @@ int cmd_import(int argc, char **argv, struct prov_ctx *g);
 int cmd_show(int argc, char **argv, struct prov_ctx *g);
 int cmd_triage(int argc, char **argv, struct prov_ctx *g);
 int cmd_query(int argc, char **argv, struct prov_ctx *g);
+int cmd_collect(int argc, char **argv, struct prov_ctx *g);
 
 /* Print "provenance: <msg>" for the stored error; returns its exit code
  * (never 1, "done but incomplete": a failed command wrote no result; 3 then). */

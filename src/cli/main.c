@@ -53,6 +53,9 @@ static const struct cmd commands[] = {
 	{ "query", cmd_query, 0,
 	  "query SQL [--format table|csv|json] [--max-rows N] [--timeout SEC] [--store PATH]",
 	  "one read-only SQL statement over the crash store" },
+	{ "collect", cmd_collect, 0,
+	  "collect --install|--uninstall|--flush [--store PATH|URL] [--spool-dir DIR]",
+	  "collect crashes where they happen (core_pattern handler, job and rank)" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -243,6 +246,7 @@ static const char *const known_keys[] = {
 	"sources.debianbaseurl", "sources.debiansecuritybaseurl",
 	"core.plaindebug",
 	"sources.localdirs",	/* file:// allow-list */
+	"collect.spooldir",
 	NULL
 };
 

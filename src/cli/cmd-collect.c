@@ -1,0 +1,303 @@
+/* provenance collect: install/uninstall the core_pattern handler, the handler itself, --flush. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "collect.h"
+#include "error.h"
+#include "store.h"
+#include "util.h"
+#include "banned.h"
+
+/* A small non-negative integer from text; -1 when it is not one. */
+static int prov_atoi(const char *s)
+{
+	int64_t v;
+
+	while (*s == ' ')
+		s++;
+	if (prov_parse_i64(&v, s, strcspn(s, "\n")) < 0 || v < 0 || v > 1000000000)
+		return -1;
+	return (int)v;
+}
+
+#define CORE_PATTERN "/proc/sys/kernel/core_pattern"
+#define PIPE_LIMIT "/proc/sys/kernel/core_pipe_limit"
+#define DEFAULT_SPOOL "/var/spool/provenance"
+
+static const char help[] =
+	"Collect crashes where they happen: --install makes the kernel pipe every\n"
+	"core to this binary (core_pattern), which reads the crashed process's job\n"
+	"facts from /proc, analyzes the core offline against the process's own root\n"
+	"and stores the report; when the store fails the report is queued in\n"
+	"SPOOL/queue for --flush. See docs/collect.md.\n"
+	"\n"
+	"options:\n"
+	"   --install      write core_pattern (and core_pipe_limit when it is 0); the\n"
+	"                  previous values go to SPOOL/state, the store to SPOOL/store\n"
+	"   --uninstall    put back the values saved by --install\n"
+	"   --flush        send the queued reports (SPOOL/queue) to the store, each once\n"
+	"   --store PATH|URL  the store (SQLite file or PostgreSQL URL; default: the\n"
+	"                  one in SPOOL/store, else store.sqlite in the cache directory)\n"
+	"   --spool-dir DIR   an absolute path: the spooled core, the queue, the state\n"
+	"                  (default: config collect.spoolDir, else " DEFAULT_SPOOL ")\n"
+	"   --handler DIR PID SIGNAL TIME HOST UID\n"
+	"                  the kernel's call (core_pattern %P %s %t %h %u); the core\n"
+	"                  is standard input\n"
+	"\n"
+	"exit: 0 done (the handler: stored or queued), 2 bad input, 3 could not\n"
+	"keep the report, 64 usage error.\n";
+
+enum { OPT_INSTALL = 256, OPT_UNINSTALL, OPT_FLUSH, OPT_STORE, OPT_SPOOL, OPT_HANDLER,
+       OPT_HELP };
+
+static const struct option options[] = {
+	{ "install", no_argument, NULL, OPT_INSTALL },
+	{ "uninstall", no_argument, NULL, OPT_UNINSTALL },
+	{ "flush", no_argument, NULL, OPT_FLUSH },
+	{ "store", required_argument, NULL, OPT_STORE },
+	{ "spool-dir", required_argument, NULL, OPT_SPOOL },
+	{ "handler", required_argument, NULL, OPT_HANDLER },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int read_small(char *out, size_t cap, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, out, cap - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	out[n] = 0;
+	return 0;
+}
+
+static int write_small(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	size_t len = strlen(text);
+	int ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, text, len) == (ssize_t)len;
+	return close(fd) == 0 && ok ? 0 : -1;
+}
+
+/* Characters that core_pattern would split or expand: refused in paths we put there. */
+static int pattern_safe(const char *s)
+{
+	for (; *s; s++)
+		if (*s == ' ' || *s == '%' || *s == '\n' || (unsigned char)*s < 0x20)
+			return 0;
+	return 1;
+}
+
+/* DIR/NAME = text (0600), replaced atomically. */
+static int write_private(const char *dir, const char *name, const char *text)
+{
+	char *tmp = prov_xasprintf("%s/.%s.tmp", dir, name), *dst = prov_xasprintf("%s/%s", dir, name);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), err = 0;
+	size_t len = strlen(text);
+
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len || close(fd) < 0 || rename(tmp, dst) < 0) {
+		prov_cmd_eprintf("provenance: cannot write '%s': %s\n", dst, strerror(errno));
+		err = -1;
+		unlink(tmp);
+	}
+	free(tmp);
+	free(dst);
+	return err;
+}
+
+static int install(const char *spool, const char *store)
+{
+	char self[4096], old[4096], limit[64], *state = NULL, *pattern = NULL, *text = NULL;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int code = PROV_EXIT_UNKNOWN;
+
+	if (n <= 0)
+		return prov_cmd_eprintf("provenance: cannot read /proc/self/exe\n"), 3;
+	self[n] = 0;
+	if (!pattern_safe(self) || !pattern_safe(spool))
+		return prov_cmd_usage_error("collect", "paths in core_pattern cannot hold spaces, "
+					    "'%%' or control characters");
+	if (read_small(old, sizeof(old), CORE_PATTERN) < 0 ||
+	    read_small(limit, sizeof(limit), PIPE_LIMIT) < 0) {
+		prov_cmd_eprintf("provenance: cannot read %s: %s\n", CORE_PATTERN, strerror(errno));
+		return 3;
+	}
+	if (prov_mkdir_p(spool, 0700, 0) < 0)
+		return prov_cmd_fail(prov_error_last_code());
+	state = prov_xasprintf("%s/state", spool);
+	if (access(state, F_OK) == 0) {
+		prov_cmd_eprintf("provenance: already installed ('%s' exists); run --uninstall first\n",
+				 state);
+		goto cleanup;
+	}
+	/* the state file: the pattern line, then the pipe limit */
+	text = prov_xasprintf("%s%s%s", old, strchr(old, '\n') ? "" : "\n", limit);
+	{
+		int fd = open(state, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		size_t len = strlen(text);
+
+		if (fd < 0 || write(fd, text, len) != (ssize_t)len || close(fd) < 0) {
+			prov_cmd_eprintf("provenance: cannot write '%s': %s\n", state, strerror(errno));
+			goto cleanup;
+		}
+	}
+	/* the store stays out of core_pattern (world-readable, 127 characters at most) */
+	if (store && write_private(spool, "store", store) < 0)
+		goto cleanup;
+	pattern = prov_xasprintf("|%s collect --handler %s %%P %%s %%t %%h %%u", self, spool);
+	if (strlen(pattern) >= 128) {
+		prov_cmd_eprintf("provenance: the pattern is over the kernel's 127 characters: %s\n",
+				 pattern);
+		unlink(state);
+		goto cleanup;
+	}
+	if (write_small(CORE_PATTERN, pattern) < 0) {
+		prov_cmd_eprintf("provenance: cannot write %s: %s\n", CORE_PATTERN, strerror(errno));
+		unlink(state);
+		goto cleanup;
+	}
+	printf("core_pattern: %s", old);
+	printf("         now: %s\n", pattern);
+	if (prov_atoi(limit) == 0) {
+		if (write_small(PIPE_LIMIT, "16") == 0)
+			printf("core_pipe_limit: 0 -> 16 (keeps /proc/PID while the handler runs)\n");
+		else
+			prov_cmd_eprintf("provenance: warning: cannot set core_pipe_limit\n");
+	}
+	printf("saved in %s\n", state);
+	code = 0;
+cleanup:
+	free(state);
+	free(pattern);
+	free(text);
+	return code;
+}
+
+static int uninstall(const char *spool)
+{
+	char *state = prov_xasprintf("%s/state", spool), text[8192], *nl;
+	int code = PROV_EXIT_UNKNOWN;
+
+	if (read_small(text, sizeof(text), state) < 0 || !(nl = strchr(text, '\n'))) {
+		prov_cmd_eprintf("provenance: not installed here (cannot read '%s')\n", state);
+		goto cleanup;
+	}
+	*nl = 0;
+	if (write_small(CORE_PATTERN, text) < 0 || write_small(PIPE_LIMIT, nl + 1) < 0) {
+		prov_cmd_eprintf("provenance: cannot restore %s: %s\n", CORE_PATTERN, strerror(errno));
+		goto cleanup;
+	}
+	printf("core_pattern restored: %s\ncore_pipe_limit restored: %s", text, nl + 1);
+	unlink(state);
+	code = 0;
+cleanup:
+	free(state);
+	return code;
+}
+
+/* The handler: a quiet environment, low priority, then the crash. */
+static int handle(struct prov_collect_opts *o)
+{
+	struct prov_buf msg = PROV_BUF_INIT;
+	int err;
+
+	if (!getenv("PATH"))
+		setenv("PATH", "/usr/sbin:/usr/bin:/sbin:/bin", 1);
+	if (!getenv("HOME"))
+		setenv("HOME", "/root", 1);
+	if (nice(19) < 0)
+		errno = 0;
+	err = prov_collect_crash(o, &msg);
+	if (err < 0) {
+		int code = prov_cmd_fail(err);
+
+		prov_buf_release(&msg);
+		return code;
+	}
+	fputs(msg.buf ? msg.buf : "", stderr);
+	prov_buf_release(&msg);
+	return 0;
+}
+
+int cmd_collect(int argc, char **argv, struct prov_ctx *g)
+{
+	struct prov_collect_opts o = { 0 };
+	const char *spool = prov_config_get(g->config, "collect.spoolDir");
+	int c, mode = 0, have_pid = 0;
+	char saved_store[4096];
+
+	o.ctx = g;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		switch (c) {
+		case OPT_INSTALL:
+		case OPT_UNINSTALL:
+		case OPT_FLUSH:
+			if (mode && mode != c)
+				return prov_cmd_usage_error("collect", "choose one of --install, "
+							    "--uninstall, --flush");
+			mode = c;
+			break;
+		case OPT_STORE: o.store = optarg; break;
+		case OPT_SPOOL: spool = optarg; break;
+		case OPT_HANDLER:
+			spool = optarg;
+			have_pid = 1;
+			break;
+		case OPT_HELP: return prov_cmd_help("collect", help);
+		default: return prov_cmd_usage_error("collect", "unknown option");
+		}
+	}
+	if (have_pid) {
+		if (argc - optind != 5 || (o.pid = prov_atoi(argv[optind])) <= 0)
+			return prov_cmd_usage_error("collect", "--handler DIR PID SIGNAL TIME HOST UID");
+		o.signal = prov_atoi(argv[optind + 1]);
+		o.time = argv[optind + 2];
+		o.host = argv[optind + 3];
+		o.uid = argv[optind + 4];
+		optind = argc;
+	}
+	if (optind < argc)
+		return prov_cmd_usage_error("collect", "unexpected argument '%s'", argv[optind]);
+	o.spool_dir = spool && *spool ? spool : DEFAULT_SPOOL;
+	if (spool && *spool != '/' && mode != OPT_FLUSH)
+		return prov_cmd_usage_error("collect", "--spool-dir must be an absolute path");
+	if (!o.store && mode != OPT_INSTALL) {
+		char *f = prov_xasprintf("%s/store", o.spool_dir);
+
+		if (read_small(saved_store, sizeof(saved_store), f) == 0 && *saved_store)
+			o.store = saved_store;
+		free(f);
+	}
+	if (mode == OPT_INSTALL)
+		return install(o.spool_dir, o.store);
+	if (mode == OPT_UNINSTALL)
+		return uninstall(o.spool_dir);
+	if (mode == OPT_FLUSH) {
+		size_t sent, dups;
+		int err = prov_collect_flush(o.spool_dir, o.store, g, &sent, &dups);
+
+		printf("sent %zu queued reports (%zu were stored already)\n", sent + dups, dups);
+		return err < 0 ? prov_cmd_fail(err) : 0;
+	}
+	if (!have_pid)
+		return prov_cmd_usage_error("collect", "give --install, --uninstall, --flush or "
+					    "--handler");
+	return handle(&o);
+}

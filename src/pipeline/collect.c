@@ -1,0 +1,405 @@
+/* provenance collect at crash time: spool the core, read /proc/PID, analyze offline, store or queue. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collect.h"
+#include "error.h"
+#include "json.h"
+#include "pipeline.h"
+#include "report.h"
+#include "signature.h"
+#include "store.h"
+#include "util.h"
+#include "banned.h"
+
+/* A small non-negative integer from text; -1 when it is not one. */
+static int prov_atoi(const char *s)
+{
+	int64_t v;
+
+	while (*s == ' ')
+		s++;
+	if (prov_parse_i64(&v, s, strcspn(s, "\n")) < 0 || v < 0 || v > 1000000000)
+		return -1;
+	return (int)v;
+}
+
+#define MAX_PROC_FILE ((size_t)1 << 20)
+#define MAX_QUEUE 10000	/* queued reports kept at most */
+
+/* The only environment variables read from the crashed process (docs/collect.md). */
+static const char *const job_vars[] = {
+	"SLURM_JOB_ID", "SLURM_STEP_ID", "SLURM_PROCID", "SLURM_LOCALID",
+	"RANK", "LOCAL_RANK", "WORLD_SIZE", "MASTER_ADDR", NULL,
+};
+enum { V_JOB, V_STEP, V_PROCID, V_LOCALID, V_RANK, V_LOCAL_RANK, V_WORLD, V_MASTER, NVARS };
+
+struct facts {
+	char *exe, *cmdline, *cgroup;
+	char *var[NVARS];
+};
+
+static void facts_release(struct facts *f)
+{
+	free(f->exe);
+	free(f->cmdline);
+	free(f->cgroup);
+	for (int i = 0; i < NVARS; i++)
+		free(f->var[i]);
+}
+
+static void read_facts(struct facts *f, int pid)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	char path[64], link[4096];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	if ((n = readlink(path, link, sizeof(link) - 1)) > 0) {
+		link[n] = 0;
+		f->exe = prov_xstrdup(link);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	{
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0 && prov_read_fd(&b, fd, path, MAX_PROC_FILE) == 0 && b.len) {
+			for (size_t i = 0; i + 1 < b.len; i++)
+				if (!b.buf[i])
+					b.buf[i] = ' ';
+			f->cmdline = prov_xstrndup(b.buf, strnlen(b.buf, b.len));
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
+	prov_buf_reset(&b);
+	{
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0 && prov_read_fd(&b, fd, path, MAX_PROC_FILE) == 0) {
+			size_t pos = 0;
+
+			while (pos < b.len) {
+				const char *s = b.buf + pos;
+				size_t len = strnlen(s, b.len - pos);
+
+				for (int i = 0; i < NVARS; i++) {
+					size_t k = strlen(job_vars[i]);
+
+					if (len > k && !strncmp(s, job_vars[i], k) && s[k] == '=' &&
+					    !f->var[i])
+						f->var[i] = prov_xstrndup(s + k + 1, len - k - 1);
+				}
+				pos += len + 1;
+			}
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
+	prov_buf_reset(&b);
+	{
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0 && prov_read_fd(&b, fd, path, MAX_PROC_FILE) == 0 && b.len) {
+			while (b.len && b.buf[b.len - 1] == '\n')
+				b.len--;
+			f->cgroup = prov_xstrndup(b.buf, b.len);
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	prov_buf_release(&b);
+}
+
+/* A job fact as a JSON value: an integer when it is one, else a string, null when unknown. */
+static void json_fact(struct prov_json *j, const char *v)
+{
+	int64_t n;
+
+	if (!v)
+		prov_json_null(j);
+	else if (*v && prov_parse_i64(&n, v, strlen(v)) == 0)
+		prov_json_int(j, n);
+	else
+		prov_json_string(j, v);
+}
+
+static void json_job(struct prov_json *j, const struct facts *f, const struct prov_collect_opts *o,
+		     const char *root, const char *note)
+{
+	const char *rank = f->var[V_PROCID] ? f->var[V_PROCID] : f->var[V_RANK];
+	const char *local = f->var[V_LOCALID] ? f->var[V_LOCALID] : f->var[V_LOCAL_RANK];
+
+	prov_json_key(j, "job");
+	prov_json_begin_object(j);
+	prov_json_key(j, "id");
+	json_fact(j, f->var[V_JOB]);
+	prov_json_key(j, "step");
+	json_fact(j, f->var[V_STEP]);
+	prov_json_key(j, "rank");
+	json_fact(j, rank);
+	prov_json_key(j, "local_rank");
+	json_fact(j, local);
+	prov_json_key(j, "world_size");
+	json_fact(j, f->var[V_WORLD]);
+	prov_json_key(j, "master_addr");
+	json_fact(j, f->var[V_MASTER]);
+	prov_json_end_object(j);
+	prov_json_key(j, "collect");
+	prov_json_begin_object(j);
+	prov_json_key(j, "host");
+	json_fact(j, o->host);
+	prov_json_key(j, "pid");
+	prov_json_int(j, o->pid);
+	prov_json_key(j, "signal");
+	prov_json_int(j, o->signal);
+	prov_json_key(j, "uid");
+	json_fact(j, o->uid);
+	prov_json_key(j, "exe");
+	json_fact(j, f->exe);
+	prov_json_key(j, "cmdline");
+	json_fact(j, f->cmdline);
+	prov_json_key(j, "root");
+	json_fact(j, root);
+	prov_json_key(j, "cgroup");
+	json_fact(j, f->cgroup);
+	prov_json_key(j, "note");
+	json_fact(j, note);
+	prov_json_end_object(j);
+}
+
+/* Copy fd 0 into a new file `path` (0600). */
+static int spool_core(const char *path)
+{
+	char buf[1 << 16];
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600), err = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return prov_error_set(PROV_ERROR, "cannot create '%s': %s", path, strerror(errno));
+	while ((n = read(0, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || write(fd, buf, (size_t)n) != n) {
+			err = prov_error_set(PROV_ERROR, "cannot spool the core: %s", strerror(errno));
+			break;
+		}
+	}
+	if (close(fd) < 0 && !err)
+		err = prov_error_set(PROV_ERROR, "cannot spool the core: %s", strerror(errno));
+	return err;
+}
+
+/* Write `json` into dir/queue as one file, atomically (tmp + rename). */
+static int queue_report(const char *dir, const char *json, size_t len, const char *name)
+{
+	char *q = prov_xasprintf("%s/queue", dir), *tmp = NULL, *dst = NULL;
+	int fd = -1, err = 0;
+	size_t count = 0;
+	DIR *d;
+
+	if ((err = prov_mkdir_p(q, 0700, 0)) < 0)
+		goto cleanup;
+	if ((d = opendir(q))) {
+		struct dirent *e;
+
+		while ((e = readdir(d)))
+			count += e->d_name[0] != '.';
+		closedir(d);
+	}
+	if (count >= MAX_QUEUE) {
+		err = prov_error_set(PROV_ELIMIT, "the queue '%s' is full (%d reports)", q, MAX_QUEUE);
+		goto cleanup;
+	}
+	tmp = prov_xasprintf("%s/.%s.tmp", q, name);
+	dst = prov_xasprintf("%s/%s.json", q, name);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, json, len) != (ssize_t)len || fsync(fd) < 0) {
+		err = prov_error_set(PROV_ERROR, "cannot queue the report in '%s': %s", q,
+				     strerror(errno));
+		goto cleanup;
+	}
+	close(fd);
+	fd = -1;
+	if (rename(tmp, dst) < 0)
+		err = prov_error_set(PROV_ERROR, "cannot queue the report: %s", strerror(errno));
+cleanup:
+	if (fd >= 0)
+		close(fd);
+	if (err && tmp)
+		unlink(tmp);
+	free(q);
+	free(tmp);
+	free(dst);
+	return err;
+}
+
+static int store_one(const char *store_path, const struct prov_ctx *ctx, const char *json,
+		     size_t len, const char *host)
+{
+	struct prov_store *s = NULL;
+	struct prov_store_meta meta = { 0 };
+	char *path = store_path && *store_path ? prov_xstrdup(store_path) :
+		     prov_store_default_path(ctx->cache_dir);
+	int64_t id;
+	int err;
+
+	meta.host = host;
+	if ((err = prov_store_open(&s, path, 0)) == 0)
+		err = prov_store_add(&id, s, json, len, &meta);
+	prov_store_free(s);
+	free(path);
+	return err;
+}
+
+int prov_collect_crash(const struct prov_collect_opts *o, struct prov_buf *msg)
+{
+	struct facts f = { 0 };
+	struct prov_pipeline_opts po = { 0 };
+	struct prov_ctx offline;
+	struct prov_pipeline_result res = { 0 };
+	struct prov_buf json = PROV_BUF_INIT;
+	struct prov_json j;
+	char root[64], *core = NULL, *name = NULL, *note = NULL, when[21] = "";
+	const char *inputs[1];
+	int err, have_root;
+
+	read_facts(&f, o->pid);
+	snprintf(root, sizeof(root), "/proc/%d/root", o->pid);
+	have_root = access(root, X_OK) == 0;
+	if (o->time) {
+		char *t = prov_xasprintf("@%s", o->time);
+
+		if (prov_store_parse_time(when, t) < 0)
+			when[0] = 0;
+		free(t);
+	}
+	name = prov_xasprintf("%s-%d-%s", o->time ? o->time : "0", o->pid,
+			      o->host ? o->host : "unknown");
+	for (char *p = name; *p; p++)
+		if (*p == '/' || (unsigned char)*p < 0x20)
+			*p = '_';
+	if ((err = prov_mkdir_p(o->spool_dir, 0700, 0)) < 0)
+		goto cleanup;
+	core = prov_xasprintf("%s/core.%s", o->spool_dir, name);
+	unlink(core);
+	if ((err = spool_core(core)) < 0) {
+		note = prov_xasprintf("core not analyzed: %s", prov_error_last());
+	} else {
+		offline = *o->ctx;
+		offline.offline = 1;	/* never the network at crash time */
+		po.ctx = &offline;
+		po.sysroot = have_root ? root : NULL;
+		po.no_sources = 1;
+		po.host = o->host;
+		po.time = when[0] ? when : NULL;
+		inputs[0] = core;
+		prov_pipeline_run_all(&res, inputs, 1, &po);
+		if (!res.crashes || !res.crashes[0])
+			note = prov_xasprintf("core not analyzed: %s", prov_error_last());
+	}
+	err = 0;
+	prov_json_init(&j, &json);
+	prov_json_begin_object(&j);
+	if (res.crashes && res.crashes[0]) {
+		prov_report_json_body(&j, res.crashes[0]);
+	} else {
+		/* the minimal record: what the kernel and /proc said */
+		prov_json_key(&j, "host");
+		json_fact(&j, o->host);
+		prov_json_key(&j, "time");
+		json_fact(&j, when[0] ? when : NULL);
+	}
+	json_job(&j, &f, o, have_root ? root : NULL, note);
+	prov_json_end_object(&j);
+	if ((err = prov_json_finish(&j)) < 0)
+		goto cleanup;
+	if (store_one(o->store, o->ctx, json.buf, json.len, o->host) >= 0) {
+		prov_buf_printf(msg, "pid %d: stored%s%s\n", o->pid, note ? "; " : "",
+				note ? note : "");
+	} else {
+		char *why = prov_xstrdup(prov_error_last());
+
+		err = queue_report(o->spool_dir, json.buf, json.len, name);
+		if (err == 0) {
+			prov_buf_printf(msg, "pid %d: the store failed (%s): queued\n", o->pid, why);
+			err = 1;
+		}
+		free(why);
+	}
+cleanup:
+	if (core)
+		unlink(core);	/* cores are not kept (docs/collect.md) */
+	prov_pipeline_result_release(&res);
+	prov_buf_release(&json);
+	facts_release(&f);
+	free(core);
+	free(name);
+	free(note);
+	return err;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int prov_collect_flush(const char *spool_dir, const char *store, const struct prov_ctx *ctx,
+		       size_t *sent, size_t *dups)
+{
+	char *q = prov_xasprintf("%s/queue", spool_dir), **names = NULL;
+	struct prov_buf b = PROV_BUF_INIT;
+	size_t n = 0, cap = 0, i;
+	const char *slow = getenv("PROVENANCE_TEST_FLUSH_SLEEP");
+	struct dirent *e;
+	int err = 0;
+	DIR *d;
+
+	*sent = *dups = 0;
+	if (!(d = opendir(q)))
+		goto cleanup;	/* nothing queued */
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+
+		if (e->d_name[0] == '.' || l < 6 || strcmp(e->d_name + l - 5, ".json"))
+			continue;
+		if (n == cap)
+			names = prov_xrealloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*names));
+		names[n++] = prov_xstrdup(e->d_name);
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (i = 0; i < n && !err; i++) {
+		char *path = prov_xasprintf("%s/%s", q, names[i]);
+
+		err = prov_read_file(&b, path, (size_t)64 << 20);
+		if (!err)
+			err = store_one(store, ctx, b.buf, b.len, NULL);
+		if (err >= 0) {
+			/* the add committed (or was stored before): only now is the file gone */
+			*sent += err == 0;
+			*dups += err == 1;
+			err = 0;
+			unlink(path);
+			if (slow && *slow)
+				sleep((unsigned int)prov_atoi(slow));	/* test hook: kill -9 halfway */
+		}
+		free(path);
+	}
+cleanup:
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	prov_buf_release(&b);
+	free(q);
+	return err;
+}
