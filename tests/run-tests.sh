@@ -2,13 +2,29 @@
 # Run every test: cmocka unit binaries (tests/unit/test-*) and end-to-end
 # scripts (tests/e2e/t-*.sh). A script passes with exit 0, is skipped with 77
 # (it must print why), fails otherwise. Prints one summary line at the end.
-#   tests/run-tests.sh [--unit|--e2e] [NAME-PATTERN]
+#   tests/run-tests.sh [-j N] [--unit|--e2e] [NAME-PATTERN]
+# Tests run N at a time (default: PROVENANCE_TEST_JOBS, else CPUs + 1: most
+# e2e tests wait on child processes, servers and git). Every test has its own
+# temporary directory, cache and config (tests/e2e/lib.sh). A script that
+# changes machine-wide state (core_pattern) says so with a line
+# "# test: alone"; it runs by itself after all the others, so no other test
+# sees the state it sets.
 set -u
 cd "$(dirname "$0")/.."
 top=$(pwd)
 mode=all
-case "${1:-}" in --unit) mode=unit; shift ;; --e2e) mode=e2e; shift ;; esac
+jobs=${PROVENANCE_TEST_JOBS:-$(($(nproc 2>/dev/null || echo 1) + 1))}
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--unit) mode=unit; shift ;;
+	--e2e) mode=e2e; shift ;;
+	-j) jobs=${2:?-j needs a number}; shift 2 ;;
+	-j*) jobs=${1#-j}; shift ;;
+	*) break ;;
+	esac
+done
 pattern=${1:-}
+case "$jobs" in '' | *[!0-9]* | 0) echo "run-tests: -j wants a positive number, not '$jobs'" >&2; exit 64 ;; esac
 
 export PROVENANCE="$top/provenance"
 export TOP="$top"
@@ -17,14 +33,26 @@ mkdir -p "$out/unit" "$out/e2e"
 
 pass=0 fail=0 skip=0
 failed=()
+declare -A running=()
 
+# run_one NAME CMD...: run in the background; the result goes to NAME.res
 run_one() {
 	local name=$1; shift
-	local log="$out/$name.log" rc
-	local t0=$(date +%s.%N)
-	"$@" >"$log" 2>&1
-	rc=$?
-	local dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')
+	local log="$out/$name.log" res="$out/$name.res"
+	rm -f "$res"
+	(
+		t0=$(date +%s.%N)
+		"$@" >"$log" 2>&1 </dev/null
+		rc=$?
+		printf '%d %s\n' "$rc" "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')" >"$res"
+	) &
+	running[$!]=$name
+}
+
+# report NAME: print the line for a finished test and count it
+report() {
+	local name=$1 log="$out/$1.log" rc=1 dt=?
+	[ -s "$out/$name.res" ] && read -r rc dt <"$out/$name.res"
 	case $rc in
 	0) pass=$((pass+1)); printf 'ok      %-40s %5ss\n' "$name" "$dt" ;;
 	77) skip=$((skip+1)); printf 'skip    %-40s %s\n' "$name" "$(grep -m1 -i 'skip' "$log" | cut -c1-100)" ;;
@@ -32,13 +60,30 @@ run_one() {
 	esac
 }
 
+# reap: wait for one running test and report it
+reap() {
+	local pid
+	wait -n -p pid "${!running[@]}"
+	report "${running[$pid]}"
+	unset "running[$pid]"
+}
+
+# start NAME CMD...: start when a slot is free
+start() {
+	while [ ${#running[@]} -ge "$jobs" ]; do reap; done
+	run_one "$@"
+}
+
+drain() { while [ ${#running[@]} -gt 0 ]; do reap; done; }
+
+alone=()
 if [ "$mode" != e2e ]; then
 	for t in tests/unit/test-*; do
 		case "$t" in *.c|*.d|*.o) continue ;; esac
 		[ -x "$t" ] || continue
 		name=unit/$(basename "$t")
 		[ -n "$pattern" ] && [[ "$name" != *$pattern* ]] && continue
-		run_one "$name" "$t"
+		start "$name" "$t"
 	done
 fi
 if [ "$mode" != unit ]; then
@@ -46,9 +91,18 @@ if [ "$mode" != unit ]; then
 		[ -f "$t" ] || continue
 		name=e2e/$(basename "$t" .sh)
 		[ -n "$pattern" ] && [[ "$name" != *$pattern* ]] && continue
-		run_one "$name" bash "$t"
+		if grep -q '^# test: alone' "$t"; then
+			alone+=("$t")
+			continue
+		fi
+		start "$name" bash "$t"
 	done
 fi
+drain
+for t in "${alone[@]}"; do
+	run_one "e2e/$(basename "$t" .sh)" bash "$t"
+	drain
+done
 
 echo
 [ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"

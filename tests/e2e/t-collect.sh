@@ -3,6 +3,7 @@
 # and rank; --uninstall restores core_pattern byte for byte; a report queued
 # while the store fails is sent exactly once by --flush, also after a flush
 # killed with kill -9 halfway.
+# test: alone (it sets the machine-wide core_pattern; core-making tests must not run beside it)
 . "$(dirname "$0")/lib.sh"
 
 CP=/proc/sys/kernel/core_pattern
