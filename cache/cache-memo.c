@@ -44,19 +44,11 @@ static int memo_value_ok(const char *value)
 	return !strchr(value, '\n') && strlen(value) < MEMO_MAX_LINE / 2;
 }
 
-static size_t memo_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return (size_t)h;
-}
 
 /* the slot holding key, or the empty slot it would take (nmemo_slots > 0) */
 static size_t *memo_slot(const struct prov_cache *c, const char *key)
 {
-	size_t s = memo_hash(key) & (c->nmemo_slots - 1);
+	size_t s = (size_t)prov_hash_str(key) & (c->nmemo_slots - 1);
 
 	while (c->memo_slots[s] && strcmp(c->memo[c->memo_slots[s] - 1].key, key))
 		s = (s + 1) & (c->nmemo_slots - 1);

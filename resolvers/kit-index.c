@@ -65,14 +65,6 @@ struct prov_pkgindex {
 
 
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return h;
-}
 
 static void ix_rehash(struct prov_pkgindex *ix)
 {
@@ -82,7 +74,7 @@ static void ix_rehash(struct prov_pkgindex *ix)
 	ix->slots = prov_xcalloc(n, sizeof(*ix->slots));
 	ix->nslots = n;
 	for (i = 0; i < ix->nfiles; i++) {
-		size_t s = hash_str(ix->files[i]) & (n - 1);
+		size_t s = prov_hash_str(ix->files[i]) & (n - 1);
 
 		while (ix->slots[s])
 			s = (s + 1) & (n - 1);
@@ -126,7 +118,7 @@ void prov_pkgindex_add_file(struct prov_pkgindex *ix, size_t pkg, const char *pa
 		const char *name = ix->pkgs[pkg].o.name;
 		size_t owners = 0;
 
-		for (s = hash_str(path) & (ix->nslots - 1); ix->slots[s];
+		for (s = prov_hash_str(path) & (ix->nslots - 1); ix->slots[s];
 		     s = (s + 1) & (ix->nslots - 1)) {
 			size_t f = ix->slots[s] - 1;
 			const char *other;
@@ -148,7 +140,7 @@ void prov_pkgindex_add_file(struct prov_pkgindex *ix, size_t pkg, const char *pa
 		ix_rehash(ix);
 		return;
 	}
-	s = hash_str(path) & (ix->nslots - 1);
+	s = prov_hash_str(path) & (ix->nslots - 1);
 	while (ix->slots[s])
 		s = (s + 1) & (ix->nslots - 1);
 	ix->slots[s] = ix->nfiles;
@@ -443,7 +435,7 @@ int prov_pkgindex_lookup(struct prov_origin **out, struct prov_pkgindex *ix,
 	}
 	err = PROV_ENOTFOUND;
 	if (ix->nslots) {
-		size_t s = hash_str(path) & (ix->nslots - 1);
+		size_t s = prov_hash_str(path) & (ix->nslots - 1);
 		size_t best = (size_t)-1;
 
 		/* first inserted owner wins: collect the smallest matching file index */

@@ -336,14 +336,6 @@ int prov_root_isdir(const char *root, const char *path)
 	return 1;
 }
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return h;
-}
 
 /* ---- per-directory memo of nearest-ancestor answers ---- */
 
@@ -363,7 +355,7 @@ static struct dirmemo_entry *dirmemo_find(const struct prov_dirmemo *m, const ch
 
 	if (!m->nslots)
 		return NULL;
-	for (s = hash_str(dir) & (m->nslots - 1); m->slots[s].dir; s = (s + 1) & (m->nslots - 1))
+	for (s = prov_hash_str(dir) & (m->nslots - 1); m->slots[s].dir; s = (s + 1) & (m->nslots - 1))
 		if (!strcmp(m->slots[s].dir, dir))
 			return &m->slots[s];
 	return NULL;
@@ -383,7 +375,7 @@ static void dirmemo_put(struct prov_dirmemo *m, const char *dir, const char *ans
 		for (i = 0; i < m->nslots; i++) {
 			if (!old[i].dir)
 				continue;
-			for (s = hash_str(old[i].dir) & (n - 1); m->slots[s].dir; s = (s + 1) & (n - 1))
+			for (s = prov_hash_str(old[i].dir) & (n - 1); m->slots[s].dir; s = (s + 1) & (n - 1))
 				;
 			e = &m->slots[s];
 			*e = old[i];
@@ -391,7 +383,7 @@ static void dirmemo_put(struct prov_dirmemo *m, const char *dir, const char *ans
 		free(old);
 		m->nslots = n;
 	}
-	for (s = hash_str(dir) & (m->nslots - 1); m->slots[s].dir; s = (s + 1) & (m->nslots - 1))
+	for (s = prov_hash_str(dir) & (m->nslots - 1); m->slots[s].dir; s = (s + 1) & (m->nslots - 1))
 		;
 	m->slots[s].dir = prov_xstrdup(dir);
 	m->slots[s].answer = answer ? prov_xstrdup(answer) : NULL;

@@ -689,11 +689,7 @@ struct rewrite_memo {
 
 static size_t rewrite_hash(size_t k, const char *file)
 {
-	uint64_t h = 1469598103934665603ULL ^ (uint64_t)k;
-
-	while (*file)
-		h = (h ^ (unsigned char)*file++) * 1099511628211ULL;
-	return (size_t)h;
+	return (size_t)prov_hash_more(PROV_HASH_INIT ^ (uint64_t)k, file, strlen(file));
 }
 
 /* the slot of (k, file): its entry, or the empty slot it would take */

@@ -7,6 +7,7 @@
 #include "alloc.h"
 #include "buf.h"
 #include "renames.h"
+#include "util.h"
 #include "banned.h"
 
 #define IDS_PER_LINE 4	/* identifiers one file lacks, per line paired */
@@ -52,13 +53,8 @@ static size_t next_id(const char **p, const char *end, const char **id)
 
 static uint64_t id_hash(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ULL;
-	size_t i;
+	uint64_t h = prov_hash_bytes(s, n);
 
-	for (i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ULL;
-	}
 	return h ? h : 1;
 }
 

@@ -58,14 +58,14 @@ static int group_cmp(const void *pa, const void *pb)
 /* FNV-1a over the function sequence: threads are compared within a hash only */
 static uint64_t stack_hash(const struct prov_thread *t)
 {
-	uint64_t h = 1469598103934665603ull;
-	const char *p;
+	uint64_t h = PROV_HASH_INIT;
 	size_t i;
 
 	for (i = 0; i < t->nframes; i++) {
-		for (p = t->frames[i].function ? t->frames[i].function : "?"; *p; p++)
-			h = (h ^ (unsigned char)*p) * 1099511628211ull;
-		h = (h ^ 0xff) * 1099511628211ull;
+		const char *f = t->frames[i].function ? t->frames[i].function : "?";
+
+		h = prov_hash_more(h, f, strlen(f));
+		h = prov_hash_more(h, "\xff", 1);
 	}
 	return h;
 }

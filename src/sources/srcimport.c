@@ -50,14 +50,6 @@ struct tnode *tnode_new(const char *name, size_t len, unsigned mode)
 	return t;
 }
 
-static uint64_t tnode_hash(const char *s, size_t len)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	while (len--)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return h;
-}
 
 /* (Re)build the name index of a directory: kids at most a quarter of the slots. */
 static void tnode_index(struct tnode *dir)
@@ -70,7 +62,7 @@ static void tnode_index(struct tnode *dir)
 	dir->hslots = prov_xcalloc(n, sizeof(*dir->hslots));
 	dir->nhslots = n;
 	for (i = 0; i < dir->n; i++) {
-		size_t h = tnode_hash(dir->kids[i]->name, strlen(dir->kids[i]->name)) & (n - 1);
+		size_t h = prov_hash_bytes(dir->kids[i]->name, strlen(dir->kids[i]->name)) & (n - 1);
 
 		while (dir->hslots[h])
 			h = (h + 1) & (n - 1);
@@ -96,7 +88,7 @@ static struct tnode **tnode_slot(struct tnode *dir, const char *name, size_t len
 	}
 	if (!dir->hslots)
 		tnode_index(dir);
-	for (h = tnode_hash(name, len) & (dir->nhslots - 1); dir->hslots[h];
+	for (h = prov_hash_bytes(name, len) & (dir->nhslots - 1); dir->hslots[h];
 	     h = (h + 1) & (dir->nhslots - 1)) {
 		struct tnode *k = dir->kids[dir->hslots[h] - 1];
 
@@ -119,7 +111,7 @@ static void tnode_append(struct tnode *dir, struct tnode *kid)
 			tnode_index(dir);
 			return;
 		}
-		for (h = tnode_hash(kid->name, strlen(kid->name)) & (dir->nhslots - 1);
+		for (h = prov_hash_bytes(kid->name, strlen(kid->name)) & (dir->nhslots - 1);
 		     dir->hslots[h]; h = (h + 1) & (dir->nhslots - 1))
 			;
 		dir->hslots[h] = dir->n;

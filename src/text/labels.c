@@ -365,17 +365,6 @@ static void learn_line(struct splitter *sp, const char *s, size_t n)
 
 /* ---- groups ---- */
 
-static uint64_t hash_label(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ULL;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
 
 static long label_number(const char *s, size_t n)
 {
@@ -399,7 +388,7 @@ static void rehash(struct splitter *sp)
 	for (i = 0; i < sp->gs->n; i++) {
 		const char *l = sp->gs->g[i].label ? sp->gs->g[i].label : "";
 
-		slot = (size_t)(hash_label(l, strlen(l)) & (n - 1));
+		slot = (size_t)(prov_hash_bytes(l, strlen(l)) & (n - 1));
 		while (sp->slots[slot])
 			slot = (slot + 1) & (n - 1);
 		sp->slots[slot] = i + 1;
@@ -417,7 +406,7 @@ static struct tp_group *group_of(struct splitter *sp, const char *label, size_t 
 		n = MAX_LABEL;
 	if ((gs->n + 1) * 2 >= sp->nslots)
 		rehash(sp);
-	slot = (size_t)(hash_label(label ? label : "", n) & (sp->nslots - 1));
+	slot = (size_t)(prov_hash_bytes(label ? label : "", n) & (sp->nslots - 1));
 	for (; sp->slots[slot]; slot = (slot + 1) & (sp->nslots - 1)) {
 		g = &gs->g[sp->slots[slot] - 1];
 		if (!label ? !g->label : g->label && strlen(g->label) == n && !memcmp(g->label, label, n))

@@ -189,17 +189,6 @@ struct prov_frame *tp_last_frame(struct tp_state *st)
 	return &t->frames[t->nframes - 1];
 }
 
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ULL;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
 
 void tp_module_note(struct tp_state *st, const char *path, size_t len,
 		    const char *build_id, size_t bid_len)
@@ -217,7 +206,7 @@ void tp_module_note(struct tp_state *st, const char *path, size_t len,
 		len--;
 	if (!len || len > 4096)
 		return;
-	h = hash_bytes(path, len);
+	h = prov_hash_bytes(path, len);
 	slot = (size_t)(h & (mh->nslots - 1));
 	for (;;) {
 		size_t k = mh->slots[slot];
@@ -251,7 +240,7 @@ void tp_module_note(struct tp_state *st, const char *path, size_t len,
 			for (i = 0; i < st->c->nmodules; i++) {
 				const char *p = st->c->modules[i].path;
 
-				slot = (size_t)(hash_bytes(p, strlen(p)) & (n - 1));
+				slot = (size_t)(prov_hash_bytes(p, strlen(p)) & (n - 1));
 				while (mh->slots[slot])
 					slot = (slot + 1) & (n - 1);
 				mh->slots[slot] = i + 1;

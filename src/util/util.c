@@ -526,3 +526,23 @@ char *prov_url_strip_userinfo(char *url)
 		memmove(host, at + 1, strlen(at + 1) + 1);
 	return url;
 }
+
+uint64_t prov_hash_more(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	return h;
+}
+
+uint64_t prov_hash_bytes(const void *p, size_t n)
+{
+	return prov_hash_more(PROV_HASH_INIT, p, n);
+}
+
+uint64_t prov_hash_str(const char *s)
+{
+	return prov_hash_bytes(s, strlen(s));
+}

@@ -99,6 +99,13 @@ int prov_remove_tree_at(int dfd, const char *name);
 /* 1 when fd refers to a terminal. */
 int prov_isatty(int fd);
 
+/* FNV-1a, 64 bits: the one string hash of the hash tables (not for
+ * anything an attacker must not collide: tables bound their probes). */
+#define PROV_HASH_INIT 1469598103934665603ULL
+uint64_t prov_hash_more(uint64_t h, const void *p, size_t n);
+uint64_t prov_hash_bytes(const void *p, size_t n);
+uint64_t prov_hash_str(const char *s);
+
 /* Milliseconds from a monotonic clock. */
 uint64_t prov_now_ms(void);
 
