@@ -105,6 +105,7 @@ struct store_ops {
 	int (*add)(int64_t *out_id, struct store_backend *be, const char *json, size_t len,
 		   const struct prov_store_meta *meta);
 	int (*history)(char **out, struct store_backend *be, int64_t crash_id);
+	/* the stored bytes of one crash; 1 (nothing set) when there is no such crash */
 	int (*report)(char **out, size_t *out_len, struct store_backend *be, int64_t crash_id);
 	int (*triage)(struct prov_triage *out, struct store_backend *be,
 		      const struct prov_triage_opts *opts);

@@ -481,7 +481,7 @@ static int op_report(char **out, size_t *out_len, struct store_backend *be, int6
 		(*out)[n] = '\0';
 		*out_len = n;
 	} else if (rc == SQLITE_DONE) {
-		err = prov_error_set(PROV_EINPUT, "no crash %lld in %s", (long long)crash_id, s->path);
+		err = 1;
 	} else {
 		err = prov_sql_error(s->db, "store", "read report");
 	}

@@ -135,7 +135,11 @@ int prov_store_add(int64_t *out_id, struct prov_store *s, const char *json, size
 
 int prov_store_report_get(char **out, size_t *out_len, struct prov_store *s, int64_t id)
 {
-	return s->ops->report(out, out_len, s->backend, id);
+	int err = s->ops->report(out, out_len, s->backend, id);
+
+	if (err == 1)
+		err = prov_error_set(PROV_EINPUT, "no crash %lld in %s", (long long)id, s->name);
+	return err;
 }
 
 int prov_store_history(char **out, struct prov_store *s, int64_t crash_id)
