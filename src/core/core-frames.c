@@ -271,22 +271,6 @@ void chain_finish(struct core_ctx *x)
 	}
 }
 
-void memo_free(struct core_ctx *x)
-{
-	size_t i, k;
-
-	for (i = 0; x->memo.pcs && i < x->memo.pcs_cap; i++) {
-		for (k = 0; k < x->memo.pcs[i].n; k++) {
-			free(x->memo.pcs[i].frames[k].function);
-			free(x->memo.pcs[i].frames[k].module);
-			free(x->memo.pcs[i].frames[k].file);
-		}
-		free(x->memo.pcs[i].frames);
-	}
-	free(x->memo.pcs);
-	x->memo.pcs = NULL;
-}
-
 static int add_pc_frames_uncached(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc,
 				  Dwarf_Addr adj);
 

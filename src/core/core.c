@@ -19,8 +19,6 @@
 #include "util.h"
 #include "banned.h"
 
-__thread struct core_ctx *current;
-
 int prov_core_is_core(const unsigned char *head, size_t len)
 {
 	uint16_t type;
@@ -199,27 +197,6 @@ static void fill_process(struct core_ctx *x)
 	}
 }
 
-/* After unwinding, for a core and a live process alike: shared chains, Python
- * frames, what a truncated core lost, debug files, modules in address order. */
-void finish_analysis(struct core_ctx *x)
-{
-	size_t i;
-
-	chain_finish(x);
-	for (i = 0; i < x->c->nthreads; i++)
-		mark_handler_frames(&x->c->threads[i]);
-	if (!x->opts->no_python)
-		prov_core_python_frames(x->c, x->dwfl, core_mem_read, x);
-	if (x->c->partial)
-		note_missing_stacks(x);
-	dwfl_getmodules(x->dwfl, debug_file_cb, x, 0);
-	if (x->c->nmodules > 1)
-		qsort(x->c->modules, x->c->nmodules, sizeof(*x->c->modules), module_cmp);
-	/* a snapshot is a hang until shown otherwise: who waits for whom */
-	if (x->c->snapshot)
-		prov_hang_analyze(x->c, core_mem_read, x);
-}
-
 /* The context before anything is read: options, limits, --sysroot checked. */
 static int ctx_init(struct core_ctx *x, const char *path, const struct prov_core_opts *opts)
 {
@@ -323,43 +300,6 @@ static void unwind_threads(struct core_ctx *x)
 			if (!x->c->threads[i].nframes && !x->c->threads[i].unwind_error)
 				x->c->threads[i].unwind_error = prov_xstrdup(msg);
 	}
-}
-
-/* What the analysis holds, for a core and a live process alike (NULL fields skipped). */
-void ctx_release(struct core_ctx *x)
-{
-	size_t i;
-
-	if (x->dwfl)
-		dwfl_end(x->dwfl);
-	if (x->elf)
-		elf_end(x->elf);
-	if (x->fd >= 0)
-		close(x->fd);
-	prov_crash_free(x->c);
-	for (i = 0; i < x->map.nfiles; i++) {
-		free(x->map.files[i].name);
-		free(x->map.files[i].note);
-	}
-	free(x->map.files);
-	free(x->mods.keep);
-	for (i = 0; i < x->mods.nextras; i++) {
-		free(x->mods.extras[i]->file);
-		free(x->mods.extras[i]->note);
-		free(x->mods.extras[i]->package_note);
-		free(x->mods.extras[i]->origin);
-		free(x->mods.extras[i]);
-	}
-	free(x->mods.extras);
-	free(x->map.segs);
-	free(x->map.noexec);
-	free(x->mods.vdso_image);
-	free(x->rcache);
-	free(x->unwind.attach);
-	free(x->memo.tramp);
-	memo_free(x);
-	free(x->memo.chain);
-	prov_vars_pending_free(x->unwind.vars_pending);
 }
 
 int prov_core_analyze(struct prov_crash **out, const char *path,
