@@ -8,9 +8,9 @@
 #include "model.h"
 #include "banned.h"
 
-__thread struct core_ctx *current;
+__thread struct core_ctx *core_current;
 
-void memo_free(struct core_ctx *x)
+void core_memo_free(struct core_ctx *x)
 {
 	size_t i, k;
 
@@ -27,7 +27,7 @@ void memo_free(struct core_ctx *x)
 }
 
 /* What the analysis holds, for a core and a live process alike (NULL fields skipped). */
-void ctx_release(struct core_ctx *x)
+void core_ctx_release(struct core_ctx *x)
 {
 	size_t i;
 
@@ -58,7 +58,7 @@ void ctx_release(struct core_ctx *x)
 	free(x->rcache);
 	free(x->unwind.attach);
 	free(x->memo.tramp);
-	memo_free(x);
+	core_memo_free(x);
 	free(x->memo.chain);
 	prov_vars_pending_free(x->unwind.vars_pending);
 }

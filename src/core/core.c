@@ -67,7 +67,7 @@ static int check_header(struct core_ctx *x, const char *path)
 		return prov_error_set(PROV_EINPUT, "'%s' is an ELF file but not a core "
 				      "(not ET_CORE)", path);
 	x->is64 = head[EI_CLASS] == ELFCLASS64;
-	x->swap = (head[EI_DATA] == ELFDATA2LSB) != host_is_le();
+	x->swap = (head[EI_DATA] == ELFDATA2LSB) != core_host_is_le();
 	return 0;
 }
 
@@ -143,7 +143,7 @@ static int read_program_headers(struct core_ctx *x)
 			}
 			continue;
 		}
-		if (ph.p_type == PT_NOTE && (error = parse_notes(x, &ph, &nnotes)) < 0)
+		if (ph.p_type == PT_NOTE && (error = core_parse_notes(x, &ph, &nnotes)) < 0)
 			return error;
 		if (ph.p_type == PT_LOAD && ph.p_filesz) {
 			PROV_ALLOC_GROW(x->map.segs, x->map.nsegs + 1, x->map.segs_alloc);
@@ -179,7 +179,7 @@ static int read_program_headers(struct core_ctx *x)
 static void fill_process(struct core_ctx *x)
 {
 	struct prov_crash *c = x->c;
-	const struct nt_file_entry *e = x->notes.has_entry ? file_at(x, x->notes.entry) : NULL;
+	const struct nt_file_entry *e = x->notes.has_entry ? core_file_at(x, x->notes.entry) : NULL;
 	const char *name;
 
 	if (e) {
@@ -252,9 +252,9 @@ static int read_headers(struct core_ctx *x)
 		return error;
 	x->rcache = prov_xcalloc(1, sizeof(*x->rcache));
 	if (!x->map.files)
-		no_file_note(x);
+		core_no_file_note(x);
 	else
-		cross_check_link_map(x);
+		core_cross_check_link_map(x);
 	x->c->machine = x->machine;
 	x->c->machine_is64 = x->is64;
 	if (!(prov_machine_reads(x->machine, x->is64) & PROV_MACHINE_REGISTERS))
@@ -273,12 +273,12 @@ static int report_core_modules(struct core_ctx *x)
 	if (!x->dwfl)
 		return prov_error_set(PROV_ERROR, "dwfl_begin: %s", dwfl_errmsg(-1));
 	dwfl_report_begin(x->dwfl);
-	if ((error = report_modules(x)) < 0)
+	if ((error = core_report_modules(x)) < 0)
 		return error;
 	if (dwfl_report_end(x->dwfl, NULL, NULL) != 0)
 		return prov_error_set(PROV_EINPUT, "cannot read the modules of '%s': %s",
 				      x->path, dwfl_errmsg(-1));
-	dwfl_getmodules(x->dwfl, module_cb, x, 0);
+	dwfl_getmodules(x->dwfl, core_module_cb, x, 0);
 	return x->error < 0 ? x->error : 0;
 }
 
@@ -287,13 +287,13 @@ static void unwind_threads(struct core_ctx *x)
 {
 	size_t i;
 
-	if (attach_threads(x) < 0) {
+	if (core_attach_threads(x) < 0) {
 		const char *msg = dwfl_errmsg(-1);
 
 		for (i = 0; i < x->c->nthreads; i++)
 			x->c->threads[i].unwind_error =
 				prov_xasprintf("cannot attach to the core's threads: %s", msg);
-	} else if (dwfl_getthreads(x->dwfl, thread_cb, x) < 0) {
+	} else if (dwfl_getthreads(x->dwfl, core_thread_cb, x) < 0) {
 		const char *msg = dwfl_errmsg(-1);
 
 		for (i = 0; i < x->c->nthreads; i++)
@@ -306,24 +306,24 @@ int prov_core_analyze(struct prov_crash **out, const char *path,
 		      const struct prov_core_opts *opts)
 {
 	struct core_ctx x;
-	struct core_ctx *saved = current;
+	struct core_ctx *saved = core_current;
 	int error;
 
 	if ((error = ctx_init(&x, path, opts)) < 0)
 		return error;
 	if ((error = open_core(&x)) < 0 || (error = read_headers(&x)) < 0)
 		goto cleanup;
-	current = &x;
+	core_current = &x;
 	if ((error = report_core_modules(&x)) < 0)
 		goto cleanup;
 	unwind_threads(&x);
-	finish_analysis(&x);
+	core_finish_analysis(&x);
 
 	*out = x.c;
 	x.c = NULL;
 	error = 0;
 cleanup:
-	current = saved;
-	ctx_release(&x);
+	core_current = saved;
+	core_ctx_release(&x);
 	return error;
 }
