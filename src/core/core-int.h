@@ -261,8 +261,20 @@ extern const char *const core_x86_64_regs[27];
 extern const char *const core_i386_regs[17];
 extern const char *const core_aarch64_regs[34];
 
+/*
+ * Who calls whom: only downward. core.c (a core) and core-pid.c (a live
+ * process) on top; core-finish.c, what both do after unwinding; then the
+ * steps, each calling only those listed after it: core-linkmap,
+ * core-unwind, core-sigframe, core-frames, core-modules, core-notes,
+ * core-find; at the bottom core-ctx.c (which calls corevars.c) and
+ * core-read.c, which call no core-*.c file.
+ */
+
+/* core-ctx.c: the context being analyzed, releasing it */
 /* Callbacks get no user pointer for the whole Dwfl: one analysis at a time per thread. */
 extern __thread struct core_ctx *core_current;
+void core_memo_free(struct core_ctx *x);
+void core_ctx_release(struct core_ctx *x);
 
 /* core-read.c: byte order, fields, memory */
 uint16_t core_rd16(const struct core_ctx *x, const unsigned char *p);
@@ -305,7 +317,6 @@ int core_module_cmp(const void *a, const void *b);
 char *core_demangle(const char *name);
 struct prov_frame *core_new_frame(struct core_ctx *x, struct prov_thread *t);
 void core_chain_finish(struct core_ctx *x);
-void core_memo_free(struct core_ctx *x);
 struct chain_memo *core_chain_slot(struct core_ctx *x, uint64_t pc, uint64_t sp, uint64_t fp);
 void core_chain_remember(struct core_ctx *x, uint64_t pc, uint64_t sp, uint64_t fp, size_t frame);
 int core_chain_copy(struct core_ctx *x, struct prov_thread *t, const struct chain_memo *e);
@@ -328,7 +339,6 @@ void core_note_missing_stacks(struct core_ctx *x);
 void core_no_file_note(struct core_ctx *x);
 void core_cross_check_link_map(struct core_ctx *x);
 
-/* core.c */
+/* core-finish.c: after unwinding, for a core and a live process alike */
 void core_finish_analysis(struct core_ctx *x);
-void core_ctx_release(struct core_ctx *x);
 #endif
