@@ -187,7 +187,9 @@ LIB_OBJS += resolvers/kit-upstream.o
 
 # core: cores and live processes (libdwfl), Python frames, variables, code.
 LIB_OBJS += src/core/core.o
+LIB_OBJS += src/core/core-ctx.o
 LIB_OBJS += src/core/core-read.o
+LIB_OBJS += src/core/core-finish.o
 LIB_OBJS += src/core/core-notes.o
 LIB_OBJS += src/core/core-find.o
 LIB_OBJS += src/core/core-modules.o

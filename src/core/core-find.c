@@ -18,7 +18,7 @@
 #include "util.h"
 #include "banned.h"
 
-struct mod_extra *mod_extra(struct core_ctx *x, void **userdata)
+struct mod_extra *core_mod_extra(struct core_ctx *x, void **userdata)
 {
 	if (!*userdata) {
 		struct mod_extra *e = prov_xcalloc(1, sizeof(*e));
@@ -30,7 +30,7 @@ struct mod_extra *mod_extra(struct core_ctx *x, void **userdata)
 	return *userdata;
 }
 
-const struct nt_file_entry *file_at(const struct core_ctx *x, uint64_t addr)
+const struct nt_file_entry *core_file_at(const struct core_ctx *x, uint64_t addr)
 {
 	size_t i;
 
@@ -41,7 +41,7 @@ const struct nt_file_entry *file_at(const struct core_ctx *x, uint64_t addr)
 }
 
 /* Modules are reported under the path the core recorded (NT_FILE). */
-const char *module_recorded_path(Dwfl_Module *mod)
+const char *core_module_recorded_path(Dwfl_Module *mod)
 {
 	return dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 }
@@ -84,7 +84,7 @@ static int try_candidate(struct core_ctx *x, void **userdata, const char *root,
 			char *have = len > 0 ? prov_hex(bits, (size_t)len) : prov_xstrdup("none");
 			char *core = prov_hex(want, (size_t)wantlen);
 
-			struct mod_extra *ex = mod_extra(x, userdata);
+			struct mod_extra *ex = core_mod_extra(x, userdata);
 
 			free(ex->note);
 			ex->note = prov_xasprintf("build-id mismatch: %s has %s, core has %s",
@@ -108,7 +108,7 @@ static int try_candidate(struct core_ctx *x, void **userdata, const char *root,
  * process's directory, unknown here) as a path under the sysroot, never
  * the current directory: "/lib.so". NULL when nothing is left.
  */
-char *sysroot_relative(const char *path)
+char *core_sysroot_relative(const char *path)
 {
 	for (;;) {
 		if (path[0] == '.' && path[1] == '/')
@@ -175,10 +175,10 @@ static int debuginfod_fd(const unsigned char *bits, int len, int executable, cha
 
 /* ---- find_elf: the module's ELF file ---- */
 
-int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
+int core_find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 		Dwarf_Addr base, char **file_name, Elf **elfp)
 {
-	struct core_ctx *x = current;
+	struct core_ctx *x = core_current;
 	const unsigned char *bits = NULL;
 	GElf_Addr vaddr;
 	int len, fd = -1, r;
@@ -194,7 +194,7 @@ int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 		return -1;
 	}
 	/* libdwfl's name may be a soname; look files up by the path the core recorded */
-	modname = module_recorded_path(mod);
+	modname = core_module_recorded_path(mod);
 	len = dwfl_module_build_id(mod, &bits, &vaddr);
 	if (len < 0)
 		len = 0;
@@ -210,7 +210,7 @@ int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 		if (r > 0)
 			goto done;
 		if (r < 0)
-			mod_extra(x, userdata)->path_mismatch = 1;
+			core_mod_extra(x, userdata)->path_mismatch = 1;
 		if (prov_ends_with(modname, " (deleted)")) {
 			/* the file was replaced after it was mapped: the build ID decides */
 			char *p = prov_xstrndup(modname, strlen(modname) - strlen(" (deleted)"));
@@ -220,17 +220,17 @@ int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 			if (r > 0)
 				goto done;
 			if (r < 0)
-				mod_extra(x, userdata)->path_mismatch = 1;
+				core_mod_extra(x, userdata)->path_mismatch = 1;
 		}
 	} else if (modname && x->sysroot) {
-		char *p = sysroot_relative(modname);
+		char *p = core_sysroot_relative(modname);
 
 		r = p ? try_candidate(x, userdata, x->sysroot, p, bits, len, &fd, &elf, &name) : 0;
 		free(p);
 		if (r > 0)
 			goto done;
 		if (r < 0)
-			mod_extra(x, userdata)->path_mismatch = 1;
+			core_mod_extra(x, userdata)->path_mismatch = 1;
 	}
 	if (len > 0) {
 		static const char *const dirs[] = { "/usr/lib/debug", "/usr/lib", NULL };
@@ -263,8 +263,8 @@ int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 done:
 	if (fd < 0)
 		return -1;
-	free(mod_extra(x, userdata)->file);
-	mod_extra(x, userdata)->file = prov_xstrdup(name);
+	free(core_mod_extra(x, userdata)->file);
+	core_mod_extra(x, userdata)->file = prov_xstrdup(name);
 	*file_name = name;
 	*elfp = elf;
 	return fd;
@@ -312,7 +312,7 @@ static int find_debuginfo_any(Dwfl_Module *mod, void **userdata, const char *mod
 			      GElf_Addr base, const char *file_name, const char *debuglink_file,
 			      GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
-	struct core_ctx *x = current;
+	struct core_ctx *x = core_current;
 	const unsigned char *bits = NULL;
 	GElf_Addr vaddr;
 	int len, fd = -1;
@@ -324,7 +324,7 @@ static int find_debuginfo_any(Dwfl_Module *mod, void **userdata, const char *mod
 		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
 						    debuglink_file, debuglink_crc,
 						    debuginfo_file_name);
-	modname = module_recorded_path(mod);
+	modname = core_module_recorded_path(mod);
 	len = dwfl_module_build_id(mod, &bits, &vaddr);
 	if (len < 0)
 		len = 0;
@@ -370,7 +370,7 @@ static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modn
 			     GElf_Addr base, const char *file_name, const char *debuglink_file,
 			     GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
-	struct core_ctx *x = current;
+	struct core_ctx *x = core_current;
 	const unsigned char *bits = NULL;
 	GElf_Addr vaddr;
 	int len, fd = -1;
@@ -399,7 +399,7 @@ static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modn
 
 static char *core_debuginfo_path;	/* NULL: libdwfl's default */
 static const Dwfl_Callbacks core_callbacks = {
-	.find_elf = find_elf_cb,
+	.find_elf = core_find_elf_cb,
 	.find_debuginfo = find_debuginfo_cb,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &core_debuginfo_path,

@@ -16,7 +16,7 @@ char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
 /* ---- names ---- */
 
-char *demangle(const char *name)
+char *core_demangle(const char *name)
 {
 	char *d;
 	int status = -1;
@@ -39,9 +39,9 @@ static char *symbol_name(const char *sym)
 	char *plain, *d;
 
 	if (!at || at == sym)
-		return demangle(sym);
+		return core_demangle(sym);
 	plain = prov_xstrndup(sym, (size_t)(at - sym));
-	d = demangle(plain);
+	d = core_demangle(plain);
 	free(plain);
 	return d;
 }
@@ -78,7 +78,7 @@ static char *die_function_name(Dwarf_Die *die)
 	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
 		s = dwarf_formstring(&attr);
 	if (s)
-		return demangle(s);
+		return core_demangle(s);
 	s = dwarf_diename(die);
 	return s ? prov_xstrdup(s) : NULL;
 }
@@ -203,7 +203,7 @@ static int die_scopes(Dwarf_Die *cudie, Dwarf_Addr addr, Dwarf_Die **out)
 
 /* ---- frames, kept per pc and per chain ---- */
 
-struct prov_frame *new_frame(struct core_ctx *x, struct prov_thread *t)
+struct prov_frame *core_new_frame(struct core_ctx *x, struct prov_thread *t)
 {
 	struct prov_frame *f;
 
@@ -258,7 +258,7 @@ static struct pc_memo *memo_slot(struct core_ctx *x, uint64_t pc, uint64_t adj)
 }
 
 /* After unwinding: the note of the total frames cap, chain memo freed. */
-void chain_finish(struct core_ctx *x)
+void core_chain_finish(struct core_ctx *x)
 {
 	free(x->memo.chain);
 	x->memo.chain = NULL;
@@ -269,22 +269,6 @@ void chain_finish(struct core_ctx *x)
 						    "not unwound", PROV_MAX_TOTAL_FRAMES);
 		prov_warn("'%s': %s", x->path, x->c->threads_note);
 	}
-}
-
-void memo_free(struct core_ctx *x)
-{
-	size_t i, k;
-
-	for (i = 0; x->memo.pcs && i < x->memo.pcs_cap; i++) {
-		for (k = 0; k < x->memo.pcs[i].n; k++) {
-			free(x->memo.pcs[i].frames[k].function);
-			free(x->memo.pcs[i].frames[k].module);
-			free(x->memo.pcs[i].frames[k].file);
-		}
-		free(x->memo.pcs[i].frames);
-	}
-	free(x->memo.pcs);
-	x->memo.pcs = NULL;
 }
 
 static int add_pc_frames_uncached(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc,
@@ -299,7 +283,7 @@ static size_t chain_hash(uint64_t pc, uint64_t sp, uint64_t fp)
 }
 
 /* The entry of (pc, sp, fp), or the free slot where it would go. */
-struct chain_memo *chain_slot(struct core_ctx *x, uint64_t pc, uint64_t sp, uint64_t fp)
+struct chain_memo *core_chain_slot(struct core_ctx *x, uint64_t pc, uint64_t sp, uint64_t fp)
 {
 	size_t i, mask = x->memo.chain_cap - 1;
 
@@ -312,7 +296,7 @@ struct chain_memo *chain_slot(struct core_ctx *x, uint64_t pc, uint64_t sp, uint
 }
 
 /* Remember that the frames of (pc, sp, fp) start at frame `frame` of the current thread. */
-void chain_remember(struct core_ctx *x, uint64_t pc, uint64_t sp, uint64_t fp, size_t frame)
+void core_chain_remember(struct core_ctx *x, uint64_t pc, uint64_t sp, uint64_t fp, size_t frame)
 {
 	struct chain_memo *e;
 
@@ -324,10 +308,10 @@ void chain_remember(struct core_ctx *x, uint64_t pc, uint64_t sp, uint64_t fp, s
 		x->memo.chain = prov_xcalloc(x->memo.chain_cap, sizeof(*x->memo.chain));
 		for (i = 0; i < n; i++)
 			if (old[i].used)
-				*chain_slot(x, old[i].pc, old[i].sp, old[i].fp) = old[i];
+				*core_chain_slot(x, old[i].pc, old[i].sp, old[i].fp) = old[i];
 		free(old);
 	}
-	e = chain_slot(x, pc, sp, fp);
+	e = core_chain_slot(x, pc, sp, fp);
 	if (e->used)
 		return;
 	e->used = 1;
@@ -344,17 +328,17 @@ void chain_remember(struct core_ctx *x, uint64_t pc, uint64_t sp, uint64_t fp, s
  * frames from there to its end, with the way its chain ended (truncated,
  * or why it stopped). 0, or -1 at a cap.
  */
-int chain_copy(struct core_ctx *x, struct prov_thread *t, const struct chain_memo *e)
+int core_chain_copy(struct core_ctx *x, struct prov_thread *t, const struct chain_memo *e)
 {
 	size_t k;
 
 	for (k = e->frame; k < x->c->threads[e->thread].nframes; k++) {
-		struct prov_frame *f = new_frame(x, t);
+		struct prov_frame *f = core_new_frame(x, t);
 		const struct prov_thread *src;
 
 		if (!f)
 			return -1;
-		src = &x->c->threads[e->thread];	/* new_frame may not move threads, but be plain */
+		src = &x->c->threads[e->thread];	/* core_new_frame may not move threads, but be plain */
 		frame_copy(f, &src->frames[k]);
 	}
 	if (x->c->threads[e->thread].truncated)
@@ -365,14 +349,14 @@ int chain_copy(struct core_ctx *x, struct prov_thread *t, const struct chain_mem
 }
 
 /* Emit the frames of one pc: inlined ones first (innermost first), then the real one. 0 or -1 at the cap. */
-int add_pc_frames(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc, Dwarf_Addr adj)
+int core_add_pc_frames(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc, Dwarf_Addr adj)
 {
 	struct pc_memo *e = memo_slot(x, pc, adj);
 	size_t first = t->nframes, k;
 
 	if (e->used) {
 		for (k = 0; k < e->n; k++) {
-			struct prov_frame *f = new_frame(x, t);
+			struct prov_frame *f = core_new_frame(x, t);
 
 			if (!f)
 				return -1;
@@ -402,7 +386,7 @@ int add_pc_frames(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc, Dwar
  * and gives the highest module for every address above it (a pc in the
  * vsyscall page was "[vdso]", a jump past the last library was in it).
  */
-Dwfl_Module *addrmodule(Dwfl *dwfl, Dwarf_Addr addr)
+Dwfl_Module *core_addrmodule(Dwfl *dwfl, Dwarf_Addr addr)
 {
 	Dwfl_Module *m = dwfl_addrmodule(dwfl, addr);
 	Dwarf_Addr lo = 0, hi = 0;
@@ -416,7 +400,7 @@ Dwfl_Module *addrmodule(Dwfl *dwfl, Dwarf_Addr addr)
 static int add_pc_frames_uncached(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc,
 				  Dwarf_Addr adj)
 {
-	Dwfl_Module *m = addrmodule(x->dwfl, adj);
+	Dwfl_Module *m = core_addrmodule(x->dwfl, adj);
 	const char *modname = NULL, *sname = NULL;
 	GElf_Off off = 0;
 	GElf_Sym sym;
@@ -429,7 +413,7 @@ static int add_pc_frames_uncached(struct core_ctx *x, struct prov_thread *t, Dwa
 	if (m) {
 		Dwfl_Line *ln;
 
-		modname = module_recorded_path(m);
+		modname = core_module_recorded_path(m);
 		sname = dwfl_module_addrinfo(m, adj, &off, &sym, NULL, NULL, NULL);
 		cudie = dwfl_module_addrdie(m, adj, &bias);
 		if (cudie)
@@ -456,7 +440,7 @@ static int add_pc_frames_uncached(struct core_ctx *x, struct prov_thread *t, Dwa
 			char *cfile;
 			int cline;
 
-			f = new_frame(x, t);
+			f = core_new_frame(x, t);
 			if (!f) {
 				error = -1;
 				goto cleanup;
@@ -479,7 +463,7 @@ static int add_pc_frames_uncached(struct core_ctx *x, struct prov_thread *t, Dwa
 			break;
 		}
 	}
-	f = new_frame(x, t);
+	f = core_new_frame(x, t);
 	if (!f) {
 		error = -1;
 		goto cleanup;

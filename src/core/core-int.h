@@ -1,6 +1,6 @@
 /*
  * The core analyzer's private header (as libdwfl's libdwflP.h), for
- * src/core/core*.c alone (and modsym.c, for demangle): the analysis
+ * src/core/core*.c alone (and modsym.c, for core_demangle): the analysis
  * context, its limits, and the functions one file calls in another.
  *
  * Everything in a core is untrusted: every size and offset is checked
@@ -42,7 +42,7 @@ struct prov_core_opts;
  * ELF images reported to libdwfl: libdw 0.188's dwfl_report_module walks
  * its whole module list on every call (quadratic: 24,000 images 2.3 s of
  * CPU, 64,000 37 s). Past this many (16,384: about 1 s) the images are
- * left out of the module list, which is then marked incomplete (report_modules).
+ * left out of the module list, which is then marked incomplete (core_report_modules).
  */
 #define MAX_DWFL_MODULES 16384
 /*
@@ -257,78 +257,88 @@ struct image_info {
 };
 
 /* register names in pr_reg's order: x86-64, i386, aarch64 (core-notes.c) */
-extern const char *const x86_64_regs[27];
-extern const char *const i386_regs[17];
-extern const char *const aarch64_regs[34];
+extern const char *const core_x86_64_regs[27];
+extern const char *const core_i386_regs[17];
+extern const char *const core_aarch64_regs[34];
 
+/*
+ * Who calls whom: only downward. core.c (a core) and core-pid.c (a live
+ * process) on top; core-finish.c, what both do after unwinding; then the
+ * steps, each calling only those listed after it: core-linkmap,
+ * core-unwind, core-sigframe, core-frames, core-modules, core-notes,
+ * core-find; at the bottom core-ctx.c (which calls corevars.c) and
+ * core-read.c, which call no core-*.c file.
+ */
+
+/* core-ctx.c: the context being analyzed, releasing it */
 /* Callbacks get no user pointer for the whole Dwfl: one analysis at a time per thread. */
-extern __thread struct core_ctx *current;
+extern __thread struct core_ctx *core_current;
+void core_memo_free(struct core_ctx *x);
+void core_ctx_release(struct core_ctx *x);
 
 /* core-read.c: byte order, fields, memory */
-uint16_t rd16(const struct core_ctx *x, const unsigned char *p);
-uint32_t rd32(const struct core_ctx *x, const unsigned char *p);
-uint64_t rd64(const struct core_ctx *x, const unsigned char *p);
-uint64_t rdword(const struct core_ctx *x, const unsigned char *p);
-int host_is_le(void);
-char *field_str(const unsigned char *p, size_t max);
+uint16_t core_rd16(const struct core_ctx *x, const unsigned char *p);
+uint32_t core_rd32(const struct core_ctx *x, const unsigned char *p);
+uint64_t core_rd64(const struct core_ctx *x, const unsigned char *p);
+uint64_t core_rdword(const struct core_ctx *x, const unsigned char *p);
+int core_host_is_le(void);
+char *core_field_str(const unsigned char *p, size_t max);
 int core_mem_read(void *arg, uint64_t addr, void *buf, size_t len);
 int core_read(const struct core_ctx *x, uint64_t addr, void *buf, size_t len);
 int core_read_cb(void *arg, uint64_t addr, void *buf, size_t len);
 
 /* core-notes.c */
-int parse_notes(struct core_ctx *x, const GElf_Phdr *ph, size_t *nnotes);
+int core_parse_notes(struct core_ctx *x, const GElf_Phdr *ph, size_t *nnotes);
 
 /* core-find.c: libdwfl's callbacks */
-struct mod_extra *mod_extra(struct core_ctx *x, void **userdata);
-const struct nt_file_entry *file_at(const struct core_ctx *x, uint64_t addr);
-const char *module_recorded_path(Dwfl_Module *mod);
-char *sysroot_relative(const char *path);
-int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
+struct mod_extra *core_mod_extra(struct core_ctx *x, void **userdata);
+const struct nt_file_entry *core_file_at(const struct core_ctx *x, uint64_t addr);
+const char *core_module_recorded_path(Dwfl_Module *mod);
+char *core_sysroot_relative(const char *path);
+int core_find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 		Dwarf_Addr base, char **file_name, Elf **elfp);
 Dwfl *core_dwfl_begin(void);
 
 /* core-modules.c */
-int read_image(const struct core_ctx *x, uint64_t lo, struct image_info *out);
-int read_image_file(const struct core_ctx *x, const char *path, uint64_t lo,
+int core_read_image(const struct core_ctx *x, uint64_t lo, struct image_info *out);
+int core_read_image_file(const struct core_ctx *x, const char *path, uint64_t lo,
 		    struct image_info *out);
-size_t *files_by_start(const struct core_ctx *x);
-int report_modules(struct core_ctx *x);
-int module_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+size_t *core_files_by_start(const struct core_ctx *x);
+int core_report_modules(struct core_ctx *x);
+int core_module_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
 	      void *arg);
-int debug_file_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+int core_debug_file_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
 		  void *arg);
-int module_cmp(const void *a, const void *b);
+int core_module_cmp(const void *a, const void *b);
 
 /* core-frames.c */
 /* A C++ symbol ("_Z...") demangled by libstdc++ as eu-stack does, else a
  * copy; NULL for NULL. The caller frees. modsym.c uses it too. */
-char *demangle(const char *name);
-struct prov_frame *new_frame(struct core_ctx *x, struct prov_thread *t);
-void chain_finish(struct core_ctx *x);
-void memo_free(struct core_ctx *x);
-struct chain_memo *chain_slot(struct core_ctx *x, uint64_t pc, uint64_t sp, uint64_t fp);
-void chain_remember(struct core_ctx *x, uint64_t pc, uint64_t sp, uint64_t fp, size_t frame);
-int chain_copy(struct core_ctx *x, struct prov_thread *t, const struct chain_memo *e);
-int add_pc_frames(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc, Dwarf_Addr adj);
-Dwfl_Module *addrmodule(Dwfl *dwfl, Dwarf_Addr addr);
+char *core_demangle(const char *name);
+struct prov_frame *core_new_frame(struct core_ctx *x, struct prov_thread *t);
+void core_chain_finish(struct core_ctx *x);
+struct chain_memo *core_chain_slot(struct core_ctx *x, uint64_t pc, uint64_t sp, uint64_t fp);
+void core_chain_remember(struct core_ctx *x, uint64_t pc, uint64_t sp, uint64_t fp, size_t frame);
+int core_chain_copy(struct core_ctx *x, struct prov_thread *t, const struct chain_memo *e);
+int core_add_pc_frames(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc, Dwarf_Addr adj);
+Dwfl_Module *core_addrmodule(Dwfl *dwfl, Dwarf_Addr addr);
 
 /* core-sigframe.c */
-int is_sigtramp_memo(struct core_ctx *x, Dwarf_Addr pc, bool isact);
-int sigframe_is_crash(const struct core_ctx *x);
-void take_sigframe(struct core_ctx *x, struct prov_thread *t, size_t first);
-int add_signal_frame(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc, uint64_t sp);
-void mark_handler_frames(struct prov_thread *t);
+int core_is_sigtramp_memo(struct core_ctx *x, Dwarf_Addr pc, bool isact);
+int core_sigframe_is_crash(const struct core_ctx *x);
+void core_take_sigframe(struct core_ctx *x, struct prov_thread *t, size_t first);
+int core_add_signal_frame(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc, uint64_t sp);
+void core_mark_handler_frames(struct prov_thread *t);
 
 /* core-unwind.c */
-int attach_threads(struct core_ctx *x);
-int thread_cb(Dwfl_Thread *thread, void *arg);
-void note_missing_stacks(struct core_ctx *x);
+int core_attach_threads(struct core_ctx *x);
+int core_thread_cb(Dwfl_Thread *thread, void *arg);
+void core_note_missing_stacks(struct core_ctx *x);
 
 /* core-linkmap.c */
-void no_file_note(struct core_ctx *x);
-void cross_check_link_map(struct core_ctx *x);
+void core_no_file_note(struct core_ctx *x);
+void core_cross_check_link_map(struct core_ctx *x);
 
-/* core.c */
-void finish_analysis(struct core_ctx *x);
-void ctx_release(struct core_ctx *x);
+/* core-finish.c: after unwinding, for a core and a live process alike */
+void core_finish_analysis(struct core_ctx *x);
 #endif

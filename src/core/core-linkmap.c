@@ -27,7 +27,7 @@ static void add_file(struct core_ctx *x, size_t *alloc, uint64_t start, char *na
 			return;
 		}
 	PROV_ALLOC_GROW(x->map.files, x->map.nfiles + 1, *alloc);
-	/* end: report_modules takes the image's */
+	/* end: core_report_modules takes the image's */
 	x->map.files[x->map.nfiles] = (struct nt_file_entry){ .start = start, .end = start + 1, .name = name };
 	x->map.nfiles++;
 }
@@ -95,7 +95,7 @@ static int exe_phdrs_from_file(const struct core_ctx *x, const char *path, unsig
 		return -1;
 	if (pread(fd, eh, ehsz, 0) == (ssize_t)ehsz && memcmp(eh, ELFMAG, SELFMAG) == 0 &&
 	    eh[EI_CLASS] == (x->is64 ? ELFCLASS64 : ELFCLASS32)) {
-		phoff = x->is64 ? rd64(x, eh + 32) : rd32(x, eh + 28);
+		phoff = x->is64 ? core_rd64(x, eh + 32) : core_rd32(x, eh + 28);
 		if (phoff <= INT64_MAX - len && pread(fd, buf, len, (off_t)phoff) == (ssize_t)len)
 			ok = 0;
 	}
@@ -139,7 +139,7 @@ static void cross_check_object(struct core_ctx *x, size_t *alloc, const size_t *
 	char *note;
 
 	if ((e && e->start == start && e->pgoff == 0) || (x->notes.has_vdso && start == x->notes.vdso) ||
-	    read_image(x, start, &img) < 0) {
+	    core_read_image(x, start, &img) < 0) {
 		free(img.package_note);
 		free(name);
 		return;
@@ -240,16 +240,16 @@ static int link_map_files(struct core_ctx *x, int *exe_unknown, const size_t *id
 	}
 	for (i = 0; i < x->notes.phnum; i++) {
 		const unsigned char *ph = tab + i * esz;
-		uint64_t vaddr = x->is64 ? rd64(x, ph + 16) : rd32(x, ph + 8);
-		uint64_t memsz = x->is64 ? rd64(x, ph + 40) : rd32(x, ph + 20);
+		uint64_t vaddr = x->is64 ? core_rd64(x, ph + 16) : core_rd32(x, ph + 8);
+		uint64_t memsz = x->is64 ? core_rd64(x, ph + 40) : core_rd32(x, ph + 20);
 
-		if (rd32(x, ph) == PT_PHDR) {	/* the bias */
+		if (core_rd32(x, ph) == PT_PHDR) {	/* the bias */
 			bias = x->notes.phdr - vaddr;
 			have_phdr = 1;
 		}
-		if (rd32(x, ph) == PT_LOAD && vaddr < lo)
+		if (core_rd32(x, ph) == PT_LOAD && vaddr < lo)
 			lo = vaddr;
-		if (rd32(x, ph) == PT_DYNAMIC) {
+		if (core_rd32(x, ph) == PT_DYNAMIC) {
 			dyn = vaddr;
 			dynsz = memsz;
 		}
@@ -263,7 +263,7 @@ static int link_map_files(struct core_ctx *x, int *exe_unknown, const size_t *id
 		uint64_t at = x->notes.phdr - ehsz;
 
 		if (from_file || (core_read(x, at, eh, ehsz) == 0 && memcmp(eh, ELFMAG, SELFMAG) == 0 &&
-				  (x->is64 ? rd64(x, eh + 32) : rd32(x, eh + 28)) == ehsz)) {
+				  (x->is64 ? core_rd64(x, eh + 32) : core_rd32(x, eh + 28)) == ehsz)) {
 			bias = at - lo;
 			have_phdr = 1;
 		}
@@ -289,16 +289,16 @@ static int link_map_files(struct core_ctx *x, int *exe_unknown, const size_t *id
 
 		if (core_read(x, bias + dyn + n * 2 * w, d, 2 * w) < 0)
 			break;
-		tag = rdword(x, d);
+		tag = core_rdword(x, d);
 		if (tag == DT_NULL)
 			break;
 		if (tag == DT_DEBUG)
-			rdebug = rdword(x, d + w);
+			rdebug = core_rdword(x, d + w);
 	}
 	/* struct r_debug { int r_version; struct link_map *r_map; ... } */
 	if (!rdebug || core_read(x, rdebug + w, d, w) < 0)
 		return !dyn;	/* static: the executable is all there is */
-	lm = rdword(x, d);
+	lm = core_rdword(x, d);
 	for (n = 0; lm && n < MAX_LINK_MAP; n++) {
 		uint64_t l_addr, l_name;
 		char *name;
@@ -306,9 +306,9 @@ static int link_map_files(struct core_ctx *x, int *exe_unknown, const size_t *id
 
 		if (core_read(x, lm, e, 4 * w) < 0)
 			return 0;
-		l_addr = rdword(x, e);
-		l_name = rdword(x, e + w);
-		lm = rdword(x, e + 3 * w);
+		l_addr = core_rdword(x, e);
+		l_name = core_rdword(x, e + w);
+		lm = core_rdword(x, e + 3 * w);
 		name = l_name ? core_string(x, l_name, MAX_NAME + 1) : NULL;
 		if (!name && l_name && x->notes.interp_base && l_addr == x->notes.interp_base)
 			name = exe_interp_from_file(x, exe);	/* PT_INTERP's string, not dumped */
@@ -319,9 +319,10 @@ static int link_map_files(struct core_ctx *x, int *exe_unknown, const size_t *id
 			continue;
 		}
 		/* the first mapping: the image's lowest PT_LOAD, page-aligned */
-		if (read_image(x, l_addr, &img) == 0 || read_image(x, l_addr & ~(uint64_t)4095, &img) == 0 ||
+		if (core_read_image(x, l_addr, &img) == 0 ||
+		    core_read_image(x, l_addr & ~(uint64_t)4095, &img) == 0 ||
 		    /* QEMU dumps no read-only text: the file under the sysroot */
-		    read_image_file(x, name, l_addr & ~(uint64_t)4095, &img) == 0)
+		    core_read_image_file(x, name, l_addr & ~(uint64_t)4095, &img) == 0)
 			add_file(x, &alloc, l_addr & ~(uint64_t)4095, name);
 		else
 			free(name);	/* the vdso, or headers not in the core */
@@ -336,7 +337,7 @@ static int link_map_files(struct core_ctx *x, int *exe_unknown, const size_t *id
  * not be walked or the executable's file is unknown (no --exe, no absolute
  * argv[0]), so nothing is drawn from a pc being outside every module.
  */
-void no_file_note(struct core_ctx *x)
+void core_no_file_note(struct core_ctx *x)
 {
 	int exe_unknown = 0, walked;
 
@@ -370,17 +371,17 @@ static int entry_cmp(const void *a, const void *b)
 	return y->linkmap - x->linkmap;	/* the link map's first */
 }
 
-void cross_check_link_map(struct core_ctx *x)
+void core_cross_check_link_map(struct core_ctx *x)
 {
 	int exe_unknown = 0;
 	size_t n = x->map.nfiles, *idx;
 
 	if (x->live || !x->map.nfiles)
 		return;
-	idx = files_by_start(x);
+	idx = core_files_by_start(x);
 	link_map_files(x, &exe_unknown, idx, n);
 	free(idx);
-	/* report_modules walks them in address order */
+	/* core_report_modules walks them in address order */
 	if (x->map.nfiles > n)
 		qsort(x->map.files, x->map.nfiles, sizeof(*x->map.files), entry_cmp);
 }

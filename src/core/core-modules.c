@@ -33,8 +33,8 @@ static void scan_image_notes(const struct core_ctx *x, const unsigned char *d, s
 	uint64_t off = 0;
 
 	while (off + 12 <= n) {
-		uint32_t namesz = rd32(x, d + off), descsz = rd32(x, d + off + 4);
-		uint32_t type = rd32(x, d + off + 8);
+		uint32_t namesz = core_rd32(x, d + off), descsz = core_rd32(x, d + off + 4);
+		uint32_t type = core_rd32(x, d + off + 8);
 		uint64_t name = off + 12, desc = name + ALIGN4(namesz);
 
 		if (desc > n || descsz > n - desc)
@@ -73,19 +73,19 @@ static int read_image_at(const struct core_ctx *x, uint64_t hdr, uint64_t lo,
 	if (core_read(x, hdr, eh, x->is64 ? 64 : 52) < 0 || memcmp(eh, ELFMAG, SELFMAG) != 0 ||
 	    eh[EI_CLASS] != (x->is64 ? ELFCLASS64 : ELFCLASS32))
 		return -1;
-	type = rd16(x, eh + 16);
-#define HALF(off) ((unsigned int)rd16(x, eh + (off)))
+	type = core_rd16(x, eh + 16);
+#define HALF(off) ((unsigned int)core_rd16(x, eh + (off)))
 	if (x->is64) {
-		phoff = rd64(x, eh + 32);
-		shoff = rd64(x, eh + 40);
+		phoff = core_rd64(x, eh + 32);
+		shoff = core_rd64(x, eh + 40);
 		phnum = HALF(56);
 		shentsize = HALF(58);
 		shnum = HALF(60);
 		if (HALF(54) != entsize)
 			return -1;
 	} else {
-		phoff = rd32(x, eh + 28);
-		shoff = rd32(x, eh + 32);
+		phoff = core_rd32(x, eh + 28);
+		shoff = core_rd32(x, eh + 32);
 		phnum = HALF(44);
 		shentsize = HALF(46);
 		shnum = HALF(48);
@@ -101,10 +101,10 @@ static int read_image_at(const struct core_ctx *x, uint64_t hdr, uint64_t lo,
 		goto cleanup;
 	for (i = 0; i < phnum; i++) {
 		const unsigned char *p = ph + i * entsize;
-		uint32_t ptype = rd32(x, p);
-		uint64_t pvaddr = x->is64 ? rd64(x, p + 16) : rd32(x, p + 8);
-		uint64_t memsz = x->is64 ? rd64(x, p + 40) : rd32(x, p + 20);
-		uint64_t align = x->is64 ? rd64(x, p + 48) : rd32(x, p + 28);
+		uint32_t ptype = core_rd32(x, p);
+		uint64_t pvaddr = x->is64 ? core_rd64(x, p + 16) : core_rd32(x, p + 8);
+		uint64_t memsz = x->is64 ? core_rd64(x, p + 40) : core_rd32(x, p + 20);
+		uint64_t align = x->is64 ? core_rd64(x, p + 48) : core_rd32(x, p + 28);
 
 		if (ptype != PT_LOAD)
 			continue;
@@ -112,11 +112,11 @@ static int read_image_at(const struct core_ctx *x, uint64_t hdr, uint64_t lo,
 			have_load = 1;
 			vaddr0 = align > 1 && (align & (align - 1)) == 0 ? pvaddr & ~(align - 1) : pvaddr;
 			bias = type == ET_EXEC ? 0 : lo - vaddr0;
-		} else if ((x->is64 ? rd64(x, p + 8) : rd32(x, p + 4)) < 4096 && !out->data0 &&
+		} else if ((x->is64 ? core_rd64(x, p + 8) : core_rd32(x, p + 4)) < 4096 && !out->data0 &&
 			   (pvaddr & ~(uint64_t)4095) > vaddr0) {
 			out->data0 = (pvaddr & ~(uint64_t)4095) - vaddr0;
 		}
-		if ((x->is64 ? rd64(x, p + 8) : rd32(x, p + 4)) >= 4096)
+		if ((x->is64 ? core_rd64(x, p + 8) : core_rd32(x, p + 4)) >= 4096)
 			out->later_loads = 1;
 		if (pvaddr + memsz >= pvaddr && bias + pvaddr + memsz > out->end)
 			out->end = bias + pvaddr + memsz;
@@ -125,10 +125,10 @@ static int read_image_at(const struct core_ctx *x, uint64_t hdr, uint64_t lo,
 		goto cleanup;
 	for (i = 0; i < phnum; i++) {
 		const unsigned char *p = ph + i * entsize;
-		uint64_t pvaddr = x->is64 ? rd64(x, p + 16) : rd32(x, p + 8);
-		uint64_t filesz = x->is64 ? rd64(x, p + 32) : rd32(x, p + 16);
+		uint64_t pvaddr = x->is64 ? core_rd64(x, p + 16) : core_rd32(x, p + 8);
+		uint64_t filesz = x->is64 ? core_rd64(x, p + 32) : core_rd32(x, p + 16);
 
-		if (rd32(x, p) != PT_NOTE || filesz == 0 || filesz > 65536)
+		if (core_rd32(x, p) != PT_NOTE || filesz == 0 || filesz > 65536)
 			continue;
 		note = prov_xmalloc(filesz);
 		if (core_read(x, bias + pvaddr, note, filesz) == 0)
@@ -142,7 +142,7 @@ cleanup:
 	return error;
 }
 
-int read_image(const struct core_ctx *x, uint64_t lo, struct image_info *out)
+int core_read_image(const struct core_ctx *x, uint64_t lo, struct image_info *out)
 {
 	return read_image_at(x, lo, lo, out);
 }
@@ -152,7 +152,7 @@ int read_image(const struct core_ctx *x, uint64_t lo, struct image_info *out)
  * lost the image's first page (truncated inside its memory segments): 0, or
  * -1 when the file is not there or not an ELF image of the core's class.
  */
-int read_image_file(const struct core_ctx *x, const char *path, uint64_t lo,
+int core_read_image_file(const struct core_ctx *x, const char *path, uint64_t lo,
 		    struct image_info *out)
 {
 	int fd, error = -1, have_load = 0;
@@ -173,7 +173,7 @@ int read_image_file(const struct core_ctx *x, const char *path, uint64_t lo,
 	} else if (path[0] == '/') {
 		fd = prov_root_open(x->sysroot, path, O_RDONLY | O_NONBLOCK);
 	} else {
-		char *p = x->sysroot ? sysroot_relative(path) : NULL;
+		char *p = x->sysroot ? core_sysroot_relative(path) : NULL;
 
 		fd = p ? prov_root_open(x->sysroot, p, O_RDONLY | O_NONBLOCK) : -1;
 		free(p);
@@ -233,7 +233,7 @@ static int by_start(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-size_t *files_by_start(const struct core_ctx *x)
+size_t *core_files_by_start(const struct core_ctx *x)
 {
 	size_t *idx = prov_xmalloc((x->map.nfiles ? x->map.nfiles : 1) * sizeof(*idx)), i;
 
@@ -363,7 +363,7 @@ static void keep_stack_images(struct core_ctx *x, const size_t *idx,
 		if (sp + done < sp || core_read(x, sp + done, page, len) < 0)
 			break;
 		for (k = 0; k + w <= len; k += w)
-			keep_image(x, idx, rdword(x, page + k));
+			keep_image(x, idx, core_rdword(x, page + k));
 		done += len;
 		*budget -= len;
 	}
@@ -410,7 +410,7 @@ static void mark_kept_images(struct core_ctx *x, const size_t *idx)
 /* ---- reporting the images to libdwfl ---- */
 
 /*
- * read_image memoized by address: 65,000 NT_FILE entries naming one image
+ * core_read_image memoized by address: 65,000 NT_FILE entries naming one image
  * (with 511 PT_NOTEs of 64 KiB) re-read it for each entry, past 120 s.
  */
 struct image_memo {
@@ -459,7 +459,7 @@ static int read_image_memo(const struct core_ctx *x, struct image_memo *m, uint6
 	if (!m->used[s]) {
 		m->used[s] = 1;
 		m->lo[s] = lo;
-		m->rc[s] = read_image(x, lo, &m->img[s]);
+		m->rc[s] = core_read_image(x, lo, &m->img[s]);
 		m->n++;
 	}
 	rc = m->rc[s];
@@ -504,7 +504,7 @@ static int report_one(struct core_ctx *x, const char *name, uint64_t lo, uint64_
 
 		dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
 		if (userdata)
-			mod_extra(x, userdata)->package_note = prov_xstrdup(img->package_note);
+			core_mod_extra(x, userdata)->package_note = prov_xstrdup(img->package_note);
 	}
 	if (out)
 		*out = mod;
@@ -553,14 +553,14 @@ static int image_from_file(struct core_ctx *x, size_t i, struct image_info *img)
 	int segments = x->c->partial || x->map.from_link_map || e->linkmap;
 
 	if (x->opts && x->opts->exe && x->notes.has_entry && x->notes.entry >= e->start && x->notes.entry < e->end &&
-	    read_image_file(x, x->opts->exe, e->start, img) == 0)
+	    core_read_image_file(x, x->opts->exe, e->start, img) == 0)
 		return 0;
 	for (j = i + 1; !segments && j < x->map.nfiles && j < i + 64; j++) {
 		if (!x->map.files[j].name || strcmp(x->map.files[j].name, e->name) != 0)
 			break;
 		segments = x->map.files[j].pgoff != 0;
 	}
-	return segments ? read_image_file(x, e->name, e->start, img) : -1;
+	return segments ? core_read_image_file(x, e->name, e->start, img) : -1;
 }
 
 /*
@@ -568,16 +568,16 @@ static int image_from_file(struct core_ctx *x, size_t i, struct image_info *img)
  * 0.188 opens the paths a core names on the host (no sysroot hook), which
  * must not happen with --sysroot. A module is an ELF image at a file
  * mapping of offset 0 (NT_FILE), plus the vdso (AT_SYSINFO_EHDR); files are
- * found later by find_elf_cb, under the sysroot. Each image is placed at
+ * found later by core_find_elf_cb, under the sysroot. Each image is placed at
  * its first mapping and listed once: a later mapping of the same file at
  * offset 0 inside its range (a data segment sharing the file's first page)
  * is not another module.
  */
-int report_modules(struct core_ctx *x)
+int core_report_modules(struct core_ctx *x)
 {
 	struct image_info img = { 0 };
 	struct image_memo memo = { 0 };
-	size_t i, j, skipped = 0, *idx = files_by_start(x);
+	size_t i, j, skipped = 0, *idx = core_files_by_start(x);
 	int error = 0;
 	const char *last = NULL;	/* the last module reported from files[], and its range */
 	uint64_t last_lo = 0, last_hi = 0;
@@ -639,15 +639,15 @@ int report_modules(struct core_ctx *x)
 			last_hi = hi;
 			last_linkmap = e->linkmap;
 			dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-			if (userdata && e->note && !mod_extra(x, userdata)->origin)
-				mod_extra(x, userdata)->origin = prov_xstrdup(e->note);
+			if (userdata && e->note && !core_mod_extra(x, userdata)->origin)
+				core_mod_extra(x, userdata)->origin = prov_xstrdup(e->note);
 		}
 		if (mod && from_file) {
 			void **userdata = NULL;
 
 			dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
 			if (userdata)
-				mod_extra(x, userdata)->id_from_file = 1;
+				core_mod_extra(x, userdata)->id_from_file = 1;
 		}
 	}
 	if (skipped && !x->mods.over_budget) {
@@ -661,7 +661,7 @@ int report_modules(struct core_ctx *x)
 				  "module list", x->path, MAX_DWFL_MODULES, skipped);
 	}
 	x->mods.over_budget = skipped;
-	if (x->notes.has_vdso && read_image(x, x->notes.vdso, &img) == 0) {
+	if (x->notes.has_vdso && core_read_image(x, x->notes.vdso, &img) == 0) {
 		size_t len = img.file_size > img.end - x->notes.vdso ? img.file_size : img.end - x->notes.vdso;
 
 		if (len > 0 && len <= ((size_t)1 << 20)) {
@@ -691,7 +691,7 @@ cleanup:
 
 /* ---- libdwfl's modules into the model ---- */
 
-int module_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+int core_module_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
 	      void *arg)
 {
 	struct core_ctx *x = arg;
@@ -749,7 +749,7 @@ int module_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr st
 }
 
 /* The debug files libdwfl found while symbolising frames. */
-int debug_file_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+int core_debug_file_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
 		  void *arg)
 {
 	struct core_ctx *x = arg;
@@ -771,7 +771,7 @@ int debug_file_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Add
 	return DWARF_CB_OK;
 }
 
-int module_cmp(const void *a, const void *b)
+int core_module_cmp(const void *a, const void *b)
 {
 	const struct prov_module *ma = a, *mb = b;
 

@@ -13,18 +13,18 @@
 #include "banned.h"
 
 /* x86-64 user_regs_struct order, as pr_reg holds them. */
-const char *const x86_64_regs[] = {
+const char *const core_x86_64_regs[] = {
 	"r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8",
 	"rax", "rcx", "rdx", "rsi", "rdi", "orig_rax", "rip", "cs", "eflags",
 	"rsp", "ss", "fs_base", "gs_base", "ds", "es", "fs", "gs",
 };
 /* i386 user_regs_struct order. */
-const char *const i386_regs[] = {
+const char *const core_i386_regs[] = {
 	"ebx", "ecx", "edx", "esi", "edi", "ebp", "eax", "ds", "es", "fs",
 	"gs", "orig_eax", "eip", "cs", "eflags", "esp", "ss",
 };
 /* aarch64 user_pt_regs order (struct user_pt_regs in asm/ptrace.h). */
-const char *const aarch64_regs[] = {
+const char *const core_aarch64_regs[] = {
 	"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10",
 	"x11", "x12", "x13", "x14", "x15", "x16", "x17", "x18", "x19", "x20",
 	"x21", "x22", "x23", "x24", "x25", "x26", "x27", "x28", "x29", "x30",
@@ -46,7 +46,7 @@ static int note_prstatus(struct core_ctx *x, const unsigned char *d, size_t n)
 				      x->path, PROV_MAX_THREADS);
 	t = prov_crash_add_thread(c);
 	t->has_tid = 1;
-	t->tid = (int32_t)rd32(x, d + off_pid);
+	t->tid = (int32_t)core_rd32(x, d + off_pid);
 	if (c->nthreads == 1) {
 		uint16_t cursig;
 
@@ -63,22 +63,22 @@ static int note_prstatus(struct core_ctx *x, const unsigned char *d, size_t n)
 		}
 	}
 	if (x->machine == EM_X86_64 && x->is64) {
-		names = x86_64_regs;
-		nregs = sizeof(x86_64_regs) / sizeof(x86_64_regs[0]);
+		names = core_x86_64_regs;
+		nregs = sizeof(core_x86_64_regs) / sizeof(core_x86_64_regs[0]);
 	} else if (x->machine == EM_386 && !x->is64) {
-		names = i386_regs;
-		nregs = sizeof(i386_regs) / sizeof(i386_regs[0]);
+		names = core_i386_regs;
+		nregs = sizeof(core_i386_regs) / sizeof(core_i386_regs[0]);
 	} else if (x->machine == EM_AARCH64 && x->is64) {
 		/* elf_prstatus has the same LP64 layout: pr_reg at 112 */
-		names = aarch64_regs;
-		nregs = sizeof(aarch64_regs) / sizeof(aarch64_regs[0]);
+		names = core_aarch64_regs;
+		nregs = sizeof(core_aarch64_regs) / sizeof(core_aarch64_regs[0]);
 	}
 	if (names && n >= off_regs + nregs * wsz) {
 		t->regs = prov_xcalloc(nregs, sizeof(*t->regs));
 		t->nregs = nregs;
 		for (i = 0; i < nregs; i++) {
 			memcpy(t->regs[i].name, names[i], strlen(names[i]) + 1);
-			t->regs[i].value = rdword(x, d + off_regs + i * wsz);
+			t->regs[i].value = core_rdword(x, d + off_regs + i * wsz);
 		}
 	}
 	return 0;
@@ -95,11 +95,11 @@ static void note_prpsinfo(struct core_ctx *x, const unsigned char *d, size_t n)
 	x->notes.seen_prpsinfo = 1;
 	c->has_process = 1;
 	c->process.has_pid = 1;
-	c->process.pid = (int32_t)rd32(x, d + off_pid);
+	c->process.pid = (int32_t)core_rd32(x, d + off_pid);
 	free(c->process.executable);
-	c->process.executable = field_str(d + off_fname, 16);
+	c->process.executable = core_field_str(d + off_fname, 16);
 	free(c->process.cmdline);
-	c->process.cmdline = field_str(d + off_args, 80);
+	c->process.cmdline = core_field_str(d + off_args, 80);
 }
 
 static void note_siginfo(struct core_ctx *x, const unsigned char *d, size_t n)
@@ -111,8 +111,8 @@ static void note_siginfo(struct core_ctx *x, const unsigned char *d, size_t n)
 	if (x->notes.seen_siginfo || n < off_union + (x->is64 ? 8 : 4))
 		return;
 	x->notes.seen_siginfo = 1;
-	signo = (int32_t)rd32(x, d);
-	code = (int32_t)rd32(x, d + 8);
+	signo = (int32_t)core_rd32(x, d);
+	code = (int32_t)core_rd32(x, d + 8);
 	if (signo <= 0 || signo > 128)
 		return;
 	x->c->has_signal = 1;
@@ -123,10 +123,10 @@ static void note_siginfo(struct core_ctx *x, const unsigned char *d, size_t n)
 	s->has_sender = 0;
 	if (prov_signal_has_fault_addr(signo, code)) {
 		s->has_addr = 1;
-		s->addr = rdword(x, d + off_union);
+		s->addr = core_rdword(x, d + off_union);
 	} else if (code == SI_USER || code == SI_TKILL || code == SI_QUEUE) {
 		s->has_sender = 1;
-		s->sender_pid = (int32_t)rd32(x, d + off_union);
+		s->sender_pid = (int32_t)core_rd32(x, d + off_union);
 	}
 }
 
@@ -138,7 +138,7 @@ static int note_file(struct core_ctx *x, const unsigned char *d, size_t n)
 
 	if (x->map.files || n < 2 * w)
 		return 0;
-	count = rdword(x, d);
+	count = core_rdword(x, d);
 	if (count > (n - 2 * w) / (3 * w))
 		return prov_error_set(PROV_EINPUT, "'%s' has a damaged file note (NT_FILE)",
 				      x->path);
@@ -147,15 +147,15 @@ static int note_file(struct core_ctx *x, const unsigned char *d, size_t n)
 				      x->path, MAX_FILE_ENTRIES);
 	x->map.files = prov_xcalloc(count ? count : 1, sizeof(*x->map.files));
 	x->map.nfiles = count;
-	x->map.file_page = rdword(x, d + w);
+	x->map.file_page = core_rdword(x, d + w);
 	names = d + 2 * w + count * 3 * w;
 	for (i = 0; i < count; i++) {
 		const unsigned char *e = d + 2 * w + i * 3 * w;
 		size_t len;
 
-		x->map.files[i].start = rdword(x, e);
-		x->map.files[i].end = rdword(x, e + w);
-		x->map.files[i].pgoff = rdword(x, e + 2 * w);
+		x->map.files[i].start = core_rdword(x, e);
+		x->map.files[i].end = core_rdword(x, e + w);
+		x->map.files[i].pgoff = core_rdword(x, e + 2 * w);
 		if (names >= end)
 			continue;
 		len = strnlen((const char *)names, (size_t)(end - names));
@@ -186,28 +186,28 @@ static void note_auxv(struct core_ctx *x, const unsigned char *d, size_t n)
 	size_t w = x->is64 ? 8 : 4, i;
 
 	for (i = 0; i + 2 * w <= n; i += 2 * w) {
-		uint64_t type = rdword(x, d + i);
+		uint64_t type = core_rdword(x, d + i);
 
 		if (type == AT_NULL)
 			break;
 		if (type == AT_ENTRY) {
 			x->notes.has_entry = 1;
-			x->notes.entry = rdword(x, d + i + w);
+			x->notes.entry = core_rdword(x, d + i + w);
 		} else if (type == AT_PHDR) {
 			x->notes.has_phdr = 1;
-			x->notes.phdr = rdword(x, d + i + w);
+			x->notes.phdr = core_rdword(x, d + i + w);
 		} else if (type == AT_PHNUM) {
-			x->notes.phnum = rdword(x, d + i + w);
+			x->notes.phnum = core_rdword(x, d + i + w);
 		} else if (type == AT_BASE) {
-			x->notes.interp_base = rdword(x, d + i + w);
+			x->notes.interp_base = core_rdword(x, d + i + w);
 		} else if (type == AT_SYSINFO_EHDR) {
 			x->notes.has_vdso = 1;
-			x->notes.vdso = rdword(x, d + i + w);
+			x->notes.vdso = core_rdword(x, d + i + w);
 		}
 	}
 }
 
-int parse_notes(struct core_ctx *x, const GElf_Phdr *ph, size_t *nnotes)
+int core_parse_notes(struct core_ctx *x, const GElf_Phdr *ph, size_t *nnotes)
 {
 	Elf_Data *data;
 	size_t off = 0, next, name_off, desc_off;
@@ -247,7 +247,7 @@ int parse_notes(struct core_ctx *x, const GElf_Phdr *ph, size_t *nnotes)
 				break;
 			case NT_ARM_PAC_MASK:	/* { data_mask, insn_mask } */
 				if (x->machine == EM_AARCH64 && !x->notes.has_pac_mask && nh.n_descsz >= 16) {
-					x->notes.pac_insn_mask = rd64(x, desc + 8);
+					x->notes.pac_insn_mask = core_rd64(x, desc + 8);
 					x->notes.has_pac_mask = 1;
 				}
 				break;

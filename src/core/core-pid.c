@@ -44,14 +44,14 @@ static void live_thread_facts(struct prov_thread *t, pid_t pid)
 #if defined(__x86_64__)
 	struct user_regs_struct regs;
 	const unsigned long long *w = (const unsigned long long *)&regs;
-	size_t i, n = sizeof(x86_64_regs) / sizeof(x86_64_regs[0]);
+	size_t i, n = sizeof(core_x86_64_regs) / sizeof(core_x86_64_regs[0]);
 
 	if (!t->regs && sizeof(regs) >= n * 8 &&
 	    ptrace(PTRACE_GETREGS, (pid_t)t->tid, NULL, &regs) == 0) {
 		t->regs = prov_xcalloc(n, sizeof(*t->regs));
 		t->nregs = n;
 		for (i = 0; i < n; i++) {
-			memcpy(t->regs[i].name, x86_64_regs[i], strlen(x86_64_regs[i]) + 1);
+			memcpy(t->regs[i].name, core_x86_64_regs[i], strlen(core_x86_64_regs[i]) + 1);
 			t->regs[i].value = w[i];
 		}
 	}
@@ -74,7 +74,7 @@ int prov_core_analyze_pid(struct prov_crash **out, pid_t pid, const struct prov_
 		.debuginfo_path = &debuginfo_path,
 	};
 	struct core_ctx x;
-	struct core_ctx *saved = current;
+	struct core_ctx *saved = core_current;
 	struct prov_stopped stopped;
 	char *name, *exe, path[64];
 	int error, rc;
@@ -126,7 +126,7 @@ int prov_core_analyze_pid(struct prov_crash **out, pid_t pid, const struct prov_
 	free(exe);
 	x.c->process.cmdline = proc_text(pid, "cmdline", 1);
 
-	current = &x;
+	core_current = &x;
 	x.dwfl = dwfl_begin(&callbacks);
 	if (!x.dwfl) {
 		error = prov_error_set(PROV_ERROR, "dwfl_begin: %s", dwfl_errmsg(-1));
@@ -139,7 +139,7 @@ int prov_core_analyze_pid(struct prov_crash **out, pid_t pid, const struct prov_
 				       (int)pid, rc > 0 ? strerror(rc) : dwfl_errmsg(-1));
 		goto cleanup;
 	}
-	dwfl_getmodules(x.dwfl, module_cb, &x, 0);
+	dwfl_getmodules(x.dwfl, core_module_cb, &x, 0);
 	if (x.error < 0) {
 		error = x.error;
 		goto cleanup;
@@ -151,7 +151,7 @@ int prov_core_analyze_pid(struct prov_crash **out, pid_t pid, const struct prov_
 				       (int)pid, rc > 0 ? strerror(rc) : dwfl_errmsg(-1));
 		goto cleanup;
 	}
-	if (dwfl_getthreads(x.dwfl, thread_cb, &x) < 0 && !x.c->nthreads) {
+	if (dwfl_getthreads(x.dwfl, core_thread_cb, &x) < 0 && !x.c->nthreads) {
 		error = prov_error_set(PROV_EINPUT, "cannot unwind the threads of process %d: %s",
 				       (int)pid, dwfl_errmsg(-1));
 		goto cleanup;
@@ -159,17 +159,17 @@ int prov_core_analyze_pid(struct prov_crash **out, pid_t pid, const struct prov_
 	for (i = 0; i < x.c->nthreads; i++)
 		if (x.c->threads[i].has_tid)
 			live_thread_facts(&x.c->threads[i], pid);
-	finish_analysis(&x);
+	core_finish_analysis(&x);
 	*out = x.c;
 	x.c = NULL;
 	error = 0;
 cleanup:
-	current = saved;
+	core_current = saved;
 	if (x.dwfl)
 		dwfl_end(x.dwfl);
 	x.dwfl = NULL;
 	prov_ptrace_resume(&stopped);
-	ctx_release(&x);
+	core_ctx_release(&x);
 	free(name);
 	return error;
 }

@@ -9,7 +9,7 @@
 #include "util.h"
 #include "banned.h"
 
-uint16_t rd16(const struct core_ctx *x, const unsigned char *p)
+uint16_t core_rd16(const struct core_ctx *x, const unsigned char *p)
 {
 	uint16_t v;
 
@@ -17,7 +17,7 @@ uint16_t rd16(const struct core_ctx *x, const unsigned char *p)
 	return x->swap ? __builtin_bswap16(v) : v;
 }
 
-uint32_t rd32(const struct core_ctx *x, const unsigned char *p)
+uint32_t core_rd32(const struct core_ctx *x, const unsigned char *p)
 {
 	uint32_t v;
 
@@ -25,7 +25,7 @@ uint32_t rd32(const struct core_ctx *x, const unsigned char *p)
 	return x->swap ? __builtin_bswap32(v) : v;
 }
 
-uint64_t rd64(const struct core_ctx *x, const unsigned char *p)
+uint64_t core_rd64(const struct core_ctx *x, const unsigned char *p)
 {
 	uint64_t v;
 
@@ -33,12 +33,12 @@ uint64_t rd64(const struct core_ctx *x, const unsigned char *p)
 	return x->swap ? __builtin_bswap64(v) : v;
 }
 
-uint64_t rdword(const struct core_ctx *x, const unsigned char *p)
+uint64_t core_rdword(const struct core_ctx *x, const unsigned char *p)
 {
-	return x->is64 ? rd64(x, p) : rd32(x, p);
+	return x->is64 ? core_rd64(x, p) : core_rd32(x, p);
 }
 
-int host_is_le(void)
+int core_host_is_le(void)
 {
 	const uint16_t one = 1;
 
@@ -46,7 +46,7 @@ int host_is_le(void)
 }
 
 /* A string from a fixed-size field that may lack its NUL. */
-char *field_str(const unsigned char *p, size_t max)
+char *core_field_str(const unsigned char *p, size_t max)
 {
 	size_t n = strnlen((const char *)p, max);
 

@@ -50,7 +50,7 @@ static int module_code(Dwfl_Module *m, Dwarf_Addr addr, unsigned char *buf, size
 static int is_sigtramp(const struct core_ctx *x, Dwarf_Addr pc, bool isact)
 {
 	static const unsigned char rt_x86_64[] = { 0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05 };
-	Dwfl_Module *m = addrmodule(x->dwfl, pc);
+	Dwfl_Module *m = core_addrmodule(x->dwfl, pc);
 	const char *name = m ? dwfl_module_addrname(m, pc) : NULL;
 	unsigned char code[sizeof(rt_x86_64)];
 
@@ -70,7 +70,7 @@ static int is_sigtramp(const struct core_ctx *x, Dwarf_Addr pc, bool isact)
  * search of the module's symbol table (libdwfl's addrsym), 63% of a
  * 61-thread Python core whose threads are parked at the same few pcs.
  */
-int is_sigtramp_memo(struct core_ctx *x, Dwarf_Addr pc, bool isact)
+int core_is_sigtramp_memo(struct core_ctx *x, Dwarf_Addr pc, bool isact)
 {
 	uint64_t key = ((uint64_t)pc << 1) | (isact ? 1 : 0);
 	size_t i, mask = TRAMP_MEMO_CAP - 1;
@@ -138,22 +138,22 @@ static int read_siginfo(struct core_ctx *x, const unsigned char *info, uint64_t 
 			uint64_t err, uint64_t cr2)
 {
 	struct prov_signal *s = &x->sig.info;
-	int signo = (int)rd32(x, info), code = (int)rd32(x, info + 8);
+	int signo = (int)core_rd32(x, info), code = (int)core_rd32(x, info + 8);
 	int fault = signo == SIGSEGV || signo == SIGBUS;
 
 	memset(s, 0, sizeof(*s));
 	x->sig.derived = 0;
 	if (signo > 0 && signo < 65 && code >= -7 && code <= 0x80 &&
-	    (!fault || trapno != 14 || code <= 0 || rd64(x, info + 16) == cr2)) {
+	    (!fault || trapno != 14 || code <= 0 || core_rd64(x, info + 16) == cr2)) {
 		s->number = signo;
 		s->has_code = 1;
 		s->code = code;
 		if (code <= 0) {
 			s->has_sender = 1;
-			s->sender_pid = (int32_t)rd32(x, info + 16);
+			s->sender_pid = (int32_t)core_rd32(x, info + 16);
 		} else if (prov_signal_has_fault_addr(signo, code)) {
 			s->has_addr = 1;
-			s->addr = rd64(x, info + 16);
+			s->addr = core_rd64(x, info + 16);
 		}
 		return 1;
 	}
@@ -207,8 +207,8 @@ static void read_sigframe(struct core_ctx *x, const struct prov_thread *t, uint6
 	    core_read(x, sp + UC_MCONTEXT, sc, sizeof(sc)) < 0 ||
 	    core_read(x, sp + UC_SIGINFO, info, sizeof(info)) < 0)
 		return;
-	for (i = 0; i < sizeof(x86_64_regs) / sizeof(x86_64_regs[0]); i++) {
-		const char *name = x86_64_regs[i];
+	for (i = 0; i < sizeof(core_x86_64_regs) / sizeof(core_x86_64_regs[0]); i++) {
+		const char *name = core_x86_64_regs[i];
 		int off = sigcontext_offset(name);
 		struct prov_reg *r = &x->sig.regs[x->sig.nregs];
 
@@ -216,9 +216,9 @@ static void read_sigframe(struct core_ctx *x, const struct prov_thread *t, uint6
 			continue;
 		memcpy(r->name, name, strlen(name) + 1);
 		if (off >= 144) {
-			r->value = rd16(x, sc + off);
+			r->value = core_rd16(x, sc + off);
 		} else if (off >= 0) {
-			r->value = rd64(x, sc + off);
+			r->value = core_rd64(x, sc + off);
 		} else {
 			for (k = 0; k < t->nregs && strcmp(t->regs[k].name, name) != 0; k++)
 				;
@@ -230,10 +230,11 @@ static void read_sigframe(struct core_ctx *x, const struct prov_thread *t, uint6
 			x->sig.rip = r->value;
 		x->sig.nregs++;
 	}
-	fpstate = rd64(x, sc + 184);
+	fpstate = core_rd64(x, sc + 184);
 	if (fpstate && core_read(x, fpstate, x->sig.fpregs, sizeof(x->sig.fpregs)) == 0)
 		x->sig.has_fpregs = 1;
-	x->sig.valid = read_siginfo(x, info, rd64(x, sc + 160), rd64(x, sc + 152), rd64(x, sc + 176));
+	x->sig.valid = read_siginfo(x, info, core_rd64(x, sc + 160), core_rd64(x, sc + 152),
+				     core_rd64(x, sc + 176));
 }
 
 /*
@@ -244,7 +245,7 @@ static void read_sigframe(struct core_ctx *x, const struct prov_thread *t, uint6
  * (raise, tgkill, abort: si_code <= 0). A handler that faults itself (the
  * kernel's si_code) is the crash: frame #0 stays the crash site.
  */
-int sigframe_is_crash(const struct core_ctx *x)
+int core_sigframe_is_crash(const struct core_ctx *x)
 {
 	const struct prov_signal *d = &x->c->signal;
 	int s = x->sig.info.number;
@@ -260,7 +261,7 @@ int sigframe_is_crash(const struct core_ctx *x)
 }
 
 /* The crash site is the interrupted frame: its registers and signal become the crash's. */
-void take_sigframe(struct core_ctx *x, struct prov_thread *t, size_t first)
+void core_take_sigframe(struct core_ctx *x, struct prov_thread *t, size_t first)
 {
 	struct prov_crash *c = x->c;
 	struct prov_signal *s = &c->signal;
@@ -287,10 +288,10 @@ void take_sigframe(struct core_ctx *x, struct prov_thread *t, size_t first)
 }
 
 /* The trampoline's frame: "<signal handler called>". 0, or -1 at a cap. */
-int add_signal_frame(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc, uint64_t sp)
+int core_add_signal_frame(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc, uint64_t sp)
 {
-	Dwfl_Module *m = addrmodule(x->dwfl, pc);
-	struct prov_frame *f = new_frame(x, t);
+	Dwfl_Module *m = core_addrmodule(x->dwfl, pc);
+	struct prov_frame *f = core_new_frame(x, t);
 
 	if (!f)
 		return -1;
@@ -298,7 +299,7 @@ int add_signal_frame(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc, u
 	f->pc = pc;
 	f->function = prov_xstrdup("<signal handler called>");
 	f->signal_frame = 1;
-	f->module = m ? prov_xstrdup_or_null(module_recorded_path(m)) : NULL;
+	f->module = m ? prov_xstrdup_or_null(core_module_recorded_path(m)) : NULL;
 	if (t->crashed)	/* the interrupted frame is not the handler's caller */
 		prov_core_frame_vars(t, t->nframes - 1, 0, &x->unwind.vars_pending, NULL, NULL, pc, pc,
 				     NULL, core_read_cb, x);
@@ -311,7 +312,7 @@ int add_signal_frame(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc, u
 }
 
 /* Every frame above a thread's last signal frame runs in a signal handler. */
-void mark_handler_frames(struct prov_thread *t)
+void core_mark_handler_frames(struct prov_thread *t)
 {
 	size_t i, last = 0;
 

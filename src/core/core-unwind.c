@@ -30,7 +30,7 @@ static int addr_not_code(const struct core_ctx *x, uint64_t addr)
  * aarch64: a caller's pc with pointer-authentication bits (above the 48-bit
  * user address space, or NT_ARM_PAC_MASK's insn_mask) whose stripped value
  * is in a module: keep this frame's registers and the stripped pc for
- * thread_cb to resume from (libdwfl 0.188 would go on from the signed
+ * core_thread_cb to resume from (libdwfl 0.188 would go on from the signed
  * value: wrong frames). 1 when so.
  */
 static int pac_signed(struct core_ctx *x, Dwfl_Frame *state, Dwarf_Addr pc, Dwarf_Word sp)
@@ -38,7 +38,7 @@ static int pac_signed(struct core_ctx *x, Dwfl_Frame *state, Dwarf_Addr pc, Dwar
 	uint64_t stripped = x->notes.has_pac_mask ? pc & ~x->notes.pac_insn_mask : pc & 0xffffffffffffULL;
 	unsigned int i;
 
-	if (stripped == pc || !sp || !addrmodule(x->dwfl, stripped))
+	if (stripped == pc || !sp || !core_addrmodule(x->dwfl, stripped))
 		return 0;
 	for (i = 0; i < 32; i++)
 		if (dwfl_frame_reg(state, i, &x->unwind.pac_regs[i]) != 0)
@@ -91,7 +91,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	if (spreg && dwfl_frame_reg(state, spreg, &sp) != 0)
 		sp = 0;
 	if (t->nframes && x->machine == EM_AARCH64 && pac_signed(x, state, pc, sp))
-		return DWARF_CB_ABORT;	/* thread_cb resumes from the stripped pc */
+		return DWARF_CB_ABORT;	/* core_thread_cb resumes from the stripped pc */
 	if (x->unwind.have_last && pc == x->unwind.last_pc && sp == x->unwind.last_sp) {
 		free(t->unwind_error);
 		t->unwind_error = prov_xasprintf("unwinder loop: frame at pc 0x%" PRIx64
@@ -119,7 +119,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 
 		if (fpreg && dwfl_frame_reg(state, fpreg, &fp) != 0)
 			fp = 0;
-		e = x->memo.chain_cap ? chain_slot(x, pc, sp, fp) : NULL;
+		e = x->memo.chain_cap ? core_chain_slot(x, pc, sp, fp) : NULL;
 		if (e && e->used && e->thread == x->unwind.cur) {
 			free(t->unwind_error);
 			t->unwind_error = prov_xasprintf("unwinder loop: frame at pc 0x%" PRIx64
@@ -135,22 +135,22 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		    (!x->c->threads[e->thread].truncated ||
 		     t->nframes + (x->c->threads[e->thread].nframes - e->frame) >= x->max_frames)) {
 			x->unwind.chain_hit = 1;
-			chain_copy(x, t, e);
+			core_chain_copy(x, t, e);
 			return DWARF_CB_ABORT;
 		}
 		if (!e || !e->used)
-			chain_remember(x, pc, sp, fp, t->nframes);
+			core_chain_remember(x, pc, sp, fp, t->nframes);
 	}
-	if (t->nframes && is_sigtramp_memo(x, pc, isact))
-		return add_signal_frame(x, t, pc, sp) < 0 ? DWARF_CB_ABORT : DWARF_CB_OK;
+	if (t->nframes && core_is_sigtramp_memo(x, pc, isact))
+		return core_add_signal_frame(x, t, pc, sp) < 0 ? DWARF_CB_ABORT : DWARF_CB_OK;
 	adj = (isact || pc == 0) ? pc : pc - 1;
 	first = t->nframes;
-	if (add_pc_frames(x, t, pc, adj) < 0)
+	if (core_add_pc_frames(x, t, pc, adj) < 0)
 		return DWARF_CB_ABORT;
 	if (x->sig.next) {
 		x->sig.next = 0;
-		if (x->sig.valid && pc == x->sig.rip && sigframe_is_crash(x))
-			take_sigframe(x, t, first);
+		if (x->sig.valid && pc == x->sig.rip && core_sigframe_is_crash(x))
+			core_take_sigframe(x, t, first);
 	}
 	if (t->crashed && first <= VARS_FRAMES) {
 		const unsigned char *fp = NULL;
@@ -160,7 +160,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		else if (first == 0 && x->notes.has_fpregs)
 			fp = x->notes.fpregs;
 		prov_core_frame_vars(t, first, first < VARS_FRAMES, &x->unwind.vars_pending, state,
-				     addrmodule(x->dwfl, adj), pc, adj, fp, core_read_cb, x);
+				     core_addrmodule(x->dwfl, adj), pc, adj, fp, core_read_cb, x);
 	}
 	/*
 	 * A call through a NULL or wild pointer leaves pc outside every module,
@@ -170,12 +170,12 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	 * unwind again from the caller (resume_unwind).
 	 */
 	if (t->nframes && !t->frames[0].inlined && t->nframes == 1 && x->machine == EM_X86_64 &&
-	    sp && !addrmodule(x->dwfl, pc)) {
+	    sp && !core_addrmodule(x->dwfl, pc)) {
 		unsigned char raw[8];
 		uint64_t ret;
 
-		if (core_read(x, sp, raw, 8) == 0 && (ret = rd64(x, raw)) &&
-		    addrmodule(x->dwfl, ret)) {
+		if (core_read(x, sp, raw, 8) == 0 && (ret = core_rd64(x, raw)) &&
+		    core_addrmodule(x->dwfl, ret)) {
 			x->unwind.wild_ret = ret;
 			x->unwind.wild_sp = sp;
 			return DWARF_CB_ABORT;
@@ -187,10 +187,10 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	 * nowhere function's own and so skips the caller's caller.
 	 */
 	if (t->nframes == 1 && !t->frames[0].inlined && x->machine == EM_AARCH64 &&
-	    sp && !addrmodule(x->dwfl, pc)) {
+	    sp && !core_addrmodule(x->dwfl, pc)) {
 		Dwarf_Word lr;
 
-		if (dwfl_frame_reg(state, 30, &lr) == 0 && lr && addrmodule(x->dwfl, lr)) {
+		if (dwfl_frame_reg(state, 30, &lr) == 0 && lr && core_addrmodule(x->dwfl, lr)) {
 			x->unwind.wild_ret = lr;
 			x->unwind.wild_sp = sp;
 			return DWARF_CB_ABORT;
@@ -231,7 +231,7 @@ static bool resume_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, 
 	(void)dwfl;
 	if (core_read(a->x, addr, raw, 8) < 0)
 		return false;
-	*result = rd64(a->x, raw);
+	*result = core_rd64(a->x, raw);
 	return true;
 }
 
@@ -299,7 +299,7 @@ static bool core_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, vo
 	(void)dwfl;
 	if (core_read(x, addr, raw, 8) < 0)
 		return false;
-	*result = rd64(x, raw);
+	*result = core_rd64(x, raw);
 	return true;
 }
 
@@ -324,7 +324,7 @@ static const Dwfl_Thread_Callbacks core_thread_callbacks = {
  * threads all have their registers, libdwfl's core reader otherwise.
  * 0, or -1 with libdwfl's error.
  */
-int attach_threads(struct core_ctx *x)
+int core_attach_threads(struct core_ctx *x)
 {
 	struct prov_crash *c = x->c;
 	Dwarf_Word regs[17];
@@ -378,7 +378,7 @@ static int resume_unwind(struct core_ctx *x, struct prov_thread *t, pid_t tid)
 		/* blr pushed nothing: the caller resumes at lr with the same sp */
 		a.nregs = 32;
 		for (i = 0; i < 32; i++) {
-			const char *name = aarch64_regs[i];
+			const char *name = core_aarch64_regs[i];
 
 			for (k = 0; k < t->nregs && strcmp(t->regs[k].name, name) != 0; k++)
 				;
@@ -409,7 +409,7 @@ static int resume_unwind(struct core_ctx *x, struct prov_thread *t, pid_t tid)
 	if (!x->dwfl)
 		goto cleanup;
 	dwfl_report_begin(x->dwfl);
-	if (report_modules(x) < 0 || dwfl_report_end(x->dwfl, NULL, NULL) != 0)
+	if (core_report_modules(x) < 0 || dwfl_report_end(x->dwfl, NULL, NULL) != 0)
 		goto cleanup;
 	if (!dwfl_attach_state(x->dwfl, x->elf, tid, &resume_callbacks, &a))
 		goto cleanup;
@@ -434,7 +434,7 @@ cleanup:
 
 /* ---- threads ---- */
 
-int thread_cb(Dwfl_Thread *thread, void *arg)
+int core_thread_cb(Dwfl_Thread *thread, void *arg)
 {
 	struct core_ctx *x = arg;
 	struct prov_crash *c = x->c;
@@ -485,7 +485,7 @@ int thread_cb(Dwfl_Thread *thread, void *arg)
 			break;
 		}
 		if (resume_unwind(x, t, tid) < 0) {
-			if (add_pc_frames(x, t, ret, ret - 1) == 0)
+			if (core_add_pc_frames(x, t, ret, ret - 1) == 0)
 				x->unwind.synth_pc = ret;
 			x->unwind.wild_ret = 0;
 			x->unwind.pac_resume = 0;
@@ -500,7 +500,7 @@ int thread_cb(Dwfl_Thread *thread, void *arg)
 }
 
 /* A truncated core: say which threads lost their stack (why their unwinding stopped). */
-void note_missing_stacks(struct core_ctx *x)
+void core_note_missing_stacks(struct core_ctx *x)
 {
 	size_t i, k;
 

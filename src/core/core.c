@@ -19,8 +19,6 @@
 #include "util.h"
 #include "banned.h"
 
-__thread struct core_ctx *current;
-
 int prov_core_is_core(const unsigned char *head, size_t len)
 {
 	uint16_t type;
@@ -69,7 +67,7 @@ static int check_header(struct core_ctx *x, const char *path)
 		return prov_error_set(PROV_EINPUT, "'%s' is an ELF file but not a core "
 				      "(not ET_CORE)", path);
 	x->is64 = head[EI_CLASS] == ELFCLASS64;
-	x->swap = (head[EI_DATA] == ELFDATA2LSB) != host_is_le();
+	x->swap = (head[EI_DATA] == ELFDATA2LSB) != core_host_is_le();
 	return 0;
 }
 
@@ -145,7 +143,7 @@ static int read_program_headers(struct core_ctx *x)
 			}
 			continue;
 		}
-		if (ph.p_type == PT_NOTE && (error = parse_notes(x, &ph, &nnotes)) < 0)
+		if (ph.p_type == PT_NOTE && (error = core_parse_notes(x, &ph, &nnotes)) < 0)
 			return error;
 		if (ph.p_type == PT_LOAD && ph.p_filesz) {
 			PROV_ALLOC_GROW(x->map.segs, x->map.nsegs + 1, x->map.segs_alloc);
@@ -181,7 +179,7 @@ static int read_program_headers(struct core_ctx *x)
 static void fill_process(struct core_ctx *x)
 {
 	struct prov_crash *c = x->c;
-	const struct nt_file_entry *e = x->notes.has_entry ? file_at(x, x->notes.entry) : NULL;
+	const struct nt_file_entry *e = x->notes.has_entry ? core_file_at(x, x->notes.entry) : NULL;
 	const char *name;
 
 	if (e) {
@@ -197,27 +195,6 @@ static void fill_process(struct core_ctx *x)
 			c->signal.code_name = prov_xstrdup_or_null(name);
 		}
 	}
-}
-
-/* After unwinding, for a core and a live process alike: shared chains, Python
- * frames, what a truncated core lost, debug files, modules in address order. */
-void finish_analysis(struct core_ctx *x)
-{
-	size_t i;
-
-	chain_finish(x);
-	for (i = 0; i < x->c->nthreads; i++)
-		mark_handler_frames(&x->c->threads[i]);
-	if (!x->opts->no_python)
-		prov_core_python_frames(x->c, x->dwfl, core_mem_read, x);
-	if (x->c->partial)
-		note_missing_stacks(x);
-	dwfl_getmodules(x->dwfl, debug_file_cb, x, 0);
-	if (x->c->nmodules > 1)
-		qsort(x->c->modules, x->c->nmodules, sizeof(*x->c->modules), module_cmp);
-	/* a snapshot is a hang until shown otherwise: who waits for whom */
-	if (x->c->snapshot)
-		prov_hang_analyze(x->c, core_mem_read, x);
 }
 
 /* The context before anything is read: options, limits, --sysroot checked. */
@@ -275,9 +252,9 @@ static int read_headers(struct core_ctx *x)
 		return error;
 	x->rcache = prov_xcalloc(1, sizeof(*x->rcache));
 	if (!x->map.files)
-		no_file_note(x);
+		core_no_file_note(x);
 	else
-		cross_check_link_map(x);
+		core_cross_check_link_map(x);
 	x->c->machine = x->machine;
 	x->c->machine_is64 = x->is64;
 	if (!(prov_machine_reads(x->machine, x->is64) & PROV_MACHINE_REGISTERS))
@@ -296,12 +273,12 @@ static int report_core_modules(struct core_ctx *x)
 	if (!x->dwfl)
 		return prov_error_set(PROV_ERROR, "dwfl_begin: %s", dwfl_errmsg(-1));
 	dwfl_report_begin(x->dwfl);
-	if ((error = report_modules(x)) < 0)
+	if ((error = core_report_modules(x)) < 0)
 		return error;
 	if (dwfl_report_end(x->dwfl, NULL, NULL) != 0)
 		return prov_error_set(PROV_EINPUT, "cannot read the modules of '%s': %s",
 				      x->path, dwfl_errmsg(-1));
-	dwfl_getmodules(x->dwfl, module_cb, x, 0);
+	dwfl_getmodules(x->dwfl, core_module_cb, x, 0);
 	return x->error < 0 ? x->error : 0;
 }
 
@@ -310,13 +287,13 @@ static void unwind_threads(struct core_ctx *x)
 {
 	size_t i;
 
-	if (attach_threads(x) < 0) {
+	if (core_attach_threads(x) < 0) {
 		const char *msg = dwfl_errmsg(-1);
 
 		for (i = 0; i < x->c->nthreads; i++)
 			x->c->threads[i].unwind_error =
 				prov_xasprintf("cannot attach to the core's threads: %s", msg);
-	} else if (dwfl_getthreads(x->dwfl, thread_cb, x) < 0) {
+	} else if (dwfl_getthreads(x->dwfl, core_thread_cb, x) < 0) {
 		const char *msg = dwfl_errmsg(-1);
 
 		for (i = 0; i < x->c->nthreads; i++)
@@ -325,65 +302,28 @@ static void unwind_threads(struct core_ctx *x)
 	}
 }
 
-/* What the analysis holds, for a core and a live process alike (NULL fields skipped). */
-void ctx_release(struct core_ctx *x)
-{
-	size_t i;
-
-	if (x->dwfl)
-		dwfl_end(x->dwfl);
-	if (x->elf)
-		elf_end(x->elf);
-	if (x->fd >= 0)
-		close(x->fd);
-	prov_crash_free(x->c);
-	for (i = 0; i < x->map.nfiles; i++) {
-		free(x->map.files[i].name);
-		free(x->map.files[i].note);
-	}
-	free(x->map.files);
-	free(x->mods.keep);
-	for (i = 0; i < x->mods.nextras; i++) {
-		free(x->mods.extras[i]->file);
-		free(x->mods.extras[i]->note);
-		free(x->mods.extras[i]->package_note);
-		free(x->mods.extras[i]->origin);
-		free(x->mods.extras[i]);
-	}
-	free(x->mods.extras);
-	free(x->map.segs);
-	free(x->map.noexec);
-	free(x->mods.vdso_image);
-	free(x->rcache);
-	free(x->unwind.attach);
-	free(x->memo.tramp);
-	memo_free(x);
-	free(x->memo.chain);
-	prov_vars_pending_free(x->unwind.vars_pending);
-}
-
 int prov_core_analyze(struct prov_crash **out, const char *path,
 		      const struct prov_core_opts *opts)
 {
 	struct core_ctx x;
-	struct core_ctx *saved = current;
+	struct core_ctx *saved = core_current;
 	int error;
 
 	if ((error = ctx_init(&x, path, opts)) < 0)
 		return error;
 	if ((error = open_core(&x)) < 0 || (error = read_headers(&x)) < 0)
 		goto cleanup;
-	current = &x;
+	core_current = &x;
 	if ((error = report_core_modules(&x)) < 0)
 		goto cleanup;
 	unwind_threads(&x);
-	finish_analysis(&x);
+	core_finish_analysis(&x);
 
 	*out = x.c;
 	x.c = NULL;
 	error = 0;
 cleanup:
-	current = saved;
-	ctx_release(&x);
+	core_current = saved;
+	core_ctx_release(&x);
 	return error;
 }

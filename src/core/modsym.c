@@ -32,7 +32,7 @@ static char *symbol_name(const char *name)
 {
 	const char *at = strchr(name, '@');
 	char *plain = at ? prov_xstrndup(name, (size_t)(at - name)) : prov_xstrdup(name);
-	char *d = demangle(plain);
+	char *d = core_demangle(plain);
 
 	free(plain);
 	return d;

@@ -1,0 +1,29 @@
+/* The end of an analysis, for a core and a live process alike (between core.c / core-pid.c and the steps). */
+#include <stdlib.h>
+
+#include "core.h"
+#include "core-int.h"
+#include "core-python.h"
+#include "hang.h"
+#include "banned.h"
+
+/* After unwinding, for a core and a live process alike: shared chains, Python
+ * frames, what a truncated core lost, debug files, modules in address order. */
+void core_finish_analysis(struct core_ctx *x)
+{
+	size_t i;
+
+	core_chain_finish(x);
+	for (i = 0; i < x->c->nthreads; i++)
+		core_mark_handler_frames(&x->c->threads[i]);
+	if (!x->opts->no_python)
+		prov_core_python_frames(x->c, x->dwfl, core_mem_read, x);
+	if (x->c->partial)
+		core_note_missing_stacks(x);
+	dwfl_getmodules(x->dwfl, core_debug_file_cb, x, 0);
+	if (x->c->nmodules > 1)
+		qsort(x->c->modules, x->c->nmodules, sizeof(*x->c->modules), core_module_cmp);
+	/* a snapshot is a hang until shown otherwise: who waits for whom */
+	if (x->c->snapshot)
+		prov_hang_analyze(x->c, core_mem_read, x);
+}
