@@ -16,46 +16,17 @@
 #include "version.h"
 #include "banned.h"
 
-static const struct cmd commands[] = {
-	{ "analyze", cmd_analyze, 0,
-	  "analyze CORE [--exe PATH] [--sysroot DIR] [--format text|json] [--locals]\n"
-	  "                  [--no-python]\n"
-	  "       provenance analyze --pid PID [--format text|json] [--no-python]",
-	  "threads, frames, registers and modules of a core file" },
-	{ "resolve", cmd_resolve, 0,
-	  "resolve INPUT... [--exe PATH] [--sysroot DIR] [--format text|markdown|json]\n"
-	  "                  [--mapping FILE]... [--offline] [--context N] [--fix COMMIT]...\n"
-	  "                  [--component NAME] [--all-threads] [--locals] [--host-packages]\n"
-	  "                  [--include-prereleases] [--store[=PATH]] [--host NAME] [--time TIME]\n"
-	  "                  [--no-suspects]\n"
-	  "       provenance resolve --pid PID [options]",
-	  "a core or pasted backtrace to packages, upstream commits and source lines" },
-	{ "env", cmd_env, 0,
-	  "env [--sysroot DIR] [--format text|markdown|json] [--mapping FILE]...\n"
-	  "                  [--fetch | --offline]",
-	  "the components installed on a system, with versions and commits" },
-	{ "fixcheck", cmd_fixcheck, 0,
-	  "fixcheck COMMIT|A..B... [--one-fix] (--repo URL|PATH --at REV\n"
-	  "                  [--debian-source SRC=VER | --rpm-spec SPEC] | INPUT --component NAME)\n"
-	  "                  [--sysroot DIR] [--mapping FILE]... [--offline] [--include-prereleases]\n"
-	  "                  [--format text|json]",
-	  "is a fix in what was deployed (ancestor, cherry-pick, patch), which release has it" },
-	{ "cache", cmd_cache, 0, "cache stats|clear",
-	  "show or clear the cache of indexes, patch-ids and mirrors" },
-	{ "import", cmd_import, 0, "import REPORT.json...|- [--store PATH] [--host NAME] [--time TIME]",
-	  "add reports made with resolve --format json to the crash store" },
-	{ "triage", cmd_triage, 0,
-	  "triage [--since TIME] [--component NAME] [--runs N] [--format text|markdown|json]\n"
-	  "                  [--frames N] [--store PATH]",
-	  "the stored crashes grouped by signature: counts, hosts, versions, repro rate" },
-	{ "show", cmd_show, 0, "show ID [--format json] [--store PATH]",
-	  "a stored crash's report, as it was stored" },
-	{ "query", cmd_query, 0,
-	  "query SQL [--format table|csv|json] [--max-rows N] [--timeout SEC] [--store PATH]",
-	  "one read-only SQL statement over the crash store" },
-	{ "collect", cmd_collect, 0,
-	  "collect --install|--uninstall|--flush [--store PATH|URL] [--spool-dir DIR]",
-	  "collect crashes where they happen (core_pattern handler, job and rank)" },
+static const struct cmd *const commands[] = {
+	&cmd_analyze_def,
+	&cmd_resolve_def,
+	&cmd_env_def,
+	&cmd_fixcheck_def,
+	&cmd_cache_def,
+	&cmd_import_def,
+	&cmd_triage_def,
+	&cmd_show_def,
+	&cmd_query_def,
+	&cmd_collect_def,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -65,8 +36,8 @@ static const struct cmd *find_command(const char *name)
 	size_t i;
 
 	for (i = 0; i < NCOMMANDS; i++)
-		if (strcmp(commands[i].name, name) == 0)
-			return &commands[i];
+		if (strcmp(commands[i]->name, name) == 0)
+			return commands[i];
 	return NULL;
 }
 
@@ -79,7 +50,7 @@ static void print_overview(FILE *f)
 		   "Tell exactly which source was running when a program crashed,\n"
 		   "and whether a fix is already in it.\n\ncommands:\n");
 	for (i = 0; i < NCOMMANDS; i++)
-		fprintf(f, "   %-10s %s\n", commands[i].name, commands[i].desc);
+		fprintf(f, "   %-10s %s\n", commands[i]->name, commands[i]->desc);
 	fprintf(f, "\ncommon options (before or after the command):\n"
 		   "   -c KEY=VALUE   set a config value (repeatable), e.g.\n"
 		   "                  -c url.file:///srv/mirrors/.insteadOf=https://github.com/\n"
@@ -130,31 +101,26 @@ int prov_cmd_fail(int code)
 	return prov_error_exit_code(code);
 }
 
-int prov_cmd_usage_error(const char *cmd, const char *fmt, ...)
+int prov_cmd_usage_error(const struct cmd *c, const char *fmt, ...)
 {
-	const struct cmd *c = find_command(cmd);
 	va_list ap;
 
 	struct prov_buf b = PROV_BUF_INIT;
 
-	prov_buf_printf(&b, "provenance %s: ", cmd);
+	prov_buf_printf(&b, "provenance %s: ", c->name);
 	va_start(ap, fmt);
 	prov_buf_vprintf(&b, fmt, ap);
 	va_end(ap);
 	prov_buf_putc(&b, '\n');
 	eprint_escaped(&b);
 	prov_buf_release(&b);
-	if (c)
-		prov_cmd_eprintf("usage: provenance %s\n", c->usage);
+	prov_cmd_eprintf("usage: provenance %s\n", c->usage);
 	return PROV_EXIT_USAGE;
 }
 
-int prov_cmd_help(const char *cmd, const char *body)
+int prov_cmd_help(const struct cmd *c, const char *body)
 {
-	const struct cmd *c = find_command(cmd);
-
-	if (c)
-		printf("usage: provenance %s\n\n%s\n", c->usage, c->desc);
+	printf("usage: provenance %s\n\n%s\n", c->usage, c->desc);
 	if (body && *body)
 		printf("\n%s", body);
 	printf("\ncommon options: -c KEY=VALUE, --cache DIR (see 'provenance --help')\n");
