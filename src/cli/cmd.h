@@ -60,6 +60,8 @@ void prov_cmd_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2))
 /* Write a buffer to stdout, controls from input (C0 but \n and \t, DEL,
  * U+0080..U+009F) shown as \xHH; 0 or -1 (message set). */
 int prov_cmd_write(const char *data, size_t len);
+/* 1 once prov_cmd_write found the reader of stdout gone (EPIPE): not an error. */
+int prov_cmd_stdout_gone(void);
 
 /* --exe PATH: 0 when PATH is a readable ELF file, else PROV_EINPUT saying why. */
 int prov_cmd_check_exe(const char *path);

@@ -196,6 +196,11 @@ int prov_cmd_write(const char *data, size_t len)
 	return 0;
 }
 
+int prov_cmd_stdout_gone(void)
+{
+	return stdout_gone;
+}
+
 /*
  * Keys of the sections provenance owns; an unknown key in one of them
  * (`fetch.timout`) is a typo worth a warning, as git warns about what it can
@@ -449,7 +454,7 @@ int main(int argc, char **argv)
 	code = c->fn(argc - 1, argv + 1, &g);
 flush:
 	/* as git does: a full disk or closed pipe must not pass silently */
-	if ((fflush(stdout) != 0 || ferror(stdout)) && !stdout_gone && errno != EPIPE) {
+	if ((fflush(stdout) != 0 || ferror(stdout)) && !prov_cmd_stdout_gone() && errno != EPIPE) {
 		prov_cmd_eprintf("provenance: cannot write to standard output: %s\n",
 			strerror(errno));
 		if (code == 0)
