@@ -1,8 +1,6 @@
-/* The command line: the command table, common options, the run context, errors, warnings. */
+/* The command line on top: the command table, common options, the run context, warnings, the dispatch. */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
