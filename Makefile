@@ -282,6 +282,7 @@ LIB_OBJS += src/pipeline/collect.o
 
 # cli: main, the command table, one file per command.
 CMD_OBJS += src/cli/main.o
+CMD_OBJS += src/cli/cmd-common.o
 CMD_OBJS += src/cli/cmd-analyze.o
 CMD_OBJS += src/cli/cmd-resolve.o
 CMD_OBJS += src/cli/cmd-env.o

@@ -14,6 +14,15 @@
 #include "util.h"
 #include "banned.h"
 
+/* The command table's entry: name, usage line and description (main.c lists it). */
+const struct cmd cmd_analyze_def = {
+	"analyze", cmd_analyze, 0,
+	"analyze CORE [--exe PATH] [--sysroot DIR] [--format text|json] [--locals]\n"
+	"                  [--no-python]\n"
+	"       provenance analyze --pid PID [--format text|json] [--no-python]",
+	"threads, frames, registers and modules of a core file"
+};
+
 static const char analyze_help[] =
 	"Read an ELF core file (ET_CORE) and print its process, signal, threads,\n"
 	"frames (function, file:line, inlined frames) and modules (build IDs).\n"
@@ -74,7 +83,7 @@ int cmd_analyze(int argc, char **argv, struct prov_ctx *g)
 			break;
 		case 'f':
 			if (prov_cmd_parse_format(&format, optarg, "text|json") < 0)
-				return prov_cmd_usage_error("analyze", "unknown format '%s'", optarg);
+				return prov_cmd_usage_error(&cmd_analyze_def, "unknown format '%s'", optarg);
 			break;
 		case 'l':
 			locals = PROV_REPORT_LOCALS;
@@ -84,26 +93,26 @@ int cmd_analyze(int argc, char **argv, struct prov_ctx *g)
 			break;
 		case 'p':
 			if (prov_parse_int(&opts.pid, optarg, strlen(optarg)) < 0 || opts.pid <= 0)
-				return prov_cmd_usage_error("analyze", "--pid needs a process id, "
+				return prov_cmd_usage_error(&cmd_analyze_def, "--pid needs a process id, "
 							    "not '%s'", optarg);
 			break;
 		case 'h':
-			return prov_cmd_help("analyze", analyze_help);
+			return prov_cmd_help(&cmd_analyze_def, analyze_help);
 		case ':':
-			return prov_cmd_usage_error("analyze", "option '%s' needs a value",
+			return prov_cmd_usage_error(&cmd_analyze_def, "option '%s' needs a value",
 						    argv[optind - 1]);
 		default:
-			return prov_cmd_usage_error("analyze", "unknown option '%s'",
+			return prov_cmd_usage_error(&cmd_analyze_def, "unknown option '%s'",
 						    argv[optind - 1]);
 		}
 	}
 	if (opts.pid && optind < argc)
-		return prov_cmd_usage_error("analyze", "--pid takes no core file ('%s')",
+		return prov_cmd_usage_error(&cmd_analyze_def, "--pid takes no core file ('%s')",
 					    argv[optind]);
 	if (!opts.pid && optind >= argc)
-		return prov_cmd_usage_error("analyze", "no core file given");
+		return prov_cmd_usage_error(&cmd_analyze_def, "no core file given");
 	if (!opts.pid && argc - optind > 1)
-		return prov_cmd_usage_error("analyze", "one core file at a time ('%s' is extra)",
+		return prov_cmd_usage_error(&cmd_analyze_def, "one core file at a time ('%s' is extra)",
 					    argv[optind + 1]);
 	if (!opts.pid && opts.exe && (error = prov_cmd_check_exe(opts.exe)) < 0)
 		return prov_cmd_fail(error);

@@ -17,6 +17,13 @@
 #include "cache.h"
 #include "banned.h"
 
+/* The command table's entry: name, usage line and description (main.c lists it). */
+const struct cmd cmd_cache_def = {
+	"cache", cmd_cache, 0,
+	"cache stats|clear",
+	"show or clear the cache of indexes, patch-ids and mirrors"
+};
+
 static const char cache_help[] =
 	"stats   the cache's path and size, its package indexes and entries, and the\n"
 	"        size of the source mirrors (<cache>/mirrors)\n"
@@ -121,11 +128,11 @@ int cmd_cache(int argc, char **argv, struct prov_ctx *g)
 	int err;
 
 	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
-		return prov_cmd_help("cache", cache_help);
+		return prov_cmd_help(&cmd_cache_def, cache_help);
 	if (argc < 2)
-		return prov_cmd_usage_error("cache", "expected 'stats' or 'clear'");
+		return prov_cmd_usage_error(&cmd_cache_def, "expected 'stats' or 'clear'");
 	if (argc > 2)
-		return prov_cmd_usage_error("cache", "unexpected argument '%s'", argv[2]);
+		return prov_cmd_usage_error(&cmd_cache_def, "unexpected argument '%s'", argv[2]);
 	sub = argv[1];
 	if (!g->cache_dir)
 		return prov_cmd_fail(prov_error_set(PROV_ERROR, "no cache directory"));
@@ -148,5 +155,5 @@ int cmd_cache(int argc, char **argv, struct prov_ctx *g)
 		}
 		return 0;
 	}
-	return prov_cmd_usage_error("cache", "unknown subcommand '%s' (expected stats or clear)", sub);
+	return prov_cmd_usage_error(&cmd_cache_def, "unknown subcommand '%s' (expected stats or clear)", sub);
 }

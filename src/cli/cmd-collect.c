@@ -31,6 +31,13 @@ static int prov_atoi(const char *s)
 #define PIPE_LIMIT "/proc/sys/kernel/core_pipe_limit"
 #define DEFAULT_SPOOL "/var/spool/provenance"
 
+/* The command table's entry: name, usage line and description (main.c lists it). */
+const struct cmd cmd_collect_def = {
+	"collect", cmd_collect, 0,
+	"collect --install|--uninstall|--flush [--store PATH|URL] [--spool-dir DIR]",
+	"collect crashes where they happen (core_pattern handler, job and rank)"
+};
+
 static const char help[] =
 	"Collect crashes where they happen: --install makes the kernel pipe every\n"
 	"core to this binary (core_pattern), which reads the crashed process's job\n"
@@ -131,7 +138,7 @@ static int install(const char *spool, const char *store)
 		return prov_cmd_eprintf("provenance: cannot read /proc/self/exe\n"), 3;
 	self[n] = 0;
 	if (!pattern_safe(self) || !pattern_safe(spool))
-		return prov_cmd_usage_error("collect", "paths in core_pattern cannot hold spaces, "
+		return prov_cmd_usage_error(&cmd_collect_def, "paths in core_pattern cannot hold spaces, "
 					    "'%%' or control characters");
 	if (read_small(old, sizeof(old), CORE_PATTERN) < 0 ||
 	    read_small(limit, sizeof(limit), PIPE_LIMIT) < 0) {
@@ -250,7 +257,7 @@ int cmd_collect(int argc, char **argv, struct prov_ctx *g)
 		case OPT_UNINSTALL:
 		case OPT_FLUSH:
 			if (mode && mode != c)
-				return prov_cmd_usage_error("collect", "choose one of --install, "
+				return prov_cmd_usage_error(&cmd_collect_def, "choose one of --install, "
 							    "--uninstall, --flush");
 			mode = c;
 			break;
@@ -260,13 +267,13 @@ int cmd_collect(int argc, char **argv, struct prov_ctx *g)
 			spool = optarg;
 			have_pid = 1;
 			break;
-		case OPT_HELP: return prov_cmd_help("collect", help);
-		default: return prov_cmd_usage_error("collect", "unknown option");
+		case OPT_HELP: return prov_cmd_help(&cmd_collect_def, help);
+		default: return prov_cmd_usage_error(&cmd_collect_def, "unknown option");
 		}
 	}
 	if (have_pid) {
 		if (argc - optind != 5 || (o.pid = prov_atoi(argv[optind])) <= 0)
-			return prov_cmd_usage_error("collect", "--handler DIR PID SIGNAL TIME HOST UID");
+			return prov_cmd_usage_error(&cmd_collect_def, "--handler DIR PID SIGNAL TIME HOST UID");
 		o.signal = prov_atoi(argv[optind + 1]);
 		o.time = argv[optind + 2];
 		o.host = argv[optind + 3];
@@ -274,10 +281,10 @@ int cmd_collect(int argc, char **argv, struct prov_ctx *g)
 		optind = argc;
 	}
 	if (optind < argc)
-		return prov_cmd_usage_error("collect", "unexpected argument '%s'", argv[optind]);
+		return prov_cmd_usage_error(&cmd_collect_def, "unexpected argument '%s'", argv[optind]);
 	o.spool_dir = spool && *spool ? spool : DEFAULT_SPOOL;
 	if (spool && *spool != '/' && mode != OPT_FLUSH)
-		return prov_cmd_usage_error("collect", "--spool-dir must be an absolute path");
+		return prov_cmd_usage_error(&cmd_collect_def, "--spool-dir must be an absolute path");
 	if (!o.store && mode != OPT_INSTALL) {
 		char *f = prov_xasprintf("%s/store", o.spool_dir);
 
@@ -297,7 +304,7 @@ int cmd_collect(int argc, char **argv, struct prov_ctx *g)
 		return err < 0 ? prov_cmd_fail(err) : 0;
 	}
 	if (!have_pid)
-		return prov_cmd_usage_error("collect", "give --install, --uninstall, --flush or "
+		return prov_cmd_usage_error(&cmd_collect_def, "give --install, --uninstall, --flush or "
 					    "--handler");
 	return handle(&o);
 }

@@ -15,6 +15,14 @@
 #include "resolve.h"
 #include "banned.h"
 
+/* The command table's entry: name, usage line and description (main.c lists it). */
+const struct cmd cmd_env_def = {
+	"env", cmd_env, 0,
+	"env [--sysroot DIR] [--format text|markdown|json] [--mapping FILE]...\n"
+	"                  [--fetch | --offline]",
+	"the components installed on a system, with versions and commits"
+};
+
 static const char env_help[] =
 	"List the components a crash report would care about on a system (the host,\n"
 	"or an unpacked container image): pip distributions, dpkg/rpm packages that\n"
@@ -199,7 +207,7 @@ int cmd_env(int argc, char **argv, struct prov_ctx *g)
 			break;
 		case 'f':
 			if (prov_cmd_parse_format(&format, optarg, "text|markdown|json") < 0) {
-				rc = prov_cmd_usage_error("env", "unknown format '%s'", optarg);
+				rc = prov_cmd_usage_error(&cmd_env_def, "unknown format '%s'", optarg);
 				goto out;
 			}
 			break;
@@ -213,18 +221,18 @@ int cmd_env(int argc, char **argv, struct prov_ctx *g)
 			offline = 0;
 			break;
 		case 'h':
-			rc = prov_cmd_help("env", env_help);
+			rc = prov_cmd_help(&cmd_env_def, env_help);
 			goto out;
 		case ':':
-			rc = prov_cmd_usage_error("env", "option '%s' needs a value", argv[optind - 1]);
+			rc = prov_cmd_usage_error(&cmd_env_def, "option '%s' needs a value", argv[optind - 1]);
 			goto out;
 		default:
-			rc = prov_cmd_usage_error("env", "unknown option '%s'", argv[optind - 1]);
+			rc = prov_cmd_usage_error(&cmd_env_def, "unknown option '%s'", argv[optind - 1]);
 			goto out;
 		}
 	}
 	if (optind < argc) {
-		rc = prov_cmd_usage_error("env", "unexpected argument '%s'", argv[optind]);
+		rc = prov_cmd_usage_error(&cmd_env_def, "unexpected argument '%s'", argv[optind]);
 		goto out;
 	}
 	if (sysroot && (stat(sysroot, &st) < 0 || !S_ISDIR(st.st_mode))) {

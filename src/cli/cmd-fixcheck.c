@@ -13,6 +13,16 @@
 
 #define MAX_MAPPINGS 256
 
+/* The command table's entry: name, usage line and description (main.c lists it). */
+const struct cmd cmd_fixcheck_def = {
+	"fixcheck", cmd_fixcheck, 0,
+	"fixcheck COMMIT|A..B... [--one-fix] (--repo URL|PATH --at REV\n"
+	"                  [--debian-source SRC=VER | --rpm-spec SPEC] | INPUT --component NAME)\n"
+	"                  [--sysroot DIR] [--mapping FILE]... [--offline] [--include-prereleases]\n"
+	"                  [--format text|json]",
+	"is a fix in what was deployed (ancestor, cherry-pick, patch), which release has it"
+};
+
 static const char help[] =
 	"Is each COMMIT (a fix) in what was deployed, and how?\n"
 	"\n"
@@ -119,7 +129,7 @@ static int take_option(struct fixcheck_args *a, int opt, char **argv)
 
 	switch (opt) {
 	case 'h':
-		return prov_cmd_help("fixcheck", help);
+		return prov_cmd_help(&cmd_fixcheck_def, help);
 	case OPT_OFFLINE:
 		a->g->offline = 1;
 		break;
@@ -138,7 +148,7 @@ static int take_option(struct fixcheck_args *a, int opt, char **argv)
 	case OPT_DEBIAN_SOURCE:
 		d = strchr(optarg, '=');
 		if (!d || optarg[0] == '=' || !d[1])
-			return prov_cmd_usage_error("fixcheck", "--debian-source takes SOURCE=VERSION");
+			return prov_cmd_usage_error(&cmd_fixcheck_def, "--debian-source takes SOURCE=VERSION");
 		a->o.debsrc = optarg;
 		break;
 	case OPT_RPM_SPEC:
@@ -152,20 +162,20 @@ static int take_option(struct fixcheck_args *a, int opt, char **argv)
 		break;
 	case OPT_MAPPING:
 		if (a->nmappings >= MAX_MAPPINGS)
-			return prov_cmd_usage_error("fixcheck", "too many --mapping options");
+			return prov_cmd_usage_error(&cmd_fixcheck_def, "too many --mapping options");
 		a->mappings[a->nmappings++] = optarg;
 		break;
 	case OPT_FORMAT:
 		if (prov_cmd_parse_format(&a->format, optarg, "text|json") < 0)
-			return prov_cmd_usage_error("fixcheck", "%s", prov_error_last());
+			return prov_cmd_usage_error(&cmd_fixcheck_def, "%s", prov_error_last());
 		break;
 	case ':':
-		return prov_cmd_usage_error("fixcheck", "option '%s' needs a value", argv[optind - 1]);
+		return prov_cmd_usage_error(&cmd_fixcheck_def, "option '%s' needs a value", argv[optind - 1]);
 	default:
 		/* a short option may sit inside a group ("-xy"): name the letter */
 		if (optopt > 0 && optopt < OPT_OFFLINE && optopt != 'h')
-			return prov_cmd_usage_error("fixcheck", "unknown option '-%c'", optopt);
-		return prov_cmd_usage_error("fixcheck", "unknown option '%s'", argv[optind - 1]);
+			return prov_cmd_usage_error(&cmd_fixcheck_def, "unknown option '-%c'", optopt);
+		return prov_cmd_usage_error(&cmd_fixcheck_def, "unknown option '%s'", argv[optind - 1]);
 	}
 	return -1;
 }
@@ -177,29 +187,29 @@ static int check_mode(struct fixcheck_args *a)
 	size_t i;
 
 	if (o->repo && o->component)
-		return prov_cmd_usage_error("fixcheck", "use either --repo and --at, or INPUT --component");
+		return prov_cmd_usage_error(&cmd_fixcheck_def, "use either --repo and --at, or INPUT --component");
 	if (o->repo) {
 		if (!o->at)
-			return prov_cmd_usage_error("fixcheck", "--repo needs --at REV");
+			return prov_cmd_usage_error(&cmd_fixcheck_def, "--repo needs --at REV");
 	} else if (o->component) {
 		if (o->at || o->debsrc || o->rpmspec)
-			return prov_cmd_usage_error("fixcheck", "%s goes with --repo, not with --component",
+			return prov_cmd_usage_error(&cmd_fixcheck_def, "%s goes with --repo, not with --component",
 						    o->at ? "--at" : o->debsrc ? "--debian-source" : "--rpm-spec");
 		if (a->nfixes < 2)
-			return prov_cmd_usage_error("fixcheck", "need COMMIT... INPUT with --component");
+			return prov_cmd_usage_error(&cmd_fixcheck_def, "need COMMIT... INPUT with --component");
 		o->input = a->fixes[--a->nfixes];
 	} else {
-		return prov_cmd_usage_error("fixcheck", "need --repo URL|PATH --at REV, or INPUT --component NAME");
+		return prov_cmd_usage_error(&cmd_fixcheck_def, "need --repo URL|PATH --at REV, or INPUT --component NAME");
 	}
 	if (!a->nfixes)
-		return prov_cmd_usage_error("fixcheck", "no COMMIT to check");
+		return prov_cmd_usage_error(&cmd_fixcheck_def, "no COMMIT to check");
 	if (a->nfixes > PROV_FIXCHECK_MAX_FIXES)
-		return prov_cmd_usage_error("fixcheck", "more than %d commits", PROV_FIXCHECK_MAX_FIXES);
+		return prov_cmd_usage_error(&cmd_fixcheck_def, "more than %d commits", PROV_FIXCHECK_MAX_FIXES);
 	for (i = 0; i < a->nfixes; i++) {
 		const char *f = a->fixes[i], *dots = strstr(f, "..");
 
 		if (dots && (dots == f || !dots[2] || dots[2] == '.' || strstr(dots + 2, "..")))
-			return prov_cmd_usage_error("fixcheck", "'%s': a range is A..B (the commits in B not in A)", f);
+			return prov_cmd_usage_error(&cmd_fixcheck_def, "'%s': a range is A..B (the commits in B not in A)", f);
 	}
 	return -1;
 }

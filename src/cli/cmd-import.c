@@ -15,6 +15,13 @@
 #include "util.h"
 #include "banned.h"
 
+/* The command table's entry: name, usage line and description (main.c lists it). */
+const struct cmd cmd_import_def = {
+	"import", cmd_import, 0,
+	"import REPORT.json...|- [--store PATH] [--host NAME] [--time TIME]",
+	"add reports made with resolve --format json to the crash store"
+};
+
 static const char help[] =
 	"Add reports made with 'provenance resolve --format json' (on this or any\n"
 	"other machine) to the crash store. A REPORT file holds one report, a JSON\n"
@@ -284,24 +291,24 @@ int cmd_import(int argc, char **argv, struct prov_ctx *g)
 			break;
 		case OPT_TIME:
 			if (prov_store_parse_time(timebuf, optarg) < 0) {
-				code = prov_cmd_usage_error("import", "%s", prov_error_last());
+				code = prov_cmd_usage_error(&cmd_import_def, "%s", prov_error_last());
 				goto cleanup;
 			}
 			im.meta.time = timebuf;
 			break;
 		case OPT_HELP:
-			code = prov_cmd_help("import", help);
+			code = prov_cmd_help(&cmd_import_def, help);
 			goto cleanup;
 		case ':':
-			code = prov_cmd_usage_error("import", "option '%s' needs a value", argv[optind - 1]);
+			code = prov_cmd_usage_error(&cmd_import_def, "option '%s' needs a value", argv[optind - 1]);
 			goto cleanup;
 		default:
-			code = prov_cmd_usage_error("import", "unknown option '%s'", argv[optind - 1]);
+			code = prov_cmd_usage_error(&cmd_import_def, "unknown option '%s'", argv[optind - 1]);
 			goto cleanup;
 		}
 	}
 	if (optind >= argc) {
-		code = prov_cmd_usage_error("import", "no REPORT given (- reads JSON lines from standard input)");
+		code = prov_cmd_usage_error(&cmd_import_def, "no REPORT given (- reads JSON lines from standard input)");
 		goto cleanup;
 	}
 	store_path = store_opt ? prov_xstrdup(store_opt) : prov_store_default_path(g->cache_dir);

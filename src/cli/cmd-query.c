@@ -11,6 +11,13 @@
 #include "util.h"
 #include "banned.h"
 
+/* The command table's entry: name, usage line and description (main.c lists it). */
+const struct cmd cmd_query_def = {
+	"query", cmd_query, 0,
+	"query SQL [--format table|csv|json] [--max-rows N] [--timeout SEC] [--store PATH]",
+	"one read-only SQL statement over the crash store"
+};
+
 static const char help[] =
 	"Run one read-only SQL statement over the crash store's tables (crashes,\n"
 	"frames, modules, components, reports; see docs/store.md), e.g.\n"
@@ -250,7 +257,7 @@ int cmd_query(int argc, char **argv, struct prov_ctx *g)
 		switch (opt) {
 		case OPT_FORMAT:
 			if (prov_cmd_parse_format(&format, optarg, "table|csv|json") < 0) {
-				code = prov_cmd_usage_error("query", "%s", prov_error_last());
+				code = prov_cmd_usage_error(&cmd_query_def, "%s", prov_error_last());
 				goto cleanup;
 			}
 			break;
@@ -258,7 +265,7 @@ int cmd_query(int argc, char **argv, struct prov_ctx *g)
 			uint64_t n;
 
 			if (prov_parse_u64(&n, optarg, strlen(optarg), 10) < 0 || n < 1 || n > 100000000) {
-				code = prov_cmd_usage_error("query", "--max-rows wants a number from 1 to 100000000, not '%s'", optarg);
+				code = prov_cmd_usage_error(&cmd_query_def, "--max-rows wants a number from 1 to 100000000, not '%s'", optarg);
 				goto cleanup;
 			}
 			qo.max_rows = n;
@@ -268,7 +275,7 @@ int cmd_query(int argc, char **argv, struct prov_ctx *g)
 			uint64_t n;
 
 			if (prov_parse_u64(&n, optarg, strlen(optarg), 10) < 0 || n < 1 || n > 3600) {
-				code = prov_cmd_usage_error("query", "--timeout wants seconds from 1 to 3600, not '%s'", optarg);
+				code = prov_cmd_usage_error(&cmd_query_def, "--timeout wants seconds from 1 to 3600, not '%s'", optarg);
 				goto cleanup;
 			}
 			qo.timeout_ms = n * 1000;
@@ -278,22 +285,22 @@ int cmd_query(int argc, char **argv, struct prov_ctx *g)
 			store_opt = optarg;
 			break;
 		case OPT_HELP:
-			code = prov_cmd_help("query", help);
+			code = prov_cmd_help(&cmd_query_def, help);
 			goto cleanup;
 		case ':':
-			code = prov_cmd_usage_error("query", "option '%s' needs a value", argv[optind - 1]);
+			code = prov_cmd_usage_error(&cmd_query_def, "option '%s' needs a value", argv[optind - 1]);
 			goto cleanup;
 		default:
-			code = prov_cmd_usage_error("query", "unknown option '%s'", argv[optind - 1]);
+			code = prov_cmd_usage_error(&cmd_query_def, "unknown option '%s'", argv[optind - 1]);
 			goto cleanup;
 		}
 	}
 	if (optind >= argc) {
-		code = prov_cmd_usage_error("query", "no SQL given");
+		code = prov_cmd_usage_error(&cmd_query_def, "no SQL given");
 		goto cleanup;
 	}
 	if (optind + 1 < argc) {
-		code = prov_cmd_usage_error("query", "one SQL argument expected (quote it)");
+		code = prov_cmd_usage_error(&cmd_query_def, "one SQL argument expected (quote it)");
 		goto cleanup;
 	}
 	store_path = store_opt ? prov_xstrdup(store_opt) : prov_store_default_path(g->cache_dir);

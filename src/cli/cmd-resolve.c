@@ -16,6 +16,18 @@
 #include "util.h"
 #include "banned.h"
 
+/* The command table's entry: name, usage line and description (main.c lists it). */
+const struct cmd cmd_resolve_def = {
+	"resolve", cmd_resolve, 0,
+	"resolve INPUT... [--exe PATH] [--sysroot DIR] [--format text|markdown|json]\n"
+	"                  [--mapping FILE]... [--offline] [--context N] [--fix COMMIT]...\n"
+	"                  [--component NAME] [--all-threads] [--locals] [--host-packages]\n"
+	"                  [--include-prereleases] [--store[=PATH]] [--host NAME] [--time TIME]\n"
+	"                  [--no-suspects]\n"
+	"       provenance resolve --pid PID [options]",
+	"a core or pasted backtrace to packages, upstream commits and source lines"
+};
+
 static const char help[] =
 	"Analyze each INPUT (a core file, a core compressed with zstd, xz, lz4 or\n"
 	"gzip, a text file holding a backtrace, or - for standard input), find the\n"
@@ -248,7 +260,7 @@ static int take_option(struct resolve_args *a, int opt, int argc, char **argv)
 		break;
 	case OPT_FORMAT:
 		if (prov_cmd_parse_format(&a->format, optarg, "text|markdown|json") < 0)
-			return prov_cmd_usage_error("resolve", "%s", prov_error_last());
+			return prov_cmd_usage_error(&cmd_resolve_def, "%s", prov_error_last());
 		break;
 	case OPT_MAPPING:
 		a->mappings[a->nmappings++] = optarg;
@@ -258,7 +270,7 @@ static int take_option(struct resolve_args *a, int opt, int argc, char **argv)
 		break;
 	case OPT_CONTEXT:
 		if (prov_parse_int(&n, optarg, (size_t)-1) < 0 || n < 0 || n > 1000)
-			return prov_cmd_usage_error("resolve", "--context wants a number from 0 to 1000, not '%s'", optarg);
+			return prov_cmd_usage_error(&cmd_resolve_def, "--context wants a number from 0 to 1000, not '%s'", optarg);
 		a->opts.context = n;
 		break;
 	case OPT_FIX:
@@ -286,7 +298,7 @@ static int take_option(struct resolve_args *a, int opt, int argc, char **argv)
 		break;
 	case OPT_TIME:
 		if (prov_store_parse_time(a->timebuf, optarg) < 0)
-			return prov_cmd_usage_error("resolve", "%s", prov_error_last());
+			return prov_cmd_usage_error(&cmd_resolve_def, "%s", prov_error_last());
 		a->opts.time = a->timebuf;
 		break;
 	case OPT_NO_SUSPECTS:
@@ -297,15 +309,15 @@ static int take_option(struct resolve_args *a, int opt, int argc, char **argv)
 		break;
 	case OPT_PID:
 		if (prov_parse_int(&a->opts.pid, optarg, strlen(optarg)) < 0 || a->opts.pid <= 0)
-			return prov_cmd_usage_error("resolve", "--pid needs a process id, not '%s'",
+			return prov_cmd_usage_error(&cmd_resolve_def, "--pid needs a process id, not '%s'",
 						    optarg);
 		break;
 	case OPT_HELP:
-		return prov_cmd_help("resolve", help);
+		return prov_cmd_help(&cmd_resolve_def, help);
 	case ':':
-		return prov_cmd_usage_error("resolve", "option '%s' needs a value", argv[optind - 1]);
+		return prov_cmd_usage_error(&cmd_resolve_def, "option '%s' needs a value", argv[optind - 1]);
 	default:
-		return prov_cmd_usage_error("resolve", "unknown option '%s'", argv[optind - 1]);
+		return prov_cmd_usage_error(&cmd_resolve_def, "unknown option '%s'", argv[optind - 1]);
 	}
 	return -1;
 }
@@ -322,11 +334,11 @@ static int parse_args(struct resolve_args *a, int argc, char **argv)
 		if ((code = take_option(a, opt, argc, argv)) >= 0)
 			return code;
 	if (a->opts.pid && optind < argc)
-		return prov_cmd_usage_error("resolve", "--pid takes no INPUT ('%s')", argv[optind]);
+		return prov_cmd_usage_error(&cmd_resolve_def, "--pid takes no INPUT ('%s')", argv[optind]);
 	if (a->opts.pid)
 		optind = argc - 1;	/* the process stands in for the one INPUT */
 	else if (optind >= argc)
-		return prov_cmd_usage_error("resolve", "no INPUT given");
+		return prov_cmd_usage_error(&cmd_resolve_def, "no INPUT given");
 	if (a->opts.sysroot && (stat(a->opts.sysroot, &st) < 0 || !S_ISDIR(st.st_mode)))
 		return prov_cmd_fail(prov_error_set(PROV_EINPUT, "sysroot '%s' is not a directory",
 						    a->opts.sysroot));

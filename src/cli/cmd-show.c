@@ -10,6 +10,13 @@
 #include "util.h"
 #include "banned.h"
 
+/* The command table's entry: name, usage line and description (main.c lists it). */
+const struct cmd cmd_show_def = {
+	"show", cmd_show, 0,
+	"show ID [--format json] [--store PATH]",
+	"a stored crash's report, as it was stored"
+};
+
 static const char help[] =
 	"Print the report of crash ID (crashes.id, triage's latest_crash_id) as the\n"
 	"store holds it: what 'resolve --format json' printed for an imported\n"
@@ -47,7 +54,7 @@ int cmd_show(int argc, char **argv, struct prov_ctx *g)
 		switch (opt) {
 		case OPT_FORMAT:
 			if (strcmp(optarg, "json") != 0) {
-				code = prov_cmd_usage_error("show", "--format json is the only format for now, not '%s'",
+				code = prov_cmd_usage_error(&cmd_show_def, "--format json is the only format for now, not '%s'",
 							    optarg);
 				goto cleanup;
 			}
@@ -56,18 +63,18 @@ int cmd_show(int argc, char **argv, struct prov_ctx *g)
 			store_opt = optarg;
 			break;
 		case OPT_HELP:
-			code = prov_cmd_help("show", help);
+			code = prov_cmd_help(&cmd_show_def, help);
 			goto cleanup;
 		case ':':
-			code = prov_cmd_usage_error("show", "option '%s' needs a value", argv[optind - 1]);
+			code = prov_cmd_usage_error(&cmd_show_def, "option '%s' needs a value", argv[optind - 1]);
 			goto cleanup;
 		default:
-			code = prov_cmd_usage_error("show", "unknown option '%s'", argv[optind - 1]);
+			code = prov_cmd_usage_error(&cmd_show_def, "unknown option '%s'", argv[optind - 1]);
 			goto cleanup;
 		}
 	}
 	if (optind + 1 != argc || prov_parse_i64(&id, argv[optind], strlen(argv[optind])) < 0 || id < 1) {
-		code = prov_cmd_usage_error("show", "one crash ID is needed (a number, crashes.id)");
+		code = prov_cmd_usage_error(&cmd_show_def, "one crash ID is needed (a number, crashes.id)");
 		goto cleanup;
 	}
 	store_path = store_opt ? prov_xstrdup(store_opt) : prov_store_default_path(g->cache_dir);

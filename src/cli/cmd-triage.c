@@ -11,6 +11,14 @@
 #include "util.h"
 #include "banned.h"
 
+/* The command table's entry: name, usage line and description (main.c lists it). */
+const struct cmd cmd_triage_def = {
+	"triage", cmd_triage, 0,
+	"triage [--since TIME] [--component NAME] [--runs N] [--format text|markdown|json]\n"
+	"                  [--frames N] [--store PATH]",
+	"the stored crashes grouped by signature: counts, hosts, versions, repro rate"
+};
+
 static const char help[] =
 	"Group the crashes of the store by signature (the signal and the first three\n"
 	"function names of the crashing thread from its crash site that are not\n"
@@ -66,7 +74,7 @@ int cmd_triage(int argc, char **argv, struct prov_ctx *g)
 		switch (opt) {
 		case OPT_SINCE:
 			if (prov_store_parse_time(since, optarg) < 0) {
-				code = prov_cmd_usage_error("triage", "%s", prov_error_last());
+				code = prov_cmd_usage_error(&cmd_triage_def, "%s", prov_error_last());
 				goto cleanup;
 			}
 			to.since = since;
@@ -76,7 +84,7 @@ int cmd_triage(int argc, char **argv, struct prov_ctx *g)
 			break;
 		case OPT_RUNS:
 			if (prov_parse_i64(&runs, optarg, strlen(optarg)) < 0 || runs < 1) {
-				code = prov_cmd_usage_error("triage", "--runs wants a positive number, not '%s'", optarg);
+				code = prov_cmd_usage_error(&cmd_triage_def, "--runs wants a positive number, not '%s'", optarg);
 				goto cleanup;
 			}
 			break;
@@ -84,7 +92,7 @@ int cmd_triage(int argc, char **argv, struct prov_ctx *g)
 			int n;
 
 			if (prov_parse_int(&n, optarg, strlen(optarg)) < 0 || n < 1 || n > 100) {
-				code = prov_cmd_usage_error("triage", "--frames wants a number from 1 to 100, not '%s'", optarg);
+				code = prov_cmd_usage_error(&cmd_triage_def, "--frames wants a number from 1 to 100, not '%s'", optarg);
 				goto cleanup;
 			}
 			to.max_frames = (size_t)n;
@@ -92,7 +100,7 @@ int cmd_triage(int argc, char **argv, struct prov_ctx *g)
 		}
 		case OPT_FORMAT:
 			if (prov_cmd_parse_format(&format, optarg, "text|markdown|json") < 0) {
-				code = prov_cmd_usage_error("triage", "%s", prov_error_last());
+				code = prov_cmd_usage_error(&cmd_triage_def, "%s", prov_error_last());
 				goto cleanup;
 			}
 			break;
@@ -100,18 +108,18 @@ int cmd_triage(int argc, char **argv, struct prov_ctx *g)
 			store_opt = optarg;
 			break;
 		case OPT_HELP:
-			code = prov_cmd_help("triage", help);
+			code = prov_cmd_help(&cmd_triage_def, help);
 			goto cleanup;
 		case ':':
-			code = prov_cmd_usage_error("triage", "option '%s' needs a value", argv[optind - 1]);
+			code = prov_cmd_usage_error(&cmd_triage_def, "option '%s' needs a value", argv[optind - 1]);
 			goto cleanup;
 		default:
-			code = prov_cmd_usage_error("triage", "unknown option '%s'", argv[optind - 1]);
+			code = prov_cmd_usage_error(&cmd_triage_def, "unknown option '%s'", argv[optind - 1]);
 			goto cleanup;
 		}
 	}
 	if (optind < argc) {
-		code = prov_cmd_usage_error("triage", "unexpected argument '%s'", argv[optind]);
+		code = prov_cmd_usage_error(&cmd_triage_def, "unexpected argument '%s'", argv[optind]);
 		goto cleanup;
 	}
 	store_path = store_opt ? prov_xstrdup(store_opt) : prov_store_default_path(g->cache_dir);

@@ -40,20 +40,28 @@ int cmd_triage(int argc, char **argv, struct prov_ctx *g);
 int cmd_query(int argc, char **argv, struct prov_ctx *g);
 int cmd_collect(int argc, char **argv, struct prov_ctx *g);
 
+/* Each command's entry (name, usage, description), defined in its cmd-*.c: the
+ * command owns its usage text; main.c's table lists these. */
+extern const struct cmd cmd_analyze_def, cmd_resolve_def, cmd_env_def, cmd_fixcheck_def,
+	cmd_cache_def, cmd_import_def, cmd_show_def, cmd_triage_def, cmd_query_def,
+	cmd_collect_def;
+
 /* Print "provenance: <msg>" for the stored error; returns its exit code
  * (never 1, "done but incomplete": a failed command wrote no result; 3 then). */
 int prov_cmd_fail(int code);
-/* Print "provenance <cmd>: <msg>" plus the usage line; returns 64. */
-int prov_cmd_usage_error(const char *cmd, const char *fmt, ...)
+/* Print "provenance <cmd>: <msg>" plus c's usage line; returns 64. */
+int prov_cmd_usage_error(const struct cmd *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* Print a command's help (its usage line from the table, then `body`) to stdout; returns 0. */
-int prov_cmd_help(const char *cmd, const char *body);
+/* Print a command's help (c's usage line and description, then `body`) to stdout; returns 0. */
+int prov_cmd_help(const struct cmd *c, const char *body);
 /* Print to stderr with every control character from input (C0 but \n and \t,
  * DEL, U+0080..U+009F) shown as \xHH: the one way messages reach stderr. */
 void prov_cmd_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Write a buffer to stdout, controls from input (C0 but \n and \t, DEL,
  * U+0080..U+009F) shown as \xHH; 0 or -1 (message set). */
 int prov_cmd_write(const char *data, size_t len);
+/* 1 once prov_cmd_write found the reader of stdout gone (EPIPE): not an error. */
+int prov_cmd_stdout_gone(void);
 
 /* --exe PATH: 0 when PATH is a readable ELF file, else PROV_EINPUT saying why. */
 int prov_cmd_check_exe(const char *path);

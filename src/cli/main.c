@@ -1,8 +1,6 @@
-/* The command line: the command table, common options, the run context, errors, warnings. */
+/* The command line on top: the command table, common options, the run context, warnings, the dispatch. */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,46 +14,17 @@
 #include "version.h"
 #include "banned.h"
 
-static const struct cmd commands[] = {
-	{ "analyze", cmd_analyze, 0,
-	  "analyze CORE [--exe PATH] [--sysroot DIR] [--format text|json] [--locals]\n"
-	  "                  [--no-python]\n"
-	  "       provenance analyze --pid PID [--format text|json] [--no-python]",
-	  "threads, frames, registers and modules of a core file" },
-	{ "resolve", cmd_resolve, 0,
-	  "resolve INPUT... [--exe PATH] [--sysroot DIR] [--format text|markdown|json]\n"
-	  "                  [--mapping FILE]... [--offline] [--context N] [--fix COMMIT]...\n"
-	  "                  [--component NAME] [--all-threads] [--locals] [--host-packages]\n"
-	  "                  [--include-prereleases] [--store[=PATH]] [--host NAME] [--time TIME]\n"
-	  "                  [--no-suspects]\n"
-	  "       provenance resolve --pid PID [options]",
-	  "a core or pasted backtrace to packages, upstream commits and source lines" },
-	{ "env", cmd_env, 0,
-	  "env [--sysroot DIR] [--format text|markdown|json] [--mapping FILE]...\n"
-	  "                  [--fetch | --offline]",
-	  "the components installed on a system, with versions and commits" },
-	{ "fixcheck", cmd_fixcheck, 0,
-	  "fixcheck COMMIT|A..B... [--one-fix] (--repo URL|PATH --at REV\n"
-	  "                  [--debian-source SRC=VER | --rpm-spec SPEC] | INPUT --component NAME)\n"
-	  "                  [--sysroot DIR] [--mapping FILE]... [--offline] [--include-prereleases]\n"
-	  "                  [--format text|json]",
-	  "is a fix in what was deployed (ancestor, cherry-pick, patch), which release has it" },
-	{ "cache", cmd_cache, 0, "cache stats|clear",
-	  "show or clear the cache of indexes, patch-ids and mirrors" },
-	{ "import", cmd_import, 0, "import REPORT.json...|- [--store PATH] [--host NAME] [--time TIME]",
-	  "add reports made with resolve --format json to the crash store" },
-	{ "triage", cmd_triage, 0,
-	  "triage [--since TIME] [--component NAME] [--runs N] [--format text|markdown|json]\n"
-	  "                  [--frames N] [--store PATH]",
-	  "the stored crashes grouped by signature: counts, hosts, versions, repro rate" },
-	{ "show", cmd_show, 0, "show ID [--format json] [--store PATH]",
-	  "a stored crash's report, as it was stored" },
-	{ "query", cmd_query, 0,
-	  "query SQL [--format table|csv|json] [--max-rows N] [--timeout SEC] [--store PATH]",
-	  "one read-only SQL statement over the crash store" },
-	{ "collect", cmd_collect, 0,
-	  "collect --install|--uninstall|--flush [--store PATH|URL] [--spool-dir DIR]",
-	  "collect crashes where they happen (core_pattern handler, job and rank)" },
+static const struct cmd *const commands[] = {
+	&cmd_analyze_def,
+	&cmd_resolve_def,
+	&cmd_env_def,
+	&cmd_fixcheck_def,
+	&cmd_cache_def,
+	&cmd_import_def,
+	&cmd_triage_def,
+	&cmd_show_def,
+	&cmd_query_def,
+	&cmd_collect_def,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -65,8 +34,8 @@ static const struct cmd *find_command(const char *name)
 	size_t i;
 
 	for (i = 0; i < NCOMMANDS; i++)
-		if (strcmp(commands[i].name, name) == 0)
-			return &commands[i];
+		if (strcmp(commands[i]->name, name) == 0)
+			return commands[i];
 	return NULL;
 }
 
@@ -79,7 +48,7 @@ static void print_overview(FILE *f)
 		   "Tell exactly which source was running when a program crashed,\n"
 		   "and whether a fix is already in it.\n\ncommands:\n");
 	for (i = 0; i < NCOMMANDS; i++)
-		fprintf(f, "   %-10s %s\n", commands[i].name, commands[i].desc);
+		fprintf(f, "   %-10s %s\n", commands[i]->name, commands[i]->desc);
 	fprintf(f, "\ncommon options (before or after the command):\n"
 		   "   -c KEY=VALUE   set a config value (repeatable), e.g.\n"
 		   "                  -c url.file:///srv/mirrors/.insteadOf=https://github.com/\n"
@@ -92,142 +61,6 @@ static void print_overview(FILE *f)
 		   "            2 bad input, 3 could not determine (fixcheck, resolve --fix),\n"
 		   "            64 usage error\n"
 		   "\nSee provenance(1).\n");
-}
-
-static void eprint_escaped(struct prov_buf *b)
-{
-	prov_escape_controls(b, 0, 1);
-	fwrite(b->buf, 1, b->len, stderr);
-}
-
-void prov_cmd_eprintf(const char *fmt, ...)
-{
-	struct prov_buf b = PROV_BUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	prov_buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	eprint_escaped(&b);
-	prov_buf_release(&b);
-}
-
-int prov_cmd_fail(int code)
-{
-	const char *msg = prov_error_last();
-
-	if (code == PROV_OK)
-		return 0;
-	prov_cmd_eprintf("provenance: %s\n", *msg ? msg : "unknown error");
-	/*
-	 * A command that fails wrote no result: exit 1 says "done but
-	 * incomplete", a lie when nothing was written (a temporary file that
-	 * could not be made, an I/O error). Such errors could not determine
-	 * anything: 3.
-	 */
-	if (prov_error_exit_code(code) == PROV_EXIT_PARTIAL)
-		return PROV_EXIT_UNKNOWN;
-	return prov_error_exit_code(code);
-}
-
-int prov_cmd_usage_error(const char *cmd, const char *fmt, ...)
-{
-	const struct cmd *c = find_command(cmd);
-	va_list ap;
-
-	struct prov_buf b = PROV_BUF_INIT;
-
-	prov_buf_printf(&b, "provenance %s: ", cmd);
-	va_start(ap, fmt);
-	prov_buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	prov_buf_putc(&b, '\n');
-	eprint_escaped(&b);
-	prov_buf_release(&b);
-	if (c)
-		prov_cmd_eprintf("usage: provenance %s\n", c->usage);
-	return PROV_EXIT_USAGE;
-}
-
-int prov_cmd_help(const char *cmd, const char *body)
-{
-	const struct cmd *c = find_command(cmd);
-
-	if (c)
-		printf("usage: provenance %s\n\n%s\n", c->usage, c->desc);
-	if (body && *body)
-		printf("\n%s", body);
-	printf("\ncommon options: -c KEY=VALUE, --cache DIR (see 'provenance --help')\n");
-	return 0;
-}
-
-int prov_cmd_check_exe(const char *path)
-{
-	unsigned char magic[4];
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	ssize_t n;
-
-	if (fd < 0)
-		return prov_error_set(PROV_EINPUT, "--exe '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return prov_error_set(PROV_EINPUT, "--exe '%s' is not a regular file", path);
-	}
-	n = read(fd, magic, sizeof(magic));
-	close(fd);
-	if (n != (ssize_t)sizeof(magic) || memcmp(magic, "\177ELF", 4))
-		return prov_error_set(PROV_EINPUT, "--exe '%s' is not an ELF executable", path);
-	return 0;
-}
-
-/* The reader of standard output went away (`provenance env | head`). */
-static int stdout_gone;
-
-int prov_cmd_write(const char *data, size_t len)
-{
-	/*
-	 * Controls from input never reach the terminal raw: C0 (but \n, \t),
-	 * DEL and C1 (U+0080..U+009F, UTF-8 C2 80..C2 9F: CSI is C2 9B). JSON
-	 * has none (the writer escapes all three as \uXXXX).
-	 */
-	size_t i;
-
-	if (stdout_gone)
-		return 0;
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)data[i];
-		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f ||
-		    (c == 0xc2 && i + 1 < len && (unsigned char)data[i + 1] >= 0x80 &&
-		     (unsigned char)data[i + 1] <= 0x9f))
-			break;
-	}
-	if (i < len) {
-		struct prov_buf b = PROV_BUF_INIT;
-		int err = 0;
-		b.cap = (size_t)-1;
-		prov_buf_add(&b, data, len);
-		prov_escape_controls(&b, i, 1);
-		if (fwrite(b.buf, 1, b.len, stdout) != b.len) {
-			if (errno == EPIPE)
-				stdout_gone = 1;	/* as git and coreutils: not an error to report */
-			else
-				err = prov_error_set(PROV_ERROR, "cannot write to standard output: %s",
-						     strerror(errno));
-		}
-		prov_buf_release(&b);
-		return err;
-	}
-	if (len && fwrite(data, 1, len, stdout) != len) {
-		if (errno == EPIPE) {
-			/* as git and coreutils: a closed pipe is not an error to report */
-			stdout_gone = 1;
-			return 0;
-		}
-		return prov_error_set(PROV_ERROR, "cannot write to standard output: %s",
-				      strerror(errno));
-	}
-	return 0;
 }
 
 /*
@@ -286,38 +119,6 @@ static int check_key(const char *key, const char *value, void *data)
 	if (owned)
 		prov_cmd_eprintf("provenance: warning: unknown config key '%s' (ignored)\n", key);
 	return 0;
-}
-
-int prov_cmd_parse_format(enum prov_format *out, const char *value, const char *allowed)
-{
-	static const struct {
-		const char *name;
-		enum prov_format format;
-	} names[] = {
-		{ "text", PROV_FORMAT_TEXT },
-		{ "markdown", PROV_FORMAT_MARKDOWN },
-		{ "json", PROV_FORMAT_JSON },
-		{ "table", PROV_FORMAT_TABLE },
-		{ "csv", PROV_FORMAT_CSV },
-	};
-	const char *p = allowed;
-	size_t n = strlen(value), i;
-
-	while (*p) {
-		const char *bar = strchr(p, '|');
-		size_t l = bar ? (size_t)(bar - p) : strlen(p);
-
-		for (i = 0; l == n && strncmp(p, value, n) == 0 && i < sizeof(names) / sizeof(names[0]); i++)
-			if (!strcmp(names[i].name, value)) {
-				*out = names[i].format;
-				return 0;
-			}
-		p += l;
-		if (*p == '|')
-			p++;
-	}
-	return prov_error_set(PROV_EUSAGE, "unknown format '%s' (expected %s)", value,
-			      allowed);
 }
 
 static void warn_to_stderr(const char *msg, void *data)
@@ -483,7 +284,7 @@ int main(int argc, char **argv)
 	code = c->fn(argc - 1, argv + 1, &g);
 flush:
 	/* as git does: a full disk or closed pipe must not pass silently */
-	if ((fflush(stdout) != 0 || ferror(stdout)) && !stdout_gone && errno != EPIPE) {
+	if ((fflush(stdout) != 0 || ferror(stdout)) && !prov_cmd_stdout_gone() && errno != EPIPE) {
 		prov_cmd_eprintf("provenance: cannot write to standard output: %s\n",
 			strerror(errno));
 		if (code == 0)
