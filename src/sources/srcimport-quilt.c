@@ -279,143 +279,147 @@ static long find_hunk(const struct lines *file, const struct lines *pre, long wa
 	return -1;
 }
 
+/* relocate_hunks' state: the file a git-style diff's section rewrites, the hunk being read */
+struct relocation {
+	struct lines fl, pre;	/* the file's lines; the current hunk's old lines */
+	int have_file;
+	long min, delta, shift;
+	/* the hunk whose header waits to be written */
+	int pending;
+	const char *header;	/* its line in the diff */
+	size_t header_len;
+	long a, b, d;	/* -a,b +c,d */
+	const char *rest;	/* what follows the numbers: " @@ function" */
+	/* the input up to here is in the output */
+	const char *copied;
+};
+
+/* The file of a new "--- a/PATH" section, its lines split into r->fl. */
+static int relocation_file(struct relocation *r, struct prov_buf *file, git_repository *repo,
+			   const git_oid *tree_oid, const char *path, uint64_t *patched)
+{
+	int error;
+
+	r->have_file = 0;
+	r->fl.n = 0;
+	r->min = r->delta = r->shift = 0;
+	if (!path)
+		return 0;
+	error = read_blob_at(file, repo, tree_oid, path, PROV_SRCIMPORT_MAX_PATCH);
+	if (error == 0) {
+		*patched += file->len;	/* libgit2 rewrites it whole */
+		if (*patched > SERIES_MAX_PATCHED_BYTES)
+			return 1;	/* the caller says so */
+		lines_split(&r->fl, file->buf, file->len);
+		r->have_file = 1;
+	} else if (error == PROV_ELIMIT) {
+		*patched += PROV_SRCIMPORT_MAX_PATCH;
+	} else if (error != PROV_ENOTFOUND) {
+		return error;
+	}
+	return 0;
+}
+
+/* The waiting hunk header, written where the hunk's old lines are (or as it was). */
+static int relocation_flush(struct relocation *r, struct prov_buf *out, uint64_t *compares)
+{
+	const char *le = r->header + r->header_len;
+	long at;
+	int error;
+
+	r->pending = 0;
+	if (r->b == 0) {	/* pure insertion after line a: move it as the previous hunk moved */
+		at = r->a + r->shift;
+		if (at < 0)
+			at = 0;
+	} else {
+		at = find_hunk(&r->fl, &r->pre, r->a - 1 + r->shift, r->min, compares);
+		if (at == -2)
+			return PROV_ELIMIT;	/* the caller says so */
+		if (at < 0)
+			return 0;	/* matches nowhere: left as it is for libgit2 to refuse */
+		r->shift = at - (r->a - 1);
+		r->min = at + (long)r->pre.n;
+		at += 1;
+	}
+	if ((error = prov_buf_add(out, r->copied, (size_t)(r->header - r->copied))) < 0)
+		return error;
+	error = prov_buf_printf(out, "@@ -%ld,%ld +%ld,%ld%.*s", at, r->b,
+				(r->d == 0 ? at : at + r->delta + (r->b == 0 ? 1 : 0)), r->d,
+				(int)(le - r->rest), r->rest);
+	if (error < 0)
+		return error;
+	r->copied = le;
+	r->delta += r->d - r->b;
+	return 0;
+}
+
+/* A hunk header read: remember it, collect its old lines until it ends. */
+static void relocation_hunk(struct relocation *r, const struct prov_udiff *d)
+{
+	const char *q = d->line + d->header_len - 2;	/* the closing "@@" */
+
+	while (q > d->line && (q[-1] == ' ' || q[-1] == '\t'))
+		q--;
+	r->pending = 1;
+	r->header = d->line;
+	r->header_len = d->len;
+	r->a = d->old_start;
+	r->b = d->old_count;
+	r->d = d->new_count;
+	r->rest = q;
+	r->pre.n = 0;
+}
+
 /*
  * Rewrite the hunk headers of a git-style diff so that each hunk starts
  * where its old lines really are in the file at tree_oid (nearest match, in
  * order), as patch(1) and dpkg-source allow (offsets, no fuzz). Hunks that
- * match nowhere are left for libgit2 to refuse.
+ * match nowhere are left for libgit2 to refuse. Everything but the headers
+ * is copied as it is; the diff is read by the one unified-diff reader.
  */
 static int relocate_hunks(struct prov_buf *out, const struct prov_buf *in, git_repository *repo,
 			  const git_oid *tree_oid, uint64_t *compares, uint64_t *patched)
 {
 	struct prov_buf file = PROV_BUF_INIT;
-	struct lines fl = { 0 }, pre = { 0 };
-	const char *p = in->buf, *end = in->buf + in->len;
-	int have_file = 0, error = 0;
-	long min = 0, delta = 0, shift = 0;
-	struct prov_buf hunk = PROV_BUF_INIT;
+	struct relocation r = { 0 };
+	struct prov_udiff d;
+	int ev, error = 0;
 
 	prov_buf_reset(out);
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end, *next = nl ? nl + 1 : end;
-		size_t ll = (size_t)(le - p);
-
-		if (ll >= 4 && !memcmp(p, "--- ", 4)) {
-			have_file = 0;
-			fl.n = 0;
-			min = delta = shift = 0;
-			if (ll > 6 && !memcmp(p, "--- a/", 6)) {
-				char *path = prov_xstrndup(p + 6, ll - 6);
-				error = read_blob_at(&file, repo, tree_oid, path, PROV_SRCIMPORT_MAX_PATCH);
-				free(path);
-				if (error == 0) {
-					*patched += file.len;	/* libgit2 rewrites it whole */
-					if (*patched > SERIES_MAX_PATCHED_BYTES)
-						goto cleanup;	/* the caller says so */
-					lines_split(&fl, file.buf, file.len);
-					have_file = 1;
-				} else if (error == PROV_ELIMIT) {
-					*patched += PROV_SRCIMPORT_MAX_PATCH;
-				} else if (error != PROV_ENOTFOUND) {
-					goto cleanup;
-				}
-				error = 0;
+	r.copied = in->buf;
+	prov_udiff_init(&d, in->buf, in->len, 1, 0);
+	while ((ev = prov_udiff_next(&d)) != PROV_UDIFF_END) {
+		if (ev == PROV_UDIFF_LINE && r.pending) {
+			if (d.origin != '+') {
+				PROV_ALLOC_GROW(r.pre.at, r.pre.n + 1, r.pre.alloc);
+				PROV_ALLOC_GROW(r.pre.len, r.pre.n + 1, r.pre.lalloc);
+				r.pre.at[r.pre.n] = d.text;
+				r.pre.len[r.pre.n++] = d.text_len;
 			}
-		} else if (have_file && ll >= 4 && !memcmp(p, "@@ -", 4)) {
-			const char *q = p + 4, *h, *s, *rest;
-			uint64_t a, b = 1, c, d = 1, nold, nnew;
-			long at;
-
-			s = q;
-			while (q < le && *q >= '0' && *q <= '9')
-				q++;
-			if (prov_parse_u64(&a, s, (size_t)(q - s), 10) < 0 || a > 100000000)
-				goto copy;
-			if (q < le && *q == ',') {
-				s = ++q;
-				while (q < le && *q >= '0' && *q <= '9')
-					q++;
-				if (prov_parse_u64(&b, s, (size_t)(q - s), 10) < 0 || b > 100000000)
-					goto copy;
-			}
-			if (q + 2 > le || q[0] != ' ' || q[1] != '+')
-				goto copy;
-			s = q += 2;
-			while (q < le && *q >= '0' && *q <= '9')
-				q++;
-			if (prov_parse_u64(&c, s, (size_t)(q - s), 10) < 0)
-				goto copy;
-			if (q < le && *q == ',') {
-				s = ++q;
-				while (q < le && *q >= '0' && *q <= '9')
-					q++;
-				if (prov_parse_u64(&d, s, (size_t)(q - s), 10) < 0 || d > 100000000)
-					goto copy;
-			}
-			rest = q;	/* " @@ ..." */
-			(void)c;
-			/* the hunk's old lines */
-			/*
-			 * the hunk's old lines, as many as its header counts: a
-			 * git format-patch signature ("-- " then the version) after
-			 * the last hunk is not one of them
-			 */
-			prov_buf_reset(&hunk);
-			pre.n = 0;
-			for (h = next, nold = 0, nnew = 0; h < end && (nold < b || nnew < d);) {
-				const char *hn = memchr(h, '\n', (size_t)(end - h));
-				size_t hl = hn ? (size_t)(hn - h) : (size_t)(end - h);
-				if (hl && (h[0] == ' ' || h[0] == '-')) {
-					PROV_ALLOC_GROW(pre.at, pre.n + 1, pre.alloc);
-					PROV_ALLOC_GROW(pre.len, pre.n + 1, pre.lalloc);
-					pre.at[pre.n] = h + 1;
-					pre.len[pre.n++] = hl - 1;
-					nold++;
-					nnew += h[0] == ' ';
-				} else if (hl && h[0] == '+') {
-					nnew++;
-				} else if (!(hl && h[0] == '\\')) {
-					break;
-				}
-				h = hn ? hn + 1 : end;
-			}
-			if (b == 0) {	/* pure insertion after line a: move it as the previous hunk moved */
-				at = (long)a + shift;
-				if (at < 0)
-					at = 0;
-			} else {
-				at = find_hunk(&fl, &pre, (long)a - 1 + shift, min, compares);
-				if (at == -2) {
-					error = PROV_ELIMIT;	/* the caller says so */
-					goto cleanup;
-				}
-				if (at < 0)
-					goto copy;
-				shift = at - ((long)a - 1);
-				min = at + (long)pre.n;
-				at += 1;
-			}
-			error = prov_buf_printf(out, "@@ -%ld,%llu +%ld,%llu%.*s\n", at, (unsigned long long)b,
-						(d == 0 ? at : at + delta + (b == 0 ? 1 : 0)) , (unsigned long long)d,
-						(int)(le - rest), rest);
-			if (error < 0)
-				goto cleanup;
-			delta += (long)d - (long)b;
-			p = next;
 			continue;
 		}
-copy:
-		if ((error = prov_buf_add(out, p, ll)) < 0 || (nl && (error = prov_buf_putc(out, '\n')) < 0))
+		if (ev == PROV_UDIFF_NOEOL)
+			continue;
+		if (r.pending && (error = relocation_flush(&r, out, compares)) < 0)
 			goto cleanup;
-		p = next;
+		if (ev == PROV_UDIFF_FILE) {
+			error = relocation_file(&r, &file, repo, tree_oid, d.file_ok ? d.old_path : NULL, patched);
+			if (error)
+				goto cleanup;	/* 1: over the budget, the caller says so */
+		} else if (ev == PROV_UDIFF_HUNK && r.have_file) {
+			relocation_hunk(&r, &d);
+		}
 	}
+	if (r.pending && (error = relocation_flush(&r, out, compares)) < 0)
+		goto cleanup;
+	error = prov_buf_add(out, r.copied, (size_t)(in->buf + in->len - r.copied));
 cleanup:
+	prov_udiff_release(&d);
 	prov_buf_release(&file);
-	prov_buf_release(&hunk);
-	lines_release(&fl);
-	lines_release(&pre);
-	return error;
+	lines_release(&r.fl);
+	lines_release(&r.pre);
+	return error < 0 ? error : 0;
 }
 
 /*
@@ -506,21 +510,15 @@ static uint64_t blob_size_at(git_repository *repo, git_tree *tree, const char *p
 /* Bytes of the files a git-style diff rewrites, as they are in the tree (a new file: 0). */
 static uint64_t diff_patched_bytes(git_repository *repo, git_tree *tree, const struct prov_buf *diff)
 {
-	const char *p = diff->buf, *end = diff->buf + diff->len;
+	struct prov_udiff d;
 	uint64_t sum = 0;
+	int ev;
 
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-
-		if (le - p > 6 && !memcmp(p, "--- a/", 6)) {
-			char *path = prov_xstrndup(p + 6, (size_t)(le - p - 6));
-
-			sum += blob_size_at(repo, tree, path);
-			free(path);
-		}
-		p = nl ? nl + 1 : end;
-	}
+	prov_udiff_init(&d, diff->buf, diff->len, 1, 0);
+	while ((ev = prov_udiff_next(&d)) != PROV_UDIFF_END)
+		if (ev == PROV_UDIFF_FILE && d.old_path)
+			sum += blob_size_at(repo, tree, d.old_path);
+	prov_udiff_release(&d);
 	return sum;
 }
 
