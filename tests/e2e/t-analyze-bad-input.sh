@@ -10,7 +10,7 @@ F=$TOP/fixtures/crashers
 # expect_bad FILE WHAT: exit 2, exactly one stderr line, naming FILE
 expect_bad() {
 	local f=$1 what=$2 rc
-	timeout 20 "$PROVENANCE" analyze "$f" --format json >"$T/out" 2>"$T/err"
+	timeout 120 "$PROVENANCE" analyze "$f" --format json >"$T/out" 2>"$T/err"
 	rc=$?
 	[ $rc -lt 124 ] || fail "$what: exit $rc (timeout or signal)"
 	[ $rc -eq 2 ] || { cat "$T/err"; fail "$what: exit $rc, expected 2"; }
@@ -60,7 +60,7 @@ done
 # inside the memory segments: partial results are allowed, a crash or a hang is not
 for cut in $((load_off + 4096)) $(((load_off + size) / 2)) $((size - 4096)); do
 	head -c "$cut" "$core" >"$T/cut-$cut"
-	timeout 20 "$PROVENANCE" analyze "$T/cut-$cut" --format json >"$T/out" 2>"$T/err"
+	timeout 120 "$PROVENANCE" analyze "$T/cut-$cut" --format json >"$T/out" 2>"$T/err"
 	rc=$?
 	case $rc in
 	1) python3 "$TOP/tests/e2e/check-json-contract.py" "$T/out" || fail "cut at $cut: broken JSON"

@@ -122,6 +122,6 @@ check_exit 2 "an unexpandable macro" -- fc "$fixa" --repo "$up" --at v1.0 --rpm-
 check_match "$(cat "$T/last.err")" "cannot be expanded" "macro message"
 check_exit 2 "no spec" -- fc "$fixa" --repo "$up" --at v1.0 --rpm-spec "$bad/nosuch.spec"
 mkfifo "$bad/fifo.spec"
-check_exit 2 "a FIFO as spec (no hang)" -- timeout 10 "$PROVENANCE" fixcheck "$fixa" --repo "$up" --at v1.0 --rpm-spec "$bad/fifo.spec"
+check_exit 2 "a FIFO as spec (no hang)" -- timeout 120 "$PROVENANCE" fixcheck "$fixa" --repo "$up" --at v1.0 --rpm-spec "$bad/fifo.spec"
 check_exit 64 "--rpm-spec with --component" -- fc "$fixa" core --component libfoo --rpm-spec "$spec"
 echo "all ok"

@@ -47,7 +47,7 @@ no_read_open() {
 for cmd in env resolve; do
 	args=(--sysroot "$R")
 	[ $cmd = resolve ] && args+=(--offline "$T/bt.txt")
-	timeout 30 env "$untraced_leaks" strace -f -qq -e trace=open,openat,openat2 -o "$T/$cmd.strace" \
+	timeout 120 env "$untraced_leaks" strace -f -qq -e trace=open,openat,openat2 -o "$T/$cmd.strace" \
 		"$PROVENANCE" $cmd "${args[@]}" >"$T/$cmd.out" 2>"$T/$cmd.err"
 	rc=$?
 	[ $rc = 124 ] && fail "provenance $cmd --sysroot hangs on a FIFO"
@@ -59,7 +59,7 @@ done
 
 # ---- INPUT: a FIFO nobody writes to fails at once, a pipe with data is read ----
 mkfifo "$T/in.fifo"
-timeout 20 "$PROVENANCE" resolve --offline "$T/in.fifo" >"$T/f.out" 2>"$T/f.err"
+timeout 120 "$PROVENANCE" resolve --offline "$T/in.fifo" >"$T/f.out" 2>"$T/f.err"
 rc=$?
 [ $rc = 124 ] && fail "a FIFO INPUT without a writer hangs"
 check_eq "$rc" 2 "FIFO INPUT without a writer: exit"
@@ -73,7 +73,7 @@ case $rc in 0|1|3) ;; *) cat "$T/procsub.err"; fail "<(cat file): exit $rc" ;; e
 check_eq "$(diff <(grep -v '"path"' "$T/file.json") <(grep -v '"path"' "$T/procsub.json") | wc -l)" 0 \
 	"<(cat bt.txt) reports what bt.txt does"
 ( sleep 0.3; cat "$T/bt.txt" >"$T/in.fifo" ) &
-timeout 20 "$PROVENANCE" resolve --offline --format json "$T/in.fifo" >"$T/fifo.json" 2>/dev/null
+timeout 120 "$PROVENANCE" resolve --offline --format json "$T/in.fifo" >"$T/fifo.json" 2>/dev/null
 wait
 check_eq "$(diff <(grep -v '"path"' "$T/file.json") <(grep -v '"path"' "$T/fifo.json") | wc -l)" 0 \
 	"a FIFO with a writer reports what the file does"
@@ -87,7 +87,7 @@ check_eq "$(diff <(grep -v '"path"' "$T/file.json") <(grep -v -e '"path"' -e '"c
 # ---- the config file as a FIFO or a device: refused, never opened ----
 mkdir -p "$XDG_CONFIG_HOME/provenance"
 mkfifo "$XDG_CONFIG_HOME/provenance/config"
-timeout 20 env "$untraced_leaks" strace -f -qq -e trace=open,openat,openat2 -o "$T/cfg.strace" \
+timeout 120 env "$untraced_leaks" strace -f -qq -e trace=open,openat,openat2 -o "$T/cfg.strace" \
 	"$PROVENANCE" resolve --offline "$T/bt.txt" >/dev/null 2>"$T/cfg.err"
 rc=$?
 [ $rc = 124 ] && fail "a FIFO config file hangs"

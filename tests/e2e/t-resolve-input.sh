@@ -36,7 +36,7 @@ for bad in "$T/empty:is empty" "$T/random:neither a core file nor a text backtra
 	"$T/run/prog:is an ELF file but not a core" "$T/run:is a directory" \
 	"$T/missing:cannot open" "$T/prose.txt:holds no backtrace"; do
 	f=${bad%%:*} want=${bad#*:}
-	check_exit 2 "bad input $(basename "$f")" -- timeout 20 "$PROVENANCE" resolve "$f" --offline
+	check_exit 2 "bad input $(basename "$f")" -- timeout 120 "$PROVENANCE" resolve "$f" --offline
 	[ "$(wc -l <"$T/last.err")" = 1 ] || fail "more than one line for $(basename "$f"): $(cat "$T/last.err")"
 	grep -qF "'$f'" "$T/last.err" && grep -qF "$want" "$T/last.err" ||
 		fail "$(basename "$f"): message '$(cat "$T/last.err")' lacks the name or '$want'"

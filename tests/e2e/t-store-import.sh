@@ -142,7 +142,7 @@ check_match "$(cat "$T/last.out")" "\(5 rows\)" "five top frames"
 before=$(sqlite 'SELECT count(*) FROM crashes')
 refuse() {	# WHAT ERE SQL [OPTIONS]
 	local what=$1 ere=$2 sql=$3; shift 3
-	check_exit 2 "query refuses $what" -- timeout 30 "$PROVENANCE" query --store "$S" "$@" "$sql"
+	check_exit 2 "query refuses $what" -- timeout 120 "$PROVENANCE" query --store "$S" "$@" "$sql"
 	check_eq "$(wc -l <"$T/last.err")" 1 "$what: one line"
 	check_match "$(cat "$T/last.err")" "^provenance: $ere" "$what: message"
 	check_eq "$(wc -c <"$T/last.out")" 0 "$what: nothing on stdout"

@@ -54,7 +54,7 @@ suite() {	# NAME STORE
 	check_eq "$(tail -1 "$T/last.out" | tr -d '\r')" "$(truth "d['templates'][1]['count']")" "$name: SIGABRT crashes"
 	refuse() {
 		local what=$1 ere=$2 sql=$3; shift 3
-		check_exit 2 "$name: query refuses $what" -- timeout 30 "$PROVENANCE" query --store "$S" "$@" "$sql"
+		check_exit 2 "$name: query refuses $what" -- timeout 120 "$PROVENANCE" query --store "$S" "$@" "$sql"
 		check_eq "$(wc -l <"$T/last.err")" 1 "$name: $what: one line"
 		check_match "$(cat "$T/last.err")" "^provenance: $ere" "$name: $what: message"
 	}
