@@ -320,6 +320,7 @@ static void finish(struct tp_state *st)
 		c->has_crashed_thread = 1;
 		c->crashed_thread = pick;
 	}
+	tp_pybt_merge(st);
 	for (i = 1; i < TP_NFMT; i++)
 		if (st->counts[i] > (best ? st->counts[best] : 0) ||
 		    (best && st->counts[i] == st->counts[best] && st->counts[i] &&
