@@ -195,4 +195,12 @@ printf '>=2.0,<2.20.1\0001:2.19.3-1~24.04\000v{upstream_version}' >"$out/fuzz-ve
 printf '<1.13\0001.13.0+cu118\000release/{major}.{minor}.{patch}' >"$out/fuzz-version/pip-local"
 printf '==6.4.3\0006.4.3\000{patch}' >"$out/fuzz-version/exact"
 printf '>=,<\000.\000{unknown}' >"$out/fuzz-version/broken"
+# cluster job logs (fuzz/fuzz-labels.c): ranks interleaved behind srun,
+# torchrun, journald and RFC 3339 prefixes, OpenMPI tags, caffe2's [N] after
+# syslog times, torchrun's glog prefix
+mkdir -p "$out/fuzz-labels"
+python3 tests/e2e/gen-ranks.py --ranks 6 --odd 1 --cuda 2 --segv 3 --noise 1 --summary --prefix srun-torchrun >"$out/fuzz-labels/srun-torchrun.txt"
+python3 tests/e2e/gen-ranks.py --ranks 4 --segv 1 --prefix journald >"$out/fuzz-labels/journald.txt"
+python3 tests/e2e/gen-ranks.py --ranks 4 --cuda 0 --prefix rfc3339 >"$out/fuzz-labels/rfc3339.txt"
+cp fixtures/text/launchers/caffe2-syslog-index.txt fixtures/text/launchers/nccl-watchdog.txt "$out/fuzz-labels/"
 echo "seeds in $out: $(find "$out" -type f | wc -l) files, $(du -sh "$out" | cut -f1)"

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buildpath.h"
 #include "components.h"
 #include "derive.h"
 #include "srclocate.h"
@@ -489,6 +490,17 @@ static struct prov_module *frame_module(struct prov_crash *c, const struct prov_
 		m = prov_crash_module_by_path(c, f->module);
 	if (!m && f->has_pc)
 		m = prov_crash_module_at(c, f->pc);
+	/* "at FILE:LINE" with no module: the module the text reader inferred
+	 * for FILE's package root (the same root, so the same package) */
+	if (!m && !f->module && f->file) {
+		size_t i, n = prov_buildpath_root_len(f->file);
+
+		for (i = 0; n && i < c->nmodules; i++)
+			if (c->modules[i].inferred && c->modules[i].path &&
+			    prov_buildpath_root_len(c->modules[i].path) == n &&
+			    !strncmp(c->modules[i].path, f->file, n))
+				return &c->modules[i];
+	}
 	return m;
 }
 

@@ -145,3 +145,38 @@ void prov_buildpath_repo_paths_of(struct prov_crash *c, int no_component_only)
 			}
 		}
 }
+
+/*
+ * Where a source path's package root ends: ".../site-packages/TOP",
+ * "/usr/src/debug/NAME-VERSION...", the directory of a Python file; 0 when
+ * the path says nothing about what installed or built it.
+ */
+size_t prov_buildpath_root_len(const char *path)
+{
+	const char *p, *e;
+	size_t n = strlen(path);
+	int skip;
+
+	if (path[0] != '/')
+		return 0;
+	for (p = path; (p = strstr(p, "-packages/")) != NULL; p++)
+		if (p - path >= 4 && (memcmp(p - 4, "site", 4) == 0 || memcmp(p - 4, "dist", 4) == 0) &&
+		    (e = strchr(p + 10, '/')) != NULL)
+			return (size_t)(e - path);
+	if (prov_buildpath_split(NULL, NULL, NULL, path)) {
+		/* the components up to NAME-VERSION */
+		if (prov_starts_with(path, "/usr/src/debug/") || prov_starts_with(path, "/builddir/build/BUILD/"))
+			skip = 4;
+		else
+			skip = 3;	/* /build/buildd/X, /build/S-R/S-V */
+		for (p = path; skip > 0 && (p = strchr(p + 1, '/')) != NULL; skip--)
+			;
+		return p ? (size_t)(p - path) : 0;
+	}
+	/* the interpreter's own library: /usr/lib/python3.11/json/decoder.py */
+	if (n > 3 && memcmp(path + n - 3, ".py", 3) == 0 &&
+	    (strstr(path, "/lib/python") || strstr(path, "/lib64/python")) &&
+	    (e = strrchr(path, '/')) != NULL && e > path)
+		return (size_t)(e - path);
+	return 0;
+}

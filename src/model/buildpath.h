@@ -19,6 +19,15 @@
  */
 int prov_buildpath_split(char **name, char **version, char **rest, const char *path);
 
+/*
+ * Where a source path's package root ends: ".../site-packages/TOP",
+ * "/usr/src/debug/NAME-VERSION...", the directory of the interpreter's own
+ * Python file; 0 when the path says nothing about what installed or built
+ * it. The text reader names one module per root (inferred); a frame with no
+ * module belongs to the inferred module of its root.
+ */
+size_t prov_buildpath_root_len(const char *path);
+
 /* repo_path for frames that have none, from a known build prefix. */
 void prov_buildpath_repo_paths(struct prov_crash *c);
 /* The same, for the frames of no component only when no_component_only. */

@@ -208,41 +208,6 @@ static void mark_signal_frame(struct prov_crash *c)
 }
 
 /*
- * Where a source path's package root ends: ".../site-packages/TOP",
- * "/usr/src/debug/NAME-VERSION...", the directory of a Python file; 0 when
- * the path says nothing about what installed or built it.
- */
-static size_t package_root_len(const char *path)
-{
-	const char *p, *e;
-	size_t n = strlen(path);
-	int skip;
-
-	if (path[0] != '/')
-		return 0;
-	for (p = path; (p = strstr(p, "-packages/")) != NULL; p++)
-		if (p - path >= 4 && (memcmp(p - 4, "site", 4) == 0 || memcmp(p - 4, "dist", 4) == 0) &&
-		    (e = strchr(p + 10, '/')) != NULL)
-			return (size_t)(e - path);
-	if (prov_buildpath_split(NULL, NULL, NULL, path)) {
-		/* the components up to NAME-VERSION */
-		if (prov_starts_with(path, "/usr/src/debug/") || prov_starts_with(path, "/builddir/build/BUILD/"))
-			skip = 4;
-		else
-			skip = 3;	/* /build/buildd/X, /build/S-R/S-V */
-		for (p = path; skip > 0 && (p = strchr(p + 1, '/')) != NULL; skip--)
-			;
-		return p ? (size_t)(p - path) : 0;
-	}
-	/* the interpreter's own library: /usr/lib/python3.11/json/decoder.py */
-	if (n > 3 && memcmp(path + n - 3, ".py", 3) == 0 &&
-	    (strstr(path, "/lib/python") || strstr(path, "/lib64/python")) &&
-	    (e = strrchr(path, '/')) != NULL && e > path)
-		return (size_t)(e - path);
-	return 0;
-}
-
-/*
  * A frame with no module whose source path says what installed or built it
  * names that file as a module (one per package root), so that the resolvers
  * find its package: the dpkg/rpm owner, the pip distribution, else a guess
@@ -259,7 +224,7 @@ static void infer_modules(struct tp_state *st)
 			const struct prov_frame *f = &c->threads[i].frames[j];
 			size_t n;
 
-			if (f->module || !f->file || (n = package_root_len(f->file)) == 0)
+			if (f->module || !f->file || (n = prov_buildpath_root_len(f->file)) == 0)
 				continue;
 			for (k = 0; k < nroots; k++)
 				if (strlen(roots[k]) == n && memcmp(roots[k], f->file, n) == 0)
@@ -320,6 +285,7 @@ static void finish(struct tp_state *st)
 		c->has_crashed_thread = 1;
 		c->crashed_thread = pick;
 	}
+	tp_pybt_merge(st);
 	for (i = 1; i < TP_NFMT; i++)
 		if (st->counts[i] > (best ? st->counts[best] : 0) ||
 		    (best && st->counts[i] == st->counts[best] && st->counts[i] &&

@@ -14,6 +14,8 @@ const struct tp_format tp_formats[] = {
 	{ .name = "compute-sanitizer", .line = tp_cudasan_line },
 	/* "prog[1234]: segfault at …" before a prefix-stripped line reads as prose */
 	{ .name = "kernel", .line = tp_kernel_line },
+	/* "#9 Frame 0x…, for file …" (py-bt-full) is no native gdb frame */
+	{ .name = "py-bt", .line = tp_pybt_line },
 	{ .name = "native", .pending = tp_gdb_pending, .line = tp_native_line, .idle = tp_gdb_idle,
 	  .before_close = tp_gdb_before_close, .settle = tp_gdb_settle },
 	{ .name = "sanitizer", .line = tp_san_line, .idle = tp_san_idle, .end = tp_san_end },

@@ -45,6 +45,7 @@ enum tp_fmt {
 	TP_VALGRIND,
 	TP_CUDASAN,
 	TP_KERNEL,
+	TP_PYBT,	/* gdb's py-bt / py-bt-full: merged into a native thread */
 	TP_NFMT
 };
 
@@ -218,6 +219,14 @@ int tp_san_frame_ok(const char *s);
 int tp_san_frame_own(const char *s);
 /* python.c: faulthandler, tracebacks, pystack */
 int tp_python_line(struct tp_state *st, char *s, size_t indent);
+/* gdb's py-bt / py-bt-full lines, before the native reader sees "#N Frame" */
+int tp_pybt_line(struct tp_state *st, char *s, size_t indent);
+/*
+ * After the crashed thread is chosen: the py-bt threads' Python frames go
+ * into the native gdb thread they belong to (the crashed one, else the gdb
+ * thread printed before them), above the eval frame that ran them.
+ */
+void tp_pybt_merge(struct tp_state *st);
 /* state.c: crash.headline, when none is set (replace: a Python exception's may be replaced) */
 void tp_set_headline(struct tp_state *st, const char *text, size_t n, const char *error,
 		     size_t error_len, int replace);

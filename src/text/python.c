@@ -198,7 +198,7 @@ int tp_python_line(struct tp_state *st, char *s, size_t indent)
 	if (prov_starts_with(s, "File \"")) {
 		int fmt = st->fmt;
 
-		if (fmt != TP_FAULTHANDLER && fmt != TP_PYTB && fmt != TP_PYSTACK)
+		if (fmt != TP_FAULTHANDLER && fmt != TP_PYTB && fmt != TP_PYSTACK && fmt != TP_PYBT)
 			fmt = TP_NONE;
 		return python_frame(st, fmt, s, 1);
 	}
@@ -211,11 +211,180 @@ int tp_python_line(struct tp_state *st, char *s, size_t indent)
 		return 1;
 	}
 	/* inside a Python block: source lines, carets, notes */
-	if (st->fmt == TP_FAULTHANDLER || st->fmt == TP_PYTB || st->fmt == TP_PYSTACK) {
+	if (st->fmt == TP_FAULTHANDLER || st->fmt == TP_PYTB || st->fmt == TP_PYSTACK || st->fmt == TP_PYBT) {
 		if (strcmp(s, "<no Python frame>") == 0 || (indent > 0 && tp_cur(st)) ||
 		    (s[0] == '[' && strstr(s, "repeated")) || prov_starts_with(s, "..."))
 			return 1;
 	}
 	(void)n;
 	return 0;
+}
+
+/* ---- gdb's py-bt and py-bt-full ---- */
+
+/*
+ * py-bt: "Traceback (most recent call first):" then `File "F", line N, in
+ * FUNC` (most recent first: never reversed). py-bt-full: "#N Frame 0x…, for
+ * file F, line L, in FUNC (ARGS)", N being the gdb frame that evaluates it;
+ * such a frame's index is kept as -(N + 1) until tp_pybt_merge places it.
+ */
+int tp_pybt_line(struct tp_state *st, char *s, size_t indent)
+{
+	struct prov_frame *f;
+	const char *p, *file, *q, *fn, *e;
+	int gdbnum, line;
+
+	if (strcmp(s, "Traceback (most recent call first):") == 0) {
+		tp_open(st, TP_PYBT, 1);
+		return 1;
+	}
+	if (strcmp(s, "Unable to locate python frame") == 0)
+		return 1;
+	if (indent || s[0] != '#' || tp_dec(&gdbnum, s + 1, &p) < 0 || *p != ' ')
+		return 0;
+	p++;
+	if (st->fmt == TP_PYBT && (p[0] == '<' || prov_starts_with(p, "(unable to read python frame") ||
+				   prov_starts_with(p, "Waiting for the GIL") ||
+				   prov_starts_with(p, "Garbage-collecting")))
+		return 1;	/* a C function or the interpreter busy: no Python frame */
+	if (!prov_starts_with(p, "Frame 0x") || (file = strstr(p, ", for file ")) == NULL)
+		return 0;
+	file += 11;
+	if ((q = strstr(file, ", line ")) == NULL || tp_dec(&line, q + 7, &e) < 0 ||
+	    !prov_starts_with(e, ", in "))
+		return 0;
+	fn = e + 5;
+	for (e = fn; *e && *e != ' ' && *e != '('; e++)
+		;
+	if (e == fn)
+		return 0;
+	if (st->fmt != TP_PYBT || !tp_cur(st) || tp_cur_info(st)->fmt != TP_PYBT ||
+	    (tp_cur(st)->nframes && tp_cur(st)->frames[0].index >= 0))
+		tp_open(st, TP_PYBT, 1);	/* py-bt-full after py-bt is a stack of its own */
+	f = tp_frame_new(st, TP_PYBT, -1);
+	if (!f)
+		return 1;
+	f->python = 1;
+	tp_set(&f->function, fn, (size_t)(e - fn));
+	tp_set(&f->file, file, (size_t)(q - file));
+	f->line = line;
+	f->index = -(gdbnum + 1);
+	return 1;
+}
+
+static int pybt_same(const struct prov_thread *a, const struct prov_thread *b)
+{
+	size_t i;
+
+	if (a->nframes != b->nframes)
+		return 0;
+	for (i = 0; i < a->nframes; i++)
+		if (!tp_str_eq(a->frames[i].function, b->frames[i].function) ||
+		    !tp_str_eq(a->frames[i].file, b->frames[i].file) || a->frames[i].line != b->frames[i].line)
+			return 0;
+	return 1;
+}
+
+static int is_eval(const struct prov_frame *f)
+{
+	return !f->python && f->function &&
+	       (!strcmp(f->function, "_PyEval_EvalFrameDefault") || !strcmp(f->function, "PyEval_EvalFrameEx"));
+}
+
+/*
+ * Python frames P (most recent first) into native thread t, as a core's are
+ * merged: each right above the eval frame that ran it. py-bt-full says
+ * which (its "#N"); py-bt does not, so its frames are placed only when that
+ * is certain (one eval frame, or as many eval frames as Python frames, one
+ * each) and otherwise follow the native frames, with a note saying why.
+ */
+static void pybt_into(struct prov_thread *t, struct prov_thread *py)
+{
+	size_t n = t->nframes + py->nframes, i, k = 0, m = 0, neval = 0;
+	struct prov_frame *out = prov_xcalloc(n ? n : 1, sizeof(*out));
+	int full = py->nframes && py->frames[0].index < 0, each;
+
+	for (i = 0; i < t->nframes; i++)
+		neval += is_eval(&t->frames[i]);
+	each = !full && neval > 1 && neval == py->nframes;
+	for (i = 0; i < t->nframes; i++) {
+		const struct prov_frame *nf = &t->frames[i];
+
+		if (full) {
+			while (k < py->nframes && py->frames[k].index == -(nf->index + 1))
+				out[m++] = py->frames[k++];
+		} else if (is_eval(nf) && k < py->nframes) {
+			if (each)
+				out[m++] = py->frames[k++];
+			else if (neval == 1)
+				while (k < py->nframes)
+					out[m++] = py->frames[k++];
+		}
+		if (t->has_crash_frame && i == t->crash_frame)
+			t->crash_frame = m;
+		out[m++] = *nf;
+	}
+	if (k < py->nframes && !t->python_note)
+		t->python_note = full ? prov_xasprintf("%zu Python frames from gdb's py-bt-full name no frame of "
+						       "this backtrace", py->nframes - k)
+				      : prov_xasprintf("%zu Python frames from gdb's py-bt follow the native "
+						       "frames: which of the %zu eval frames ran each could not be "
+						       "determined (py-bt-full says)", py->nframes - k, neval);
+	while (k < py->nframes)
+		out[m++] = py->frames[k++];
+	free(t->frames);
+	t->frames = out;
+	t->nframes = m;
+	t->frames_alloc = n ? n : 1;
+	for (i = 0; i < m; i++)
+		t->frames[i].index = (int)i;
+	t->python = 1;
+	free(py->frames);
+	py->frames = NULL;
+	py->nframes = py->frames_alloc = 0;
+}
+
+void tp_pybt_merge(struct tp_state *st)
+{
+	struct prov_crash *c = st->c;
+	size_t i, j, src = (size_t)-1, dst = (size_t)-1;
+	unsigned char *drop;
+
+	for (i = 0; i < c->nthreads; i++)
+		if (st->ti[i].fmt == TP_PYBT && c->threads[i].nframes &&
+		    (src == (size_t)-1 || c->threads[i].frames[0].index < 0 ||
+		     c->threads[src].frames[0].index >= 0))
+			src = i;	/* the last py-bt-full, else the last py-bt */
+	if (src == (size_t)-1)
+		return;
+	if (c->has_crashed_thread && st->ti[c->crashed_thread].fmt == TP_GDB)
+		dst = c->crashed_thread;
+	for (i = src; dst == (size_t)-1 && i-- > 0;)
+		if (st->ti[i].fmt == TP_GDB)
+			dst = i;
+	drop = prov_xcalloc(c->nthreads, 1);
+	/* the same frames printed twice (py-bt, then py-bt-full) are one stack */
+	for (i = 0; i < c->nthreads; i++)
+		if (i != src && st->ti[i].fmt == TP_PYBT && pybt_same(&c->threads[i], &c->threads[src]))
+			drop[i] = 1;
+	if (dst != (size_t)-1) {
+		if (c->threads[src].crashed)
+			c->threads[dst].crashed = 1;
+		pybt_into(&c->threads[dst], &c->threads[src]);
+		drop[src] = 1;
+		st->counts[TP_PYBT] = 0;	/* the paste is gdb's, Python frames and all */
+	}
+	for (i = 0; i < c->nthreads; i++)	/* any still standing: index from 0 */
+		if (!drop[i] && st->ti[i].fmt == TP_PYBT)
+			for (j = 0; j < c->threads[i].nframes; j++)
+				c->threads[i].frames[j].index = (int)j;
+	tp_drop_threads(st, drop);
+	free(drop);
+	c->has_crashed_thread = 0;
+	for (i = 0; i < c->nthreads; i++)
+		if (c->threads[i].crashed) {
+			c->has_crashed_thread = 1;
+			c->crashed_thread = i;
+			break;
+		}
 }

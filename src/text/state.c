@@ -31,6 +31,7 @@ static const char *const fmt_names[TP_NFMT] = {
 	[TP_VALGRIND] = "valgrind",
 	[TP_CUDASAN] = "compute-sanitizer",
 	[TP_KERNEL] = "kernel",
+	[TP_PYBT] = "gdb-py-bt",
 };
 
 const char *tp_fmt_name(int fmt)

@@ -12,7 +12,10 @@ load(). Lines of all ranks are interleaved round-robin, as they reach a
 shared stderr. --summary adds the launchers' own lines: srun's "srun: error:
 HOST: task N: ..." (per task) and torchrun's ChildFailedError table. With
 --truth DIR, DIR/<rank>.txt is each rank's own unprefixed text: the truth a
-test compares the labelled report of each rank with.
+test compares the labelled report of each rank with; DIR/kinds.txt says, one
+"RANK KIND HOST TASK" a line, what each rank was made to do (value, odd, cuda,
+segv), on which host, under which srun task: the groups a determinism line
+must give and what the launcher lines must annotate.
 Formats: torchrun's "[rankN]:" (torch.distributed.elastic, --tee/--log-dir),
 srun --label "N: ", the two together, kubectl logs --timestamps (RFC 3339,
 nanoseconds), journalctl -o short ("Mon DD HH:MM:SS host ident[pid]: ").
@@ -90,6 +93,9 @@ def main():
         for r, t in texts.items():
             with open(os.path.join(a.truth, "%d.txt" % r), "w") as f:
                 f.write("\n".join(t) + "\n")
+        with open(os.path.join(a.truth, "kinds.txt"), "w") as f:
+            for r in range(a.ranks):
+                f.write("%d %s node%02d %d\n" % (r, kinds[r], r // 8, r // 4 if a.prefix == "srun-torchrun" else r))
     out = sys.stdout
     i = 0
     texts = {r: noise[r] + texts[r] for r in texts}

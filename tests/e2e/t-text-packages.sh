@@ -32,6 +32,31 @@ check_eq "$(pkg "$T/fedora.json" rocclr found_by)" path "debugsource: found by"
 check_eq "$(json_get "$T/fedora.json" 'd["threads"][0]["frames"][0]["repo_path"]')" rocclr/device/device.cpp "normalised repo_path"
 check_eq "$(json_get "$T/fedora.json" 'd["threads"][0]["frames"][1]["repo_path"]')" null "no repo_path for app.c"
 
+# 1b. gdb frames printed "at FILE:LINE" (no library) get the component of
+#     their path's package, like the frames that name the library: a mapping
+#     made here says package rocclr and librocclr.so* are component "rocclr";
+#     two files under the same debugsource root, one frame from the library,
+#     one outside any package (app.c: no component)
+cat > "$T/rocclr.map" <<'MAP'
+[component "rocclr"]
+	package = rocclr
+	library = librocclr.so*
+	repo = https://example.invalid/ROCclr.git
+	ref = rocm-{major}.{minor}.{patch}
+MAP
+cat > "$T/at.txt" <<'TXT'
+Program received signal SIGSEGV, Segmentation fault.
+#0  0x00007f1000a1b520 in amd::Device::create (this=0x0) at /usr/src/debug/rocclr-5.5.1-8.fc39.x86_64/rocclr/cmake/../device/device.cpp:412
+#1  0x00007f1000a1b9a0 in amd::Program::build (this=0x1) at /usr/src/debug/rocclr-5.5.1-8.fc39.x86_64/rocclr/platform/program.cpp:77
+#2  0x00007f1000a1c520 in amd::Runtime::init () from /usr/lib64/librocclr.so.5
+#3  0x0000555500001000 in main () at app.c:5
+TXT
+resolve "$T/at.txt" "$T/at.json" --mapping "$T/rocclr.map"
+check_eq "$(json_get "$T/at.json" '[f["component"] for f in d["threads"][0]["frames"]]')" \
+	'["rocclr", "rocclr", "rocclr", null]' "at FILE:LINE frames: the component of their package root"
+check_eq "$(json_get "$T/at.json" 'd["threads"][0]["frames"][1]["repo_path"]')" rocclr/platform/program.cpp \
+	"at FILE:LINE: the repository path of the second file under the root"
+
 # 2. a pip layout made here: the distribution from its RECORD
 sp="$T/venv/lib/python3.11/site-packages"
 mkdir -p "$sp/mylib" "$sp/mylib-4.5.6.dist-info"

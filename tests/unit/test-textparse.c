@@ -206,14 +206,34 @@ static void dump(const struct prov_crash *c)
 		       c->modules[i].build_id ? c->modules[i].build_id : "-");
 }
 
+/*
+ * As resolve reads a file: log prefixes learnt over the whole input
+ * (prov_text_parse_all). A fixture is one crash; more is an error here.
+ */
 static int parse_buf(struct prov_crash **out, const char *name, const char *s, size_t n)
 {
-	return prov_text_parse(out, name, s, n);
+	struct prov_crash **cs = NULL;
+	size_t k, ncs = 0;
+	int rc = prov_text_parse_all(&cs, &ncs, name, s, n);
+
+	*out = NULL;
+	if (rc < 0)
+		return rc;
+	if (ncs == 1) {
+		*out = cs[0];
+		free(cs);
+		return 0;
+	}
+	for (k = 0; k < ncs; k++)
+		prov_crash_free(cs[k]);
+	free(cs);
+	return prov_error_set(PROV_EINPUT, "'%s' gave %zu crashes, not one", name, ncs);
 }
 
+/* tricky lines, one input: the reader itself (no split by rank label) */
 static int parse_str(struct prov_crash **out, const char *s)
 {
-	return parse_buf(out, "test", s, strlen(s));
+	return prov_text_parse(out, "test", s, strlen(s));
 }
 
 /* Split a line on tabs (in place); returns the field count. */
