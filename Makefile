@@ -174,6 +174,7 @@ LIB_OBJS += resolvers/pip.o
 LIB_OBJS += resolvers/conda.o
 LIB_OBJS += resolvers/rocm.o
 LIB_OBJS += resolvers/git.o
+LIB_OBJS += resolvers/go-buildinfo.o
 LIB_OBJS += resolvers/python.o
 LIB_OBJS += resolvers/path.o
 LIB_OBJS += resolvers/kit-origin.o
