@@ -187,6 +187,7 @@ LIB_OBJS += resolvers/kit-rpm-header.o
 LIB_OBJS += resolvers/kit-upstream.o
 
 # core: cores and live processes (libdwfl), Python frames, variables, code.
+LIB_OBJS += src/core/gopclntab.o
 LIB_OBJS += src/core/core.o
 LIB_OBJS += src/core/core-ctx.o
 LIB_OBJS += src/core/core-read.o
