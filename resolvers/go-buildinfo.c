@@ -327,7 +327,8 @@ static void main_origin(struct prov_origin *o, const struct go_info *gi, const c
 
 	o->kind = prov_xstrdup(git ? "git" : "path");
 	o->name = prov_xstrdup(gi->path);
-	o->version = gi->version && strcmp(gi->version, "(devel)") ? prov_xstrdup(gi->version) : NULL;
+	/* as Go says: "(devel)" for a build in the module's own tree (the component's version is null) */
+	o->version = prov_xstrdup(gi->version ? gi->version : "(devel)");
 	if (is_full_hex(gi->revision)) {
 		o->commit = prov_xstrdup(gi->revision);
 		/* built from a tree with local changes (or not said): near the commit, not it */

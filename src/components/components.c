@@ -663,7 +663,8 @@ static void derive_components(struct prov_crash *c, struct comp_state **cs, size
 		}
 		comp = prov_crash_add_component(c);
 		comp->name = prov_xstrdup(name);
-		comp->version = prov_xstrdup_or_null(o->version);
+		/* Go's "(devel)": a build in the module's tree, not a version */
+		comp->version = o->version && strcmp(o->version, "(devel)") ? prov_xstrdup(o->version) : NULL;
 		comp->repo = prov_xstrdup(o->upstream_url);
 		comp->found_by = prov_xstrdup(o->upstream_by);
 		k = c->ncomponents - 1;
