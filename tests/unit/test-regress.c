@@ -84,6 +84,9 @@
 #define LLVMFuzzerTestOneInput fuzz_version_one
 #include "../../fuzz/fuzz-version.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_gopclntab_one
+#include "../../fuzz/fuzz-gopclntab.c"
+#undef LLVMFuzzerTestOneInput
 
 #include "unit.h"
 #include "banned.h"
@@ -282,6 +285,11 @@ static void test_version(void **state)
 	assert_int_equal(prov_version_in_range(">=2.0,<2.20.1", "1:2.19.3-1~24.04"), 1);
 }
 
+static void test_gopclntab(void **state)
+{
+	replay("fuzz-gopclntab", fuzz_gopclntab_one, 1);
+}
+
 /* The seeds are real: a real rpm header and real JSON shapes parse. */
 static void test_seeds_parse(void **state)
 {
@@ -396,6 +404,7 @@ int main(void)
 		cmocka_unit_test(test_kernel),
 		cmocka_unit_test(test_cudasan),
 		cmocka_unit_test(test_version),
+		cmocka_unit_test(test_gopclntab),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_seeds_parse),
 	};
