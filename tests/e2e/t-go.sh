@@ -104,7 +104,9 @@ for a, b in zip(block, block[1:]):
     m = re.match(r"^([\w./*()]+)\(.*\)$", a)
     n = re.match(r"^\t(\S+):(\d+)(?: \+0x[0-9a-f]+)?(?: .*pc=(0x[0-9a-f]+))?", b)
     if m and n and n.group(3):
-        truth.append((m.group(1), n.group(1), int(n.group(2)), int(n.group(3), 16)))
+        # Go's traceback prints runtime.gopanic as "panic" (runtime/traceback.go)
+        fn = "runtime.gopanic" if m.group(1) == "panic" else m.group(1)
+        truth.append((fn, n.group(1), int(n.group(2)), int(n.group(3), 16)))
 mains = [t for t in truth if t[0].startswith("main.")]
 assert any(t[0] == "main.crashHere" for t in mains), truth
 d = json.load(open(sys.argv[2]))
