@@ -42,6 +42,8 @@ DEB_PACKAGES = pkg-config libdw-dev libelf-dev libasm-dev libdebuginfod-dev \
 	libcurl4-openssl-dev libpq-dev postgresql slurm-wlm munge libcmocka-dev libcapstone-dev binutils-dev python3-jsonschema gdb git rpm zstd lz4 xz-utils gzip \
 	python3 file dpkg-dev python3.11 python3.11-dbg binutils valgrind python3-numpy strace time \
 	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user gdb-multiarch debootstrap openssl
+# Go programs built at test time (tests/e2e/t-go.sh: .go.buildinfo, .gopclntab)
+DEB_PACKAGES += golang-go
 # Real Debian packages the tests unpack into roots they build (not installed):
 # downloaded by `make deps` into tests/debs/ (apt-get download).
 DEB_DOWNLOADS = libamdhip64-5
@@ -49,6 +51,7 @@ DEB_COMMANDS = pkg-config eu-stack eu-unstrip gdb git rpm rpmbuild zstd lz4 xz \
 	gzip python3 dpkg-source python3.11 python3.11-dbg addr2line valgrind strace /usr/bin/time psql \
 	/usr/lib/postgresql/15/bin/initdb /usr/lib/postgresql/15/bin/pg_ctl srun sbatch slurmctld slurmd munged \
 	aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ qemu-aarch64 gdb-multiarch debootstrap openssl
+DEB_COMMANDS += go
 
 ifeq ($(V),1)
 Q =
@@ -174,6 +177,7 @@ LIB_OBJS += resolvers/pip.o
 LIB_OBJS += resolvers/conda.o
 LIB_OBJS += resolvers/rocm.o
 LIB_OBJS += resolvers/git.o
+LIB_OBJS += resolvers/go-buildinfo.o
 LIB_OBJS += resolvers/python.o
 LIB_OBJS += resolvers/path.o
 LIB_OBJS += resolvers/kit-origin.o
@@ -186,6 +190,7 @@ LIB_OBJS += resolvers/kit-rpm-header.o
 LIB_OBJS += resolvers/kit-upstream.o
 
 # core: cores and live processes (libdwfl), Python frames, variables, code.
+LIB_OBJS += src/core/gopclntab.o
 LIB_OBJS += src/core/core.o
 LIB_OBJS += src/core/core-ctx.o
 LIB_OBJS += src/core/core-read.o

@@ -68,6 +68,8 @@ static void map_origins(struct prov_env_map *out, struct prov_origin **v, size_t
 			/* derived: the ref is a tag found in the repository, or none */
 			out[i].repo = v[i]->upstream_url;
 			out[i].derived = 1;
+			if (v[i]->commit && !strcmp(v[i]->upstream_by, "go-buildinfo"))
+				out[i].commit_is = v[i]->commit_approximate ? "approximate" : "exact";
 			continue;
 		}
 		if (!m)

@@ -590,8 +590,17 @@ static void resolve_derived(struct prov_component *comp, struct comp_state *cs,
 	if (is_full_hex(o->commit)) {
 		/* the system recorded the commit (a git working tree's HEAD, a pip VCS install) */
 		comp->commit = prov_xstrdup(o->commit);
-		msg = prov_xasprintf("upstream and commit recorded by '%s'",
-				     o->upstream_evidence ? o->upstream_evidence : "?");
+		if (o->found_by && !strcmp(o->found_by, "go-buildinfo")) {
+			/* the binary says which commit it was built from (vcs.revision) */
+			set_commit_is(comp, o->commit_approximate ? "approximate" : "exact");
+			msg = prov_xasprintf("module and commit recorded in '%s'%s",
+					     o->upstream_evidence ? o->upstream_evidence : "?",
+					     o->commit_approximate ? "; built from a tree with local "
+					     "changes (vcs.modified is not false): near that commit, not it" : "");
+		} else {
+			msg = prov_xasprintf("upstream and commit recorded by '%s'",
+					     o->upstream_evidence ? o->upstream_evidence : "?");
+		}
 		set_note(comp, msg);
 		if (prov_derive_open(&cs->repo, comp->repo, NULL, 0, ctx->ctx) < 0)
 			prov_error_clear();
@@ -666,7 +675,8 @@ static void derive_components(struct prov_crash *c, struct comp_state **cs, size
 		}
 		comp = prov_crash_add_component(c);
 		comp->name = prov_xstrdup(name);
-		comp->version = prov_xstrdup_or_null(o->version);
+		/* Go's "(devel)": a build in the module's tree, not a version */
+		comp->version = o->version && strcmp(o->version, "(devel)") ? prov_xstrdup(o->version) : NULL;
 		comp->repo = prov_xstrdup(o->upstream_url);
 		comp->found_by = prov_xstrdup(o->upstream_by);
 		k = c->ncomponents - 1;

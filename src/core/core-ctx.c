@@ -31,6 +31,8 @@ void core_ctx_release(struct core_ctx *x)
 {
 	size_t i;
 
+	for (i = 0; i < x->go.n; i++)
+		prov_gopcln_free(x->go.tab[i]);
 	if (x->dwfl)
 		dwfl_end(x->dwfl);
 	if (x->elf)

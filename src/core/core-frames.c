@@ -271,6 +271,74 @@ void core_chain_finish(struct core_ctx *x)
 	}
 }
 
+/*
+ * A Go module's .gopclntab (kept by the Go runtime in stripped binaries),
+ * read once per module; NULL when it has none. *bias: the module's load bias.
+ */
+static const struct prov_gopcln *go_table(struct core_ctx *x, Dwfl_Module *m, Dwarf_Addr *bias)
+{
+	struct prov_gopcln *t = NULL;
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	Elf_Data *d = NULL;
+	GElf_Addr text = 0;
+	size_t i, shstrndx;
+	int nsec = 0;
+
+	*bias = 0;
+	for (i = 0; i < x->go.n; i++)
+		if (x->go.mod[i] == m) {
+			if (x->go.tab[i])
+				dwfl_module_getelf(m, bias);
+			return x->go.tab[i];
+		}
+	if (x->go.n == CORE_GO_MAX)
+		return NULL;
+	elf = dwfl_module_getelf(m, bias);
+	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0)
+		while ((scn = elf_nextscn(elf, scn)) && nsec++ < 65536) {
+			GElf_Shdr sh;
+			const char *name;
+
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+				continue;
+			name = elf_strptr(elf, shstrndx, sh.sh_name);
+			if (name && !strcmp(name, ".text"))
+				text = sh.sh_addr;
+			else if (name && !strcmp(name, ".gopclntab") && !d && sh.sh_size <= (1u << 30))
+				d = elf_getdata_rawchunk(elf, (int64_t)sh.sh_offset, sh.sh_size, ELF_T_BYTE);
+		}
+	if (d && d->d_buf && prov_gopcln_open(&t, d->d_buf, d->d_size, text) < 0)
+		prov_error_clear();
+	x->go.mod[x->go.n] = m;
+	x->go.tab[x->go.n++] = t;
+	return t;
+}
+
+/* A frame no symbol names, named from its Go module's pclntab (file and line too, if DWARF had none). */
+static void go_name(struct core_ctx *x, struct prov_frame *f, Dwfl_Module *m, Dwarf_Addr pc,
+		    Dwarf_Addr adj)
+{
+	const struct prov_gopcln *t;
+	const char *func, *file;
+	Dwarf_Addr bias;
+	uint64_t entry;
+	int line, inlined;
+
+	if (!m || !(t = go_table(x, m, &bias)) ||
+	    prov_gopcln_lookup(t, adj - bias, &func, &entry, &file, &line, &inlined) < 0)
+		return;
+	f->function = prov_xstrdup(func);
+	f->has_offset = 1;
+	f->offset = pc - bias - entry;
+	if (!f->line && line > 0) {
+		free(f->file);
+		f->file = prov_xstrdup_or_null(file);
+		f->line = line;
+		f->column = 0;
+	}
+}
+
 static int add_pc_frames_uncached(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc,
 				  Dwarf_Addr adj);
 
@@ -486,6 +554,8 @@ static int add_pc_frames_uncached(struct core_ctx *x, struct prov_thread *t, Dwa
 	file = NULL;
 	f->line = line;
 	f->column = col;
+	if (!f->function)
+		go_name(x, f, m, pc, adj);
 cleanup:
 	free(file);
 	free(subprogram);

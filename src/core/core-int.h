@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "model.h"
+#include "gopclntab.h"
 
 struct prov_core_opts;
 
@@ -206,6 +207,14 @@ struct core_memo {
 	size_t chain_cap, chain_used;
 };
 
+/* Go pclntabs read so far, per module (core-frames.c); tab NULL: the module has none. */
+#define CORE_GO_MAX 64
+struct core_go {
+	Dwfl_Module *mod[CORE_GO_MAX];
+	struct prov_gopcln *tab[CORE_GO_MAX];
+	size_t n;
+};
+
 /* The crashing thread's first signal frame: what the kernel saved in it (core-sigframe.c). */
 struct core_sig {
 	int seen;	/* a signal frame was met in the thread being unwound */
@@ -242,6 +251,7 @@ struct core_ctx {
 	struct core_unwind unwind;
 	struct core_memo memo;
 	struct core_sig sig;
+	struct core_go go;
 };
 
 struct image_info {

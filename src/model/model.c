@@ -69,6 +69,7 @@ struct prov_origin *prov_origin_dup(const struct prov_origin *o)
 	d->upstream_evidence = prov_xstrdup_or_null(o->upstream_evidence);
 	d->guess = o->guess;
 	d->build_id_mismatch = o->build_id_mismatch;
+	d->commit_approximate = o->commit_approximate;
 	return d;
 }
 

@@ -30,6 +30,7 @@ struct prov_origin {
 	char *upstream_evidence;	/* the file it was read from */
 	int guess;	/* 1: inferred from the path only, unverified */
 	int build_id_mismatch;	/* the installed file is another build than the crash's */
+	int commit_approximate;	/* commit is near the build, not it (Go vcs.modified=true or unsaid) */
 };
 
 /* A parameter or local variable of a frame, read through DWARF (core input). */

@@ -87,6 +87,9 @@
 #define LLVMFuzzerTestOneInput fuzz_labels_one
 #include "../../fuzz/fuzz-labels.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_gopclntab_one
+#include "../../fuzz/fuzz-gopclntab.c"
+#undef LLVMFuzzerTestOneInput
 
 #include "unit.h"
 #include "banned.h"
@@ -290,6 +293,11 @@ static void test_labels(void **state)
 	replay("fuzz-labels", fuzz_labels_one, 1);
 }
 
+static void test_gopclntab(void **state)
+{
+	replay("fuzz-gopclntab", fuzz_gopclntab_one, 1);
+}
+
 /* The seeds are real: a real rpm header and real JSON shapes parse. */
 static void test_seeds_parse(void **state)
 {
@@ -405,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_cudasan),
 		cmocka_unit_test(test_version),
 		cmocka_unit_test(test_labels),
+		cmocka_unit_test(test_gopclntab),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_seeds_parse),
 	};

@@ -1,0 +1,43 @@
+/*
+ * libFuzzer target: any bytes as a Go .gopclntab (src/core/gopclntab.c):
+ * the table opened and pcs looked up across its text range, every answer a
+ * string inside the table.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "gopclntab.h"
+#include "error.h"
+#include "banned.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct prov_gopcln *t = NULL;
+	uint64_t base = 0, entry, k;
+	const char *func, *file;
+	int line, inlined;
+
+	/* 1.18+: the table's textStart word (pointer size 8); 1.16: 0 reaches the entries too */
+	if (size >= 32)
+		memcpy(&base, data + 24, sizeof(base));
+	if (prov_gopcln_open(&t, data, size, 0) == 0) {
+		for (k = 0; k < 512; k++) {
+			if (prov_gopcln_lookup(t, base + k * 37, &func, &entry, &file, &line,
+					       &inlined) == 0) {
+				/* the answers are NUL-terminated strings inside the input */
+				if (!func || (const uint8_t *)func < data ||
+				    (const uint8_t *)func + strlen(func) >= data + size)
+					__builtin_trap();
+				if (file && ((const uint8_t *)file < data ||
+					     (const uint8_t *)file + strlen(file) >= data + size))
+					__builtin_trap();
+			}
+		}
+		prov_gopcln_free(t);
+	}
+	prov_error_clear();
+	return 0;
+}
