@@ -71,6 +71,7 @@ static const char help[] =
 	"   collect.wallBudget SEC  wall seconds of the analysis (default 120)\n"
 	"   collect.maxMemory SIZE  data of the analysis (default 1G)\n"
 	"   collect.rateLimit N     analyses per executable and signal a minute (default 10)\n"
+	"   collect.nice N          the handler's niceness, 0 to 19 (default 19)\n"
 	"\n"
 	"exit: 0 done (the handler: stored or queued), 2 bad input, 3 could not\n"
 	"keep the report, 64 usage error.\n";
@@ -300,11 +301,24 @@ static int handle(struct prov_collect_opts *o)
 	struct prov_buf msg = PROV_BUF_INIT;
 	int err;
 
+	/* the kernel starts the handler with only fd 0 (the core): fds 1 and 2
+	 * would otherwise be the first files and pipes it opens */
+	for (;;) {
+		int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		if (fd < 0)
+			break;
+		if (fd > 2) {
+			close(fd);
+			break;
+		}
+		fcntl(fd, F_SETFD, 0);
+	}
 	if (!getenv("PATH"))
 		setenv("PATH", "/usr/sbin:/usr/bin:/sbin:/bin", 1);
 	if (!getenv("HOME"))
 		setenv("HOME", "/root", 1);
-	if (nice(19) < 0)
+	if (o->limits.nice && nice(o->limits.nice) < 0)
 		errno = 0;
 	err = prov_collect_crash(o, &msg);
 	if (err < 0) {

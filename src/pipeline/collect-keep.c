@@ -95,6 +95,7 @@ int prov_collect_limits_read(struct prov_collect_limits *l, const struct prov_co
 	l->cpu_s = 60;
 	l->wall_s = 120;
 	l->rate_limit = 10;
+	l->nice = 19;
 	if ((v = prov_config_get(cfg, "collect.keepCores")) && (err = parse_count(&l->keep_cores, "collect.keepCores", v)) < 0)
 		return err;
 	if ((v = prov_config_get(cfg, "collect.maxUse")) && (err = parse_size(&l->max_use, "collect.maxUse", v)) < 0)
@@ -116,6 +117,9 @@ int prov_collect_limits_read(struct prov_collect_limits *l, const struct prov_co
 		return err;
 	if ((v = prov_config_get(cfg, "collect.rateLimit")) && (err = parse_count(&l->rate_limit, "collect.rateLimit", v)) < 0)
 		return err;
+	if ((v = prov_config_get(cfg, "collect.nice")) && ((err = parse_count(&l->nice, "collect.nice", v)) < 0 ||
+							  l->nice > 19))
+		return err < 0 ? err : prov_error_set(PROV_EUSAGE, "collect.nice: '%s' is not 0 to 19", v);
 	return 0;
 }
 

@@ -311,7 +311,7 @@ static int analyze(char **sig, struct prov_buf *body, char **note, const char **
 		   const char *when)
 {
 	const struct prov_collect_limits *l = &o->limits;
-	int fds[2], status = 0, killed = 0;
+	int fds[2], status = 0, killed = 0, reaped = 0;
 	double deadline = now_s() + l->wall_s;
 	char *nl;
 	pid_t pid;
@@ -340,8 +340,16 @@ static int analyze(char **sig, struct prov_buf *body, char **note, const char **
 			killed = 1;
 			break;
 		}
-		if (poll(&p, 1, l->wall_s > 0 ? (int)(left * 1000) + 1 : -1) <= 0)
+		int ready = poll(&p, 1, left > 0.2 || l->wall_s <= 0 ? 200 : (int)(left * 1000) + 1);
+
+		if (ready <= 0) {
+			/* the child is gone but something it started holds the pipe */
+			if (waitpid(pid, &status, WNOHANG) == pid) {
+				reaped = 1;
+				break;
+			}
 			continue;
+		}
 		n = read(fds[0], buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -355,7 +363,8 @@ static int analyze(char **sig, struct prov_buf *body, char **note, const char **
 		prov_buf_add(body, buf, (size_t)n);
 	}
 	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	kill(-pid, SIGKILL);	/* nothing of the analysis outlives it */
+	while (!reaped && waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (killed) {
 		*hit = "wallBudget";

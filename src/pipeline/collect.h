@@ -26,6 +26,7 @@ struct prov_collect_limits {
 	double cpu_s;	/* collect.cpuBudget: the analysis's CPU seconds (60) */
 	double wall_s;	/* collect.wallBudget: the analysis's wall seconds (120) */
 	int rate_limit;	/* collect.rateLimit: analyses per executable+signal a minute (10) */
+	int nice;	/* collect.nice: the handler's niceness, 0 to 19 (19) */
 };
 
 /* The defaults overridden by cfg's collect.* keys; PROV_EUSAGE for a bad value. */
