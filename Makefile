@@ -32,14 +32,14 @@ mandir = $(PREFIX)/share/man
 bashcompdir = $(PREFIX)/share/bash-completion/completions
 zshcompdir = $(PREFIX)/share/zsh/site-functions
 
-PKGS = libdw libelf libgit2 libarchive sqlite3 libpq libcurl libdebuginfod capstone
+PKGS = libdw libelf libgit2 libarchive sqlite3 libpq libcurl libdebuginfod capstone libzstd
 TEST_PKGS = cmocka
 
 # Debian packages: libraries, the tools the tests compare against, and the
 # tools the tests use to build fixtures (rpm databases, compressed cores).
 DEB_PACKAGES = pkg-config libdw-dev libelf-dev libasm-dev libdebuginfod-dev \
 	elfutils debuginfod libgit2-dev libarchive-dev libsqlite3-dev \
-	libcurl4-openssl-dev libpq-dev postgresql slurm-wlm munge libcmocka-dev libcapstone-dev binutils-dev python3-jsonschema gdb git rpm zstd lz4 xz-utils gzip \
+	libcurl4-openssl-dev libpq-dev libzstd-dev postgresql slurm-wlm munge libcmocka-dev libcapstone-dev binutils-dev python3-jsonschema gdb git rpm zstd lz4 xz-utils gzip \
 	python3 file dpkg-dev python3.11 python3.11-dbg binutils valgrind python3-numpy strace time \
 	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user gdb-multiarch debootstrap openssl
 # Go programs built at test time (tests/e2e/t-go.sh: .go.buildinfo, .gopclntab)
@@ -284,6 +284,7 @@ LIB_OBJS += src/pipeline/kernelmod.o
 LIB_OBJS += src/pipeline/batch.o
 LIB_OBJS += src/pipeline/fixcheck.o
 LIB_OBJS += src/pipeline/collect.o
+LIB_OBJS += src/pipeline/collect-keep.o
 
 # cli: main, the command table, one file per command.
 CMD_OBJS += src/cli/main.o

@@ -38,7 +38,7 @@ _provenance() {
 	show) COMPREPLY=($(compgen -W "--format --store --help" -- "$cur")) ;;
 	triage) COMPREPLY=($(compgen -W "--since --component --runs --frames --format --store --help" -- "$cur")) ;;
 	query) COMPREPLY=($(compgen -W "--format --max-rows --timeout --store --help" -- "$cur")) ;;
-	collect) COMPREPLY=($(compgen -W "--install --uninstall --flush --store --spool-dir --handler --help" -- "$cur")) ;;
+	collect) COMPREPLY=($(compgen -W "--install --persist --uninstall --flush --store --spool-dir --handler --help" -- "$cur")) ;;
 	esac
 	if [[ $cur != -* ]] && [ "$cmd" != cache ] && [ "$cmd" != env ] && [ "$cmd" != triage ] && [ "$cmd" != query ] && [ "$cmd" != collect ]; then
 		COMPREPLY+=($(compgen -f -- "$cur"))

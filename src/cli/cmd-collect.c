@@ -10,6 +10,7 @@
 
 #include "cmd.h"
 #include "collect.h"
+#include "config.h"
 #include "error.h"
 #include "store.h"
 #include "util.h"
@@ -30,11 +31,12 @@ static int prov_atoi(const char *s)
 #define CORE_PATTERN "/proc/sys/kernel/core_pattern"
 #define PIPE_LIMIT "/proc/sys/kernel/core_pipe_limit"
 #define DEFAULT_SPOOL "/var/spool/provenance"
+#define SYSCTL_FILE "50-provenance-collect.conf"
 
 /* The command table's entry: name, usage line and description (main.c lists it). */
 const struct cmd cmd_collect_def = {
 	"collect", cmd_collect, 0,
-	"collect --install|--uninstall|--flush [--store PATH|URL] [--spool-dir DIR]",
+	"collect --install [--persist]|--uninstall|--flush [--store PATH|URL] [--spool-dir DIR]",
 	"collect crashes where they happen (core_pattern handler, job and rank)"
 };
 
@@ -48,6 +50,8 @@ static const char help[] =
 	"options:\n"
 	"   --install      write core_pattern (and core_pipe_limit when it is 0); the\n"
 	"                  previous values go to SPOOL/state, the store to SPOOL/store\n"
+	"   --persist      with --install: also write /etc/sysctl.d/" SYSCTL_FILE "\n"
+	"                  (the pattern at the next boot); --uninstall removes it\n"
 	"   --uninstall    put back the values saved by --install\n"
 	"   --flush        send the queued reports (SPOOL/queue) to the store, each once\n"
 	"   --store PATH|URL  the store (SQLite file or PostgreSQL URL; default: the\n"
@@ -58,16 +62,28 @@ static const char help[] =
 	"                  the kernel's call (core_pattern %P %s %t %h %u); the core\n"
 	"                  is standard input\n"
 	"\n"
+	"settings (-c KEY=VALUE with --install, kept in SPOOL/config; docs/collect.md):\n"
+	"   collect.keepCores N     cores kept per signature, zstd (default 1)\n"
+	"   collect.maxUse SIZE     all kept cores at most (default 10%)\n"
+	"   collect.keepFree SIZE   left free on the spool's file system (default 15%)\n"
+	"   collect.maxCoreSize SIZE  bigger cores are not analyzed (default 2G)\n"
+	"   collect.cpuBudget SEC   CPU seconds of the analysis (default 60)\n"
+	"   collect.wallBudget SEC  wall seconds of the analysis (default 120)\n"
+	"   collect.maxMemory SIZE  data of the analysis (default 1G)\n"
+	"   collect.rateLimit N     analyses per executable and signal a minute (default 10)\n"
+	"   collect.nice N          the handler's niceness, 0 to 19 (default 19)\n"
+	"\n"
 	"exit: 0 done (the handler: stored or queued), 2 bad input, 3 could not\n"
 	"keep the report, 64 usage error.\n";
 
 enum { OPT_INSTALL = 256, OPT_UNINSTALL, OPT_FLUSH, OPT_STORE, OPT_SPOOL, OPT_HANDLER,
-       OPT_HELP };
+       OPT_PERSIST, OPT_HELP };
 
 static const struct option options[] = {
 	{ "install", no_argument, NULL, OPT_INSTALL },
 	{ "uninstall", no_argument, NULL, OPT_UNINSTALL },
 	{ "flush", no_argument, NULL, OPT_FLUSH },
+	{ "persist", no_argument, NULL, OPT_PERSIST },
 	{ "store", required_argument, NULL, OPT_STORE },
 	{ "spool-dir", required_argument, NULL, OPT_SPOOL },
 	{ "handler", required_argument, NULL, OPT_HANDLER },
@@ -128,8 +144,45 @@ static int write_private(const char *dir, const char *name, const char *text)
 	return err;
 }
 
-static int install(const char *spool, const char *store)
+/* The sysctl.d directory: /etc/sysctl.d, or $PROVENANCE_SYSCTL_DIR (tests). */
+static char *sysctl_path(void)
 {
+	const char *d = getenv("PROVENANCE_SYSCTL_DIR");
+
+	return prov_xasprintf("%s/" SYSCTL_FILE, d && *d ? d : "/etc/sysctl.d");
+}
+
+static int add_setting(const char *key, const char *value, void *data)
+{
+	prov_buf_printf(data, "%s=%s\n", key, value);
+	return 0;
+}
+
+/* --persist: the pattern (and pipe limit) for the next boot. */
+static int persist(const char *pattern)
+{
+	char *path = sysctl_path(), *text;
+	int fd, err = 0;
+
+	text = prov_xasprintf("# written by provenance collect --install --persist; "
+			      "--uninstall removes it\nkernel.core_pattern = %s\n"
+			      "kernel.core_pipe_limit = 16\n", pattern);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text) || close(fd) < 0) {
+		prov_cmd_eprintf("provenance: cannot write '%s': %s\n", path, strerror(errno));
+		err = -1;
+	} else {
+		printf("written: %s\n", path);
+	}
+	free(path);
+	free(text);
+	return err;
+}
+
+static int install(const char *spool, const char *store, const struct prov_config *cfg,
+		   int persist_it)
+{
+	struct prov_buf settings = PROV_BUF_INIT;
 	char self[4096], old[4096], limit[64], *state = NULL, *pattern = NULL, *text = NULL;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	int code = PROV_EXIT_UNKNOWN;
@@ -167,6 +220,10 @@ static int install(const char *spool, const char *store)
 	/* the store stays out of core_pattern (world-readable, 127 characters at most) */
 	if (store && write_private(spool, "store", store) < 0)
 		goto cleanup;
+	/* the collect.* settings the handler will read (it gets no -c) */
+	prov_config_foreach(cfg, "collect.", add_setting, &settings);
+	if (write_private(spool, "config", settings.buf ? settings.buf : "") < 0)
+		goto cleanup;
 	pattern = prov_xasprintf("|%s collect --handler %s %%P %%s %%t %%h %%u", self, spool);
 	if (strlen(pattern) >= 128) {
 		prov_cmd_eprintf("provenance: the pattern is over the kernel's 127 characters: %s\n",
@@ -188,8 +245,9 @@ static int install(const char *spool, const char *store)
 			prov_cmd_eprintf("provenance: warning: cannot set core_pipe_limit\n");
 	}
 	printf("saved in %s\n", state);
-	code = 0;
+	code = persist_it && persist(pattern) < 0 ? PROV_EXIT_UNKNOWN : 0;
 cleanup:
+	prov_buf_release(&settings);
 	free(state);
 	free(pattern);
 	free(text);
@@ -212,10 +270,29 @@ static int uninstall(const char *spool)
 	}
 	printf("core_pattern restored: %s\ncore_pipe_limit restored: %s", text, nl + 1);
 	unlink(state);
+	{
+		char *p = sysctl_path();
+
+		if (unlink(p) == 0)
+			printf("removed: %s\n", p);
+		free(p);
+	}
 	code = 0;
 cleanup:
 	free(state);
 	return code;
+}
+
+/* SPOOL/config: the collect.* settings given to --install, one KEY=VALUE a line. */
+static void load_settings(struct prov_config *cfg, const char *spool)
+{
+	char *path = prov_xasprintf("%s/config", spool), text[8192], *line, *save = NULL;
+
+	if (read_small(text, sizeof(text), path) == 0)
+		for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+			if (prov_starts_with(line, "collect."))
+				prov_config_add_arg(cfg, line);
+	free(path);
 }
 
 /* The handler: a quiet environment, low priority, then the crash. */
@@ -224,11 +301,24 @@ static int handle(struct prov_collect_opts *o)
 	struct prov_buf msg = PROV_BUF_INIT;
 	int err;
 
+	/* the kernel starts the handler with only fd 0 (the core): fds 1 and 2
+	 * would otherwise be the first files and pipes it opens */
+	for (;;) {
+		int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		if (fd < 0)
+			break;
+		if (fd > 2) {
+			close(fd);
+			break;
+		}
+		fcntl(fd, F_SETFD, 0);
+	}
 	if (!getenv("PATH"))
 		setenv("PATH", "/usr/sbin:/usr/bin:/sbin:/bin", 1);
 	if (!getenv("HOME"))
 		setenv("HOME", "/root", 1);
-	if (nice(19) < 0)
+	if (o->limits.nice && nice(o->limits.nice) < 0)
 		errno = 0;
 	err = prov_collect_crash(o, &msg);
 	if (err < 0) {
@@ -246,7 +336,7 @@ int cmd_collect(int argc, char **argv, struct prov_ctx *g)
 {
 	struct prov_collect_opts o = { 0 };
 	const char *spool = prov_config_get(g->config, "collect.spoolDir");
-	int c, mode = 0, have_pid = 0;
+	int c, mode = 0, have_pid = 0, persist_it = 0, err;
 	char saved_store[4096];
 
 	o.ctx = g;
@@ -262,6 +352,7 @@ int cmd_collect(int argc, char **argv, struct prov_ctx *g)
 			mode = c;
 			break;
 		case OPT_STORE: o.store = optarg; break;
+		case OPT_PERSIST: persist_it = 1; break;
 		case OPT_SPOOL: spool = optarg; break;
 		case OPT_HANDLER:
 			spool = optarg;
@@ -292,13 +383,19 @@ int cmd_collect(int argc, char **argv, struct prov_ctx *g)
 			o.store = saved_store;
 		free(f);
 	}
+	if (persist_it && mode != OPT_INSTALL)
+		return prov_cmd_usage_error(&cmd_collect_def, "--persist goes with --install");
+	if (have_pid)
+		load_settings(g->config, o.spool_dir);
+	if ((err = prov_collect_limits_read(&o.limits, g->config)) < 0)
+		return prov_cmd_fail(err);
 	if (mode == OPT_INSTALL)
-		return install(o.spool_dir, o.store);
+		return install(o.spool_dir, o.store, g->config, persist_it);
 	if (mode == OPT_UNINSTALL)
 		return uninstall(o.spool_dir);
 	if (mode == OPT_FLUSH) {
 		size_t sent, dups;
-		int err = prov_collect_flush(o.spool_dir, o.store, g, &sent, &dups);
+		err = prov_collect_flush(o.spool_dir, o.store, g, &sent, &dups);
 
 		printf("sent %zu queued reports (%zu were stored already)\n", sent + dups, dups);
 		return err < 0 ? prov_cmd_fail(err) : 0;

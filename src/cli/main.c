@@ -79,7 +79,9 @@ static const char *const known_keys[] = {
 	"sources.debianbaseurl", "sources.debiansecuritybaseurl",
 	"core.plaindebug",
 	"sources.localdirs",	/* file:// allow-list */
-	"collect.spooldir",
+	"collect.spooldir", "collect.keepcores", "collect.maxuse", "collect.keepfree",
+	"collect.maxcoresize", "collect.maxmemory", "collect.cpubudget", "collect.wallbudget",
+	"collect.ratelimit", "collect.nice",
 	NULL
 };
 

@@ -2,9 +2,52 @@
 #define PROV_COLLECT_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <time.h>
 
 #include "buf.h"
 #include "context.h"
+
+struct prov_config;
+
+/* A size setting: bytes, or a percentage of the spool's file system. */
+struct prov_collect_size {
+	uint64_t value;	/* bytes, or the percentage when pct */
+	int pct;
+};
+
+/* The collect.* settings (docs/collect.md, "Budgets"); 0 means no limit. */
+struct prov_collect_limits {
+	int keep_cores;	/* collect.keepCores: cores kept per signature (default 1) */
+	struct prov_collect_size max_use;	/* collect.maxUse: all kept cores (10%) */
+	struct prov_collect_size keep_free;	/* collect.keepFree: left free (15%) */
+	struct prov_collect_size max_core_size;	/* collect.maxCoreSize: not analyzed past it (2G) */
+	struct prov_collect_size max_memory;	/* collect.maxMemory: the analysis's data (1G) */
+	double cpu_s;	/* collect.cpuBudget: the analysis's CPU seconds (60) */
+	double wall_s;	/* collect.wallBudget: the analysis's wall seconds (120) */
+	int rate_limit;	/* collect.rateLimit: analyses per executable+signal a minute (10) */
+	int nice;	/* collect.nice: the handler's niceness, 0 to 19 (19) */
+};
+
+/* The defaults overridden by cfg's collect.* keys; PROV_EUSAGE for a bad value. */
+int prov_collect_limits_read(struct prov_collect_limits *l, const struct prov_config *cfg);
+
+/*
+ * Keep `core` zstd-compressed as spool_dir/cores/HASH-NAME.zst (HASH: the
+ * signature's) unless keepCores of that signature are kept already; the
+ * oldest kept cores are removed until it fits collect.maxUse and
+ * collect.keepFree stays free. *kept_path: the file, or NULL with *why
+ * saying why it was not kept. Caller frees both. 0, or an error (*why set).
+ */
+int prov_collect_keep_core(char **kept_path, char **why, const char *spool_dir, const char *core,
+			   const char *name, const char *signature,
+			   const struct prov_collect_limits *l);
+
+/*
+ * Count one crash of `key` in the current minute (spool_dir/rate); the
+ * count when it is past `limit`, else 0.
+ */
+int prov_collect_rate_over(const char *spool_dir, const char *key, int limit, time_t now);
 
 /*
  * `provenance collect` at crash time (docs/collect.md): the kernel starts
@@ -18,6 +61,7 @@ struct prov_collect_opts {
 	const char *uid;	/* %u, or NULL */
 	const char *store;	/* the store (path or PostgreSQL URL); NULL: the default */
 	const char *spool_dir;	/* collect.spoolDir: the spooled core and the queue */
+	struct prov_collect_limits limits;
 	const struct prov_ctx *ctx;
 };
 
