@@ -432,8 +432,8 @@ static enum MHD_Result route(struct MHD_Connection *conn, struct serve *sv, cons
 	size_t n;
 
 	prov_buf_init(&sq.canon, 8192);
-	if (MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, add_arg, &q) < 0 ||
-	    q.n >= PROV_WEB_MAX_PARAMS) {
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, add_arg, &q);
+	if ((size_t)MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, NULL, NULL) != q.n) {
 		ret = fail(conn, 400, "Bad Request", api, "too many query parameters");
 		goto cleanup;
 	}

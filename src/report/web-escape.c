@@ -126,36 +126,6 @@ int prov_web_query_add(struct prov_web_query *q, const char *name, const char *v
 	return 0;
 }
 
-int prov_web_query_parse(struct prov_web_query *q, const char *qs)
-{
-	const char *p = qs ? qs : "";
-	int err;
-
-	memset(q, 0, sizeof(*q));
-	if (strlen(p) > PROV_WEB_MAX_QUERY)
-		return prov_error_set(PROV_EINPUT, "the query string is longer than %d bytes", PROV_WEB_MAX_QUERY);
-	while (*p) {
-		size_t len = strcspn(p, "&");
-		char *item = prov_xstrndup(p, len), *eq = strchr(item, '=');
-
-		if (eq)
-			*eq++ = '\0';
-		prov_web_url_decode(item, 1);
-		if (eq)
-			prov_web_url_decode(eq, 1);
-		err = item[0] || eq ? prov_web_query_add(q, item, eq) : 0;
-		free(item);
-		if (err < 0) {
-			prov_web_query_release(q);
-			return err;
-		}
-		p += len;
-		if (*p)
-			p++;
-	}
-	return 0;
-}
-
 const char *prov_web_query_get(const struct prov_web_query *q, const char *name)
 {
 	size_t i;

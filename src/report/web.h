@@ -30,18 +30,16 @@ void prov_web_url(struct prov_buf *b, const char *s);
  */
 size_t prov_web_url_decode(char *s, int plus);
 /*
- * A query string "a=1&b=2" split into decoded names and values (a name
- * without '=' gets ""); at most PROV_WEB_MAX_PARAMS parameters and
- * PROV_WEB_MAX_QUERY bytes, else PROV_EINPUT with one line.
+ * A request's query parameters, decoded (libmicrohttpd splits the query
+ * string and decodes it with prov_web_url_decode): at most
+ * PROV_WEB_MAX_PARAMS.
  */
 #define PROV_WEB_MAX_PARAMS 16
-#define PROV_WEB_MAX_QUERY 4096
 struct prov_web_query {
 	char *names[PROV_WEB_MAX_PARAMS], *values[PROV_WEB_MAX_PARAMS];
 	size_t n;
 };
-int prov_web_query_parse(struct prov_web_query *q, const char *qs);
-/* Add one decoded parameter (copied); PROV_EINPUT past PROV_WEB_MAX_PARAMS. */
+/* Add one decoded parameter (copied; NULL value: ""); PROV_EINPUT past PROV_WEB_MAX_PARAMS. */
 int prov_web_query_add(struct prov_web_query *q, const char *name, const char *value);
 const char *prov_web_query_get(const struct prov_web_query *q, const char *name);
 void prov_web_query_release(struct prov_web_query *q);
