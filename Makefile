@@ -32,7 +32,7 @@ mandir = $(PREFIX)/share/man
 bashcompdir = $(PREFIX)/share/bash-completion/completions
 zshcompdir = $(PREFIX)/share/zsh/site-functions
 
-PKGS = libdw libelf libgit2 libarchive sqlite3 libpq libcurl libdebuginfod capstone libzstd
+PKGS = libdw libelf libgit2 libarchive sqlite3 libpq libcurl libdebuginfod capstone libzstd libmicrohttpd
 TEST_PKGS = cmocka
 
 # Debian packages: libraries, the tools the tests compare against, and the
@@ -41,7 +41,8 @@ DEB_PACKAGES = pkg-config libdw-dev libelf-dev libasm-dev libdebuginfod-dev \
 	elfutils debuginfod libgit2-dev libarchive-dev libsqlite3-dev \
 	libcurl4-openssl-dev libpq-dev libzstd-dev postgresql slurm-wlm munge libcmocka-dev libcapstone-dev binutils-dev python3-jsonschema gdb git rpm zstd lz4 xz-utils gzip \
 	python3 file dpkg-dev python3.11 python3.11-dbg binutils valgrind python3-numpy strace time \
-	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user gdb-multiarch debootstrap openssl
+	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user gdb-multiarch debootstrap openssl \
+	libmicrohttpd-dev chromium
 # Go programs built at test time (tests/e2e/t-go.sh: .go.buildinfo, .gopclntab)
 DEB_PACKAGES += golang-go
 # Real Debian packages the tests unpack into roots they build (not installed):
@@ -50,7 +51,7 @@ DEB_DOWNLOADS = libamdhip64-5
 DEB_COMMANDS = pkg-config eu-stack eu-unstrip gdb git rpm rpmbuild zstd lz4 xz \
 	gzip python3 dpkg-source python3.11 python3.11-dbg addr2line valgrind strace /usr/bin/time psql \
 	/usr/lib/postgresql/15/bin/initdb /usr/lib/postgresql/15/bin/pg_ctl srun sbatch slurmctld slurmd munged \
-	aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ qemu-aarch64 gdb-multiarch debootstrap openssl
+	aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ qemu-aarch64 gdb-multiarch debootstrap openssl chromium
 DEB_COMMANDS += go
 
 ifeq ($(V),1)
@@ -277,6 +278,8 @@ LIB_OBJS += src/report/report-fixcheck.o
 LIB_OBJS += src/report/report-env.o
 LIB_OBJS += src/report/report-triage.o
 LIB_OBJS += src/report/report-hang.o
+LIB_OBJS += src/report/web-escape.o
+LIB_OBJS += src/report/web-pages.o
 
 # pipeline: input to model, every stage, in one place.
 LIB_OBJS += src/pipeline/pipeline.o
@@ -299,6 +302,7 @@ CMD_OBJS += src/cli/cmd-show.o
 CMD_OBJS += src/cli/cmd-triage.o
 CMD_OBJS += src/cli/cmd-query.o
 CMD_OBJS += src/cli/cmd-collect.o
+CMD_OBJS += src/cli/cmd-serve.o
 
 LIB = libprovenance.a
 

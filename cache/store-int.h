@@ -49,6 +49,12 @@ extern const char store_summary_versions_sql[];
  * crashes are "c". PostgreSQL's implementation rewrites ?N to $N.
  */
 const char *store_triage_selection(const struct prov_triage_opts *o);
+/*
+ * The web view's rows (prov_store_rows, store.h) as SQL on triage's
+ * selection (malloc'd): ?3 the signature (NULL: all for the days), at most
+ * `limit` rows. `what` is an enum prov_store_rows.
+ */
+char *store_rows_sql(int what, const struct prov_triage_opts *o, uint64_t limit);
 
 /* Report reading shared by both implementations. */
 const struct prov_jv *store_jget(const struct prov_jv *v, const char *key);
@@ -111,6 +117,10 @@ struct store_ops {
 		      const struct prov_triage_opts *opts);
 	int (*query)(struct store_backend *be, const char *sql, const struct prov_query_opts *opts,
 		     store_row_fn row, void *data);
+	/* prov_store_rows: `what` an enum prov_store_rows */
+	int (*rows)(struct store_backend *be, int what, const struct prov_triage_opts *o,
+		    const char *signature, uint64_t max_rows, uint64_t timeout_ms,
+		    store_row_fn row, void *data);
 };
 
 /* The SQLite backend (store-sqlite.c): a file, made on the first write. */

@@ -1204,6 +1204,51 @@ cleanup:
 	return err;
 }
 
+/* prov_store_rows: triage's selection as rows for the web view, bounded in rows and time. */
+static int op_rows(struct store_backend *be, int what, const struct prov_triage_opts *o,
+		   const char *signature, uint64_t max_rows, uint64_t timeout_ms,
+		   store_row_fn row, void *data)
+{
+	struct store_pg *s = pgs(be);
+	char *raw = store_rows_sql(what, o, max_rows + 1), *sql = pg_sql(raw), *set = NULL;
+	const char *v[3] = { o->since, o->component, signature };
+	Oid types[3] = { 25, 25, 25 };
+	PGresult *r = NULL;
+	int err, n, i, j;
+
+	if ((err = pg_exec(s, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")) < 0)
+		goto cleanup;
+	set = prov_xasprintf("SET LOCAL statement_timeout = %llu", (unsigned long long)timeout_ms);
+	if ((err = pg_exec(s, set)) < 0)
+		goto cleanup;
+	r = PQexecParams(s->conn, sql, 3, types, v, NULL, NULL, 0);
+	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+		err = pg_fail(s, r, "rows");
+		r = NULL;
+		goto cleanup;
+	}
+	n = PQntuples(r);
+	err = 0;
+	for (i = 0; i < n && err >= 0; i++) {
+		const char *vals[3];
+
+		if ((uint64_t)i >= max_rows) {
+			err = 1;
+			break;
+		}
+		for (j = 0; j < 3; j++)
+			vals[j] = PQgetisnull(r, i, j) ? NULL : PQgetvalue(r, i, j);
+		err = row(3, NULL, vals, "ttt", data);
+	}
+cleanup:
+	PQclear(r);
+	PQclear(PQexec(s->conn, "ROLLBACK"));
+	free(set);
+	free(sql);
+	free(raw);
+	return err;
+}
+
 static const struct store_ops pg_ops = {
 	.free = op_free,
 	.begin = op_begin,
@@ -1214,4 +1259,5 @@ static const struct store_ops pg_ops = {
 	.report = op_report,
 	.triage = op_triage,
 	.query = op_query,
+	.rows = op_rows,
 };

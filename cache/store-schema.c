@@ -3,6 +3,7 @@
 
 #include "store.h"
 #include "store-int.h"
+#include "alloc.h"
 #include "buf.h"
 #include "banned.h"
 
@@ -160,4 +161,16 @@ const char *store_triage_selection(const struct prov_triage_opts *o)
 	if (o->component)
 		return " ?1 IS NULL AND c.id IN (SELECT crash_id FROM components WHERE name = ?2) ";
 	return " ?1 IS NULL AND ?2 IS NULL ";
+}
+
+char *store_rows_sql(int what, const struct prov_triage_opts *o, uint64_t limit)
+{
+	if (what == PROV_STORE_DAYS)
+		return prov_xasprintf("SELECT c.signature, substr(c.time, 1, 10), count(*) FROM crashes c WHERE%s"
+				      "AND (?3 IS NULL OR c.signature = ?3) AND c.time IS NOT NULL"
+				      " GROUP BY 1, 2 ORDER BY 1, 2 LIMIT %llu",
+				      store_triage_selection(o), (unsigned long long)limit);
+	return prov_xasprintf("SELECT c.id, c.time, c.host FROM crashes c WHERE%s"
+			      "AND c.signature = ?3 ORDER BY c.time DESC, c.id DESC LIMIT %llu",
+			      store_triage_selection(o), (unsigned long long)limit);
 }

@@ -945,6 +945,57 @@ cleanup:
 	return err;
 }
 
+/* prov_store_rows: triage's selection as rows for the web view, bounded in rows and time. */
+static int op_rows(struct store_backend *be, int what, const struct prov_triage_opts *o,
+		   const char *signature, uint64_t max_rows, uint64_t timeout_ms,
+		   store_row_fn row, void *data)
+{
+	struct store_sqlite *s = lite(be);
+	struct query_guard g = { 0 };
+	char *sql = store_rows_sql(what, o, max_rows + 1);
+	sqlite3_stmt *st = NULL;
+	uint64_t n = 0;
+	int rc, i, err = 0;
+
+	g.clock.start_ms = prov_now_ms();
+	g.clock.timeout_ms = timeout_ms;
+	if (prov_sql_guard_install(s->db, &g.clock) < 0) {
+		err = prov_sql_error(s->db, "store", "rows");
+		goto cleanup;
+	}
+	sqlite3_progress_handler(s->db, 1000, query_progress, &g);
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		err = prov_sql_error(s->db, "store", "rows");
+		goto cleanup;
+	}
+	prov_sql_bind_text(st, 1, o->since);
+	prov_sql_bind_text(st, 2, o->component);
+	prov_sql_bind_text(st, 3, signature);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *v[3];
+
+		if (++n > max_rows) {
+			err = 1;
+			goto cleanup;
+		}
+		for (i = 0; i < 3; i++)
+			v[i] = (const char *)sqlite3_column_text(st, i);
+		if ((err = row(3, NULL, v, "ttt", data)) < 0)
+			goto cleanup;
+	}
+	if (rc != SQLITE_DONE)
+		err = g.clock.timed_out ?
+			prov_error_set(PROV_ELIMIT, "store: the query ran past its time limit of %llu ms",
+				       (unsigned long long)timeout_ms) :
+			prov_sql_error(s->db, "store", "rows");
+cleanup:
+	sqlite3_finalize(st);
+	sqlite3_progress_handler(s->db, 0, NULL, NULL);
+	prov_sql_guard_remove(s->db);
+	free(sql);
+	return err;
+}
+
 static const struct store_ops sqlite_ops = {
 	.free = op_free,
 	.begin = op_begin,
@@ -955,4 +1006,5 @@ static const struct store_ops sqlite_ops = {
 	.report = op_report,
 	.triage = op_triage,
 	.query = op_query,
+	.rows = op_rows,
 };

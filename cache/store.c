@@ -158,3 +158,11 @@ int prov_store_query(struct prov_store *s, const char *sql, const struct prov_qu
 {
 	return s->ops->query(s->backend, sql, opts, row, data);
 }
+
+int prov_store_rows(struct prov_store *s, enum prov_store_rows what, const struct prov_triage_opts *o,
+		    const char *signature, uint64_t max_rows, uint64_t timeout_ms,
+		    prov_store_row_fn row, void *data)
+{
+	return s->ops->rows(s->backend, (int)what, o, signature, max_rows, timeout_ms ? timeout_ms : 10000,
+			    row, data);
+}

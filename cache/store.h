@@ -136,6 +136,20 @@ int prov_store_query(struct prov_store *s, const char *sql, const struct prov_qu
 		     prov_store_row_fn row, void *data);
 
 /*
+ * Rows of triage's selection for the web view (serve), bounded: at most
+ * max_rows rows and timeout_ms of run time (0: 10 s). PROV_STORE_DAYS:
+ * (signature, day "YYYY-MM-DD", crashes) in (signature, day) order, of one
+ * signature when `signature` is not NULL. PROV_STORE_CRASHES: (id, time,
+ * host) of the crashes of `signature`, newest first. `row` gets 3 values
+ * (names NULL; a value may be NULL). 0 when all rows were given, 1 when
+ * there were more than max_rows (the first max_rows were given), or an error.
+ */
+enum prov_store_rows { PROV_STORE_DAYS, PROV_STORE_CRASHES };
+int prov_store_rows(struct prov_store *s, enum prov_store_rows what, const struct prov_triage_opts *o,
+		    const char *signature, uint64_t max_rows, uint64_t timeout_ms,
+		    prov_store_row_fn row, void *data);
+
+/*
  * Parse a crash time: "YYYY-MM-DD", "YYYY-MM-DDTHH:MM[:SS][Z]" (a space for
  * the T), "@SECONDS" (Unix time), or an age before now: N followed by s, m,
  * h, d or w ("7d"). Writes "YYYY-MM-DDTHH:MM:SSZ" (UTC)

@@ -25,6 +25,7 @@ static const struct cmd *const commands[] = {
 	&cmd_show_def,
 	&cmd_query_def,
 	&cmd_collect_def,
+	&cmd_serve_def,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
