@@ -527,6 +527,13 @@ char *prov_url_strip_userinfo(char *url)
 	return url;
 }
 
+char *prov_url_display(const char *url)
+{
+	if (!url)
+		return NULL;
+	return prov_url_strip_userinfo(prov_xstrdup(url));
+}
+
 uint64_t prov_hash_more(uint64_t h, const void *p, size_t n)
 {
 	const unsigned char *b = p;
