@@ -165,7 +165,7 @@ static int set_single(struct load_state *st, char **field, const char *key,
 /* A repo URL without its userinfo: credentials go in url.<base>.insteadOf, never the model. */
 static int set_repo(struct load_state *st, char **field, const char *name, const char *value)
 {
-	char *clean = prov_url_display(value);
+	char *clean = prov_url_strip_userinfo(prov_xstrdup(value));
 	int error = set_single(st, field, "repo", name, clean);
 
 	free(clean);

@@ -558,7 +558,8 @@ int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o
 	x.offset = (uint64_t)st.st_size;
 	x.max = max;
 	x.progress = prov_isatty(2);
-	x.name = prov_basename(url);
+	shown = prov_url_display(url);
+	x.name = prov_basename(shown);
 	if (x.offset > max) {
 		error = prov_error_set(PROV_ELIMIT, "download of '%s' is larger than fetch.maxSize (%llu bytes)",
 				       url, (unsigned long long)max);
@@ -580,7 +581,6 @@ int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o
 			goto cleanup;
 		}
 	}
-	shown = prov_url_display(url);
 	fprintf(stderr, "downloading %s\n", shown);
 	start = prov_now_ms();
 	for (i = 0; ; i++) {
