@@ -214,14 +214,54 @@ cleanup:
 static const struct store_ops pg_ops;
 static void op_free(struct store_backend *be);
 
+/*
+ * libpq's parse error with every quoted part longer than one character
+ * shown as "..." (it quotes the connection string or a piece of it, which
+ * may hold the password); first line only.
+ */
+static char *quotes_hidden(const char *m)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	const char *q;
+
+	while (m && *m && *m != '\n') {
+		if (*m != '"') {
+			prov_buf_putc(&b, *m++);
+			continue;
+		}
+		if (!(q = strchr(m + 1, '"')))
+			break;
+		if (q - m <= 2)
+			prov_buf_add(&b, m, (size_t)(q - m + 1));
+		else
+			prov_buf_puts(&b, "\"...\"");
+		m = q + 1;
+	}
+	prov_buf_rtrim(&b);
+	return prov_buf_detach(&b);
+}
+
 int store_pg_open(struct store_backend **out, const struct store_ops **ops, const char *conninfo,
 		  const char *safe_name, int readonly)
 {
 	struct store_pg *s = prov_xcalloc(1, sizeof(*s));
+	PQconninfoOption *parsed;
+	char *perr = NULL;
 	int err;
 
 	s->name = prov_xstrdup(safe_name);
 	s->readonly = readonly;
+	/* libpq's parse errors quote the string whole, password included */
+	if (!(parsed = PQconninfoParse(conninfo, &perr))) {
+		char *m = quotes_hidden(perr);
+
+		err = prov_error_set(PROV_EINPUT, "cannot open crash store %s: %s", s->name,
+				     *m ? m : "the connection string cannot be parsed");
+		free(m);
+		PQfreemem(perr);
+		goto fail;
+	}
+	PQconninfoFree(parsed);
 	s->conn = PQconnectdb(conninfo);
 	if (!s->conn || PQstatus(s->conn) != CONNECTION_OK) {
 		err = prov_error_set(PROV_EINPUT, "cannot open crash store %s: %s", s->name,

@@ -358,7 +358,7 @@ static int memo_decode(struct prov_origin **out, const char *v)
 		goto bad;
 	*out = prov_xcalloc(1, sizeof(**out));
 	(*out)->kind = f[0], (*out)->name = f[1], (*out)->version = f[2], (*out)->source = f[3];
-	(*out)->source_version = f[4], (*out)->arch = f[5], (*out)->vcs_url = f[6];
+	(*out)->source_version = f[4], (*out)->arch = f[5], (*out)->vcs_url = prov_url_strip_userinfo(f[6]);
 	(*out)->commit = f[7], (*out)->branch = f[8], (*out)->evidence = f[9];
 	return 0;
 bad:

@@ -21,7 +21,11 @@ int prov_root_read(struct prov_buf *out, const char *root, const char *path, siz
  */
 char *prov_root_realpath(const char *root, const char *path);
 
-/* Identity of a file under root: "size:mtime_ns:ino", or NULL when missing. Caller frees. */
+/*
+ * Identity of a file under root: "size:mtime_ns:ino:ctime_ns:hash", the hash
+ * (FNV-1a) of a regular file's first and last 64 KiB, 0 for a directory; NULL
+ * when missing. Caller frees.
+ */
 char *prov_root_identity(const char *root, const char *path);
 
 /*

@@ -162,6 +162,16 @@ static int set_single(struct load_state *st, char **field, const char *key,
 	return 0;
 }
 
+/* A repo URL without its userinfo: credentials go in url.<base>.insteadOf, never the model. */
+static int set_repo(struct load_state *st, char **field, const char *name, const char *value)
+{
+	char *clean = prov_url_strip_userinfo(prov_xstrdup(value));
+	int error = set_single(st, field, "repo", name, clean);
+
+	free(clean);
+	return error;
+}
+
 static int check_subdir(struct load_state *st, const char *name, const char *v)
 {
 	const char *p = v;
@@ -284,7 +294,7 @@ static int variant_entry(struct load_state *st, struct prov_mapping *p, const ch
 		if (!prov_url_scheme_ok(v))
 			return prov_error_set(PROV_EINPUT, "mapping file '%s': component '%s': repo '%s' is not an https, http, ssh, git or file URL or a local path",
 					      st->path, p->name, v);
-		return set_single(st, &var->repo, key, p->name, v);
+		return set_repo(st, &var->repo, p->name, v);
 	}
 	if (!strcmp(key, "subdir")) {
 		char *norm;
@@ -379,7 +389,7 @@ static int entry_cb(const char *name, const char *value, size_t line, void *data
 			error = prov_error_set(PROV_EINPUT, "mapping file '%s': component '%s': repo '%s' is not an https, http, ssh, git or file URL or a local path",
 					       st->path, p->name, v);
 		else
-			error = set_single(st, &p->repo, key, p->name, v);
+			error = set_repo(st, &p->repo, p->name, v);
 	} else if (!strcmp(key, "archive")) {
 		if (!prov_starts_with(v, "https://") && !prov_starts_with(v, "http://") &&
 		    !prov_starts_with(v, "file://"))

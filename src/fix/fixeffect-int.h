@@ -29,16 +29,22 @@ struct located {
 	/* the fix's own file before and after it (for what is no evidence) */
 	struct prov_hunk_file pre, post;
 	int have_pre, have_post;
+	/* read and learned once per file, not per hunk (fixlocate.c) */
+	struct prov_buf pre_text, post_text;
+	int texts_read;	/* 0: not yet, 1: both read, -1: not readable */
+	struct prov_renames *ren;	/* NULL until learned */
 };
 
 /* fixlocate.c: the deployed file of a hunk, and the hunk judged in it */
+/* What effect_in_function_only and effect_renamed_or_in_function keep in loc. */
+void effect_located_release(struct located *loc);
 int effect_fix_side(struct prov_hunk_file *f, const struct prov_effect_tree *t, const char *commit,
 		    const char *path);
 int effect_function_in(const struct prov_hunk *h, const struct located *loc);
-enum prov_hunk_state effect_in_function_only(const struct prov_hunk *h, const struct located *loc,
+enum prov_hunk_state effect_in_function_only(const struct prov_hunk *h, struct located *loc,
 					     const char *parent, const char *fix_hex,
 					     const struct prov_effect_tree *t, unsigned *how);
-enum prov_hunk_state effect_renamed_or_in_function(const struct prov_hunk *h, const struct located *loc,
+enum prov_hunk_state effect_renamed_or_in_function(const struct prov_hunk *h, struct located *loc,
 						   const char *parent, const char *fix_hex,
 						   const struct prov_effect_tree *t, unsigned *how, int *renamed);
 int effect_locate(struct located *loc, const struct prov_hunk *h, const char *fix_parent,

@@ -631,6 +631,7 @@ cleanup:
 		prov_hunk_file_release(&locs[i].f);
 		prov_hunk_file_release(&locs[i].pre);
 		prov_hunk_file_release(&locs[i].post);
+		effect_located_release(&locs[i]);
 	}
 	free(locs);
 	prov_hunks_release(&hs);

@@ -196,11 +196,41 @@ static int function_slice(const char *text, size_t len, const char *z, size_t *o
  * in another function, is no evidence either way). UNKNOWN when a file
  * does not have that function line exactly once.
  */
-enum prov_hunk_state effect_in_function_only(const struct prov_hunk *h, const struct located *loc,
+/*
+ * The fix's file before and after it as text, read once per file (each
+ * undecided hunk re-read both: quadratic in hunks x file size). 0 when both
+ * were read.
+ */
+static int fix_texts(struct located *loc, const struct prov_hunk *h, const char *parent, const char *fix_hex,
+		     const struct prov_effect_tree *t)
+{
+	if (!loc->texts_read) {
+		loc->texts_read = -1;
+		if (parent &&
+		    prov_repo_read_blob(&loc->pre_text, t->r, parent, h->old_path ? h->old_path : h->path,
+					PROV_SOURCES_MAX_BLOB) == 0 &&
+		    prov_repo_read_blob(&loc->post_text, t->r, fix_hex, h->path, PROV_SOURCES_MAX_BLOB) == 0)
+			loc->texts_read = 1;
+		prov_error_clear();
+	}
+	return loc->texts_read > 0 ? 0 : -1;
+}
+
+void effect_located_release(struct located *loc)
+{
+	prov_buf_release(&loc->pre_text);
+	prov_buf_release(&loc->post_text);
+	if (loc->ren) {
+		prov_renames_release(loc->ren);
+		free(loc->ren);
+	}
+}
+
+enum prov_hunk_state effect_in_function_only(const struct prov_hunk *h, struct located *loc,
 					     const char *parent, const char *fix_hex,
 					     const struct prov_effect_tree *t, unsigned *how)
 {
-	struct prov_buf pre = PROV_BUF_INIT, post = PROV_BUF_INIT;
+	const struct prov_buf *pre = &loc->pre_text, *post = &loc->post_text;
 	struct prov_hunk_file fd, fpre, fpost;
 	enum prov_hunk_state st = PROV_HUNK_UNKNOWN;
 	size_t o[3], n[3];
@@ -208,22 +238,19 @@ enum prov_hunk_state effect_in_function_only(const struct prov_hunk *h, const st
 
 	*how = 0;
 	if (!z || !loc->found || !loc->text || h->new_file || h->deleted_file || !parent ||
-	    prov_repo_read_blob(&pre, t->r, parent, h->old_path ? h->old_path : h->path, PROV_SOURCES_MAX_BLOB) < 0 ||
-	    prov_repo_read_blob(&post, t->r, fix_hex, h->path, PROV_SOURCES_MAX_BLOB) < 0 || !pre.buf || !post.buf ||
-	    !function_slice(loc->text, loc->len, z, &o[0], &n[0]) || !function_slice(pre.buf, pre.len, z, &o[1], &n[1]) ||
-	    !function_slice(post.buf, post.len, z, &o[2], &n[2]))
+	    fix_texts(loc, h, parent, fix_hex, t) < 0 || !pre->buf || !post->buf ||
+	    !function_slice(loc->text, loc->len, z, &o[0], &n[0]) || !function_slice(pre->buf, pre->len, z, &o[1], &n[1]) ||
+	    !function_slice(post->buf, post->len, z, &o[2], &n[2]))
 		goto cleanup;
 	prov_hunk_file_init(&fd, loc->text + o[0], n[0]);
-	prov_hunk_file_init(&fpre, pre.buf + o[1], n[1]);
-	prov_hunk_file_init(&fpost, post.buf + o[2], n[2]);
+	prov_hunk_file_init(&fpre, pre->buf + o[1], n[1]);
+	prov_hunk_file_init(&fpost, post->buf + o[2], n[2]);
 	st = prov_hunk_match_fix_ex(h, &fd, &fpre, &fpost, how);
 	prov_hunk_file_release(&fd);
 	prov_hunk_file_release(&fpre);
 	prov_hunk_file_release(&fpost);
 cleanup:
 	prov_error_clear();
-	prov_buf_release(&pre);
-	prov_buf_release(&post);
 	free(z);
 	return st;
 }
@@ -301,12 +328,12 @@ static int addition_absent_in_function(const struct prov_hunk *h, const char *dt
  * token changes alone is not taken here (no function check on renamed
  * lines).
  */
-enum prov_hunk_state effect_renamed_or_in_function(const struct prov_hunk *h, const struct located *loc,
+enum prov_hunk_state effect_renamed_or_in_function(const struct prov_hunk *h, struct located *loc,
 						   const char *parent, const char *fix_hex,
 						   const struct prov_effect_tree *t, unsigned *how, int *renamed)
 {
-	struct prov_buf pre = PROV_BUF_INIT, post = PROV_BUF_INIT;
-	struct prov_renames r = { 0 };
+	const struct prov_buf *pre = &loc->pre_text, *post = &loc->post_text;
+	const struct prov_renames *rp;
 	struct prov_hunk hr;
 	enum prov_hunk_state st = PROV_HUNK_UNKNOWN;
 	char *rpre = NULL, *rpost = NULL;
@@ -316,17 +343,20 @@ enum prov_hunk_state effect_renamed_or_in_function(const struct prov_hunk *h, co
 	*how = 0;
 	*renamed = 0;
 	if (!loc->found || !loc->text || h->new_file || h->deleted_file || !parent || h->n > PROV_HUNK_FUZZY_MAX ||
-	    prov_repo_read_blob(&pre, t->r, parent, h->old_path ? h->old_path : h->path, PROV_SOURCES_MAX_BLOB) < 0 ||
-	    prov_repo_read_blob(&post, t->r, fix_hex, h->path, PROV_SOURCES_MAX_BLOB) < 0)
+	    fix_texts(loc, h, parent, fix_hex, t) < 0)
 		goto cleanup;
-	prov_renames_learn(&r, pre.buf, pre.len, loc->text, loc->len);
-	if (r.n && hunk_touched(h, &r)) {
+	if (!loc->ren) {	/* learned once per file */
+		loc->ren = prov_xcalloc(1, sizeof(*loc->ren));
+		prov_renames_learn(loc->ren, pre->buf, pre->len, loc->text, loc->len);
+	}
+	rp = loc->ren;
+	if (rp->n && hunk_touched(h, rp)) {
 		struct prov_hunk_file fpre, fpost;
 
 		use = 1;
-		renamed_hunk(&hr, h, &r);
-		rpre = prov_renames_apply(&r, pre.buf, pre.len, &lpre);
-		rpost = prov_renames_apply(&r, post.buf, post.len, &lpost);
+		renamed_hunk(&hr, h, rp);
+		rpre = prov_renames_apply(rp, pre->buf, pre->len, &lpre);
+		rpost = prov_renames_apply(rp, post->buf, post->len, &lpost);
 		prov_hunk_file_init(&fpre, rpre, lpre);
 		prov_hunk_file_init(&fpost, rpost, lpost);
 		st = prov_hunk_match_fix_ex(&hr, &loc->f, &fpre, &fpost, how);
@@ -339,8 +369,8 @@ enum prov_hunk_state effect_renamed_or_in_function(const struct prov_hunk *h, co
 		*renamed = st != PROV_HUNK_UNKNOWN;
 	}
 	if (st == PROV_HUNK_UNKNOWN &&
-	    addition_absent_in_function(use ? &hr : h, loc->text, loc->len, use ? rpre : pre.buf, use ? lpre : pre.len,
-					use ? rpost : post.buf, use ? lpost : post.len)) {
+	    addition_absent_in_function(use ? &hr : h, loc->text, loc->len, use ? rpre : pre->buf, use ? lpre : pre->len,
+					use ? rpost : post->buf, use ? lpost : post->len)) {
 		st = PROV_HUNK_ABSENT;
 		*how = PROV_HUNK_BY_CODE_AROUND;
 		*renamed = use;
@@ -353,9 +383,6 @@ cleanup:
 	prov_error_clear();
 	free(rpre);
 	free(rpost);
-	prov_renames_release(&r);
-	prov_buf_release(&pre);
-	prov_buf_release(&post);
 	return st;
 }
 

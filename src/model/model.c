@@ -59,7 +59,7 @@ struct prov_origin *prov_origin_dup(const struct prov_origin *o)
 	d->source = prov_xstrdup_or_null(o->source);
 	d->source_version = prov_xstrdup_or_null(o->source_version);
 	d->arch = prov_xstrdup_or_null(o->arch);
-	d->vcs_url = prov_xstrdup_or_null(o->vcs_url);
+	d->vcs_url = prov_url_strip_userinfo(prov_xstrdup_or_null(o->vcs_url));
 	d->commit = prov_xstrdup_or_null(o->commit);
 	d->branch = prov_xstrdup_or_null(o->branch);
 	d->found_by = prov_xstrdup_or_null(o->found_by);

@@ -501,7 +501,7 @@ cleanup:
 int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o)
 {
 	static int curl_ready;
-	char *path = NULL, *part = NULL, *dir = NULL, *real_url = NULL, *host = NULL;
+	char *path = NULL, *part = NULL, *dir = NULL, *real_url = NULL, *host = NULL, *shown = NULL;
 	uint64_t max, timeout, connect_timeout, retries, delay, stall, start;
 	struct xfer x = { -1, 0, 0, 0, 0, 0, 0, NULL };
 	struct stat st;
@@ -521,8 +521,9 @@ int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o
 
 	real_url = o->ctx->config ? prov_config_rewrite_url(o->ctx->config, url) : prov_xstrdup(url);
 	if (!prov_fetch_url_ok(real_url)) {
+		shown = prov_url_display(real_url);
 		error = prov_error_set(PROV_EINPUT, "cannot download '%s': only http, https and file URLs are supported",
-				       real_url);
+				       shown);
 		goto cleanup;
 	}
 	path = prov_fetch_cache_path(o->ctx->cache_dir, url);
@@ -557,7 +558,8 @@ int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o
 	x.offset = (uint64_t)st.st_size;
 	x.max = max;
 	x.progress = prov_isatty(2);
-	x.name = prov_basename(url);
+	shown = prov_url_display(url);
+	x.name = prov_basename(shown);
 	if (x.offset > max) {
 		error = prov_error_set(PROV_ELIMIT, "download of '%s' is larger than fetch.maxSize (%llu bytes)",
 				       url, (unsigned long long)max);
@@ -579,7 +581,7 @@ int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o
 			goto cleanup;
 		}
 	}
-	fprintf(stderr, "downloading %s\n", url);
+	fprintf(stderr, "downloading %s\n", shown);
 	start = prov_now_ms();
 	for (i = 0; ; i++) {
 		enum attempt_result r;
@@ -626,5 +628,6 @@ cleanup:
 	free(dir);
 	free(real_url);
 	free(host);
+	free(shown);
 	return error;
 }

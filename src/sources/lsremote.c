@@ -389,7 +389,7 @@ int prov_sources_ls_remote(struct prov_remote_ref *refs, const char *url, const 
 	struct prov_bounded_job job = { 0 };
 	struct cached *old = NULL;
 	struct ls_job lj = { NULL, url, wants, nwants };
-	char *fetch_url = NULL, *path = NULL, *dir = NULL, *mirror, *banner = NULL;
+	char *fetch_url = NULL, *path = NULL, *dir = NULL, *mirror, *banner = NULL, *shown = NULL;
 	size_t nold = 0;
 	int error;
 
@@ -398,8 +398,12 @@ int prov_sources_ls_remote(struct prov_remote_ref *refs, const char *url, const 
 		return prov_error_set(PROV_EINPUT, "'%s' has no ref advertisement to ask", url ? url : "");
 	fetch_url = ctx->config ? prov_config_rewrite_url(ctx->config, url) : prov_xstrdup(url);
 	if (!strstr(fetch_url, "://") || !prov_url_scheme_ok(fetch_url)) {
+		char *a = prov_url_display(fetch_url), *b = prov_url_display(url);
+
 		error = prov_error_set(PROV_EINPUT, "'%s' (from '%s' by url.insteadOf) has no ref advertisement to ask",
-				       fetch_url, url);
+				       a, b);
+		free(a);
+		free(b);
 		goto cleanup;
 	}
 	mirror = prov_sources_mirror_path(ctx->cache_dir, url);
@@ -427,11 +431,12 @@ int prov_sources_ls_remote(struct prov_remote_ref *refs, const char *url, const 
 		goto cleanup;
 	lj.fetch_url = fetch_url;
 	prov_buf_init(&answer, REFS_MAX_ANSWER);
-	banner = prov_xasprintf("listing the refs of %s (ls-remote, no mirror)", url);
+	shown = prov_url_display(url);
+	banner = prov_xasprintf("listing the refs of %s (ls-remote, no mirror)", shown);
 	job.verb = "ls-remote";
 	job.banner = banner;
 	job.fetch_url = fetch_url;
-	job.display_url = url;
+	job.display_url = shown;
 	job.work = ls_work;
 	job.arg = &lj;
 	job.answer = &answer;
@@ -446,6 +451,7 @@ cleanup:
 	free(path);
 	free(dir);
 	free(banner);
+	free(shown);
 	prov_buf_release(&file);
 	prov_buf_release(&answer);
 	return error;

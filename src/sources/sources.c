@@ -276,20 +276,22 @@ static int bounded_fetch(const char *repo_path, const char *fetch_url, const cha
 			 const char *const *wants, size_t nwants, int all_heads,
 			 const struct prov_ctx *ctx)
 {
-	struct fetch_job f = { repo_path, fetch_url, display_url, wants, nwants, all_heads };
+	char *shown = prov_url_display(display_url);
+	struct fetch_job f = { repo_path, fetch_url, shown, wants, nwants, all_heads };
 	struct prov_bounded_job job = { 0 };
-	char *banner = prov_xasprintf("fetching %s (mirror)", display_url);
+	char *banner = prov_xasprintf("fetching %s (mirror)", shown);
 	int error;
 
 	job.verb = "fetch";
 	job.banner = banner;
 	job.fetch_url = fetch_url;
-	job.display_url = display_url;
+	job.display_url = shown;
 	job.repo_path = repo_path;
 	job.work = fetch_work;
 	job.arg = &f;
 	error = prov_bounded_run(&job, ctx);
 	free(banner);
+	free(shown);
 	return error;
 }
 
@@ -350,8 +352,12 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 	}
 	fetch_url = opts && opts->ctx && opts->ctx->config ? prov_config_rewrite_url(opts->ctx->config, url) : prov_xstrdup(url);
 	if (!prov_url_scheme_ok(fetch_url)) {
+		char *a = prov_url_display(fetch_url), *b = prov_url_display(url);
+
 		error = prov_error_set(PROV_EINPUT, "'%s' (from '%s' by url.insteadOf) is not an https, http, ssh, git or file URL or a local path",
-				       fetch_url, url);
+				       a, b);
+		free(a);
+		free(b);
 		goto cleanup;
 	}
 	r = prov_xcalloc(1, sizeof(*r));
@@ -369,7 +375,10 @@ int prov_sources_open(struct prov_repo **out, const char *url, const char *const
 		goto done;
 	}
 	if (lp && (!*lp || git_repository_open_ext(&repo, lp, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)) {
-		error = prov_error_set(PROV_EINPUT, "'%s' is not a git repository", fetch_url);
+		char *a = prov_url_display(fetch_url);
+
+		error = prov_error_set(PROV_EINPUT, "'%s' is not a git repository", a);
+		free(a);
 		goto cleanup;
 	}
 	git_repository_free(repo);

@@ -527,6 +527,19 @@ char *prov_url_strip_userinfo(char *url)
 	return url;
 }
 
+char *prov_url_display(const char *url)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+
+	if (!url)
+		return NULL;
+	prov_buf_puts(&b, url);
+	prov_url_strip_userinfo(b.buf);
+	prov_buf_setlen(&b, strlen(b.buf));
+	prov_escape_controls(&b, 0, 1);
+	return prov_buf_detach(&b);
+}
+
 uint64_t prov_hash_more(uint64_t h, const void *p, size_t n)
 {
 	const unsigned char *b = p;

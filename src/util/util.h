@@ -138,4 +138,11 @@ int prov_tag_is_prerelease(const char *tag);
  */
 char *prov_url_strip_userinfo(char *url);
 
+/*
+ * A URL as it may be shown (banners, progress lines, messages): a new
+ * string, userinfo dropped and control characters escaped as by
+ * prov_escape_controls (C1 too). NULL-safe (returns NULL).
+ */
+char *prov_url_display(const char *url);
+
 #endif

@@ -27,6 +27,24 @@ for fmt in json text markdown; do
 	[ $rc -le 3 ] || { cat "$T/r.$fmt.err"; fail "resolve --format $fmt: exit $rc"; }
 	"$PROVENANCE" --cache "$T/c" env --sysroot "$T/root" --format $fmt >"$T/e.$fmt" 2>"$T/e.$fmt.err"
 done
+# URLs printed from other sources (round three): a --mapping repo with
+# userinfo, and credentials in a url.insteadOf target, fetched (from a closed
+# loopback port: refused at once) so that the banner, the note and the error
+# are all written.
+printf '[component "app"]\n\tlibrary = libapp.so*\n\trepo = https://carol:%s@127.0.0.1:1/app.git\n\tref = main\n' \
+	"$tok" >"$T/cred.map"
+printf '[component "app"]\n\tlibrary = libapp.so*\n\trepo = https://example.invalid/app.git\n\tref = main\n' >"$T/plain.map"
+for fmt in json text; do
+	for off in --offline ""; do
+		"$PROVENANCE" --cache "$T/c" resolve $off --mapping "$T/cred.map" --sysroot "$T/root" \
+			--format $fmt "$T/bt.txt" >"$T/r.map$off.$fmt" 2>"$T/r.map$off.$fmt.err"
+	done
+	"$PROVENANCE" --cache "$T/c" -c "url.https://dave:$tok@127.0.0.1:1/.insteadOf=https://example.invalid/" \
+		resolve --mapping "$T/plain.map" --sysroot "$T/root" --format $fmt "$T/bt.txt" \
+		>"$T/r.insteadof.$fmt" 2>"$T/r.insteadof.$fmt.err"
+done
+grep -q "127.0.0.1:1/app.git" "$T"/r.map* || fail "the mapping's repo is not in the report at all"
+grep -q "^fetching .*app.git" "$T"/r.map.*.err || fail "no fetch banner to check"
 grep -q example.invalid "$T"/r.* "$T"/e.* || skip "no resolver recorded either URL"
 if grep -l "$tok" "$T"/r.* "$T"/e.*; then
 	grep -h "$tok" "$T"/r.* "$T"/e.* | head -3
