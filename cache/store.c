@@ -142,6 +142,13 @@ int prov_store_report_get(char **out, size_t *out_len, struct prov_store *s, int
 	return err;
 }
 
+int prov_store_prune(int64_t *out_n, struct prov_store *s, const char *before, int64_t keep,
+		     int dry_run)
+{
+	*out_n = 0;
+	return s->ops->prune(out_n, s->backend, before, keep < 0 ? 0 : keep, dry_run);
+}
+
 int prov_store_history(char **out, struct prov_store *s, int64_t crash_id)
 {
 	return s->ops->history(out, s->backend, crash_id);

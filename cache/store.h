@@ -23,7 +23,7 @@
  */
 struct prov_store;
 
-#define PROV_STORE_SCHEMA 3
+#define PROV_STORE_SCHEMA 4
 
 /* The default store path inside a cache directory (malloc'd). */
 char *prov_store_default_path(const char *cache_dir);
@@ -92,6 +92,18 @@ char *prov_store_signature_of(const char *json, size_t len);
  * its length in *out_len. PROV_EINPUT when there is no such crash.
  */
 int prov_store_report_get(char **out, size_t *out_len, struct prov_store *s, int64_t id);
+
+/*
+ * Retention: delete the crashes older than `before` (ISO 8601 UTC, as
+ * prov_store_parse_time writes it) except the `keep` newest of each
+ * signature (0: none kept), with their frames, modules, components and
+ * reports; the per-signature summaries follow (schema 4's delete triggers,
+ * which an admin's plain DELETE fires as well). One transaction. Crashes
+ * with no time are kept. The count in *out_n; with dry_run nothing is
+ * deleted, *out_n says how many would be.
+ */
+int prov_store_prune(int64_t *out_n, struct prov_store *s, const char *before, int64_t keep,
+		     int dry_run);
 
 /*
  * One line about a stored crash's signature in the rest of the store, e.g.

@@ -23,6 +23,7 @@ static const struct cmd *const commands[] = {
 	&cmd_import_def,
 	&cmd_triage_def,
 	&cmd_show_def,
+	&cmd_prune_def,
 	&cmd_query_def,
 	&cmd_collect_def,
 };
