@@ -89,6 +89,17 @@ check_eq "$(lite "$S" "$CHECK")" 0 "summaries = crashes, no orphan rows after a 
 check_exit 0 "triage after DELETE" -- "$PROVENANCE" triage --store "$S" --format json
 cp "$T/last.out" "$T/lite.deleted.json"
 check_eq "$(norm "$T/lite.deleted.json")" "$(fresh_triage "$S" fresh2)" "triage after DELETE = triage of a fresh import"
+# everything is old now: each signature keeps its 5 newest (python3 picks them from the table before)
+want5=$(python3 -c 'import sqlite3,sys
+c = sqlite3.connect(sys.argv[1])
+rows = c.execute("SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY signature ORDER BY time DESC, id DESC) AS k FROM crashes) WHERE k <= 5 ORDER BY id").fetchall()
+print(",".join(str(r[0]) for r in rows))' "$S")
+check_exit 0 "prune --keep-per-signature 5 of everything" -- "$PROVENANCE" prune --store "$S" --older-than 2099-01-01 --keep-per-signature 5
+check_eq "$(lite "$S" "SELECT group_concat(id, ',') FROM (SELECT id FROM crashes ORDER BY id)")" "$want5" "the 5 newest of each signature stay (sqlite3)"
+check_eq "$(lite "$S" "$CHECK")" 0 "summaries = crashes after keep-per-signature (sqlite3)"
+check_exit 0 "triage after keep-per-signature" -- "$PROVENANCE" triage --store "$S" --format json
+cp "$T/last.out" "$T/lite.kept.json"
+check_eq "$(json_get "$T/last.out" "[g['count'] for g in d['groups']]")" "[5, 5]" "triage: 5 per group"
 check_exit 64 "prune without --older-than" -- "$PROVENANCE" prune --store "$S"
 check_exit 64 "prune --older-than 7x" -- "$PROVENANCE" prune --store "$S" --older-than 7x
 check_exit 0 "prune --help" -- "$PROVENANCE" prune --help
@@ -130,6 +141,11 @@ pg_sql "DELETE FROM crashes WHERE host IN ('node001', 'node002', 'node003')" >/d
 check_eq "$(pg_sql "$CHECK")" 0 "PostgreSQL: summaries = crashes after a plain DELETE (psql)"
 check_exit 0 "PostgreSQL: triage after DELETE" -- "$PROVENANCE" triage --store "$PGURL" --format json
 check_eq "$(norm "$T/last.out")" "$(norm "$T/lite.deleted.json")" "PostgreSQL triage = SQLite triage after DELETE"
+check_exit 0 "PostgreSQL: prune --keep-per-signature 5 of everything" -- "$PROVENANCE" prune --store "$PGURL" --older-than 2099-01-01 --keep-per-signature 5
+check_eq "$(pg_sql "SELECT string_agg(id::text, ',' ORDER BY id) FROM crashes")" "$want5" "PostgreSQL: the same 5 newest of each signature stay (psql)"
+check_eq "$(pg_sql "$CHECK")" 0 "PostgreSQL: summaries = crashes after keep-per-signature (psql)"
+check_exit 0 "PostgreSQL: triage after keep-per-signature" -- "$PROVENANCE" triage --store "$PGURL" --format json
+check_eq "$(norm "$T/last.out")" "$(norm "$T/lite.kept.json")" "PostgreSQL triage = SQLite triage after keep-per-signature"
 # a schema-3 PostgreSQL store whose summaries still count deleted crashes (made
 # by taking away what schema 4 added; summaries kept on insert only)
 pg_sql 'CREATE DATABASE old3' >/dev/null
