@@ -7,7 +7,7 @@
 #include "triage.h"
 
 /*
- * The crash store: one SQLite file (<cache dir>/store.sqlite, or a path the
+ * The crash store: one SQLite file (<data dir>/store.sqlite, or a path the
  * user names) or a PostgreSQL database (a postgresql:// or postgres:// URI,
  * or a libpq keyword string such as "host=db dbname=crashes"), holding resolved crashes as rows the user can query. The
  * tables are documented and stable (docs/store.md): crashes, frames,
@@ -25,7 +25,14 @@ struct prov_store;
 
 #define PROV_STORE_SCHEMA 4
 
-/* The default store path inside a cache directory (malloc'd). */
+/*
+ * The default store (malloc'd): store.sqlite in the data directory,
+ * $XDG_DATA_HOME/provenance (an absolute one), else ~/.local/share/provenance;
+ * with neither HOME nor XDG_DATA_HOME set, in `cache_dir` as before. A
+ * store found at the old place, store.sqlite in `cache_dir`, is moved there
+ * (with its -wal/-shm) with one warning line; when it cannot be moved it is
+ * used where it is, with one warning line.
+ */
 char *prov_store_default_path(const char *cache_dir);
 
 /* Whether `where` names a PostgreSQL database rather than a SQLite file. */

@@ -32,7 +32,7 @@ static const char help[] =
 	"                     old (default 0)\n"
 	"   --dry-run         say how many would go; delete nothing\n"
 	"   --store PATH|URL  the store: a SQLite file (default: store.sqlite in the\n"
-	"                     cache directory) or PostgreSQL (postgresql://... or\n"
+	"                     data directory) or PostgreSQL (postgresql://... or\n"
 	"                     \"host=... dbname=...\")\n"
 	"\n"
 	"exit: 0 done, 2 no store or not a store, 64 usage error.\n";

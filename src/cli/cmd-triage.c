@@ -38,7 +38,7 @@ static const char help[] =
 	"   --frames N        top frames shown per group (default 5)\n"
 	"   --format FMT      text (default), markdown or json\n"
 	"   --store PATH|URL  the store: a SQLite file (default: store.sqlite in the\n"
-	"                     cache directory) or PostgreSQL (postgresql://... or\n"
+	"                     data directory) or PostgreSQL (postgresql://... or\n"
 	"                     \"host=... dbname=...\")\n"
 	"\n"
 	"exit: 0 done, 2 no store or not a store, 64 usage error.\n";
