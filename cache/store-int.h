@@ -56,11 +56,13 @@ extern const char store_summary_hosts_sql[];
 extern const char store_summary_versions_sql[];
 
 /*
- * Triage's selection, a WHERE clause of fixed text (static): ?1 since,
- * ?2 component, both bound (NULL when not given) whichever the clause uses;
- * crashes are "c". PostgreSQL's implementation rewrites ?N to $N.
+ * Triage's selection, a WHERE clause (malloc'd): ?1 since, ?2 component,
+ * both bound (NULL when not given) whichever the clause uses; ?4 until,
+ * ?5 host, ?6 signature, each in the text only when given (bind those
+ * only then); ?3 is left to the caller's tail. Crashes are "c".
+ * PostgreSQL's implementation rewrites ?N to $N.
  */
-const char *store_triage_selection(const struct prov_triage_opts *o);
+char *store_triage_selection(const struct prov_triage_opts *o);
 
 /* Report reading shared by both implementations. */
 const struct prov_jv *store_jget(const struct prov_jv *v, const char *key);

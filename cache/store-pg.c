@@ -839,11 +839,14 @@ cleanup:
 static PGresult *pg_sel(struct store_pg *s, const struct prov_triage_opts *o, const char *head,
 			const char *tail, const char *third)
 {
-	char *sel = pg_sql(store_triage_selection(o)), *sql = prov_xasprintf("%s%s%s", head, sel, tail);
-	const char *v[3] = { o->since, o->component, third };
-	Oid types[3] = { 25, 25, 25 };	/* text: the selection's $1 and $2 need no casts */
-	PGresult *r = PQexecParams(s->conn, sql, third ? 3 : 2, types, v, NULL, NULL, 0);
+	char *text = store_triage_selection(o), *sel = pg_sql(text), *sql = prov_xasprintf("%s%s%s", head, sel, tail);
+	const char *v[6] = { o->since, o->component, third, o->until, o->host, o->signature };
+	/* text, each declared: the selection's parameters need no casts, unused ones are allowed */
+	Oid types[6] = { 25, 25, 25, 25, 25, 25 };
+	int n = o->signature ? 6 : o->host ? 5 : o->until ? 4 : third ? 3 : 2;
+	PGresult *r = PQexecParams(s->conn, sql, n, types, v, NULL, NULL, 0);
 
+	free(text);
 	free(sel);
 	free(sql);
 	return r;
@@ -1006,7 +1009,7 @@ static int op_triage(struct prov_triage *out, struct store_backend *be,
 	struct store_pg *s = pgs(be);
 	struct prov_triage t = { 0 };
 	struct prov_triage_opts o = *opts;
-	int summary = !o.since && !o.component, err;
+	int summary = !o.since && !o.component && !o.until && !o.host && !o.signature, err;
 	size_t i;
 
 	if (!o.max_frames)

@@ -3,6 +3,7 @@
 
 #include "store.h"
 #include "store-int.h"
+#include "alloc.h"
 #include "buf.h"
 #include "banned.h"
 
@@ -259,7 +260,7 @@ char *store_migration_sql(enum store_dialect dialect, int from)
 	return prov_buf_detach(&b);
 }
 
-const char *store_triage_selection(const struct prov_triage_opts *o)
+static const char *selection_base(const struct prov_triage_opts *o)
 {
 	if (o->since && o->component)
 		return " c.time >= ?1 AND c.id IN (SELECT crash_id FROM components WHERE name = ?2) ";
@@ -268,4 +269,10 @@ const char *store_triage_selection(const struct prov_triage_opts *o)
 	if (o->component)
 		return " ?1 IS NULL AND c.id IN (SELECT crash_id FROM components WHERE name = ?2) ";
 	return " ?1 IS NULL AND ?2 IS NULL ";
+}
+
+char *store_triage_selection(const struct prov_triage_opts *o)
+{
+	return prov_xasprintf("%s%s%s%s", selection_base(o), o->until ? "AND c.time < ?4 " : "",
+			      o->host ? "AND c.host = ?5 " : "", o->signature ? "AND c.signature = ?6 " : "");
 }

@@ -638,14 +638,21 @@ cleanup:
 static int prep_sel(sqlite3_stmt **st, struct store_sqlite *s, const struct prov_triage_opts *o,
 		    const char *head, const char *tail)
 {
-	char *sql = prov_xasprintf("%s%s%s", head, store_triage_selection(o), tail);
+	char *sel = store_triage_selection(o), *sql = prov_xasprintf("%s%s%s", head, sel, tail);
 	int rc = sqlite3_prepare_v2(s->db, sql, -1, st, NULL);
 
+	free(sel);
 	free(sql);
 	if (rc != SQLITE_OK)
 		return prov_sql_error(s->db, "store", "triage");
 	prov_sql_bind_text(*st, 1, o->since);
 	prov_sql_bind_text(*st, 2, o->component);
+	if (o->until)
+		prov_sql_bind_text(*st, 4, o->until);
+	if (o->host)
+		prov_sql_bind_text(*st, 5, o->host);
+	if (o->signature)
+		prov_sql_bind_text(*st, 6, o->signature);
 	return 0;
 }
 

@@ -123,6 +123,9 @@ int prov_store_history(char **out, struct prov_store *s, int64_t crash_id);
 struct prov_triage_opts {
 	const char *since;	/* ISO 8601 (or a prefix: a date); NULL: all */
 	const char *component;	/* only crashes with a frame or component of this name */
+	const char *until;	/* as since: only crashes before it; NULL: all */
+	const char *host;	/* only crashes of this host; NULL: all */
+	const char *signature;	/* only crashes of this signature; NULL: all */
 	size_t max_frames;	/* per group; 0: 5 */
 };
 int prov_store_triage(struct prov_triage *out, struct prov_store *s,

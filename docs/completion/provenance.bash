@@ -37,7 +37,7 @@ _provenance() {
 	import) COMPREPLY=($(compgen -W "--store --host --time --help" -- "$cur")) ;;
 	show) COMPREPLY=($(compgen -W "--format --store --help" -- "$cur")) ;;
 	prune) COMPREPLY=($(compgen -W "--older-than --keep-per-signature --dry-run --store --help" -- "$cur")) ;;
-	triage) COMPREPLY=($(compgen -W "--since --component --runs --frames --format --store --help" -- "$cur")) ;;
+	triage) COMPREPLY=($(compgen -W "--since --until --host --signature --component --runs --frames --format --store --help" -- "$cur")) ;;
 	query) COMPREPLY=($(compgen -W "--format --max-rows --timeout --store --help" -- "$cur")) ;;
 	collect) COMPREPLY=($(compgen -W "--install --uninstall --flush --store --spool-dir --handler --help" -- "$cur")) ;;
 	esac

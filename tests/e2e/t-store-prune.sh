@@ -10,6 +10,8 @@
 # triage equals PostgreSQL's. A schema-3 store with stale summaries and
 # signatures the current rule does not give is upgraded by a writer: schema
 # 4, summaries right, one group per crash kind (the generator's truth).
+# Triage's --until, --host and --signature count what python3's sqlite3
+# counts, and PostgreSQL's answers equal SQLite's.
 . "$(dirname "$0")/lib.sh"
 
 command -v gdb >/dev/null || skip "no gdb"
@@ -73,6 +75,22 @@ with open(sys.argv[2], "w") as f:
 S="$T/store.sqlite"
 check_exit 0 "import" -- "$PROVENANCE" import --store "$S" "$T/reports.jsonl"
 check_eq "$(lite "$S" 'PRAGMA user_version')" 4 "a new store is schema 4 (sqlite3)"
+# triage filters (--until, --host, --signature): counts from python3's sqlite3
+SIG0=$(json_get "$T/truth.json" "d['templates'][0]['signature']")
+filtered() {	# STORE-NAME: triage with each filter, normalised, one line each
+	local st=$1
+	"$PROVENANCE" triage --store "$st" --until "$CUT" --format json >"$T/f1.json" &&
+	"$PROVENANCE" triage --store "$st" --host node005 --format json >"$T/f2.json" &&
+	"$PROVENANCE" triage --store "$st" --signature "$SIG0" --since 2026-10-02T12:00:00Z --until "$CUT" --format json >"$T/f3.json" ||
+		fail "triage with filters on $st"
+	norm "$T/f1.json"; norm "$T/f2.json"; norm "$T/f3.json"
+}
+filtered "$S" >"$T/filters.lite"
+check_eq "$(json_get "$T/f1.json" "d['total']")" "$(lite "$S" "SELECT count(*) FROM crashes WHERE time < '$CUT'")" "triage --until total (sqlite3)"
+check_eq "$(json_get "$T/f2.json" "(d['total'], d['hosts'])")" "($(lite "$S" "SELECT count(*) FROM crashes WHERE host = 'node005'"), 1)" "triage --host total (sqlite3)"
+check_eq "$(json_get "$T/f3.json" "' '.join('%s=%d' % (g['signature'], g['count']) for g in d['groups'])")" \
+	"$SIG0=$(lite "$S" "SELECT count(*) FROM crashes WHERE signature = '$SIG0' AND time >= '2026-10-02T12:00:00Z' AND time < '$CUT'")" \
+	"triage --signature --since --until: one group, its count (sqlite3)"
 check_exit 0 "prune --dry-run" -- "$PROVENANCE" prune --store "$S" --older-than "$CUT" --keep-per-signature $KEEP --dry-run
 check_match "$(cat "$T/last.out")" "^would prune $((N - WANT)) crashes" "dry run says how many"
 check_eq "$(lite "$S" 'SELECT count(*) FROM crashes')" $N "dry run deletes nothing (sqlite3)"
@@ -131,6 +149,9 @@ check_eq "$(json_get "$T/last.out" "sorted(g['signature'] for g in d['groups'])"
 pg_start
 check_exit 0 "PostgreSQL: import" -- "$PROVENANCE" import --store "$PGURL" "$T/reports.jsonl"
 check_eq "$(pg_sql "SELECT value FROM store_meta WHERE key = 'schema'")" 4 "a new PostgreSQL store is schema 4 (psql)"
+filtered "$PGURL" >"$T/filters.pg"
+cmp -s "$T/filters.lite" "$T/filters.pg" || fail "triage with --until/--host/--signature differs between SQLite and PostgreSQL"
+echo "ok: triage --until/--host/--signature: PostgreSQL = SQLite"
 check_exit 0 "PostgreSQL: prune" -- "$PROVENANCE" prune --store "$PGURL" --older-than "$CUT" --keep-per-signature $KEEP
 check_match "$(cat "$T/last.out")" "^pruned $((N - WANT)) crashes" "PostgreSQL: prune says how many"
 check_eq "$(pg_sql 'SELECT count(*) FROM crashes')" "$WANT" "PostgreSQL: crashes left after prune (psql)"
