@@ -176,8 +176,9 @@ check_eq "$(pg_sql "SELECT sum(approximate) FROM signature_versions")" \
 PGDB=prov
 
 # ---- SQLite stores of older formats (schema 1: no summaries; 2: no commit_is, found_by) ----
-# made from a current one by taking away what the later schemas added
-old_commit_cols="ALTER TABLE components DROP COLUMN commit_is; ALTER TABLE components DROP COLUMN found_by;"
+# made from a current one by taking away what the later schemas added (schema 4's
+# trigger first: SQLite refuses to drop a column a trigger names)
+old_commit_cols="DROP TRIGGER crashes_deleted; DROP INDEX crashes_signature_host; ALTER TABLE components DROP COLUMN commit_is; ALTER TABLE components DROP COLUMN found_by;"
 check_exit 0 "a new store of one report" -- "$PROVENANCE" import --store "$T/v2.sqlite" "$T/a.json"
 python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1])
 c.executescript(sys.argv[2] + "ALTER TABLE signature_versions DROP COLUMN approximate; PRAGMA user_version=2;"); c.close()' \
