@@ -299,6 +299,7 @@ CMD_OBJS += src/cli/cmd-fixcheck.o
 CMD_OBJS += src/cli/cmd-cache.o
 CMD_OBJS += src/cli/cmd-import.o
 CMD_OBJS += src/cli/cmd-show.o
+CMD_OBJS += src/cli/cmd-prune.o
 CMD_OBJS += src/cli/cmd-triage.o
 CMD_OBJS += src/cli/cmd-query.o
 CMD_OBJS += src/cli/cmd-collect.o

@@ -32,8 +32,20 @@ enum store_dialect { STORE_SQLITE, STORE_PG };
  * mark the file; PostgreSQL records the same in store_meta.
  */
 char *store_schema_sql(enum store_dialect dialect);
-/* The SQL that upgrades a store of version `from` to the next (malloc'd), NULL: none. */
+/*
+ * The SQL that upgrades a store of version `from` to the next (malloc'd),
+ * NULL: none. Before the text from 3, the backend signs every crash again
+ * from its stored report with the current rule (prov_store_signature_of),
+ * in the same transaction: the text then rebuilds the summaries from that.
+ */
 char *store_migration_sql(enum store_dialect dialect, int from);
+extern const char store_rebuild_summaries_sql[];
+/*
+ * prune's selection, a WHERE clause on crashes (no alias): ?1 the time
+ * before which crashes go, ?2 how many of the newest each signature keeps
+ * whatever their age. Crashes with no time are never selected.
+ */
+extern const char store_prune_where[];
 /*
  * The statements that keep the per-signature summaries up to date for one
  * new crash, run in the insert's transaction: parameters ?1 signature,
@@ -44,11 +56,13 @@ extern const char store_summary_hosts_sql[];
 extern const char store_summary_versions_sql[];
 
 /*
- * Triage's selection, a WHERE clause of fixed text (static): ?1 since,
- * ?2 component, both bound (NULL when not given) whichever the clause uses;
- * crashes are "c". PostgreSQL's implementation rewrites ?N to $N.
+ * Triage's selection, a WHERE clause (malloc'd): ?1 since, ?2 component,
+ * both bound (NULL when not given) whichever the clause uses; ?4 until,
+ * ?5 host, ?6 signature, each in the text only when given (bind those
+ * only then); ?3 is left to the caller's tail. Crashes are "c".
+ * PostgreSQL's implementation rewrites ?N to $N.
  */
-const char *store_triage_selection(const struct prov_triage_opts *o);
+char *store_triage_selection(const struct prov_triage_opts *o);
 /*
  * The web view's rows (prov_store_rows, store.h) as SQL on triage's
  * selection (malloc'd): ?3 the signature (NULL: all for the days), at most
@@ -113,6 +127,9 @@ struct store_ops {
 	int (*history)(char **out, struct store_backend *be, int64_t crash_id);
 	/* the stored bytes of one crash; 1 (nothing set) when there is no such crash */
 	int (*report)(char **out, size_t *out_len, struct store_backend *be, int64_t crash_id);
+	/* prune (docs/store.md): how many crashes store_prune_where selects; deletes them unless dry_run */
+	int (*prune)(int64_t *out_n, struct store_backend *be, const char *before, int64_t keep,
+		     int dry_run);
 	int (*triage)(struct prov_triage *out, struct store_backend *be,
 		      const struct prov_triage_opts *opts);
 	int (*query)(struct store_backend *be, const char *sql, const struct prov_query_opts *opts,

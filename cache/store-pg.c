@@ -135,6 +135,48 @@ static int one_text(char **out, struct store_pg *s, const char *sql)
 }
 
 /* Create or upgrade the schema under an advisory lock: the first of many writers does it. */
+/*
+ * Schema 3 -> 4: every crash signed again from its stored report with the
+ * current rule (docs/signature.md), 1,000 crashes at a time (never every
+ * report in memory at once), in the migration's transaction.
+ */
+static int pg_resign(struct store_pg *s)
+{
+	char last[24] = "0";
+	int i, n, err = 0;
+
+	do {
+		const char *v[1] = { last };
+		PGresult *r = PQexecParams(s->conn, "SELECT c.id, c.signature, r.json FROM crashes c"
+					   " JOIN reports r ON r.crash_id = c.id WHERE c.id > $1::bigint"
+					   " ORDER BY c.id LIMIT 1000", 1, NULL, v, NULL, NULL, 0);
+
+		if (PQresultStatus(r) != PGRES_TUPLES_OK)
+			return pg_fail(s, r, "recompute signatures");
+		n = PQntuples(r);
+		for (i = 0; i < n && !err; i++) {
+			const char *json = PQgetvalue(r, i, 2);
+			char *sig = prov_store_signature_of(json, strlen(json));
+
+			if (sig && strcmp(sig, PQgetvalue(r, i, 1)) != 0) {
+				const char *u[2] = { sig, PQgetvalue(r, i, 0) };
+				PGresult *w = PQexecParams(s->conn, "UPDATE crashes SET signature = $1"
+							   " WHERE id = $2::bigint", 2, NULL, u, NULL, NULL, 0);
+
+				if (PQresultStatus(w) != PGRES_COMMAND_OK)
+					err = pg_fail(s, w, "recompute signatures");
+				else
+					PQclear(w);
+			}
+			free(sig);
+		}
+		if (n)
+			snprintf(last, sizeof(last), "%s", PQgetvalue(r, n - 1, 0));
+		PQclear(r);
+	} while (n == 1000 && !err);
+	return err;
+}
+
 static int pg_schema(struct store_pg *s)
 {
 	char *ident = NULL, *ver = NULL, *crashes = NULL, *sql = NULL;
@@ -181,6 +223,8 @@ static int pg_schema(struct store_pg *s)
 	while (!s->readonly && v >= 1 && v < PROV_STORE_SCHEMA) {
 		free(sql);
 		sql = store_migration_sql(STORE_PG, v);
+		if (sql && v == 3 && (err = pg_resign(s)) < 0)
+			goto rollback;
 		if (!sql || (err = pg_exec(s, sql)) < 0) {
 			if (!sql)
 				err = prov_error_set(PROV_EINPUT, "crash store %s has schema %d and no upgrade",
@@ -835,11 +879,14 @@ cleanup:
 static PGresult *pg_sel(struct store_pg *s, const struct prov_triage_opts *o, const char *head,
 			const char *tail, const char *third)
 {
-	char *sel = pg_sql(store_triage_selection(o)), *sql = prov_xasprintf("%s%s%s", head, sel, tail);
-	const char *v[3] = { o->since, o->component, third };
-	Oid types[3] = { 25, 25, 25 };	/* text: the selection's $1 and $2 need no casts */
-	PGresult *r = PQexecParams(s->conn, sql, third ? 3 : 2, types, v, NULL, NULL, 0);
+	char *text = store_triage_selection(o), *sel = pg_sql(text), *sql = prov_xasprintf("%s%s%s", head, sel, tail);
+	const char *v[6] = { o->since, o->component, third, o->until, o->host, o->signature };
+	/* text, each declared: the selection's parameters need no casts, unused ones are allowed */
+	Oid types[6] = { 25, 25, 25, 25, 25, 25 };
+	int n = o->signature ? 6 : o->host ? 5 : o->until ? 4 : third ? 3 : 2;
+	PGresult *r = PQexecParams(s->conn, sql, n, types, v, NULL, NULL, 0);
 
+	free(text);
 	free(sel);
 	free(sql);
 	return r;
@@ -1002,7 +1049,7 @@ static int op_triage(struct prov_triage *out, struct store_backend *be,
 	struct store_pg *s = pgs(be);
 	struct prov_triage t = { 0 };
 	struct prov_triage_opts o = *opts;
-	int summary = !o.since && !o.component, err;
+	int summary = !o.since && !o.component && !o.until && !o.host && !o.signature, err;
 	size_t i;
 
 	if (!o.max_frames)
@@ -1251,8 +1298,9 @@ static int op_rows(struct store_backend *be, int what, const struct prov_triage_
 {
 	struct store_pg *s = pgs(be);
 	char *raw = store_rows_sql(what, o, max_rows + 1), *sql = pg_sql(raw), *set = NULL;
-	const char *v[3] = { o->since, o->component, signature };
-	Oid types[3] = { 25, 25, 25 };
+	const char *v[6] = { o->since, o->component, signature, o->until, o->host, o->signature };
+	Oid types[6] = { 25, 25, 25, 25, 25, 25 };
+	int nparams = o->signature ? 6 : o->host ? 5 : o->until ? 4 : 3;
 	PGresult *r = NULL;
 	int err, n, i, j;
 
@@ -1261,7 +1309,7 @@ static int op_rows(struct store_backend *be, int what, const struct prov_triage_
 	set = prov_xasprintf("SET LOCAL statement_timeout = %llu", (unsigned long long)timeout_ms);
 	if ((err = pg_exec(s, set)) < 0)
 		goto cleanup;
-	r = PQexecParams(s->conn, sql, 3, types, v, NULL, NULL, 0);
+	r = PQexecParams(s->conn, sql, nparams, types, v, NULL, NULL, 0);
 	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
 		err = pg_fail(s, r, "rows");
 		r = NULL;
@@ -1289,6 +1337,30 @@ cleanup:
 	return err;
 }
 
+/* prune: one statement (its own transaction unless the caller's); the delete trigger does the rest. */
+static int op_prune(int64_t *out_n, struct store_backend *be, const char *before, int64_t keep,
+		    int dry_run)
+{
+	struct store_pg *s = pgs(be);
+	char *where = pg_sql(store_prune_where), *sql;
+	char keeptext[24];
+	const char *v[2] = { before, keeptext };
+	PGresult *r;
+
+	sql = dry_run ? prov_xasprintf("SELECT count(*) FROM crashes WHERE%s", where) :
+		prov_xasprintf("WITH d AS (DELETE FROM crashes WHERE%s RETURNING 1) SELECT count(*) FROM d",
+			       where);
+	snprintf(keeptext, sizeof(keeptext), "%lld", (long long)keep);
+	r = PQexecParams(s->conn, sql, 2, NULL, v, NULL, NULL, 0);
+	free(where);
+	free(sql);
+	if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1)
+		return pg_fail(s, r, "prune");
+	*out_n = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	PQclear(r);
+	return 0;
+}
+
 static const struct store_ops pg_ops = {
 	.free = op_free,
 	.begin = op_begin,
@@ -1297,6 +1369,7 @@ static const struct store_ops pg_ops = {
 	.add = op_add,
 	.history = op_history,
 	.report = op_report,
+	.prune = op_prune,
 	.triage = op_triage,
 	.query = op_query,
 	.rows = op_rows,

@@ -66,6 +66,110 @@ static const char migrate_1_2_fill[] =
 	" count(DISTINCT v.crash_id) FROM components v JOIN crashes c ON c.id = v.crash_id"
 	" GROUP BY c.signature, v.name, coalesce(v.version, '?');";
 
+/*
+ * Schema 4: the summaries follow every DELETE of crashes (prune, or an
+ * admin's plain DELETE), and a deleted crash's frames, modules, components
+ * and report go with it; an index answers first/last seen per (signature,
+ * host). SQLite has no statement triggers: per row, first/last seen looked
+ * up again only when the deleted crash was the pair's first or last.
+ * PostgreSQL: once per statement (a transition table), and TRUNCATE too.
+ * IF NOT EXISTS / OR REPLACE: the same text makes and upgrades a store.
+ */
+static const char schema_4_sqlite[] =
+	"CREATE INDEX IF NOT EXISTS crashes_signature_host ON crashes(signature, host, time);"
+	"CREATE TRIGGER IF NOT EXISTS crashes_deleted AFTER DELETE ON crashes BEGIN"
+	" UPDATE signature_hosts SET count = count - 1,"
+	" first_seen = CASE WHEN OLD.time IS NOT NULL AND OLD.time <= first_seen"
+	" THEN (SELECT min(time) FROM crashes WHERE signature = OLD.signature AND host = OLD.host)"
+	" ELSE first_seen END,"
+	" last_seen = CASE WHEN OLD.time IS NOT NULL AND OLD.time >= last_seen"
+	" THEN (SELECT max(time) FROM crashes WHERE signature = OLD.signature AND host = OLD.host)"
+	" ELSE last_seen END"
+	" WHERE signature = OLD.signature AND host = OLD.host;"
+	" DELETE FROM signature_hosts"
+	" WHERE signature = OLD.signature AND host = OLD.host AND count <= 0;"
+	" UPDATE signature_versions SET count = count - 1,"
+	" approximate = approximate - (SELECT max(CASE WHEN commit_is = 'approximate' THEN 1 ELSE 0 END)"
+	" FROM components WHERE crash_id = OLD.id AND name = signature_versions.component"
+	" AND coalesce(version, '?') = signature_versions.version)"
+	" WHERE signature = OLD.signature AND EXISTS (SELECT 1 FROM components"
+	" WHERE crash_id = OLD.id AND name = signature_versions.component"
+	" AND coalesce(version, '?') = signature_versions.version);"
+	" DELETE FROM signature_versions WHERE signature = OLD.signature AND count <= 0;"
+	" DELETE FROM frames WHERE crash_id = OLD.id;"
+	" DELETE FROM modules WHERE crash_id = OLD.id;"
+	" DELETE FROM components WHERE crash_id = OLD.id;"
+	" DELETE FROM reports WHERE crash_id = OLD.id;"
+	"END;";
+
+static const char schema_4_pg[] =
+	"CREATE INDEX IF NOT EXISTS crashes_signature_host ON crashes(signature, host, time);"
+	"CREATE OR REPLACE FUNCTION provenance_crashes_deleted() RETURNS trigger LANGUAGE plpgsql AS $body$"
+	"BEGIN"
+	" UPDATE signature_hosts h SET count = h.count - d.n"
+	" FROM (SELECT signature, host, count(*) AS n FROM old_crashes GROUP BY 1, 2) d"
+	" WHERE h.signature = d.signature AND h.host = d.host;"
+	" DELETE FROM signature_hosts h USING (SELECT DISTINCT signature, host FROM old_crashes) d"
+	" WHERE h.signature = d.signature AND h.host = d.host AND h.count <= 0;"
+	" UPDATE signature_hosts h SET first_seen = s.lo, last_seen = s.hi"
+	" FROM (SELECT c.signature, c.host, min(c.time) AS lo, max(c.time) AS hi"
+	" FROM (SELECT DISTINCT signature, host FROM old_crashes) d"
+	" JOIN crashes c ON c.signature = d.signature AND c.host = d.host"
+	" GROUP BY 1, 2) s"
+	" WHERE h.signature = s.signature AND h.host = s.host;"
+	" UPDATE signature_versions v SET count = v.count - d.n, approximate = v.approximate - d.a"
+	" FROM (SELECT o.signature, k.name, coalesce(k.version, '?') AS version,"
+	" count(DISTINCT k.crash_id) AS n,"
+	" count(DISTINCT k.crash_id) FILTER (WHERE k.commit_is = 'approximate') AS a"
+	" FROM old_crashes o JOIN components k ON k.crash_id = o.id GROUP BY 1, 2, 3) d"
+	" WHERE v.signature = d.signature AND v.component = d.name AND v.version = d.version;"
+	" DELETE FROM signature_versions v USING (SELECT DISTINCT signature FROM old_crashes) d"
+	" WHERE v.signature = d.signature AND v.count <= 0;"
+	" DELETE FROM frames WHERE crash_id IN (SELECT id FROM old_crashes);"
+	" DELETE FROM modules WHERE crash_id IN (SELECT id FROM old_crashes);"
+	" DELETE FROM components WHERE crash_id IN (SELECT id FROM old_crashes);"
+	" DELETE FROM reports WHERE crash_id IN (SELECT id FROM old_crashes);"
+	" RETURN NULL;"
+	"END"
+	"$body$;"
+	"CREATE OR REPLACE TRIGGER crashes_deleted AFTER DELETE ON crashes REFERENCING OLD TABLE AS old_crashes"
+	" FOR EACH STATEMENT EXECUTE FUNCTION provenance_crashes_deleted();"
+	"CREATE OR REPLACE FUNCTION provenance_crashes_truncated() RETURNS trigger LANGUAGE plpgsql AS $body$"
+	"BEGIN"
+	" TRUNCATE signature_hosts, signature_versions, frames, modules, components, reports;"
+	" RETURN NULL;"
+	"END"
+	"$body$;"
+	"CREATE OR REPLACE TRIGGER crashes_truncated AFTER TRUNCATE ON crashes"
+	" FOR EACH STATEMENT EXECUTE FUNCTION provenance_crashes_truncated();";
+
+/*
+ * Schema 3 -> 4, after the backend has signed every crash again with the
+ * current rule: the rows of crashes deleted before the triggers existed go,
+ * and the summaries are rebuilt from what the crashes table holds (a
+ * PostgreSQL store's were kept on insert only, so a plain DELETE left them
+ * counting deleted crashes).
+ */
+const char store_rebuild_summaries_sql[] =
+	"DELETE FROM frames WHERE crash_id NOT IN (SELECT id FROM crashes);"
+	"DELETE FROM modules WHERE crash_id NOT IN (SELECT id FROM crashes);"
+	"DELETE FROM components WHERE crash_id NOT IN (SELECT id FROM crashes);"
+	"DELETE FROM reports WHERE crash_id NOT IN (SELECT id FROM crashes);"
+	"DELETE FROM signature_hosts;"
+	"DELETE FROM signature_versions;"
+	"INSERT INTO signature_hosts(signature, host, count, first_seen, last_seen)"
+	" SELECT signature, host, count(*), min(time), max(time) FROM crashes GROUP BY signature, host;"
+	"INSERT INTO signature_versions(signature, component, version, count, approximate)"
+	" SELECT c.signature, v.name, coalesce(v.version, '?'), count(DISTINCT v.crash_id),"
+	" count(DISTINCT CASE WHEN v.commit_is = 'approximate' THEN v.crash_id END)"
+	" FROM components v JOIN crashes c ON c.id = v.crash_id"
+	" GROUP BY c.signature, v.name, coalesce(v.version, '?');";
+
+const char store_prune_where[] =
+	" time < ?1 AND id NOT IN (SELECT id FROM (SELECT id, row_number() OVER"
+	" (PARTITION BY signature ORDER BY time DESC, id DESC) AS k FROM crashes"
+	" WHERE time IS NOT NULL) AS r WHERE k <= ?2)";
+
 const char store_summary_hosts_sql[] =
 	"INSERT INTO signature_hosts(signature, host, count, first_seen, last_seen)"
 	" SELECT ?1, ?2, 1, ?3, ?3 FROM crashes WHERE id = ?4"
@@ -123,6 +227,7 @@ char *store_schema_sql(enum store_dialect dialect)
 	subst(&b, schema_tables, dialect);
 	subst(&b, schema_summaries, dialect);
 	subst(&b, schema_3_columns, dialect);
+	prov_buf_puts(&b, dialect == STORE_SQLITE ? schema_4_sqlite : schema_4_pg);
 	if (dialect == STORE_SQLITE)
 		prov_buf_printf(&b, "PRAGMA application_id=1347573331;PRAGMA user_version=%d;",
 				PROV_STORE_SCHEMA);
@@ -142,6 +247,9 @@ char *store_migration_sql(enum store_dialect dialect, int from)
 		prov_buf_printf(&b, "%s", migrate_1_2_fill);
 	} else if (from == 2) {
 		subst(&b, schema_3_columns, dialect);
+	} else if (from == 3) {
+		prov_buf_puts(&b, dialect == STORE_SQLITE ? schema_4_sqlite : schema_4_pg);
+		prov_buf_puts(&b, store_rebuild_summaries_sql);
 	} else {
 		return NULL;
 	}
@@ -152,7 +260,7 @@ char *store_migration_sql(enum store_dialect dialect, int from)
 	return prov_buf_detach(&b);
 }
 
-const char *store_triage_selection(const struct prov_triage_opts *o)
+static const char *selection_base(const struct prov_triage_opts *o)
 {
 	if (o->since && o->component)
 		return " c.time >= ?1 AND c.id IN (SELECT crash_id FROM components WHERE name = ?2) ";
@@ -163,14 +271,25 @@ const char *store_triage_selection(const struct prov_triage_opts *o)
 	return " ?1 IS NULL AND ?2 IS NULL ";
 }
 
+char *store_triage_selection(const struct prov_triage_opts *o)
+{
+	return prov_xasprintf("%s%s%s%s", selection_base(o), o->until ? "AND c.time < ?4 " : "",
+			      o->host ? "AND c.host = ?5 " : "", o->signature ? "AND c.signature = ?6 " : "");
+}
+
 char *store_rows_sql(int what, const struct prov_triage_opts *o, uint64_t limit)
 {
+	char *sel = store_triage_selection(o), *sql;
+
 	if (what == PROV_STORE_DAYS)
-		return prov_xasprintf("SELECT c.signature, substr(c.time, 1, 10), count(*) FROM crashes c WHERE%s"
-				      "AND (?3 IS NULL OR c.signature = ?3) AND c.time IS NOT NULL"
-				      " GROUP BY 1, 2 ORDER BY 1, 2 LIMIT %llu",
-				      store_triage_selection(o), (unsigned long long)limit);
-	return prov_xasprintf("SELECT c.id, c.time, c.host FROM crashes c WHERE%s"
-			      "AND c.signature = ?3 ORDER BY c.time DESC, c.id DESC LIMIT %llu",
-			      store_triage_selection(o), (unsigned long long)limit);
+		sql = prov_xasprintf("SELECT c.signature, substr(c.time, 1, 10), count(*) FROM crashes c WHERE%s"
+				     "AND (?3 IS NULL OR c.signature = ?3) AND c.time IS NOT NULL"
+				     " GROUP BY 1, 2 ORDER BY 1, 2 LIMIT %llu",
+				     sel, (unsigned long long)limit);
+	else
+		sql = prov_xasprintf("SELECT c.id, c.time, c.host FROM crashes c WHERE%s"
+				     "AND c.signature = ?3 ORDER BY c.time DESC, c.id DESC LIMIT %llu",
+				     sel, (unsigned long long)limit);
+	free(sel);
+	return sql;
 }

@@ -61,6 +61,63 @@ static int exec_journal_mode(sqlite3 *db, const char *sql)
 }
 
 
+/*
+ * Schema 3 -> 4: every crash signed again from its stored report with the
+ * current rule (docs/signature.md), in the migration's transaction. The
+ * changes are collected first and written after the read has finished:
+ * crashes is never updated under a statement still reading it.
+ */
+static int resign(sqlite3 *db)
+{
+	sqlite3_stmt *sel = NULL, *upd = NULL;
+	struct change { int64_t id; char *sig; } *ch = NULL;
+	size_t n = 0, cap = 0, i;
+	int rc, err = 0;
+
+	if ((err = prov_sql_prepare(&sel, db, "store", "SELECT c.id, c.signature, r.json FROM crashes c"
+				    " JOIN reports r ON r.crash_id = c.id")) < 0)
+		goto cleanup;
+	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
+		const char *old = (const char *)sqlite3_column_text(sel, 1);
+		const char *json = (const char *)sqlite3_column_text(sel, 2);
+		char *sig = json ? prov_store_signature_of(json, (size_t)sqlite3_column_bytes(sel, 2)) : NULL;
+
+		if (!sig || (old && !strcmp(sig, old))) {
+			free(sig);
+			continue;
+		}
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			ch = prov_xrealloc(ch, cap * sizeof(*ch));
+		}
+		ch[n].id = sqlite3_column_int64(sel, 0);
+		ch[n++].sig = sig;
+	}
+	if (rc != SQLITE_DONE) {
+		err = prov_sql_error(db, "store", "recompute signatures");
+		goto cleanup;
+	}
+	if ((err = prov_sql_prepare(&upd, db, "store", "UPDATE crashes SET signature = ?1 WHERE id = ?2")) < 0)
+		goto cleanup;
+	for (i = 0; i < n; i++) {
+		sqlite3_bind_text(upd, 1, ch[i].sig, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(upd, 2, ch[i].id);
+		rc = sqlite3_step(upd);
+		sqlite3_reset(upd);
+		if (rc != SQLITE_DONE) {
+			err = prov_sql_error(db, "store", "recompute signatures");
+			goto cleanup;
+		}
+	}
+cleanup:
+	sqlite3_finalize(sel);
+	sqlite3_finalize(upd);
+	for (i = 0; i < n; i++)
+		free(ch[i].sig);
+	free(ch);
+	return err;
+}
+
 /* Upgrade an older store in one write transaction (the first writer does it). */
 static int migrate(sqlite3 *db, const char *path, int64_t *ver)
 {
@@ -74,6 +131,8 @@ static int migrate(sqlite3 *db, const char *path, int64_t *ver)
 	while (*ver >= 1 && *ver < PROV_STORE_SCHEMA) {
 		free(sql);
 		sql = store_migration_sql(STORE_SQLITE, (int)*ver);
+		if (sql && *ver == 3 && (err = resign(db)) < 0)
+			goto fail;
 		if (!sql || (err = prov_sql_exec(db, "store", sql)) < 0) {
 			if (!sql)
 				err = prov_error_set(PROV_EINPUT, "no upgrade from schema %lld", (long long)*ver);
@@ -579,14 +638,21 @@ cleanup:
 static int prep_sel(sqlite3_stmt **st, struct store_sqlite *s, const struct prov_triage_opts *o,
 		    const char *head, const char *tail)
 {
-	char *sql = prov_xasprintf("%s%s%s", head, store_triage_selection(o), tail);
+	char *sel = store_triage_selection(o), *sql = prov_xasprintf("%s%s%s", head, sel, tail);
 	int rc = sqlite3_prepare_v2(s->db, sql, -1, st, NULL);
 
+	free(sel);
 	free(sql);
 	if (rc != SQLITE_OK)
 		return prov_sql_error(s->db, "store", "triage");
 	prov_sql_bind_text(*st, 1, o->since);
 	prov_sql_bind_text(*st, 2, o->component);
+	if (o->until)
+		prov_sql_bind_text(*st, 4, o->until);
+	if (o->host)
+		prov_sql_bind_text(*st, 5, o->host);
+	if (o->signature)
+		prov_sql_bind_text(*st, 6, o->signature);
 	return 0;
 }
 
@@ -971,6 +1037,12 @@ static int op_rows(struct store_backend *be, int what, const struct prov_triage_
 	prov_sql_bind_text(st, 1, o->since);
 	prov_sql_bind_text(st, 2, o->component);
 	prov_sql_bind_text(st, 3, signature);
+	if (o->until)
+		prov_sql_bind_text(st, 4, o->until);
+	if (o->host)
+		prov_sql_bind_text(st, 5, o->host);
+	if (o->signature)
+		prov_sql_bind_text(st, 6, o->signature);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *v[3];
 
@@ -996,6 +1068,33 @@ cleanup:
 	return err;
 }
 
+/* prune: one statement in its own transaction (or the caller's); the delete triggers do the rest. */
+static int op_prune(int64_t *out_n, struct store_backend *be, const char *before, int64_t keep,
+		    int dry_run)
+{
+	struct store_sqlite *s = lite(be);
+	sqlite3_stmt *st = NULL;
+	char *sql = prov_xasprintf("%s FROM crashes WHERE%s", dry_run ? "SELECT count(*)" : "DELETE",
+				   store_prune_where);
+	int rc, err;
+
+	if ((err = prov_sql_prepare(&st, s->db, "store", sql)) < 0)
+		goto cleanup;
+	sqlite3_bind_text(st, 1, before, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, keep);
+	rc = sqlite3_step(st);
+	if (rc != (dry_run ? SQLITE_ROW : SQLITE_DONE)) {
+		err = prov_sql_error(s->db, "store", "prune");
+		goto cleanup;
+	}
+	/* changes64: the statement's own rows, not its triggers' */
+	*out_n = dry_run ? sqlite3_column_int64(st, 0) : (int64_t)sqlite3_changes64(s->db);
+cleanup:
+	sqlite3_finalize(st);
+	free(sql);
+	return err;
+}
+
 static const struct store_ops sqlite_ops = {
 	.free = op_free,
 	.begin = op_begin,
@@ -1004,6 +1103,7 @@ static const struct store_ops sqlite_ops = {
 	.add = op_add,
 	.history = op_history,
 	.report = op_report,
+	.prune = op_prune,
 	.triage = op_triage,
 	.query = op_query,
 	.rows = op_rows,

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include "cachedir.h"
 #include "store.h"
@@ -25,9 +27,60 @@ struct prov_store {
 	char *name;	/* for messages: never a password */
 };
 
+/* The data directory: $XDG_DATA_HOME/provenance, else ~/.local/share/provenance; NULL: neither is set. */
+static char *data_dir(void)
+{
+	const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+
+	if (xdg && *xdg == '/')
+		return prov_xasprintf("%s/provenance", xdg);
+	if (home && *home)
+		return prov_xasprintf("%s/.local/share/provenance", home);
+	return NULL;
+}
+
+/* Move a store left in the cache directory (and its WAL companions) to `path`; 0 when moved. */
+static int move_old_store(const char *old, const char *path)
+{
+	static const char *const parts[] = { "-wal", "-shm" };
+	struct stat st;
+	size_t i;
+
+	if (lstat(old, &st) < 0 || !S_ISREG(st.st_mode) || lstat(path, &st) == 0)
+		return -1;
+	if (prov_mkdir_p(path, 0700, PROV_MKDIR_PARENTS) < 0 || rename(old, path) < 0)
+		return -1;
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		char *from = prov_xasprintf("%s%s", old, parts[i]), *to = prov_xasprintf("%s%s", path, parts[i]);
+
+		if (rename(from, to) < 0)
+			unlink(to);	/* no companion there: none must be left here either */
+		free(from);
+		free(to);
+	}
+	return 0;
+}
+
 char *prov_store_default_path(const char *cache_dir)
 {
-	return prov_cachedir_path(cache_dir, PROV_CACHEDIR_STORE);
+	char *dir = data_dir(), *path, *old = prov_cachedir_path(cache_dir, PROV_CACHEDIR_STORE);
+
+	if (!dir)
+		return old;	/* no HOME (a service): the cache directory, as before */
+	path = prov_xasprintf("%s/%s", dir, prov_cachedir_name(PROV_CACHEDIR_STORE));
+	free(dir);
+	if (strcmp(path, old) != 0 && move_old_store(old, path) == 0) {
+		prov_warn("moved the crash store from the cache directory '%s' to '%s' (a store is data, not cache)",
+			  old, path);
+	} else if (strcmp(path, old) != 0 && access(old, F_OK) == 0 && access(path, F_OK) != 0) {
+		/* there and not movable (another file system?): used where it is */
+		prov_warn("using the crash store in the cache directory '%s': it could not be moved to '%s'",
+			  old, path);
+		free(path);
+		return old;
+	}
+	free(old);
+	return path;
 }
 
 static void blank(char *p, const char *stop)
@@ -140,6 +193,13 @@ int prov_store_report_get(char **out, size_t *out_len, struct prov_store *s, int
 	if (err == 1)
 		err = prov_error_set(PROV_EINPUT, "no crash %lld in %s", (long long)id, s->name);
 	return err;
+}
+
+int prov_store_prune(int64_t *out_n, struct prov_store *s, const char *before, int64_t keep,
+		     int dry_run)
+{
+	*out_n = 0;
+	return s->ops->prune(out_n, s->backend, before, keep < 0 ? 0 : keep, dry_run);
 }
 
 int prov_store_history(char **out, struct prov_store *s, int64_t crash_id)

@@ -7,7 +7,7 @@
 #include "triage.h"
 
 /*
- * The crash store: one SQLite file (<cache dir>/store.sqlite, or a path the
+ * The crash store: one SQLite file (<data dir>/store.sqlite, or a path the
  * user names) or a PostgreSQL database (a postgresql:// or postgres:// URI,
  * or a libpq keyword string such as "host=db dbname=crashes"), holding resolved crashes as rows the user can query. The
  * tables are documented and stable (docs/store.md): crashes, frames,
@@ -23,9 +23,16 @@
  */
 struct prov_store;
 
-#define PROV_STORE_SCHEMA 3
+#define PROV_STORE_SCHEMA 4
 
-/* The default store path inside a cache directory (malloc'd). */
+/*
+ * The default store (malloc'd): store.sqlite in the data directory,
+ * $XDG_DATA_HOME/provenance (an absolute one), else ~/.local/share/provenance;
+ * with neither HOME nor XDG_DATA_HOME set, in `cache_dir` as before. A
+ * store found at the old place, store.sqlite in `cache_dir`, is moved there
+ * (with its -wal/-shm) with one warning line; when it cannot be moved it is
+ * used where it is, with one warning line.
+ */
 char *prov_store_default_path(const char *cache_dir);
 
 /* Whether `where` names a PostgreSQL database rather than a SQLite file. */
@@ -94,6 +101,18 @@ char *prov_store_signature_of(const char *json, size_t len);
 int prov_store_report_get(char **out, size_t *out_len, struct prov_store *s, int64_t id);
 
 /*
+ * Retention: delete the crashes older than `before` (ISO 8601 UTC, as
+ * prov_store_parse_time writes it) except the `keep` newest of each
+ * signature (0: none kept), with their frames, modules, components and
+ * reports; the per-signature summaries follow (schema 4's delete triggers,
+ * which an admin's plain DELETE fires as well). One transaction. Crashes
+ * with no time are kept. The count in *out_n; with dry_run nothing is
+ * deleted, *out_n says how many would be.
+ */
+int prov_store_prune(int64_t *out_n, struct prov_store *s, const char *before, int64_t keep,
+		     int dry_run);
+
+/*
  * One line about a stored crash's signature in the rest of the store, e.g.
  * "seen 14 times on 9 hosts since 2026-10-02; last with the same component
  * versions: 2026-11-20 on node17". NULL in *out when no other crash has it.
@@ -104,6 +123,9 @@ int prov_store_history(char **out, struct prov_store *s, int64_t crash_id);
 struct prov_triage_opts {
 	const char *since;	/* ISO 8601 (or a prefix: a date); NULL: all */
 	const char *component;	/* only crashes with a frame or component of this name */
+	const char *until;	/* as since: only crashes before it; NULL: all */
+	const char *host;	/* only crashes of this host; NULL: all */
+	const char *signature;	/* only crashes of this signature; NULL: all */
 	size_t max_frames;	/* per group; 0: 5 */
 };
 int prov_store_triage(struct prov_triage *out, struct prov_store *s,

@@ -25,7 +25,7 @@ _provenance() {
 	-c) COMPREPLY=($(compgen -W "fetch.timeout= fetch.connectTimeout= fetch.hostDownFor= fetch.stallTimeout= fetch.retries= fetch.maxSize= fetch.trustSystemUrls= debuginfod.timeout= debuginfod.totalTimeout= core.maxSize= import.maxBytes= import.maxEntries= sources.debianBaseUrl= sources.debianSecurityBaseUrl=" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;
 	esac
 	if [ -z "$cmd" ]; then
-		COMPREPLY=($(compgen -W "analyze resolve env fixcheck cache import show triage query collect serve --help --version -c --cache" -- "$cur"))
+		COMPREPLY=($(compgen -W "analyze resolve env fixcheck cache import show prune triage query collect serve --help --version -c --cache" -- "$cur"))
 		return
 	fi
 	case $cmd in
@@ -36,12 +36,13 @@ _provenance() {
 	cache) COMPREPLY=($(compgen -W "stats clear --help" -- "$cur")) ;;
 	import) COMPREPLY=($(compgen -W "--store --host --time --help" -- "$cur")) ;;
 	show) COMPREPLY=($(compgen -W "--format --store --help" -- "$cur")) ;;
-	triage) COMPREPLY=($(compgen -W "--since --component --runs --frames --format --store --help" -- "$cur")) ;;
+	prune) COMPREPLY=($(compgen -W "--older-than --keep-per-signature --dry-run --store --help" -- "$cur")) ;;
+	triage) COMPREPLY=($(compgen -W "--since --until --host --signature --component --runs --frames --format --store --help" -- "$cur")) ;;
 	query) COMPREPLY=($(compgen -W "--format --max-rows --timeout --store --help" -- "$cur")) ;;
 	collect) COMPREPLY=($(compgen -W "--install --persist --uninstall --flush --store --spool-dir --handler --help" -- "$cur")) ;;
 	serve) COMPREPLY=($(compgen -W "--listen --store --help" -- "$cur")) ;;
 	esac
-	if [[ $cur != -* ]] && [ "$cmd" != cache ] && [ "$cmd" != env ] && [ "$cmd" != triage ] && [ "$cmd" != query ] && [ "$cmd" != collect ] && [ "$cmd" != serve ]; then
+	if [[ $cur != -* ]] && [ "$cmd" != cache ] && [ "$cmd" != env ] && [ "$cmd" != triage ] && [ "$cmd" != query ] && [ "$cmd" != collect ] && [ "$cmd" != serve ] && [ "$cmd" != prune ]; then
 		COMPREPLY+=($(compgen -f -- "$cur"))
 	fi
 }

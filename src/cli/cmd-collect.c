@@ -55,7 +55,7 @@ static const char help[] =
 	"   --uninstall    put back the values saved by --install\n"
 	"   --flush        send the queued reports (SPOOL/queue) to the store, each once\n"
 	"   --store PATH|URL  the store (SQLite file or PostgreSQL URL; default: the\n"
-	"                  one in SPOOL/store, else store.sqlite in the cache directory)\n"
+	"                  one in SPOOL/store, else store.sqlite in the data directory)\n"
 	"   --spool-dir DIR   an absolute path: the spooled core, the queue, the state\n"
 	"                  (default: config collect.spoolDir, else " DEFAULT_SPOOL ")\n"
 	"   --handler DIR PID SIGNAL TIME HOST UID\n"

@@ -32,7 +32,7 @@ static const char help[] =
 	"\n"
 	"options:\n"
 	"   --store PATH|URL  the store: a SQLite file (default: store.sqlite in the\n"
-	"                  cache directory) or PostgreSQL (postgresql://... or\n"
+	"                  data directory) or PostgreSQL (postgresql://... or\n"
 	"                  \"host=... dbname=...\"; passwords from PGPASSWORD/~/.pgpass)\n"
 	"   --host NAME    the host of reports that name none (default: unknown)\n"
 	"   --time TIME    the crash time of reports that have none\n"

@@ -31,7 +31,7 @@ static const char help[] =
 	"   --max-rows N     refuse a result of more than N rows (default 10000)\n"
 	"   --timeout SEC    stop a query running longer than SEC seconds (default 10)\n"
 	"   --store PATH|URL the store: a SQLite file (default: store.sqlite in the\n"
-	"                    cache directory) or PostgreSQL (postgresql://... or\n"
+	"                    data directory) or PostgreSQL (postgresql://... or\n"
 	"                    \"host=... dbname=...\"); on PostgreSQL a READ ONLY\n"
 	"                    transaction with statement_timeout\n"
 	"\n"

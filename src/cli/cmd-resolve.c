@@ -62,7 +62,7 @@ static const char help[] =
 	"                     crashing thread's frames (markdown shows those of the\n"
 	"                     top frames as evidence; JSON has frames[].args/locals)\n"
 	"   --store[=PATH]    record each crash in the crash store (default:\n"
-	"                     store.sqlite in the cache directory) and say when its\n"
+	"                     store.sqlite in the data directory) and say when its\n"
 	"                     signature was seen before; see triage and query.\n"
 	"                     A postgresql:// URL or \"host=... dbname=...\" names a\n"
 	"                     PostgreSQL store (many nodes at once). Without '=',\n"

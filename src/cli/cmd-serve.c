@@ -71,7 +71,7 @@ struct serve {
 /* What a page's query string asks for: triage's options. */
 struct serve_query {
 	struct prov_triage_opts opts;
-	char since[21];
+	char since[21], until[21];
 	int64_t runs;
 	struct prov_buf canon;	/* the accepted parameters, to carry to links: "" or "?since=...&..." */
 };
@@ -84,7 +84,7 @@ struct serve_query {
  */
 static int serve_query_opts(struct serve_query *sq, const struct prov_web_query *q)
 {
-	static const char *const later[] = { "until", "host", "signature", "by", NULL };
+	static const char *const later[] = { "by", NULL };
 	size_t i, j;
 
 	memset(sq, 0, sizeof(*sq));
@@ -101,6 +101,14 @@ static int serve_query_opts(struct serve_query *sq, const struct prov_web_query 
 			if (prov_store_parse_time(sq->since, v) < 0)
 				return PROV_EINPUT;
 			sq->opts.since = sq->since;
+		} else if (!strcmp(name, "until")) {
+			if (prov_store_parse_time(sq->until, v) < 0)
+				return PROV_EINPUT;
+			sq->opts.until = sq->until;
+		} else if (!strcmp(name, "host")) {
+			sq->opts.host = v;
+		} else if (!strcmp(name, "signature")) {
+			sq->opts.signature = v;
 		} else if (!strcmp(name, "component")) {
 			sq->opts.component = v;
 		} else if (!strcmp(name, "frames")) {
@@ -117,7 +125,7 @@ static int serve_query_opts(struct serve_query *sq, const struct prov_web_query 
 				;
 			if (later[j])
 				return prov_error_set(PROV_EINPUT, "the filter '%s' is not supported by this store's triage yet", name);
-			return prov_error_set(PROV_EINPUT, "unknown query parameter '%s' (since, component, frames, runs)", name);
+			return prov_error_set(PROV_EINPUT, "unknown query parameter '%s' (since, until, host, signature, component, frames, runs)", name);
 		}
 		prov_buf_putc(&sq->canon, sq->canon.len ? '&' : '?');
 		prov_web_url(&sq->canon, name);

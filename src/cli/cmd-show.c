@@ -25,7 +25,7 @@ static const char help[] =
 	"options:\n"
 	"   --format json     the stored JSON (the only format for now)\n"
 	"   --store PATH|URL  the store: a SQLite file (default: store.sqlite in the\n"
-	"                     cache directory) or PostgreSQL (postgresql://... or\n"
+	"                     data directory) or PostgreSQL (postgresql://... or\n"
 	"                     \"host=... dbname=...\")\n"
 	"\n"
 	"exit: 0 done, 2 no such crash, no store or not a store, 64 usage error.\n";

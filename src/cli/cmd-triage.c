@@ -14,7 +14,7 @@
 /* The command table's entry: name, usage line and description (main.c lists it). */
 const struct cmd cmd_triage_def = {
 	"triage", cmd_triage, 0,
-	"triage [--since TIME] [--component NAME] [--runs N] [--format text|markdown|json]\n"
+	"triage [--since TIME] [--until TIME] [--host NAME] [--signature SIG] [--component NAME] [--runs N] [--format text|markdown|json]\n"
 	"                  [--frames N] [--store PATH]",
 	"the stored crashes grouped by signature: counts, hosts, versions, repro rate"
 };
@@ -31,6 +31,9 @@ static const char help[] =
 	"options:\n"
 	"   --since TIME      only crashes at or after TIME (YYYY-MM-DD[THH:MM[:SS]], UTC,\n"
 	"                     @SECONDS, or an age before now: 30s, 15m, 12h, 7d, 2w)\n"
+	"   --until TIME      only crashes before TIME (the same forms as --since)\n"
+	"   --host NAME       only crashes of host NAME\n"
+	"   --signature SIG   only crashes of signature SIG (as triage prints it)\n"
 	"   --component NAME  only crashes that ran component NAME\n"
 	"   --runs N          how many runs there were: adds the repro rate, the\n"
 	"                     share of runs that hit each crash (one crash counts\n"
@@ -38,15 +41,18 @@ static const char help[] =
 	"   --frames N        top frames shown per group (default 5)\n"
 	"   --format FMT      text (default), markdown or json\n"
 	"   --store PATH|URL  the store: a SQLite file (default: store.sqlite in the\n"
-	"                     cache directory) or PostgreSQL (postgresql://... or\n"
+	"                     data directory) or PostgreSQL (postgresql://... or\n"
 	"                     \"host=... dbname=...\")\n"
 	"\n"
 	"exit: 0 done, 2 no store or not a store, 64 usage error.\n";
 
-enum { OPT_SINCE = 256, OPT_COMPONENT, OPT_RUNS, OPT_FRAMES, OPT_FORMAT, OPT_STORE, OPT_HELP };
+enum { OPT_SINCE = 256, OPT_UNTIL, OPT_HOST, OPT_SIGNATURE, OPT_COMPONENT, OPT_RUNS, OPT_FRAMES, OPT_FORMAT, OPT_STORE, OPT_HELP };
 
 static const struct option options[] = {
 	{ "since", required_argument, NULL, OPT_SINCE },
+	{ "until", required_argument, NULL, OPT_UNTIL },
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "signature", required_argument, NULL, OPT_SIGNATURE },
 	{ "component", required_argument, NULL, OPT_COMPONENT },
 	{ "runs", required_argument, NULL, OPT_RUNS },
 	{ "frames", required_argument, NULL, OPT_FRAMES },
@@ -64,7 +70,7 @@ int cmd_triage(int argc, char **argv, struct prov_ctx *g)
 	struct prov_buf out = PROV_BUF_INIT;
 	enum prov_format format = PROV_FORMAT_TEXT;
 	const char *store_opt = NULL;
-	char *store_path = NULL, since[21];
+	char *store_path = NULL, since[21], until[21];
 	int64_t runs = 0;
 	int opt, code = 0, err;
 
@@ -78,6 +84,19 @@ int cmd_triage(int argc, char **argv, struct prov_ctx *g)
 				goto cleanup;
 			}
 			to.since = since;
+			break;
+		case OPT_UNTIL:
+			if (prov_store_parse_time(until, optarg) < 0) {
+				code = prov_cmd_usage_error(&cmd_triage_def, "%s", prov_error_last());
+				goto cleanup;
+			}
+			to.until = until;
+			break;
+		case OPT_HOST:
+			to.host = optarg;
+			break;
+		case OPT_SIGNATURE:
+			to.signature = optarg;
 			break;
 		case OPT_COMPONENT:
 			to.component = optarg;

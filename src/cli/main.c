@@ -23,6 +23,7 @@ static const struct cmd *const commands[] = {
 	&cmd_import_def,
 	&cmd_triage_def,
 	&cmd_show_def,
+	&cmd_prune_def,
 	&cmd_query_def,
 	&cmd_collect_def,
 	&cmd_serve_def,
@@ -55,7 +56,9 @@ static void print_overview(FILE *f)
 		   "                  -c url.file:///srv/mirrors/.insteadOf=https://github.com/\n"
 		   "   --cache DIR    cache directory (default: $PROVENANCE_CACHE,\n"
 		   "                  else $XDG_CACHE_HOME/provenance, else ~/.cache/provenance;\n"
-		   "                  HOME unset: /tmp/provenance-UID, mode 0700)\n"
+		   "                  HOME unset: /tmp/provenance-UID, mode 0700); the crash\n"
+		   "                  store is data, not cache: its default is store.sqlite in\n"
+		   "                  $XDG_DATA_HOME/provenance, else ~/.local/share/provenance\n"
 		   "   --help         this text; 'provenance COMMAND --help' for a command\n"
 		   "   --version      print the version\n"
 		   "\nexit codes: 0 done, 1 done but incomplete (fixcheck: not included),\n"

@@ -12,6 +12,7 @@ trap 'rm -rf "$T"' EXIT
 export PROVENANCE_CACHE="$T/cache"
 export XDG_CONFIG_HOME="$T/config"
 export XDG_CACHE_HOME="$T/xdg-cache"
+export XDG_DATA_HOME="$T/xdg-data"
 unset DEBUGINFOD_URLS
 CFLAGS_FIXTURE="-g -O0 -fno-omit-frame-pointer"
 
