@@ -12,6 +12,7 @@
 #include "patterns.h"
 #include "pipeline.h"
 #include "util.h"
+#include "image.h"
 #include "banned.h"
 
 /* The command table's entry: name, usage line and description (main.c lists it). */
@@ -68,6 +69,7 @@ int cmd_analyze(int argc, char **argv, struct prov_ctx *g)
 	struct prov_input in;
 	int opt, error, rc;
 	unsigned int locals = 0;
+	struct prov_image image = { 0 };
 
 	opts.ctx = g;
 	opts.cores_only = 1;
@@ -117,10 +119,15 @@ int cmd_analyze(int argc, char **argv, struct prov_ctx *g)
 	if (!opts.pid && opts.exe && (error = prov_cmd_check_exe(opts.exe)) < 0)
 		return prov_cmd_fail(error);
 
+	if ((error = prov_cmd_open_sysroot(&image, &opts.sysroot, g)) < 0)
+		return prov_cmd_fail(error);
+	opts.image = opts.sysroot ? &image : NULL;
 	error = prov_pipeline_analyze(&crash, &in, opts.pid ? NULL : argv[optind], &opts);
 	prov_input_release(&in);
-	if (error < 0)
+	if (error < 0) {
+		prov_image_release(&image);
 		return prov_cmd_fail(error);
+	}
 	prov_patterns_detect(crash);
 	if (format == PROV_FORMAT_JSON)
 		error = prov_report_json(&out, crash);
@@ -132,5 +139,6 @@ int cmd_analyze(int argc, char **argv, struct prov_ctx *g)
 	rc = error < 0 ? prov_cmd_fail(error) : crash->partial || crash->modules_incomplete ? PROV_EXIT_PARTIAL : PROV_EXIT_OK;
 	prov_buf_release(&out);
 	prov_crash_free(crash);
+	prov_image_release(&image);
 	return rc;
 }

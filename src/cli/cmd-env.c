@@ -13,6 +13,7 @@
 #include "util.h"
 #include "cache.h"
 #include "resolve.h"
+#include "image.h"
 #include "banned.h"
 
 /* The command table's entry: name, usage line and description (main.c lists it). */
@@ -189,7 +190,7 @@ int cmd_env(int argc, char **argv, struct prov_ctx *g)
 	struct prov_buf out = PROV_BUF_INIT;
 	enum prov_format format = PROV_FORMAT_TEXT;
 	const char *sysroot = NULL;
-	struct stat st;
+	struct prov_image image = { 0 };
 	struct prov_mappings maps;
 	struct prov_env_map *map = NULL;
 	const char **mapping_files = prov_xcalloc((size_t)argc + 1, sizeof(*mapping_files));
@@ -235,8 +236,8 @@ int cmd_env(int argc, char **argv, struct prov_ctx *g)
 		rc = prov_cmd_usage_error(&cmd_env_def, "unexpected argument '%s'", argv[optind]);
 		goto out;
 	}
-	if (sysroot && (stat(sysroot, &st) < 0 || !S_ISDIR(st.st_mode))) {
-		rc = prov_cmd_fail(prov_error_set(PROV_EINPUT, "sysroot '%s' is not a directory", sysroot));
+	if ((err = prov_cmd_open_sysroot(&image, &sysroot, g)) < 0) {
+		rc = prov_cmd_fail(err);
 		goto out;
 	}
 
@@ -272,5 +273,6 @@ out:
 	free(mapping_files);
 	prov_buf_release(&out);
 	prov_cache_free(cache);
+	prov_image_release(&image);
 	return rc;
 }

@@ -9,6 +9,7 @@
 #include "pipeline.h"
 #include "report.h"
 #include "util.h"
+#include "image.h"
 #include "banned.h"
 
 #define MAX_MAPPINGS 256
@@ -241,6 +242,7 @@ int cmd_fixcheck(int argc, char **argv, struct prov_ctx *g)
 	struct fixcheck_args a;
 	struct prov_fixcheck res;
 	struct prov_buf out = PROV_BUF_INIT;
+	struct prov_image image = { 0 };
 	int code, error;
 
 	memset(&a, 0, sizeof(a));
@@ -252,6 +254,11 @@ int cmd_fixcheck(int argc, char **argv, struct prov_ctx *g)
 	a.mappings = prov_xcalloc((size_t)argc + 1, sizeof(*a.mappings));
 	if ((code = parse_args(&a, argc, argv)) >= 0)
 		goto cleanup;
+	if ((error = prov_cmd_open_sysroot(&image, &a.o.sysroot, g)) < 0) {
+		code = prov_cmd_fail(error);
+		goto cleanup;
+	}
+	a.o.image = a.o.sysroot ? &image : NULL;
 	if ((error = prov_pipeline_fixcheck(&res, &a.o)) < 0 ||
 	    (error = prov_report_fixcheck(&out, &res, a.format)) < 0 ||
 	    (error = prov_cmd_write(out.buf, out.len)) < 0) {
@@ -266,5 +273,6 @@ cleanup:
 	prov_buf_release(&out);
 	free(a.fixes);
 	free(a.mappings);
+	prov_image_release(&image);
 	return code;
 }

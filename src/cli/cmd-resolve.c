@@ -14,6 +14,7 @@
 #include "pipeline.h"
 #include "report.h"
 #include "util.h"
+#include "image.h"
 #include "banned.h"
 
 /* The command table's entry: name, usage line and description (main.c lists it). */
@@ -177,6 +178,7 @@ static const struct option options[] = {
 /* What cmd_resolve gathers from its options and from each input's outcome. */
 struct resolve_args {
 	struct prov_pipeline_opts opts;
+	struct prov_image image;	/* what --sysroot named, unpacked (src/image/image.h) */
 	struct prov_ctx *g;	/* the run context (--offline goes in it) */
 	enum prov_format format;
 	unsigned int flags;	/* enum prov_report_flags */
@@ -325,7 +327,6 @@ static int take_option(struct resolve_args *a, int opt, int argc, char **argv)
 /* Options and operands; -1 to go on (optind at the first INPUT), else the exit code. */
 static int parse_args(struct resolve_args *a, int argc, char **argv)
 {
-	struct stat st;
 	int opt, code, error;
 
 	opterr = 0;
@@ -339,9 +340,9 @@ static int parse_args(struct resolve_args *a, int argc, char **argv)
 		optind = argc - 1;	/* the process stands in for the one INPUT */
 	else if (optind >= argc)
 		return prov_cmd_usage_error(&cmd_resolve_def, "no INPUT given");
-	if (a->opts.sysroot && (stat(a->opts.sysroot, &st) < 0 || !S_ISDIR(st.st_mode)))
-		return prov_cmd_fail(prov_error_set(PROV_EINPUT, "sysroot '%s' is not a directory",
-						    a->opts.sysroot));
+	if ((error = prov_cmd_open_sysroot(&a->image, &a->opts.sysroot, a->g)) < 0)
+		return prov_cmd_fail(error);
+	a->opts.image = a->opts.sysroot ? &a->image : NULL;
 	if (a->opts.exe && (error = prov_cmd_check_exe(a->opts.exe)) < 0)
 		return prov_cmd_fail(error);
 	a->mappings[a->nmappings] = NULL;
@@ -414,5 +415,6 @@ cleanup:
 	free(a.fixes);
 	free(store_copy);
 	prov_buf_release(&out);
+	prov_image_release(&a.image);
 	return code;
 }
