@@ -18,7 +18,7 @@
 /* The command table's entry: name, usage line and description (main.c lists it). */
 const struct cmd cmd_analyze_def = {
 	"analyze", cmd_analyze, 0,
-	"analyze CORE [--exe PATH] [--sysroot DIR] [--format text|json] [--locals]\n"
+	"analyze CORE [--exe PATH] [--sysroot DIR|IMAGE] [--format text|json] [--locals]\n"
 	"                  [--no-python]\n"
 	"       provenance analyze --pid PID [--format text|json] [--no-python]",
 	"threads, frames, registers and modules of a core file"
@@ -34,7 +34,9 @@ static const char analyze_help[] =
 	"\n"
 	"   --exe PATH      the crashed executable, when it is not where the core says\n"
 	"   --sysroot DIR   the crashed system's root: files and debug info are looked\n"
-	"                   up under DIR only (by path and by build ID)\n"
+	"                   up under DIR only (by path and by build ID); or an image:\n"
+	"                   oci:DIR[:TAG], oci-archive:FILE, docker-archive:FILE or\n"
+	"                   such a file, unpacked once into the cache (docs/containers.md)\n"
 	"   --format FMT    text (default) or json\n"
 	"   --locals        text: arguments and locals (from DWARF; Python frames from\n"
 	"                   the interpreter) under the crashing\n"

@@ -19,7 +19,7 @@
 /* The command table's entry: name, usage line and description (main.c lists it). */
 const struct cmd cmd_env_def = {
 	"env", cmd_env, 0,
-	"env [--sysroot DIR] [--format text|markdown|json] [--mapping FILE]...\n"
+	"env [--sysroot DIR|IMAGE] [--format text|markdown|json] [--mapping FILE]...\n"
 	"                  [--fetch | --offline]",
 	"the components installed on a system, with versions and commits"
 };
@@ -30,7 +30,8 @@ static const char env_help[] =
 	"ship shared libraries, conda packages, ROCm/CUDA trees, git working trees\n"
 	"under /opt, /workspace and /src. Sorted by name.\n"
 	"\n"
-	"   --sysroot DIR   the system's root (default /)\n"
+	"   --sysroot DIR   the system's root (default /), or an image: oci:DIR[:TAG],\n"
+	"                   oci-archive:FILE, docker-archive:FILE or such a file\n"
 	"   --format FMT    text (default), markdown or json\n"
 	"   --mapping FILE  extra component mappings (repeatable); JSON gives each\n"
 	"                   package's upstream component, repository and ref\n"

@@ -19,7 +19,7 @@ const struct cmd cmd_fixcheck_def = {
 	"fixcheck", cmd_fixcheck, 0,
 	"fixcheck COMMIT|A..B... [--one-fix] (--repo URL|PATH --at REV\n"
 	"                  [--debian-source SRC=VER | --rpm-spec SPEC] | INPUT --component NAME)\n"
-	"                  [--sysroot DIR] [--mapping FILE]... [--offline] [--include-prereleases]\n"
+	"                  [--sysroot DIR|IMAGE] [--mapping FILE]... [--offline] [--include-prereleases]\n"
 	"                  [--format text|json]",
 	"is a fix in what was deployed (ancestor, cherry-pick, patch), which release has it"
 };
@@ -46,7 +46,8 @@ static const char help[] =
 	"                    for an imported source (debian-source, archive) the fixes\n"
 	"                    are looked up in the upstream repository its mapping names\n"
 	"                    beside it ('repo' and 'ref'), with the package's patches\n"
-	"  --sysroot DIR     the crashed system's root (INPUT mode)\n"
+	"  --sysroot DIR     the crashed system's root (INPUT mode), or an image:\n"
+	"                    oci:DIR[:TAG], oci-archive:FILE, docker-archive:FILE\n"
 	"  --mapping FILE    an extra mapping file (repeatable; INPUT mode)\n"
 	"  --offline         never fetch; use the mirrors in the cache\n"
 	"  --include-prereleases\n"

@@ -20,7 +20,7 @@
 /* The command table's entry: name, usage line and description (main.c lists it). */
 const struct cmd cmd_resolve_def = {
 	"resolve", cmd_resolve, 0,
-	"resolve INPUT... [--exe PATH] [--sysroot DIR] [--format text|markdown|json]\n"
+	"resolve INPUT... [--exe PATH] [--sysroot DIR|IMAGE] [--format text|markdown|json]\n"
 	"                  [--mapping FILE]... [--offline] [--context N] [--fix COMMIT]...\n"
 	"                  [--component NAME] [--all-threads] [--locals] [--host-packages]\n"
 	"                  [--include-prereleases] [--store[=PATH]] [--host NAME] [--time TIME]\n"
@@ -38,7 +38,9 @@ static const char help[] =
 	"options:\n"
 	"   --exe PATH        the executable, when it is not where the core says\n"
 	"   --sysroot DIR     the crashed system's root (an unpacked container image):\n"
-	"                     module files and package databases are read under DIR\n"
+	"                     module files and package databases are read under DIR;\n"
+	"                     or an image: oci:DIR[:TAG], oci-archive:FILE,\n"
+	"                     docker-archive:FILE or such a file (docs/containers.md)\n"
 	"   --host-packages   a text backtrace without --sysroot: look its modules up\n"
 	"                     in this host's package databases too (marked as a guess;\n"
 	"                     also -c text.hostPackages=true). By default only a\n"
