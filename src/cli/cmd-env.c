@@ -192,6 +192,7 @@ int cmd_env(int argc, char **argv, struct prov_ctx *g)
 	enum prov_format format = PROV_FORMAT_TEXT;
 	const char *sysroot = NULL;
 	struct prov_image image = { 0 };
+	struct prov_env_root root;
 	struct prov_mappings maps;
 	struct prov_env_map *map = NULL;
 	const char **mapping_files = prov_xcalloc((size_t)argc + 1, sizeof(*mapping_files));
@@ -257,7 +258,11 @@ int cmd_env(int argc, char **argv, struct prov_ctx *g)
 	map_origins(map, v, n, &maps);
 	g->offline = offline;
 	fill_commits(v, n, map, g);
-	err = prov_report_env(&out, (const struct prov_origin *const *)v, map, n, format);
+	root.kind = image.kind;
+	root.digest = image.digest;
+	root.ref = image.ref;
+	err = prov_report_env(&out, (const struct prov_origin *const *)v, map, n, format,
+			      sysroot ? &root : NULL);
 	if (err >= 0)
 		err = prov_cmd_write(out.buf, out.len);
 cleanup:

@@ -159,6 +159,9 @@ while IFS='|' read -r kind spec digest ref; do
 	echo "ok: $spec: the whiteout and the opaque whiteout removed ghostpip and ghostconda"
 	check_eq "$(json_get "$T/last.out" "[c['version'] for c in d['components'] if c['name']=='libfoo1'][0]")" \
 		"$(truth dpkg.libfoo1.version)" "$spec: the upper layer's dpkg status wins"
+	check_eq "$(json_get "$T/last.out" "[d['sysroot'][k] for k in ('kind','digest','ref')]")" \
+		"$(python3 -c 'import json,sys; print(json.dumps([sys.argv[1], "sha256:"+sys.argv[2], sys.argv[3] or None]))' "$kind" "$digest" "$ref")" \
+		"$spec: env's sysroot (kind, digest computed here, ref)"
 	if [ -n "$have_core" ]; then
 		"$PROVENANCE" resolve "$T/core" --sysroot "$spec" --format json --offline >"$T/img.json" 2>"$T/img.err"
 		check_eq "$(json_get "$T/img.json" "[d['input']['sysroot'][k] for k in ('kind','digest','ref')]")" \
