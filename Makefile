@@ -100,9 +100,10 @@ PROGRAM = provenance
 # One folder per layer (docs/architecture.md), listed from the bottom up.
 # A layer sees its own headers and those of the layers below it, and no
 # others: an include that goes up does not compile (docs/HACKING.md).
-LAYERS = util model cache resolvers core text sources components fix report pipeline cli
+LAYERS = util image model cache resolvers core text sources components fix report pipeline cli
 
 INC_util       = -Isrc/util
+INC_image      = $(INC_util) -Isrc/image
 INC_model      = $(INC_util) -Isrc/model
 INC_cache      = $(INC_model) -Icache
 INC_resolvers  = $(INC_cache) -Iresolvers
@@ -112,13 +113,14 @@ INC_sources    = $(INC_cache) -Isrc/sources
 INC_components = $(INC_sources) -Isrc/components
 INC_fix        = $(INC_sources) -Isrc/fix
 INC_report     = $(INC_model) -Isrc/report
-INC_pipeline   = $(INC_resolvers) -Isrc/core -Isrc/text -Isrc/sources -Isrc/components \
+INC_pipeline   = $(INC_resolvers) -Isrc/image -Isrc/core -Isrc/text -Isrc/sources -Isrc/components \
 	-Isrc/fix -Isrc/report -Isrc/pipeline
 INC_cli        = $(INC_pipeline) -Isrc/cli
 # unit tests and fuzz targets see every layer
 INC_all        = $(INC_cli)
 
 src/util/%.o:       LAYER_INC = $(INC_util)
+src/image/%.o:      LAYER_INC = $(INC_image)
 src/model/%.o:      LAYER_INC = $(INC_model)
 cache/%.o:          LAYER_INC = $(INC_cache)
 resolvers/%.o:      LAYER_INC = $(INC_resolvers)
@@ -146,6 +148,10 @@ LIB_OBJS += src/util/input.o
 LIB_OBJS += src/util/srcdefs.o
 LIB_OBJS += src/util/udiff.o
 LIB_OBJS += src/util/cachedir.o
+
+# image: container images as --sysroot, unpacked into the cache (docs/containers.md).
+LIB_OBJS += src/image/image.o
+LIB_OBJS += src/image/image-layer.o
 
 # model: the crash model, its signature, crash patterns, build paths.
 LIB_OBJS += src/model/model.o

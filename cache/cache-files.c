@@ -130,6 +130,8 @@ int prov_cache_clear_dir(const char *dir)
 	err = prov_remove_tree_at(dfd, prov_cachedir_name(PROV_CACHEDIR_MIRRORS));
 	if (err == 0)
 		err = prov_remove_tree_at(dfd, prov_cachedir_name(PROV_CACHEDIR_DEBUG_PLAIN));
+	if (err == 0)
+		err = prov_remove_tree_at(dfd, prov_cachedir_name(PROV_CACHEDIR_IMAGES));
 cleanup:
 	if (dfd >= 0)
 		close(dfd);

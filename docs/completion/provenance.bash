@@ -13,7 +13,8 @@ _provenance() {
 		esac
 	done
 	case $prev in
-	--cache|--sysroot) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--cache) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--sysroot) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--mapping|--exe|--rpm-spec) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--format)
 		case $cmd in

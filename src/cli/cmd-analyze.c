@@ -12,12 +12,13 @@
 #include "patterns.h"
 #include "pipeline.h"
 #include "util.h"
+#include "image.h"
 #include "banned.h"
 
 /* The command table's entry: name, usage line and description (main.c lists it). */
 const struct cmd cmd_analyze_def = {
 	"analyze", cmd_analyze, 0,
-	"analyze CORE [--exe PATH] [--sysroot DIR] [--format text|json] [--locals]\n"
+	"analyze CORE [--exe PATH] [--sysroot DIR|IMAGE] [--format text|json] [--locals]\n"
 	"                  [--no-python]\n"
 	"       provenance analyze --pid PID [--format text|json] [--no-python]",
 	"threads, frames, registers and modules of a core file"
@@ -33,7 +34,9 @@ static const char analyze_help[] =
 	"\n"
 	"   --exe PATH      the crashed executable, when it is not where the core says\n"
 	"   --sysroot DIR   the crashed system's root: files and debug info are looked\n"
-	"                   up under DIR only (by path and by build ID)\n"
+	"                   up under DIR only (by path and by build ID); or an image:\n"
+	"                   oci:DIR[:TAG], oci-archive:FILE, docker-archive:FILE or\n"
+	"                   such a file, unpacked once into the cache (docs/containers.md)\n"
 	"   --format FMT    text (default) or json\n"
 	"   --locals        text: arguments and locals (from DWARF; Python frames from\n"
 	"                   the interpreter) under the crashing\n"
@@ -68,6 +71,7 @@ int cmd_analyze(int argc, char **argv, struct prov_ctx *g)
 	struct prov_input in;
 	int opt, error, rc;
 	unsigned int locals = 0;
+	struct prov_image image = { 0 };
 
 	opts.ctx = g;
 	opts.cores_only = 1;
@@ -117,10 +121,15 @@ int cmd_analyze(int argc, char **argv, struct prov_ctx *g)
 	if (!opts.pid && opts.exe && (error = prov_cmd_check_exe(opts.exe)) < 0)
 		return prov_cmd_fail(error);
 
+	if ((error = prov_cmd_open_sysroot(&image, &opts.sysroot, g)) < 0)
+		return prov_cmd_fail(error);
+	opts.image = opts.sysroot ? &image : NULL;
 	error = prov_pipeline_analyze(&crash, &in, opts.pid ? NULL : argv[optind], &opts);
 	prov_input_release(&in);
-	if (error < 0)
+	if (error < 0) {
+		prov_image_release(&image);
 		return prov_cmd_fail(error);
+	}
 	prov_patterns_detect(crash);
 	if (format == PROV_FORMAT_JSON)
 		error = prov_report_json(&out, crash);
@@ -132,5 +141,6 @@ int cmd_analyze(int argc, char **argv, struct prov_ctx *g)
 	rc = error < 0 ? prov_cmd_fail(error) : crash->partial || crash->modules_incomplete ? PROV_EXIT_PARTIAL : PROV_EXIT_OK;
 	prov_buf_release(&out);
 	prov_crash_free(crash);
+	prov_image_release(&image);
 	return rc;
 }

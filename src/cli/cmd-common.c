@@ -11,6 +11,7 @@
 #include "cmd.h"
 #include "error.h"
 #include "util.h"
+#include "image.h"
 #include "banned.h"
 
 static void eprint_escaped(struct prov_buf *b)
@@ -179,4 +180,16 @@ int prov_cmd_parse_format(enum prov_format *out, const char *value, const char *
 	}
 	return prov_error_set(PROV_EUSAGE, "unknown format '%s' (expected %s)", value,
 			      allowed);
+}
+
+int prov_cmd_open_sysroot(struct prov_image *img, const char **sysroot, const struct prov_ctx *g)
+{
+	int err;
+
+	if (!*sysroot)
+		return 0;
+	if ((err = prov_image_open(img, *sysroot, g ? g->cache_dir : NULL)) < 0)
+		return err;
+	*sysroot = img->root;
+	return 0;
 }

@@ -13,12 +13,13 @@
 #include "util.h"
 #include "cache.h"
 #include "resolve.h"
+#include "image.h"
 #include "banned.h"
 
 /* The command table's entry: name, usage line and description (main.c lists it). */
 const struct cmd cmd_env_def = {
 	"env", cmd_env, 0,
-	"env [--sysroot DIR] [--format text|markdown|json] [--mapping FILE]...\n"
+	"env [--sysroot DIR|IMAGE] [--format text|markdown|json] [--mapping FILE]...\n"
 	"                  [--fetch | --offline]",
 	"the components installed on a system, with versions and commits"
 };
@@ -29,7 +30,8 @@ static const char env_help[] =
 	"ship shared libraries, conda packages, ROCm/CUDA trees, git working trees\n"
 	"under /opt, /workspace and /src. Sorted by name.\n"
 	"\n"
-	"   --sysroot DIR   the system's root (default /)\n"
+	"   --sysroot DIR   the system's root (default /), or an image: oci:DIR[:TAG],\n"
+	"                   oci-archive:FILE, docker-archive:FILE or such a file\n"
 	"   --format FMT    text (default), markdown or json\n"
 	"   --mapping FILE  extra component mappings (repeatable); JSON gives each\n"
 	"                   package's upstream component, repository and ref\n"
@@ -191,7 +193,8 @@ int cmd_env(int argc, char **argv, struct prov_ctx *g)
 	struct prov_buf out = PROV_BUF_INIT;
 	enum prov_format format = PROV_FORMAT_TEXT;
 	const char *sysroot = NULL;
-	struct stat st;
+	struct prov_image image = { 0 };
+	struct prov_env_root root;
 	struct prov_mappings maps;
 	struct prov_env_map *map = NULL;
 	const char **mapping_files = prov_xcalloc((size_t)argc + 1, sizeof(*mapping_files));
@@ -237,8 +240,8 @@ int cmd_env(int argc, char **argv, struct prov_ctx *g)
 		rc = prov_cmd_usage_error(&cmd_env_def, "unexpected argument '%s'", argv[optind]);
 		goto out;
 	}
-	if (sysroot && (stat(sysroot, &st) < 0 || !S_ISDIR(st.st_mode))) {
-		rc = prov_cmd_fail(prov_error_set(PROV_EINPUT, "sysroot '%s' is not a directory", sysroot));
+	if ((err = prov_cmd_open_sysroot(&image, &sysroot, g)) < 0) {
+		rc = prov_cmd_fail(err);
 		goto out;
 	}
 
@@ -257,7 +260,11 @@ int cmd_env(int argc, char **argv, struct prov_ctx *g)
 	map_origins(map, v, n, &maps);
 	g->offline = offline;
 	fill_commits(v, n, map, g);
-	err = prov_report_env(&out, (const struct prov_origin *const *)v, map, n, format);
+	root.kind = image.kind;
+	root.digest = image.digest;
+	root.ref = image.ref;
+	err = prov_report_env(&out, (const struct prov_origin *const *)v, map, n, format,
+			      sysroot ? &root : NULL);
 	if (err >= 0)
 		err = prov_cmd_write(out.buf, out.len);
 cleanup:
@@ -274,5 +281,6 @@ out:
 	free(mapping_files);
 	prov_buf_release(&out);
 	prov_cache_free(cache);
+	prov_image_release(&image);
 	return rc;
 }

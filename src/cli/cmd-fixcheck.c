@@ -9,6 +9,7 @@
 #include "pipeline.h"
 #include "report.h"
 #include "util.h"
+#include "image.h"
 #include "banned.h"
 
 #define MAX_MAPPINGS 256
@@ -18,7 +19,7 @@ const struct cmd cmd_fixcheck_def = {
 	"fixcheck", cmd_fixcheck, 0,
 	"fixcheck COMMIT|A..B... [--one-fix] (--repo URL|PATH --at REV\n"
 	"                  [--debian-source SRC=VER | --rpm-spec SPEC] | INPUT --component NAME)\n"
-	"                  [--sysroot DIR] [--mapping FILE]... [--offline] [--include-prereleases]\n"
+	"                  [--sysroot DIR|IMAGE] [--mapping FILE]... [--offline] [--include-prereleases]\n"
 	"                  [--format text|json]",
 	"is a fix in what was deployed (ancestor, cherry-pick, patch), which release has it"
 };
@@ -45,7 +46,8 @@ static const char help[] =
 	"                    for an imported source (debian-source, archive) the fixes\n"
 	"                    are looked up in the upstream repository its mapping names\n"
 	"                    beside it ('repo' and 'ref'), with the package's patches\n"
-	"  --sysroot DIR     the crashed system's root (INPUT mode)\n"
+	"  --sysroot DIR     the crashed system's root (INPUT mode), or an image:\n"
+	"                    oci:DIR[:TAG], oci-archive:FILE, docker-archive:FILE\n"
 	"  --mapping FILE    an extra mapping file (repeatable; INPUT mode)\n"
 	"  --offline         never fetch; use the mirrors in the cache\n"
 	"  --include-prereleases\n"
@@ -241,6 +243,7 @@ int cmd_fixcheck(int argc, char **argv, struct prov_ctx *g)
 	struct fixcheck_args a;
 	struct prov_fixcheck res;
 	struct prov_buf out = PROV_BUF_INIT;
+	struct prov_image image = { 0 };
 	int code, error;
 
 	memset(&a, 0, sizeof(a));
@@ -252,6 +255,11 @@ int cmd_fixcheck(int argc, char **argv, struct prov_ctx *g)
 	a.mappings = prov_xcalloc((size_t)argc + 1, sizeof(*a.mappings));
 	if ((code = parse_args(&a, argc, argv)) >= 0)
 		goto cleanup;
+	if ((error = prov_cmd_open_sysroot(&image, &a.o.sysroot, g)) < 0) {
+		code = prov_cmd_fail(error);
+		goto cleanup;
+	}
+	a.o.image = a.o.sysroot ? &image : NULL;
 	if ((error = prov_pipeline_fixcheck(&res, &a.o)) < 0 ||
 	    (error = prov_report_fixcheck(&out, &res, a.format)) < 0 ||
 	    (error = prov_cmd_write(out.buf, out.len)) < 0) {
@@ -266,5 +274,6 @@ cleanup:
 	prov_buf_release(&out);
 	free(a.fixes);
 	free(a.mappings);
+	prov_image_release(&image);
 	return code;
 }

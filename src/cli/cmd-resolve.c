@@ -14,12 +14,13 @@
 #include "pipeline.h"
 #include "report.h"
 #include "util.h"
+#include "image.h"
 #include "banned.h"
 
 /* The command table's entry: name, usage line and description (main.c lists it). */
 const struct cmd cmd_resolve_def = {
 	"resolve", cmd_resolve, 0,
-	"resolve INPUT... [--exe PATH] [--sysroot DIR] [--format text|markdown|json]\n"
+	"resolve INPUT... [--exe PATH] [--sysroot DIR|IMAGE] [--format text|markdown|json]\n"
 	"                  [--mapping FILE]... [--offline] [--context N] [--fix COMMIT]...\n"
 	"                  [--component NAME] [--all-threads] [--locals] [--host-packages]\n"
 	"                  [--include-prereleases] [--store[=PATH]] [--host NAME] [--time TIME]\n"
@@ -37,7 +38,9 @@ static const char help[] =
 	"options:\n"
 	"   --exe PATH        the executable, when it is not where the core says\n"
 	"   --sysroot DIR     the crashed system's root (an unpacked container image):\n"
-	"                     module files and package databases are read under DIR\n"
+	"                     module files and package databases are read under DIR;\n"
+	"                     or an image: oci:DIR[:TAG], oci-archive:FILE,\n"
+	"                     docker-archive:FILE or such a file (docs/containers.md)\n"
 	"   --host-packages   a text backtrace without --sysroot: look its modules up\n"
 	"                     in this host's package databases too (marked as a guess;\n"
 	"                     also -c text.hostPackages=true). By default only a\n"
@@ -177,6 +180,7 @@ static const struct option options[] = {
 /* What cmd_resolve gathers from its options and from each input's outcome. */
 struct resolve_args {
 	struct prov_pipeline_opts opts;
+	struct prov_image image;	/* what --sysroot named, unpacked (src/image/image.h) */
 	struct prov_ctx *g;	/* the run context (--offline goes in it) */
 	enum prov_format format;
 	unsigned int flags;	/* enum prov_report_flags */
@@ -325,7 +329,6 @@ static int take_option(struct resolve_args *a, int opt, int argc, char **argv)
 /* Options and operands; -1 to go on (optind at the first INPUT), else the exit code. */
 static int parse_args(struct resolve_args *a, int argc, char **argv)
 {
-	struct stat st;
 	int opt, code, error;
 
 	opterr = 0;
@@ -339,9 +342,9 @@ static int parse_args(struct resolve_args *a, int argc, char **argv)
 		optind = argc - 1;	/* the process stands in for the one INPUT */
 	else if (optind >= argc)
 		return prov_cmd_usage_error(&cmd_resolve_def, "no INPUT given");
-	if (a->opts.sysroot && (stat(a->opts.sysroot, &st) < 0 || !S_ISDIR(st.st_mode)))
-		return prov_cmd_fail(prov_error_set(PROV_EINPUT, "sysroot '%s' is not a directory",
-						    a->opts.sysroot));
+	if ((error = prov_cmd_open_sysroot(&a->image, &a->opts.sysroot, a->g)) < 0)
+		return prov_cmd_fail(error);
+	a->opts.image = a->opts.sysroot ? &a->image : NULL;
 	if (a->opts.exe && (error = prov_cmd_check_exe(a->opts.exe)) < 0)
 		return prov_cmd_fail(error);
 	a->mappings[a->nmappings] = NULL;
@@ -414,5 +417,6 @@ cleanup:
 	free(a.fixes);
 	free(store_copy);
 	prov_buf_release(&out);
+	prov_image_release(&a.image);
 	return code;
 }

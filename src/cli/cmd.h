@@ -68,6 +68,12 @@ int prov_cmd_stdout_gone(void);
 /* --exe PATH: 0 when PATH is a readable ELF file, else PROV_EINPUT saying why. */
 int prov_cmd_check_exe(const char *path);
 
+struct prov_image;
+/* --sysroot's value as a root (src/image/image.h): a directory as it is, an
+ * image unpacked into the cache; *sysroot becomes the root's path. 0, or
+ * PROV_EINPUT with the message set (the caller fails with it). */
+int prov_cmd_open_sysroot(struct prov_image *img, const char **sysroot, const struct prov_ctx *g);
+
 /* Parse --format; 0 or PROV_EUSAGE. `allowed` is e.g. "text|json". */
 int prov_cmd_parse_format(enum prov_format *out, const char *value, const char *allowed);
 

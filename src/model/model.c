@@ -157,6 +157,9 @@ void prov_crash_free(struct prov_crash *c)
 	if (!c)
 		return;
 	free(c->input_path);
+	free(c->sysroot_kind);
+	free(c->sysroot_digest);
+	free(c->sysroot_ref);
 	free(c->format);
 	free(c->label);
 	if (c->launch) {
@@ -666,4 +669,15 @@ unsigned int prov_machine_reads(int machine, int is64)
 	default:
 		return 0;
 	}
+}
+
+void prov_crash_set_sysroot(struct prov_crash *c, const char *kind, const char *digest,
+			    const char *ref)
+{
+	free(c->sysroot_kind);
+	free(c->sysroot_digest);
+	free(c->sysroot_ref);
+	c->sysroot_kind = prov_xstrdup_or_null(kind);
+	c->sysroot_digest = prov_xstrdup_or_null(digest);
+	c->sysroot_ref = prov_xstrdup_or_null(ref);
 }

@@ -355,6 +355,9 @@ void prov_hang_free(struct prov_hang *h);	/* NULL-safe */
 
 struct prov_crash {
 	char *input_path;
+	/* --sysroot: "dir", "oci", "oci-archive", "docker-archive" (NULL: none
+	 * given), the image's digest and the tag it was named by (or NULL) */
+	char *sysroot_kind, *sysroot_digest, *sysroot_ref;
 	enum prov_input_kind kind;
 	char *format;	/* text input: "gdb", "eu-stack", ...; core: "core" */
 	int partial;	/* a core cut inside its memory segments */
@@ -447,6 +450,10 @@ struct prov_crash {
 #define PROV_MAX_THREADS 16384
 #define PROV_MAX_TOTAL_FRAMES 131072	/* all threads of one core together */
 #define PROV_MAX_MODULES 65536
+
+/* Record which root --sysroot named (the report's input.sysroot). */
+void prov_crash_set_sysroot(struct prov_crash *c, const char *kind, const char *digest,
+			    const char *ref);
 
 struct prov_crash *prov_crash_new(enum prov_input_kind kind, const char *input_path);
 void prov_crash_free(struct prov_crash *c);	/* NULL-safe */

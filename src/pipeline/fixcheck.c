@@ -41,6 +41,7 @@ static int target_from_crash(struct fixcheck_run *r)
 	int error;
 
 	po.sysroot = o->sysroot;
+	po.image = o->image;
 	po.mappings = o->mappings;
 	po.ctx = o->ctx;
 	if ((error = prov_pipeline_run(&r->crash, NULL, o->input, &po)) < 0)

@@ -14,6 +14,7 @@
 #include "core.h"
 #include "disasm.h"
 #include "error.h"
+#include "image.h"
 #include "input.h"
 #include "kernelmod.h"
 #include "patterns.h"
@@ -348,6 +349,8 @@ done:
 	c = NULL;
 	error = 0;
 cleanup:
+	for (size_t i = 0; error >= 0 && opts->image && i < *nout; i++)
+		prov_crash_set_sysroot((*out)[i], opts->image->kind, opts->image->digest, opts->image->ref);
 	prov_crash_free(c);
 	free(tmpdir);
 	free(plain_dir);

@@ -15,10 +15,12 @@
  * commits, path rewriting, source lines) → crash patterns.
  */
 struct prov_pipeline_input;
+struct prov_image;
 
 struct prov_pipeline_opts {
 	const char *exe;	/* --exe */
 	const char *sysroot;	/* --sysroot, NULL = "/" */
+	const struct prov_image *image;	/* what --sysroot named (src/image/image.h), or NULL */
 	const char *const *mappings;	/* --mapping FILE..., NULL-terminated, may be NULL */
 	int context;	/* --context N: source lines around each frame's line */
 	int no_sources;	/* stop after packages (no mappings/mirrors) */
@@ -127,6 +129,7 @@ struct prov_fixcheck_opts {
 	const char *rpmspec;	/* --rpm-spec SPEC, or NULL */
 	const char *input, *component;	/* INPUT --component NAME (instead of --repo/--at) */
 	const char *sysroot;	/* INPUT mode */
+	const struct prov_image *image;	/* what --sysroot named, or NULL */
 	const char *const *mappings;	/* INPUT mode: --mapping FILE..., NULL-terminated, or NULL */
 	const struct prov_ctx *ctx;	/* config, cache dir, --offline */
 };

@@ -102,7 +102,7 @@ static void write_text(struct prov_buf *b, const struct prov_origin *const *v, s
 }
 
 static int write_json(struct prov_buf *b, const struct prov_origin *const *v, size_t n,
-		      const struct prov_env_map *map)
+		      const struct prov_env_map *map, const struct prov_env_root *root)
 {
 	struct prov_json j;
 	size_t i;
@@ -110,6 +110,16 @@ static int write_json(struct prov_buf *b, const struct prov_origin *const *v, si
 	prov_json_init(&j, b);
 	prov_json_begin_object(&j);
 	prov_json_kv_string(&j, "schema", "provenance/1");
+	if (root) {
+		prov_json_key(&j, "sysroot");
+		prov_json_begin_object(&j);
+		prov_json_kv_string(&j, "kind", root->kind);
+		prov_json_kv_string(&j, "digest", root->digest);
+		prov_json_kv_string(&j, "ref", root->ref);
+		prov_json_end_object(&j);
+	} else {
+		prov_json_kv_null(&j, "sysroot");
+	}
 	prov_json_key(&j, "components");
 	prov_json_begin_array(&j);
 	for (i = 0; i < n; i++) {
@@ -133,10 +143,11 @@ static int write_json(struct prov_buf *b, const struct prov_origin *const *v, si
 }
 
 int prov_report_env(struct prov_buf *out, const struct prov_origin *const *v,
-		    const struct prov_env_map *map, size_t n, enum prov_format format)
+		    const struct prov_env_map *map, size_t n, enum prov_format format,
+		    const struct prov_env_root *root)
 {
 	if (format == PROV_FORMAT_JSON)
-		return write_json(out, v, n, map);
+		return write_json(out, v, n, map, root);
 	if (format == PROV_FORMAT_MARKDOWN)
 		write_markdown(out, v, n, map);
 	else

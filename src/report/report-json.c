@@ -419,6 +419,17 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 	prov_json_kv_string(j, "format", c->format);
 	prov_json_kv_string(j, "label", c->label);
 	write_launch(j, c->launch);
+	/* the root --sysroot named: which image (docs/containers.md) */
+	if (c->sysroot_kind) {
+		prov_json_key(j, "sysroot");
+		prov_json_begin_object(j);
+		prov_json_kv_string(j, "kind", c->sysroot_kind);
+		prov_json_kv_string(j, "digest", c->sysroot_digest);
+		prov_json_kv_string(j, "ref", c->sysroot_ref);
+		prov_json_end_object(j);
+	} else {
+		prov_json_kv_null(j, "sysroot");
+	}
 	if (c->kind == PROV_INPUT_CORE) {
 		prov_json_kv_bool(j, "partial", c->partial);
 		prov_json_kv_bool(j, "snapshot", c->snapshot);

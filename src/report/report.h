@@ -110,13 +110,20 @@ struct prov_env_map {
 	int names;	/* ref names the version (prov_ref_names_version) */
 };
 
+/* The root env read (--sysroot): "dir", "oci", ... with the image's digest and tag. */
+struct prov_env_root {
+	const char *kind, *digest, *ref;
+};
+
 /*
  * env's list of installed packages v[0..n) (map[i] for v[i]): text, a
  * table (COMPONENT, VERSION, GIT HASH, FOUND BY); Markdown, a table;
- * JSON, {"schema", "components": [...]}.
+ * JSON, {"schema", "sysroot", "components": [...]} where "sysroot" is
+ * root as an object, null when root is NULL (no --sysroot).
  */
 int prov_report_env(struct prov_buf *out, const struct prov_origin *const *v,
-		    const struct prov_env_map *map, size_t n, enum prov_format format);
+		    const struct prov_env_map *map, size_t n, enum prov_format format,
+		    const struct prov_env_root *root);
 
 /*
  * triage's groups (triage.h): text or Markdown (largest group first: count,

@@ -23,6 +23,7 @@ static const char *const names[] = {
 	[PROV_CACHEDIR_HOSTS] = "hosts-down",
 	[PROV_CACHEDIR_DEBUG_PLAIN] = "debug-plain",
 	[PROV_CACHEDIR_MEMO] = "cache.memo",
+	[PROV_CACHEDIR_IMAGES] = "images",
 };
 
 const char *prov_cachedir_name(enum prov_cachedir_part part)

@@ -17,6 +17,7 @@ enum prov_cachedir_part {
 	PROV_CACHEDIR_HOSTS,	/* hosts-down: hosts that did not answer, and when (src/sources/hostdown.c) */
 	PROV_CACHEDIR_DEBUG_PLAIN,	/* debug-plain/: debug files with their DWARF uncompressed (src/core/plaindebug.c) */
 	PROV_CACHEDIR_MEMO,	/* cache.memo: answers read from cache.sqlite by an earlier run (cache/cache.c) */
+	PROV_CACHEDIR_IMAGES,	/* images/: container images given as --sysroot, unpacked (src/image/image.c) */
 };
 
 /* The part's name inside the cache directory ("mirrors", "cache.sqlite"). */

@@ -90,7 +90,7 @@ expect "a layer table that drops a layer" \
 	"docs/HACKING.md: the layer table under '## Layers' lists .*, the Makefile's LAYERS"
 
 fresh
-sed -i 's/^| 9 | `src\/report\/` | report |$/| 9 | `src\/pipeline\/` | report |/' "$T/copy/docs/architecture.md"
+sed -i 's/^| 10 | `src\/report\/` | report |$/| 10 | `src\/pipeline\/` | report |/' "$T/copy/docs/architecture.md"
 expect "a layer table out of the Makefile's order" \
 	"docs/architecture.md: the layer table under '## The layers' lists"
 

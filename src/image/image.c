@@ -1,0 +1,392 @@
+/* --sysroot as an image: OCI layouts and archives, docker-archive, unpacked once into the cache. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "buf.h"
+#include "cachedir.h"
+#include "error.h"
+#include "jsonread.h"
+#include "sha256.h"
+#include "util.h"
+#include "image.h"
+#include "banned.h"
+
+#define MAX_JSON ((size_t)4 << 20)
+
+void prov_image_release(struct prov_image *img)
+{
+	free(img->digest);
+	free(img->ref);
+	free(img->root);
+	memset(img, 0, sizeof(*img));
+}
+
+static int read_json(struct prov_jv **out, const char *path, const char *what)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	int err;
+
+	*out = NULL;
+	if ((err = prov_read_file(&b, path, MAX_JSON)) < 0 || (err = prov_jv_parse(out, b.buf ? b.buf : "", b.len)) < 0)
+		err = prov_error_set(PROV_EINPUT, "%s: %s", what, prov_error_last());
+	prov_buf_release(&b);
+	return err;
+}
+
+/* "sha256:<64 hex>" -> the hex, else NULL */
+static const char *digest_hex(const char *d)
+{
+	const char *h = d ? prov_skip_prefix(d, "sha256:") : NULL;
+
+	if (!h || strlen(h) != 64 || strspn(h, "0123456789abcdef") != 64)
+		return NULL;
+	return h;
+}
+
+/* The folder of the image's unpacked root in the cache, and whether it is complete. */
+static int cached_root(struct prov_image *img, const char *cache_dir, const char *key)
+{
+	struct stat st;
+	char *done;
+	int ok;
+
+	img->root = prov_cachedir_pathf(cache_dir, PROV_CACHEDIR_IMAGES, "%s/rootfs", key);
+	done = prov_cachedir_pathf(cache_dir, PROV_CACHEDIR_IMAGES, "%s/complete", key);
+	ok = stat(done, &st) == 0;
+	free(done);
+	return ok;
+}
+
+/* Apply `layers` (files) in order into a fresh tree, then move it to
+ * <images>/<key>/rootfs and mark it complete. */
+static int unpack_layers(const char *cache_dir, const char *key, char **layers, size_t n, const char *root)
+{
+	struct prov_image_budget b;
+	char *dir = prov_cachedir_pathf(cache_dir, PROV_CACHEDIR_IMAGES, "%s", key);
+	char *tmp = prov_xasprintf("%s/rootfs.tmp-%ld", dir, (long)getpid());
+	char *done = prov_xasprintf("%s/complete", dir);
+	int rootfd = -1, err = 0, fd;
+	size_t i;
+
+	prov_image_budget_init(&b);
+	if ((err = prov_mkdir_p(tmp, 0755, 0)) < 0)
+		goto cleanup;
+	if ((rootfd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		err = prov_error_set(PROV_ERROR, "cannot open '%s': %s", tmp, prov_strerror(errno));
+		goto cleanup;
+	}
+	for (i = 0; i < n && err == 0; i++) {
+		char *what = prov_xasprintf("layer %zu of %zu", i + 1, n);
+		err = prov_image_apply_layer(rootfd, layers[i], what, &b);
+		free(what);
+	}
+	if (err < 0)
+		goto cleanup;
+	prov_remove_tree_at(AT_FDCWD, root);
+	if (rename(tmp, root) < 0) {
+		err = prov_error_set(PROV_ERROR, "cannot rename '%s': %s", tmp, prov_strerror(errno));
+		goto cleanup;
+	}
+	if ((fd = open(done, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) >= 0)
+		close(fd);
+	if (b.skipped)
+		prov_warn("the image's %lu device nodes, FIFOs and sockets were skipped", b.skipped);
+cleanup:
+	if (rootfd >= 0)
+		close(rootfd);
+	if (err < 0)
+		prov_remove_tree_at(AT_FDCWD, tmp);
+	free(dir);
+	free(tmp);
+	free(done);
+	return err;
+}
+
+static const char *host_arch(void)
+{
+	struct utsname u;
+	static char arch[65];
+
+	if (uname(&u) < 0)
+		return "";
+	if (!strcmp(u.machine, "x86_64"))
+		return "amd64";
+	if (!strcmp(u.machine, "aarch64"))
+		return "arm64";
+	snprintf(arch, sizeof(arch), "%s", u.machine);
+	return arch;
+}
+
+/* The manifest of an OCI layout: by its ref.name when a tag is named, the
+ * only one otherwise; an index inside is followed to this host's platform. */
+static const struct prov_jv *pick_manifest(const struct prov_jv *index, const char *tag, const char *dir)
+{
+	const struct prov_jv *ms = prov_jv_get(index, "manifests"), *hit = NULL;
+	size_t i, n = ms && ms->type == PROV_JV_ARRAY ? ms->n : 0;
+
+	for (i = 0; i < n; i++) {
+		const struct prov_jv *m = &ms->items[i];
+		const char *name = prov_jv_get_str(prov_jv_get(m, "annotations"), "org.opencontainers.image.ref.name");
+		const char *arch = prov_jv_get_str(prov_jv_get(m, "platform"), "architecture");
+
+		if (tag ? (name && !strcmp(name, tag)) : (n == 1 || (arch && !strcmp(arch, host_arch())))) {
+			hit = m;
+			break;
+		}
+	}
+	if (!hit) {
+		if (tag)
+			prov_error_set(PROV_EINPUT, "oci:%s has no image tagged '%s'", dir, tag);
+		else
+			prov_error_set(PROV_EINPUT, "oci:%s holds %zu images: name one with oci:%s:TAG", dir, n, dir);
+	}
+	return hit;
+}
+
+static int open_oci(struct prov_image *img, const char *dir, const char *tag, const char *cache_dir, const char *kind)
+{
+	struct prov_jv *index = NULL, *man = NULL, *sub = NULL;
+	const struct prov_jv *m, *layers;
+	char *path = NULL, **files = NULL, key[80];
+	const char *hex, *media;
+	size_t i, n = 0;
+	int err = 0, depth;
+
+	path = prov_xasprintf("%s/index.json", dir);
+	if ((err = read_json(&index, path, "the OCI layout's index.json")) < 0)
+		goto cleanup;
+	m = pick_manifest(index, tag, dir);
+	for (depth = 0; m; depth++) {
+		if (!(hex = digest_hex(prov_jv_get_str(m, "digest")))) {
+			err = prov_error_set(PROV_EINPUT, "the OCI layout %s names a digest that is not sha256:<hex>", dir);
+			goto cleanup;
+		}
+		free(path);
+		path = prov_xasprintf("%s/blobs/sha256/%s", dir, hex);
+		prov_jv_free(man);
+		man = NULL;
+		if ((err = read_json(&man, path, "the image manifest")) < 0)
+			goto cleanup;
+		free(img->digest);
+		img->digest = prov_xasprintf("sha256:%s", hex);
+		media = prov_jv_get_str(man, "mediaType");
+		if (!prov_jv_get(man, "manifests") || depth > 2)
+			break;
+		(void)media;
+		prov_jv_free(sub);
+		sub = man;
+		man = NULL;
+		m = pick_manifest(sub, NULL, dir);
+	}
+	if (!m || !man) {
+		err = PROV_EINPUT;
+		goto cleanup;
+	}
+	layers = prov_jv_get(man, "layers");
+	if (!layers || layers->type != PROV_JV_ARRAY) {
+		err = prov_error_set(PROV_EINPUT, "the image manifest %s has no layers", img->digest);
+		goto cleanup;
+	}
+	files = prov_xcalloc(layers->n + 1, sizeof(*files));
+	for (i = 0; i < layers->n; i++) {
+		if (!(hex = digest_hex(prov_jv_get_str(&layers->items[i], "digest")))) {
+			err = prov_error_set(PROV_EINPUT, "layer %zu's digest is not sha256:<hex>", i + 1);
+			goto cleanup;
+		}
+		files[n++] = prov_xasprintf("%s/blobs/sha256/%s", dir, hex);
+	}
+	img->kind = kind;
+	img->ref = prov_xstrdup_or_null(tag);
+	snprintf(key, sizeof(key), "%s", img->digest + 7);
+	if (!cached_root(img, cache_dir, key))
+		err = unpack_layers(cache_dir, key, files, n, img->root);
+cleanup:
+	for (i = 0; i < n; i++)
+		free(files[i]);
+	free(files);
+	free(path);
+	prov_jv_free(index);
+	prov_jv_free(man);
+	prov_jv_free(sub);
+	return err;
+}
+
+/* docker save / podman save: manifest.json names the config and the layer files. */
+static int open_docker(struct prov_image *img, const char *dir, const char *tag, const char *cache_dir)
+{
+	struct prov_jv *mf = NULL;
+	uint64_t fsize;
+	const struct prov_jv *hit = NULL, *layers;
+	char *path = prov_xasprintf("%s/manifest.json", dir), **files = NULL, hex[65];
+	const char *cfg;
+	size_t i, j, n = 0;
+	int err;
+
+	if ((err = read_json(&mf, path, "the docker archive's manifest.json")) < 0)
+		goto cleanup;
+	for (i = 0; mf->type == PROV_JV_ARRAY && i < mf->n && !hit; i++) {
+		const struct prov_jv *tags = prov_jv_get(&mf->items[i], "RepoTags");
+		if (!tag)
+			hit = mf->n == 1 ? &mf->items[i] : NULL;
+		for (j = 0; tag && tags && tags->type == PROV_JV_ARRAY && j < tags->n; j++)
+			if (prov_jv_str(&tags->items[j]) && !strcmp(prov_jv_str(&tags->items[j]), tag))
+				hit = &mf->items[i];
+	}
+	if (!hit) {
+		err = prov_error_set(PROV_EINPUT, tag ? "the docker archive has no image tagged '%s'"
+					     : "the docker archive does not hold exactly one image%s: name one with :TAG",
+				     tag ? tag : "");
+		goto cleanup;
+	}
+	cfg = prov_jv_get_str(hit, "Config");
+	layers = prov_jv_get(hit, "Layers");
+	if (!cfg || strstr(cfg, "..") || *cfg == '/' || !layers || layers->type != PROV_JV_ARRAY) {
+		err = prov_error_set(PROV_EINPUT, "the docker archive's manifest.json names no config or layers");
+		goto cleanup;
+	}
+	free(path);
+	path = prov_xasprintf("%s/%s", dir, cfg);
+	if (prov_sha256_file(hex, &fsize, path) < 0) {
+		err = prov_error_set(PROV_EINPUT, "the docker archive's config '%s' cannot be read", cfg);
+		goto cleanup;
+	}
+	files = prov_xcalloc(layers->n + 1, sizeof(*files));
+	for (i = 0; i < layers->n; i++) {
+		const char *l = prov_jv_str(&layers->items[i]);
+		if (!l || strstr(l, "..") || *l == '/') {
+			err = prov_error_set(PROV_EINPUT, "the docker archive names a layer outside itself");
+			goto cleanup;
+		}
+		files[n++] = prov_xasprintf("%s/%s", dir, l);
+	}
+	img->kind = "docker-archive";
+	img->digest = prov_xasprintf("sha256:%s", hex);
+	img->ref = prov_xstrdup_or_null(tag);
+	if (!cached_root(img, cache_dir, hex))
+		err = unpack_layers(cache_dir, hex, files, n, img->root);
+cleanup:
+	for (i = 0; i < n; i++)
+		free(files[i]);
+	free(files);
+	free(path);
+	prov_jv_free(mf);
+	return err;
+}
+
+/* An archive (oci-archive, docker-archive): its own files unpacked once
+ * into <images>/archive-<sha256 of the file>/, then read as a layout. */
+static int open_archive(struct prov_image *img, const char *file, const char *tag, const char *cache_dir,
+			const char *want)
+{
+	struct prov_image_budget b;
+	uint64_t fsize;
+	char hex[65], *dir = NULL, *tmp = NULL, *probe = NULL;
+	struct stat st;
+	int err = 0, fd = -1;
+
+	if (prov_sha256_file(hex, &fsize, file) < 0)
+		return prov_error_set(PROV_EINPUT, "image '%s' cannot be read: %s", file, prov_error_last());
+	dir = prov_cachedir_pathf(cache_dir, PROV_CACHEDIR_IMAGES, "archive-%s", hex);
+	if (stat(dir, &st) < 0) {
+		tmp = prov_xasprintf("%s.tmp-%ld", dir, (long)getpid());
+		prov_image_budget_init(&b);
+		if ((err = prov_mkdir_p(tmp, 0755, 0)) < 0)
+			goto cleanup;
+		if ((fd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+		    (err = prov_image_unpack_outer(fd, file, &b)) < 0 || rename(tmp, dir) < 0) {
+			if (err == 0)
+				err = prov_error_set(PROV_ERROR, "cannot unpack '%s': %s", file, prov_strerror(errno));
+			prov_remove_tree_at(AT_FDCWD, tmp);
+			goto cleanup;
+		}
+	}
+	probe = prov_xasprintf("%s/index.json", dir);
+	if (stat(probe, &st) == 0 && (!want || !strcmp(want, "oci-archive"))) {
+		err = open_oci(img, dir, tag, cache_dir, "oci-archive");
+		goto cleanup;
+	}
+	free(probe);
+	probe = prov_xasprintf("%s/manifest.json", dir);
+	if (stat(probe, &st) == 0 && (!want || !strcmp(want, "docker-archive"))) {
+		err = open_docker(img, dir, tag, cache_dir);
+		goto cleanup;
+	}
+	err = prov_error_set(PROV_EINPUT, "'%s' is %s", file, want ? (strcmp(want, "oci-archive") ?
+			     "not a docker archive (no manifest.json)" : "not an OCI archive (no index.json)")
+			     : "not an image this version reads (a tar without index.json or manifest.json)");
+cleanup:
+	if (fd >= 0)
+		close(fd);
+	free(dir);
+	free(tmp);
+	free(probe);
+	return err;
+}
+
+/* "PATH:TAG" -> PATH and TAG when what follows the last ':' has no '/'. */
+static char *split_tag(const char *s, char **tag)
+{
+	const char *c = strrchr(s, ':');
+
+	*tag = NULL;
+	if (!c || strchr(c, '/') || !c[1])
+		return prov_xstrdup(s);
+	*tag = prov_xstrdup(c + 1);
+	return prov_xstrndup(s, (size_t)(c - s));
+}
+
+int prov_image_open(struct prov_image *img, const char *spec, const char *cache_dir)
+{
+	const char *rest;
+	char *path = NULL, *tag = NULL, magic[4];
+	struct stat st;
+	int err = 0, fd;
+
+	memset(img, 0, sizeof(*img));
+	if (!prov_starts_with(spec, "oci:") && !prov_starts_with(spec, "oci-archive:") &&
+	    !prov_starts_with(spec, "docker-archive:") && stat(spec, &st) == 0 && S_ISDIR(st.st_mode)) {
+		img->kind = "dir";
+		img->root = prov_xstrdup(spec);
+		return 0;
+	}
+	if (!cache_dir)
+		return prov_error_set(PROV_EINPUT, "sysroot '%s' is not a directory (an image needs the cache "
+				      "directory, to unpack it in)", spec);
+	if ((rest = prov_skip_prefix(spec, "oci:"))) {
+		path = split_tag(rest, &tag);
+		if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+			err = prov_error_set(PROV_EINPUT, "oci:%s: not a directory", path);
+		else
+			err = open_oci(img, path, tag, cache_dir, "oci");
+	} else if ((rest = prov_skip_prefix(spec, "oci-archive:")) || (rest = prov_skip_prefix(spec, "docker-archive:"))) {
+		const char *want = prov_starts_with(spec, "oci-archive:") ? "oci-archive" : "docker-archive";
+		path = stat(rest, &st) == 0 ? prov_xstrdup(rest) : split_tag(rest, &tag);
+		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+			err = prov_error_set(PROV_EINPUT, "%s:%s: not a file", want, path);
+		else
+			err = open_archive(img, path, tag, cache_dir, want);
+	} else if (stat(spec, &st) < 0 || !S_ISREG(st.st_mode)) {
+		err = prov_error_set(PROV_EINPUT, "sysroot '%s' is not a directory nor an image file", spec);
+	} else {
+		if ((fd = open(spec, O_RDONLY | O_CLOEXEC)) >= 0) {
+			if (read(fd, magic, 4) == 4 && !memcmp(magic, "hsqs", 4))
+				err = prov_error_set(PROV_EINPUT, "sysroot '%s' is a squashfs image, which this "
+						     "version cannot read yet", spec);
+			close(fd);
+		}
+		if (err == 0)
+			err = open_archive(img, spec, NULL, cache_dir, NULL);
+	}
+	free(path);
+	free(tag);
+	if (err < 0)
+		prov_image_release(img);
+	return err;
+}
