@@ -38,6 +38,8 @@ static const char help[] =
 	"   --exe PATH        the executable, when it is not where the core says\n"
 	"   --sysroot DIR     the crashed system's root (an unpacked container image):\n"
 	"                     module files and package databases are read under DIR\n"
+	"                     (--pid of a process in a chroot or container: its\n"
+	"                     /proc/PID/root unless --sysroot is given)\n"
 	"   --host-packages   a text backtrace without --sysroot: look its modules up\n"
 	"                     in this host's package databases too (marked as a guess;\n"
 	"                     also -c text.hostPackages=true). By default only a\n"

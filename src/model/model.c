@@ -156,6 +156,7 @@ void prov_crash_free(struct prov_crash *c)
 	if (!c)
 		return;
 	free(c->input_path);
+	free(c->proc_root);
 	free(c->format);
 	free(c->label);
 	if (c->launch) {
