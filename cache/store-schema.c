@@ -1,4 +1,5 @@
 /* The crash store's one schema for both dialects, its migrations, the fixed SQL both run. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "store.h"

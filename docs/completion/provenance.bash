@@ -1,4 +1,26 @@
 # bash completion for provenance (installed by make install)
+# Files and directories: one word per name (a name with spaces stays whole);
+# bash-completion's _filedir and _pids when it is loaded, else the same by hand.
+_provenance_files() {	# [-d]: directories only
+	if declare -F _filedir >/dev/null; then
+		_filedir "$@"
+		return
+	fi
+	local IFS=$'\n'
+	compopt -o filenames 2>/dev/null
+	if [ "$1" = -d ]; then
+		COMPREPLY+=($(compgen -d -- "$cur"))
+	else
+		COMPREPLY+=($(compgen -f -- "$cur"))
+	fi
+}
+_provenance_pids() {
+	if declare -F _pids >/dev/null; then
+		_pids
+		return
+	fi
+	COMPREPLY=($(compgen -W "$(cd /proc && echo [0-9]*)" -- "$cur"))
+}
 _provenance() {
 	local cur prev cmd i
 	COMPREPLY=()
@@ -13,9 +35,9 @@ _provenance() {
 		esac
 	done
 	case $prev in
-	--cache) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-	--sysroot) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	--mapping|--exe|--rpm-spec) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--cache|--spool-dir) _provenance_files -d; return ;;
+	--sysroot|--mapping|--exe|--rpm-spec) _provenance_files; return ;;
+	--pid) _provenance_pids; return ;;
 	--format)
 		case $cmd in
 		resolve|env|triage) COMPREPLY=($(compgen -W "text markdown json" -- "$cur")) ;;
@@ -44,7 +66,7 @@ _provenance() {
 	serve) COMPREPLY=($(compgen -W "--listen --store --help" -- "$cur")) ;;
 	esac
 	if [[ $cur != -* ]] && [ "$cmd" != cache ] && [ "$cmd" != env ] && [ "$cmd" != triage ] && [ "$cmd" != query ] && [ "$cmd" != collect ] && [ "$cmd" != serve ] && [ "$cmd" != prune ]; then
-		COMPREPLY+=($(compgen -f -- "$cur"))
+		_provenance_files
 	fi
 }
 complete -F _provenance provenance

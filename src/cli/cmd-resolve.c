@@ -41,6 +41,8 @@ static const char help[] =
 	"                     module files and package databases are read under DIR;\n"
 	"                     or an image: oci:DIR[:TAG], oci-archive:FILE,\n"
 	"                     docker-archive:FILE or such a file (docs/containers.md)\n"
+	"                     (--pid of a process in a chroot or container: its\n"
+	"                     /proc/PID/root unless --sysroot is given)\n"
 	"   --host-packages   a text backtrace without --sysroot: look its modules up\n"
 	"                     in this host's package databases too (marked as a guess;\n"
 	"                     also -c text.hostPackages=true). By default only a\n"

@@ -175,6 +175,28 @@ static int debuginfod_fd(const unsigned char *bits, int len, int executable, cha
 
 /* ---- find_elf: the module's ELF file ---- */
 
+/*
+ * A module with no build ID: is the file the one that was mapped? The core
+ * holds the first page of each ELF mapping (the headers); 1 when the core's
+ * copy at lo differs from the file's first bytes, 0 when they agree or the
+ * core has no copy to compare (then nothing can be said).
+ */
+static int first_page_differs(const struct core_ctx *x, int fd, uint64_t lo)
+{
+	unsigned char file[4096], mem[4096];
+	struct stat st;
+	ssize_t n;
+
+	if (!lo || fstat(fd, &st) < 0)
+		return 0;
+	n = pread(fd, file, sizeof(file), 0);
+	if (n <= 0)
+		return 0;
+	if (core_read(x, lo, mem, (size_t)n) < 0)
+		return 0;
+	return memcmp(file, mem, (size_t)n) != 0;
+}
+
 int core_find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 		Dwarf_Addr base, char **file_name, Elf **elfp)
 {
@@ -245,6 +267,11 @@ int core_find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 				goto done;
 		}
 	}
+	if (len == 0 && core_mod_extra(x, userdata)->path_mismatch) {
+		/* no build ID and the file at its path is not what was mapped */
+		errno = 0;
+		return -1;
+	}
 	if (!x->sysroot) {
 		/* The host: libdwfl's own search (and debuginfod when configured). */
 		return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
@@ -263,6 +290,25 @@ int core_find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 done:
 	if (fd < 0)
 		return -1;
+	if (len == 0) {
+		Dwarf_Addr lo = 0;
+
+		dwfl_module_info(mod, NULL, &lo, NULL, NULL, NULL, NULL, NULL);
+		if (first_page_differs(x, fd, lo)) {
+			/* replaced since the crash: as a build-ID mismatch, nothing is named from it */
+			struct mod_extra *ex = core_mod_extra(x, userdata);
+
+			free(ex->note);
+			ex->note = prov_xasprintf("contents mismatch: %s differs from the core's copy of its first page "
+						  "(no build ID to compare; the file was replaced since the crash)", name);
+			ex->path_mismatch = 1;
+			free(name);
+			elf_end(elf);
+			close(fd);
+			errno = 0;
+			return -1;
+		}
+	}
 	free(core_mod_extra(x, userdata)->file);
 	core_mod_extra(x, userdata)->file = prov_xstrdup(name);
 	*file_name = name;

@@ -160,6 +160,7 @@ void prov_crash_free(struct prov_crash *c)
 	free(c->sysroot_kind);
 	free(c->sysroot_digest);
 	free(c->sysroot_ref);
+	free(c->proc_root);
 	free(c->format);
 	free(c->label);
 	if (c->launch) {

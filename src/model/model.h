@@ -363,6 +363,9 @@ struct prov_crash {
 	int partial;	/* a core cut inside its memory segments */
 	int modules_incomplete;	/* core: its file note (NT_FILE) lost names: modules are missing */
 	int snapshot;	/* a core of a live process (gcore): no crash */
+	/* a live process in a chroot or container: its root as this host
+	 * reaches it ("/proc/PID/root"), where its packages are read; else NULL */
+	char *proc_root;
 
 	int has_process;
 	struct prov_process process;

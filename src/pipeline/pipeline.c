@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buildpath.h"
 #include "cache.h"
@@ -268,6 +269,38 @@ static void after_core(struct prov_crash *c)
 	prov_disasm_crash(c, 6, 3);
 }
 
+/*
+ * A live process in a chroot or a container (its /proc/PID/root is not this
+ * host's /): its packages are read under /proc/PID/root, as systemd-coredump
+ * reads a container's, and the modules' paths become the process's own (in a
+ * chroot under this root the kernel writes them with the chroot's directory
+ * in front).
+ */
+static void proc_root(struct prov_crash *c, long pid)
+{
+	char *root = prov_xasprintf("/proc/%ld/root", pid);
+	char target[4096];
+	struct stat a, b;
+	ssize_t n;
+	size_t i;
+
+	if (stat(root, &a) < 0 || stat("/", &b) < 0 || (a.st_dev == b.st_dev && a.st_ino == b.st_ino)) {
+		free(root);
+		return;
+	}
+	c->proc_root = root;
+	n = readlink(root, target, sizeof(target) - 1);
+	if (n <= 1 || target[0] != '/')
+		return;
+	target[n] = '\0';
+	for (i = 0; i < c->nmodules; i++) {
+		char *p = c->modules[i].path;
+
+		if (p && !strncmp(p, target, (size_t)n) && p[n] == '/')
+			memmove(p, p + n, strlen(p + n) + 1);
+	}
+}
+
 /* A text input: one crash per rank of a cluster job's log (prov_text_parse_all). */
 static int analyze_text(struct prov_crash ***out, size_t *nout, const struct prov_input *in,
 			const struct prov_pipeline_opts *opts)
@@ -315,6 +348,8 @@ static int analyze_all(struct prov_crash ***out, size_t *nout, struct prov_input
 		prov_pipeline_setup_debuginfod(g);
 		if ((error = prov_core_analyze_pid(&c, opts->pid, &copts)) < 0)
 			goto cleanup;
+		if (!opts->sysroot)
+			proc_root(c, opts->pid);
 		after_core(c);
 		goto done;
 	}
@@ -425,7 +460,7 @@ static int resolve_one(struct prov_crash *c, int *incomplete_out, const struct p
 	{
 		struct prov_resolve_ctx rctx = { 0 };
 
-		rctx.sysroot = opts->sysroot;
+		rctx.sysroot = opts->sysroot ? opts->sysroot : c->proc_root;
 		rctx.cache = cache;
 		if ((error = c->kind == PROV_INPUT_TEXT ? resolve_text_modules(c, &rctx, opts)
 							: prov_resolve_modules(c, &rctx)) < 0)

@@ -300,7 +300,16 @@ static int security_version(const char *v)
  * version (~debNNuN, +debNNuN) tries the security archive first. At most
  * 9 URLs; only "not found" moves on to the next.
  */
-static int fetch_dsc(char **out_path, char **out_url, const char *base, const char *source,
+/* The pool directory of source in area under base (a security archive's
+ * pool/updates/), with a trailing slash. */
+static char *pool_url(const char *base, size_t blen, int updates, const char *pool)
+{
+	/* "pool/main/..." -> "pool/updates/main/..." */
+	return prov_xasprintf("%.*s/%s%s/", (int)blen, base, updates ? "pool/updates/" : "",
+			      updates ? pool + 5 : pool);
+}
+
+static int fetch_dsc(char **out_path, char **out_url, char **out_alt_dir, const char *base, const char *source,
 		     const char *version, const struct prov_srcimport_opts *o, uint64_t *ms)
 {
 	static const char *const areas[] = { "main", "contrib", "non-free", "non-free-firmware", NULL };
@@ -318,23 +327,25 @@ static int fetch_dsc(char **out_path, char **out_url, const char *base, const ch
 	sec_first = security_version(version) && *sec;
 	bases[0] = sec_first ? sec : base;
 	bases[1] = sec_first ? base : (*sec ? sec : NULL);
+	*out_alt_dir = NULL;
 	for (k = 0; k < 2 && bases[k]; k++) {
-		int updates = bases[k] == sec;
-
 		blen[k] = strlen(bases[k]);
 		while (blen[k] && bases[k][blen[k] - 1] == '/')
 			blen[k]--;
+	}
+	for (k = 0; k < 2 && bases[k]; k++) {
+		int updates = bases[k] == sec;
 		for (i = 0; ; i++) {
 			char *url, *pool = NULL;
 
 			if (areas[i]) {
+				char *dir;
+
 				if ((error = prov_srcimport_pool_dir(&pool, source, areas[i])) < 0)
 					return error;
-				/* "pool/main/..." -> "pool/updates/main/..." */
-				url = prov_xasprintf("%.*s/%s%s/%s_%s.dsc", (int)blen[k], bases[k],
-						     updates ? "pool/updates/" : "", updates ? pool + 5 : pool,
-						     source, fv);
-				free(pool);
+				dir = pool_url(bases[k], blen[k], updates, pool);
+				url = prov_xasprintf("%s%s_%s.dsc", dir, source, fv);
+				free(dir);
 			} else if (!updates) {
 				url = prov_xasprintf("%.*s/%s_%s.dsc", (int)blen[k], bases[k], source, fv);
 			} else {
@@ -342,9 +353,17 @@ static int fetch_dsc(char **out_path, char **out_url, const char *base, const ch
 			}
 			error = si_fetch(out_path, url, o, ms);
 			if (error == 0) {
+				/* the same area of the other archive: where the
+				 * files the .dsc lists are looked for next */
+				int j = !k;
+
+				if (pool && j < 2 && bases[j])
+					*out_alt_dir = pool_url(bases[j], blen[j], bases[j] == sec, pool);
+				free(pool);
 				*out_url = url;
 				return 0;
 			}
+			free(pool);
 			free(url);
 			if (error != PROV_ENOTFOUND)
 				return error;
@@ -392,17 +411,21 @@ static enum dsc_kind classify(const char *name, const char *source, char **out_c
 
 /*
  * The .dsc of source=version (read into *text, parsed into *d) and every file
- * it lists, fetched from beside it and checked against its sizes and SHA-256.
+ * it lists, fetched from beside it or, where that archive lacks it, from the
+ * same area of the other archive (security and main), and checked against
+ * the .dsc's sizes and SHA-256. A signature (.asc) found in neither is left
+ * out with a warning: the tree is built from the checked tarballs, and
+ * nothing reads the signature.
  */
 static int fetch_verified(struct dsc *d, struct prov_buf *text, char **dsc_path, char **dsc_url,
 			  const char *base_url, const char *source, const char *version,
 			  const struct prov_srcimport_opts *o, struct prov_srcimport_stats *stats)
 {
-	char *dir_url = NULL;
+	char *dir_url = NULL, *alt_dir = NULL;
 	size_t i;
 	int error;
 
-	if ((error = fetch_dsc(dsc_path, dsc_url, base_url, source, version, o, &stats->download_ms)) < 0 ||
+	if ((error = fetch_dsc(dsc_path, dsc_url, &alt_dir, base_url, source, version, o, &stats->download_ms)) < 0 ||
 	    (error = prov_read_file(text, *dsc_path, PROV_SRCIMPORT_MAX_DSC)) < 0)
 		goto cleanup;
 	if ((error = dsc_parse(d, text->buf, text->len, *dsc_url)) < 0) {
@@ -427,7 +450,32 @@ static int fetch_verified(struct dsc *d, struct prov_buf *text, char **dsc_path,
 		uint64_t size = 0, t1;
 
 		f->url = prov_xasprintf("%s%s", dir_url, f->name);
-		if ((error = si_fetch(&f->path, f->url, o, &stats->download_ms)) < 0)
+		error = si_fetch(&f->path, f->url, o, &stats->download_ms);
+		if (error == PROV_ENOTFOUND && alt_dir) {
+			char *alt = prov_xasprintf("%s%s", alt_dir, f->name);
+
+			prov_error_clear();
+			error = si_fetch(&f->path, alt, o, &stats->download_ms);
+			if (error == 0) {
+				free(f->url);
+				f->url = alt;
+			} else {
+				free(alt);
+			}
+		}
+		if (error == PROV_ENOTFOUND && alt_dir && !prov_ends_with(f->name, ".asc")) {
+			error = prov_error_set(PROV_ENOTFOUND, "'%s', which the .dsc lists, is neither at '%s' nor at '%s'%s",
+					       f->name, dir_url, alt_dir, o->ctx->offline ? " in the cache (--offline)" : "");
+			goto cleanup;
+		}
+		if (error == PROV_ENOTFOUND && prov_ends_with(f->name, ".asc")) {
+			prov_error_clear();
+			prov_warn("%s: the signature was not available (not at '%s'%s%s%s); the tree is built from the tarballs checked against the .dsc's SHA-256",
+				  f->name, dir_url, alt_dir ? " nor '" : "", alt_dir ? alt_dir : "",
+				  alt_dir ? "'" : "");
+			continue;
+		}
+		if (error < 0)
 			goto cleanup;
 		t1 = prov_now_ms();
 		error = prov_sha256_file(got, &size, f->path);
@@ -450,6 +498,7 @@ static int fetch_verified(struct dsc *d, struct prov_buf *text, char **dsc_path,
 	error = 0;
 cleanup:
 	free(dir_url);
+	free(alt_dir);
 	return error;
 }
 
