@@ -25,7 +25,8 @@ check_eq "$(drive provenance analyze "my c")" "my core" "a file with a space: on
 check_eq "$(drive provenance analyze "my" | sort | tr '\n' '|')" "my core|my dir|my other core|mydir2|" "files and directories, whole names"
 grep -q -- "-o filenames" "$T/compopt" || fail "no compopt -o filenames: readline would not mark directories or quote spaces"
 echo "ok: compopt -o filenames (readline adds the directories' slash)"
-check_eq "$(drive provenance analyze --sysroot "my" | sort | tr '\n' '|')" "my dir|mydir2|" "--sysroot: directories only"
+check_eq "$(drive provenance analyze --sysroot "my" | sort | tr '\n' '|')" "my core|my dir|my other core|mydir2|" "--sysroot: a root directory or an image file (docs/containers.md)"
+check_eq "$(drive provenance analyze --cache "my" | sort | tr '\n' '|')" "my dir|mydir2|" "--cache: directories only"
 got=$(drive provenance analyze --pid "")
 [ -n "$got" ] || fail "--pid: nothing offered"
 echo "$got" | grep -qv '^[0-9][0-9]*$' && fail "--pid offers something that is not a pid: $(echo "$got" | grep -v '^[0-9]*$' | head -3)"
