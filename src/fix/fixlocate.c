@@ -205,6 +205,10 @@ static int fix_texts(struct located *loc, const struct prov_hunk *h, const char 
 		     const struct prov_effect_tree *t)
 {
 	if (!loc->texts_read) {
+		struct prov_buf empty = PROV_BUF_INIT;	/* loc is calloc'd: a zero prov_buf has cap 0 */
+
+		loc->pre_text = empty;
+		loc->post_text = empty;
 		loc->texts_read = -1;
 		if (parent &&
 		    prov_repo_read_blob(&loc->pre_text, t->r, parent, h->old_path ? h->old_path : h->path,
