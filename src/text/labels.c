@@ -190,10 +190,13 @@ static size_t rank_len(const char *s, struct peeled *o)
 /* OpenMPI --tag-output: "[1,3]<stderr>:" (job, rank) */
 static size_t mpitag_len(const char *s, struct peeled *o)
 {
-	size_t a = digits(s + 1), b, n;
+	size_t a, b, n;
 	const char *gt;
 
-	if (s[0] != '[' || !a || s[1 + a] != ',' || (b = digits(s + 2 + a)) == 0 ||
+	if (s[0] != '[')
+		return 0;	/* first: s may be the empty end of the line */
+	a = digits(s + 1);
+	if (!a || s[1 + a] != ',' || (b = digits(s + 2 + a)) == 0 ||
 	    s[2 + a + b] != ']' || s[3 + a + b] != '<')
 		return 0;
 	gt = strchr(s + 4 + a + b, '>');
@@ -252,9 +255,9 @@ static size_t srun_len(const char *s, struct peeled *o)
 /* After a syslog time: "[18] " (a pid when the same on every line) */
 static size_t sys_bracket_len(const char *s, struct peeled *o, const struct learnt *l)
 {
-	size_t d = digits(s + 1);
+	size_t d = s[0] == '[' ? digits(s + 1) : 0;
 
-	if (s[0] != '[' || !d || d > 9 || s[1 + d] != ']' || s[2 + d] != ' ')
+	if (!d || d > 9 || s[1 + d] != ']' || s[2 + d] != ' ')
 		return 0;
 	o->sys_bracket = 1;
 	o->sys_value = strtol(s + 1, NULL, 10);
