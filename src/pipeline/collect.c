@@ -252,11 +252,15 @@ static void analyze_child(int out, const struct prov_collect_opts *o, const char
 	char *sig;
 
 	setpgid(0, 0);
+#ifndef __SANITIZE_ADDRESS__
+	/* (an AddressSanitizer build maps terabytes for its shadow and allocator:
+	 * a data limit would stop it from allocating at all, so there is none) */
 	if (l->max_memory.value) {
 		struct rlimit r = { l->max_memory.value, l->max_memory.value };
 
 		setrlimit(RLIMIT_DATA, &r);
 	}
+#endif
 	if (l->cpu_s > 0) {
 		/* ITIMER_PROF: the fraction of a second; RLIMIT_CPU backs it for programs run */
 		struct itimerval t = { { 0, 0 }, { (time_t)l->cpu_s,
