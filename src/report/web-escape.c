@@ -5,6 +5,7 @@
 #include "web.h"
 #include "alloc.h"
 #include "error.h"
+#include "util.h"
 #include "banned.h"
 
 /* The length of the UTF-8 sequence at p (at most `left` bytes), 0 when it is not one. */
@@ -84,17 +85,6 @@ void prov_web_url(struct prov_buf *b, const char *s)
 	}
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 size_t prov_web_url_decode(char *s, int plus)
 {
 	char *in = s, *out = s;
@@ -102,7 +92,7 @@ size_t prov_web_url_decode(char *s, int plus)
 	while (*in) {
 		int hi, lo;
 
-		if (*in == '%' && (hi = hexval(in[1])) >= 0 && (lo = hexval(in[2])) >= 0 && (hi || lo)) {
+		if (*in == '%' && (hi = prov_digit_value(in[1])) < 16 && (lo = prov_digit_value(in[2])) < 16 && (hi || lo)) {
 			*out++ = (char)(hi * 16 + lo);
 			in += 3;
 		} else if (*in == '+' && plus) {

@@ -37,7 +37,7 @@ const char *prov_skip_prefix(const char *s, const char *prefix)
 	return strncmp(s, prefix, n) == 0 ? s + n : NULL;
 }
 
-static int digit_value(char c)
+int prov_digit_value(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -60,7 +60,7 @@ int prov_parse_u64(uint64_t *out, const char *s, size_t len, int base)
 	if (i >= len)
 		return PROV_ERROR;
 	for (; i < len; i++) {
-		int d = digit_value(s[i]);
+		int d = prov_digit_value(s[i]);
 
 		if (d >= base)
 			return PROV_ERROR;

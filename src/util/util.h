@@ -106,6 +106,9 @@ uint64_t prov_hash_more(uint64_t h, const void *p, size_t n);
 uint64_t prov_hash_bytes(const void *p, size_t n);
 uint64_t prov_hash_str(const char *s);
 
+/* The value of a digit in bases up to 16 (0-9, a-f, A-F); 99 for anything else. */
+int prov_digit_value(char c);
+
 /* Milliseconds from a monotonic clock. */
 uint64_t prov_now_ms(void);
 
