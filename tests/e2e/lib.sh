@@ -16,6 +16,26 @@ export XDG_DATA_HOME="$T/xdg-data"
 unset DEBUGINFOD_URLS
 CFLAGS_FIXTURE="-g -O0 -fno-omit-frame-pointer"
 
+# Deterministic fixtures that take long to make are made once per checkout and
+# copied: the plain and the sanitizer pass of CI share them (make clean keeps
+# tests/.fixtures). The key is the generator's content and its arguments, so a
+# changed generator makes a new one.
+FIXTURE_CACHE=${PROVENANCE_FIXTURE_CACHE:-$TOP/tests/.fixtures}
+# fixture_cached DEST GENERATOR [ARG...]: what "GENERATOR DIR ARG..." makes in DIR, copied to DEST
+fixture_cached() {
+	local dest=$1 gen=$2 key dir
+	shift 2
+	key=$({ sha256sum <"$gen"; printf '%s\n' "$@"; } | sha256sum | cut -c1-16)
+	dir=$FIXTURE_CACHE/$(basename "$gen")-$key
+	mkdir -p "$FIXTURE_CACHE" || return 1
+	(
+		flock 9 || exit 1
+		[ -d "$dir" ] && exit 0
+		rm -rf "$dir.tmp"
+		"$gen" "$dir.tmp" "$@" >/dev/null && mv "$dir.tmp" "$dir"
+	) 9>"$dir.lock" || return 1
+	cp -a "$dir" "$dest"
+}
 skip() { echo "skip: $*"; exit 77; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 note() { echo "# $*"; }

@@ -6,7 +6,7 @@
 command -v git >/dev/null || skip "git not installed"
 [ -x "$PROVENANCE" ] || fail "no $PROVENANCE"
 
-"$TOP/fixtures/upstream/make-history.sh" "$T/up" 40 >/dev/null || fail "cannot build the test repository"
+fixture_cached "$T/up" "$TOP/fixtures/upstream/make-history.sh" 40 || fail "cannot build the test repository"
 up=$T/up
 mapfile -t commits < <(git -C "$up" rev-list --all)
 n=${#commits[@]}

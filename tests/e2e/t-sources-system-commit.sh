@@ -8,7 +8,7 @@ command -v git >/dev/null || skip "git not installed"
 [ -x "$PROVENANCE" ] || fail "no $PROVENANCE"
 
 mkdir -p "$T/upstream"
-"$TOP/fixtures/upstream/make-history.sh" "$T/work" 40 >/dev/null || fail "cannot build the test repository"
+fixture_cached "$T/work" "$TOP/fixtures/upstream/make-history.sh" 40 || fail "cannot build the test repository"
 git clone -q --bare "$T/work" "$T/upstream/proj.git" || fail "clone"
 up=$T/upstream/proj.git
 redirect="url.file://$T/upstream/.insteadOf=https://example.invalid/"
