@@ -11,6 +11,8 @@
 static uint64_t budget_ms = 60 * 1000;
 /* the largest download (debuginfod.maxSize): an endless body stops here */
 static uint64_t max_bytes = PROV_DBGBUDGET_DEFAULT_MAX_SIZE;
+/* a smaller cap for the downloads in flight (prov_dbgbudget_cap), 0 = none */
+static uint64_t cap_bytes;
 static uint64_t started_ms;
 static int spent;
 
@@ -58,6 +60,11 @@ static int progress(debuginfod_client *c, long a, long b)
 	(void)b;
 	/* a: bytes of this download so far (a body without Content-Length is not
 	 * checked by libdebuginfod itself) */
+	if (a > 0 && cap_bytes && (uint64_t)a > cap_bytes) {
+		prov_warn("debuginfod: a download passed %llu bytes, more than will be read of it; abandoned",
+			  (unsigned long long)cap_bytes);
+		return -1;
+	}
 	if (a > 0 && (uint64_t)a > max_bytes) {
 		prov_warn("debuginfod: a download passed debuginfod.maxSize (%llu bytes); abandoned",
 			  (unsigned long long)max_bytes);
@@ -87,6 +94,14 @@ void prov_dbgbudget_attach(debuginfod_client *client)
 	if (!client)
 		return;
 	debuginfod_set_progressfn(client, progress);
+}
+
+uint64_t prov_dbgbudget_cap(uint64_t bytes)
+{
+	uint64_t old = cap_bytes;
+
+	cap_bytes = bytes < max_bytes ? bytes : 0;
+	return old;
 }
 
 int prov_dbgbudget_spent(void)

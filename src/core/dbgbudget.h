@@ -3,6 +3,8 @@
 
 #include <elfutils/debuginfod.h>
 
+#include <stdint.h>
+
 #include "config.h"
 
 /*
@@ -22,6 +24,10 @@ void prov_dbgbudget_init(const struct prov_config *cfg);
 /* Put a client (ours or libdwfl's) under the budget. NULL-safe. */
 void prov_dbgbudget_attach(debuginfod_client *client);
 
+/* Downloads from now on are abandoned past BYTES (when less than
+ * debuginfod.maxSize): a source file is read only up to its own cap, so
+ * more is never fetched. 0 lifts it. Returns the cap it replaces. */
+uint64_t prov_dbgbudget_cap(uint64_t bytes);
 /* 1 when the budget ran out during this run. */
 int prov_dbgbudget_spent(void);
 

@@ -54,6 +54,7 @@ int prov_debuginfod_source_text(struct prov_buf *out, const char *build_id, cons
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	debuginfod_client *client;
 	char *found = NULL;
+	uint64_t old_cap;
 	int fd, error;
 
 	(void)unused;
@@ -66,7 +67,9 @@ int prov_debuginfod_source_text(struct prov_buf *out, const char *build_id, cons
 	if (!(client = debuginfod_begin()))
 		return prov_error_set(PROV_ERROR, "cannot start a debuginfod client");
 	prov_dbgbudget_attach(client);	/* the run's one time budget */
+	old_cap = prov_dbgbudget_cap(MAX_SOURCE + 1);	/* never fetch more than is read */
 	fd = debuginfod_find_source(client, (const unsigned char *)build_id, 0, path, &found);
+	prov_dbgbudget_cap(old_cap);
 	if (fd < 0) {
 		error = prov_error_set(PROV_ENOTFOUND, "debuginfod has no '%s' for build ID %s", path,
 				       build_id);
@@ -100,6 +103,7 @@ int prov_debuginfod_sources(struct prov_crash *c, int context, int max_frames)
 		struct prov_buf text = PROV_BUF_INIT;
 		struct prov_source *s;
 		char *path = NULL;
+		uint64_t old_cap;
 		int fd;
 
 		if (!f->file || f->line < 1 || f->python || f->file[0] != '/')
@@ -119,8 +123,10 @@ int prov_debuginfod_sources(struct prov_crash *c, int context, int max_frames)
 				break;
 			prov_dbgbudget_attach(client);	/* the run's one time budget */
 		}
+		old_cap = prov_dbgbudget_cap(MAX_SOURCE + 1);	/* never fetch more than is read */
 		fd = debuginfod_find_source(client, (const unsigned char *)m->build_id, 0, f->file,
 					    &path);
+		prov_dbgbudget_cap(old_cap);
 		if (fd < 0) {
 			free(path);
 			continue;
