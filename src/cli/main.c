@@ -74,7 +74,7 @@ static void print_overview(FILE *f)
  * have free-form names).
  */
 static const char *const known_keys[] = {
-	"fetch.timeout", "fetch.connecttimeout", "fetch.stalltimeout", "fetch.retries", "fetch.hostdownfor",
+	"fetch.timeout", "fetch.connecttimeout", "fetch.stalltimeout", "fetch.minrate", "fetch.retries", "fetch.hostdownfor",
 	"fetch.retrydelayms", "fetch.maxsize", "fetch.maxpacksize", "fetch.maxrefssize", "fetch.trustsystemurls",
 	"fetch.singlefile", "fetch.sslcainfo", "fetch.lsremote", "suspects.clone",
 	"import.maxbytes", "import.maxentries",

@@ -38,6 +38,8 @@ struct xfer {
 	uint64_t start_ms;	/* of this attempt */
 	int got_any;	/* a header or body byte arrived in this attempt */
 	int no_answer;	/* the attempt ended without any answer */
+	uint64_t min_rate;	/* fetch.minRate: bytes/s below which (for stall_s) it is too slow */
+	int too_slow;	/* the attempt ended below min_rate */
 	const char *ca_file;	/* fetch.sslCAInfo, or NULL: the system's CA store */
 };
 
@@ -224,6 +226,7 @@ static enum attempt_result attempt(int *error, struct xfer *x, const char *real_
 	x->write_error = 0;
 	x->got_any = 0;
 	x->no_answer = 0;
+	x->too_slow = 0;
 	x->answer_s = connect_timeout;
 	x->start_ms = prov_now_ms();
 	curl_easy_setopt(h, CURLOPT_URL, real_url);
@@ -237,8 +240,8 @@ static enum attempt_result attempt(int *error, struct xfer *x, const char *real_
 	curl_easy_setopt(h, CURLOPT_USERAGENT, "provenance/" PROV_VERSION);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, (long)connect_timeout);
 	curl_easy_setopt(h, CURLOPT_TIMEOUT, (long)timeout);
-	/* A stalled server is a transient error, not a hang. */
-	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	/* A stalled or trickling server is an error, not a hang. */
+	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, x->min_rate ? (long)x->min_rate : 1L);
 	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, x->stall_s ? (long)x->stall_s : 60L);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write_cb);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
@@ -264,6 +267,16 @@ static enum attempt_result attempt(int *error, struct xfer *x, const char *real_
 	}
 	if (x->progress)
 		fprintf(stderr, "\n");
+	/* answering, but under fetch.minRate for fetch.stallTimeout (not fetch.timeout):
+	 * not retried, and the host is remembered as a down one is */
+	if (rc == CURLE_OPERATION_TIMEDOUT && x->min_rate &&
+	    (!timeout || prov_now_ms() - x->start_ms < timeout * 1000)) {
+		x->too_slow = 1;
+		*error = prov_error_set(PROV_ERROR, "download of %s sent less than %llu bytes/s for %llu s (fetch.minRate, fetch.stallTimeout)",
+					url, (unsigned long long)x->min_rate,
+					(unsigned long long)(x->stall_s ? x->stall_s : 60));
+		goto cleanup;
+	}
 
 	if (rc == CURLE_OK) {
 		res = ATTEMPT_OK;
@@ -514,6 +527,8 @@ int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o
 	    (error = config_uint(&retries, o->ctx->config, "fetch.retries", 3, MAX_RETRIES)) < 0 ||
 	    (error = config_uint(&delay, o->ctx->config, "fetch.retrydelayms", 1000, MAX_DELAY_MS)) < 0 ||
 	    (error = config_uint(&stall, o->ctx->config, "fetch.stalltimeout", 60, 86400)) < 0 ||
+	    (error = config_uint(&x.min_rate, o->ctx->config, "fetch.minrate", PROV_FETCH_DEFAULT_MIN_RATE,
+				 (uint64_t)1 << 30)) < 0 ||
 	    (error = prov_fetch_ca_file(&x.ca_file, o->ctx->config)) < 0)
 		return error;
 	if (o->max_size && o->max_size < max)
@@ -600,6 +615,8 @@ int prov_fetch_file(char **out, const char *url, const struct prov_fetch_opts *o
 		}
 		if (x.no_answer)
 			prov_hostdown_failed(o->ctx, host, connect_timeout);
+		else if (x.too_slow)
+			prov_hostdown_slow(o->ctx, host);
 		/* fetch.timeout bounds the retries too */
 		if (r == ATTEMPT_FAIL || i >= retries ||
 		    (timeout && prov_now_ms() - start > timeout * 1000)) {

@@ -34,6 +34,10 @@ struct prov_fetch_opts {
  * well within it; a machine with no route out pays it once per host */
 #define PROV_FETCH_DEFAULT_CONNECT_S 5
 #define PROV_FETCH_DEFAULT_MAX_SIZE ((uint64_t)2 << 30)
+/* bytes/s: a download slower than this for fetch.stallTimeout is abandoned
+ * and its host remembered as down (a trickle would otherwise hold every
+ * frame's download for the whole fetch.timeout) */
+#define PROV_FETCH_DEFAULT_MIN_RATE 1024
 
 /*
  * Download `url` (http, https or file, after insteadOf) unless a complete

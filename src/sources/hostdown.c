@@ -237,12 +237,12 @@ int prov_hostdown_skip(const struct prov_ctx *ctx, const char *host, const char 
 		if (!strcmp(noted_hosts[i], host))
 			noted = 1;
 	if (!noted) {
-		prov_warn("skipping %s: it did not answer at %s (remembered for %llu s, fetch.hostDownFor)",
+		prov_warn("skipping %s: it did not answer, or answered too slowly, at %s (remembered for %llu s, fetch.hostDownFor)",
 			  host, when, (unsigned long long)down_for);
 		if (nnoted_hosts < MAX_NOTED_HOSTS)
 			noted_hosts[nnoted_hosts++] = prov_xstrdup(host);
 	}
-	prov_error_set(PROV_ERROR, "%s of %s skipped: %s did not answer at %s (fetch.hostDownFor)",
+	prov_error_set(PROV_ERROR, "%s of %s skipped: %s did not answer, or answered too slowly, at %s (fetch.hostDownFor)",
 		       verb, display_url, host, when);
 	return 1;
 }
@@ -259,6 +259,23 @@ void prov_hostdown_failed(const struct prov_ctx *ctx, const char *host, uint64_t
 	if (!down_for)
 		return;
 	/* the note reads and writes files: keep the fetch's error */
+	why = prov_xstrdup(prov_error_last());
+	prov_hostdown_note(ctx->cache_dir, host, why);
+	prov_error_set(PROV_ERROR, "%s", why);
+	free(why);
+}
+
+void prov_hostdown_slow(const struct prov_ctx *ctx, const char *host)
+{
+	uint64_t down_for = prov_hostdown_for(ctx);
+	char *why;
+
+	if (!ctx || !host)
+		return;
+	prov_warn("%s answered too slowly (fetch.minRate): taken as down for %llu s (fetch.hostDownFor)",
+		  host, (unsigned long long)down_for);
+	if (!down_for)
+		return;
 	why = prov_xstrdup(prov_error_last());
 	prov_hostdown_note(ctx->cache_dir, host, why);
 	prov_error_set(PROV_ERROR, "%s", why);

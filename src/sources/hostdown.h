@@ -25,6 +25,13 @@ void prov_hostdown_note(const char *cache_dir, const char *host, const char *rea
 /* Forget `host` (it answered). No write when it was not noted. */
 void prov_hostdown_clear(const char *cache_dir, const char *host);
 
+/*
+ * `host` answered, but under fetch.minRate for fetch.stallTimeout (a trickle
+ * holds each download for the whole fetch.timeout otherwise): remembered as
+ * a down host is, with one line on stderr. The stored error is kept.
+ */
+void prov_hostdown_slow(const struct prov_ctx *ctx, const char *host);
+
 /* "scheme://[user@]host[:port]/..." -> "host[:port]" (caller frees), or NULL. */
 char *prov_hostdown_host(const char *url);
 

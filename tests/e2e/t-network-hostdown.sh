@@ -65,15 +65,15 @@ check_exit 1 "second run" -- "$PROVENANCE" --cache "$C" -c fetch.connectTimeout=
 	resolve "$T/bt.txt" --mapping "$T/proj.map" --format json
 check_eq "$(accepted)" 1 "second run: no new connection"
 err=$(cat "$T/last.err")
-check_eq "$(grep -c "^provenance: warning: skipping 127\.0\.0\.1:$silent: it did not answer at " <<<"$err" || true)" 1 \
+check_eq "$(grep -c "^provenance: warning: skipping 127\.0\.0\.1:$silent: it did not answer, or answered too slowly, at " <<<"$err" || true)" 1 \
 	"second run: one line saying the host was skipped"
 grep -q "did not answer within" <<<"$err" && fail "second run waited: $err"
-when=$(sed -n "s/.*skipping 127\.0\.0\.1:$silent: it did not answer at \([0-9-]* [0-9:]* UTC\).*/\1/p" <<<"$err")
+when=$(sed -n "s/.*skipping 127\.0\.0\.1:$silent: it did not answer, or answered too slowly, at \([0-9-]* [0-9:]* UTC\).*/\1/p" <<<"$err")
 at=$(date -u -d "$when" +%s) || fail "not a time: '$when'"
 [ "$at" -ge "$t0" ] && [ "$at" -le "$t1" ] || fail "the time $when is not that of the first run ($t0..$t1)"
 echo "ok: down at $when, during the first run"
 check_match "$(json_get "$T/last.out" '[c for c in d["components"] if c["name"]=="proj"][0]["note"]')" \
-	"skipped: 127\.0\.0\.1:$silent did not answer at " "second run: the component's note"
+	"skipped: 127\.0\.0\.1:$silent did not answer, or answered too slowly, at " "second run: the component's note"
 
 # 3. --offline: nothing contacted, nothing said about the host
 check_exit 1 "--offline" -- "$PROVENANCE" --cache "$C" -c "$(to "$silent")" \
@@ -126,9 +126,9 @@ check_match "$(cat "$T/last.err")" "127\.0\.0\.1:$s2 did not answer within 2 s \
 sleep 0.3
 check_eq "$(cat "$T/s2.port.n")" 1 "download: one connection, not retried"
 check_exit 1 "download, second run" -- "$PROVENANCE" --cache "$T/c9" "${dl[@]}" resolve "$T/bt.txt" --mapping "$T/archive.map" --format json
-check_match "$(cat "$T/last.err")" "skipping 127\.0\.0\.1:$s2: it did not answer at " "download, second run: skipped"
+check_match "$(cat "$T/last.err")" "skipping 127\.0\.0\.1:$s2: it did not answer, or answered too slowly, at " "download, second run: skipped"
 sleep 0.3
 check_eq "$(cat "$T/s2.port.n")" 1 "download, second run: no new connection"
 check_match "$(json_get "$T/last.out" '[c for c in d["components"] if c["name"]=="proj"][0]["note"]')" \
-	"download of https://example\.invalid/proj-1\.tar\.gz skipped: 127\.0\.0\.1:$s2 did not answer at " "download: the component's note"
+	"download of https://example\.invalid/proj-1\.tar\.gz skipped: 127\.0\.0\.1:$s2 did not answer, or answered too slowly, at " "download: the component's note"
 echo "all ok"
