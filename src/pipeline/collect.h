@@ -49,6 +49,18 @@ int prov_collect_keep_core(char **kept_path, char **why, const char *spool_dir, 
  */
 int prov_collect_rate_over(const char *spool_dir, const char *key, int limit, time_t now);
 
+/* The environment variables read and stored, and only those (docs/collect.md, "Privacy"). */
+#define PROV_COLLECT_NVARS 8
+/* The index of the job variable NAME (len bytes) among them, or -1. */
+int prov_collect_job_var(const char *name, size_t len);
+
+/* What is known of a crash besides its core: from /proc/PID at crash time, or a journal entry. */
+struct prov_collect_facts {
+	char *exe, *cmdline, *cgroup;	/* NULL: unknown */
+	char *var[PROV_COLLECT_NVARS];	/* the job variables, by prov_collect_job_var's index */
+};
+void prov_collect_facts_release(struct prov_collect_facts *f);
+
 /*
  * `provenance collect` at crash time (docs/collect.md): the kernel starts
  * it from core_pattern with the core on standard input.
@@ -74,6 +86,26 @@ struct prov_collect_opts {
  * 0 stored, 1 queued, or an error (nothing could be kept).
  */
 int prov_collect_crash(const struct prov_collect_opts *o, struct prov_buf *msg);
+
+/* A crash some other handler took (import --journal: systemd-coredump's). */
+struct prov_collect_given {
+	const char *core;	/* the core (plain, zstd, xz, lz4), or NULL */
+	const char *core_note;	/* why there is none */
+	const char *kept;	/* where that handler keeps it: collect.core */
+	const char *origin;	/* collect.origin, e.g. "journal" */
+	const char *detail_name;	/* a collect.NAME object of its own facts, or NULL */
+	const char *const *detail;	/* key, value (NULL: null), ..., NULL */
+};
+
+/*
+ * Analyze a crash another handler took, as at crash time (the budgets of
+ * o->limits; offline; this host's root as sysroot, the crashed root being
+ * gone) and store it once (no queue: the caller keeps its place and tries
+ * again). o->time, host, pid, signal, uid come from that handler. `msg`
+ * gets one line. 0 stored, 1 in the store already, or the store's error.
+ */
+int prov_collect_import(const struct prov_collect_opts *o, const struct prov_collect_facts *f,
+			const struct prov_collect_given *g, struct prov_buf *msg);
 
 /*
  * Send each queued report of spool_dir/queue to `store`, deleting a file
