@@ -27,7 +27,11 @@ struct prov_collect_limits {
 	double wall_s;	/* collect.wallBudget: the analysis's wall seconds (120) */
 	int rate_limit;	/* collect.rateLimit: analyses per executable+signal a minute (10) */
 	int nice;	/* collect.nice: the handler's niceness, 0 to 19 (19) */
+	int io_class;	/* collect.ioClass: PROV_COLLECT_IO_* (idle) */
 };
+
+/* collect.ioClass: the handler's I/O scheduling class (ioprio_set), as ionice(1) names them. */
+enum { PROV_COLLECT_IO_NONE, PROV_COLLECT_IO_BEST_EFFORT, PROV_COLLECT_IO_IDLE };
 
 /* The defaults overridden by cfg's collect.* keys; PROV_EUSAGE for a bad value. */
 int prov_collect_limits_read(struct prov_collect_limits *l, const struct prov_config *cfg);
