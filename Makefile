@@ -32,7 +32,7 @@ mandir = $(PREFIX)/share/man
 bashcompdir = $(PREFIX)/share/bash-completion/completions
 zshcompdir = $(PREFIX)/share/zsh/site-functions
 
-PKGS = libdw libelf libgit2 libarchive sqlite3 libpq libcurl libdebuginfod capstone libzstd libmicrohttpd
+PKGS = libdw libelf libgit2 libarchive sqlite3 libpq libcurl libdebuginfod capstone libzstd libmicrohttpd libsystemd
 TEST_PKGS = cmocka
 
 # Debian packages: libraries, the tools the tests compare against, and the
@@ -43,6 +43,9 @@ DEB_PACKAGES = pkg-config libdw-dev libelf-dev libasm-dev libdebuginfod-dev \
 	python3 file dpkg-dev python3.11 python3.11-dbg binutils valgrind python3-numpy strace time \
 	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user gdb-multiarch debootstrap openssl \
 	libmicrohttpd-dev chromium
+# import --journal reads systemd-coredump's entries with sd-journal (libsystemd,
+# loaded on first use); its test writes a journal file with systemd-journal-remote
+DEB_PACKAGES += libsystemd-dev systemd-journal-remote
 # Go programs built at test time (tests/e2e/t-go.sh: .go.buildinfo, .gopclntab)
 DEB_PACKAGES += golang-go
 # Real Debian packages the tests unpack into roots they build (not installed):
@@ -53,6 +56,7 @@ DEB_COMMANDS = pkg-config eu-stack eu-unstrip gdb git rpm rpmbuild zstd lz4 xz \
 	/usr/lib/postgresql/15/bin/initdb /usr/lib/postgresql/15/bin/pg_ctl srun sbatch slurmctld slurmd munged \
 	aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ qemu-aarch64 gdb-multiarch debootstrap openssl chromium
 DEB_COMMANDS += go
+DEB_COMMANDS += /lib/systemd/systemd-journal-remote
 
 ifeq ($(V),1)
 Q =
@@ -81,7 +85,7 @@ PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 # loaded on first use (src/util/lazylib.c): their headers only, so that a run
 # that downloads, decompresses, stores in PostgreSQL and disassembles nothing
 # does not load them (start-up, docs/benchmarks.md)
-LAZY_PKGS = libcurl libdebuginfod libarchive libpq capstone
+LAZY_PKGS = libcurl libdebuginfod libarchive libpq capstone libsystemd
 # the sonames lazylib.c loads: those of the libraries that would be linked here
 lazy_soname = $(shell objdump -p "$$($(CC) -print-file-name=lib$(1).so)" 2>/dev/null | awk '/SONAME/ { print $$2 }')
 SONAME_DEFS := $(foreach l,pq archive capstone opcodes,$(if $(call lazy_soname,$(l)),-DSONAME_$(shell echo $(l) | tr a-z A-Z)='"$(call lazy_soname,$(l))"'))
@@ -294,6 +298,7 @@ LIB_OBJS += src/pipeline/batch.o
 LIB_OBJS += src/pipeline/fixcheck.o
 LIB_OBJS += src/pipeline/collect.o
 LIB_OBJS += src/pipeline/collect-keep.o
+LIB_OBJS += src/pipeline/journal.o
 
 # cli: main, the command table, one file per command.
 CMD_OBJS += src/cli/main.o

@@ -203,4 +203,9 @@ python3 tests/e2e/gen-ranks.py --ranks 6 --odd 1 --cuda 2 --segv 3 --noise 1 --s
 python3 tests/e2e/gen-ranks.py --ranks 4 --segv 1 --prefix journald >"$out/fuzz-labels/journald.txt"
 python3 tests/e2e/gen-ranks.py --ranks 4 --cuda 0 --prefix rfc3339 >"$out/fuzz-labels/rfc3339.txt"
 cp fixtures/text/launchers/caffe2-syslog-index.txt fixtures/text/launchers/nccl-watchdog.txt "$out/fuzz-labels/"
+# systemd-coredump journal entries (fuzz/fuzz-journal.c): NAME=value fields
+# separated by 0x1e, as sd-journal gives them (values may hold newlines, NULs)
+mkdir -p "$out/fuzz-journal"
+printf 'MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\036_BOOT_ID=0123456789abcdef0123456789abcdef\036_HOSTNAME=node1\036COREDUMP_PID=4242\036COREDUMP_UID=1000\036COREDUMP_SIGNAL=11\036COREDUMP_TIMESTAMP=1764000000123456\036COREDUMP_COMM=app\036COREDUMP_EXE=/usr/bin/app\036COREDUMP_CMDLINE=app --rank 3\036COREDUMP_CGROUP=/system.slice/app.service\036COREDUMP_ENVIRON=HOME=/root\nSLURM_JOB_ID=77\nRANK=3\036COREDUMP_FILENAME=/var/lib/systemd/coredump/core.app.1000.0123456789abcdef0123456789abcdef.4242.1764000000123456.zst' >"$out/fuzz-journal/coredump"
+printf 'MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\036COREDUMP_PID=-1\036COREDUMP_SIGNAL=999999999999999999999\036COREDUMP_HOSTNAME=a/b c\036COREDUMP_EXE=/x\000y\036COREDUMP_FILENAME=relative\036_MACHINE_ID=XYZ\036COREDUMP_ENVIRON=RANK\nRANK=\nSLURM_PROCID=\033[31m\036COREDUMP\036=\036COREDUMP_PID=1' >"$out/fuzz-journal/hostile"
 echo "seeds in $out: $(find "$out" -type f | wc -l) files, $(du -sh "$out" | cut -f1)"

@@ -57,7 +57,7 @@ _provenance() {
 	env) COMPREPLY=($(compgen -W "--sysroot --format --mapping --offline --fetch --help" -- "$cur")) ;;
 	fixcheck) COMPREPLY=($(compgen -W "--repo --at --one-fix --debian-source --rpm-spec --component --sysroot --mapping --offline --include-prereleases --format --help" -- "$cur")) ;;
 	cache) COMPREPLY=($(compgen -W "stats clear --help" -- "$cur")) ;;
-	import) COMPREPLY=($(compgen -W "--store --host --time --help" -- "$cur")) ;;
+	import) COMPREPLY=($(compgen -W "--store --host --time --journal --since --directory --help" -- "$cur")) ;;
 	show) COMPREPLY=($(compgen -W "--format --store --help" -- "$cur")) ;;
 	prune) COMPREPLY=($(compgen -W "--older-than --keep-per-signature --dry-run --store --help" -- "$cur")) ;;
 	triage) COMPREPLY=($(compgen -W "--since --until --host --signature --component --runs --frames --format --store --help" -- "$cur")) ;;

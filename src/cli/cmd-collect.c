@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -72,6 +73,8 @@ static const char help[] =
 	"   collect.maxMemory SIZE  data of the analysis (default 1G)\n"
 	"   collect.rateLimit N     analyses per executable and signal a minute (default 10)\n"
 	"   collect.nice N          the handler's niceness, 0 to 19 (default 19)\n"
+	"   collect.ioClass CLASS   the handler's I/O class: idle, best-effort (its\n"
+	"                           lowest priority) or none (default idle)\n"
 	"\n"
 	"exit: 0 done (the handler: stored or queued), 2 bad input, 3 could not\n"
 	"keep the report, 64 usage error.\n";
@@ -284,6 +287,17 @@ cleanup:
 }
 
 /* SPOOL/config: the collect.* settings given to --install, one KEY=VALUE a line. */
+/* ioprio_set(2) for this process (inherited by the analysis): ionice's classes. */
+static void io_class(int cls)
+{
+	/* <linux/ioprio.h>: the class in the top 3 of 16 bits; IOPRIO_WHO_PROCESS is 1 */
+	int prio = cls == PROV_COLLECT_IO_IDLE ? 3 << 13 :
+		   cls == PROV_COLLECT_IO_BEST_EFFORT ? (2 << 13) | 7 : -1;
+
+	if (prio >= 0 && syscall(SYS_ioprio_set, 1, 0, prio) < 0)
+		errno = 0;	/* not fatal: the crash is recorded all the same */
+}
+
 static void load_settings(struct prov_config *cfg, const char *spool)
 {
 	char *path = prov_xasprintf("%s/config", spool), text[8192], *line, *save = NULL;
@@ -320,6 +334,7 @@ static int handle(struct prov_collect_opts *o)
 		setenv("HOME", "/root", 1);
 	if (o->limits.nice && nice(o->limits.nice) < 0)
 		errno = 0;
+	io_class(o->limits.io_class);
 	err = prov_collect_crash(o, &msg);
 	if (err < 0) {
 		int code = prov_cmd_fail(err);

@@ -10,6 +10,8 @@
 
 #include "store.h"
 #include "cmd.h"
+#include "collect.h"
+#include "journal.h"
 #include "error.h"
 #include "buf.h"
 #include "util.h"
@@ -18,8 +20,9 @@
 /* The command table's entry: name, usage line and description (main.c lists it). */
 const struct cmd cmd_import_def = {
 	"import", cmd_import, 0,
-	"import REPORT.json...|- [--store PATH] [--host NAME] [--time TIME]",
-	"add reports made with resolve --format json to the crash store"
+	"import REPORT.json...|- [--store PATH] [--host NAME] [--time TIME]\n"
+	"       provenance import --journal [--since TIME] [--directory DIR] [--store PATH]",
+	"add reports made with resolve --format json, or systemd-coredump's crashes, to the crash store"
 };
 
 static const char help[] =
@@ -30,7 +33,21 @@ static const char help[] =
 	"standard input. The same report twice\n"
 	"is stored once (content hash over the report, its host and time).\n"
 	"\n"
+	"With --journal it reads systemd-coredump's entries from the journal\n"
+	"(MESSAGE_ID fc2e22bc6ee647b6b90729ab34a250b1) and the cores it stored\n"
+	"(COREDUMP_FILENAME: zstd, xz, lz4 or plain; or the COREDUMP field), analyzes\n"
+	"each offline as 'provenance collect' does (its collect.* budgets) and stores\n"
+	"it with the entry's host, time, pid, executable, command line, cgroup and job\n"
+	"variables (COREDUMP_ENVIRON: only those docs/collect.md names). A cursor per\n"
+	"journal and store (in the data directory) makes each crash imported once:\n"
+	"a second run imports only what came since. A bad entry is one line; the\n"
+	"next is read.\n"
+	"\n"
 	"options:\n"
+	"   --journal      read systemd-coredump's crashes from the journal\n"
+	"   --directory DIR  the journal files in DIR (journalctl --directory), not\n"
+	"                  this machine's journal\n"
+	"   --since TIME   with --journal: only crashes at or after TIME\n"
 	"   --store PATH|URL  the store: a SQLite file (default: store.sqlite in the\n"
 	"                  data directory) or PostgreSQL (postgresql://... or\n"
 	"                  \"host=... dbname=...\"; passwords from PGPASSWORD/~/.pgpass)\n"
@@ -41,13 +58,16 @@ static const char help[] =
 	"exit: 0 done, 2 a report was unreadable or not a provenance report (the\n"
 	"others are imported), 64 usage error.\n";
 
-enum { OPT_STORE = 256, OPT_HOST, OPT_TIME, OPT_HELP };
+enum { OPT_STORE = 256, OPT_HOST, OPT_TIME, OPT_HELP, OPT_JOURNAL, OPT_SINCE, OPT_DIRECTORY };
 
 static const struct option options[] = {
 	{ "store", required_argument, NULL, OPT_STORE },
 	{ "host", required_argument, NULL, OPT_HOST },
 	{ "time", required_argument, NULL, OPT_TIME },
 	{ "help", no_argument, NULL, OPT_HELP },
+	{ "journal", no_argument, NULL, OPT_JOURNAL },
+	{ "since", required_argument, NULL, OPT_SINCE },
+	{ "directory", required_argument, NULL, OPT_DIRECTORY },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -272,8 +292,51 @@ static int import_file(struct import *im, const char *path)
 	return err;
 }
 
+static void journal_say(void *arg, const char *line)
+{
+	(void)arg;
+	prov_cmd_eprintf("%s", line);
+}
+
+/* import --journal: systemd-coredump's crashes (journal.h). */
+static int import_journal(struct prov_ctx *g, const char *store_path, const char *directory,
+			  const char *since)
+{
+	struct prov_journal_opts o = { 0 };
+	struct prov_journal_counts c;
+	char *spool = prov_xasprintf("%s/journal", g->cache_dir);
+	int err, code;
+
+	o.directory = directory;
+	o.since = since;
+	o.data_dir = g->cache_dir;
+	o.collect.store = store_path;
+	o.collect.spool_dir = spool;
+	o.collect.ctx = g;
+	o.say = journal_say;
+	if ((err = prov_collect_limits_read(&o.collect.limits, g->config)) < 0) {
+		code = prov_cmd_fail(err);
+		goto cleanup;
+	}
+	err = prov_journal_import(&o, &c);
+	prov_cmd_eprintf("journal: %zu crash%s stored, %zu in the store already, %zu bad entr%s%s\n",
+			 c.stored, c.stored == 1 ? "" : "es", c.dup, c.bad, c.bad == 1 ? "y" : "ies",
+			 c.skipped ? ", some before --since" : "");
+	if (err < 0) {
+		code = prov_cmd_fail(err);
+		goto cleanup;
+	}
+	code = c.bad ? PROV_EXIT_INPUT : 0;
+cleanup:
+	free(spool);
+	return code;
+}
+
 int cmd_import(int argc, char **argv, struct prov_ctx *g)
 {
+	const char *directory = NULL, *since = NULL;
+	char sincebuf[21];
+	int journal = 0;
 	struct import im = { 0 };
 	const char *store_opt = NULL;
 	char *store_path = NULL, timebuf[21];
@@ -296,6 +359,19 @@ int cmd_import(int argc, char **argv, struct prov_ctx *g)
 			}
 			im.meta.time = timebuf;
 			break;
+		case OPT_JOURNAL:
+			journal = 1;
+			break;
+		case OPT_DIRECTORY:
+			directory = optarg;
+			break;
+		case OPT_SINCE:
+			if (prov_store_parse_time(sincebuf, optarg) < 0) {
+				code = prov_cmd_usage_error(&cmd_import_def, "%s", prov_error_last());
+				goto cleanup;
+			}
+			since = sincebuf;
+			break;
 		case OPT_HELP:
 			code = prov_cmd_help(&cmd_import_def, help);
 			goto cleanup;
@@ -306,6 +382,21 @@ int cmd_import(int argc, char **argv, struct prov_ctx *g)
 			code = prov_cmd_usage_error(&cmd_import_def, "unknown option '%s'", argv[optind - 1]);
 			goto cleanup;
 		}
+	}
+	if (!journal && (directory || since)) {
+		code = prov_cmd_usage_error(&cmd_import_def, "--directory and --since go with --journal");
+		goto cleanup;
+	}
+	if (journal && (optind < argc || im.meta.host || im.meta.time)) {
+		code = prov_cmd_usage_error(&cmd_import_def, "--journal takes no REPORT, --host or --time "
+					    "(the entries have them)");
+		goto cleanup;
+	}
+	if (journal) {
+		store_path = store_opt ? prov_xstrdup(store_opt) : prov_store_default_path(g->cache_dir);
+		prov_store_hide_password((char *)store_opt);
+		code = import_journal(g, store_path, directory, since);
+		goto cleanup;
 	}
 	if (optind >= argc) {
 		code = prov_cmd_usage_error(&cmd_import_def, "no REPORT given (- reads JSON lines from standard input)");

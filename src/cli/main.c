@@ -85,7 +85,7 @@ static const char *const known_keys[] = {
 	"sources.localdirs",	/* file:// allow-list */
 	"collect.spooldir", "collect.keepcores", "collect.maxuse", "collect.keepfree",
 	"collect.maxcoresize", "collect.maxmemory", "collect.cpubudget", "collect.wallbudget",
-	"collect.ratelimit", "collect.nice",
+	"collect.ratelimit", "collect.nice", "collect.ioclass",
 	NULL
 };
 

@@ -96,6 +96,7 @@ int prov_collect_limits_read(struct prov_collect_limits *l, const struct prov_co
 	l->wall_s = 120;
 	l->rate_limit = 10;
 	l->nice = 19;
+	l->io_class = PROV_COLLECT_IO_IDLE;
 	if ((v = prov_config_get(cfg, "collect.keepCores")) && (err = parse_count(&l->keep_cores, "collect.keepCores", v)) < 0)
 		return err;
 	if ((v = prov_config_get(cfg, "collect.maxUse")) && (err = parse_size(&l->max_use, "collect.maxUse", v)) < 0)
@@ -120,6 +121,17 @@ int prov_collect_limits_read(struct prov_collect_limits *l, const struct prov_co
 	if ((v = prov_config_get(cfg, "collect.nice")) && ((err = parse_count(&l->nice, "collect.nice", v)) < 0 ||
 							  l->nice > 19))
 		return err < 0 ? err : prov_error_set(PROV_EUSAGE, "collect.nice: '%s' is not 0 to 19", v);
+	if ((v = prov_config_get(cfg, "collect.ioClass"))) {
+		if (!strcmp(v, "idle"))
+			l->io_class = PROV_COLLECT_IO_IDLE;
+		else if (!strcmp(v, "best-effort"))
+			l->io_class = PROV_COLLECT_IO_BEST_EFFORT;
+		else if (!strcmp(v, "none"))
+			l->io_class = PROV_COLLECT_IO_NONE;
+		else
+			return prov_error_set(PROV_EUSAGE, "collect.ioClass: '%s' is not idle, "
+					      "best-effort or none", v);
+	}
 	return 0;
 }
 

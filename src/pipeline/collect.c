@@ -45,22 +45,27 @@ static const char *const job_vars[] = {
 	"RANK", "LOCAL_RANK", "WORLD_SIZE", "MASTER_ADDR", NULL,
 };
 enum { V_JOB, V_STEP, V_PROCID, V_LOCALID, V_RANK, V_LOCAL_RANK, V_WORLD, V_MASTER, NVARS };
+_Static_assert(NVARS == PROV_COLLECT_NVARS, "the job variables");
 
-struct facts {
-	char *exe, *cmdline, *cgroup;
-	char *var[NVARS];
-};
+int prov_collect_job_var(const char *name, size_t len)
+{
+	for (int i = 0; i < NVARS; i++)
+		if (strlen(job_vars[i]) == len && !memcmp(name, job_vars[i], len))
+			return i;
+	return -1;
+}
 
-static void facts_release(struct facts *f)
+void prov_collect_facts_release(struct prov_collect_facts *f)
 {
 	free(f->exe);
 	free(f->cmdline);
 	free(f->cgroup);
 	for (int i = 0; i < NVARS; i++)
 		free(f->var[i]);
+	memset(f, 0, sizeof(*f));
 }
 
-static void read_facts(struct facts *f, int pid)
+static void read_facts(struct prov_collect_facts *f, int pid)
 {
 	struct prov_buf b = PROV_BUF_INIT;
 	char path[64], link[4096];
@@ -96,13 +101,11 @@ static void read_facts(struct facts *f, int pid)
 				const char *s = b.buf + pos;
 				size_t len = strnlen(s, b.len - pos);
 
-				for (int i = 0; i < NVARS; i++) {
-					size_t k = strlen(job_vars[i]);
+				const char *eq = memchr(s, '=', len);
+				int i = eq ? prov_collect_job_var(s, (size_t)(eq - s)) : -1;
 
-					if (len > k && !strncmp(s, job_vars[i], k) && s[k] == '=' &&
-					    !f->var[i])
-						f->var[i] = prov_xstrndup(s + k + 1, len - k - 1);
-				}
+				if (i >= 0 && !f->var[i])
+					f->var[i] = prov_xstrndup(eq + 1, len - (size_t)(eq - s) - 1);
 				pos += len + 1;
 			}
 		}
@@ -141,6 +144,8 @@ static void json_fact(struct prov_json *j, const char *v)
 /* What the handler decided: the kept core, why not, the budget that was hit. */
 struct outcome {
 	const char *root, *note, *core, *core_note, *hit;
+	const char *origin;	/* "kernel" or the given crash's (import --journal) */
+	const struct prov_collect_given *given;	/* NULL at crash time */
 };
 
 static void json_budget(struct prov_json *j, const struct prov_collect_limits *l, const char *hit)
@@ -160,7 +165,21 @@ static void json_budget(struct prov_json *j, const struct prov_collect_limits *l
 	prov_json_end_object(j);
 }
 
-static void json_job(struct prov_json *j, const struct facts *f, const struct prov_collect_opts *o,
+/* The given crash's own facts as collect.DETAIL_NAME: {key: value, ...}. */
+static void json_detail(struct prov_json *j, const struct prov_collect_given *g)
+{
+	if (!g || !g->detail_name)
+		return;
+	prov_json_key(j, g->detail_name);
+	prov_json_begin_object(j);
+	for (size_t i = 0; g->detail && g->detail[i]; i += 2) {
+		prov_json_key(j, g->detail[i]);
+		json_fact(j, g->detail[i + 1]);
+	}
+	prov_json_end_object(j);
+}
+
+static void json_job(struct prov_json *j, const struct prov_collect_facts *f, const struct prov_collect_opts *o,
 		     const struct outcome *out)
 {
 	const char *rank = f->var[V_PROCID] ? f->var[V_PROCID] : f->var[V_RANK];
@@ -183,6 +202,7 @@ static void json_job(struct prov_json *j, const struct facts *f, const struct pr
 	prov_json_end_object(j);
 	prov_json_key(j, "collect");
 	prov_json_begin_object(j);
+	prov_json_kv_string(j, "origin", out->origin ? out->origin : "kernel");
 	prov_json_key(j, "host");
 	json_fact(j, o->host);
 	prov_json_key(j, "pid");
@@ -206,6 +226,7 @@ static void json_job(struct prov_json *j, const struct facts *f, const struct pr
 	prov_json_key(j, "core_note");
 	json_fact(j, out->core_note);
 	json_budget(j, &o->limits, out->hit);
+	json_detail(j, out->given);
 	prov_json_end_object(j);
 }
 
@@ -464,7 +485,8 @@ static int store_one(const char *store_path, const struct prov_ctx *ctx, const c
 }
 
 /* The report: the analysis's JSON object (or the minimal record) with "job" and "collect". */
-static int compose(struct prov_buf *json, const struct prov_buf *body, const struct facts *f,
+static int compose(struct prov_buf *json, const struct prov_buf *body,
+		   const struct prov_collect_facts *f,
 		   const struct prov_collect_opts *o, const struct outcome *out, const char *when)
 {
 	struct prov_buf extra = PROV_BUF_INIT;
@@ -525,7 +547,7 @@ cleanup:
 
 int prov_collect_crash(const struct prov_collect_opts *o, struct prov_buf *msg)
 {
-	struct facts f = { 0 };
+	struct prov_collect_facts f = { 0 };
 	struct outcome out = { 0 };
 	struct prov_buf json = PROV_BUF_INIT, body = PROV_BUF_INIT;
 	char root[64], *core = NULL, *name = NULL, *note = NULL, *sig = NULL, *kept = NULL,
@@ -598,7 +620,7 @@ cleanup:
 		unlink(core);	/* the spooled core; a kept one is the .zst under cores/ */
 	prov_buf_release(&json);
 	prov_buf_release(&body);
-	facts_release(&f);
+	prov_collect_facts_release(&f);
 	free(core);
 	free(name);
 	free(note);
@@ -606,6 +628,44 @@ cleanup:
 	free(kept);
 	free(why);
 	free(key);
+	return err;
+}
+
+int prov_collect_import(const struct prov_collect_opts *o, const struct prov_collect_facts *f,
+			const struct prov_collect_given *g, struct prov_buf *msg)
+{
+	struct outcome out = { 0 };
+	struct prov_buf json = PROV_BUF_INIT, body = PROV_BUF_INIT;
+	char *note = NULL, *sig = NULL, when[21] = "";
+	int err;
+
+	out.origin = g->origin;
+	out.given = g;
+	out.core = g->kept;
+	if (o->time) {
+		char *t = prov_xasprintf("@%s", o->time);
+
+		if (prov_store_parse_time(when, t) < 0)
+			when[0] = 0;
+		free(t);
+	}
+	if (g->core)	/* this host's root: the crashed one is not there any more */
+		analyze(&sig, &body, &note, &out.hit, o, g->core, NULL, when[0] ? when : NULL);
+	else
+		note = prov_xasprintf("core not analyzed: %s", g->core_note ? g->core_note :
+				      "no core");
+	out.note = note;
+	if ((err = compose(&json, &body, f, o, &out, when)) < 0)
+		goto cleanup;
+	err = store_one(o->store, o->ctx, json.buf, json.len, o->host);
+	if (err >= 0)
+		prov_buf_printf(msg, "pid %d: %s%s%s\n", o->pid, err == 1 ? "in the store already" :
+				"stored", note ? "; " : "", note ? note : "");
+cleanup:
+	prov_buf_release(&json);
+	prov_buf_release(&body);
+	free(note);
+	free(sig);
 	return err;
 }
 

@@ -27,7 +27,11 @@ struct prov_collect_limits {
 	double wall_s;	/* collect.wallBudget: the analysis's wall seconds (120) */
 	int rate_limit;	/* collect.rateLimit: analyses per executable+signal a minute (10) */
 	int nice;	/* collect.nice: the handler's niceness, 0 to 19 (19) */
+	int io_class;	/* collect.ioClass: PROV_COLLECT_IO_* (idle) */
 };
+
+/* collect.ioClass: the handler's I/O scheduling class (ioprio_set), as ionice(1) names them. */
+enum { PROV_COLLECT_IO_NONE, PROV_COLLECT_IO_BEST_EFFORT, PROV_COLLECT_IO_IDLE };
 
 /* The defaults overridden by cfg's collect.* keys; PROV_EUSAGE for a bad value. */
 int prov_collect_limits_read(struct prov_collect_limits *l, const struct prov_config *cfg);
@@ -48,6 +52,18 @@ int prov_collect_keep_core(char **kept_path, char **why, const char *spool_dir, 
  * count when it is past `limit`, else 0.
  */
 int prov_collect_rate_over(const char *spool_dir, const char *key, int limit, time_t now);
+
+/* The environment variables read and stored, and only those (docs/collect.md, "Privacy"). */
+#define PROV_COLLECT_NVARS 8
+/* The index of the job variable NAME (len bytes) among them, or -1. */
+int prov_collect_job_var(const char *name, size_t len);
+
+/* What is known of a crash besides its core: from /proc/PID at crash time, or a journal entry. */
+struct prov_collect_facts {
+	char *exe, *cmdline, *cgroup;	/* NULL: unknown */
+	char *var[PROV_COLLECT_NVARS];	/* the job variables, by prov_collect_job_var's index */
+};
+void prov_collect_facts_release(struct prov_collect_facts *f);
 
 /*
  * `provenance collect` at crash time (docs/collect.md): the kernel starts
@@ -74,6 +90,26 @@ struct prov_collect_opts {
  * 0 stored, 1 queued, or an error (nothing could be kept).
  */
 int prov_collect_crash(const struct prov_collect_opts *o, struct prov_buf *msg);
+
+/* A crash some other handler took (import --journal: systemd-coredump's). */
+struct prov_collect_given {
+	const char *core;	/* the core (plain, zstd, xz, lz4), or NULL */
+	const char *core_note;	/* why there is none */
+	const char *kept;	/* where that handler keeps it: collect.core */
+	const char *origin;	/* collect.origin, e.g. "journal" */
+	const char *detail_name;	/* a collect.NAME object of its own facts, or NULL */
+	const char *const *detail;	/* key, value (NULL: null), ..., NULL */
+};
+
+/*
+ * Analyze a crash another handler took, as at crash time (the budgets of
+ * o->limits; offline; this host's root as sysroot, the crashed root being
+ * gone) and store it once (no queue: the caller keeps its place and tries
+ * again). o->time, host, pid, signal, uid come from that handler. `msg`
+ * gets one line. 0 stored, 1 in the store already, or the store's error.
+ */
+int prov_collect_import(const struct prov_collect_opts *o, const struct prov_collect_facts *f,
+			const struct prov_collect_given *g, struct prov_buf *msg);
 
 /*
  * Send each queued report of spool_dir/queue to `store`, deleting a file

@@ -23,7 +23,8 @@
  * site) are loaded the same way: linked, they and theirs (Kerberos, LDAP,
  * GnuTLS, libxml2 and ICU, BFD, capstone's 77,000 relocations) were 7 of
  * the 10 ms that `provenance --version` took before its first byte. So is
- * libstdc++, for its demangler only (C++ symbols: _Z...).
+ * libstdc++, for its demangler only (C++ symbols: _Z...), and libsystemd,
+ * for sd-journal only (`import --journal`: systemd-coredump's entries).
  */
 #define CURL_DISABLE_TYPECHECK	/* curl_easy_setopt is a function here, not a macro */
 
@@ -39,6 +40,7 @@
 #include <dis-asm.h>
 #include <elfutils/debuginfod.h>
 #include <libpq-fe.h>
+#include <systemd/sd-journal.h>
 
 #include "error.h"
 #include "banned.h"
@@ -70,6 +72,7 @@ static struct lazylib archive_lib = { SONAME_ARCHIVE, NULL, 0 };
 static struct lazylib cs_lib = { SONAME_CAPSTONE, NULL, 0 };
 static struct lazylib opcodes_lib = { SONAME_OPCODES, NULL, 0 };
 static struct lazylib stdcxx_lib = { "libstdc++.so.6", NULL, 0 };
+static struct lazylib systemd_lib = { "libsystemd.so.0", NULL, 0 };
 
 /* The function `name` of `lib`, loading it first; NULL (warned once) if not there. */
 static void *lazy_sym(struct lazylib *lib, const char *name)
@@ -611,4 +614,92 @@ char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status)
 	if (status)
 		*status = -1;	/* as for a bad argument: the caller keeps the name */
 	return NULL;
+}
+
+/* ---- libsystemd (sd-journal) ---- */
+
+int sd_journal_open(sd_journal **ret, int flags)
+{
+	LAZY(systemd_lib, fn, sd_journal_open);
+	return fn ? fn(ret, flags) : -ENOSYS;
+}
+
+int sd_journal_open_directory(sd_journal **ret, const char *path, int flags)
+{
+	LAZY(systemd_lib, fn, sd_journal_open_directory);
+	return fn ? fn(ret, path, flags) : -ENOSYS;
+}
+
+void sd_journal_close(sd_journal *j)
+{
+	LAZY(systemd_lib, fn, sd_journal_close);
+	if (fn)
+		fn(j);
+}
+
+int sd_journal_add_match(sd_journal *j, const void *data, size_t size)
+{
+	LAZY(systemd_lib, fn, sd_journal_add_match);
+	return fn ? fn(j, data, size) : -ENOSYS;
+}
+
+int sd_journal_seek_head(sd_journal *j)
+{
+	LAZY(systemd_lib, fn, sd_journal_seek_head);
+	return fn ? fn(j) : -ENOSYS;
+}
+
+int sd_journal_seek_cursor(sd_journal *j, const char *cursor)
+{
+	LAZY(systemd_lib, fn, sd_journal_seek_cursor);
+	return fn ? fn(j, cursor) : -ENOSYS;
+}
+
+int sd_journal_test_cursor(sd_journal *j, const char *cursor)
+{
+	LAZY(systemd_lib, fn, sd_journal_test_cursor);
+	return fn ? fn(j, cursor) : -ENOSYS;
+}
+
+int sd_journal_next(sd_journal *j)
+{
+	LAZY(systemd_lib, fn, sd_journal_next);
+	return fn ? fn(j) : -ENOSYS;
+}
+
+int sd_journal_get_cursor(sd_journal *j, char **cursor)
+{
+	LAZY(systemd_lib, fn, sd_journal_get_cursor);
+	return fn ? fn(j, cursor) : -ENOSYS;
+}
+
+int sd_journal_get_realtime_usec(sd_journal *j, uint64_t *ret)
+{
+	LAZY(systemd_lib, fn, sd_journal_get_realtime_usec);
+	return fn ? fn(j, ret) : -ENOSYS;
+}
+
+int sd_journal_set_data_threshold(sd_journal *j, size_t sz)
+{
+	LAZY(systemd_lib, fn, sd_journal_set_data_threshold);
+	return fn ? fn(j, sz) : -ENOSYS;
+}
+
+int sd_journal_enumerate_data(sd_journal *j, const void **data, size_t *l)
+{
+	LAZY(systemd_lib, fn, sd_journal_enumerate_data);
+	return fn ? fn(j, data, l) : -ENOSYS;
+}
+
+void sd_journal_restart_data(sd_journal *j)
+{
+	LAZY(systemd_lib, fn, sd_journal_restart_data);
+	if (fn)
+		fn(j);
+}
+
+int sd_journal_get_data(sd_journal *j, const char *field, const void **data, size_t *l)
+{
+	LAZY(systemd_lib, fn, sd_journal_get_data);
+	return fn ? fn(j, field, data, l) : -ENOSYS;
 }

@@ -82,6 +82,24 @@ check_match "$(q "$S" 1764000602 collect.note)" 'crash 3 .*collect.rateLimit \(2
 handler "$S" 1764000660 -c collect.rateLimit=2 -c collect.keepFree=0
 check_eq "$(q "$S" 1764000660 collect.budget.hit)" "" "the next minute is analyzed again"
 
+# 3b. the handler's I/O class: idle by default (ioprio_set, inherited by the
+# analysis), as ionice -p reads it while the analysis runs
+if command -v ionice >/dev/null; then
+	S=$T/io
+	PROVENANCE_TEST_COLLECT_SPIN=1 "$PROVENANCE" -c collect.cpuBudget=2 -c collect.wallBudget=120 \
+		collect --handler "$S" $LIVE 11 1764000700 thost 0 --store "$S/store.sqlite" \
+		<"$CORE" 2>>"$T/handler.err" &
+	H=$! cls=
+	for _ in $(seq 600); do
+		c=$(ionice -p $H 2>/dev/null) || break
+		cls=$c
+		case $cls in idle*) break ;; esac
+		sleep 0.1
+	done
+	wait $H || fail "handler (I/O class): $(cat "$T/handler.err")"
+	check_match "$cls" '^idle' "the handler's I/O class (ionice -p $H)"
+fi
+
 # 4. PostgreSQL down: queued; up again: --flush stores each exactly once
 if [ "$(id -u)" = 0 ] && [ -x "${PG_BIN:-/usr/lib/postgresql/15/bin}/initdb" ] && id postgres >/dev/null 2>&1 && command -v runuser >/dev/null; then
 	pg_start

@@ -90,6 +90,9 @@
 #define LLVMFuzzerTestOneInput fuzz_gopclntab_one
 #include "../../fuzz/fuzz-gopclntab.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_journal_one
+#include "../../fuzz/fuzz-journal.c"
+#undef LLVMFuzzerTestOneInput
 
 #include "unit.h"
 #include "banned.h"
@@ -298,6 +301,54 @@ static void test_gopclntab(void **state)
 	replay("fuzz-gopclntab", fuzz_gopclntab_one, 1);
 }
 
+/* Feed a seed's fields (0x1e-separated) to an entry. */
+static void journal_seed(struct prov_journal_entry *e, const char *name)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	char *path = prov_xasprintf("%s/fixtures/fuzz-seeds/fuzz-journal/%s", top(), name);
+	size_t pos = 0;
+
+	assert_int_equal(prov_read_file(&b, path, 1 << 20), 0);
+	prov_journal_entry_init(e);
+	while (pos <= b.len) {
+		const char *sep = memchr(b.buf + pos, 0x1e, b.len - pos);
+		size_t len = sep ? (size_t)(sep - b.buf) - pos : b.len - pos;
+
+		prov_journal_entry_add(e, b.buf + pos, len);
+		pos += len + 1;
+	}
+	prov_buf_release(&b);
+	free(path);
+}
+
+static void test_journal(void **state)
+{
+	struct prov_journal_entry e;
+
+	replay("fuzz-journal", fuzz_journal_one, 1);
+	/* the seeds mean what they say: a systemd-coredump entry, and a hostile one */
+	journal_seed(&e, "coredump");
+	assert_int_equal(prov_journal_entry_check(&e), 0);
+	assert_int_equal(e.pid, 4242);
+	assert_int_equal(e.signal, 11);
+	assert_string_equal(e.host, "node1");
+	assert_string_equal(e.uid, "1000");
+	assert_true(e.usec == 1764000000123456ULL);
+	assert_string_equal(e.facts.cmdline, "app --rank 3");
+	assert_string_equal(e.facts.var[prov_collect_job_var("SLURM_JOB_ID", 12)], "77");
+	assert_string_equal(e.facts.var[prov_collect_job_var("RANK", 4)], "3");
+	assert_null(e.facts.var[prov_collect_job_var("SLURM_PROCID", 12)]);
+	prov_journal_entry_release(&e);
+	journal_seed(&e, "hostile");
+	assert_int_equal(prov_journal_entry_check(&e), PROV_EINPUT);
+	assert_non_null(strstr(prov_error_last(), "COREDUMP_PID"));
+	assert_null(e.host);
+	assert_null(e.facts.exe);	/* a NUL byte in it */
+	assert_null(e.filename);	/* not absolute */
+	prov_journal_entry_release(&e);
+	prov_error_clear();
+}
+
 /* The seeds are real: a real rpm header and real JSON shapes parse. */
 static void test_seeds_parse(void **state)
 {
@@ -414,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_version),
 		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_gopclntab),
+		cmocka_unit_test(test_journal),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_seeds_parse),
 	};
