@@ -11,7 +11,7 @@
 #   BENCH_STORE_REPORTS=10000   reports the store section imports
 #   BENCH_PG_IMPORT=20000       reports the storepg section imports into PostgreSQL
 #   BENCH_PG_CRASHES=1000000    crashes the storepg section grows the store to
-#   BENCH_ONLY="small wide large deep packages fixcheck backport store storepg suspects python text noroute eustack startup rss firstanswer"   sections to run
+#   BENCH_ONLY="small wide large deep packages fixcheck backport store storepg suspects python text noroute eustack startup rss firstanswer ranks"   sections to run
 #   BENCH_KEEP_LARGE=1    keep the large core after the run (default: delete)
 #
 # Timings are with a warm page cache (one untimed warm-up run of each tool;
@@ -29,7 +29,7 @@ LARGE_GIB=${BENCH_LARGE_GIB:-4}
 STORE_REPORTS=${BENCH_STORE_REPORTS:-10000}
 PG_IMPORT=${BENCH_PG_IMPORT:-20000}
 PG_CRASHES=${BENCH_PG_CRASHES:-1000000}
-ONLY=${BENCH_ONLY:-small wide large deep packages fixcheck backport store storepg suspects python text noroute eustack startup rss firstanswer}
+ONLY=${BENCH_ONLY:-small wide large deep packages fixcheck backport store storepg suspects python text noroute eustack startup rss firstanswer ranks}
 NLIBS=300
 NCOMMITS=50000
 TAGEVERY=25
@@ -847,6 +847,12 @@ print(json.dumps({"section": "firstanswerbytes", "tool": tool, "bytes": sum(int(
 PY
 	done
 	kill "$fa_pid" 2>/dev/null || true
+fi
+
+# ------------------------------------------------------------------ ranks
+# a 512-rank job log (issue 33): bench/ranks512.sh (time -v per run)
+if want ranks; then
+	"$BENCH/ranks512.sh" "$PROV" "$OUT/ranks" "$RUNS" | tee "$OUT/ranks.txt"
 fi
 
 # ------------------------------------------------------------------ report

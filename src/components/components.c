@@ -794,6 +794,113 @@ static void rewrite_frame(struct prov_frame *f, const struct comp_state *cs,
 	free(name);
 }
 
+/* A relative source path a tree could hold: no "..", no "." component, not empty. */
+static int relative_path_ok(const char *p)
+{
+	const char *s = p;
+
+	if (!p || !*p || *p == '/' || strlen(p) > 4096)
+		return 0;
+	while (*s) {
+		size_t n = strcspn(s, "/");
+
+		if (!n || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+			return 0;
+		s += n;
+		if (*s == '/')
+			s++;
+	}
+	return 1;
+}
+
+#define MAX_RELATIVE_LOOKUPS 256	/* distinct relative paths looked up in the trees */
+
+struct relative_seen {
+	char *file;
+	size_t comp;	/* the one component whose tree holds it, or -1 */
+	char *repo_path;
+};
+
+/* The components (from first) whose tree at their commit holds file: how many, and the first. */
+static size_t relative_lookup(struct relative_seen *e, const struct prov_crash *c,
+			      const struct comp_state *cs, size_t first, struct prov_buf *probe)
+{
+	size_t k, nhit = 0;
+	char *path;
+	int r;
+
+	e->comp = (size_t)-1;
+	for (k = first; k < c->ncomponents; k++) {
+		const char *sub = c->components[k].subdir;
+
+		if (!cs[k].repo || !c->components[k].commit)
+			continue;
+		path = sub && *sub ? prov_xasprintf("%s/%s", sub, e->file) : prov_xstrdup(e->file);
+		prov_buf_reset(probe);
+		r = prov_repo_read_blob(probe, cs[k].repo, c->components[k].commit, path, 0);
+		if ((r == 0 || r == PROV_ELIMIT) && !nhit++) {
+			e->comp = k;
+			e->repo_path = path;
+			path = NULL;
+		}
+		free(path);
+	}
+	if (nhit > 1) {
+		e->comp = (size_t)-1;
+		free(e->repo_path);
+		e->repo_path = NULL;
+	}
+	return nhit;
+}
+
+/*
+ * "at src/x.c:12" (a relative path, no module): the component whose tree
+ * at its commit holds that path (under its subdir, as mapped), when exactly
+ * one does; in two or more, none, and a warning says so.
+ */
+static void place_relative(struct prov_crash *c, const struct comp_state *cs, size_t first)
+{
+	struct prov_buf probe = PROV_BUF_INIT;
+	struct relative_seen *seen = NULL, *e;
+	size_t nseen = 0, seen_alloc = 0, i, j, k, nhit;
+
+	for (i = 0; i < c->nthreads; i++)
+		for (j = 0; j < c->threads[i].nframes; j++) {
+			struct prov_frame *f = &c->threads[i].frames[j];
+
+			if (f->component || f->module || f->python || !relative_path_ok(f->file))
+				continue;
+			for (k = 0; k < nseen && strcmp(seen[k].file, f->file); k++)
+				;
+			if (k == nseen) {
+				if (nseen >= MAX_RELATIVE_LOOKUPS)
+					continue;
+				PROV_ALLOC_GROW(seen, nseen + 1, seen_alloc);
+				e = &seen[nseen++];
+				memset(e, 0, sizeof(*e));
+				e->file = prov_xstrdup(f->file);
+				nhit = relative_lookup(e, c, cs, first, &probe);
+				if (nhit > 1)
+					prov_warn("frame #%d: '%s' is in the trees of %zu components: "
+						  "its component could not be determined", f->index, f->file, nhit);
+			}
+			e = &seen[k];
+			if (e->comp == (size_t)-1)
+				continue;
+			f->component = prov_xstrdup(c->components[e->comp].name);
+			free(f->repo_path);
+			f->repo_path = prov_xstrdup(e->repo_path);
+			free(f->path_rule);
+			f->path_rule = prov_xstrdup("relative-in-tree");
+		}
+	for (k = 0; k < nseen; k++) {
+		free(seen[k].file);
+		free(seen[k].repo_path);
+	}
+	free(seen);
+	prov_buf_release(&probe);
+}
+
 /* Each excerpt says how sure its commit is, and how its file was obtained. */
 static void label_sources(struct prov_crash *c, const struct comp_state *cs, size_t first)
 {
@@ -936,6 +1043,7 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 	}
 	for (i = nmapped; i < c->ncomponents; i++)
 		resolve_derived(&c->components[i], &cs[i], cs[i].origin, ctx);
+	place_relative(c, cs, first);
 
 	/* source excerpts for the top frames of the crashing thread */
 	max_frames = ctx->max_source_frames > 0 ? ctx->max_source_frames : DEFAULT_SOURCE_FRAMES;

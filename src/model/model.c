@@ -131,6 +131,20 @@ void prov_thread_release(struct prov_thread *t)
 	free(t->python_note);
 }
 
+void prov_thread_cut(struct prov_thread *t, size_t n)
+{
+	size_t j;
+
+	if (t->nframes <= n)
+		return;
+	for (j = n; j < t->nframes; j++)
+		frame_release(&t->frames[j]);
+	t->nframes = n;
+	t->truncated = 1;
+	if (t->has_crash_frame && t->crash_frame >= n)
+		t->has_crash_frame = 0;
+}
+
 void prov_hang_free(struct prov_hang *h)
 {
 	size_t i;

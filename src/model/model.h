@@ -442,7 +442,7 @@ struct prov_crash {
 	size_t unparsed_lines;
 	char **unparsed;
 	size_t nunparsed;
-	char *threads_note;	/* core: why some threads' frames were cut short (the total cap), or NULL */
+	char *threads_note;	/* why some threads' frames were cut short (the total caps), or NULL */
 	struct prov_hang *hang;	/* snapshots only (hang.h), else NULL */
 };
 
@@ -462,6 +462,8 @@ struct prov_crash *prov_crash_new(enum prov_input_kind kind, const char *input_p
 void prov_crash_free(struct prov_crash *c);	/* NULL-safe */
 /* Free a thread's contents (frames, registers, names); the struct stays. */
 void prov_thread_release(struct prov_thread *t);
+/* Free a thread's frames from n on and mark it truncated (nothing when it has n or fewer). */
+void prov_thread_cut(struct prov_thread *t, size_t n);
 
 /* Append zeroed elements; the returned pointer is valid until the next add. */
 struct prov_thread *prov_crash_add_thread(struct prov_crash *c);

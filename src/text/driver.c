@@ -293,6 +293,7 @@ static void finish(struct tp_state *st)
 			best = (int)i;
 	c->format = prov_xstrdup_or_null(tp_fmt_name(best));
 	mark_signal_frame(c);
+	tp_cap_frames(st);
 	/* frames name their modules; later stages resolve them */
 	for (i = 0; i < c->nthreads; i++) {
 		size_t k;

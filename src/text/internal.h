@@ -51,7 +51,8 @@ enum tp_fmt {
 
 #define TP_MAX_LINE ((size_t)64 << 10)
 #define TP_MAX_INPUT ((size_t)64 << 20)
-#define TP_MAX_TOTAL_FRAMES ((size_t)1 << 20)
+#define TP_MAX_TOTAL_FRAMES ((size_t)1 << 20)	/* read; a report keeps PROV_MAX_TOTAL_FRAMES */
+#define TP_MAX_FRAME_BYTES ((size_t)32 << 20)	/* names a report keeps (JSON escapes: 6x at most) */
 #define TP_MAX_PENDING_LINES 32
 
 struct tp_tinfo {
@@ -78,6 +79,7 @@ struct tp_state {
 	size_t ti_alloc;
 	size_t total_frames;
 	int warned_frames, warned_threads, warned_modules;
+	size_t threads_ignored;	/* past PROV_MAX_THREADS */
 	long counts[TP_NFMT];
 	int first_fmt[TP_NFMT];	/* order of first appearance, for ties */
 	int nseen;
@@ -174,6 +176,13 @@ long tp_match_open(const char *s, size_t close);
 void tp_drop_thread(struct tp_state *st, size_t k);
 /* drop every thread i with drop[i] != 0, in one pass */
 void tp_drop_threads(struct tp_state *st, const unsigned char *drop);
+/*
+ * Keep what a report can hold, as cores do: the crashed thread's frames,
+ * then the others' in order up to PROV_MAX_TOTAL_FRAMES frames and
+ * TP_MAX_FRAME_BYTES bytes of names; the threads cut short (or left with
+ * none) are marked truncated and c->threads_note says why.
+ */
+void tp_cap_frames(struct tp_state *st);
 int tp_str_eq(const char *a, const char *b);
 
 /* prefix.c: cut the log prefixes off the line (in place); the new start */

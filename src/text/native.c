@@ -927,7 +927,8 @@ size_t tp_gdb_settle(struct tp_state *st)
 	dedupe_gdb(st);
 	if (st->gdb_crashed_num > 0)
 		for (i = 0; i < c->nthreads && pick == (size_t)-1; i++)
-			if (st->ti[i].fmt == TP_GDB && st->ti[i].gdbnum == st->gdb_crashed_num)
+			if ((st->ti[i].fmt == TP_GDB || st->ti[i].fmt == TP_PYBT) &&
+			    st->ti[i].gdbnum == st->gdb_crashed_num)
 				pick = i;
 	if (pick == (size_t)-1 && st->has_crashed_lwp)
 		for (i = 0; i < c->nthreads && pick == (size_t)-1; i++)

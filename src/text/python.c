@@ -228,6 +228,24 @@ int tp_python_line(struct tp_state *st, char *s, size_t indent)
  * file F, line L, in FUNC (ARGS)", N being the gdb frame that evaluates it;
  * such a frame's index is kept as -(N + 1) until tp_pybt_merge places it.
  */
+/*
+ * A py-bt block right after gdb's "Thread N (...)" header (`thread apply all
+ * py-bt`) is that thread's: the empty header thread becomes the block, its
+ * gdb number, tid and name kept for tp_pybt_merge to match.
+ */
+static void pybt_open(struct tp_state *st)
+{
+	struct prov_thread *t = tp_cur(st);
+	struct tp_tinfo *ti = tp_cur_info(st);
+
+	if (t && ti->fmt == TP_GDB && ti->is_explicit && ti->gdbnum > 0 && !t->nframes) {
+		ti->fmt = TP_PYBT;
+		st->fmt = TP_PYBT;
+		return;
+	}
+	tp_open(st, TP_PYBT, 1);
+}
+
 int tp_pybt_line(struct tp_state *st, char *s, size_t indent)
 {
 	struct prov_frame *f;
@@ -235,7 +253,7 @@ int tp_pybt_line(struct tp_state *st, char *s, size_t indent)
 	int gdbnum, line;
 
 	if (strcmp(s, "Traceback (most recent call first):") == 0) {
-		tp_open(st, TP_PYBT, 1);
+		pybt_open(st);
 		return 1;
 	}
 	if (strcmp(s, "Unable to locate python frame") == 0)
@@ -260,7 +278,7 @@ int tp_pybt_line(struct tp_state *st, char *s, size_t indent)
 		return 0;
 	if (st->fmt != TP_PYBT || !tp_cur(st) || tp_cur_info(st)->fmt != TP_PYBT ||
 	    (tp_cur(st)->nframes && tp_cur(st)->frames[0].index >= 0))
-		tp_open(st, TP_PYBT, 1);	/* py-bt-full after py-bt is a stack of its own */
+		pybt_open(st);	/* py-bt-full after py-bt is a stack of its own */
 	f = tp_frame_new(st, TP_PYBT, -1);
 	if (!f)
 		return 1;
@@ -344,42 +362,104 @@ static void pybt_into(struct prov_thread *t, struct prov_thread *py)
 	py->nframes = py->frames_alloc = 0;
 }
 
+/*
+ * The py-bt block to merge among those aimed at gdb thread number num (0:
+ * those with no thread header): the last py-bt-full, else the last py-bt.
+ */
+static size_t pybt_pick(struct tp_state *st, const unsigned char *done, int num)
+{
+	struct prov_crash *c = st->c;
+	size_t i, src = (size_t)-1;
+
+	for (i = 0; i < c->nthreads; i++)
+		if (!done[i] && st->ti[i].fmt == TP_PYBT && st->ti[i].gdbnum == num &&
+		    c->threads[i].nframes &&
+		    (src == (size_t)-1 || c->threads[i].frames[0].index < 0 ||
+		     c->threads[src].frames[0].index >= 0))
+			src = i;
+	return src;
+}
+
+/* The native thread gdb printed as number num (or with src's tid), or -1. */
+static size_t pybt_target(struct tp_state *st, size_t src, int num)
+{
+	struct prov_crash *c = st->c;
+	const struct prov_thread *py = &c->threads[src];
+	size_t i;
+
+	for (i = 0; i < c->nthreads; i++)
+		if (st->ti[i].fmt == TP_GDB && st->ti[i].gdbnum == num && c->threads[i].nframes)
+			return i;
+	for (i = 0; py->has_tid && i < c->nthreads; i++)
+		if (st->ti[i].fmt == TP_GDB && c->threads[i].has_tid && c->threads[i].tid == py->tid &&
+		    c->threads[i].nframes)
+			return i;
+	return (size_t)-1;
+}
+
+/* Merge the chosen block of those aimed at num; mark it and its copies done (dropped). */
+static void pybt_merge_one(struct tp_state *st, unsigned char *done, unsigned char *drop,
+			   unsigned char *merged, int num)
+{
+	struct prov_crash *c = st->c;
+	size_t i, src = pybt_pick(st, done, num), dst = (size_t)-1;
+
+	if (src == (size_t)-1)
+		return;
+	if (num > 0) {
+		dst = pybt_target(st, src, num);
+	} else {
+		if (c->has_crashed_thread && st->ti[c->crashed_thread].fmt == TP_GDB)
+			dst = c->crashed_thread;
+		for (i = src; dst == (size_t)-1 && i-- > 0;)
+			if (st->ti[i].fmt == TP_GDB)
+				dst = i;
+		if (dst != (size_t)-1 && merged[dst])
+			dst = (size_t)-1;	/* its own block (thread apply all py-bt) came first */
+	}
+	/* the same frames printed twice (py-bt, then py-bt-full) are one stack */
+	for (i = 0; i < c->nthreads; i++)
+		if (st->ti[i].fmt == TP_PYBT && st->ti[i].gdbnum == num) {
+			done[i] = 1;
+			if (i != src && pybt_same(&c->threads[i], &c->threads[src]))
+				drop[i] = 1;
+		}
+	if (dst == (size_t)-1)
+		return;
+	if (c->threads[src].crashed)
+		c->threads[dst].crashed = 1;
+	pybt_into(&c->threads[dst], &c->threads[src]);
+	drop[src] = 1;
+	merged[dst] = 1;
+	st->counts[TP_PYBT] = 0;	/* the paste is gdb's, Python frames and all */
+}
+
 void tp_pybt_merge(struct tp_state *st)
 {
 	struct prov_crash *c = st->c;
-	size_t i, j, src = (size_t)-1, dst = (size_t)-1;
-	unsigned char *drop;
+	size_t i, j;
+	unsigned char *drop, *done, *merged;
 
-	for (i = 0; i < c->nthreads; i++)
-		if (st->ti[i].fmt == TP_PYBT && c->threads[i].nframes &&
-		    (src == (size_t)-1 || c->threads[i].frames[0].index < 0 ||
-		     c->threads[src].frames[0].index >= 0))
-			src = i;	/* the last py-bt-full, else the last py-bt */
-	if (src == (size_t)-1)
+	for (i = 0; i < c->nthreads && st->ti[i].fmt != TP_PYBT; i++)
+		;
+	if (i == c->nthreads)
 		return;
-	if (c->has_crashed_thread && st->ti[c->crashed_thread].fmt == TP_GDB)
-		dst = c->crashed_thread;
-	for (i = src; dst == (size_t)-1 && i-- > 0;)
-		if (st->ti[i].fmt == TP_GDB)
-			dst = i;
 	drop = prov_xcalloc(c->nthreads, 1);
-	/* the same frames printed twice (py-bt, then py-bt-full) are one stack */
+	done = prov_xcalloc(c->nthreads, 1);
+	merged = prov_xcalloc(c->nthreads, 1);
+	/* blocks after a "Thread N (...)" header go to thread N; the others, last */
 	for (i = 0; i < c->nthreads; i++)
-		if (i != src && st->ti[i].fmt == TP_PYBT && pybt_same(&c->threads[i], &c->threads[src]))
-			drop[i] = 1;
-	if (dst != (size_t)-1) {
-		if (c->threads[src].crashed)
-			c->threads[dst].crashed = 1;
-		pybt_into(&c->threads[dst], &c->threads[src]);
-		drop[src] = 1;
-		st->counts[TP_PYBT] = 0;	/* the paste is gdb's, Python frames and all */
-	}
+		if (!done[i] && st->ti[i].fmt == TP_PYBT && st->ti[i].gdbnum > 0)
+			pybt_merge_one(st, done, drop, merged, st->ti[i].gdbnum);
+	pybt_merge_one(st, done, drop, merged, 0);
 	for (i = 0; i < c->nthreads; i++)	/* any still standing: index from 0 */
 		if (!drop[i] && st->ti[i].fmt == TP_PYBT)
 			for (j = 0; j < c->threads[i].nframes; j++)
 				c->threads[i].frames[j].index = (int)j;
 	tp_drop_threads(st, drop);
 	free(drop);
+	free(done);
+	free(merged);
 	c->has_crashed_thread = 0;
 	for (i = 0; i < c->nthreads; i++)
 		if (c->threads[i].crashed) {

@@ -123,6 +123,7 @@ struct prov_thread *tp_open(struct tp_state *st, int fmt, int is_explicit)
 			prov_warn("'%s': more than %d threads, the rest are ignored",
 				  st->name, PROV_MAX_THREADS);
 		st->warned_threads = 1;
+		st->threads_ignored++;
 		return NULL;
 	}
 	t = prov_crash_add_thread(st->c);
@@ -331,6 +332,87 @@ void tp_drop_threads(struct tp_state *st, const unsigned char *drop)
 		n++;
 	}
 	c->nthreads = n;
+}
+
+static size_t frame_bytes(const struct prov_frame *f)
+{
+	size_t n = 0, i;
+
+	n += f->function ? strlen(f->function) : 0;
+	n += f->module ? strlen(f->module) : 0;
+	n += f->file ? strlen(f->file) : 0;
+	for (i = 0; i < f->nargs; i++)
+		n += (f->args[i].name ? strlen(f->args[i].name) : 0) +
+		     (f->args[i].value ? strlen(f->args[i].value) : 0);
+	return n;
+}
+
+/* How many of t's frames fit in what is left; takes them from *frames and *bytes. */
+static size_t frames_fit(const struct prov_thread *t, size_t *frames, size_t *bytes)
+{
+	size_t k, b;
+
+	for (k = 0; k < t->nframes && *frames; k++) {
+		b = frame_bytes(&t->frames[k]);
+		if (b > *bytes)
+			break;
+		*bytes -= b;
+		(*frames)--;
+	}
+	return k;
+}
+
+void tp_cap_frames(struct tp_state *st)
+{
+	struct prov_crash *c = st->c;
+	size_t frames = PROV_MAX_TOTAL_FRAMES, bytes = TP_MAX_FRAME_BYTES;
+	size_t i, k, cut = 0, empty = 0;
+
+	if (c->has_crashed_thread && c->crashed_thread < c->nthreads) {
+		struct prov_thread *t = &c->threads[c->crashed_thread];
+
+		/* the crash site is kept whatever the budget says */
+		k = frames_fit(t, &frames, &bytes);
+		if (!k && t->nframes) {
+			k = 1;
+			bytes = 0;
+		}
+		prov_thread_cut(t, k);
+		if (k < t->nframes)
+			cut++;
+	}
+	for (i = 0; i < c->nthreads; i++) {
+		struct prov_thread *t = &c->threads[i];
+		size_t had = t->nframes;
+
+		if (c->has_crashed_thread && i == c->crashed_thread)
+			continue;
+		k = frames_fit(t, &frames, &bytes);
+		if (k == had)
+			continue;
+		prov_thread_cut(t, k);
+		cut++;
+		empty += !k;
+	}
+	if (!cut && !st->threads_ignored)
+		return;
+	free(c->threads_note);
+	if (st->threads_ignored)
+		c->threads_note = prov_xasprintf("more than %d threads: the rest were ignored%s",
+						 PROV_MAX_THREADS, cut ? "; " : "");
+	else
+		c->threads_note = prov_xstrdup("");
+	if (cut) {
+		char *s = c->threads_note;
+
+		c->threads_note = prov_xasprintf("%smore than %d frames or %zu MiB of names in "
+						 "all threads: %zu thread(s) marked truncated were "
+						 "cut short, %zu of them to no frames", s,
+						 PROV_MAX_TOTAL_FRAMES, TP_MAX_FRAME_BYTES >> 20,
+						 cut, empty);
+		free(s);
+		prov_warn("'%s': %s", st->name, c->threads_note);
+	}
 }
 
 int tp_str_eq(const char *a, const char *b)

@@ -9,7 +9,10 @@
 # (--truth DIR) and the kinds it was told to make, never the tool's output:
 # the determinism line's groups are the generator's groups of ranks made to
 # fail the same way, and srun's "task N: Segmentation fault" line annotates
-# the rank the generator made segfault.
+# the rank the generator made segfault. Then the launcher fixtures of
+# fixtures/text-ranks/ (torchrun, srun+torchrun, kubectl, journald, OpenMPI's
+# [host:pid] and --tag-output): one crash per file of truth/, labelled as
+# its name, each read exactly as that file (the rank's unprefixed text).
 . "$(dirname "$0")/lib.sh"
 
 [ -x "$PROVENANCE" ] || skip "provenance is not built"
@@ -102,3 +105,22 @@ for rep in d:
         sys.exit("rank %s (%s): launcher signal %r" % (lab, kind, ln.get("signal")))
 print("ok: %d ranks annotated with the host and signal the generator gave them" % len(d))
 EOF
+
+# ---- the launcher fixtures: one crash per truth/ file, each as that file ----
+for d in "$TOP"/fixtures/text-ranks/*/; do
+	name=$(basename "$d")
+	rm -rf "$T/fx" && mkdir "$T/fx"
+	dump "$d/log.txt" >"$T/fx.all" 2>&1 || fail "$name: the log does not parse: $(head -1 "$T/fx.all")"
+	awk -v dir="$T/fx" '/^crash [0-9]+ label /{ f = dir "/" $4; print $4 >> (dir "/order"); next } { print > f }' "$T/fx.all"
+	(cd "$d/truth" && ls) | sed 's/\.txt$//' | sort >"$T/fx.want"
+	sort "$T/fx/order" >"$T/fx.got"
+	diff -q "$T/fx.want" "$T/fx.got" >/dev/null ||
+		fail "$name: labels $(tr '\n' ' ' <"$T/fx.got"), truth/ has $(tr '\n' ' ' <"$T/fx.want")"
+	while read -r lab; do
+		dump "$d/truth/$lab.txt" >"$T/fx.truth" 2>&1 || fail "$name: truth/$lab.txt does not parse"
+		diff -u "$T/fx.truth" "$T/fx/$lab" >"$T/diff" ||
+			{ sed -n '3,14p' "$T/diff"; fail "$name: $lab reads differently from its own text"; }
+	done <"$T/fx.want"
+	echo "ok: $name: $(wc -l <"$T/fx.want") crashes, each as its rank's own text"
+done
+exit 0
