@@ -143,6 +143,13 @@ check_exit 0 "triage of the upgraded store" -- "$PROVENANCE" triage --store "$S3
 cp "$T/last.out" "$T/v3-triage.json"
 check_eq "$(json_get "$T/last.out" "sorted(g['signature'] for g in d['groups'])")" \
 	"$(json_get "$T/truth.json" "sorted(t['signature'] for t in d['templates'] if t['count'])")" "triage groups = the generator's signatures"
+# every triage JSON made above validates against the schema (docs/schema/triage.schema.json)
+if python3 -c 'import jsonschema' 2>/dev/null; then
+	python3 "$TOP/tests/e2e/check-schema.py" "$TOP/docs/schema/triage.schema.json" "$T"/f[123].json \
+		"$T/lite.pruned.json" "$T/lite.deleted.json" "$T/lite.kept.json" "$T/v3-triage.json" ||
+		fail "a triage JSON does not validate against triage.schema.json"
+	echo "ok: the 7 triage JSON documents of the SQLite part validate against triage.schema.json"
+fi
 
 # ---- PostgreSQL: the same steps, the same answers ----
 [ -x "${PG_BIN:-/nonexistent}/initdb" ] || { echo "ok: SQLite part (no PostgreSQL server here: PostgreSQL part skipped)"; exit 0; }
