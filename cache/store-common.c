@@ -219,6 +219,17 @@ void prov_triage_release(struct prov_triage *t)
 			free(g->versions[k].version);
 		}
 		free(g->versions);
+		for (k = 0; k < g->nbuckets; k++)
+			free(g->buckets[k].key);
+		free(g->buckets);
+		if (g->fix) {
+			free(g->fix->fixed_in);
+			free(g->fix->component);
+			free(g->fix->bug);
+			free(g->fix->note);
+			free(g->fix->marked);
+			free(g->fix);
+		}
 	}
 	free(t->groups);
 	memset(t, 0, sizeof(*t));

@@ -53,13 +53,16 @@ extern const char store_prune_where[];
  * implementation rewrites ?N to $N.
  */
 extern const char store_summary_hosts_sql[];
+/* provenance mark's upsert: ?1 signature, ?2 fixed in, ?3 component, ?4 bug, ?5 note, ?6 when. */
+extern const char store_mark_sql[];
 extern const char store_summary_versions_sql[];
 
 /*
  * Triage's selection, a WHERE clause (malloc'd): ?1 since, ?2 component,
  * both bound (NULL when not given) whichever the clause uses; ?4 until,
- * ?5 host, ?6 signature, each in the text only when given (bind those
- * only then); ?3 is left to the caller's tail. Crashes are "c".
+ * ?5 host, ?6 signature, ?7 the component's version (with a component),
+ * each in the text only when given (bind those only then); ?3 is left to
+ * the caller's tail. Crashes are "c".
  * PostgreSQL's implementation rewrites ?N to $N.
  */
 char *store_triage_selection(const struct prov_triage_opts *o);
@@ -96,6 +99,16 @@ size_t *store_triage_index(const struct prov_triage *t);
 long store_triage_find(const struct prov_triage *t, const size_t *index, const char *signature);
 void store_triage_add_version(struct prov_triage *t, const char *component, const char *version,
 			      const int64_t *counts, const int64_t *approx, int64_t total);
+
+/*
+ * store-lifecycle.c, called by the front after a backend's answer, through
+ * prov_store_rows only: triage --by's buckets and each marked group's fix
+ * (struct prov_triage_fix); and the line resolve --store adds about a
+ * marked signature for one crash (*out NULL: not marked, or nothing known).
+ */
+struct prov_store;
+int store_triage_extras(struct prov_triage *t, struct prov_store *s, const struct prov_triage_opts *o);
+int store_history_fix(char **out, struct prov_store *s, int64_t crash_id);
 
 /* What one report adds as a crash row: the same on both stores. */
 struct store_report {
@@ -135,6 +148,7 @@ struct store_ops {
 	int (*query)(struct store_backend *be, const char *sql, const struct prov_query_opts *opts,
 		     store_row_fn row, void *data);
 	/* prov_store_rows: `what` an enum prov_store_rows */
+	int (*mark)(struct store_backend *be, const char *const v[6]);	/* store_mark_sql's values */
 	int (*rows)(struct store_backend *be, int what, const struct prov_triage_opts *o,
 		    const char *signature, uint64_t max_rows, uint64_t timeout_ms,
 		    store_row_fn row, void *data);

@@ -880,10 +880,12 @@ static PGresult *pg_sel(struct store_pg *s, const struct prov_triage_opts *o, co
 			const char *tail, const char *third)
 {
 	char *text = store_triage_selection(o), *sel = pg_sql(text), *sql = prov_xasprintf("%s%s%s", head, sel, tail);
-	const char *v[6] = { o->since, o->component, third, o->until, o->host, o->signature };
+	const char *v[7] = { o->since, o->component, third, o->until, o->host, o->signature,
+			     o->component_version };
 	/* text, each declared: the selection's parameters need no casts, unused ones are allowed */
-	Oid types[6] = { 25, 25, 25, 25, 25, 25 };
-	int n = o->signature ? 6 : o->host ? 5 : o->until ? 4 : third ? 3 : 2;
+	Oid types[7] = { 25, 25, 25, 25, 25, 25, 25 };
+	int n = o->component && o->component_version ? 7 : o->signature ? 6 : o->host ? 5 :
+		o->until ? 4 : third ? 3 : 2;
 	PGresult *r = PQexecParams(s->conn, sql, n, types, v, NULL, NULL, 0);
 
 	free(text);
@@ -1298,11 +1300,13 @@ static int op_rows(struct store_backend *be, int what, const struct prov_triage_
 {
 	struct store_pg *s = pgs(be);
 	char *raw = store_rows_sql(what, o, max_rows + 1), *sql = pg_sql(raw), *set = NULL;
-	const char *v[6] = { o->since, o->component, signature, o->until, o->host, o->signature };
-	Oid types[6] = { 25, 25, 25, 25, 25, 25 };
-	int nparams = o->signature ? 6 : o->host ? 5 : o->until ? 4 : 3;
+	const char *v[7] = { o->since, o->component, signature, o->until, o->host, o->signature,
+			     o->component_version };
+	Oid types[7] = { 25, 25, 25, 25, 25, 25, 25 };
+	int nparams = o->component && o->component_version ? 7 : o->signature ? 6 : o->host ? 5 :
+		o->until ? 4 : 3;
 	PGresult *r = NULL;
-	int err, n, i, j;
+	int err, n, i, j, ncols;
 
 	if ((err = pg_exec(s, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")) < 0)
 		goto cleanup;
@@ -1316,17 +1320,18 @@ static int op_rows(struct store_backend *be, int what, const struct prov_triage_
 		goto cleanup;
 	}
 	n = PQntuples(r);
+	ncols = PQnfields(r) > 8 ? 8 : PQnfields(r);
 	err = 0;
 	for (i = 0; i < n && err >= 0; i++) {
-		const char *vals[3];
+		const char *vals[8];
 
 		if ((uint64_t)i >= max_rows) {
 			err = 1;
 			break;
 		}
-		for (j = 0; j < 3; j++)
+		for (j = 0; j < ncols; j++)
 			vals[j] = PQgetisnull(r, i, j) ? NULL : PQgetvalue(r, i, j);
-		err = row(3, NULL, vals, "ttt", data);
+		err = row((size_t)ncols, NULL, vals, "tttttttt", data);
 	}
 cleanup:
 	PQclear(r);
@@ -1334,6 +1339,21 @@ cleanup:
 	free(set);
 	free(sql);
 	free(raw);
+	return err;
+}
+
+/* provenance mark: one upsert, its own transaction. */
+static int op_mark(struct store_backend *be, const char *const v[6])
+{
+	struct store_pg *s = pgs(be);
+	char *sql = pg_sql(store_mark_sql);
+	PGresult *r = PQexecParams(s->conn, sql, 6, NULL, v, NULL, NULL, 0);
+	int err = 0;
+
+	free(sql);
+	if (PQresultStatus(r) != PGRES_COMMAND_OK)
+		return pg_fail(s, r, "mark");
+	PQclear(r);
 	return err;
 }
 
@@ -1371,6 +1391,7 @@ static const struct store_ops pg_ops = {
 	.report = op_report,
 	.prune = op_prune,
 	.triage = op_triage,
+	.mark = op_mark,
 	.query = op_query,
 	.rows = op_rows,
 };

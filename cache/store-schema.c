@@ -145,6 +145,20 @@ static const char schema_4_pg[] =
 	" FOR EACH STATEMENT EXECUTE FUNCTION provenance_crashes_truncated();";
 
 /*
+ * Schema 5: the fix lifecycle (provenance mark): one row per signature, the
+ * latest mark replacing the one before. Crashes deleted or pruned leave it.
+ */
+static const char schema_5[] =
+	"CREATE TABLE IF NOT EXISTS marks(signature CTEXT PRIMARY KEY, fixed_in CTEXT NOT NULL,"
+	" component CTEXT, bug CTEXT, note CTEXT, marked CTEXT NOT NULL);";
+
+const char store_mark_sql[] =
+	"INSERT INTO marks(signature, fixed_in, component, bug, note, marked) VALUES(?1, ?2, ?3, ?4, ?5, ?6)"
+	" ON CONFLICT(signature) DO UPDATE SET fixed_in = excluded.fixed_in,"
+	" component = excluded.component, bug = excluded.bug, note = excluded.note,"
+	" marked = excluded.marked";
+
+/*
  * Schema 3 -> 4, after the backend has signed every crash again with the
  * current rule: the rows of crashes deleted before the triggers existed go,
  * and the summaries are rebuilt from what the crashes table holds (a
@@ -229,6 +243,7 @@ char *store_schema_sql(enum store_dialect dialect)
 	subst(&b, schema_summaries, dialect);
 	subst(&b, schema_3_columns, dialect);
 	prov_buf_puts(&b, dialect == STORE_SQLITE ? schema_4_sqlite : schema_4_pg);
+	subst(&b, schema_5, dialect);
 	if (dialect == STORE_SQLITE)
 		prov_buf_printf(&b, "PRAGMA application_id=1347573331;PRAGMA user_version=%d;",
 				PROV_STORE_SCHEMA);
@@ -251,6 +266,8 @@ char *store_migration_sql(enum store_dialect dialect, int from)
 	} else if (from == 3) {
 		prov_buf_puts(&b, dialect == STORE_SQLITE ? schema_4_sqlite : schema_4_pg);
 		prov_buf_puts(&b, store_rebuild_summaries_sql);
+	} else if (from == 4) {
+		subst(&b, schema_5, dialect);
 	} else {
 		return NULL;
 	}
@@ -261,14 +278,19 @@ char *store_migration_sql(enum store_dialect dialect, int from)
 	return prov_buf_detach(&b);
 }
 
+/* ?7 the component's version, in the text only with a component (bind it only then) */
 static const char *selection_base(const struct prov_triage_opts *o)
 {
+	int ver = o->component && o->component_version;
+
 	if (o->since && o->component)
-		return " c.time >= ?1 AND c.id IN (SELECT crash_id FROM components WHERE name = ?2) ";
+		return ver ? " c.time >= ?1 AND c.id IN (SELECT crash_id FROM components WHERE name = ?2 AND version = ?7) " :
+			" c.time >= ?1 AND c.id IN (SELECT crash_id FROM components WHERE name = ?2) ";
 	if (o->since)
 		return " c.time >= ?1 AND ?2 IS NULL ";
 	if (o->component)
-		return " ?1 IS NULL AND c.id IN (SELECT crash_id FROM components WHERE name = ?2) ";
+		return ver ? " ?1 IS NULL AND c.id IN (SELECT crash_id FROM components WHERE name = ?2 AND version = ?7) " :
+			" ?1 IS NULL AND c.id IN (SELECT crash_id FROM components WHERE name = ?2) ";
 	return " ?1 IS NULL AND ?2 IS NULL ";
 }
 
@@ -278,19 +300,50 @@ char *store_triage_selection(const struct prov_triage_opts *o)
 			      o->host ? "AND c.host = ?5 " : "", o->signature ? "AND c.signature = ?6 " : "");
 }
 
+/* The component a crash is placed by when none is named: the crashing thread's innermost frame's. */
+#define FRAME_COMPONENT "(SELECT f.component FROM frames f WHERE f.crash_id = c.id AND f.crashed = 1" \
+	" AND f.component IS NOT NULL ORDER BY f.depth LIMIT 1)"
+
 char *store_rows_sql(int what, const struct prov_triage_opts *o, uint64_t limit)
 {
 	char *sel = store_triage_selection(o), *sql;
+	unsigned long long n = (unsigned long long)limit;
 
-	if (what == PROV_STORE_DAYS)
+	switch (what) {
+	case PROV_STORE_DAYS:
 		sql = prov_xasprintf("SELECT c.signature, substr(c.time, 1, 10), count(*) FROM crashes c WHERE%s"
 				     "AND (?3 IS NULL OR c.signature = ?3) AND c.time IS NOT NULL"
-				     " GROUP BY 1, 2 ORDER BY 1, 2 LIMIT %llu",
-				     sel, (unsigned long long)limit);
-	else
+				     " GROUP BY 1, 2 ORDER BY 1, 2 LIMIT %llu", sel, n);
+		break;
+	case PROV_STORE_HOSTS:
+		sql = prov_xasprintf("SELECT c.signature, c.host, count(*) FROM crashes c WHERE%s"
+				     "AND (?3 IS NULL OR c.signature = ?3) GROUP BY 1, 2 ORDER BY 1, 2 LIMIT %llu",
+				     sel, n);
+		break;
+	case PROV_STORE_VERSIONS:
+		sql = prov_xasprintf("SELECT c.signature, coalesce(k.name || ' ' || coalesce(k.version, '?'), '?'),"
+				     " count(DISTINCT c.id) FROM crashes c LEFT JOIN components k ON k.crash_id = c.id"
+				     " AND k.name = coalesce(?2, " FRAME_COMPONENT ") WHERE%s"
+				     "AND (?3 IS NULL OR c.signature = ?3) GROUP BY 1, 2 ORDER BY 1, 2 LIMIT %llu",
+				     sel, n);
+		break;
+	case PROV_STORE_MARKS:
+		sql = prov_xasprintf("SELECT signature, fixed_in, component, bug, note, marked FROM marks"
+				     " WHERE (?3 IS NULL OR signature = ?3) ORDER BY signature LIMIT %llu", n);
+		break;
+	case PROV_STORE_FIX_BUILDS:
+		sql = prov_xasprintf("SELECT c.signature, k.version, k.\"commit\", count(DISTINCT c.id)"
+				     " FROM crashes c JOIN marks m ON m.signature = c.signature"
+				     " LEFT JOIN components k ON k.crash_id = c.id"
+				     " AND k.name = coalesce(m.component, " FRAME_COMPONENT ") WHERE%s"
+				     "AND (?3 IS NULL OR c.id = CAST(?3 AS BIGINT)) GROUP BY 1, 2, 3 ORDER BY 1 LIMIT %llu",
+				     sel, n);
+		break;
+	default:
 		sql = prov_xasprintf("SELECT c.id, c.time, c.host FROM crashes c WHERE%s"
-				     "AND c.signature = ?3 ORDER BY c.time DESC, c.id DESC LIMIT %llu",
-				     sel, (unsigned long long)limit);
+				     "AND c.signature = ?3 ORDER BY c.time DESC, c.id DESC LIMIT %llu", sel, n);
+		break;
+	}
 	free(sel);
 	return sql;
 }

@@ -653,6 +653,8 @@ static int prep_sel(sqlite3_stmt **st, struct store_sqlite *s, const struct prov
 		prov_sql_bind_text(*st, 5, o->host);
 	if (o->signature)
 		prov_sql_bind_text(*st, 6, o->signature);
+	if (o->component && o->component_version)
+		prov_sql_bind_text(*st, 7, o->component_version);
 	return 0;
 }
 
@@ -1021,7 +1023,12 @@ static int op_rows(struct store_backend *be, int what, const struct prov_triage_
 	char *sql = store_rows_sql(what, o, max_rows + 1);
 	sqlite3_stmt *st = NULL;
 	uint64_t n = 0;
-	int rc, i, err = 0;
+	int rc, i, ncols, err = 0;
+
+	if ((what == PROV_STORE_MARKS || what == PROV_STORE_FIX_BUILDS) && s->schema < 5) {
+		free(sql);	/* an older store read as it is: no marks yet */
+		return 0;
+	}
 
 	g.clock.start_ms = prov_now_ms();
 	g.clock.timeout_ms = timeout_ms;
@@ -1043,16 +1050,21 @@ static int op_rows(struct store_backend *be, int what, const struct prov_triage_
 		prov_sql_bind_text(st, 5, o->host);
 	if (o->signature)
 		prov_sql_bind_text(st, 6, o->signature);
+	if (o->component && o->component_version)
+		prov_sql_bind_text(st, 7, o->component_version);
+	ncols = sqlite3_column_count(st);
+	if (ncols > 8)
+		ncols = 8;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *v[3];
+		const char *v[8];
 
 		if (++n > max_rows) {
 			err = 1;
 			goto cleanup;
 		}
-		for (i = 0; i < 3; i++)
+		for (i = 0; i < ncols; i++)
 			v[i] = (const char *)sqlite3_column_text(st, i);
-		if ((err = row(3, NULL, v, "ttt", data)) < 0)
+		if ((err = row((size_t)ncols, NULL, v, "tttttttt", data)) < 0)
 			goto cleanup;
 	}
 	if (rc != SQLITE_DONE)
@@ -1065,6 +1077,22 @@ cleanup:
 	sqlite3_progress_handler(s->db, 0, NULL, NULL);
 	prov_sql_guard_remove(s->db);
 	free(sql);
+	return err;
+}
+
+/* provenance mark: one upsert, its own transaction. */
+static int op_mark(struct store_backend *be, const char *const v[6])
+{
+	struct store_sqlite *s = lite(be);
+	sqlite3_stmt *st = NULL;
+	int i, err;
+
+	if ((err = prov_sql_prepare(&st, s->db, "store", store_mark_sql)) < 0)
+		return err;
+	for (i = 0; i < 6; i++)
+		prov_sql_bind_text(st, i + 1, v[i]);
+	err = step_done(s->db, st, "mark");
+	sqlite3_finalize(st);
 	return err;
 }
 
@@ -1105,6 +1133,7 @@ static const struct store_ops sqlite_ops = {
 	.report = op_report,
 	.prune = op_prune,
 	.triage = op_triage,
+	.mark = op_mark,
 	.query = op_query,
 	.rows = op_rows,
 };

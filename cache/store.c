@@ -204,13 +204,47 @@ int prov_store_prune(int64_t *out_n, struct prov_store *s, const char *before, i
 
 int prov_store_history(char **out, struct prov_store *s, int64_t crash_id)
 {
-	return s->ops->history(out, s->backend, crash_id);
+	char *fix = NULL, *both;
+	int err;
+
+	if ((err = s->ops->history(out, s->backend, crash_id)) < 0)
+		return err;
+	if ((err = store_history_fix(&fix, s, crash_id)) < 0 || !fix) {
+		if (err < 0) {
+			free(*out);
+			*out = NULL;
+		}
+		return err;
+	}
+	both = *out ? prov_xasprintf("%s; %s", *out, fix) : prov_xstrdup(fix);
+	free(*out);
+	free(fix);
+	*out = both;
+	return 0;
 }
 
 int prov_store_triage(struct prov_triage *out, struct prov_store *s,
 		      const struct prov_triage_opts *opts)
 {
-	return s->ops->triage(out, s->backend, opts);
+	int err;
+
+	if ((err = s->ops->triage(out, s->backend, opts)) < 0)
+		return err;
+	if ((err = store_triage_extras(out, s, opts)) < 0)
+		prov_triage_release(out);
+	return err;
+}
+
+int prov_store_mark(struct prov_store *s, const char *signature, const char *fixed_in,
+		    const char *component, const char *bug, const char *note)
+{
+	char now[21];
+	const char *v[6] = { signature, fixed_in, component, bug, note, now };
+
+	if (!signature || !*signature || !fixed_in || !*fixed_in)
+		return prov_error_set(PROV_EINPUT, "mark needs a signature and --fixed-in");
+	prov_store_format_time(now, (int64_t)time(NULL));
+	return s->ops->mark(s->backend, v);
 }
 
 int prov_store_query(struct prov_store *s, const char *sql, const struct prov_query_opts *opts,

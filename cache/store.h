@@ -23,7 +23,7 @@
  */
 struct prov_store;
 
-#define PROV_STORE_SCHEMA 4
+#define PROV_STORE_SCHEMA 5
 
 /*
  * The default store (malloc'd): store.sqlite in the data directory,
@@ -119,6 +119,16 @@ int prov_store_prune(int64_t *out_n, struct prov_store *s, const char *before, i
  */
 int prov_store_history(char **out, struct prov_store *s, int64_t crash_id);
 
+/*
+ * provenance mark: record that `signature` is fixed in `fixed_in` (a
+ * version of `component`, or a commit; component NULL: the crashing
+ * thread's innermost frame's), with an optional bug URL and note. The
+ * latest mark of a signature replaces the one before. Triage then shows
+ * each marked group's status (struct prov_triage_fix).
+ */
+int prov_store_mark(struct prov_store *s, const char *signature, const char *fixed_in,
+		    const char *component, const char *bug, const char *note);
+
 /* Triage: crashes grouped by signature (struct prov_triage: triage.h, model layer). */
 struct prov_triage_opts {
 	const char *since;	/* ISO 8601 (or a prefix: a date); NULL: all */
@@ -126,6 +136,8 @@ struct prov_triage_opts {
 	const char *until;	/* as since: only crashes before it; NULL: all */
 	const char *host;	/* only crashes of this host; NULL: all */
 	const char *signature;	/* only crashes of this signature; NULL: all */
+	const char *component_version;	/* with component: only crashes that ran this version of it */
+	const char *by;	/* "day", "week", "version" or "host": buckets per group; NULL: none */
 	size_t max_frames;	/* per group; 0: 5 */
 };
 int prov_store_triage(struct prov_triage *out, struct prov_store *s,
@@ -162,11 +174,19 @@ int prov_store_query(struct prov_store *s, const char *sql, const struct prov_qu
  * max_rows rows and timeout_ms of run time (0: 10 s). PROV_STORE_DAYS:
  * (signature, day "YYYY-MM-DD", crashes) in (signature, day) order, of one
  * signature when `signature` is not NULL. PROV_STORE_CRASHES: (id, time,
- * host) of the crashes of `signature`, newest first. `row` gets 3 values
- * (names NULL; a value may be NULL). 0 when all rows were given, 1 when
+ * host) of the crashes of `signature`, newest first; the others: below.
+ * `row` gets the kind's values (names NULL; a value may be NULL). 0 when all rows were given, 1 when
  * there were more than max_rows (the first max_rows were given), or an error.
  */
-enum prov_store_rows { PROV_STORE_DAYS, PROV_STORE_CRASHES };
+enum prov_store_rows { PROV_STORE_DAYS, PROV_STORE_CRASHES,
+	/* triage --by and the lifecycle (store.c), each a row of text values: */
+	PROV_STORE_HOSTS,	/* (signature, host, crashes) in that order */
+	PROV_STORE_VERSIONS,	/* (signature, "NAME VERSION" or "?", crashes): NAME the selection's
+				   component, else the crashing thread's innermost frame's */
+	PROV_STORE_MARKS,	/* (signature, fixed_in, component, bug, note, marked), of `signature` or all */
+	PROV_STORE_FIX_BUILDS,	/* (signature, version, commit, crashes) of marked signatures' crashes
+				   in the mark's component; `signature`: a crash id, only that crash */
+};
 int prov_store_rows(struct prov_store *s, enum prov_store_rows what, const struct prov_triage_opts *o,
 		    const char *signature, uint64_t max_rows, uint64_t timeout_ms,
 		    prov_store_row_fn row, void *data);

@@ -38,6 +38,7 @@ _provenance() {
 	--cache|--spool-dir) _provenance_files -d; return ;;
 	--sysroot|--mapping|--exe|--rpm-spec) _provenance_files; return ;;
 	--pid) _provenance_pids; return ;;
+	--by) COMPREPLY=($(compgen -W "day week version host" -- "$cur")); return ;;
 	--format)
 		case $cmd in
 		resolve|env|triage) COMPREPLY=($(compgen -W "text markdown json" -- "$cur")) ;;
@@ -48,7 +49,7 @@ _provenance() {
 	-c) COMPREPLY=($(compgen -W "fetch.timeout= fetch.connectTimeout= fetch.hostDownFor= fetch.stallTimeout= fetch.retries= fetch.maxSize= fetch.trustSystemUrls= debuginfod.timeout= debuginfod.totalTimeout= core.maxSize= import.maxBytes= import.maxEntries= sources.debianBaseUrl= sources.debianSecurityBaseUrl=" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;
 	esac
 	if [ -z "$cmd" ]; then
-		COMPREPLY=($(compgen -W "analyze resolve env fixcheck cache import show prune triage query collect serve --help --version -c --cache" -- "$cur"))
+		COMPREPLY=($(compgen -W "analyze resolve env fixcheck cache import show prune mark triage query collect serve --help --version -c --cache" -- "$cur"))
 		return
 	fi
 	case $cmd in
@@ -60,12 +61,13 @@ _provenance() {
 	import) COMPREPLY=($(compgen -W "--store --host --time --journal --since --directory --help" -- "$cur")) ;;
 	show) COMPREPLY=($(compgen -W "--format --store --help" -- "$cur")) ;;
 	prune) COMPREPLY=($(compgen -W "--older-than --keep-per-signature --dry-run --store --help" -- "$cur")) ;;
-	triage) COMPREPLY=($(compgen -W "--since --until --host --signature --component --runs --frames --format --store --help" -- "$cur")) ;;
+	triage) COMPREPLY=($(compgen -W "--since --until --host --signature --component --by --runs --frames --format --store --help" -- "$cur")) ;;
+	mark) COMPREPLY=($(compgen -W "--fixed-in --component --bug --note --store --help" -- "$cur")) ;;
 	query) COMPREPLY=($(compgen -W "--format --max-rows --timeout --store --help" -- "$cur")) ;;
 	collect) COMPREPLY=($(compgen -W "--install --persist --uninstall --flush --store --spool-dir --handler --help" -- "$cur")) ;;
 	serve) COMPREPLY=($(compgen -W "--listen --store --help" -- "$cur")) ;;
 	esac
-	if [[ $cur != -* ]] && [ "$cmd" != cache ] && [ "$cmd" != env ] && [ "$cmd" != triage ] && [ "$cmd" != query ] && [ "$cmd" != collect ] && [ "$cmd" != serve ] && [ "$cmd" != prune ]; then
+	if [[ $cur != -* ]] && [ "$cmd" != cache ] && [ "$cmd" != env ] && [ "$cmd" != triage ] && [ "$cmd" != query ] && [ "$cmd" != collect ] && [ "$cmd" != serve ] && [ "$cmd" != prune ] && [ "$cmd" != mark ]; then
 		_provenance_files
 	fi
 }

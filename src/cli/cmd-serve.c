@@ -315,7 +315,7 @@ static enum MHD_Result page_top(struct MHD_Connection *conn, struct serve *sv, s
 		goto cleanup;
 	}
 	if (json) {
-		if ((err = prov_report_triage(&b, &t, sq->runs, PROV_FORMAT_JSON)) < 0 || b.over) {
+		if ((err = prov_report_triage(&b, &t, sq->runs, PROV_FORMAT_JSON, 0)) < 0 || b.over) {
 			ret = fail(conn, 500, "Internal Server Error", 1, b.over ? "the answer is too large; narrow it" :
 				   prov_error_last());
 			goto cleanup;

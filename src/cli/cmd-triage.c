@@ -14,8 +14,8 @@
 /* The command table's entry: name, usage line and description (main.c lists it). */
 const struct cmd cmd_triage_def = {
 	"triage", cmd_triage, 0,
-	"triage [--since TIME] [--until TIME] [--host NAME] [--signature SIG] [--component NAME] [--runs N] [--format text|markdown|json]\n"
-	"                  [--frames N] [--store PATH]",
+	"triage [--since TIME] [--until TIME] [--host NAME] [--signature SIG] [--component NAME[=VERSION]]\n"
+	"                  [--by day|week|version|host] [--runs N] [--format text|markdown|json] [--frames N] [--store PATH]",
 	"the stored crashes grouped by signature: counts, hosts, versions, repro rate"
 };
 
@@ -34,7 +34,12 @@ static const char help[] =
 	"   --until TIME      only crashes before TIME (the same forms as --since)\n"
 	"   --host NAME       only crashes of host NAME\n"
 	"   --signature SIG   only crashes of signature SIG (as triage prints it)\n"
-	"   --component NAME  only crashes that ran component NAME\n"
+	"   --component NAME[=VERSION]\n"
+	"                     only crashes that ran component NAME (that version of it)\n"
+	"   --by KIND         crashes per bucket per group: day (YYYY-MM-DD, UTC), week\n"
+	"                     (ISO week YYYY-Www, UTC), version (of --component's\n"
+	"                     component, else of the crashing frame's) or host; a\n"
+	"                     table, and a sparkline in text\n"
 	"   --runs N          how many runs there were: adds the repro rate, the\n"
 	"                     share of runs that hit each crash (one crash counts\n"
 	"                     one run; count one report per failed run)\n"
@@ -44,9 +49,13 @@ static const char help[] =
 	"                     data directory) or PostgreSQL (postgresql://... or\n"
 	"                     \"host=... dbname=...\")\n"
 	"\n"
+	"A signature marked fixed (provenance mark) shows the fix, its bug and note,\n"
+	"and its status: REGRESSION when a crash came from a build that has the fix,\n"
+	"fixed when none did, or could not determine.\n"
+	"\n"
 	"exit: 0 done, 2 no store or not a store, 64 usage error.\n";
 
-enum { OPT_SINCE = 256, OPT_UNTIL, OPT_HOST, OPT_SIGNATURE, OPT_COMPONENT, OPT_RUNS, OPT_FRAMES, OPT_FORMAT, OPT_STORE, OPT_HELP };
+enum { OPT_SINCE = 256, OPT_UNTIL, OPT_HOST, OPT_SIGNATURE, OPT_COMPONENT, OPT_BY, OPT_RUNS, OPT_FRAMES, OPT_FORMAT, OPT_STORE, OPT_HELP };
 
 static const struct option options[] = {
 	{ "since", required_argument, NULL, OPT_SINCE },
@@ -54,6 +63,7 @@ static const struct option options[] = {
 	{ "host", required_argument, NULL, OPT_HOST },
 	{ "signature", required_argument, NULL, OPT_SIGNATURE },
 	{ "component", required_argument, NULL, OPT_COMPONENT },
+	{ "by", required_argument, NULL, OPT_BY },
 	{ "runs", required_argument, NULL, OPT_RUNS },
 	{ "frames", required_argument, NULL, OPT_FRAMES },
 	{ "format", required_argument, NULL, OPT_FORMAT },
@@ -61,6 +71,21 @@ static const struct option options[] = {
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* Whether the locale's characters are UTF-8 (LC_ALL, else LC_CTYPE, else LANG): the sparkline's blocks. */
+static int locale_utf8(void)
+{
+	const char *names[] = { "LC_ALL", "LC_CTYPE", "LANG" };
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		const char *v = getenv(names[i]);
+
+		if (v && *v)
+			return strcasestr(v, "utf-8") || strcasestr(v, "utf8");
+	}
+	return 0;
+}
 
 int cmd_triage(int argc, char **argv, struct prov_ctx *g)
 {
@@ -98,8 +123,28 @@ int cmd_triage(int argc, char **argv, struct prov_ctx *g)
 		case OPT_SIGNATURE:
 			to.signature = optarg;
 			break;
-		case OPT_COMPONENT:
+		case OPT_COMPONENT: {
+			char *eq = strchr(optarg, '=');
+
+			if (eq) {	/* NAME=VERSION: argv's copy, cut in place */
+				*eq = 0;
+				to.component_version = eq + 1;
+			}
+			if (!*optarg || (eq && !eq[1])) {
+				code = prov_cmd_usage_error(&cmd_triage_def, "--component wants NAME or NAME=VERSION");
+				goto cleanup;
+			}
 			to.component = optarg;
+			break;
+		}
+		case OPT_BY:
+			if (strcmp(optarg, "day") && strcmp(optarg, "week") && strcmp(optarg, "version") &&
+			    strcmp(optarg, "host")) {
+				code = prov_cmd_usage_error(&cmd_triage_def, "--by wants day, week, version or host, not '%s'",
+							    optarg);
+				goto cleanup;
+			}
+			to.by = optarg;
 			break;
 		case OPT_RUNS:
 			if (prov_parse_i64(&runs, optarg, strlen(optarg)) < 0 || runs < 1) {
@@ -148,7 +193,7 @@ int cmd_triage(int argc, char **argv, struct prov_ctx *g)
 		code = prov_cmd_fail(err == PROV_ENOTFOUND ? PROV_EINPUT : err);
 		goto cleanup;
 	}
-	err = prov_report_triage(&out, &t, runs, format);
+	err = prov_report_triage(&out, &t, runs, format, locale_utf8());
 	if (!err && out.over)	/* never a cut result with exit 0 */
 		err = prov_error_set(PROV_ELIMIT, "the output is larger than %zu bytes; nothing written%s",
 				     out.cap, "; narrow it (--since, --component)");

@@ -37,6 +37,7 @@ int cmd_cache(int argc, char **argv, struct prov_ctx *g);
 int cmd_import(int argc, char **argv, struct prov_ctx *g);
 int cmd_show(int argc, char **argv, struct prov_ctx *g);
 int cmd_prune(int argc, char **argv, struct prov_ctx *g);
+int cmd_mark(int argc, char **argv, struct prov_ctx *g);
 int cmd_triage(int argc, char **argv, struct prov_ctx *g);
 int cmd_query(int argc, char **argv, struct prov_ctx *g);
 int cmd_collect(int argc, char **argv, struct prov_ctx *g);
@@ -45,7 +46,7 @@ int cmd_serve(int argc, char **argv, struct prov_ctx *g);
 /* Each command's entry (name, usage, description), defined in its cmd-*.c: the
  * command owns its usage text; main.c's table lists these. */
 extern const struct cmd cmd_analyze_def, cmd_resolve_def, cmd_env_def, cmd_fixcheck_def,
-	cmd_cache_def, cmd_import_def, cmd_show_def, cmd_prune_def, cmd_triage_def, cmd_query_def,
+	cmd_cache_def, cmd_import_def, cmd_show_def, cmd_prune_def, cmd_mark_def, cmd_triage_def, cmd_query_def,
 	cmd_collect_def, cmd_serve_def;
 
 /* Print "provenance: <msg>" for the stored error; returns its exit code

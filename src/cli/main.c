@@ -24,6 +24,7 @@ static const struct cmd *const commands[] = {
 	&cmd_triage_def,
 	&cmd_show_def,
 	&cmd_prune_def,
+	&cmd_mark_def,
 	&cmd_query_def,
 	&cmd_collect_def,
 	&cmd_serve_def,

@@ -19,6 +19,27 @@ struct prov_triage_version {
 	int64_t total;	/* crashes of the selection with it */
 	int64_t approximate;	/* crashes of the group with it whose commit was approximate */
 };
+/* One bucket of triage --by: a day, an ISO week, a component version or a host. */
+struct prov_triage_bucket {
+	char *key;	/* YYYY-MM-DD, YYYY-Www (UTC), "NAME VERSION" ("?": none), a host */
+	int64_t count;
+};
+/*
+ * A group's lifecycle (provenance mark): the fix recorded for its signature
+ * and what the group's crashes say about it. Status: REGRESSION when a crash
+ * came from a build that contains the fix (version order, or the fix's
+ * commit itself); FIXED when every crash came from a build before it;
+ * UNDETERMINED when some crash's build could not be placed (no version of
+ * the component, or a commit the store cannot order).
+ */
+enum prov_mark_status { PROV_MARK_FIXED, PROV_MARK_REGRESSION, PROV_MARK_UNDETERMINED };
+struct prov_triage_fix {
+	char *fixed_in, *component, *bug, *note, *marked;	/* component, bug, note: NULL when not given */
+	enum prov_mark_status status;
+	int64_t in_fixed;	/* crashes from builds that contain the fix */
+	int64_t before;		/* crashes from builds before it */
+	int64_t unknown;	/* crashes whose build could not be placed */
+};
 struct prov_triage_group {
 	char *signature;
 	int64_t count, hosts;
@@ -29,12 +50,16 @@ struct prov_triage_group {
 	struct prov_triage_version *versions;
 	size_t nversions;
 	int64_t example_id;	/* the latest crash of the group */
+	struct prov_triage_bucket *buckets;	/* triage --by, in key order; NULL without it */
+	size_t nbuckets;
+	struct prov_triage_fix *fix;	/* provenance mark's record; NULL when unmarked */
 };
 struct prov_triage {
 	int64_t total;	/* crashes in the selection */
 	int64_t hosts;
 	struct prov_triage_group *groups;	/* largest first */
 	size_t ngroups;
+	const char *by;	/* "day", "week", "version", "host" or NULL (static) */
 };
 
 #endif

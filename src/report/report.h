@@ -131,8 +131,11 @@ int prov_report_env(struct prov_buf *out, const struct prov_origin *const *v,
  * runs > 0 the repro rate), or JSON. Stored reports come from other
  * machines: for text and Markdown the strings of `t` are made safe in place
  * first (control characters, and '`' '|' in Markdown, become '?').
+ * With t->by, each group's buckets: a table (JSON: "buckets"), and in text
+ * a sparkline over the groups' common axis (days and weeks without gaps),
+ * of Unicode blocks when utf8, else ASCII. A marked group's fix and status.
  */
 int prov_report_triage(struct prov_buf *out, struct prov_triage *t, int64_t runs,
-		       enum prov_format format);
+		       enum prov_format format, int utf8);
 
 #endif

@@ -559,3 +559,94 @@ uint64_t prov_hash_str(const char *s)
 {
 	return prov_hash_bytes(s, strlen(s));
 }
+
+/* dpkg's character order: '~' first, then the end, letters, everything else */
+static int ver_order(int c)
+{
+	if (c >= '0' && c <= '9')
+		return 0;
+	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
+		return c;
+	if (c == '~')
+		return -1;
+	return c ? c + 256 : 0;
+}
+
+static int is_dig(const char *p, const char *end)
+{
+	return p < end && *p >= '0' && *p <= '9';
+}
+
+/* dpkg's verrevcmp on [a, ae) and [b, be) */
+static int ver_part_cmp(const char *a, const char *ae, const char *b, const char *be)
+{
+	while (a < ae || b < be) {
+		int first_diff = 0;
+
+		while ((a < ae && !is_dig(a, ae)) || (b < be && !is_dig(b, be))) {
+			int ac = ver_order(a < ae ? (unsigned char)*a : 0);
+			int bc = ver_order(b < be ? (unsigned char)*b : 0);
+
+			if (ac != bc)
+				return ac - bc;
+			a++;
+			b++;
+		}
+		while (a < ae && *a == '0')
+			a++;
+		while (b < be && *b == '0')
+			b++;
+		while (is_dig(a, ae) && is_dig(b, be)) {
+			if (!first_diff)
+				first_diff = *a - *b;
+			a++;
+			b++;
+		}
+		if (is_dig(a, ae))
+			return 1;
+		if (is_dig(b, be))
+			return -1;
+		if (first_diff)
+			return first_diff;
+	}
+	return 0;
+}
+
+struct ver_parts {
+	unsigned long long epoch;
+	const char *up, *up_end, *rev, *rev_end;
+};
+
+static void ver_split(struct ver_parts *v, const char *s)
+{
+	const char *colon = strchr(s, ':'), *dash;
+
+	v->epoch = 0;
+	if (colon) {
+		const char *p;
+
+		for (p = s; p < colon && *p >= '0' && *p <= '9'; p++)
+			v->epoch = v->epoch * 10 + (unsigned long long)(*p - '0');
+		if (p != colon || colon == s)	/* not a number: the colon is part of the version */
+			colon = NULL, v->epoch = 0;
+	}
+	v->up = colon ? colon + 1 : s;
+	dash = strrchr(v->up, '-');
+	v->up_end = dash ? dash : v->up + strlen(v->up);
+	v->rev = dash ? dash + 1 : v->up_end;
+	v->rev_end = v->rev + strlen(v->rev);
+}
+
+int prov_version_cmp(const char *a, const char *b)
+{
+	struct ver_parts x, y;
+	int c;
+
+	ver_split(&x, a ? a : "");
+	ver_split(&y, b ? b : "");
+	if (x.epoch != y.epoch)
+		return x.epoch < y.epoch ? -1 : 1;
+	if ((c = ver_part_cmp(x.up, x.up_end, y.up, y.up_end)))
+		return c;
+	return ver_part_cmp(x.rev, x.rev_end, y.rev, y.rev_end);
+}

@@ -148,4 +148,12 @@ char *prov_url_strip_userinfo(char *url);
  */
 char *prov_url_display(const char *url);
 
+/*
+ * Compare two Debian package versions ([epoch:]upstream[-revision]) as dpkg
+ * does (deb-version(7): '~' before everything, letters before other
+ * characters, digit runs as numbers): <0, 0 or >0. Also orders plain
+ * upstream versions (1.2.10 after 1.2.9). NULL sorts as "".
+ */
+int prov_version_cmp(const char *a, const char *b);
+
 #endif

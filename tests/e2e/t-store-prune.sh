@@ -74,7 +74,7 @@ with open(sys.argv[2], "w") as f:
 # ---- SQLite ----
 S="$T/store.sqlite"
 check_exit 0 "import" -- "$PROVENANCE" import --store "$S" "$T/reports.jsonl"
-check_eq "$(lite "$S" 'PRAGMA user_version')" 4 "a new store is schema 4 (sqlite3)"
+check_eq "$(lite "$S" 'PRAGMA user_version')" 5 "a new store is schema 5 (sqlite3)"
 # triage filters (--until, --host, --signature): counts from python3's sqlite3
 SIG0=$(json_get "$T/truth.json" "d['templates'][0]['signature']")
 filtered() {	# STORE-NAME: triage with each filter, normalised, one line each
@@ -134,7 +134,7 @@ check_exit 0 "triage of the schema-3 store (read as it is)" -- "$PROVENANCE" tri
 check_eq "$(json_get "$T/last.out" "len(d['groups'])")" 4 "read as it is: the old signatures split each kind in two"
 check_eq "$(lite "$S3" 'PRAGMA user_version')" 3 "a reader leaves schema 3 (sqlite3)"
 check_exit 0 "a writer opens it (prune of nothing)" -- "$PROVENANCE" prune --store "$S3" --older-than 2000-01-01
-check_eq "$(lite "$S3" 'PRAGMA user_version')" 4 "a writer upgrades it to schema 4 (sqlite3)"
+check_eq "$(lite "$S3" 'PRAGMA user_version')" 5 "a writer upgrades it to schema 5 (sqlite3)"
 check_eq "$(lite "$S3" "$CHECK")" 0 "summaries rebuilt = crashes, orphans gone (sqlite3)"
 check_eq "$(lite "$S3" "SELECT count(DISTINCT signature) FROM crashes")" \
 	"$(json_get "$T/truth.json" "len(set(t['signature'] for t in d['templates'] if t['count']))")" \
@@ -143,12 +143,19 @@ check_exit 0 "triage of the upgraded store" -- "$PROVENANCE" triage --store "$S3
 cp "$T/last.out" "$T/v3-triage.json"
 check_eq "$(json_get "$T/last.out" "sorted(g['signature'] for g in d['groups'])")" \
 	"$(json_get "$T/truth.json" "sorted(t['signature'] for t in d['templates'] if t['count'])")" "triage groups = the generator's signatures"
+# every triage JSON made above validates against the schema (docs/schema/triage.schema.json)
+if python3 -c 'import jsonschema' 2>/dev/null; then
+	python3 "$TOP/tests/e2e/check-schema.py" "$TOP/docs/schema/triage.schema.json" "$T"/f[123].json \
+		"$T/lite.pruned.json" "$T/lite.deleted.json" "$T/lite.kept.json" "$T/v3-triage.json" ||
+		fail "a triage JSON does not validate against triage.schema.json"
+	echo "ok: the 7 triage JSON documents of the SQLite part validate against triage.schema.json"
+fi
 
 # ---- PostgreSQL: the same steps, the same answers ----
 [ -x "${PG_BIN:-/nonexistent}/initdb" ] || { echo "ok: SQLite part (no PostgreSQL server here: PostgreSQL part skipped)"; exit 0; }
 pg_start
 check_exit 0 "PostgreSQL: import" -- "$PROVENANCE" import --store "$PGURL" "$T/reports.jsonl"
-check_eq "$(pg_sql "SELECT value FROM store_meta WHERE key = 'schema'")" 4 "a new PostgreSQL store is schema 4 (psql)"
+check_eq "$(pg_sql "SELECT value FROM store_meta WHERE key = 'schema'")" 5 "a new PostgreSQL store is schema 5 (psql)"
 filtered "$PGURL" >"$T/filters.pg"
 cmp -s "$T/filters.lite" "$T/filters.pg" || fail "triage with --until/--host/--signature differs between SQLite and PostgreSQL"
 echo "ok: triage --until/--host/--signature: PostgreSQL = SQLite"
@@ -179,7 +186,7 @@ DELETE FROM signature_hosts; DELETE FROM signature_versions;
 INSERT INTO signature_hosts SELECT signature, host, count(*), min(time), max(time) FROM crashes GROUP BY 1, 2;
 DELETE FROM crashes WHERE id % 7 = 0; UPDATE store_meta SET value = '3' WHERE key = 'schema'" >/dev/null
 check_exit 0 "PostgreSQL: a writer opens the schema-3 store" -- "$PROVENANCE" prune --store "$OLD3" --older-than 2000-01-01
-check_eq "$(pg_sql "SELECT value FROM store_meta WHERE key = 'schema'")" 4 "PostgreSQL: upgraded to schema 4 (psql)"
+check_eq "$(pg_sql "SELECT value FROM store_meta WHERE key = 'schema'")" 5 "PostgreSQL: upgraded to schema 5 (psql)"
 check_eq "$(pg_sql "$CHECK")" 0 "PostgreSQL: summaries rebuilt = crashes, orphans gone (psql)"
 check_exit 0 "PostgreSQL: triage of the upgraded store" -- "$PROVENANCE" triage --store "$OLD3" --format json
 check_eq "$(norm "$T/last.out")" "$(norm "$T/v3-triage.json")" "PostgreSQL triage of the upgraded store = SQLite's"
