@@ -33,6 +33,8 @@ bashcompdir = $(PREFIX)/share/bash-completion/completions
 zshcompdir = $(PREFIX)/share/zsh/site-functions
 
 PKGS = libdw libelf libgit2 libarchive sqlite3 libpq libcurl libdebuginfod capstone libzstd libmicrohttpd
+# squashfs images as --sysroot (enroot .sqsh, Apptainer .sif: src/image/image-squashfs.c)
+PKGS += libsquashfs1
 TEST_PKGS = cmocka
 
 # Debian packages: libraries, the tools the tests compare against, and the
@@ -45,6 +47,9 @@ DEB_PACKAGES = pkg-config libdw-dev libelf-dev libasm-dev libdebuginfod-dev \
 	libmicrohttpd-dev chromium
 # Go programs built at test time (tests/e2e/t-go.sh: .go.buildinfo, .gopclntab)
 DEB_PACKAGES += golang-go
+# squashfs images as --sysroot: libsquashfs (squashfs-tools-ng) reads them; its
+# gensquashfs packs the test roots (tests/e2e/t-image-squashfs.sh)
+DEB_PACKAGES += libsquashfs-dev squashfs-tools-ng
 # Real Debian packages the tests unpack into roots they build (not installed):
 # downloaded by `make deps` into tests/debs/ (apt-get download).
 DEB_DOWNLOADS = libamdhip64-5
@@ -53,6 +58,7 @@ DEB_COMMANDS = pkg-config eu-stack eu-unstrip gdb git rpm rpmbuild zstd lz4 xz \
 	/usr/lib/postgresql/15/bin/initdb /usr/lib/postgresql/15/bin/pg_ctl srun sbatch slurmctld slurmd munged \
 	aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ qemu-aarch64 gdb-multiarch debootstrap openssl chromium
 DEB_COMMANDS += go
+DEB_COMMANDS += gensquashfs
 
 ifeq ($(V),1)
 Q =
@@ -152,6 +158,8 @@ LIB_OBJS += src/util/cachedir.o
 # image: container images as --sysroot, unpacked into the cache (docs/containers.md).
 LIB_OBJS += src/image/image.o
 LIB_OBJS += src/image/image-layer.o
+LIB_OBJS += src/image/image-squashfs.o
+LIB_OBJS += src/image/image-sif.o
 
 # model: the crash model, its signature, crash patterns, build paths.
 LIB_OBJS += src/model/model.o
