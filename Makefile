@@ -50,6 +50,9 @@ DEB_PACKAGES += golang-go
 # squashfs images as --sysroot: libsquashfs (squashfs-tools-ng) reads them; its
 # gensquashfs packs the test roots (tests/e2e/t-image-squashfs.sh)
 DEB_PACKAGES += libsquashfs-dev squashfs-tools-ng
+# mksquashfs leaves every table uncompressed (-noI -noD -noF -noX), so the test
+# can patch a name into '..' for the hostile images
+DEB_PACKAGES += squashfs-tools
 # Real Debian packages the tests unpack into roots they build (not installed):
 # downloaded by `make deps` into tests/debs/ (apt-get download).
 DEB_DOWNLOADS = libamdhip64-5
@@ -58,7 +61,7 @@ DEB_COMMANDS = pkg-config eu-stack eu-unstrip gdb git rpm rpmbuild zstd lz4 xz \
 	/usr/lib/postgresql/15/bin/initdb /usr/lib/postgresql/15/bin/pg_ctl srun sbatch slurmctld slurmd munged \
 	aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ qemu-aarch64 gdb-multiarch debootstrap openssl chromium
 DEB_COMMANDS += go
-DEB_COMMANDS += gensquashfs
+DEB_COMMANDS += gensquashfs mksquashfs
 
 ifeq ($(V),1)
 Q =
