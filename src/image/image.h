@@ -4,8 +4,10 @@
 /*
  * A container image as --sysroot (docs/containers.md): an OCI image layout
  * ("oci:DIR[:TAG]"), a tar of one ("oci-archive:FILE"), what docker/podman
- * save write ("docker-archive:FILE[:TAG]"), or a plain directory. Without a
- * prefix a directory is a directory and a file is told by its content.
+ * save write ("docker-archive:FILE[:TAG]"), a squashfs file ("squashfs:FILE",
+ * enroot's .sqsh), an Apptainer SIF ("sif:FILE": its squashfs root
+ * partition), or a plain directory. Without a prefix a directory is a
+ * directory and a file is told by its content.
  *
  * The image's layers are applied in order, with OCI whiteouts, into
  * <cache>/images/<digest>/rootfs, once: every later run with the same image

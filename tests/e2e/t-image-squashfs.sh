@@ -108,8 +108,12 @@ while IFS='|' read -r kind spec digest; do
 	check_eq "$(json_get "$T/last.out" "[d['sysroot'][k] for k in ('kind','digest','ref')]")" \
 		"$(python3 -c 'import json,sys; print(json.dumps([sys.argv[1], "sha256:"+sys.argv[2], None]))' "$kind" "$digest")" \
 		"$spec: env's sysroot (kind, digest computed here)"
+	python3 "$TOP/tests/e2e/check-schema.py" "$TOP/docs/schema/env.schema.json" "$T/last.out" ||
+		fail "$spec: env JSON does not validate against env.schema.json"
 	if [ -n "$have_core" ]; then
 		"$PROVENANCE" resolve "$T/core" --sysroot "$spec" --format json --offline >"$T/img.json" 2>"$T/img.err"
+		python3 "$TOP/tests/e2e/check-schema.py" "$TOP/docs/schema/report.schema.json" "$T/img.json" ||
+			fail "$spec: resolve JSON does not validate against report.schema.json"
 		check_eq "$(json_get "$T/img.json" "[d['input']['sysroot'][k] for k in ('kind','digest','ref')]")" \
 			"$(python3 -c 'import json,sys; print(json.dumps([sys.argv[1], "sha256:"+sys.argv[2], None]))' "$kind" "$digest")" \
 			"$spec: input.sysroot"
