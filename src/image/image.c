@@ -174,6 +174,31 @@ static const struct prov_jv *pick_manifest(const struct prov_jv *index, const ch
 	return hit;
 }
 
+/* Each blob is what its name says: the manifest (hex, at mpath) and the
+ * layers (their file names are their digests), before any is trusted. */
+static int verify_blobs(const char *mhex, const char *mpath, char **layers, size_t n)
+{
+	uint64_t size;
+	char hex[65];
+	size_t i;
+
+	if (prov_sha256_file(hex, &size, mpath) < 0 || strcmp(hex, mhex))
+		return prov_error_set(PROV_EINPUT, "the image manifest does not match its digest sha256:%.12s...: "
+				      "the image was changed or damaged", mhex);
+	for (i = 0; i < n; i++) {
+		const char *want = strrchr(layers[i], '/') + 1;
+
+		if (prov_sha256_file(hex, &size, layers[i]) < 0)
+			return prov_error_set(PROV_EINPUT, "layer %zu of %zu (sha256:%.12s...) cannot be read: %s",
+					      i + 1, n, want, prov_error_last());
+		if (strcmp(hex, want))
+			return prov_error_set(PROV_EINPUT, "layer %zu of %zu does not match its digest "
+					      "sha256:%.12s... (its content is sha256:%.12s...): the image was "
+					      "changed or damaged", i + 1, n, want, hex);
+	}
+	return 0;
+}
+
 static int open_oci(struct prov_image *img, const char *dir, const char *tag, const char *cache_dir, const char *kind)
 {
 	struct prov_jv *index = NULL, *man = NULL, *sub = NULL;
@@ -229,7 +254,7 @@ static int open_oci(struct prov_image *img, const char *dir, const char *tag, co
 	img->kind = kind;
 	img->ref = prov_xstrdup_or_null(tag);
 	snprintf(key, sizeof(key), "%s", img->digest + 7);
-	if (!cached_root(img, cache_dir, key))
+	if (!cached_root(img, cache_dir, key) && (err = verify_blobs(img->digest + 7, path, files, n)) == 0)
 		err = unpack_layers(cache_dir, key, files, n, img->root);
 cleanup:
 	for (i = 0; i < n; i++)
