@@ -33,7 +33,8 @@ bashcompdir = $(PREFIX)/share/bash-completion/completions
 zshcompdir = $(PREFIX)/share/zsh/site-functions
 
 PKGS = libdw libelf libgit2 libarchive sqlite3 libpq libcurl libdebuginfod capstone libzstd libmicrohttpd
-# squashfs images as --sysroot (enroot .sqsh, Apptainer .sif: src/image/image-squashfs.c)
+# squashfs images as --sysroot (enroot .sqsh, Apptainer .sif: src/image/image-squashfs.c);
+# loaded on first use, like libarchive (LAZY_PKGS)
 PKGS += libsquashfs1
 TEST_PKGS = cmocka
 
@@ -87,13 +88,13 @@ endif
 
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 # libcurl and libdebuginfod, libarchive, libpq, capstone and libopcodes are
-# loaded on first use (src/util/lazylib.c): their headers only, so that a run
+# (and libsquashfs) loaded on first use (src/util/lazylib.c): their headers only, so that a run
 # that downloads, decompresses, stores in PostgreSQL and disassembles nothing
 # does not load them (start-up, docs/benchmarks.md)
-LAZY_PKGS = libcurl libdebuginfod libarchive libpq capstone
+LAZY_PKGS = libcurl libdebuginfod libarchive libpq capstone libsquashfs1
 # the sonames lazylib.c loads: those of the libraries that would be linked here
 lazy_soname = $(shell objdump -p "$$($(CC) -print-file-name=lib$(1).so)" 2>/dev/null | awk '/SONAME/ { print $$2 }')
-SONAME_DEFS := $(foreach l,pq archive capstone opcodes,$(if $(call lazy_soname,$(l)),-DSONAME_$(shell echo $(l) | tr a-z A-Z)='"$(call lazy_soname,$(l))"'))
+SONAME_DEFS := $(foreach l,pq archive capstone opcodes squashfs,$(if $(call lazy_soname,$(l)),-DSONAME_$(shell echo $(l) | tr a-z A-Z)='"$(call lazy_soname,$(l))"'))
 src/util/lazylib.o: ALL_CFLAGS += $(SONAME_DEFS)
 PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(filter-out $(LAZY_PKGS),$(PKGS)) 2>/dev/null)
 TEST_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS) 2>/dev/null)
