@@ -33,6 +33,9 @@ bashcompdir = $(PREFIX)/share/bash-completion/completions
 zshcompdir = $(PREFIX)/share/zsh/site-functions
 
 PKGS = libdw libelf libgit2 libarchive sqlite3 libpq libcurl libdebuginfod capstone libzstd libmicrohttpd libsystemd
+# squashfs images as --sysroot (enroot .sqsh, Apptainer .sif: src/image/image-squashfs.c);
+# loaded on first use, like libarchive (LAZY_PKGS)
+PKGS += libsquashfs1
 TEST_PKGS = cmocka
 
 # Debian packages: libraries, the tools the tests compare against, and the
@@ -48,6 +51,12 @@ DEB_PACKAGES = pkg-config libdw-dev libelf-dev libasm-dev libdebuginfod-dev \
 DEB_PACKAGES += libsystemd-dev systemd-journal-remote
 # Go programs built at test time (tests/e2e/t-go.sh: .go.buildinfo, .gopclntab)
 DEB_PACKAGES += golang-go
+# squashfs images as --sysroot: libsquashfs (squashfs-tools-ng) reads them; its
+# gensquashfs packs the test roots (tests/e2e/t-image-squashfs.sh)
+DEB_PACKAGES += libsquashfs-dev squashfs-tools-ng
+# mksquashfs leaves every table uncompressed (-noI -noD -noF -noX), so the test
+# can patch a name into '..' for the hostile images
+DEB_PACKAGES += squashfs-tools
 # Real Debian packages the tests unpack into roots they build (not installed):
 # downloaded by `make deps` into tests/debs/ (apt-get download).
 DEB_DOWNLOADS = libamdhip64-5
@@ -57,6 +66,7 @@ DEB_COMMANDS = pkg-config eu-stack eu-unstrip gdb git rpm rpmbuild zstd lz4 xz \
 	aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ qemu-aarch64 gdb-multiarch debootstrap openssl chromium
 DEB_COMMANDS += go
 DEB_COMMANDS += /lib/systemd/systemd-journal-remote
+DEB_COMMANDS += gensquashfs mksquashfs
 
 ifeq ($(V),1)
 Q =
@@ -82,13 +92,13 @@ endif
 
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 # libcurl and libdebuginfod, libarchive, libpq, capstone and libopcodes are
-# loaded on first use (src/util/lazylib.c): their headers only, so that a run
+# (and libsquashfs) loaded on first use (src/util/lazylib.c): their headers only, so that a run
 # that downloads, decompresses, stores in PostgreSQL and disassembles nothing
 # does not load them (start-up, docs/benchmarks.md)
-LAZY_PKGS = libcurl libdebuginfod libarchive libpq capstone libsystemd
+LAZY_PKGS = libcurl libdebuginfod libarchive libpq capstone libsystemd libsquashfs1
 # the sonames lazylib.c loads: those of the libraries that would be linked here
 lazy_soname = $(shell objdump -p "$$($(CC) -print-file-name=lib$(1).so)" 2>/dev/null | awk '/SONAME/ { print $$2 }')
-SONAME_DEFS := $(foreach l,pq archive capstone opcodes,$(if $(call lazy_soname,$(l)),-DSONAME_$(shell echo $(l) | tr a-z A-Z)='"$(call lazy_soname,$(l))"'))
+SONAME_DEFS := $(foreach l,pq archive capstone opcodes squashfs,$(if $(call lazy_soname,$(l)),-DSONAME_$(shell echo $(l) | tr a-z A-Z)='"$(call lazy_soname,$(l))"'))
 src/util/lazylib.o: ALL_CFLAGS += $(SONAME_DEFS)
 PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(filter-out $(LAZY_PKGS),$(PKGS)) 2>/dev/null)
 TEST_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS) 2>/dev/null)
@@ -156,6 +166,8 @@ LIB_OBJS += src/util/cachedir.o
 # image: container images as --sysroot, unpacked into the cache (docs/containers.md).
 LIB_OBJS += src/image/image.o
 LIB_OBJS += src/image/image-layer.o
+LIB_OBJS += src/image/image-squashfs.o
+LIB_OBJS += src/image/image-sif.o
 
 # model: the crash model, its signature, crash patterns, build paths.
 LIB_OBJS += src/model/model.o

@@ -64,16 +64,38 @@ static int cached_root(struct prov_image *img, const char *cache_dir, const char
 	return ok;
 }
 
-/* Apply `layers` (files) in order into a fresh tree, then move it to
- * <images>/<key>/rootfs and mark it complete. */
-static int unpack_layers(const char *cache_dir, const char *key, char **layers, size_t n, const char *root)
+/* What fills a fresh tree: tar layers in order, or one squashfs. */
+struct fill {
+	char **layers;	/* files, applied in order; NULL for a squashfs */
+	size_t n;
+	const char *file;	/* squashfs: the file, and its window in it */
+	uint64_t off, size;
+};
+
+static int fill_tree(int rootfd, const struct fill *f, struct prov_image_budget *b)
+{
+	int err = 0;
+	size_t i;
+
+	if (!f->layers)
+		return prov_image_apply_squashfs(rootfd, f->file, f->off, f->size, f->file, b);
+	for (i = 0; i < f->n && err == 0; i++) {
+		char *what = prov_xasprintf("layer %zu of %zu", i + 1, f->n);
+		err = prov_image_apply_layer(rootfd, f->layers[i], what, b);
+		free(what);
+	}
+	return err;
+}
+
+/* Fill a fresh tree (`f`), then move it to <images>/<key>/rootfs and mark
+ * it complete. */
+static int unpack_tree(const char *cache_dir, const char *key, const struct fill *f, const char *root)
 {
 	struct prov_image_budget b;
 	char *dir = prov_cachedir_pathf(cache_dir, PROV_CACHEDIR_IMAGES, "%s", key);
 	char *tmp = prov_xasprintf("%s/rootfs.tmp-%ld", dir, (long)getpid());
 	char *done = prov_xasprintf("%s/complete", dir);
 	int rootfd = -1, err = 0, fd;
-	size_t i;
 
 	prov_image_budget_init(&b);
 	if ((err = prov_mkdir_p(tmp, 0755, 0)) < 0)
@@ -82,12 +104,7 @@ static int unpack_layers(const char *cache_dir, const char *key, char **layers, 
 		err = prov_error_set(PROV_ERROR, "cannot open '%s': %s", tmp, prov_strerror(errno));
 		goto cleanup;
 	}
-	for (i = 0; i < n && err == 0; i++) {
-		char *what = prov_xasprintf("layer %zu of %zu", i + 1, n);
-		err = prov_image_apply_layer(rootfd, layers[i], what, &b);
-		free(what);
-	}
-	if (err < 0)
+	if ((err = fill_tree(rootfd, f, &b)) < 0)
 		goto cleanup;
 	prov_remove_tree_at(AT_FDCWD, root);
 	if (rename(tmp, root) < 0) {
@@ -107,6 +124,13 @@ cleanup:
 	free(tmp);
 	free(done);
 	return err;
+}
+
+static int unpack_layers(const char *cache_dir, const char *key, char **layers, size_t n, const char *root)
+{
+	struct fill f = { .layers = layers, .n = n };
+
+	return unpack_tree(cache_dir, key, &f, root);
 }
 
 static const char *host_arch(void)
@@ -148,6 +172,31 @@ static const struct prov_jv *pick_manifest(const struct prov_jv *index, const ch
 			prov_error_set(PROV_EINPUT, "oci:%s holds %zu images: name one with oci:%s:TAG", dir, n, dir);
 	}
 	return hit;
+}
+
+/* Each blob is what its name says: the manifest (hex, at mpath) and the
+ * layers (their file names are their digests), before any is trusted. */
+static int verify_blobs(const char *mhex, const char *mpath, char **layers, size_t n)
+{
+	uint64_t size;
+	char hex[65];
+	size_t i;
+
+	if (prov_sha256_file(hex, &size, mpath) < 0 || strcmp(hex, mhex))
+		return prov_error_set(PROV_EINPUT, "the image manifest does not match its digest sha256:%.12s...: "
+				      "the image was changed or damaged", mhex);
+	for (i = 0; i < n; i++) {
+		const char *want = strrchr(layers[i], '/') + 1;
+
+		if (prov_sha256_file(hex, &size, layers[i]) < 0)
+			return prov_error_set(PROV_EINPUT, "layer %zu of %zu (sha256:%.12s...) cannot be read: %s",
+					      i + 1, n, want, prov_error_last());
+		if (strcmp(hex, want))
+			return prov_error_set(PROV_EINPUT, "layer %zu of %zu does not match its digest "
+					      "sha256:%.12s... (its content is sha256:%.12s...): the image was "
+					      "changed or damaged", i + 1, n, want, hex);
+	}
+	return 0;
 }
 
 static int open_oci(struct prov_image *img, const char *dir, const char *tag, const char *cache_dir, const char *kind)
@@ -205,7 +254,7 @@ static int open_oci(struct prov_image *img, const char *dir, const char *tag, co
 	img->kind = kind;
 	img->ref = prov_xstrdup_or_null(tag);
 	snprintf(key, sizeof(key), "%s", img->digest + 7);
-	if (!cached_root(img, cache_dir, key))
+	if (!cached_root(img, cache_dir, key) && (err = verify_blobs(img->digest + 7, path, files, n)) == 0)
 		err = unpack_layers(cache_dir, key, files, n, img->root);
 cleanup:
 	for (i = 0; i < n; i++)
@@ -330,6 +379,59 @@ cleanup:
 	return err;
 }
 
+/* Up to `want` bytes from the start of `file`; how many, or -1 (errno set). */
+static ssize_t read_head(const char *file, unsigned char *buf, size_t want)
+{
+	size_t have = 0;
+	ssize_t got;
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while (have < want && ((got = read(fd, buf + have, want - have)) > 0 || (got < 0 && errno == EINTR)))
+		if (got > 0)
+			have += (size_t)got;
+	close(fd);
+	return (ssize_t)have;
+}
+
+/* A squashfs file (enroot .sqsh), or a SIF image's root partition:
+ * unpacked once into <images>/<sha256 of the file>/rootfs. */
+static int open_squashfs(struct prov_image *img, const char *file, const char *cache_dir, const char *kind)
+{
+	struct fill f = { .file = file };
+	struct prov_sif_part part;
+	unsigned char *head = NULL;
+	uint64_t fsize;
+	char hex[65];
+	ssize_t got;
+	int err = 0;
+
+	if (prov_sha256_file(hex, &fsize, file) < 0)
+		return prov_error_set(PROV_EINPUT, "image '%s' cannot be read: %s", file, prov_error_last());
+	f.size = fsize;
+	if (!strcmp(kind, "sif")) {
+		size_t want = fsize < PROV_SIF_HEAD_MAX ? (size_t)fsize : PROV_SIF_HEAD_MAX;
+
+		head = prov_xmalloc(want ? want : 1);
+		if ((got = read_head(file, head, want)) < 0)
+			err = prov_error_set(PROV_EINPUT, "image '%s' cannot be read: %s", file,
+					     prov_strerror(errno));
+		else if ((err = prov_sif_find_rootfs(head, (size_t)got, fsize, &part)) < 0)
+			err = prov_error_set(PROV_EINPUT, "'%s': %s", file, prov_error_last());
+		free(head);
+		if (err < 0)
+			return err;
+		f.off = part.offset;
+		f.size = part.size;
+	}
+	img->kind = kind;
+	img->digest = prov_xasprintf("sha256:%s", hex);
+	if (!cached_root(img, cache_dir, hex))
+		err = unpack_tree(cache_dir, hex, &f, img->root);
+	return err;
+}
+
 /* "PATH:TAG" -> PATH and TAG when what follows the last ':' has no '/'. */
 static char *split_tag(const char *s, char **tag)
 {
@@ -342,16 +444,39 @@ static char *split_tag(const char *s, char **tag)
 	return prov_xstrndup(s, (size_t)(c - s));
 }
 
+/* "squashfs" or "sif" when the file's first bytes say so, else NULL. */
+static const char *sniff(const char *file)
+{
+	unsigned char head[64];
+	ssize_t got = read_head(file, head, sizeof(head));
+
+	if (got >= 4 && !memcmp(head, "hsqs", 4))
+		return "squashfs";
+	if (got > 0 && prov_sif_is(head, (size_t)got))
+		return "sif";
+	return NULL;
+}
+
+static int is_prefixed(const char *spec)
+{
+	static const char *const prefixes[] = { "oci:", "oci-archive:", "docker-archive:", "squashfs:", "sif:" };
+	size_t i;
+
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (prov_starts_with(spec, prefixes[i]))
+			return 1;
+	return 0;
+}
+
 int prov_image_open(struct prov_image *img, const char *spec, const char *cache_dir)
 {
-	const char *rest;
-	char *path = NULL, *tag = NULL, magic[4];
+	const char *rest, *kind;
+	char *path = NULL, *tag = NULL;
 	struct stat st;
-	int err = 0, fd;
+	int err = 0;
 
 	memset(img, 0, sizeof(*img));
-	if (!prov_starts_with(spec, "oci:") && !prov_starts_with(spec, "oci-archive:") &&
-	    !prov_starts_with(spec, "docker-archive:") && stat(spec, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (!is_prefixed(spec) && stat(spec, &st) == 0 && S_ISDIR(st.st_mode)) {
 		img->kind = "dir";
 		img->root = prov_xstrdup(spec);
 		return 0;
@@ -372,17 +497,21 @@ int prov_image_open(struct prov_image *img, const char *spec, const char *cache_
 			err = prov_error_set(PROV_EINPUT, "%s:%s: not a file", want, path);
 		else
 			err = open_archive(img, path, tag, cache_dir, want);
+	} else if ((rest = prov_skip_prefix(spec, "squashfs:")) || (rest = prov_skip_prefix(spec, "sif:"))) {
+		const char *want = prov_starts_with(spec, "sif:") ? "sif" : "squashfs";
+		if (stat(rest, &st) < 0 || !S_ISREG(st.st_mode))
+			err = prov_error_set(PROV_EINPUT, "%s:%s: not a file", want, rest);
+		else if (!(kind = sniff(rest)) || strcmp(kind, want))
+			err = prov_error_set(PROV_EINPUT, "%s:%s: not a %s image (%s)", want, rest,
+					     want, !strcmp(want, "sif") ? "no SIF_MAGIC" : "no hsqs magic");
+		else
+			err = open_squashfs(img, rest, cache_dir, want);
 	} else if (stat(spec, &st) < 0 || !S_ISREG(st.st_mode)) {
 		err = prov_error_set(PROV_EINPUT, "sysroot '%s' is not a directory nor an image file", spec);
+	} else if ((kind = sniff(spec))) {
+		err = open_squashfs(img, spec, cache_dir, kind);
 	} else {
-		if ((fd = open(spec, O_RDONLY | O_CLOEXEC)) >= 0) {
-			if (read(fd, magic, 4) == 4 && !memcmp(magic, "hsqs", 4))
-				err = prov_error_set(PROV_EINPUT, "sysroot '%s' is a squashfs image, which this "
-						     "version cannot read yet", spec);
-			close(fd);
-		}
-		if (err == 0)
-			err = open_archive(img, spec, NULL, cache_dir, NULL);
+		err = open_archive(img, spec, NULL, cache_dir, NULL);
 	}
 	free(path);
 	free(tag);

@@ -4,8 +4,10 @@
 /*
  * A container image as --sysroot (docs/containers.md): an OCI image layout
  * ("oci:DIR[:TAG]"), a tar of one ("oci-archive:FILE"), what docker/podman
- * save write ("docker-archive:FILE[:TAG]"), or a plain directory. Without a
- * prefix a directory is a directory and a file is told by its content.
+ * save write ("docker-archive:FILE[:TAG]"), a squashfs file ("squashfs:FILE",
+ * enroot's .sqsh), an Apptainer SIF ("sif:FILE": its squashfs root
+ * partition), or a plain directory. Without a prefix a directory is a
+ * directory and a file is told by its content.
  *
  * The image's layers are applied in order, with OCI whiteouts, into
  * <cache>/images/<digest>/rootfs, once: every later run with the same image
@@ -18,12 +20,15 @@
  * PROVENANCE_IMAGE_MAX_BYTES lower or raise them); past either, PROV_EINPUT.
  */
 
+#include <stdint.h>
+
 #define PROV_IMAGE_MAX_ENTRIES 2000000
 #define PROV_IMAGE_MAX_BYTES ((unsigned long long)16 << 30)
 
 struct prov_image {
-	const char *kind;	/* "oci", "oci-archive", "docker-archive", "dir" */
-	char *digest;	/* "sha256:<hex>": the manifest's (docker: the config's); NULL for "dir" */
+	const char *kind;	/* "oci", "oci-archive", "docker-archive", "squashfs", "sif", "dir" */
+	char *digest;	/* "sha256:<hex>": the manifest's (docker: the config's; squashfs,
+			 * sif: the file's); NULL for "dir" */
 	char *ref;	/* the tag named after the path, else NULL */
 	char *root;	/* the directory to read as the root */
 };
@@ -60,5 +65,46 @@ int prov_image_apply_layer(int rootfd, const char *layer, const char *what,
  * only) into the directory dirfd. 0, or PROV_EINPUT with the message set.
  */
 int prov_image_unpack_outer(int dirfd, const char *archive, struct prov_image_budget *b);
+
+/* ---- image-squashfs.c ---- */
+
+/*
+ * Write the squashfs filesystem that lies at [offset, offset + size) of
+ * `file` (a whole .sqsh file, or a SIF's partition) onto the empty
+ * directory rootfd, through libsquashfs. Every name is checked (no '/',
+ * no "." or "..", no NUL); nothing is followed while writing (O_NOFOLLOW,
+ * a fresh tree), symlinks are written as they are; a directory that
+ * contains itself, a duplicate name, more than 128 folders deep: refused;
+ * device nodes, FIFOs and sockets skipped. The budget counts entries and
+ * file bytes (declared size first, then bytes read). `what` names the
+ * image in messages. 0, or PROV_EINPUT / PROV_ERROR with the message set.
+ */
+int prov_image_apply_squashfs(int rootfd, const char *file, uint64_t offset, uint64_t size,
+			      const char *what, struct prov_image_budget *b);
+
+/* ---- image-sif.c ---- */
+
+#define PROV_SIF_MAX_DESCRIPTORS 4096
+/* How much of a SIF file's head prov_sif_find_rootfs needs at most. */
+#define PROV_SIF_HEAD_MAX ((size_t)4 << 20)
+
+struct prov_sif_part {
+	uint64_t offset, size;	/* of the squashfs partition, in the file */
+};
+
+/* 1 when buf (the file's first len bytes) starts like a SIF image. */
+int prov_sif_is(const unsigned char *buf, size_t len);
+
+/*
+ * The root filesystem of a SIF image (Apptainer, sylabs/sif format
+ * version "01"): the used partition descriptor with fstype squashfs and
+ * parttype primary system (else the only system one). buf is the file's
+ * first len bytes (the header and the whole descriptor table must be in
+ * it), file_size the file's size; every field is checked against both.
+ * 0 and *out filled, or PROV_EINPUT saying what is wrong (an encrypted
+ * root, no partition, a table or partition out of bounds).
+ */
+int prov_sif_find_rootfs(const unsigned char *buf, size_t len, uint64_t file_size,
+			 struct prov_sif_part *out);
 
 #endif

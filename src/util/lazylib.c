@@ -23,8 +23,9 @@
  * site) are loaded the same way: linked, they and theirs (Kerberos, LDAP,
  * GnuTLS, libxml2 and ICU, BFD, capstone's 77,000 relocations) were 7 of
  * the 10 ms that `provenance --version` took before its first byte. So is
- * libstdc++, for its demangler only (C++ symbols: _Z...), and libsystemd,
- * for sd-journal only (`import --journal`: systemd-coredump's entries).
+ * libstdc++, for its demangler only (C++ symbols: _Z...), libsystemd,
+ * for sd-journal only (`import --journal`: systemd-coredump's entries), and
+ * libsquashfs (squashfs and SIF images as --sysroot; it brings liblz4).
  */
 #define CURL_DISABLE_TYPECHECK	/* curl_easy_setopt is a function here, not a macro */
 
@@ -41,6 +42,12 @@
 #include <elfutils/debuginfod.h>
 #include <libpq-fe.h>
 #include <systemd/sd-journal.h>
+#include <sqfs/compressor.h>
+#include <sqfs/data_reader.h>
+#include <sqfs/dir_reader.h>
+#include <sqfs/error.h>
+#include <sqfs/inode.h>
+#include <sqfs/super.h>
 
 #include "error.h"
 #include "banned.h"
@@ -71,6 +78,10 @@ static struct lazylib pq_lib = { SONAME_PQ, NULL, 0 };
 static struct lazylib archive_lib = { SONAME_ARCHIVE, NULL, 0 };
 static struct lazylib cs_lib = { SONAME_CAPSTONE, NULL, 0 };
 static struct lazylib opcodes_lib = { SONAME_OPCODES, NULL, 0 };
+#ifndef SONAME_SQUASHFS
+#define SONAME_SQUASHFS "libsquashfs.so.1"
+#endif
+static struct lazylib sqfs_lib = { SONAME_SQUASHFS, NULL, 0 };
 static struct lazylib stdcxx_lib = { "libstdc++.so.6", NULL, 0 };
 static struct lazylib systemd_lib = { "libsystemd.so.0", NULL, 0 };
 
@@ -702,4 +713,87 @@ int sd_journal_get_data(sd_journal *j, const char *field, const void **data, siz
 {
 	LAZY(systemd_lib, fn, sd_journal_get_data);
 	return fn ? fn(j, field, data, l) : -ENOSYS;
+/* ---- libsquashfs ---- */
+
+void sqfs_free(void *ptr)
+{
+	LAZY(sqfs_lib, fn, sqfs_free);
+	if (fn)
+		fn(ptr);
+}
+
+int sqfs_super_read(sqfs_super_t *super, sqfs_file_t *file)
+{
+	LAZY(sqfs_lib, fn, sqfs_super_read);
+	return fn ? fn(super, file) : SQFS_ERROR_INTERNAL;
+}
+
+int sqfs_compressor_config_init(sqfs_compressor_config_t *cfg, SQFS_COMPRESSOR id, size_t block_size,
+				sqfs_u16 flags)
+{
+	LAZY(sqfs_lib, fn, sqfs_compressor_config_init);
+	return fn ? fn(cfg, id, block_size, flags) : SQFS_ERROR_INTERNAL;
+}
+
+int sqfs_compressor_create(const sqfs_compressor_config_t *cfg, sqfs_compressor_t **out)
+{
+	LAZY(sqfs_lib, fn, sqfs_compressor_create);
+	return fn ? fn(cfg, out) : SQFS_ERROR_INTERNAL;
+}
+
+sqfs_dir_reader_t *sqfs_dir_reader_create(const sqfs_super_t *super, sqfs_compressor_t *cmp, sqfs_file_t *file,
+					  sqfs_u32 flags)
+{
+	LAZY(sqfs_lib, fn, sqfs_dir_reader_create);
+	return fn ? fn(super, cmp, file, flags) : NULL;
+}
+
+int sqfs_dir_reader_open_dir(sqfs_dir_reader_t *rd, const sqfs_inode_generic_t *inode, sqfs_u32 flags)
+{
+	LAZY(sqfs_lib, fn, sqfs_dir_reader_open_dir);
+	return fn ? fn(rd, inode, flags) : SQFS_ERROR_INTERNAL;
+}
+
+int sqfs_dir_reader_read(sqfs_dir_reader_t *rd, sqfs_dir_entry_t **out)
+{
+	LAZY(sqfs_lib, fn, sqfs_dir_reader_read);
+	return fn ? fn(rd, out) : SQFS_ERROR_INTERNAL;
+}
+
+int sqfs_dir_reader_get_inode(sqfs_dir_reader_t *rd, sqfs_inode_generic_t **inode)
+{
+	LAZY(sqfs_lib, fn, sqfs_dir_reader_get_inode);
+	return fn ? fn(rd, inode) : SQFS_ERROR_INTERNAL;
+}
+
+int sqfs_dir_reader_get_root_inode(sqfs_dir_reader_t *rd, sqfs_inode_generic_t **inode)
+{
+	LAZY(sqfs_lib, fn, sqfs_dir_reader_get_root_inode);
+	return fn ? fn(rd, inode) : SQFS_ERROR_INTERNAL;
+}
+
+sqfs_data_reader_t *sqfs_data_reader_create(sqfs_file_t *file, size_t block_size, sqfs_compressor_t *cmp,
+					    sqfs_u32 flags)
+{
+	LAZY(sqfs_lib, fn, sqfs_data_reader_create);
+	return fn ? fn(file, block_size, cmp, flags) : NULL;
+}
+
+int sqfs_data_reader_load_fragment_table(sqfs_data_reader_t *data, const sqfs_super_t *super)
+{
+	LAZY(sqfs_lib, fn, sqfs_data_reader_load_fragment_table);
+	return fn ? fn(data, super) : SQFS_ERROR_INTERNAL;
+}
+
+sqfs_s32 sqfs_data_reader_read(sqfs_data_reader_t *data, const sqfs_inode_generic_t *inode, sqfs_u64 offset,
+			       void *buffer, sqfs_u32 size)
+{
+	LAZY(sqfs_lib, fn, sqfs_data_reader_read);
+	return fn ? fn(data, inode, offset, buffer, size) : SQFS_ERROR_INTERNAL;
+}
+
+int sqfs_inode_get_file_size(const sqfs_inode_generic_t *inode, sqfs_u64 *size)
+{
+	LAZY(sqfs_lib, fn, sqfs_inode_get_file_size);
+	return fn ? fn(inode, size) : SQFS_ERROR_INTERNAL;
 }

@@ -9,7 +9,8 @@
 # upper layer removes (a whiteout, an opaque whiteout): env and resolve on
 # each image answer as on the unpacked tree; the upper layer wins; the
 # whiteouts remove what they name; the report names the manifest digest
-# computed here. Hostile layers are refused (exit 2) or confined.
+# computed here. Hostile layers are refused (exit 2) or confined; a layer
+# or manifest whose content no longer matches its digest is refused.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "no python3"
 command -v zstd >/dev/null || skip "no zstd"
@@ -266,4 +267,26 @@ head -c 5000 /dev/urandom >"$T/junk"
 check_exit 2 "a file that is no image" -- "$PROVENANCE" env --sysroot "$T/junk"
 check_exit 2 "an oci: directory with no tag v9" -- "$PROVENANCE" env --sysroot "oci:$T/oci:v9"
 one_line "no tag" "no image tagged 'v9'"
+
+# a tampered layer: the lower blob replaced by another tar (its name, the
+# manifest's digest, unchanged), read with a cache that has not seen this
+# manifest: refused before anything is unpacked
+cp -a "$T/oci" "$T/tampered"
+lowhex=$(sha256sum "$T/lower.tar.gz" | cut -d' ' -f1)
+[ -f "$T/tampered/blobs/sha256/$lowhex" ] || fail "the layout has no lower layer blob"
+mkdir -p "$T/evil-layer/var/lib/dpkg"
+printf 'Package: injected\nStatus: install ok installed\nVersion: 1\nArchitecture: amd64\n\n' >"$T/evil-layer/var/lib/dpkg/status"
+tar -C "$T/evil-layer" --numeric-owner -cf - . | gzip -n >"$T/tampered/blobs/sha256/$lowhex"
+check_exit 2 "an OCI layer changed after its digest was written" -- \
+	env PROVENANCE_CACHE="$T/cache-tampered" "$PROVENANCE" env --sysroot "oci:$T/tampered" --format json
+one_line "tampered layer" "layer 1 of 2 does not match its digest sha256:${lowhex:0:12}"
+[ -n "$(find "$T/cache-tampered" -name status 2>/dev/null)" ] && fail "the tampered layer was unpacked"
+# the manifest blob itself changed: refused too
+mh=${mdigest}
+cp -a "$T/oci" "$T/tampered-m"
+printf ' ' >>"$T/tampered-m/blobs/sha256/$mh"
+check_exit 2 "an OCI manifest changed after its digest was written" -- \
+	env PROVENANCE_CACHE="$T/cache-tampered-m" "$PROVENANCE" env --sysroot "oci:$T/tampered-m"
+one_line "tampered manifest" "manifest does not match its digest"
+echo "ok: a tampered layer and a tampered manifest refused (exit 2, one line), nothing unpacked"
 exit 0

@@ -25,6 +25,7 @@
 #include "buf.h"
 #include "config.h"
 #include "core.h"
+#include "image.h"
 #include "error.h"
 #include "input.h"
 #include "jsonread.h"
@@ -92,6 +93,9 @@
 #undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_journal_one
 #include "../../fuzz/fuzz-journal.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_sif_one
+#include "../../fuzz/fuzz-sif.c"
 #undef LLVMFuzzerTestOneInput
 
 #include "unit.h"
@@ -347,6 +351,33 @@ static void test_journal(void **state)
 	assert_null(e.filename);	/* not absolute */
 	prov_journal_entry_release(&e);
 	prov_error_clear();
+/* The SIF seeds (written by hand after sylabs/sif): what each one must give. */
+static int sif_seed(const char *name, struct prov_sif_part *p)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	char *path = prov_xasprintf("%s/fixtures/fuzz-seeds/fuzz-sif/%s", top(), name);
+	int err;
+
+	assert_int_equal(prov_read_file(&b, path, 1 << 20), 0);
+	err = prov_sif_find_rootfs((const unsigned char *)b.buf, b.len, b.len, p);
+	prov_buf_release(&b);
+	free(path);
+	return err;
+}
+
+static void test_sif(void **state)
+{
+	struct prov_sif_part p;
+
+	replay("fuzz-sif", fuzz_sif_one, 1);
+	assert_int_equal(sif_seed("primsys", &p), 0);
+	assert_true(p.offset == 2600 && p.size == 64);
+	assert_int_equal(sif_seed("system-only", &p), 0);
+	assert_true(p.offset == 2600 && p.size == 64);
+	assert_int_equal(sif_seed("encrypted", &p), PROV_EINPUT);
+	assert_non_null(strstr(prov_error_last(), "encrypted"));
+	assert_int_equal(sif_seed("out-of-file", &p), PROV_EINPUT);
+	assert_int_equal(sif_seed("unused", &p), PROV_EINPUT);
 }
 
 /* The seeds are real: a real rpm header and real JSON shapes parse. */
@@ -466,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_gopclntab),
 		cmocka_unit_test(test_journal),
+		cmocka_unit_test(test_sif),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_seeds_parse),
 	};
