@@ -713,6 +713,8 @@ int sd_journal_get_data(sd_journal *j, const char *field, const void **data, siz
 {
 	LAZY(systemd_lib, fn, sd_journal_get_data);
 	return fn ? fn(j, field, data, l) : -ENOSYS;
+}
+
 /* ---- libsquashfs ---- */
 
 void sqfs_free(void *ptr)

@@ -351,6 +351,8 @@ static void test_journal(void **state)
 	assert_null(e.filename);	/* not absolute */
 	prov_journal_entry_release(&e);
 	prov_error_clear();
+}
+
 /* The SIF seeds (written by hand after sylabs/sif): what each one must give. */
 static int sif_seed(const char *name, struct prov_sif_part *p)
 {
