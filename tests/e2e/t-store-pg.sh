@@ -153,7 +153,7 @@ qpid=$!
 sleep 1.5
 cmdline=$(tr '\0' ' ' <"/proc/$qpid/cmdline" 2>/dev/null)
 wait $qpid
-check_match "$cmdline" "postgres:x+@" "the running query's command line (/proc) has the password blanked"
+check_match "$cmdline" "dashboards:x+@" "the running query's command line (/proc) has the password blanked"
 pg_sql "UPDATE store_meta SET value = '99' WHERE key = 'schema'"
 check_exit 2 "a store from a newer provenance" -- "$PROVENANCE" triage --store "$PGURL"
 check_match "$(cat "$T/last.err")" "has schema 99; .*newer provenance" "newer schema refused"
