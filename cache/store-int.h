@@ -152,6 +152,8 @@ struct store_ops {
 	int (*rows)(struct store_backend *be, int what, const struct prov_triage_opts *o,
 		    const char *signature, uint64_t max_rows, uint64_t timeout_ms,
 		    store_row_fn row, void *data);
+	/* 1 once a write found the store's schema changed under it (prov_store_stale) */
+	int (*stale)(struct store_backend *be);
 };
 
 /* The SQLite backend (store-sqlite.c): a file, made on the first write. */

@@ -29,6 +29,7 @@ struct store_pg {
 	int readonly;
 	int in_tx;
 	int prepared;	/* the insert statements */
+	int stale;	/* a write found the schema changed under it: no more writes */
 	int64_t ids[256];	/* crash ids taken from the sequence, not yet used */
 	int nids;
 };
@@ -597,7 +598,18 @@ static int send(struct store_pg *s, const char *name, int n, const char *const *
 	return 0;
 }
 
-/* Read a pipeline's results: 0, 1 (the crash was there), 2 (retry) or an error. */
+/* Fails (a cast error) unless the store still has the schema this writer writes. */
+#define STR2(x) #x
+#define STR(x) STR2(x)
+static const char schema_check[] =
+	"SELECT CASE WHEN v = '" STR(PROV_STORE_SCHEMA) "' THEN 0"
+	" ELSE ('schema changed to ' || coalesce(v, 'none'))::int END"
+	" FROM (SELECT (SELECT value FROM store_meta WHERE key = 'schema') AS v) AS m";
+
+/*
+ * Read a pipeline's results (BEGIN, the lock, the schema check, the crash,
+ * ...): 0, 1 (the crash was there), 2 (retry) or an error.
+ */
 static int pipeline_results(struct store_pg *s, int nsent, int *inserted)
 {
 	int i, err = 0;
@@ -608,8 +620,12 @@ static int pipeline_results(struct store_pg *s, int nsent, int *inserted)
 		while ((r = PQgetResult(s->conn))) {
 			ExecStatusType st = PQresultStatus(r);
 
-			if (i == 1 && st == PGRES_TUPLES_OK)
+			if (i == 3 && st == PGRES_TUPLES_OK)
 				*inserted = PQntuples(r) == 1;
+			if (i == 2 && st == PGRES_FATAL_ERROR && !err && (s->stale = 1))
+				err = prov_error_set(PROV_EINPUT, "crash store %s changed its schema while this "
+						     "writer ran (it writes schema %d); nothing more is written",
+						     s->name, PROV_STORE_SCHEMA);
 			if (st == PGRES_FATAL_ERROR && !err)
 				err = retryable(r) ? 2 : prov_error_set(PROV_ERROR, "store %s: insert: %s",
 									s->name, pg_msg(s->conn, r));
@@ -657,7 +673,15 @@ static int pg_add_once(int64_t *out_id, struct store_pg *s, const struct prov_jv
 	v[10] = store_jstr(store_jget(r, "process"), "executable");
 	v[11] = store_jstr(store_jget(r, "input"), "kind");
 	v[12] = rep->now;
+	/*
+	 * The schema checked inside the transaction, after a shared hold of
+	 * the upgrade's advisory lock (its own statement: a new snapshot sees
+	 * an upgrade that committed while this one waited). A store upgraded
+	 * under this writer fails the check and nothing of the report is kept.
+	 */
 	if ((err = send(s, "BEGIN", 0, NULL)) < 0 || (nsent++, 0) ||
+	    (err = send(s, "SELECT pg_advisory_xact_lock_shared(1347573331)", 0, NULL)) < 0 ||
+	    (nsent++, 0) || (err = send(s, schema_check, 0, NULL)) < 0 || (nsent++, 0) ||
 	    (err = send(s, "c", 13, v)) < 0 || (nsent++, 0))
 		goto pipeline;
 	{
@@ -729,6 +753,9 @@ static int op_add(int64_t *out_id, struct store_backend *be, const char *json, s
 
 	if (s->readonly)
 		return prov_error_set(PROV_ERROR, "store %s: opened read-only", s->name);
+	if (s->stale)
+		return prov_error_set(PROV_EINPUT, "crash store %s changed its schema while this writer ran "
+				      "(it writes schema %d); nothing more is written", s->name, PROV_STORE_SCHEMA);
 	if (len > INT32_MAX)
 		return prov_error_set(PROV_ELIMIT, "report too large");
 	if ((err = prov_jv_parse(&r, json, len)) < 0)
@@ -1239,6 +1266,56 @@ static const char *side_effect(const char *sql)
 	return hit;
 }
 
+/*
+ * Who may run `query`: a name list cannot tell every way SQL reaches a
+ * function (U&"" identifiers, query_to_xml, ...), so the fence is the
+ * connecting role. Refused (PROV_EINPUT, one line) when the session's or the
+ * current role is a superuser, owns (or is a member of the owner of) the
+ * store's schema or one of its relations, or is a member of a role that
+ * reads or writes the server's files, runs programs or signals backends.
+ */
+static const char role_check[] =
+	"SELECT r.rolname, r.rolsuper,"
+	" EXISTS (SELECT 1 FROM pg_class c WHERE c.relnamespace = m.nsp"
+	"  AND pg_has_role(r.oid, c.relowner, 'MEMBER'))"
+	" OR EXISTS (SELECT 1 FROM pg_namespace n WHERE n.oid = m.nsp"
+	"  AND pg_has_role(r.oid, n.nspowner, 'MEMBER')),"
+	" (SELECT string_agg(g.rolname, ', ' ORDER BY g.rolname) FROM pg_roles g"
+	"  WHERE g.rolname IN ('pg_read_server_files', 'pg_write_server_files',"
+	"  'pg_execute_server_program', 'pg_signal_backend') AND pg_has_role(r.oid, g.oid, 'MEMBER'))"
+	" FROM pg_roles r, (SELECT relnamespace AS nsp FROM pg_class"
+	"  WHERE oid = to_regclass('store_meta')) AS m"
+	" WHERE r.rolname IN (current_user, session_user)";
+
+static int query_role_ok(struct store_pg *s)
+{
+	PGresult *r = PQexec(s->conn, role_check);
+	int i, err = 0;
+
+	if (PQresultStatus(r) != PGRES_TUPLES_OK)
+		return pg_fail(s, r, "check the role");
+	if (PQntuples(r) == 0)
+		err = prov_error_set(PROV_EINPUT, "query refused: cannot tell what the connecting role may do");
+	for (i = 0; i < PQntuples(r) && !err; i++) {
+		const char *name = PQgetvalue(r, i, 0);
+		char *why = NULL;
+
+		if (!strcmp(PQgetvalue(r, i, 1), "t"))
+			why = prov_xstrdup("is a superuser");
+		else if (!strcmp(PQgetvalue(r, i, 2), "t"))
+			why = prov_xstrdup("owns the store's schema or tables");
+		else if (!PQgetisnull(r, i, 3))
+			why = prov_xasprintf("is a member of %s", PQgetvalue(r, i, 3));
+		if (why)
+			err = prov_error_set(PROV_EINPUT, "query refused: role '%s' %s; run query as a read-only role "
+					     "with SELECT on the store's tables and nothing else (docs/store.md, 'dashboards')",
+					     name, why);
+		free(why);
+	}
+	PQclear(r);
+	return err;
+}
+
 static int op_query(struct store_backend *be, const char *sql, const struct prov_query_opts *opts,
 		    prov_store_row_fn row, void *data)
 {
@@ -1264,6 +1341,8 @@ static int op_query(struct store_backend *be, const char *sql, const struct prov
 	if (side_effect(sql))
 		return prov_error_set(PROV_EINPUT, "query refused: '%s' functions act outside the query; only SELECT statements run",
 				      side_effect(sql));
+	if ((err = query_role_ok(s)) < 0)
+		return err;
 	if ((err = pg_exec(s, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")) < 0)
 		return err;
 	set = prov_xasprintf("SET LOCAL statement_timeout = %llu", (unsigned long long)o.timeout_ms);
@@ -1381,6 +1460,11 @@ static int op_prune(int64_t *out_n, struct store_backend *be, const char *before
 	return 0;
 }
 
+static int op_stale(struct store_backend *be)
+{
+	return pgs(be)->stale;
+}
+
 static const struct store_ops pg_ops = {
 	.free = op_free,
 	.begin = op_begin,
@@ -1394,4 +1478,5 @@ static const struct store_ops pg_ops = {
 	.mark = op_mark,
 	.query = op_query,
 	.rows = op_rows,
+	.stale = op_stale,
 };

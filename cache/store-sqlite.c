@@ -31,6 +31,7 @@ struct store_sqlite {
 	char *path;
 	int readonly;
 	int in_tx;
+	int stale;	/* a write found the schema changed under it: no more writes */
 	int schema;	/* a reader reads an older schema as it is */
 	sqlite3_stmt *find, *crash, *frame, *module, *component, *report, *sum_hosts, *sum_versions;
 };
@@ -276,6 +277,26 @@ static int op_begin(struct store_backend *be)
 	if ((err = prov_sql_exec(s->db, "store", "BEGIN IMMEDIATE")) < 0)
 		return err;
 	s->in_tx = 1;
+	/*
+	 * The schema checked inside each writing transaction: another
+	 * provenance may have upgraded the store since this writer opened it,
+	 * and rows of this schema would then mean something else there.
+	 */
+	if (!s->readonly) {
+		int64_t ver = 0;
+
+		if ((err = prov_sql_one_int(&ver, s->db, "store", "PRAGMA user_version")) < 0) {
+			op_rollback(be);
+			return err;
+		}
+		if (ver != PROV_STORE_SCHEMA) {
+			s->stale = 1;
+			op_rollback(be);
+			return prov_error_set(PROV_EINPUT, "crash store '%s' changed to schema %lld while "
+					      "this writer ran (it writes schema %d); nothing more is written",
+					      s->path, (long long)ver, PROV_STORE_SCHEMA);
+		}
+	}
 	return 0;
 }
 
@@ -1123,6 +1144,11 @@ cleanup:
 	return err;
 }
 
+static int op_stale(struct store_backend *be)
+{
+	return lite(be)->stale;
+}
+
 static const struct store_ops sqlite_ops = {
 	.free = op_free,
 	.begin = op_begin,
@@ -1136,4 +1162,5 @@ static const struct store_ops sqlite_ops = {
 	.mark = op_mark,
 	.query = op_query,
 	.rows = op_rows,
+	.stale = op_stale,
 };

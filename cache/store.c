@@ -186,6 +186,11 @@ int prov_store_add(int64_t *out_id, struct prov_store *s, const char *json, size
 	return s->ops->add(out_id, s->backend, json, len, meta);
 }
 
+int prov_store_stale(const struct prov_store *s)
+{
+	return s && s->ops->stale ? s->ops->stale(s->backend) : 0;
+}
+
 int prov_store_report_get(char **out, size_t *out_len, struct prov_store *s, int64_t id)
 {
 	int err = s->ops->report(out, out_len, s->backend, id);

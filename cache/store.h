@@ -86,6 +86,14 @@ int prov_store_add(int64_t *out_id, struct prov_store *s, const char *json, size
 		   const struct prov_store_meta *meta);
 
 /*
+ * 1 when a write found that another provenance changed the store's schema
+ * since it was opened (each writing transaction checks it): that add's
+ * PROV_EINPUT is about the store, not the report, and every later write is
+ * refused the same way. 0 otherwise.
+ */
+int prov_store_stale(const struct prov_store *s);
+
+/*
  * The signature resolve computes (prov_crash_signature, docs/signature.md),
  * from a report's text: the signal number and the first three function names
  * of the crashing thread from its crash site that the rules do not skip,

@@ -92,7 +92,8 @@ static int add_one(struct import *im, const char *name, size_t line, const char 
 		return err;
 	}
 	err = prov_store_add(&id, im->store, json, len, &im->meta);
-	if (err == PROV_EINPUT || err == PROV_ELIMIT) {
+	/* a store whose schema changed under this writer: stop (exit 2), not a bad report */
+	if ((err == PROV_EINPUT || err == PROV_ELIMIT) && !prov_store_stale(im->store)) {
 		if (line)
 			prov_cmd_eprintf("provenance: bad report '%s' line %zu: %s\n", name, line,
 				prov_error_last());

@@ -243,6 +243,9 @@ struct core_ctx {
 	int ok;	/* 0 once an error was stored by a callback */
 	int error;
 	int live;	/* a stopped live process: fd is its /proc/PID/mem */
+	/* live: threads that did not stop (never unwound: libdwfl cannot read their registers) */
+	const pid_t *live_stuck;
+	size_t live_nstuck;
 	struct read_cache *rcache;	/* the core's blocks read last (NULL: pread each time) */
 
 	struct core_notes notes;

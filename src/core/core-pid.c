@@ -64,6 +64,76 @@ static void live_thread_facts(struct prov_thread *t, pid_t pid)
 	}
 }
 
+/*
+ * Where a thread that did not stop waits in the kernel: its kernel stack
+ * (/proc/PID/task/TID/stack, root only) as "fn <- caller <- ...", else its
+ * wchan, else NULL.
+ */
+static char *kernel_wait(pid_t pid, int64_t tid)
+{
+	char *what = prov_xasprintf("task/%" PRId64 "/stack", tid), *text = proc_text(pid, what, 0);
+	struct prov_buf b = PROV_BUF_INIT;
+	const char *p = text;
+	int n = 0;
+
+	free(what);
+	while (p && *p && n < 8) {
+		const char *e = strchr(p, '\n'), *name = strstr(p, "] "), *end;
+
+		if (!e)
+			e = p + strlen(p);
+		if (name && name < e) {
+			name += 2;
+			for (end = name; end < e && *end != '+' && *end != ' '; end++)
+				;
+			if (end > name) {
+				if (n++)
+					prov_buf_puts(&b, " <- ");
+				prov_buf_add(&b, name, (size_t)(end - name));
+			}
+		}
+		p = *e ? e + 1 : e;
+	}
+	free(text);
+	if (b.len)
+		return prov_buf_detach(&b);
+	prov_buf_release(&b);
+	what = prov_xasprintf("task/%" PRId64 "/wchan", tid);
+	text = proc_text(pid, what, 0);
+	free(what);
+	if (text && (!*text || !strcmp(text, "0"))) {
+		free(text);
+		text = NULL;
+	}
+	return text;
+}
+
+/* Threads that did not stop: said so, with where they wait in the kernel (no frames: no registers). */
+static void mark_stuck(struct prov_crash *c, const struct prov_stopped *st, pid_t pid)
+{
+	size_t i, j;
+
+	for (i = 0; i < st->nstuck; i++) {
+		struct prov_thread *t = NULL;
+		char *where;
+
+		for (j = 0; j < c->nthreads && !t; j++)
+			if (c->threads[j].has_tid && c->threads[j].tid == st->stuck[i])
+				t = &c->threads[j];
+		if (!t) {
+			t = prov_crash_add_thread(c);
+			t->has_tid = 1;
+			t->tid = st->stuck[i];
+		}
+		where = kernel_wait(pid, t->tid);
+		free(t->unwind_error);
+		t->unwind_error = prov_xasprintf("not stopped: the thread did not stop within %d ms "
+						 "(uninterruptible in the kernel%s%s)", PROV_PTRACE_STOP_WAIT_MS,
+						 where ? ": " : "", where ? where : "");
+		free(where);
+	}
+}
+
 int prov_core_analyze_pid(struct prov_crash **out, pid_t pid, const struct prov_core_opts *opts)
 {
 	static const struct prov_core_opts no_opts;
@@ -145,6 +215,8 @@ int prov_core_analyze_pid(struct prov_crash **out, pid_t pid, const struct prov_
 		goto cleanup;
 	}
 	/* true: the threads are already stopped, libdwfl neither attaches nor detaches */
+	x.live_stuck = stopped.stuck;
+	x.live_nstuck = stopped.nstuck;
 	rc = dwfl_linux_proc_attach(x.dwfl, pid, true);
 	if (rc != 0) {
 		error = prov_error_set(PROV_EINPUT, "cannot read the threads of process %d: %s",
@@ -157,8 +229,9 @@ int prov_core_analyze_pid(struct prov_crash **out, pid_t pid, const struct prov_
 		goto cleanup;
 	}
 	for (i = 0; i < x.c->nthreads; i++)
-		if (x.c->threads[i].has_tid)
+		if (x.c->threads[i].has_tid)	/* a thread that did not stop: its name; no registers */
 			live_thread_facts(&x.c->threads[i], pid);
+	mark_stuck(x.c, &stopped, pid);
 	core_finish_analysis(&x);
 	*out = x.c;
 	x.c = NULL;

@@ -455,6 +455,11 @@ int core_thread_cb(Dwfl_Thread *thread, void *arg)
 	}
 	if (c->threads[i].nframes)
 		return DWARF_CB_OK;	/* the same tid twice: keep the first */
+	/* a live thread that did not stop: no registers (libdwfl would not
+	 * release it after the failed read); core-pid.c says why */
+	for (n = 0; n < x->live_nstuck; n++)
+		if (x->live_stuck[n] == tid)
+			return DWARF_CB_OK;
 	if (x->unwind.total_frames >= PROV_MAX_TOTAL_FRAMES) {
 		c->threads[i].truncated = 1;	/* not unwound: the report has its frames */
 		x->unwind.total_cut = 1;

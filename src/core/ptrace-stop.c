@@ -12,6 +12,7 @@
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "error.h"
 #include "ptrace-stop.h"
@@ -32,16 +33,32 @@ static int has_tid(const struct prov_stopped *s, pid_t tid)
 	return 0;
 }
 
-/* Wait until tid is in its interrupt stop; a signal that arrives first is
- * passed on (the thread continues with it) and the interrupt repeated.
- * 0: stopped; 1: the thread is gone; -1: error. */
-static int wait_stop(pid_t tid)
+/* Wait until tid is in its interrupt stop, at most wait_ms; a signal that
+ * arrives first is passed on (the thread continues with it) and the
+ * interrupt repeated. 0: stopped; 1: the thread is gone; 2: it did not stop
+ * in time (never a wait without a bound); -1: error. */
+static int wait_stop(pid_t tid, uint64_t wait_ms)
 {
+	uint64_t end = prov_now_ms() + wait_ms;
+	long nap_us = 100;
 	int status, i;
 
-	for (i = 0; i < 64; i++) {
-		pid_t r = waitpid(tid, &status, __WALL);
+	for (i = 0; i < 64;) {
+		pid_t r = waitpid(tid, &status, __WALL | WNOHANG);
 
+		if (r == 0) {
+			struct timespec ts;
+
+			if (prov_now_ms() >= end)
+				return 2;
+			ts.tv_sec = 0;
+			ts.tv_nsec = nap_us * 1000;
+			nanosleep(&ts, NULL);
+			if (nap_us < 20000)
+				nap_us *= 2;
+			continue;
+		}
+		i++;
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -66,6 +83,7 @@ int prov_ptrace_stop(struct prov_stopped *out, pid_t pid)
 	struct prov_stopped s;
 	char *dir = NULL;
 	struct stat st;
+	uint64_t stuck_ms = 0;
 	int round, error = 0;
 
 	memset(&s, 0, sizeof(s));
@@ -111,16 +129,28 @@ int prov_ptrace_stop(struct prov_stopped *out, pid_t pid)
 			PROV_ALLOC_GROW(s.tids, s.n + 1, s.alloc);
 			s.tids[s.n++] = tid;
 			added = 1;
-			if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0 ||
-			    (rc = wait_stop(tid)) < 0) {
-				if (errno == ESRCH)
-					continue;
-				error = prov_error_set(PROV_EINPUT, "cannot stop thread %d of process "
-						       "%d: %s", tid, (int)pid, strerror(errno));
-				closedir(d);
-				goto cleanup;
+			{
+				uint64_t t0 = prov_now_ms(), wait_ms = 0;
+
+				if (stuck_ms < PROV_PTRACE_STOP_BUDGET_MS)
+					wait_ms = PROV_PTRACE_STOP_BUDGET_MS - stuck_ms < PROV_PTRACE_STOP_WAIT_MS ?
+						  PROV_PTRACE_STOP_BUDGET_MS - stuck_ms : PROV_PTRACE_STOP_WAIT_MS;
+				if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0 ||
+				    (rc = wait_stop(tid, wait_ms)) < 0) {
+					if (errno == ESRCH)
+						continue;
+					error = prov_error_set(PROV_EINPUT, "cannot stop thread %d of process "
+							       "%d: %s", tid, (int)pid, strerror(errno));
+					closedir(d);
+					goto cleanup;
+				}
+				if (rc == 2) {
+					/* in the kernel and not coming out: reported, not waited for */
+					stuck_ms += prov_now_ms() - t0;
+					PROV_ALLOC_GROW(s.stuck, s.nstuck + 1, s.stuck_alloc);
+					s.stuck[s.nstuck++] = tid;
+				}
 			}
-			(void)rc;
 		}
 		closedir(d);
 		if (!added)
@@ -140,9 +170,33 @@ void prov_ptrace_resume(struct prov_stopped *s)
 
 	if (!s)
 		return;
+	/* a thread that did not stop may have stopped since: collect its stop first */
+	for (i = 0; i < s->nstuck; i++) {
+		int status;
+
+		(void)waitpid(s->stuck[i], &status, __WALL | WNOHANG);
+	}
 	for (i = 0; i < s->n; i++)
 		(void)ptrace(PTRACE_DETACH, s->tids[i], NULL, NULL);
+	/*
+	 * A thread still not stopped cannot be detached (PTRACE_DETACH wants a
+	 * stopped tracee): the kernel lets it go when this process exits, and
+	 * its pending interrupt stop, if it comes before, lasts until then.
+	 */
 	free(s->tids);
+	free(s->stuck);
 	s->tids = NULL;
+	s->stuck = NULL;
 	s->n = s->alloc = 0;
+	s->nstuck = s->stuck_alloc = 0;
+}
+
+int prov_ptrace_is_stuck(const struct prov_stopped *s, pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; s && i < s->nstuck; i++)
+		if (s->stuck[i] == tid)
+			return 1;
+	return 0;
 }

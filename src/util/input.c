@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -113,6 +114,36 @@ static unsigned long long start_time_of(long pid)
 	return t;
 }
 
+#define LOCK_SUFFIX ".lock"
+
+static int has_lock_suffix(const char *name)
+{
+	size_t n = strlen(name), k = strlen(LOCK_SUFFIX);
+
+	return n > k && !strcmp(name + n - k, LOCK_SUFFIX);
+}
+
+/*
+ * Whether anyone holds the lock file `lock` (in dir dfd): 1 held, 0 nobody
+ * (*fd_out then holds it shared, to close after the removal), -1 no such
+ * file or it cannot be told (then the caller falls back or keeps the file).
+ */
+static int lock_held(int dfd, const char *lock, int *fd_out)
+{
+	int fd = openat(dfd, lock, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+
+	*fd_out = -1;
+	if (fd < 0)
+		return errno == ENOENT ? -1 : 1;
+	/* shared: it conflicts with the owner's exclusive lock, and NFS takes it on a read-only fd */
+	if (flock(fd, LOCK_SH | LOCK_NB) < 0) {
+		close(fd);
+		return 1;
+	}
+	*fd_out = fd;
+	return 0;
+}
+
 int prov_input_remove_stale(const char *tmpdir)
 {
 	DIR *d = opendir(tmpdir);
@@ -124,9 +155,38 @@ int prov_input_remove_stale(const char *tmpdir)
 	while ((e = readdir(d))) {
 		const char *p = e->d_name;
 		unsigned long long pid = 0, start = 0;
+		char *lock;
+		int lfd, held;
+		struct stat st;
 
 		if (strncmp(p, "input-", 6) != 0)
 			continue;
+		if (has_lock_suffix(p)) {
+			/* a lock file whose temporary is gone: removed when nobody holds it */
+			char *data = prov_xstrndup(p, strlen(p) - strlen(LOCK_SUFFIX));
+
+			if (fstatat(dirfd(d), data, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT &&
+			    lock_held(dirfd(d), p, &lfd) == 0) {
+				(void)unlinkat(dirfd(d), p, 0);
+				close(lfd);
+			}
+			free(data);
+			continue;
+		}
+		lock = prov_xasprintf("%s" LOCK_SUFFIX, p);
+		held = lock_held(dirfd(d), lock, &lfd);
+		if (held >= 0) {
+			/* a run of this version: its lock decides, not its pid */
+			if (!held) {
+				if (unlinkat(dirfd(d), e->d_name, 0) == 0)
+					removed++;
+				(void)unlinkat(dirfd(d), lock, 0);
+				close(lfd);
+			}
+			free(lock);
+			continue;
+		}
+		free(lock);
 		for (p += 6; *p >= '0' && *p <= '9'; p++)
 			pid = pid * 10 + (unsigned long long)(*p - '0');
 		if (*p++ != '-' || !pid || pid > 1U << 30)
@@ -149,27 +209,71 @@ int prov_input_remove_stale(const char *tmpdir)
 	return removed;
 }
 
-static int make_tmp(char **out, int *fd_out, const char *tmpdir)
+/* Remove a temporary and its lock file, then let the lock go. */
+static void remove_tmp(const char *path, int lock_fd)
 {
-	char *path;
-	int fd, error;
+	char *lock = prov_xasprintf("%s" LOCK_SUFFIX, path);
+
+	unlink(path);
+	unlink(lock);
+	free(lock);
+	if (lock_fd >= 0)
+		close(lock_fd);
+}
+
+/*
+ * A new temporary input-PID-START-XXXXXX and its lock file (that name plus
+ * ".lock"), made first and held with an exclusive flock while the
+ * temporary lives: prov_input_remove_stale in any run, in any PID
+ * namespace or on any host sharing the directory, leaves a held one alone.
+ */
+static int make_tmp(char **out, int *fd_out, int *lock_out, const char *tmpdir)
+{
+	char *lock = NULL, *path = NULL;
+	int fd = -1, lfd = -1, error, tries;
+	struct stat st;
 
 	/* the cache directory above it may be missing too */
 	if ((error = prov_mkdir_p(tmpdir, 0700, 0)) < 0)
 		return error;
-	/* pid and start time: a later run can tell a dead run's file (prov_input_remove_stale) */
-	path = prov_xasprintf("%s/input-%ld-%llu-XXXXXX", tmpdir, (long)getpid(),
-			      start_time_of((long)getpid()));
-	fd = mkstemp(path);
+	for (tries = 0; tries < 100; tries++) {
+		free(lock);
+		free(path);
+		path = NULL;
+		/* pid and start time: how older versions told a dead run's file */
+		lock = prov_xasprintf("%s/input-%ld-%llu-XXXXXX" LOCK_SUFFIX, tmpdir, (long)getpid(),
+				      start_time_of((long)getpid()));
+		if ((lfd = mkostemps(lock, (int)strlen(LOCK_SUFFIX), O_CLOEXEC)) < 0)
+			break;
+		/* a cleaner may have taken the lock file between its creation and the flock */
+		if (flock(lfd, LOCK_EX) < 0 || fstat(lfd, &st) < 0 || st.st_nlink == 0) {
+			close(lfd);
+			lfd = -1;
+			unlink(lock);
+			continue;
+		}
+		path = prov_xstrndup(lock, strlen(lock) - strlen(LOCK_SUFFIX));
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			break;
+		close(lfd);
+		lfd = -1;
+		unlink(lock);
+		if (errno != EEXIST)
+			break;
+	}
 	if (fd < 0) {
 		int e = errno;
 
+		free(lock);
 		free(path);
 		return prov_error_set(PROV_ERROR, "cannot create a temporary file in '%s': %s",
-				      tmpdir, strerror(e));
+				      tmpdir, strerror(e ? e : EEXIST));
 	}
+	free(lock);
 	*out = path;
 	*fd_out = fd;
+	*lock_out = lfd;
 	return 0;
 }
 
@@ -259,10 +363,10 @@ static int spool(struct prov_input *in, const char *tmpdir, uint64_t max, spool_
 	unsigned char kind_head[HEAD_SIZE];
 	size_t kind_len = 0;
 	uint64_t total = hlen, end = 0;
-	int fd = -1, error, text = 0, end_known = 0;
+	int fd = -1, lfd = -1, error, text = 0, end_known = 0;
 	unsigned int type;
 
-	if ((error = make_tmp(&tmp, &fd, tmpdir)) < 0)
+	if ((error = make_tmp(&tmp, &fd, &lfd, tmpdir)) < 0)
 		goto cleanup;
 	if (hlen && (error = write_sparse(fd, (const char *)head, hlen, tmp)) < 0)
 		goto cleanup;
@@ -319,13 +423,16 @@ static int spool(struct prov_input *in, const char *tmpdir, uint64_t max, spool_
 		goto cleanup;
 	}
 	in->tmpfile = tmp;
+	in->has_lock = 1;
+	in->lock_fd = lfd;
 	tmp = NULL;
+	lfd = -1;
 	error = 0;
 cleanup:
 	if (fd >= 0)
 		close(fd);
 	if (tmp) {
-		unlink(tmp);
+		remove_tmp(tmp, lfd);
 		free(tmp);
 	}
 	free(chunk);
@@ -615,12 +722,14 @@ stream_done:
 	}
 	if ((comp = compression_of(head, (size_t)n))) {
 		char *spooled = in.tmpfile;
+		int spooled_lock = in.has_lock ? in.lock_fd : -1;
 
 		in.compression = prov_xstrdup(comp);
 		in.tmpfile = NULL;
+		in.has_lock = 0;
 		error = decompress(&in, name, tmpdir, max_core);
 		if (spooled) {
-			unlink(spooled);
+			remove_tmp(spooled, spooled_lock);
 			free(spooled);
 		}
 		if (error < 0)
@@ -657,8 +766,10 @@ uint64_t prov_input_max_core(const struct prov_config *cfg)
 void prov_input_release(struct prov_input *in)
 {
 	if (in->tmpfile) {
-		unlink(in->tmpfile);
+		remove_tmp(in->tmpfile, in->has_lock ? in->lock_fd : -1);
 		free(in->tmpfile);
+	} else if (in->has_lock) {
+		close(in->lock_fd);
 	}
 	free(in->name);
 	free(in->path);

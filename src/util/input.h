@@ -23,6 +23,8 @@ struct prov_input {
 	char *path;	/* core: the file to analyze (the temporary one when decompressed) */
 	char *compression;	/* "zstd", "xz", "lz4", "gzip" or NULL */
 	char *tmpfile;	/* to remove, or NULL */
+	/* tmpfile's lock file (tmpfile + ".lock"), held with flock while it lives */
+	int has_lock, lock_fd;
 	struct prov_buf text;	/* text input */
 };
 
@@ -42,10 +44,14 @@ int prov_input_open(struct prov_input *out, const char *name, const char *tmpdir
 void prov_input_release(struct prov_input *in);
 
 /*
- * Remove temporaries of runs that are gone from `tmpdir`: files are named
- * input-PID-START-XXXXXX (START: the process's start time), so a dead run's
- * file is told from a live one's even when its pid was reused. Every
- * prov_input_open and `cache clear` call it. Returns how many were removed.
+ * Remove temporaries of runs that are gone from `tmpdir`. A run holds an
+ * exclusive flock on input-PID-START-XXXXXX.lock for as long as its
+ * input-PID-START-XXXXXX lives, so a temporary is removed only when nobody
+ * holds its lock: a run in another PID namespace, container or host sharing
+ * the cache (an NFS home) keeps its file, whatever its pid means here.
+ * Files without a lock file (older versions) are judged by pid and start
+ * time as before. Every prov_input_open and `cache clear` call it. Returns
+ * how many temporaries were removed.
  */
 int prov_input_remove_stale(const char *tmpdir);
 

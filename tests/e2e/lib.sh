@@ -168,5 +168,21 @@ pg_start() {
 		fail "create database"
 	PGURL="postgresql:///prov?host=$PGDIR&user=postgres"
 }
+# The read-only role docs/store.md gives for `query` (and dashboards), on
+# database DB (default prov) whose store exists; sets PGRO to its URL.
+pg_reader() {
+	local db=${1:-prov}
+	psql -h "$PGDIR" -U postgres -d postgres -qAt -c "DO \$\$BEGIN
+		IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'dashboards') THEN
+			CREATE ROLE dashboards LOGIN;
+			ALTER ROLE dashboards SET default_transaction_read_only = on;
+			ALTER ROLE dashboards SET statement_timeout = '30s';
+		END IF; END\$\$" >/dev/null || fail "create the dashboards role"
+	psql -h "$PGDIR" -U postgres -d "$db" -qAt -c "GRANT CONNECT ON DATABASE $db TO dashboards;
+		GRANT USAGE ON SCHEMA public TO dashboards;
+		GRANT SELECT ON ALL TABLES IN SCHEMA public TO dashboards;" >/dev/null ||
+		fail "grant the dashboards role on $db"
+	PGRO="postgresql:///$db?host=$PGDIR&user=dashboards"
+}
 # psql on the test server's store: one value.
 pg_sql() { psql -h "$PGDIR" -U postgres -d "${PGDB:-prov}" -qAt -c "$1"; }

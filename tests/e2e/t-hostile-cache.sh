@@ -85,13 +85,15 @@ for i in $(seq 1 100); do ls "$C"/tmp/input-* >/dev/null 2>&1 && break; sleep 0.
 ls "$C"/tmp/input-* >/dev/null 2>&1 || fail "the run did not spool (test is not testing)"
 kill -9 $victim; wait $victim 2>/dev/null
 kill $writer 2>/dev/null; wait $writer 2>/dev/null
-stale=$(ls "$C"/tmp/input-*)
+stale=$(ls "$C"/tmp/input-* | grep -v '\.lock$')
+[ "$(printf '%s\n' "$stale" | wc -l)" = 1 ] || fail "not one temporary left by the killed run: $stale"
 note "left by the killed run: $stale"
 # a live run's temporary: this shell's pid and start time (from /proc)
 live="$C/tmp/input-$$-$(awk '{print $22}' /proc/$$/stat)-live00"
 : >"$live"
 run "$C"
 [ -e "$stale" ] && fail "the next run left the killed run's temporary"
+[ -e "$stale.lock" ] && fail "the next run left the killed run's lock file"
 [ -e "$live" ] || fail "the next run removed a live run's temporary"
 echo "ok: the next run removes a dead run's temporary, keeps a live one's"
 cp "$live" "$C/tmp/input-$$-1-reused"	# this pid, another start time: pid reused

@@ -122,7 +122,7 @@ suite() {	# NAME STORE
 	sig=$(json_get "$T/triage.$name.json" "d['groups'][0]['signature']")
 	enc=$(python3 -c 'import sys,urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$sig")
 	check_eq "$(get sig.$name "/signature/$enc")" 200 "$name: /signature/"
-	want=$("$PROVENANCE" query --store "$S" --format csv "SELECT signature, substr(time,1,10) FROM crashes" | python3 -c '
+	want=$("$PROVENANCE" query --store "${QSTORE:-$S}" --format csv "SELECT signature, substr(time,1,10) FROM crashes" | python3 -c '
 import sys, csv, datetime
 sig = sys.argv[1]
 days = sorted({r[1] for r in csv.reader(sys.stdin) if r and r[0] == sig})
@@ -205,6 +205,8 @@ stop_servers
 pg_start
 trap 'stop_servers; pg_stop; rm -rf "$T"' EXIT
 "$PROVENANCE" import --store "$PGURL" "$T/reports.jsonl" "$T/hostile.json" >/dev/null 2>&1 || fail "import into PostgreSQL"
+pg_reader prov
+QSTORE=$PGRO	# query runs as the read-only role docs/store.md gives
 suite pg "$PGURL"
 cmp -s "$T/api.sqlite" "$T/api.pg" || fail "/api/triage.json differs between SQLite and PostgreSQL"
 stop_servers
