@@ -277,6 +277,7 @@ LIB_OBJS += src/fix/renames.o
 
 # report: text, Markdown and JSON writers (read the model only).
 LIB_OBJS += src/report/report-json.o
+LIB_OBJS += src/report/report-load.o
 LIB_OBJS += src/report/report-text.o
 LIB_OBJS += src/report/report-md.o
 LIB_OBJS += src/report/report-resolve.o
