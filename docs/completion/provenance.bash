@@ -40,7 +40,7 @@ _provenance() {
 	--pid) _provenance_pids; return ;;
 	--format)
 		case $cmd in
-		resolve|env|triage) COMPREPLY=($(compgen -W "text markdown json" -- "$cur")) ;;
+		resolve|env|triage|show) COMPREPLY=($(compgen -W "text markdown json" -- "$cur")) ;;
 		query) COMPREPLY=($(compgen -W "table csv json" -- "$cur")) ;;
 		*) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
 		esac
