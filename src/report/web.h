@@ -71,8 +71,19 @@ void prov_web_page_top(struct prov_buf *b, const struct prov_triage *t, const st
 void prov_web_page_signature(struct prov_buf *b, const struct prov_triage_group *g,
 			     const struct prov_web_series *s, const struct prov_web_crash *crashes,
 			     size_t ncrashes, int more, const struct prov_web_filters *f);
-/* `/crash/ID`: the stored report (JSON text) rendered; PROV_EINPUT when it is not JSON. */
+/*
+ * `/crash/ID`: the stored report (JSON text) as the Markdown report's sections
+ * (what `show ID --format markdown` prints, rebuilt by prov_report_load), in
+ * HTML; a report the loader cannot rebuild is shown key by key, with a note
+ * saying so. PROV_EINPUT when it is not JSON.
+ */
 int prov_web_page_crash(struct prov_buf *b, int64_t id, const char *json, size_t len);
+/*
+ * Markdown as report-md.c writes it (headings, tables, lists, code blocks,
+ * `code`, **strong**) as HTML, every byte of it escaped as HTML text
+ * (web-md.c). The crash page renders the Markdown report with it.
+ */
+void prov_web_markdown(struct prov_buf *b, const char *md, size_t len);
 /* An error page: the status line's words and one line of message. */
 void prov_web_page_error(struct prov_buf *b, int status, const char *reason, const char *msg);
 
