@@ -138,6 +138,8 @@ struct store_ops {
 	int (*rows)(struct store_backend *be, int what, const struct prov_triage_opts *o,
 		    const char *signature, uint64_t max_rows, uint64_t timeout_ms,
 		    store_row_fn row, void *data);
+	/* bound the statements that follow in run time (timeout_ms; 0 lifts the bound) */
+	int (*deadline)(struct store_backend *be, uint64_t timeout_ms);
 };
 
 /* The SQLite backend (store-sqlite.c): a file, made on the first write. */

@@ -1361,6 +1361,21 @@ static int op_prune(int64_t *out_n, struct store_backend *be, const char *before
 	return 0;
 }
 
+/* prov_store_triage_bounded: the session's statement_timeout, until lifted. */
+static int op_deadline(struct store_backend *be, uint64_t timeout_ms)
+{
+	struct store_pg *s = pgs(be);
+	char *set;
+	int err;
+
+	if (!timeout_ms)
+		return pg_exec(s, "RESET statement_timeout");
+	set = prov_xasprintf("SET statement_timeout = %llu", (unsigned long long)timeout_ms);
+	err = pg_exec(s, set);
+	free(set);
+	return err;
+}
+
 static const struct store_ops pg_ops = {
 	.free = op_free,
 	.begin = op_begin,
@@ -1373,4 +1388,5 @@ static const struct store_ops pg_ops = {
 	.triage = op_triage,
 	.query = op_query,
 	.rows = op_rows,
+	.deadline = op_deadline,
 };

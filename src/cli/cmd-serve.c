@@ -29,7 +29,7 @@
 /* The command table's entry: name, usage line and description (main.c lists it). */
 const struct cmd cmd_serve_def = {
 	"serve", cmd_serve, 0,
-	"serve [--listen ADDR:PORT] [--store PATH]",
+	"serve [--listen ADDR:PORT] [--store PATH] [--timeout MS]",
 	"a read-only web view of the crash store: top crashers, signatures, crashes"
 };
 
@@ -39,7 +39,7 @@ static const char help[] =
 	"sparkline of crashes per day; filters since= and component=, as triage's\n"
 	"--since and --component), /signature/SIG (a chart of crashes per day,\n"
 	"versions, the latest crash's call chain, its crashes), /crash/ID (the\n"
-	"stored report as HTML), /api/triage.json (what 'triage --format json'\n"
+	"stored report as the Markdown report's sections), /api/triage.json (what 'triage --format json'\n"
 	"prints for the same query) and /api/crash/ID.json (the stored JSON, as\n"
 	"'show ID --format json' prints it). GET and HEAD only; no authentication:\n"
 	"put it behind a reverse proxy that authenticates before you bind it to\n"
@@ -52,20 +52,25 @@ static const char help[] =
 	"   --store PATH|URL    the store, opened read-only: a SQLite file (default:\n"
 	"                       store.sqlite in the cache directory) or PostgreSQL\n"
 	"                       (postgresql://... or \"host=... dbname=...\")\n"
+	"   --timeout MS        each store query's time limit, the triage of a page\n"
+	"                       included (default 10000); a query past it answers\n"
+	"                       503 with one line\n"
 	"\n"
 	"exit: 0 stopped by a signal, 2 no store, not a store or cannot listen, 64 usage error.\n";
 
-enum { OPT_LISTEN = 256, OPT_STORE, OPT_HELP };
+enum { OPT_LISTEN = 256, OPT_STORE, OPT_TIMEOUT, OPT_HELP };
 
 static const struct option options[] = {
 	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "store", required_argument, NULL, OPT_STORE },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
 
 struct serve {
 	struct prov_store *store;
+	uint64_t timeout_ms;	/* each store query's time limit (--timeout) */
 };
 
 /* What a page's query string asks for: triage's options. */
@@ -195,6 +200,9 @@ static enum MHD_Result store_fail(struct MHD_Connection *conn, int err, int api)
 		return fail(conn, 404, "Not Found", api, prov_error_last());
 	if (err == PROV_EINPUT && strstr(prov_error_last(), "no crash"))
 		return fail(conn, 404, "Not Found", api, prov_error_last());
+	/* a query past its time limit: the others go on; this one answers at once */
+	if (err == PROV_ELIMIT)
+		return fail(conn, 503, "Service Unavailable", api, prov_error_last());
 	return fail(conn, 500, "Internal Server Error", api, prov_error_last());
 }
 
@@ -256,7 +264,7 @@ static void series_free(struct prov_web_series *s, size_t n)
 }
 
 /* The daily counts of every group of `t` (signature NULL) or of its one group. */
-static int daily(struct prov_web_series **out, int *cut, struct prov_store *store, const struct prov_triage *t,
+static int daily(struct prov_web_series **out, int *cut, const struct serve *sv, const struct prov_triage *t,
 		 const struct prov_triage_opts *o, const char *signature)
 {
 	struct days_ctx c = { t, NULL, NULL };
@@ -269,7 +277,7 @@ static int daily(struct prov_web_series **out, int *cut, struct prov_store *stor
 		c.order[i] = i;
 	sort_t = t;
 	qsort(c.order, t->ngroups, sizeof(*c.order), by_signature);
-	err = prov_store_rows(store, PROV_STORE_DAYS, o, signature, SERVE_DAY_ROWS, SERVE_QUERY_MS, day_row, &c);
+	err = prov_store_rows(sv->store, PROV_STORE_DAYS, o, signature, SERVE_DAY_ROWS, sv->timeout_ms, day_row, &c);
 	free(c.order);
 	if (err < 0) {
 		series_free(c.series, t->ngroups);
@@ -310,7 +318,7 @@ static enum MHD_Result page_top(struct MHD_Connection *conn, struct serve *sv, s
 	int err, cut = 0;
 
 	prov_buf_init(&b, SERVE_MAX_PAGE);
-	if ((err = prov_store_triage(&t, sv->store, &sq->opts)) < 0) {
+	if ((err = prov_store_triage_bounded(&t, sv->store, &sq->opts, sv->timeout_ms)) < 0) {
 		ret = store_fail(conn, err, json);
 		goto cleanup;
 	}
@@ -323,7 +331,7 @@ static enum MHD_Result page_top(struct MHD_Connection *conn, struct serve *sv, s
 		ret = respond(conn, 200, "application/json", &b);
 		goto cleanup;
 	}
-	if ((err = daily(&series, &cut, sv->store, &t, &sq->opts, NULL)) < 0) {
+	if ((err = daily(&series, &cut, sv, &t, &sq->opts, NULL)) < 0) {
 		ret = store_fail(conn, err, 0);
 		goto cleanup;
 	}
@@ -358,7 +366,7 @@ static enum MHD_Result page_signature(struct MHD_Connection *conn, struct serve 
 	prov_buf_init(&b, SERVE_MAX_PAGE);
 	if (!o.max_frames)
 		o.max_frames = 100;
-	if ((err = prov_store_triage(&t, sv->store, &o)) < 0) {
+	if ((err = prov_store_triage_bounded(&t, sv->store, &o, sv->timeout_ms)) < 0) {
 		ret = store_fail(conn, err, 0);
 		goto cleanup;
 	}
@@ -369,8 +377,8 @@ static enum MHD_Result page_signature(struct MHD_Connection *conn, struct serve 
 		ret = fail(conn, 404, "Not Found", 0, "no crash with this signature in the selection");
 		goto cleanup;
 	}
-	if ((err = daily(&series, &cut, sv->store, &t, &o, sig)) < 0 ||
-	    (err = prov_store_rows(sv->store, PROV_STORE_CRASHES, &o, sig, SERVE_CRASH_ROWS, SERVE_QUERY_MS,
+	if ((err = daily(&series, &cut, sv, &t, &o, sig)) < 0 ||
+	    (err = prov_store_rows(sv->store, PROV_STORE_CRASHES, &o, sig, SERVE_CRASH_ROWS, sv->timeout_ms,
 				   crash_row, &cr)) < 0) {
 		ret = store_fail(conn, err, 0);
 		goto cleanup;
@@ -534,6 +542,7 @@ int cmd_serve(int argc, char **argv, struct prov_ctx *g)
 	sigset_t set;
 	int opt, code = 0, err, v6 = 0, sig;
 
+	sv.timeout_ms = SERVE_QUERY_MS;
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
@@ -543,6 +552,14 @@ int cmd_serve(int argc, char **argv, struct prov_ctx *g)
 			break;
 		case OPT_STORE:
 			store_opt = optarg;
+			break;
+		case OPT_TIMEOUT:
+			if (prov_parse_u64(&sv.timeout_ms, optarg, (size_t)-1, 10) < 0 || !sv.timeout_ms ||
+			    sv.timeout_ms > 3600000) {
+				code = prov_cmd_usage_error(&cmd_serve_def, "--timeout takes milliseconds, 1 to 3600000, not '%s'",
+							    optarg);
+				goto cleanup;
+			}
 			break;
 		case OPT_HELP:
 			code = prov_cmd_help(&cmd_serve_def, help);
