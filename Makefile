@@ -287,6 +287,7 @@ LIB_OBJS += src/report/report-triage.o
 LIB_OBJS += src/report/report-hang.o
 LIB_OBJS += src/report/web-escape.o
 LIB_OBJS += src/report/web-md.o
+LIB_OBJS += src/report/web-route.o
 LIB_OBJS += src/report/web-pages.o
 
 # pipeline: input to model, every stage, in one place.

@@ -78,6 +78,9 @@
 #define LLVMFuzzerTestOneInput fuzz_kernel_one
 #include "../../fuzz/fuzz-kernel.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_web_request_one
+#include "../../fuzz/fuzz-web-request.c"
+#undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_cudasan_one
 #include "../../fuzz/fuzz-cudasan.c"
 #undef LLVMFuzzerTestOneInput
@@ -268,6 +271,12 @@ static void seed_parses(const char *target, const char *seed, int kernel)
 	free(p);
 }
 
+static void test_web_request(void **state)
+{
+	(void)state;
+	replay("fuzz-web-request", fuzz_web_request_one, 1);
+}
+
 static void test_kernel(void **state)
 {
 	replay("fuzz-kernel", fuzz_kernel_one, 1);
@@ -412,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_kernel),
 		cmocka_unit_test(test_cudasan),
 		cmocka_unit_test(test_version),
+		cmocka_unit_test(test_web_request),
 		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_gopclntab),
 		cmocka_unit_test(test_text),
