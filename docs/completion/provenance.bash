@@ -63,7 +63,7 @@ _provenance() {
 	triage) COMPREPLY=($(compgen -W "--since --until --host --signature --component --runs --frames --format --store --help" -- "$cur")) ;;
 	query) COMPREPLY=($(compgen -W "--format --max-rows --timeout --store --help" -- "$cur")) ;;
 	collect) COMPREPLY=($(compgen -W "--install --persist --uninstall --flush --store --spool-dir --handler --help" -- "$cur")) ;;
-	serve) COMPREPLY=($(compgen -W "--listen --store --help" -- "$cur")) ;;
+	serve) COMPREPLY=($(compgen -W "--listen --store --timeout --help" -- "$cur")) ;;
 	esac
 	if [[ $cur != -* ]] && [ "$cmd" != cache ] && [ "$cmd" != env ] && [ "$cmd" != triage ] && [ "$cmd" != query ] && [ "$cmd" != collect ] && [ "$cmd" != serve ] && [ "$cmd" != prune ]; then
 		_provenance_files
