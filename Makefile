@@ -294,6 +294,7 @@ LIB_OBJS += src/fix/renames.o
 
 # report: text, Markdown and JSON writers (read the model only).
 LIB_OBJS += src/report/report-json.o
+LIB_OBJS += src/report/report-load.o
 LIB_OBJS += src/report/report-text.o
 LIB_OBJS += src/report/report-md.o
 LIB_OBJS += src/report/report-resolve.o
@@ -302,6 +303,8 @@ LIB_OBJS += src/report/report-env.o
 LIB_OBJS += src/report/report-triage.o
 LIB_OBJS += src/report/report-hang.o
 LIB_OBJS += src/report/web-escape.o
+LIB_OBJS += src/report/web-md.o
+LIB_OBJS += src/report/web-route.o
 LIB_OBJS += src/report/web-pages.o
 
 # pipeline: input to model, every stage, in one place.

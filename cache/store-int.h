@@ -154,6 +154,8 @@ struct store_ops {
 		    store_row_fn row, void *data);
 	/* 1 once a write found the store's schema changed under it (prov_store_stale) */
 	int (*stale)(struct store_backend *be);
+	/* bound the statements that follow in run time (timeout_ms; 0 lifts the bound) */
+	int (*deadline)(struct store_backend *be, uint64_t timeout_ms);
 };
 
 /* The SQLite backend (store-sqlite.c): a file, made on the first write. */

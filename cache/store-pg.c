@@ -1465,6 +1465,21 @@ static int op_stale(struct store_backend *be)
 	return pgs(be)->stale;
 }
 
+/* prov_store_triage_bounded: the session's statement_timeout, until lifted. */
+static int op_deadline(struct store_backend *be, uint64_t timeout_ms)
+{
+	struct store_pg *s = pgs(be);
+	char *set;
+	int err;
+
+	if (!timeout_ms)
+		return pg_exec(s, "RESET statement_timeout");
+	set = prov_xasprintf("SET statement_timeout = %llu", (unsigned long long)timeout_ms);
+	err = pg_exec(s, set);
+	free(set);
+	return err;
+}
+
 static const struct store_ops pg_ops = {
 	.free = op_free,
 	.begin = op_begin,
@@ -1479,4 +1494,5 @@ static const struct store_ops pg_ops = {
 	.query = op_query,
 	.rows = op_rows,
 	.stale = op_stale,
+	.deadline = op_deadline,
 };

@@ -34,6 +34,7 @@ struct store_sqlite {
 	int stale;	/* a write found the schema changed under it: no more writes */
 	int schema;	/* a reader reads an older schema as it is */
 	sqlite3_stmt *find, *crash, *frame, *module, *component, *report, *sum_hosts, *sum_versions;
+	struct prov_sql_guard deadline;	/* op_deadline's, while one is set */
 };
 
 static struct store_sqlite *lite(struct store_backend *be)
@@ -1149,6 +1150,30 @@ static int op_stale(struct store_backend *be)
 	return lite(be)->stale;
 }
 
+static int deadline_progress(void *data)
+{
+	return prov_sql_guard_expired(data);
+}
+
+/* prov_store_triage_bounded: the progress handler and the guarded functions, until lifted. */
+static int op_deadline(struct store_backend *be, uint64_t timeout_ms)
+{
+	struct store_sqlite *s = lite(be);
+
+	if (!timeout_ms) {
+		sqlite3_progress_handler(s->db, 0, NULL, NULL);
+		prov_sql_guard_remove(s->db);
+		return 0;
+	}
+	s->deadline.start_ms = prov_now_ms();
+	s->deadline.timeout_ms = timeout_ms;
+	s->deadline.timed_out = 0;
+	if (prov_sql_guard_install(s->db, &s->deadline) < 0)
+		return prov_sql_error(s->db, "store", "deadline");
+	sqlite3_progress_handler(s->db, 1000, deadline_progress, &s->deadline);
+	return 0;
+}
+
 static const struct store_ops sqlite_ops = {
 	.free = op_free,
 	.begin = op_begin,
@@ -1163,4 +1188,5 @@ static const struct store_ops sqlite_ops = {
 	.query = op_query,
 	.rows = op_rows,
 	.stale = op_stale,
+	.deadline = op_deadline,
 };

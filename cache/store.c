@@ -252,6 +252,24 @@ int prov_store_mark(struct prov_store *s, const char *signature, const char *fix
 	return s->ops->mark(s->backend, v);
 }
 
+int prov_store_triage_bounded(struct prov_triage *out, struct prov_store *s,
+			      const struct prov_triage_opts *opts, uint64_t timeout_ms)
+{
+	uint64_t start = prov_now_ms();
+	int err;
+
+	if (!timeout_ms)
+		timeout_ms = 10000;
+	if ((err = s->ops->deadline(s->backend, timeout_ms)) < 0)
+		return err;
+	err = s->ops->triage(out, s->backend, opts);
+	s->ops->deadline(s->backend, 0);
+	if (err < 0 && prov_now_ms() - start >= timeout_ms)
+		err = prov_error_set(PROV_ELIMIT, "store: triage ran past its time limit of %llu ms; narrow the selection",
+				     (unsigned long long)timeout_ms);
+	return err;
+}
+
 int prov_store_query(struct prov_store *s, const char *sql, const struct prov_query_opts *opts,
 		     prov_store_row_fn row, void *data)
 {

@@ -41,7 +41,7 @@ _provenance() {
 	--by) COMPREPLY=($(compgen -W "day week version host" -- "$cur")); return ;;
 	--format)
 		case $cmd in
-		resolve|env|triage) COMPREPLY=($(compgen -W "text markdown json" -- "$cur")) ;;
+		resolve|env|triage|show) COMPREPLY=($(compgen -W "text markdown json" -- "$cur")) ;;
 		query) COMPREPLY=($(compgen -W "table csv json" -- "$cur")) ;;
 		*) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
 		esac
@@ -65,7 +65,7 @@ _provenance() {
 	mark) COMPREPLY=($(compgen -W "--fixed-in --component --bug --note --store --help" -- "$cur")) ;;
 	query) COMPREPLY=($(compgen -W "--format --max-rows --timeout --store --help" -- "$cur")) ;;
 	collect) COMPREPLY=($(compgen -W "--install --persist --uninstall --flush --store --spool-dir --handler --help" -- "$cur")) ;;
-	serve) COMPREPLY=($(compgen -W "--listen --store --help" -- "$cur")) ;;
+	serve) COMPREPLY=($(compgen -W "--listen --store --timeout --help" -- "$cur")) ;;
 	esac
 	if [[ $cur != -* ]] && [ "$cmd" != cache ] && [ "$cmd" != env ] && [ "$cmd" != triage ] && [ "$cmd" != query ] && [ "$cmd" != collect ] && [ "$cmd" != serve ] && [ "$cmd" != prune ] && [ "$cmd" != mark ]; then
 		_provenance_files

@@ -29,7 +29,7 @@
 /* The command table's entry: name, usage line and description (main.c lists it). */
 const struct cmd cmd_serve_def = {
 	"serve", cmd_serve, 0,
-	"serve [--listen ADDR:PORT] [--store PATH]",
+	"serve [--listen ADDR:PORT] [--store PATH] [--timeout MS]",
 	"a read-only web view of the crash store: top crashers, signatures, crashes"
 };
 
@@ -39,7 +39,7 @@ static const char help[] =
 	"sparkline of crashes per day; filters since= and component=, as triage's\n"
 	"--since and --component), /signature/SIG (a chart of crashes per day,\n"
 	"versions, the latest crash's call chain, its crashes), /crash/ID (the\n"
-	"stored report as HTML), /api/triage.json (what 'triage --format json'\n"
+	"stored report as the Markdown report's sections), /api/triage.json (what 'triage --format json'\n"
 	"prints for the same query) and /api/crash/ID.json (the stored JSON, as\n"
 	"'show ID --format json' prints it). GET and HEAD only; no authentication:\n"
 	"put it behind a reverse proxy that authenticates before you bind it to\n"
@@ -52,20 +52,25 @@ static const char help[] =
 	"   --store PATH|URL    the store, opened read-only: a SQLite file (default:\n"
 	"                       store.sqlite in the cache directory) or PostgreSQL\n"
 	"                       (postgresql://... or \"host=... dbname=...\")\n"
+	"   --timeout MS        each store query's time limit, the triage of a page\n"
+	"                       included (default 10000); a query past it answers\n"
+	"                       503 with one line\n"
 	"\n"
 	"exit: 0 stopped by a signal, 2 no store, not a store or cannot listen, 64 usage error.\n";
 
-enum { OPT_LISTEN = 256, OPT_STORE, OPT_HELP };
+enum { OPT_LISTEN = 256, OPT_STORE, OPT_TIMEOUT, OPT_HELP };
 
 static const struct option options[] = {
 	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "store", required_argument, NULL, OPT_STORE },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
 
 struct serve {
 	struct prov_store *store;
+	uint64_t timeout_ms;	/* each store query's time limit (--timeout) */
 };
 
 /* What a page's query string asks for: triage's options. */
@@ -73,65 +78,32 @@ struct serve_query {
 	struct prov_triage_opts opts;
 	char since[21], until[21];
 	int64_t runs;
-	struct prov_buf canon;	/* the accepted parameters, to carry to links: "" or "?since=...&..." */
+	const char *canon;	/* the accepted parameters, to carry to links: "" or "?since=...&..." */
 };
 
 /*
- * The query string to triage's options: the one place a parameter gets its
- * meaning (the same as triage's option of that name). A parameter triage
- * cannot honour yet, or one it does not know, is refused (PROV_EINPUT, one
- * line), never ignored.
+ * The routed request's filters to triage's options (web-route.c gives each
+ * parameter its meaning; the times are read here, by the store's parser).
  */
-static int serve_query_opts(struct serve_query *sq, const struct prov_web_query *q)
+static int serve_query_opts(struct serve_query *sq, const struct prov_web_request *r)
 {
-	static const char *const later[] = { "by", NULL };
-	size_t i, j;
-
 	memset(sq, 0, sizeof(*sq));
-	prov_buf_init(&sq->canon, 8192);
-	for (i = 0; i < q->n; i++) {
-		const char *name = q->names[i], *v = q->values[i];
-
-		for (j = 0; j < i; j++)
-			if (!strcmp(q->names[j], name))
-				return prov_error_set(PROV_EINPUT, "'%s' is given twice", name);
-		if (!*v)
-			continue;	/* an empty form field: no filter */
-		if (!strcmp(name, "since")) {
-			if (prov_store_parse_time(sq->since, v) < 0)
-				return PROV_EINPUT;
-			sq->opts.since = sq->since;
-		} else if (!strcmp(name, "until")) {
-			if (prov_store_parse_time(sq->until, v) < 0)
-				return PROV_EINPUT;
-			sq->opts.until = sq->until;
-		} else if (!strcmp(name, "host")) {
-			sq->opts.host = v;
-		} else if (!strcmp(name, "signature")) {
-			sq->opts.signature = v;
-		} else if (!strcmp(name, "component")) {
-			sq->opts.component = v;
-		} else if (!strcmp(name, "frames")) {
-			int n;
-
-			if (prov_parse_int(&n, v, strlen(v)) < 0 || n < 1 || n > 100)
-				return prov_error_set(PROV_EINPUT, "frames wants a number from 1 to 100");
-			sq->opts.max_frames = (size_t)n;
-		} else if (!strcmp(name, "runs")) {
-			if (prov_parse_i64(&sq->runs, v, strlen(v)) < 0 || sq->runs < 1)
-				return prov_error_set(PROV_EINPUT, "runs wants a positive number");
-		} else {
-			for (j = 0; later[j] && strcmp(later[j], name); j++)
-				;
-			if (later[j])
-				return prov_error_set(PROV_EINPUT, "the filter '%s' is not supported by this store's triage yet", name);
-			return prov_error_set(PROV_EINPUT, "unknown query parameter '%s' (since, until, host, signature, component, frames, runs)", name);
-		}
-		prov_buf_putc(&sq->canon, sq->canon.len ? '&' : '?');
-		prov_web_url(&sq->canon, name);
-		prov_buf_putc(&sq->canon, '=');
-		prov_web_url(&sq->canon, v);
+	if (r->since) {
+		if (prov_store_parse_time(sq->since, r->since) < 0)
+			return PROV_EINPUT;
+		sq->opts.since = sq->since;
 	}
+	if (r->until) {
+		if (prov_store_parse_time(sq->until, r->until) < 0)
+			return PROV_EINPUT;
+		sq->opts.until = sq->until;
+	}
+	sq->opts.host = r->host;
+	sq->opts.signature = r->signature;
+	sq->opts.component = r->component;
+	sq->opts.max_frames = (size_t)r->frames;
+	sq->runs = r->runs;
+	sq->canon = r->canon.buf ? r->canon.buf : "";
 	return 0;
 }
 
@@ -195,6 +167,9 @@ static enum MHD_Result store_fail(struct MHD_Connection *conn, int err, int api)
 		return fail(conn, 404, "Not Found", api, prov_error_last());
 	if (err == PROV_EINPUT && strstr(prov_error_last(), "no crash"))
 		return fail(conn, 404, "Not Found", api, prov_error_last());
+	/* a query past its time limit: the others go on; this one answers at once */
+	if (err == PROV_ELIMIT)
+		return fail(conn, 503, "Service Unavailable", api, prov_error_last());
 	return fail(conn, 500, "Internal Server Error", api, prov_error_last());
 }
 
@@ -256,7 +231,7 @@ static void series_free(struct prov_web_series *s, size_t n)
 }
 
 /* The daily counts of every group of `t` (signature NULL) or of its one group. */
-static int daily(struct prov_web_series **out, int *cut, struct prov_store *store, const struct prov_triage *t,
+static int daily(struct prov_web_series **out, int *cut, const struct serve *sv, const struct prov_triage *t,
 		 const struct prov_triage_opts *o, const char *signature)
 {
 	struct days_ctx c = { t, NULL, NULL };
@@ -269,7 +244,7 @@ static int daily(struct prov_web_series **out, int *cut, struct prov_store *stor
 		c.order[i] = i;
 	sort_t = t;
 	qsort(c.order, t->ngroups, sizeof(*c.order), by_signature);
-	err = prov_store_rows(store, PROV_STORE_DAYS, o, signature, SERVE_DAY_ROWS, SERVE_QUERY_MS, day_row, &c);
+	err = prov_store_rows(sv->store, PROV_STORE_DAYS, o, signature, SERVE_DAY_ROWS, sv->timeout_ms, day_row, &c);
 	free(c.order);
 	if (err < 0) {
 		series_free(c.series, t->ngroups);
@@ -310,7 +285,7 @@ static enum MHD_Result page_top(struct MHD_Connection *conn, struct serve *sv, s
 	int err, cut = 0;
 
 	prov_buf_init(&b, SERVE_MAX_PAGE);
-	if ((err = prov_store_triage(&t, sv->store, &sq->opts)) < 0) {
+	if ((err = prov_store_triage_bounded(&t, sv->store, &sq->opts, sv->timeout_ms)) < 0) {
 		ret = store_fail(conn, err, json);
 		goto cleanup;
 	}
@@ -323,13 +298,13 @@ static enum MHD_Result page_top(struct MHD_Connection *conn, struct serve *sv, s
 		ret = respond(conn, 200, "application/json", &b);
 		goto cleanup;
 	}
-	if ((err = daily(&series, &cut, sv->store, &t, &sq->opts, NULL)) < 0) {
+	if ((err = daily(&series, &cut, sv, &t, &sq->opts, NULL)) < 0) {
 		ret = store_fail(conn, err, 0);
 		goto cleanup;
 	}
 	f.since = NULL;
 	f.component = sq->opts.component;
-	f.query = sq->canon.buf;
+	f.query = sq->canon;
 	f.since = sq->opts.since;
 	prov_web_page_top(&b, &t, series, &f, cut);
 	ret = b.over ? fail(conn, 500, "Internal Server Error", 0, "the page is too large; narrow it") :
@@ -358,7 +333,7 @@ static enum MHD_Result page_signature(struct MHD_Connection *conn, struct serve 
 	prov_buf_init(&b, SERVE_MAX_PAGE);
 	if (!o.max_frames)
 		o.max_frames = 100;
-	if ((err = prov_store_triage(&t, sv->store, &o)) < 0) {
+	if ((err = prov_store_triage_bounded(&t, sv->store, &o, sv->timeout_ms)) < 0) {
 		ret = store_fail(conn, err, 0);
 		goto cleanup;
 	}
@@ -369,8 +344,8 @@ static enum MHD_Result page_signature(struct MHD_Connection *conn, struct serve 
 		ret = fail(conn, 404, "Not Found", 0, "no crash with this signature in the selection");
 		goto cleanup;
 	}
-	if ((err = daily(&series, &cut, sv->store, &t, &o, sig)) < 0 ||
-	    (err = prov_store_rows(sv->store, PROV_STORE_CRASHES, &o, sig, SERVE_CRASH_ROWS, SERVE_QUERY_MS,
+	if ((err = daily(&series, &cut, sv, &t, &o, sig)) < 0 ||
+	    (err = prov_store_rows(sv->store, PROV_STORE_CRASHES, &o, sig, SERVE_CRASH_ROWS, sv->timeout_ms,
 				   crash_row, &cr)) < 0) {
 		ret = store_fail(conn, err, 0);
 		goto cleanup;
@@ -378,7 +353,7 @@ static enum MHD_Result page_signature(struct MHD_Connection *conn, struct serve 
 	more = err == 1;
 	f.since = o.since;
 	f.component = o.component;
-	f.query = sq->canon.buf;
+	f.query = sq->canon;
 	prov_web_page_signature(&b, &t.groups[gi], &series[gi], cr.list, cr.n, more, &f);
 	ret = respond(conn, 200, "text/html; charset=utf-8", &b);
 cleanup:
@@ -393,17 +368,16 @@ cleanup:
 	return ret;
 }
 
-static enum MHD_Result page_crash(struct MHD_Connection *conn, struct serve *sv, const char *idtext, int json)
+static enum MHD_Result page_crash(struct MHD_Connection *conn, struct serve *sv, int64_t id, int json)
 {
 	struct prov_buf b;
 	char *report = NULL;
 	size_t len = 0;
-	int64_t id = 0;
 	enum MHD_Result ret;
 	int err;
 
 	prov_buf_init(&b, SERVE_MAX_PAGE);
-	if (prov_parse_i64(&id, idtext, strlen(idtext)) < 0 || id < 1) {
+	if (id < 1) {
 		ret = fail(conn, 404, "Not Found", json, "a crash is named by its number (crashes.id)");
 		goto cleanup;
 	}
@@ -433,47 +407,43 @@ cleanup:
 static enum MHD_Result route(struct MHD_Connection *conn, struct serve *sv, const char *url)
 {
 	struct prov_web_query q = { 0 };
+	struct prov_web_request r = { 0 };
 	struct serve_query sq = { 0 };
 	struct prov_buf b = PROV_BUF_INIT;
 	enum MHD_Result ret;
-	int api = !strncmp(url, "/api/", 5);
-	size_t n;
 
-	prov_buf_init(&sq.canon, 8192);
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, add_arg, &q);
 	if ((size_t)MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, NULL, NULL) != q.n) {
-		ret = fail(conn, 400, "Bad Request", api, "too many query parameters");
+		ret = fail(conn, 400, "Bad Request", !strncmp(url, "/api/", 5), "too many query parameters");
 		goto cleanup;
 	}
-	if (!strcmp(url, "/style.css")) {
+	if (prov_web_route(&r, url, &q) < 0 || serve_query_opts(&sq, &r) < 0) {
+		ret = fail(conn, 400, "Bad Request", r.api, prov_error_last());
+		goto cleanup;
+	}
+	switch (r.page) {
+	case PROV_WEB_CSS:
 		prov_buf_puts(&b, prov_web_css);
 		ret = respond(conn, 200, "text/css; charset=utf-8", &b);
-		goto cleanup;
+		break;
+	case PROV_WEB_TOP:
+	case PROV_WEB_TRIAGE_JSON:
+		ret = page_top(conn, sv, &sq, r.page == PROV_WEB_TRIAGE_JSON);
+		break;
+	case PROV_WEB_SIGNATURE:
+		ret = page_signature(conn, sv, &sq, r.arg);
+		break;
+	case PROV_WEB_CRASH:
+	case PROV_WEB_CRASH_JSON:
+		ret = page_crash(conn, sv, r.id, r.page == PROV_WEB_CRASH_JSON);
+		break;
+	default:
+		ret = fail(conn, 404, "Not Found", r.api,
+			   "no such page (/, /signature/SIG, /crash/ID, /api/triage.json, /api/crash/ID.json)");
 	}
-	prov_buf_release(&sq.canon);
-	if (serve_query_opts(&sq, &q) < 0) {
-		ret = fail(conn, 400, "Bad Request", api, prov_error_last());
-		goto cleanup;
-	}
-	n = strlen(url);
-	if (!strcmp(url, "/"))
-		ret = page_top(conn, sv, &sq, 0);
-	else if (!strcmp(url, "/api/triage.json"))
-		ret = page_top(conn, sv, &sq, 1);
-	else if (!strncmp(url, "/signature/", 11) && url[11])
-		ret = page_signature(conn, sv, &sq, url + 11);
-	else if (!strncmp(url, "/crash/", 7))
-		ret = page_crash(conn, sv, url + 7, 0);
-	else if (!strncmp(url, "/api/crash/", 11) && n > 16 && !strcmp(url + n - 5, ".json")) {
-		char *id = prov_xstrndup(url + 11, n - 16);
-
-		ret = page_crash(conn, sv, id, 1);
-		free(id);
-	} else
-		ret = fail(conn, 404, "Not Found", api, "no such page (/, /signature/SIG, /crash/ID, /api/triage.json, /api/crash/ID.json)");
 cleanup:
+	prov_web_request_release(&r);
 	prov_web_query_release(&q);
-	prov_buf_release(&sq.canon);
 	prov_buf_release(&b);
 	return ret;
 }
@@ -534,6 +504,7 @@ int cmd_serve(int argc, char **argv, struct prov_ctx *g)
 	sigset_t set;
 	int opt, code = 0, err, v6 = 0, sig;
 
+	sv.timeout_ms = SERVE_QUERY_MS;
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
@@ -543,6 +514,14 @@ int cmd_serve(int argc, char **argv, struct prov_ctx *g)
 			break;
 		case OPT_STORE:
 			store_opt = optarg;
+			break;
+		case OPT_TIMEOUT:
+			if (prov_parse_u64(&sv.timeout_ms, optarg, (size_t)-1, 10) < 0 || !sv.timeout_ms ||
+			    sv.timeout_ms > 3600000) {
+				code = prov_cmd_usage_error(&cmd_serve_def, "--timeout takes milliseconds, 1 to 3600000, not '%s'",
+							    optarg);
+				goto cleanup;
+			}
 			break;
 		case OPT_HELP:
 			code = prov_cmd_help(&cmd_serve_def, help);

@@ -511,6 +511,17 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 	prov_json_end_array(j);
 	prov_json_kv_string(j, "host", c->host);
 	prov_json_kv_string(j, "time", c->time);
+	/* the faulting instruction's memory operand, in words, and its base register (show renders them) */
+	prov_json_kv_string(j, "fault_operand", c->fault_operand);
+	prov_json_key(j, "fault_register");
+	if (c->has_fault_base && c->fault_base_reg[0]) {
+		prov_json_begin_object(j);
+		prov_json_kv_string(j, "name", c->fault_base_reg);
+		prov_json_kv_hex(j, "value", c->fault_base);
+		prov_json_end_object(j);
+	} else {
+		prov_json_null(j);
+	}
 	prov_json_end_object(j);
 
 	prov_json_key(j, "python");

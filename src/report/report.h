@@ -44,6 +44,16 @@ void prov_report_json_fix(struct prov_json *j, const struct prov_fix_status *x);
 /* "evidence": [{commit, file, deployed_file, hunk, function, state, via}...] of a fix */
 void prov_report_json_fix_evidence(struct prov_json *j, const struct prov_fix_evidence *ev, size_t n);
 void prov_report_json_body(struct prov_json *j, const struct prov_crash *c);
+/*
+ * A stored JSON report (root, as prov_jv_parse read it) back into the crash
+ * model, for the text and Markdown writers (show, the web view). The model is
+ * checked by writing its JSON again: when that differs from root in content
+ * (a key this version does not know, a hang analysis), PROV_EUNKNOWN and no
+ * model; PROV_EINPUT for no provenance/1 report. Some static strings of the
+ * model (fix evidence notes) point into root: free the crash first.
+ */
+struct prov_jv;
+int prov_report_load(struct prov_crash **out, const struct prov_jv *root);
 
 /* "SIGSEGV (11), SEGV_MAPERR, fault address 0x0" */
 void prov_report_signal_summary(struct prov_buf *b, const struct prov_crash *c);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "report.h"
 #include "web.h"
 #include "jsonread.h"
 #include "error.h"
@@ -428,6 +429,8 @@ static void value(struct prov_buf *b, const struct prov_jv *v, int depth)
 int prov_web_page_crash(struct prov_buf *b, int64_t id, const char *json, size_t len)
 {
 	struct prov_jv *root = NULL;
+	struct prov_crash *c = NULL;
+	struct prov_buf md = PROV_BUF_INIT;
 	char title[32];
 	size_t i;
 	int err;
@@ -436,11 +439,21 @@ int prov_web_page_crash(struct prov_buf *b, int64_t id, const char *json, size_t
 		return err;
 	snprintf(title, sizeof(title), "crash %" PRId64, id);
 	head(b, title, "");
-	prov_buf_printf(b, "<h1>Crash #%" PRId64 "</h1>\n<p>The report as stored; "
-			"<a href=\"/api/crash/%" PRId64 ".json\">the JSON</a>.</p>\n", id, id);
-	if (root->type != PROV_JV_OBJECT) {
+	prov_buf_printf(b, "<h1>Crash #%" PRId64 "</h1>\n", id);
+	if (prov_report_load(&c, root) == 0 &&
+	    prov_report_markdown(&md, c, PROV_REPORT_RESOLVE | PROV_REPORT_REGISTERS | PROV_REPORT_MODULES) == 0) {
+		prov_buf_printf(b, "<p>The report as <code>show %" PRId64 " --format markdown</code> prints it; "
+				"<a href=\"/api/crash/%" PRId64 ".json\">the JSON</a>.</p>\n<div class=\"report\">\n",
+				id, id);
+		prov_web_markdown(b, md.buf ? md.buf : "", md.len);
+		prov_buf_puts(b, "</div>\n");
+	} else if (root->type != PROV_JV_OBJECT) {
+		prov_buf_printf(b, "<p>The report as stored; <a href=\"/api/crash/%" PRId64 ".json\">the JSON</a>.</p>\n", id);
 		value(b, root, 0);
 	} else {
+		prov_buf_printf(b, "<p class=\"note\">This version cannot rebuild this report as the Markdown report (");
+		prov_web_html(b, prov_error_last());
+		prov_buf_printf(b, "); it is shown key by key as stored; <a href=\"/api/crash/%" PRId64 ".json\">the JSON</a>.</p>\n", id);
 		for (i = 0; i < root->n; i++) {
 			prov_buf_puts(b, "<section><h2>");
 			prov_web_html(b, root->keys[i]);
@@ -450,6 +463,8 @@ int prov_web_page_crash(struct prov_buf *b, int64_t id, const char *json, size_t
 		}
 	}
 	foot(b);
+	prov_crash_free(c);
+	prov_buf_release(&md);
 	prov_jv_free(root);
 	return 0;
 }

@@ -44,6 +44,38 @@ int prov_web_query_add(struct prov_web_query *q, const char *name, const char *v
 const char *prov_web_query_get(const struct prov_web_query *q, const char *name);
 void prov_web_query_release(struct prov_web_query *q);
 
+/* --- routing (web-route.c) --- */
+enum prov_web_page {
+	PROV_WEB_NOT_FOUND,	/* 404 */
+	PROV_WEB_CSS,	/* /style.css */
+	PROV_WEB_TOP,	/* / */
+	PROV_WEB_TRIAGE_JSON,	/* /api/triage.json */
+	PROV_WEB_SIGNATURE,	/* /signature/SIG */
+	PROV_WEB_CRASH,	/* /crash/ID */
+	PROV_WEB_CRASH_JSON,	/* /api/crash/ID.json */
+};
+/* What a request asks for, from its decoded path and query parameters alone. */
+struct prov_web_request {
+	enum prov_web_page page;
+	int api;	/* the path is under /api/: errors answer JSON */
+	char *arg;	/* the signature or the crash ID as written (owned), else NULL */
+	int64_t id;	/* crash pages: the ID, 0 when arg is no positive number (404) */
+	/* triage's filters as given (pointing into the query; NULL: not given or empty);
+	 * since and until are still text, which the store's time parser reads */
+	const char *since, *until, *host, *signature, *component;
+	int frames;	/* 1..100, 0: not given */
+	int64_t runs;	/* > 0, 0: not given */
+	struct prov_buf canon;	/* the accepted parameters to carry to links: "" or "?since=...&...", URL-safe */
+};
+/*
+ * Route a request: path (decoded, NUL-terminated) and q. 0 with r filled,
+ * or PROV_EINPUT with one line (answer 400): a parameter twice, one that
+ * is unknown or not supported yet, frames or runs out of range. Release r
+ * either way.
+ */
+int prov_web_route(struct prov_web_request *r, const char *path, const struct prov_web_query *q);
+void prov_web_request_release(struct prov_web_request *r);
+
 /* --- pages (web-pages.c) --- */
 /* Crashes per day: days since 1970-01-01 (UTC) and counts, in day order. */
 struct prov_web_series {
@@ -71,8 +103,19 @@ void prov_web_page_top(struct prov_buf *b, const struct prov_triage *t, const st
 void prov_web_page_signature(struct prov_buf *b, const struct prov_triage_group *g,
 			     const struct prov_web_series *s, const struct prov_web_crash *crashes,
 			     size_t ncrashes, int more, const struct prov_web_filters *f);
-/* `/crash/ID`: the stored report (JSON text) rendered; PROV_EINPUT when it is not JSON. */
+/*
+ * `/crash/ID`: the stored report (JSON text) as the Markdown report's sections
+ * (what `show ID --format markdown` prints, rebuilt by prov_report_load), in
+ * HTML; a report the loader cannot rebuild is shown key by key, with a note
+ * saying so. PROV_EINPUT when it is not JSON.
+ */
 int prov_web_page_crash(struct prov_buf *b, int64_t id, const char *json, size_t len);
+/*
+ * Markdown as report-md.c writes it (headings, tables, lists, code blocks,
+ * `code`, **strong**) as HTML, every byte of it escaped as HTML text
+ * (web-md.c). The crash page renders the Markdown report with it.
+ */
+void prov_web_markdown(struct prov_buf *b, const char *md, size_t len);
 /* An error page: the status line's words and one line of message. */
 void prov_web_page_error(struct prov_buf *b, int status, const char *reason, const char *msg);
 

@@ -153,6 +153,45 @@ print((d1 - d0).days + 1)' "$sig")
 	hid=$(json_get "$T/triage.$name.json" "[g['latest_crash_id'] for g in d['groups'] if '<img' in g['signature']][0]")
 	check_eq "$(get hc.$name "/crash/$hid")" 200 "$name: the hostile crash"
 	hostile_free "hc.$name"
+	# the crash page is the Markdown report: its headings and every table row (the
+	# call chain's frames among them) equal what show --format markdown prints
+	for cid in "$id" "$hid"; do
+		"$PROVENANCE" show "$cid" --store "$S" --format markdown >"$T/md.$name.$cid" || fail "$name: show $cid --format markdown"
+		[ "$cid" = "$id" ] && page="$T/c.$name" || page="$T/hc.$name"
+		python3 - "$T/md.$name.$cid" "$page" <<'PY' || fail "$name: /crash/$cid differs from show --format markdown"
+import html, html.parser, re, sys
+md = open(sys.argv[1], encoding='utf-8').read().splitlines()
+def plain(s):
+    return s.replace('\\|', '|').replace('**', '').replace('`', '').strip()
+heads = [plain(m.group(2)) for m in (re.match(r'(#{1,6}) (.*)', l) for l in md) if m]
+rows = [[plain(c) for c in re.split(r'(?<!\\)\|', l.strip()[1:-1])] for l in md
+        if l.startswith('|') and not re.fullmatch(r'[|\-: ]+', l)]
+class P(html.parser.HTMLParser):
+    def __init__(s):
+        super().__init__(convert_charrefs=True); s.heads, s.rows, s.cur, s.txt, s.inrep = [], [], None, None, False
+    def handle_starttag(s, t, a):
+        if t == 'div' and ('class', 'report') in a: s.inrep = True
+        if not s.inrep: return
+        if re.fullmatch(r'h[1-6]|td|th', t): s.txt = ''
+        if t == 'tr': s.cur = []
+    def handle_endtag(s, t):
+        if not s.inrep: return
+        if re.fullmatch(r'h[1-6]', t): s.heads.append(s.txt.strip()); s.txt = None
+        if t in ('td', 'th'): s.cur.append(s.txt.strip()); s.txt = None
+        if t == 'tr': s.rows.append(s.cur)
+        if t == 'div': s.inrep = False
+    def handle_data(s, d):
+        if s.txt is not None: s.txt += d
+p = P(); p.feed(open(sys.argv[2], encoding='utf-8').read())
+# the page replaces control characters and bad UTF-8 with U+FFFD, as show's Markdown does not
+norm = lambda x: re.sub('[\x00-\x1f\x7f-\x9f]', '\ufffd', x)
+if [norm(h) for h in heads] != p.heads or [[norm(c) for c in r] for r in rows] != p.rows or not heads or not rows:
+    print('markdown headings', heads, 'page', p.heads, file=sys.stderr)
+    print('markdown rows', rows[:5], 'page', p.rows[:5], file=sys.stderr)
+    sys.exit(1)
+print('ok: %d headings and %d table rows as in show --format markdown' % (len(heads), len(rows)))
+PY
+	done
 	check_eq "$(get nc.$name "/crash/999999")" 404 "$name: no such crash"
 	check_eq "$(get nc.$name "/api/crash/999999.json")" 404 "$name: no such crash (JSON)"
 

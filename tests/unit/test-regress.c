@@ -79,6 +79,9 @@
 #define LLVMFuzzerTestOneInput fuzz_kernel_one
 #include "../../fuzz/fuzz-kernel.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_web_request_one
+#include "../../fuzz/fuzz-web-request.c"
+#undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_cudasan_one
 #include "../../fuzz/fuzz-cudasan.c"
 #undef LLVMFuzzerTestOneInput
@@ -273,6 +276,12 @@ static void seed_parses(const char *target, const char *seed, int kernel)
 	prov_crash_free(c);
 	prov_buf_release(&b);
 	free(p);
+}
+
+static void test_web_request(void **state)
+{
+	(void)state;
+	replay("fuzz-web-request", fuzz_web_request_one, 1);
 }
 
 static void test_kernel(void **state)
@@ -496,6 +505,7 @@ int main(void)
 		cmocka_unit_test(test_kernel),
 		cmocka_unit_test(test_cudasan),
 		cmocka_unit_test(test_version),
+		cmocka_unit_test(test_web_request),
 		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_gopclntab),
 		cmocka_unit_test(test_journal),
