@@ -90,6 +90,8 @@ static void write_frame(struct prov_json *j, const struct prov_frame *f)
 		prov_json_kv_bool(j, "signal_frame", 1);
 	if (f->in_handler)
 		prov_json_kv_bool(j, "in_signal_handler", 1);
+	if (f->unwind_derived)
+		prov_json_kv_bool(j, "unwind_derived", 1);
 	write_vars(j, "args", f->has_vars, f->args, f->nargs);
 	write_vars(j, "locals", f->has_vars, f->locals, f->nlocals);
 	prov_json_end_object(j);

@@ -71,6 +71,8 @@ static void frame_line(struct prov_buf *b, const struct prov_frame *f, unsigned 
 		prov_buf_puts(b, " (looked up in a file whose build ID could not be checked: a guess)");
 	if (f->in_handler)
 		prov_buf_puts(b, " (in a signal handler)");
+	if (f->unwind_derived)
+		prov_buf_puts(b, " (unwound by the return address at the callee's sp: no CFI there)");
 	if (flags & FRAME_CRASH_SITE)
 		prov_buf_puts(b, "  <- crash site");
 	if ((flags & PROV_REPORT_RESOLVE) && f->repo_path) {
