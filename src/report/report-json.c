@@ -234,6 +234,12 @@ static int is_debuginfod(const struct prov_source *s)
 	return s->located_by && !strcmp(s->located_by, "debuginfod");
 }
 
+/* your own program's file at its DWARF path: no component, no commit */
+static int is_local(const struct prov_source *s)
+{
+	return s->fetched_by && !strcmp(s->fetched_by, "local-file");
+}
+
 static void write_source(struct prov_json *j, const struct prov_source *s)
 {
 	size_t i;
@@ -550,7 +556,7 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 	prov_json_key(j, "sources");
 	prov_json_begin_array(j);
 	for (i = 0; i < c->nsources; i++)
-		if (!is_debuginfod(&c->sources[i]))
+		if (!is_debuginfod(&c->sources[i]) && !is_local(&c->sources[i]))
 			write_source(j, &c->sources[i]);
 	prov_json_end_array(j);
 	/* no component or commit: the file debuginfod serves for the module's build */
@@ -558,6 +564,12 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 	prov_json_begin_array(j);
 	for (i = 0; i < c->nsources; i++)
 		if (is_debuginfod(&c->sources[i]))
+			write_source(j, &c->sources[i]);
+	prov_json_end_array(j);
+	prov_json_key(j, "local_sources");
+	prov_json_begin_array(j);
+	for (i = 0; i < c->nsources; i++)
+		if (is_local(&c->sources[i]))
 			write_source(j, &c->sources[i]);
 	prov_json_end_array(j);
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Your own program (no package owns it) with its source at its DWARF path:
 # resolve shows the lines around each frame's line, as gdb's "list" does
-# (fetched_by "local-file", no component, no commit). Truth: the frame's
+# (JSON local_sources[], fetched_by "local-file": no component, no commit). Truth: the frame's
 # file:line from gdb's bt on the core, the lines from the file itself. A
 # source edited after the build (newer than the executable) is not shown.
 . "$(dirname "$0")/lib.sh"
@@ -27,9 +27,11 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 path, line = sys.argv[2], int(sys.argv[3])
 src = open(path).read().split('\n')
-s = [s for s in d['sources'] if s['frame'] == 0]
+s = [s for s in d['local_sources'] if s['frame'] == 0]
 if not s:
-    sys.exit('no source for frame 0: %s' % json.dumps(d['sources'])[:500])
+    sys.exit('no source for frame 0: %s' % json.dumps(d['local_sources'])[:500])
+if any(x['fetched_by'] == 'local-file' for x in d['sources']):
+    sys.exit('a local file is listed among the components\' sources')
 s = s[0]
 if (s['path'], s['line'], s['fetched_by'], s['component'], s['commit']) != (path, line, 'local-file', None, None):
     sys.exit('source entry: %s' % {k: s[k] for k in ('path', 'line', 'fetched_by', 'component', 'commit')})
@@ -38,7 +40,7 @@ if not any(l['number'] == line for l in s['lines']):
 for l in s['lines']:
     if l['text'] != src[l['number'] - 1]:
         sys.exit('line %d: %r, the file has %r' % (l['number'], l['text'], src[l['number'] - 1]))
-if any(x.get('fetched_by') == 'local-file' and not x['path'].startswith('/') for x in d['sources']):
+if any(not x['path'].startswith('/') for x in d['local_sources']):
     sys.exit('a relative path was read')
 print('frame 0: %d lines equal to %s around line %d' % (len(s['lines']), path, line))
 PY
@@ -48,5 +50,5 @@ grep -q "^>  *$line  " "$T/r.txt" || fail "text marks no line $line"
 # edited after the build: not what ran, not shown
 touch "$T/p/own.c"
 "$PROVENANCE" --cache "$T/cache" resolve --offline --format json "$core" >"$T/r2.json" 2>/dev/null
-check_eq "$(json_get "$T/r2.json" 'len([s for s in d["sources"] if s["fetched_by"] == "local-file"])')" 0 "local-file sources after the source changed"
+check_eq "$(json_get "$T/r2.json" 'len(d["local_sources"])')" 0 "local-file sources after the source changed"
 echo "own program: source lines from its DWARF path"
