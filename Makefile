@@ -225,6 +225,7 @@ LIB_OBJS += src/core/core-modules.o
 LIB_OBJS += src/core/core-frames.o
 LIB_OBJS += src/core/core-sigframe.o
 LIB_OBJS += src/core/core-unwind.o
+LIB_OBJS += src/core/core-leaf.o
 LIB_OBJS += src/core/core-linkmap.o
 LIB_OBJS += src/core/core-pid.o
 LIB_OBJS += src/core/corevars.o

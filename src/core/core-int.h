@@ -187,6 +187,7 @@ struct core_unwind {
 	Dwarf_Word pac_regs[32];
 	size_t nresumes;	/* resumed unwindings in the whole core (capped) */
 	int chain_hit;	/* frame_cb copied the rest of the thread's chain */
+	int leaf_derived;	/* wild_ret came from a leaf without CFI (core-leaf.c) */
 	size_t total_frames;	/* frames in every thread so far */
 	int total_cut;	/* PROV_MAX_TOTAL_FRAMES was reached */
 	struct prov_vars_pending *vars_pending;	/* entry values waiting for the caller */
@@ -278,7 +279,7 @@ extern const char *const core_aarch64_regs[34];
  * Who calls whom: only downward. core.c (a core) and core-pid.c (a live
  * process) on top; core-finish.c, what both do after unwinding; then the
  * steps, each calling only those listed after it: core-linkmap,
- * core-unwind, core-sigframe, core-frames, core-modules, core-notes,
+ * core-unwind, core-leaf, core-sigframe, core-frames, core-modules, core-notes,
  * core-find; at the bottom core-ctx.c (which calls corevars.c) and
  * core-read.c, which call no core-*.c file.
  */
@@ -342,6 +343,14 @@ int core_sigframe_is_crash(const struct core_ctx *x);
 void core_take_sigframe(struct core_ctx *x, struct prov_thread *t, size_t first);
 int core_add_signal_frame(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc, uint64_t sp);
 void core_mark_handler_frames(struct prov_thread *t);
+
+/* core-leaf.c */
+/*
+ * x86-64: the innermost frame at pc has no CFI, its function pushed nothing
+ * from its start to pc, and [sp] is a return address right after a call
+ * instruction in a module: 1 with *ret, else 0 (nothing is trusted).
+ */
+int core_leaf_return(struct core_ctx *x, uint64_t pc, uint64_t sp, uint64_t *ret);
 
 /* core-unwind.c */
 int core_attach_threads(struct core_ctx *x);

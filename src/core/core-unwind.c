@@ -163,6 +163,22 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 				     core_addrmodule(x->dwfl, adj), pc, adj, fp, core_read_cb, x);
 	}
 	/*
+	 * The innermost frame in code without CFI (glibc's clone3 ends its CFI
+	 * before the syscall, where a posix_spawn parent waits): libdwfl's
+	 * frame-pointer fallback skips the caller. A function that pushed
+	 * nothing has its return address at sp; core_leaf_return checks it.
+	 */
+	if (first == 0 && isact && x->machine == EM_X86_64) {
+		uint64_t ret;
+
+		if (core_leaf_return(x, pc, sp, &ret)) {
+			x->unwind.wild_ret = ret;
+			x->unwind.wild_sp = sp;
+			x->unwind.leaf_derived = 1;
+			return DWARF_CB_ABORT;
+		}
+	}
+	/*
 	 * A call through a NULL or wild pointer leaves pc outside every module,
 	 * with no CFI to unwind by; libdwfl then falls back to the frame
 	 * pointer and skips the caller. The call just pushed the return
@@ -471,6 +487,7 @@ int core_thread_cb(Dwfl_Thread *thread, void *arg)
 	x->unwind.wild_ret = 0;
 	x->unwind.pac_resume = 0;
 	x->unwind.chain_hit = 0;
+	x->unwind.leaf_derived = 0;
 	x->sig.seen = x->sig.next = x->sig.valid = 0;
 	rc = dwfl_thread_getframes(thread, frame_cb, x);
 	t = &c->threads[i];
@@ -479,6 +496,8 @@ int core_thread_cb(Dwfl_Thread *thread, void *arg)
 		return DWARF_CB_OK;
 	for (n = 0; x->unwind.wild_ret; n++) {
 		uint64_t ret = x->unwind.wild_ret;
+		size_t mark = t->nframes, k;
+		int derived = x->unwind.leaf_derived;
 
 		if (n >= MAX_RESUMES_PER_THREAD || x->unwind.nresumes >= MAX_RESUMES) {
 			free(t->unwind_error);
@@ -496,6 +515,10 @@ int core_thread_cb(Dwfl_Thread *thread, void *arg)
 			x->unwind.pac_resume = 0;
 		}
 		t = &c->threads[i];
+		x->unwind.leaf_derived = 0;
+		/* the caller and its inlined frames: found by [sp], not by CFI */
+		for (k = mark; derived && k < t->nframes && t->frames[k].pc == ret; k++)
+			t->frames[k].unwind_derived = 1;
 	}
 	if (n)
 		return DWARF_CB_OK;

@@ -1,5 +1,7 @@
-/* Source lines from debuginfod, for frames whose repository is unknown. */
+/* Source lines from debuginfod, or the file at its DWARF path, for frames whose repository is unknown. */
 #include <elfutils/debuginfod.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -154,5 +156,58 @@ int prov_debuginfod_sources(struct prov_crash *c, int context, int max_frames)
 	}
 	if (client)
 		debuginfod_end(client);
+	return added;
+}
+
+int prov_local_sources(struct prov_crash *c, int context, int max_frames)
+{
+	const struct prov_thread *t = prov_crash_crashed_thread(c);
+	size_t j;
+	int added = 0, tried = 0;
+
+	if (!t)
+		return 0;
+	for (j = 0; j < t->nframes && tried < max_frames; j++) {
+		const struct prov_frame *f = &t->frames[j];
+		const struct prov_module *m;
+		struct prov_buf text = PROV_BUF_INIT;
+		struct prov_source *s;
+		struct stat src, mod;
+		int fd;
+
+		if (!f->file || f->line < 1 || f->python || f->file[0] != '/')
+			continue;
+		tried++;
+		if (has_source(c, f->index) || f->component)
+			continue;
+		m = f->module ? prov_crash_module_by_path(c, f->module) : NULL;
+		if (!m && f->has_pc)
+			m = prov_crash_module_at(c, f->pc);
+		/* a packaged module's source is its package's, not a file that happens to be here */
+		if (!m || !m->file || m->origin || m->component || m->build_id_mismatch ||
+		    stat(m->file, &mod) != 0)
+			continue;
+		fd = open(f->file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+		if (fd < 0)
+			continue;
+		/* a regular file no newer than the module: else it may not be what was built */
+		if (fstat(fd, &src) != 0 || !S_ISREG(src.st_mode) ||
+		    src.st_mtim.tv_sec > mod.st_mtim.tv_sec ||
+		    (src.st_mtim.tv_sec == mod.st_mtim.tv_sec && src.st_mtim.tv_nsec > mod.st_mtim.tv_nsec) ||
+		    prov_read_fd(&text, fd, f->file, MAX_SOURCE) < 0) {
+			close(fd);
+			prov_buf_release(&text);
+			continue;
+		}
+		close(fd);
+		s = prov_crash_add_source(c);
+		s->path = prov_xstrdup(f->file);
+		s->line = f->line;
+		s->frame_index = f->index;
+		s->fetched_by = prov_xstrdup("local-file");
+		cut_lines(s, text.buf, text.len, f->line, context);
+		prov_buf_release(&text);
+		added++;
+	}
 	return added;
 }

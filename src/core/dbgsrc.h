@@ -16,6 +16,17 @@
 int prov_debuginfod_sources(struct prov_crash *c, int context, int max_frames);
 
 /*
+ * For the top `max_frames` frames of the crashing thread with an absolute
+ * file and a line, no excerpt yet and no component, in a module found on
+ * this host that no package owns (your own program): the lines around the
+ * frame's line from the file at its DWARF path, as gdb shows them, when it
+ * is a regular file no newer than the module's file (a newer one may not be
+ * what was built). Each is a c->sources[] entry with fetched_by
+ * "local-file", no component and no commit. Returns how many were added.
+ */
+int prov_local_sources(struct prov_crash *c, int context, int max_frames);
+
+/*
  * The whole text of `path` (absolute, as DWARF names it) for the module
  * with `build_id` from debuginfod's /buildid/ID/source/PATH, into `out`
  * (capped at 16 MiB), under the run's debuginfod budget. PROV_ENOTFOUND

@@ -65,6 +65,8 @@ struct prov_frame {
 				 * build ID could not be checked (a kernel line): a guess */
 	int signal_frame;	/* the kernel's signal trampoline: "<signal handler called>" */
 	int in_handler;	/* runs in a signal handler: above a signal frame */
+	int unwind_derived;	/* found from the return address at the callee's sp, the callee
+				 * having no CFI and pushing nothing (checked: a call precedes it) */
 };
 
 struct prov_reg {

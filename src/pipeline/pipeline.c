@@ -489,6 +489,8 @@ static int resolve_one(struct prov_crash *c, int *incomplete_out, const struct p
 			return error;
 		if (in->type == PROV_INPUT_TYPE_CORE)	/* a core, or a process (no input) */
 			prov_debuginfod_sources(c, opts->context, cctx.max_source_frames);
+		if (in->type == PROV_INPUT_TYPE_CORE)	/* your own program's file at its path */
+			prov_local_sources(c, opts->context, cctx.max_source_frames);
 		if (opts->suspects) {
 			struct prov_suspects_opts sopts = { 0 };
 

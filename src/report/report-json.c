@@ -90,6 +90,8 @@ static void write_frame(struct prov_json *j, const struct prov_frame *f)
 		prov_json_kv_bool(j, "signal_frame", 1);
 	if (f->in_handler)
 		prov_json_kv_bool(j, "in_signal_handler", 1);
+	if (f->unwind_derived)
+		prov_json_kv_bool(j, "unwind_derived", 1);
 	write_vars(j, "args", f->has_vars, f->args, f->nargs);
 	write_vars(j, "locals", f->has_vars, f->locals, f->nlocals);
 	prov_json_end_object(j);
@@ -230,6 +232,12 @@ void prov_report_json_fix_evidence(struct prov_json *j, const struct prov_fix_ev
 static int is_debuginfod(const struct prov_source *s)
 {
 	return s->located_by && !strcmp(s->located_by, "debuginfod");
+}
+
+/* your own program's file at its DWARF path: no component, no commit */
+static int is_local(const struct prov_source *s)
+{
+	return s->fetched_by && !strcmp(s->fetched_by, "local-file");
 }
 
 static void write_source(struct prov_json *j, const struct prov_source *s)
@@ -559,7 +567,7 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 	prov_json_key(j, "sources");
 	prov_json_begin_array(j);
 	for (i = 0; i < c->nsources; i++)
-		if (!is_debuginfod(&c->sources[i]))
+		if (!is_debuginfod(&c->sources[i]) && !is_local(&c->sources[i]))
 			write_source(j, &c->sources[i]);
 	prov_json_end_array(j);
 	/* no component or commit: the file debuginfod serves for the module's build */
@@ -567,6 +575,12 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 	prov_json_begin_array(j);
 	for (i = 0; i < c->nsources; i++)
 		if (is_debuginfod(&c->sources[i]))
+			write_source(j, &c->sources[i]);
+	prov_json_end_array(j);
+	prov_json_key(j, "local_sources");
+	prov_json_begin_array(j);
+	for (i = 0; i < c->nsources; i++)
+		if (is_local(&c->sources[i]))
 			write_source(j, &c->sources[i]);
 	prov_json_end_array(j);
 

@@ -502,7 +502,11 @@ static void sources(struct prov_buf *b, const struct prov_crash *c)
 		const struct prov_source *s = &c->sources[i];
 		int approx = s->commit_is && !strcmp(s->commit_is, "approximate");
 
-		if (s->build_id)
+		if (s->fetched_by && !strcmp(s->fetched_by, "local-file"))
+			prov_buf_printf(b, "Frame #%d — `%s:%d`, the file at its DWARF path on this host "
+					"(no package or commit known):\n\n```\n", s->frame_index, s->path,
+					s->line);
+		else if (s->build_id)
 			prov_buf_printf(b, "Frame #%d — `%s:%d` from debuginfod (build ID `%s`; no "
 					"repository commit known):\n\n```\n", s->frame_index, s->path,
 					s->line, s->build_id);

@@ -71,6 +71,8 @@ static void frame_line(struct prov_buf *b, const struct prov_frame *f, unsigned 
 		prov_buf_puts(b, " (looked up in a file whose build ID could not be checked: a guess)");
 	if (f->in_handler)
 		prov_buf_puts(b, " (in a signal handler)");
+	if (f->unwind_derived)
+		prov_buf_puts(b, " (unwound by the return address at the callee's sp: no CFI there)");
 	if (flags & FRAME_CRASH_SITE)
 		prov_buf_puts(b, "  <- crash site");
 	if ((flags & PROV_REPORT_RESOLVE) && f->repo_path) {
@@ -554,7 +556,11 @@ static int report_text_tail(struct prov_buf *b, const struct prov_crash *c, unsi
 			const struct prov_source *s = &c->sources[i];
 			size_t k;
 
-			if (s->build_id)
+			if (s->fetched_by && !strcmp(s->fetched_by, "local-file"))
+				prov_buf_printf(b, "Source of frame #%d: %s:%d (the file at its DWARF "
+						"path on this host, no package or commit known)\n",
+						s->frame_index, s->path, s->line);
+			else if (s->build_id)
 				prov_buf_printf(b, "Source of frame #%d from debuginfod (build ID %s): %s:%d\n",
 						s->frame_index, s->build_id, s->path, s->line);
 			else if (s->located_by)

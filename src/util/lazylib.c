@@ -563,6 +563,14 @@ size_t cs_disasm(csh handle, const uint8_t *code, size_t code_size, uint64_t add
 	return fn ? fn(handle, code, code_size, address, count, insn) : 0;
 }
 
+cs_err cs_regs_access(csh handle, const cs_insn *insn, cs_regs regs_read, uint8_t *regs_read_count,
+		      cs_regs regs_write, uint8_t *regs_write_count)
+{
+	LAZY(cs_lib, fn, cs_regs_access);
+	return fn ? fn(handle, insn, regs_read, regs_read_count, regs_write, regs_write_count)
+		  : CS_ERR_HANDLE;
+}
+
 void cs_free(cs_insn *insn, size_t count)
 {
 	LAZY(cs_lib, fn, cs_free);
