@@ -666,8 +666,8 @@ static void next_steps(struct prov_buf *b, const struct prov_crash *c, const str
 		prov_buf_printf(b, "%d. The program aborted itself: read the assertion or error message printed just before the abort (stderr, journal).\n", ++n);
 	if (has_pattern(c, "non-canonical") || has_pattern(c, "misaligned"))
 		prov_buf_printf(b, "%d. A corrupted pointer was dereferenced: this is often a use after free or a data race; rebuild with AddressSanitizer or ThreadSanitizer.\n", ++n);
-	for (i = 0; i < c->ncomponents; i++)
-		if (!c->components[i].commit) {
+	for (i = 0; i < c->ncomponents; i++)	/* the crash chain's: the others were not looked up */
+		if (!c->components[i].commit && c->components[i].in_crash_chain) {
 			prov_buf_printf(b, "%d. The commit of %s is unknown%s%s: add a mapping (`--mapping FILE`) or check the repository and ref.\n",
 					++n, c->components[i].name ? c->components[i].name : "a component",
 					c->components[i].note ? " — " : "",
