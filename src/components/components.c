@@ -950,6 +950,7 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 
 	/* components -> commits; never for an installed build that is not the crashed one,
 	 * and, unless all are asked for, only for the crash chain's */
+	prov_crash_mark_chain(c);	/* as the pipeline did; callers need not */
 	mark_chain_components(c, first);
 	for (i = first; i < nmapped; i++) {
 		if (!ctx->all_components && !c->components[i].in_crash_chain) {
