@@ -820,11 +820,12 @@ static void label_sources(struct prov_crash *c, const struct comp_state *cs, siz
 	}
 }
 
-/* components[].in_crash_chain from their modules' (prov_crash_mark_chain ran) */
+/* components[].in_crash_chain from their modules' (marked here, prov_crash_mark_chain) */
 static void mark_chain_components(struct prov_crash *c, size_t first)
 {
 	size_t i, k;
 
+	prov_crash_mark_chain(c);	/* as the pipeline did; callers need not */
 	for (i = 0; i < c->nmodules; i++) {
 		if (!c->modules[i].in_crash_chain || !c->modules[i].component)
 			continue;
@@ -950,7 +951,6 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 
 	/* components -> commits; never for an installed build that is not the crashed one,
 	 * and, unless all are asked for, only for the crash chain's */
-	prov_crash_mark_chain(c);	/* as the pipeline did; callers need not */
 	mark_chain_components(c, first);
 	for (i = first; i < nmapped; i++) {
 		if (!ctx->all_components && !c->components[i].in_crash_chain) {
