@@ -54,7 +54,7 @@ _provenance() {
 	fi
 	case $cmd in
 	analyze) COMPREPLY=($(compgen -W "--exe --sysroot --format --locals --no-python --pid --help" -- "$cur")) ;;
-	resolve) COMPREPLY=($(compgen -W "--exe --sysroot --host-packages --format --mapping --offline --context --fix --component --include-prereleases --all-threads --locals --pid --store --host --time --no-suspects --help" -- "$cur")) ;;
+	resolve) COMPREPLY=($(compgen -W "--exe --sysroot --host-packages --format --mapping --offline --context --fix --component --include-prereleases --all-threads --all-components --locals --pid --store --host --time --no-suspects --help" -- "$cur")) ;;
 	env) COMPREPLY=($(compgen -W "--sysroot --format --mapping --offline --fetch --help" -- "$cur")) ;;
 	fixcheck) COMPREPLY=($(compgen -W "--repo --at --one-fix --debian-source --rpm-spec --component --sysroot --mapping --offline --include-prereleases --format --help" -- "$cur")) ;;
 	cache) COMPREPLY=($(compgen -W "stats clear --help" -- "$cur")) ;;

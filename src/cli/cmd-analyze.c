@@ -132,6 +132,7 @@ int cmd_analyze(int argc, char **argv, struct prov_ctx *g)
 		return prov_cmd_fail(error);
 	}
 	prov_patterns_detect(crash);
+	prov_crash_mark_chain(crash);	/* JSON: modules[].in_crash_chain */
 	if (format == PROV_FORMAT_JSON)
 		error = prov_report_json(&out, crash);
 	else

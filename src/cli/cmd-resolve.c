@@ -22,9 +22,9 @@ const struct cmd cmd_resolve_def = {
 	"resolve", cmd_resolve, 0,
 	"resolve INPUT... [--exe PATH] [--sysroot DIR|IMAGE] [--format text|markdown|json]\n"
 	"                  [--mapping FILE]... [--offline] [--context N] [--fix COMMIT]...\n"
-	"                  [--component NAME] [--all-threads] [--locals] [--host-packages]\n"
-	"                  [--include-prereleases] [--store[=PATH]] [--host NAME] [--time TIME]\n"
-	"                  [--no-suspects]\n"
+	"                  [--component NAME] [--all-threads] [--all-components] [--locals]\n"
+	"                  [--host-packages] [--include-prereleases] [--store[=PATH]]\n"
+	"                  [--host NAME] [--time TIME] [--no-suspects]\n"
 	"       provenance resolve --pid PID [options]",
 	"a core or pasted backtrace to packages, upstream commits and source lines"
 };
@@ -63,6 +63,11 @@ static const char help[] =
 	"                     tag (-rc1, alpha, beta, pre, dev, a1/b2); by default\n"
 	"                     only final releases are named\n"
 	"   --all-threads     text and markdown: show every thread\n"
+	"   --all-components  list and look up every component the process loaded;\n"
+	"                     by default only those of the crash chain (the crashing\n"
+	"                     thread's frames; a snapshot's blocked threads) are\n"
+	"                     looked up (mirrors, downloads) and listed, the others\n"
+	"                     counted (JSON: components[].in_crash_chain)\n"
 	"   --locals          text: arguments and locals (from DWARF; Python\n"
 	"                     frames from the interpreter) under the\n"
 	"                     crashing thread's frames (markdown shows those of the\n"
@@ -114,10 +119,11 @@ static const char help[] =
 	"(default 600) by the next runs (remembered in the cache). An https server\n"
 	"with a private CA: fetch.sslCAInfo=FILE (or git's http.sslCAInfo).\n"
 	"\n"
-	"exit: 0 done, 1 done but incomplete (a module of the crashing thread not\n"
-	"resolved, a commit or source not found, a core cut inside its memory, an\n"
-	"installed file that is another build than the crash's), 2 bad input, 64\n"
-	"usage error.\n"
+	"exit: 0 done, 1 done but incomplete (a module of the crash chain not\n"
+	"resolved, a commit or source of its components not found, a core cut inside\n"
+	"its memory, an installed file that is another build than the crash's),\n"
+	"2 bad input, 64 usage error. Components outside the crash chain do not\n"
+	"make a run incomplete unless --all-components asks for them.\n"
 	"With --fix: 0 every fix is in, 1 one is not, 3 it could not be determined\n"
 	"(no deployed commit, repository unreachable), 2 bad input.\n";
 
@@ -132,6 +138,7 @@ enum {
 	OPT_FIX,
 	OPT_COMPONENT,
 	OPT_ALL_THREADS,
+	OPT_ALL_COMPONENTS,
 	OPT_LOCALS,
 	OPT_STORE,
 	OPT_HOST,
@@ -169,6 +176,7 @@ static const struct option options[] = {
 	{ "fix", required_argument, NULL, OPT_FIX },
 	{ "component", required_argument, NULL, OPT_COMPONENT },
 	{ "all-threads", no_argument, NULL, OPT_ALL_THREADS },
+	{ "all-components", no_argument, NULL, OPT_ALL_COMPONENTS },
 	{ "locals", no_argument, NULL, OPT_LOCALS },
 	{ "store", optional_argument, NULL, OPT_STORE },
 	{ "host", required_argument, NULL, OPT_HOST },
@@ -288,6 +296,10 @@ static int take_option(struct resolve_args *a, int opt, int argc, char **argv)
 		break;
 	case OPT_ALL_THREADS:
 		a->flags |= PROV_REPORT_ALL_THREADS;
+		break;
+	case OPT_ALL_COMPONENTS:
+		a->flags |= PROV_REPORT_ALL_COMPONENTS;
+		a->opts.all_components = 1;
 		break;
 	case OPT_LOCALS:
 		a->flags |= PROV_REPORT_LOCALS;

@@ -927,6 +927,29 @@ static void label_sources(struct prov_crash *c, const struct comp_state *cs, siz
 	}
 }
 
+/* components[].in_crash_chain from their modules' (marked here, prov_crash_mark_chain) */
+static void mark_chain_components(struct prov_crash *c, size_t first)
+{
+	size_t i, k;
+
+	prov_crash_mark_chain(c);	/* as the pipeline did; callers need not */
+	for (i = 0; i < c->nmodules; i++) {
+		if (!c->modules[i].in_crash_chain || !c->modules[i].component)
+			continue;
+		k = component_index(c, c->modules[i].component);
+		if (k != (size_t)-1 && k >= first)
+			c->components[k].in_crash_chain = 1;
+	}
+}
+
+/* a component no frame of the crash chain is in: named, not looked up */
+static void off_chain_note(struct prov_component *comp)
+{
+	if (!comp->note)
+		set_note(comp, "not in the crash chain: its commit was not looked up "
+			 "(--all-components looks up every component)");
+}
+
 int prov_components_resolve(struct prov_crash *c, int *partial,
 			    const struct prov_components_ctx *ctx)
 {
@@ -1033,16 +1056,27 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 	if (ctx->on_known)
 		ctx->on_known(c, ctx->on_known_arg);
 
-	/* components -> commits; never for an installed build that is not the crashed one */
+	/* components -> commits; never for an installed build that is not the crashed one,
+	 * and, unless all are asked for, only for the crash chain's */
+	mark_chain_components(c, first);
 	for (i = first; i < nmapped; i++) {
+		if (!ctx->all_components && !c->components[i].in_crash_chain) {
+			off_chain_note(&c->components[i]);
+			continue;
+		}
 		if (cs[i].mismatch) {
 			*partial = 1;
 			continue;
 		}
 		resolve_one(&c->components[i], &cs[i], partial, ctx);
 	}
-	for (i = nmapped; i < c->ncomponents; i++)
+	for (i = nmapped; i < c->ncomponents; i++) {
+		if (!ctx->all_components && !c->components[i].in_crash_chain) {
+			off_chain_note(&c->components[i]);
+			continue;
+		}
 		resolve_derived(&c->components[i], &cs[i], cs[i].origin, ctx);
+	}
 	place_relative(c, cs, first);
 
 	/* source excerpts for the top frames of the crashing thread */

@@ -31,6 +31,13 @@ struct prov_components_ctx {
 	 */
 	void (*on_known)(struct prov_crash *c, void *arg);
 	void *on_known_arg;
+	/*
+	 * 0: only the components of the crash chain (modules[].in_crash_chain,
+	 * set by prov_crash_mark_chain, which this runs) are looked up (mirrors, ls-remote, downloads)
+	 * and only theirs make the run partial; the others are named, with a
+	 * note. 1 (--all-components): every component, as the env command does.
+	 */
+	int all_components;
 };
 
 /*

@@ -426,6 +426,42 @@ int prov_frame_is_signal(const struct prov_frame *f)
 	       (f->function && strcmp(f->function, "<signal handler called>") == 0);
 }
 
+int prov_crash_thread_in_chain(const struct prov_crash *c, size_t t)
+{
+	size_t i;
+
+	if (t >= c->nthreads)
+		return 0;
+	if (c->snapshot && c->hang && c->hang->nwaits) {
+		for (i = 0; i < c->hang->nwaits; i++)
+			if (c->hang->waits[i].thread == t)
+				return 1;
+		return 0;
+	}
+	if (!c->snapshot && prov_crash_crashed_thread(c))
+		return c->crashed_thread == t;
+	return 1;
+}
+
+void prov_crash_mark_chain(struct prov_crash *c)
+{
+	size_t t, i;
+
+	for (t = 0; t < c->nthreads; t++) {
+		if (!prov_crash_thread_in_chain(c, t))
+			continue;
+		for (i = 0; i < c->threads[t].nframes; i++) {
+			const struct prov_frame *f = &c->threads[t].frames[i];
+			struct prov_module *m = f->module ? prov_crash_module_by_path(c, f->module) : NULL;
+
+			if (!m && f->has_pc)
+				m = prov_crash_module_at(c, f->pc);
+			if (m)
+				m->in_crash_chain = 1;
+		}
+	}
+}
+
 struct prov_module *prov_crash_module_at(const struct prov_crash *c, uint64_t addr)
 {
 	size_t i;

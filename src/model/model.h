@@ -115,6 +115,7 @@ struct prov_module {
 	int build_id_mismatch;	/* the file on disk has another build ID than the core's */
 	int build_id_from_file;	/* the core lost the build ID: it was read from the file */
 	int inferred;	/* text: added from a frame's source path, not named by the crash */
+	int in_crash_chain;	/* a frame of the crash chain is in it (prov_crash_mark_chain) */
 	struct prov_origin *origin;	/* package, NULL when unresolved */
 	char *component;
 };
@@ -230,6 +231,7 @@ struct prov_component {
 	char *import_path;
 	char *upstream_repo;
 	char *upstream_ref;
+	int in_crash_chain;	/* one of its modules is in the crash chain */
 };
 
 struct prov_source_line {
@@ -485,6 +487,17 @@ struct prov_thread *prov_crash_crashed_thread(const struct prov_crash *c);
 size_t prov_thread_crash_frame(const struct prov_thread *t);
 /* 1 for a signal frame: the analyzer's, or a text "<signal handler called>". */
 int prov_frame_is_signal(const struct prov_frame *f);
+
+/*
+ * The crash chain: the threads whose frames say what crashed. The crashing
+ * thread; for a snapshot (no crash), the threads the hang analysis found
+ * blocked; when neither is known, every thread (nothing is left out on a
+ * guess). 1 when thread index t is one of them.
+ */
+int prov_crash_thread_in_chain(const struct prov_crash *c, size_t t);
+/* Set modules[].in_crash_chain: a frame of a chain thread names the module
+ * (by its recorded path, else by the address). */
+void prov_crash_mark_chain(struct prov_crash *c);
 
 /* The module whose [start, end) holds addr, or NULL. */
 struct prov_module *prov_crash_module_at(const struct prov_crash *c, uint64_t addr);

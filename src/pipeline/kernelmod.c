@@ -1,17 +1,23 @@
 /*
  * A kernel fault line (src/text/kernel.c) names its module by file name
  * only and carries no build ID. The file is looked up by that name under the
- * usual library and program directories of the host or of --sysroot (the
- * name as given when it is a path), and the faulting instruction's function
+ * directories of the root's /etc/ld.so.conf (its include lines followed,
+ * bounded, every file read inside the root), the usual library and program
+ * directories and /opt/rocm<version>/lib of the host or of --sysroot (the name as
+ * given when it is a path), and the faulting instruction's function
  * and line are read from it (src/core/modsym.h). Nothing proves that file is
  * the one that ran: the frame is marked a guess (frame.location_guess) and
  * the kernel line's note says what was checked (the size of the mapping
  * against the file's executable segment).
  */
+#include <dirent.h>
+#include <fcntl.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "kernelmod.h"
@@ -27,15 +33,210 @@ static const char *const search_dirs[] = {
 	"/usr/local/bin", NULL,
 };
 
-static int is_file(const char *path, struct stat *sb)
+/* bounds on what a root's loader configuration may make us read */
+#define LDCONF_MAX_DEPTH 8	/* nested include lines */
+#define LDCONF_MAX_FILES 64	/* configuration files read */
+#define LDCONF_MAX_DIRS 128	/* directories searched */
+#define LDCONF_MAX_SIZE (64 * 1024)	/* bytes of one file */
+#define GLOB_MAX_MATCHES 64	/* names one pattern gives */
+
+struct dirlist {
+	char **v;
+	size_t n, alloc;
+	int files;	/* configuration files read so far */
+};
+
+static void dirlist_add(struct dirlist *d, const char *dir)
 {
-	return stat(path, sb) == 0 && S_ISREG(sb->st_mode);
+	size_t i;
+
+	if (d->n >= LDCONF_MAX_DIRS || dir[0] != '/')
+		return;
+	for (i = 0; i < d->n; i++)
+		if (!strcmp(d->v[i], dir))
+			return;
+	PROV_ALLOC_GROW(d->v, d->n + 1, d->alloc);
+	d->v[d->n++] = prov_xstrdup(dir);
+}
+
+static void dirlist_release(struct dirlist *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		free(d->v[i]);
+	free(d->v);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The names in directory `dir` (a path inside root) matching `pattern`
+ * (fnmatch, no leading dot unless the pattern has one), sorted as glob(3)
+ * sorts them; at most GLOB_MAX_MATCHES. The directory is opened inside the
+ * root (prov_root_open). Returns how many; *out is freed by the caller.
+ */
+static size_t glob_in_root(char ***out, const char *root, const char *dir, const char *pattern)
+{
+	int fd = prov_root_open(root, dir, O_RDONLY | O_DIRECTORY);
+	DIR *dh;
+	struct dirent *e;
+	char **v = NULL;
+	size_t n = 0, alloc = 0;
+
+	*out = NULL;
+	if (fd < 0)
+		return 0;
+	if (!(dh = fdopendir(fd))) {
+		close(fd);
+		return 0;
+	}
+	while ((e = readdir(dh)) && n < GLOB_MAX_MATCHES) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (fnmatch(pattern, e->d_name, FNM_PERIOD) != 0)
+			continue;
+		PROV_ALLOC_GROW(v, n + 1, alloc);
+		v[n++] = prov_xstrdup(e->d_name);
+	}
+	closedir(dh);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_str);
+	*out = v;
+	return n;
+}
+
+static void ldconf_read(struct dirlist *d, const char *root, const char *path, int depth);
+
+/* "include PATTERN": relative to the including file's directory; a pattern
+ * only in the last component (as in /etc/ld.so.conf.d/NAME.conf with NAME a *) */
+static void ldconf_include(struct dirlist *d, const char *root, const char *from,
+			   const char *pattern, int depth)
+{
+	char *full, *slash, **names = NULL;
+	size_t i, n;
+
+	if (pattern[0] == '/') {
+		full = prov_xstrdup(pattern);
+	} else {
+		const char *s = strrchr(from, '/');
+
+		full = prov_xasprintf("%.*s/%s", s ? (int)(s - from) : 0, from, pattern);
+	}
+	slash = strrchr(full, '/');
+	if (!strpbrk(slash + 1, "*?[")) {
+		ldconf_read(d, root, full, depth + 1);
+	} else {
+		*slash = '\0';
+		n = glob_in_root(&names, root, *full ? full : "/", slash + 1);
+		for (i = 0; i < n; i++) {
+			char *one = prov_xasprintf("%s/%s", full, names[i]);
+
+			ldconf_read(d, root, one, depth + 1);
+			free(one);
+			free(names[i]);
+		}
+		free(names);
+	}
+	free(full);
+}
+
+/*
+ * One loader configuration file (ld.so.conf(5)): a directory a line (or
+ * several, separated by spaces, tabs, ':' or ','), '#' comments, "include
+ * PATTERN" lines, "hwcap" lines ignored. Read inside the root; bounded.
+ */
+static void ldconf_read(struct dirlist *d, const char *root, const char *path, int depth)
+{
+	struct prov_buf text = PROV_BUF_INIT;
+	char *line, *next;
+	int fd;
+
+	if (depth > LDCONF_MAX_DEPTH || d->files >= LDCONF_MAX_FILES)
+		return;
+	d->files++;
+	if ((fd = prov_root_open(root, path, O_RDONLY)) < 0)
+		return;
+	if (prov_read_fd(&text, fd, path, LDCONF_MAX_SIZE) < 0) {
+		prov_error_clear();
+		close(fd);
+		prov_buf_release(&text);
+		return;
+	}
+	close(fd);
+	for (line = text.buf; line && *line; line = next) {
+		char *hash, *tok, *save = NULL;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if ((hash = strchr(line, '#')))
+			*hash = '\0';
+		line += strspn(line, " \t");
+		if (!strncmp(line, "include", 7) && (line[7] == ' ' || line[7] == '\t')) {
+			line += 8;
+			for (tok = strtok_r(line, " \t\r", &save); tok; tok = strtok_r(NULL, " \t\r", &save))
+				ldconf_include(d, root, path, tok, depth);
+			continue;
+		}
+		if (!strncmp(line, "hwcap", 5) && (line[5] == ' ' || line[5] == '\t'))
+			continue;
+		for (tok = strtok_r(line, " \t\r:,", &save); tok; tok = strtok_r(NULL, " \t\r:,", &save)) {
+			char *eq = strchr(tok, '=');	/* old "DIR=TYPE" */
+
+			if (eq)
+				*eq = '\0';
+			dirlist_add(d, tok);
+		}
+	}
+	prov_buf_release(&text);
+}
+
+/* where the crashed system's loader and shell would look, in that order:
+ * its ld.so.conf directories, the usual ones, then /opt/rocm<version>/lib */
+static void search_path(struct dirlist *d, const char *root)
+{
+	const char *const *p;
+	char **names = NULL;
+	size_t i, n;
+
+	ldconf_read(d, root, "/etc/ld.so.conf", 0);
+	for (p = search_dirs; *p; p++)
+		dirlist_add(d, *p);
+	n = glob_in_root(&names, root, "/opt", "rocm*");
+	for (i = 0; i < n; i++) {
+		char *lib = prov_xasprintf("/opt/%s/lib", names[i]);
+		char *lib64 = prov_xasprintf("/opt/%s/lib64", names[i]);
+
+		dirlist_add(d, lib);
+		dirlist_add(d, lib64);
+		free(lib);
+		free(lib64);
+		free(names[i]);
+	}
+	free(names);
+}
+
+/* a regular file at `path` inside root (symlinks resolved inside it) */
+static int is_file(const char *root, const char *path, struct stat *sb)
+{
+	int fd = prov_root_open(root, path, O_RDONLY), ok;
+
+	if (fd < 0)
+		return 0;
+	ok = fstat(fd, sb) == 0 && S_ISREG(sb->st_mode);
+	close(fd);
+	return ok;
 }
 
 /* the module's path on the crashed system and on this host; NULL when not found */
 static char *find_module(const char *sysroot, const char *name, char **host, int *count)
 {
-	const char *const *d;
+	struct dirlist dirs = { NULL, 0, 0, 0 };
+	size_t i;
 	char *found = NULL;
 	struct stat sb, first;
 
@@ -43,7 +244,7 @@ static char *find_module(const char *sysroot, const char *name, char **host, int
 	*count = 0;
 	if (strchr(name, '/')) {
 		*host = prov_root_join(sysroot, name);
-		if (is_file(*host, &sb)) {
+		if (is_file(sysroot, name, &sb)) {
 			*count = 1;
 			return prov_xstrdup(name);
 		}
@@ -51,11 +252,12 @@ static char *find_module(const char *sysroot, const char *name, char **host, int
 		*host = NULL;
 		return NULL;
 	}
-	for (d = search_dirs; *d; d++) {
-		char *sys = prov_xasprintf("%s/%s", *d, name), *h = prov_root_join(sysroot, sys);
+	search_path(&dirs, sysroot);
+	for (i = 0; i < dirs.n; i++) {
+		char *sys = prov_xasprintf("%s/%s", dirs.v[i], name), *h = prov_root_join(sysroot, sys);
 
 		/* /lib is often /usr/lib (merged /usr): one file, counted once */
-		if (is_file(h, &sb) && (!found || sb.st_dev != first.st_dev || sb.st_ino != first.st_ino)) {
+		if (is_file(sysroot, sys, &sb) && (!found || sb.st_dev != first.st_dev || sb.st_ino != first.st_ino)) {
 			(*count)++;
 			if (!found) {
 				found = sys;
@@ -67,6 +269,7 @@ static char *find_module(const char *sysroot, const char *name, char **host, int
 		free(sys);
 		free(h);
 	}
+	dirlist_release(&dirs);
 	return found;
 }
 
@@ -117,7 +320,8 @@ void prov_kernel_module_lookup(struct prov_crash *c, const char *sysroot)
 	prov_buf_init(&note, 4096);
 	sys = find_module(sysroot, k->module, &host, &count);
 	if (!sys) {
-		prov_buf_printf(&note, "no file named '%s' under %s's library and program directories: "
+		prov_buf_printf(&note, "no file named '%s' under %s's library and program directories "
+				"(its /etc/ld.so.conf's, the usual ones, /opt/rocm*/lib): "
 				"function and line unknown (give --sysroot with the crashed system's root)",
 				k->module, sysroot && strcmp(sysroot, "/") ? sysroot : "this host");
 		goto done;
@@ -157,6 +361,13 @@ void prov_kernel_module_lookup(struct prov_crash *c, const char *sysroot)
 		m->path = prov_xstrdup(sys);
 		if (!m->note)
 			m->note = prov_xstrdup("found by the file name a kernel line printed (no build ID to check)");
+		/* the file's build ID, marked as read from the file (build_id_from "file"):
+		 * the crash gave none, so nothing says it is the build that ran */
+		if (!m->build_id && ms.build_id) {
+			m->build_id = ms.build_id;
+			ms.build_id = NULL;
+			m->build_id_from_file = 1;
+		}
 	}
 	prov_modsym_release(&ms);
 done:

@@ -38,21 +38,19 @@ static int module_is_special(const char *path)
 }
 
 /*
- * Partial: a module named by a frame of the crashing thread (or, without
- * one, of any thread) was not resolved to a package.
+ * Partial: a module named by a frame of the crash chain (the crashing
+ * thread; a snapshot's blocked threads; without either, any thread;
+ * prov_crash_thread_in_chain) was not resolved to a package.
  */
 static int modules_incomplete(const struct prov_crash *c)
 {
-	const struct prov_thread *t = prov_crash_crashed_thread(c);
-	size_t i, k, first = 0, last = c->nthreads;
+	size_t i, k;
 
-	if (t) {
-		first = (size_t)(t - c->threads);
-		last = first + 1;
-	}
-	for (k = first; k < last; k++) {
+	for (k = 0; k < c->nthreads; k++) {
 		const struct prov_thread *th = &c->threads[k];
 
+		if (!prov_crash_thread_in_chain(c, k))
+			continue;
 		for (i = 0; i < th->nframes; i++) {
 			const struct prov_frame *f = &th->frames[i];
 			const struct prov_module *m;
@@ -466,6 +464,7 @@ static int resolve_one(struct prov_crash *c, int *incomplete_out, const struct p
 							: prov_resolve_modules(c, &rctx)) < 0)
 			return error;
 	}
+	prov_crash_mark_chain(c);	/* modules may have been added from frames */
 	incomplete |= modules_incomplete(c);
 	incomplete |= c->partial;	/* a truncated core */
 	incomplete |= c->modules_incomplete;	/* a damaged file note */
@@ -479,6 +478,7 @@ static int resolve_one(struct prov_crash *c, int *incomplete_out, const struct p
 		cctx.max_source_frames = 5;
 		cctx.on_known = known;
 		cctx.on_known_arg = &ka;
+		cctx.all_components = opts->all_components;
 		if (!(opts->ctx && opts->ctx->offline) && getenv("DEBUGINFOD_URLS") &&
 		    *getenv("DEBUGINFOD_URLS")) {
 			if (in->type != PROV_INPUT_TYPE_CORE && !c->kernel_line)

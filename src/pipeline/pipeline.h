@@ -31,6 +31,8 @@ struct prov_pipeline_opts {
 				 * up in this host's package databases (marked a guess) */
 	int no_python;	/* --no-python (also config python.frames=false) */
 	int cores_only;	/* analyze: a text input is bad input */
+	int all_components;	/* --all-components: look up every component, not only
+				 * the crash chain's (prov_components_ctx.all_components) */
 	/*
 	 * Called once per input with everything known without the network
 	 * (frames, packages, components named, repository paths, patterns),

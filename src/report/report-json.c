@@ -167,10 +167,13 @@ static void write_module(struct prov_json *j, const struct prov_module *m)
 	prov_json_key(j, "package");
 	write_origin(j, m->origin);
 	prov_json_kv_string(j, "component", m->component);
+	prov_json_kv_bool(j, "in_crash_chain", m->in_crash_chain);
 	prov_json_end_object(j);
 }
 
-void prov_report_json_component(struct prov_json *j, const struct prov_component *p)
+/* chain: 1 to say whether the component is in the crash chain (a crash's
+ * report), 0 for an inventory with no crash (env) */
+static void write_component(struct prov_json *j, const struct prov_component *p, int chain)
 {
 	prov_json_begin_object(j);
 	prov_json_kv_string(j, "name", p->name);
@@ -182,7 +185,14 @@ void prov_report_json_component(struct prov_json *j, const struct prov_component
 	prov_json_kv_string(j, "found_by", p->found_by ? p->found_by : "unknown");
 	prov_json_kv_string(j, "commit_is", p->commit ? p->commit_is : NULL);
 	prov_json_kv_string(j, "note", p->note);
+	if (chain)
+		prov_json_kv_bool(j, "in_crash_chain", p->in_crash_chain);
 	prov_json_end_object(j);
+}
+
+void prov_report_json_component(struct prov_json *j, const struct prov_component *p)
+{
+	write_component(j, p, 0);
 }
 
 void prov_report_json_fix(struct prov_json *j, const struct prov_fix_status *x)
@@ -561,7 +571,7 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 	prov_json_key(j, "components");
 	prov_json_begin_array(j);
 	for (i = 0; i < c->ncomponents; i++)
-		prov_report_json_component(j, &c->components[i]);
+		write_component(j, &c->components[i], 1);
 	prov_json_end_array(j);
 
 	prov_json_key(j, "sources");

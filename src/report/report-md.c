@@ -249,10 +249,14 @@ static void crashing_instruction(struct prov_buf *b, const struct prov_crash *c,
 	}
 }
 
-static int module_in_frames(const struct prov_crash *c, const struct prov_module *m)
+/* A module whose package gets a row: in the crash chain, or, with
+ * --all-components, in any frame. */
+static int module_in_frames(const struct prov_crash *c, const struct prov_module *m, int all)
 {
 	size_t t, f;
 
+	if (!all)
+		return m->in_crash_chain;
 	for (t = 0; t < c->nthreads; t++)
 		for (f = 0; f < c->threads[t].nframes; f++)
 			if (c->threads[t].frames[f].module && m->path &&
@@ -261,10 +265,12 @@ static int module_in_frames(const struct prov_crash *c, const struct prov_module
 	return 0;
 }
 
-/* Components in the crash, plus packages of modules in frames without one. */
-static void environment(struct prov_buf *b, const struct prov_crash *c)
+/* Components of the crash chain (all of them with --all-components), plus
+ * packages of the chain's modules without one; then how many were left out. */
+static void environment(struct prov_buf *b, const struct prov_crash *c, unsigned int flags)
 {
-	size_t i, j, rows = 0;
+	size_t i, j, rows = 0, others = 0;
+	int all = !!(flags & PROV_REPORT_ALL_COMPONENTS);
 
 	prov_buf_puts(b, "### Container environment\n\n"
 			 "| Component | Version | Git Hash |\n"
@@ -272,6 +278,10 @@ static void environment(struct prov_buf *b, const struct prov_crash *c)
 	for (i = 0; i < c->ncomponents; i++) {
 		const struct prov_component *p = &c->components[i];
 
+		if (!all && !p->in_crash_chain) {
+			others++;
+			continue;
+		}
 		prov_buf_puts(b, "| ");
 		cell(b, p->name);
 		prov_buf_puts(b, " | ");
@@ -289,8 +299,8 @@ static void environment(struct prov_buf *b, const struct prov_crash *c)
 
 		if (!m->origin || m->component)
 			continue;
-		/* only packages whose modules appear in some frame */
-		if (!module_in_frames(c, m))
+		/* only packages whose modules appear in some frame (of the chain) */
+		if (!module_in_frames(c, m, all))
 			continue;
 		/* once per package: a row an earlier module of it printed (one
 		 * that was not printed, being in no frame, does not count) */
@@ -298,7 +308,7 @@ static void environment(struct prov_buf *b, const struct prov_crash *c)
 			dup = c->modules[j].origin && !c->modules[j].component &&
 			      c->modules[j].origin->name && m->origin->name &&
 			      strcmp(c->modules[j].origin->name, m->origin->name) == 0 &&
-			      module_in_frames(c, &c->modules[j]);
+			      module_in_frames(c, &c->modules[j], all);
 		if (dup)
 			continue;
 		prov_buf_puts(b, "| ");
@@ -315,8 +325,14 @@ static void environment(struct prov_buf *b, const struct prov_crash *c)
 	if (!rows)
 		prov_buf_puts(b, "| — | — | — |\n");
 	prov_buf_putc(b, '\n');
+	if (others)
+		prov_buf_printf(b, "and %zu other component%s loaded; --all-components lists them\n\n",
+				others, others == 1 ? "" : "s");
 	for (i = 0; i < c->ncomponents; i++) {
 		const struct prov_component *p = &c->components[i];
+
+		if (!all && !p->in_crash_chain)
+			continue;
 
 		if (p->repo || p->note) {
 			prov_buf_printf(b, "- **%s**: ", p->name ? p->name : "?");
@@ -654,8 +670,8 @@ static void next_steps(struct prov_buf *b, const struct prov_crash *c, const str
 		prov_buf_printf(b, "%d. The program aborted itself: read the assertion or error message printed just before the abort (stderr, journal).\n", ++n);
 	if (has_pattern(c, "non-canonical") || has_pattern(c, "misaligned"))
 		prov_buf_printf(b, "%d. A corrupted pointer was dereferenced: this is often a use after free or a data race; rebuild with AddressSanitizer or ThreadSanitizer.\n", ++n);
-	for (i = 0; i < c->ncomponents; i++)
-		if (!c->components[i].commit) {
+	for (i = 0; i < c->ncomponents; i++)	/* the crash chain's: the others were not looked up */
+		if (!c->components[i].commit && c->components[i].in_crash_chain) {
 			prov_buf_printf(b, "%d. The commit of %s is unknown%s%s: add a mapping (`--mapping FILE`) or check the repository and ref.\n",
 					++n, c->components[i].name ? c->components[i].name : "a component",
 					c->components[i].note ? " — " : "",
@@ -715,7 +731,7 @@ static int report_markdown_body(struct prov_buf *b, const struct prov_crash *c, 
 				: "a core taken from a live process (gcore)");
 		prov_report_hang_markdown(b, c);
 		other_threads(b, c, NULL, flags | PROV_REPORT_ALL_THREADS);	/* a hang needs every stack */
-		environment(b, c);
+		environment(b, c, flags);
 		prov_buf_rtrim(b);
 		return prov_buf_putc(b, '\n');
 	}
@@ -781,7 +797,7 @@ static int report_markdown_body(struct prov_buf *b, const struct prov_crash *c, 
 	other_threads(b, c, t, flags);
 	crashing_instruction(b, c, t);
 	frame_variables(b, c, t);
-	environment(b, c);
+	environment(b, c, flags);
 	sources(b, c);
 	fix_status(b, c);
 	possible_fixes(b, c);

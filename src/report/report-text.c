@@ -527,7 +527,7 @@ static int report_text_head(struct prov_buf *b, const struct prov_crash *c, unsi
 /* Components, sources, suspects, fix status: what the network may bring. */
 static int report_text_tail(struct prov_buf *b, const struct prov_crash *c, unsigned int flags)
 {
-	size_t i;
+	size_t i, others = 0;
 
 	if (flags & PROV_REPORT_RESOLVE) {
 		if (c->ncomponents) {
@@ -535,6 +535,11 @@ static int report_text_tail(struct prov_buf *b, const struct prov_crash *c, unsi
 			for (i = 0; i < c->ncomponents; i++) {
 				const struct prov_component *p = &c->components[i];
 
+				/* the crash chain's; the others are counted */
+				if (!(flags & PROV_REPORT_ALL_COMPONENTS) && !p->in_crash_chain) {
+					others++;
+					continue;
+				}
 				prov_buf_printf(b, "  %-24s %-20s %s", p->name ? p->name : "?",
 						p->version ? p->version : "-",
 						p->commit ? p->commit : "-");
@@ -550,6 +555,9 @@ static int report_text_tail(struct prov_buf *b, const struct prov_crash *c, unsi
 					prov_buf_printf(b, "\n      note: %s", p->note);
 				prov_buf_putc(b, '\n');
 			}
+			if (others)
+				prov_buf_printf(b, "  and %zu other component%s loaded; --all-components lists them\n",
+						others, others == 1 ? "" : "s");
 			prov_buf_putc(b, '\n');
 		}
 		for (i = 0; i < c->nsources; i++) {

@@ -31,6 +31,9 @@ enum prov_report_flags {
 	 * TAIL is the whole report */
 	PROV_REPORT_HEAD = 1 << 5,
 	PROV_REPORT_TAIL = 1 << 6,
+	/* text/markdown: every component in the environment table, not only the
+	 * crash chain's (components[].in_crash_chain) and a count of the others */
+	PROV_REPORT_ALL_COMPONENTS = 1 << 7,
 };
 
 /* The design's JSON report ("schema": "provenance/1"); keys always present. */
