@@ -950,6 +950,28 @@ static void off_chain_note(struct prov_component *comp)
 			 "(--all-components looks up every component)");
 }
 
+/* Components [first, n) to commits: mapped ones up to nmapped, derived ones
+ * after; unless all are asked for, only those of the crash chain. */
+static void resolve_commits(struct prov_crash *c, struct comp_state *cs, size_t first, size_t nmapped,
+			    int *partial, const struct prov_components_ctx *ctx)
+{
+	size_t i;
+
+	for (i = first; i < c->ncomponents; i++) {
+		if (!ctx->all_components && !c->components[i].in_crash_chain) {
+			off_chain_note(&c->components[i]);
+			continue;
+		}
+		if (i >= nmapped) {
+			resolve_derived(&c->components[i], &cs[i], cs[i].origin, ctx);
+		} else if (cs[i].mismatch) {
+			*partial = 1;
+		} else {
+			resolve_one(&c->components[i], &cs[i], partial, ctx);
+		}
+	}
+}
+
 int prov_components_resolve(struct prov_crash *c, int *partial,
 			    const struct prov_components_ctx *ctx)
 {
@@ -1059,24 +1081,7 @@ int prov_components_resolve(struct prov_crash *c, int *partial,
 	/* components -> commits; never for an installed build that is not the crashed one,
 	 * and, unless all are asked for, only for the crash chain's */
 	mark_chain_components(c, first);
-	for (i = first; i < nmapped; i++) {
-		if (!ctx->all_components && !c->components[i].in_crash_chain) {
-			off_chain_note(&c->components[i]);
-			continue;
-		}
-		if (cs[i].mismatch) {
-			*partial = 1;
-			continue;
-		}
-		resolve_one(&c->components[i], &cs[i], partial, ctx);
-	}
-	for (i = nmapped; i < c->ncomponents; i++) {
-		if (!ctx->all_components && !c->components[i].in_crash_chain) {
-			off_chain_note(&c->components[i]);
-			continue;
-		}
-		resolve_derived(&c->components[i], &cs[i], cs[i].origin, ctx);
-	}
+	resolve_commits(c, cs, first, nmapped, partial, ctx);
 	place_relative(c, cs, first);
 
 	/* source excerpts for the top frames of the crashing thread */

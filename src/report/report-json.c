@@ -422,13 +422,10 @@ static void write_delivered(struct prov_json *j, const struct prov_signal *d)
 	prov_json_end_object(j);
 }
 
-void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
+/* "input": what was read, and how (the root, partial, lines not read). */
+static void write_input(struct prov_json *j, const struct prov_crash *c)
 {
-	const struct prov_signal *s = &c->signal;
-	const struct prov_thread *crashed = prov_crash_crashed_thread(c);
 	size_t i;
-
-	prov_json_kv_string(j, "schema", "provenance/1");
 
 	prov_json_key(j, "input");
 	prov_json_begin_object(j);
@@ -468,6 +465,17 @@ void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
 		prov_json_kv_null(j, "unparsed");
 	}
 	prov_json_end_object(j);
+}
+
+void prov_report_json_body(struct prov_json *j, const struct prov_crash *c)
+{
+	const struct prov_signal *s = &c->signal;
+	const struct prov_thread *crashed = prov_crash_crashed_thread(c);
+	size_t i;
+
+	prov_json_kv_string(j, "schema", "provenance/1");
+
+	write_input(j, c);
 
 	prov_json_key(j, "process");
 	if (c->has_process) {
