@@ -207,6 +207,15 @@ static void note_auxv(struct core_ctx *x, const unsigned char *d, size_t n)
 	}
 }
 
+/* NT_ARM_PAC_MASK: { data_mask, insn_mask }; the first one counts */
+static void note_pac_mask(struct core_ctx *x, const unsigned char *desc, size_t len)
+{
+	if (x->machine == EM_AARCH64 && !x->notes.has_pac_mask && len >= 16) {
+		x->notes.pac_insn_mask = core_rd64(x, desc + 8);
+		x->notes.has_pac_mask = 1;
+	}
+}
+
 int core_parse_notes(struct core_ctx *x, const GElf_Phdr *ph, size_t *nnotes)
 {
 	Elf_Data *data;
@@ -236,6 +245,11 @@ int core_parse_notes(struct core_ctx *x, const GElf_Phdr *ph, size_t *nnotes)
 			break;
 		desc = buf + desc_off;
 		core_owner = nh.n_namesz == 5 && memcmp(buf + name_off, "CORE", 5) == 0;
+		/* Linux writes the regset notes but NT_PRSTATUS, NT_PRFPREG, NT_PRPSINFO,
+		 * NT_SIGINFO, NT_FILE and NT_AUXV under "LINUX": the PAC mask is one */
+		if (nh.n_type == NT_ARM_PAC_MASK && nh.n_namesz == 6 &&
+		    memcmp(buf + name_off, "LINUX", 6) == 0)
+			note_pac_mask(x, desc, nh.n_descsz);
 		if (core_owner) {
 			switch (nh.n_type) {
 			case NT_PRSTATUS:
@@ -245,11 +259,8 @@ int core_parse_notes(struct core_ctx *x, const GElf_Phdr *ph, size_t *nnotes)
 			case NT_PRPSINFO:
 				note_prpsinfo(x, desc, nh.n_descsz);
 				break;
-			case NT_ARM_PAC_MASK:	/* { data_mask, insn_mask } */
-				if (x->machine == EM_AARCH64 && !x->notes.has_pac_mask && nh.n_descsz >= 16) {
-					x->notes.pac_insn_mask = core_rd64(x, desc + 8);
-					x->notes.has_pac_mask = 1;
-				}
+			case NT_ARM_PAC_MASK:	/* as an older writer may have put it */
+				note_pac_mask(x, desc, nh.n_descsz);
 				break;
 			case NT_SIGINFO:
 				note_siginfo(x, desc, nh.n_descsz);
