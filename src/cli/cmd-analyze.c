@@ -119,7 +119,7 @@ int cmd_analyze(int argc, char **argv, struct prov_ctx *g)
 	if (!opts.pid && argc - optind > 1)
 		return prov_cmd_usage_error(&cmd_analyze_def, "one core file at a time ('%s' is extra)",
 					    argv[optind + 1]);
-	if (!opts.pid && opts.exe && (error = prov_cmd_check_exe(opts.exe)) < 0)
+	if (!opts.pid && opts.exe && (error = prov_cmd_check_exe(&opts.exe)) < 0)
 		return prov_cmd_fail(error);
 
 	if ((error = prov_cmd_open_sysroot(&image, &opts.sysroot, g)) < 0)

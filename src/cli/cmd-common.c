@@ -1,6 +1,7 @@
 /* The helpers every command uses: messages to stderr, usage errors, help, writing stdout, --format, --exe. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,8 +77,10 @@ int prov_cmd_help(const struct cmd *c, const char *body)
 	return 0;
 }
 
-int prov_cmd_check_exe(const char *path)
+int prov_cmd_check_exe(const char **pathp)
 {
+	static char abs[PATH_MAX];
+	const char *path = *pathp;
 	unsigned char magic[4];
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -93,6 +96,8 @@ int prov_cmd_check_exe(const char *path)
 	close(fd);
 	if (n != (ssize_t)sizeof(magic) || memcmp(magic, "\177ELF", 4))
 		return prov_error_set(PROV_EINPUT, "--exe '%s' is not an ELF executable", path);
+	if (path[0] != '/' && realpath(path, abs))
+		*pathp = abs;
 	return 0;
 }
 

@@ -360,7 +360,7 @@ static int parse_args(struct resolve_args *a, int argc, char **argv)
 	if ((error = prov_cmd_open_sysroot(&a->image, &a->opts.sysroot, a->g)) < 0)
 		return prov_cmd_fail(error);
 	a->opts.image = a->opts.sysroot ? &a->image : NULL;
-	if (a->opts.exe && (error = prov_cmd_check_exe(a->opts.exe)) < 0)
+	if (a->opts.exe && (error = prov_cmd_check_exe(&a->opts.exe)) < 0)
 		return prov_cmd_fail(error);
 	a->mappings[a->nmappings] = NULL;
 	a->opts.mappings = a->nmappings ? a->mappings : NULL;

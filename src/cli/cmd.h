@@ -66,8 +66,11 @@ int prov_cmd_write(const char *data, size_t len);
 /* 1 once prov_cmd_write found the reader of stdout gone (EPIPE): not an error. */
 int prov_cmd_stdout_gone(void);
 
-/* --exe PATH: 0 when PATH is a readable ELF file, else PROV_EINPUT saying why. */
-int prov_cmd_check_exe(const char *path);
+/* --exe PATH: 0 when *path is a readable ELF file, else PROV_EINPUT saying why.
+ * A relative *path is made absolute (one static buffer: --exe is given once
+ * per run), so that the analyzer compares it with the module paths it makes
+ * (a relative one left a PAC-signed QEMU core with no module at all). */
+int prov_cmd_check_exe(const char **path);
 
 struct prov_image;
 /* --sysroot's value as a root (src/image/image.h): a directory as it is, an

@@ -10,7 +10,7 @@
 # the registers and the code. Two more static crashers against gdb: a
 # recursion (the same return pc in every level) and a call through a NULL
 # function pointer (pc 0, the caller from lr); and one built with pointer
-# authentication, run on QEMU's `max` CPU: signed return addresses.
+# authentication, run on QEMU's `max` CPU: signed return addresses, also with a relative --exe.
 . "$(dirname "$0")/lib.sh"
 can_dump_core
 for c in aarch64-linux-gnu-gcc qemu-aarch64 gdb-multiarch eu-stack eu-addr2line python3; do
@@ -145,3 +145,10 @@ P
 want="deref middle:$(ret_of middle deref) outer:$(ret_of outer middle) main:$(ret_of main outer)"
 check_eq "$(json_get "$T/pac.json" '" ".join(f["function"] + ("" if i == 0 else ":" + f["pc"]) for i, f in enumerate(d["threads"][0]["frames"][:4]))')" \
 	"$want" "frames through signed return addresses (source; pcs after each bl)"
+# issue 39 #14: the same with a relative --exe from the core's directory (it
+# left the module list empty and every frame unnamed): the same frames
+( cd "$T" && "$PROVENANCE" analyze --exe ./pac "$core" --format json ) >"$T/pac-rel.json" 2>"$T/pac-rel.err" ||
+	fail "analyze --exe ./pac: exit $?: $(head -2 "$T/pac-rel.err")"
+check_eq "$(json_get "$T/pac-rel.json" '" ".join(f["function"] + ("" if i == 0 else ":" + f["pc"]) for i, f in enumerate(d["threads"][0]["frames"][:4]))')" \
+	"$want" "a relative --exe: the same frames"
+check_eq "$(json_get "$T/pac-rel.json" '[m["path"] for m in d["modules"]]')" "[\"$T/pac\"]" "a relative --exe: the module, by its absolute path"
