@@ -357,6 +357,18 @@ static int search_patches(struct prov_repo *pr, const char *commit, char **prese
 }
 
 /* The distribution patches of the options (the import's series, the RPM patches). */
+/* 1 when an extra patch before i is the same file (a spec may name one on
+ * several Patch lines): its hunks are parsed and held once. */
+static int named_before(const struct prov_backport_opts *o, size_t i)
+{
+	size_t j;
+
+	for (j = 0; o->extra_patch_names && j < i; j++)
+		if (!strcmp(o->extra_patch_names[j], o->extra_patch_names[i]))
+			return 1;
+	return 0;
+}
+
 static int load_dist(struct prov_dist_patches *dp, const struct prov_backport_opts *o)
 {
 	size_t i;
@@ -367,9 +379,11 @@ static int load_dist(struct prov_dist_patches *dp, const struct prov_backport_op
 	    (error = prov_dist_patches_debian(dp, o->patches_repo, o->patches_commit)) < 0)
 		return error;
 	for (i = 0; o->extra_patch_texts && i < o->nextra_patches; i++)
-		prov_dist_patches_add(dp, o->extra_patch_names[i], o->extra_patch_texts[i] ? o->extra_patch_texts[i] : "",
-				      o->extra_patch_texts[i] ? strlen(o->extra_patch_texts[i]) : 0,
-				      o->extra_patch_notes ? o->extra_patch_notes[i] : NULL);
+		if (!named_before(o, i))
+			prov_dist_patches_add(dp, o->extra_patch_names[i],
+					      o->extra_patch_texts[i] ? o->extra_patch_texts[i] : "",
+					      o->extra_patch_texts[i] ? strlen(o->extra_patch_texts[i]) : 0,
+					      o->extra_patch_notes ? o->extra_patch_notes[i] : NULL);
 	return 0;
 }
 

@@ -14,6 +14,8 @@
 #define MAX_SPEC ((size_t)4 << 20)
 #define MAX_PATCHES 2000
 #define MAX_PATCH ((size_t)64 << 20)
+/* the patch files a spec names, each counted once (one file on 24 Patch lines was held 24 times) */
+#define MAX_PATCH_TOTAL ((size_t)256 << 20)
 #define MAX_MACROS 1000
 #define MAX_VALUE 4096
 #define MAX_DEPTH 8
@@ -291,11 +293,14 @@ void prov_rpm_patches_release(struct prov_rpm_patches *p)
 	size_t i;
 
 	for (i = 0; i < p->n; i++) {
+		int own = !p->first || p->first[i] == i;
+
 		free(p->names[i]);
-		free(p->ids ? p->ids[i] : NULL);
-		free(p->texts ? p->texts[i] : NULL);
+		free(p->ids && own ? p->ids[i] : NULL);
+		free(p->texts && own ? p->texts[i] : NULL);
 		free(p->notes ? p->notes[i] : NULL);
 	}
+	free(p->first);
 	free(p->names);
 	free(p->ids);
 	free(p->texts);
@@ -303,12 +308,24 @@ void prov_rpm_patches_release(struct prov_rpm_patches *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* The first index before i whose name is names[i]'s (i when none); a hash
+ * would do better, but 2,000 names are at most 2,000,000 compares. */
+static size_t first_named(const struct prov_rpm_patches *p, size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < i; j++)
+		if (!strcmp(p->names[j], p->names[i]))
+			return p->first[j];
+	return i;
+}
+
 int prov_rpm_patches_read(struct prov_rpm_patches *out, const char *spec_path)
 {
 	struct prov_buf spec = PROV_BUF_INIT, patch = PROV_BUF_INIT;
 	char *dir = NULL;
 	const char *slash;
-	size_t i;
+	size_t i, total = 0;
 	int error;
 
 	memset(out, 0, sizeof(*out));
@@ -327,11 +344,18 @@ int prov_rpm_patches_read(struct prov_rpm_patches *out, const char *spec_path)
 	slash = strrchr(spec_path, '/');
 	dir = slash ? prov_xstrndup(spec_path, (size_t)(slash - spec_path) + 1) : prov_xstrdup(".");
 	out->ids = prov_xcalloc(out->n + 1, sizeof(*out->ids));
+	out->first = prov_xcalloc(out->n + 1, sizeof(*out->first));
 	for (i = 0; i < out->n; i++) {
-		/* the name is one component: opened inside the spec's directory only */
-		int fd = prov_root_open(dir, out->names[i], O_RDONLY);
+		int fd;
 
-		if (fd < 0) {
+		/* a file named again is the same text: read once */
+		if ((out->first[i] = first_named(out, i)) != i) {
+			out->ids[i] = out->ids[out->first[i]];
+			out->texts[i] = out->texts[out->first[i]];
+			continue;
+		}
+		/* the name is one component: opened inside the spec's directory only */
+		if ((fd = prov_root_open(dir, out->names[i], O_RDONLY)) < 0) {
 			error = prov_error_set(PROV_EINPUT, "spec '%s' names patch '%s', which is not beside it",
 					       spec_path, out->names[i]);
 			goto cleanup;
@@ -340,6 +364,11 @@ int prov_rpm_patches_read(struct prov_rpm_patches *out, const char *spec_path)
 		close(fd);
 		if (error < 0)
 			goto cleanup;
+		if ((total += patch.len) > MAX_PATCH_TOTAL) {
+			error = prov_error_set(PROV_ELIMIT, "spec '%s' names patches of more than %zu bytes in all",
+					       spec_path, MAX_PATCH_TOTAL);
+			goto cleanup;
+		}
 		out->ids[i] = prov_backport_file_ids(patch.buf, patch.len);
 		out->texts[i] = prov_xstrndup(patch.buf ? patch.buf : "", patch.len);
 		prov_buf_reset(&patch);

@@ -17,6 +17,7 @@ struct prov_rpm_patches {
 	char **ids;	/* per-file ids (prov_backport_file_ids) of each patch */
 	char **texts;	/* each patch's text (NUL bytes end it) */
 	char **notes;	/* the spec's comment lines just above each Patch line ("" when none) */
+	size_t *first;	/* the first index naming the same file: ids and texts are shared with it */
 	size_t n;
 };
 
@@ -24,7 +25,8 @@ struct prov_rpm_patches {
  * Read SPEC and the patch files beside it. PROV_EINPUT naming the spec (or
  * the patch) when it cannot be read, a name has a macro left unexpanded or
  * the file is missing; PROV_ELIMIT past the caps (spec 4 MiB, 2000 patches,
- * 64 MiB each).
+ * 64 MiB each, 256 MiB of distinct patch files in all). A file named on
+ * several Patch lines is read once; its entries share ids and texts.
  */
 int prov_rpm_patches_read(struct prov_rpm_patches *out, const char *spec_path);
 void prov_rpm_patches_release(struct prov_rpm_patches *p);
