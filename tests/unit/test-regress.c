@@ -100,6 +100,9 @@
 #define LLVMFuzzerTestOneInput fuzz_sif_one
 #include "../../fuzz/fuzz-sif.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_image_one
+#include "../../fuzz/fuzz-image.c"
+#undef LLVMFuzzerTestOneInput
 
 #include "unit.h"
 #include "banned.h"
@@ -391,6 +394,64 @@ static void test_sif(void **state)
 	assert_int_equal(sif_seed("unused", &p), PROV_EINPUT);
 }
 
+/* An image seed (its first byte picks the reader) applied onto a fresh root
+ * under the default budget; the root's fd in *rootfd, its path returned. */
+static char *image_seed(const char *name, int *rootfd, int *err)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	struct prov_image_budget budget;
+	char *path = prov_xasprintf("%s/fixtures/fuzz-seeds/fuzz-image/%s", top(), name);
+	char *file = prov_xasprintf("%s/image-seed", fuzz_tmpdir());
+	char *root = prov_xasprintf("%s/image-seed-root-%s", fuzz_tmpdir(), name);
+
+	assert_int_equal(prov_read_file(&b, path, 1 << 20), 0);
+	assert_true(b.len > 1);
+	fuzz_write(file, b.buf + 1, b.len - 1);
+	assert_int_equal(mkdir(root, 0700), 0);
+	*rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(*rootfd >= 0);
+	prov_image_budget_init(&budget);
+	*err = b.buf[0] & 1 ? prov_image_apply_squashfs(*rootfd, file, 0, b.len - 1, name, &budget)
+			    : prov_image_apply_layer(*rootfd, file, name, &budget);
+	unlink(file);
+	prov_buf_release(&b);
+	free(path);
+	free(file);
+	return root;
+}
+
+static void test_image(void **state)
+{
+	struct stat st;
+	char *root;
+	int fd, err;
+
+	replay("fuzz-image", fuzz_image_one, 1);
+	/* the seeds mean what they say */
+	root = image_seed("layer-plain", &fd, &err);
+	assert_int_equal(err, 0);
+	assert_int_equal(fstatat(fd, "var/lib/dpkg/status", &st, AT_SYMLINK_NOFOLLOW), 0);
+	close(fd);
+	free(root);
+	root = image_seed("layer-gzip", &fd, &err);
+	assert_int_equal(err, 0);
+	assert_int_equal(fstatat(fd, "lib/libx.so.1", &st, AT_SYMLINK_NOFOLLOW), 0);
+	close(fd);
+	free(root);
+	root = image_seed("layer-hostile", &fd, &err);	/* "../escape" refuses the layer */
+	assert_int_equal(err, PROV_EINPUT);
+	close(fd);
+	free(root);
+	root = image_seed("squashfs-plain", &fd, &err);
+	assert_int_equal(err, 0);
+	assert_int_equal(fstatat(fd, "etc/os-release", &st, AT_SYMLINK_NOFOLLOW), 0);
+	assert_int_equal(fstatat(fd, "lib/abs", &st, AT_SYMLINK_NOFOLLOW), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	close(fd);
+	free(root);
+	prov_error_clear();
+}
+
 /* The seeds are real: a real rpm header and real JSON shapes parse. */
 static void test_seeds_parse(void **state)
 {
@@ -510,6 +571,7 @@ int main(void)
 		cmocka_unit_test(test_gopclntab),
 		cmocka_unit_test(test_journal),
 		cmocka_unit_test(test_sif),
+		cmocka_unit_test(test_image),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_seeds_parse),
 	};
