@@ -12,7 +12,9 @@
 #    with a copy suffix (50 groups per template), with their frames, modules
 #    and components (not the report JSON, which `/` never reads); the
 #    summaries rebuilt from the crashes with the schema-1 -> 2 migration's SQL.
-# 4. serve on it; curl times `/`, `/?since=` the last day and
+# 4. `triage`, `triage --by day` and `triage --since 7d --by day` on the
+#    command line (best of 3, wall and peak RSS: issue 36's bench).
+# 5. serve on it; curl times `/`, `/?since=` the last day and
 #    /api/triage.json: one warm-up, then best and median of 5.
 # Env: PROVENANCE (default ./provenance), BENCH_DIR (default /tmp/prov-web-bench).
 set -u
@@ -130,7 +132,22 @@ last=$(sql 'SELECT max(time) FROM crashes')
 since=$(python3 -c "import datetime,sys; t=datetime.datetime.strptime(sys.argv[1], '%Y-%m-%dT%H:%M:%SZ'); print((t - datetime.timedelta(days=1)).strftime('%Y-%m-%dT%H:%M:%SZ'))" "$last")
 say "== web ($BACKEND): $total crashes ($groups signatures, $(sql 'SELECT count(*) FROM frames') frames), grown in $(ms "$t0" "$t1") ms"
 
-"$PROV" serve --store "$S" --listen 127.0.0.1:0 >"$d/serve.out" 2>"$d/serve.err" &
+# the CLI first (issue 36's bench): triage, and triage --by day, best of 3
+clitime() {	# WHAT ARGS...: wall and peak RSS of provenance triage ARGS, best of 3
+	local what=$1 i; shift
+	for i in 1 2 3; do
+		/usr/bin/time -f '%e %M' -o "$d/time.$i" "$PROV" triage --store "$S" "$@" >"$d/$what.out" 2>"$d/$what.err" ||
+			{ say "triage $* failed: $(head -2 "$d/$what.err")"; return; }
+	done
+	cat "$d"/time.[123] | python3 -c "import sys; v=sorted(tuple(map(float, l.split())) for l in sys.stdin); print('triage %s: best %.2f s wall, %.0f MiB peak RSS (%s bytes of output)' % (sys.argv[1], v[0][0], v[0][1] / 1024, sys.argv[2]))" "$*" "$(wc -c <"$d/$what.out")"
+}
+clitime cli-triage --format json
+clitime cli-byday --by day --format json
+since7=$(python3 -c "import datetime,sys; t=datetime.datetime.strptime(sys.argv[1], '%Y-%m-%dT%H:%M:%SZ'); print((t - datetime.timedelta(days=7)).strftime('%Y-%m-%dT%H:%M:%S'))" "$last")
+clitime cli-byday7 --since "$since7" --by day --format json	# the store's last week
+
+# serve, with a time limit no page of the bench reaches (a 503 is not a time)
+"$PROV" serve --store "$S" --listen 127.0.0.1:0 --timeout 3600000 >"$d/serve.out" 2>"$d/serve.err" &
 SPID=$!
 for _ in $(seq 100); do [ -s "$d/serve.out" ] && break; sleep 0.1; done
 base=$(sed -n 's#^listening on \(http://[^ ]*\)/ .*#\1#p' "$d/serve.out")
