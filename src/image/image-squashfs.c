@@ -22,6 +22,8 @@
 #include "image.h"
 #include "banned.h"
 
+/* fragment blocks of one image at most (16 M: 256 MiB of fragment table) */
+#define MAX_FRAGMENTS ((uint32_t)1 << 24)
 #define MAX_DEPTH 128
 #define MAX_NAME 4096
 #define CHUNK 65536
@@ -295,6 +297,15 @@ int prov_image_apply_squashfs(int rootfd, const char *file, uint64_t offset, uin
 	if ((r = sqfs_super_read(&super, sf)) < 0) {
 		err = prov_error_set(PROV_EINPUT, "%s: not a squashfs 4.0 image this version reads "
 				     "(super block: error %d)", what, r);
+		goto cleanup;
+	}
+	/* libsquashfs allocates the fragment table whole, from this count, before
+	 * reading it: a fragment entry names a fragment block of the image, so
+	 * there are at most as many as the image has bytes (fuzz-image: a flipped
+	 * bit asked for 64 GiB) */
+	if (super.fragment_entry_count > size || super.fragment_entry_count > MAX_FRAGMENTS) {
+		err = prov_error_set(PROV_EINPUT, "%s: the super block claims %u fragment blocks, more than "
+				     "the image can hold", what, super.fragment_entry_count);
 		goto cleanup;
 	}
 	if ((r = sqfs_compressor_config_init(&cfg, (SQFS_COMPRESSOR)super.compression_id, super.block_size,
