@@ -132,6 +132,7 @@ static void load_frame(struct prov_frame *f, const struct prov_jv *o)
 	f->location_guess = jbool(o, "location_guess");
 	f->signal_frame = jbool(o, "signal_frame");
 	f->in_handler = jbool(o, "in_signal_handler");
+	f->unwind_derived = jbool(o, "unwind_derived");
 	if (args && args->type == PROV_JV_ARRAY) {
 		f->has_vars = 1;
 		f->args = load_vars(args, &f->nargs);
@@ -215,6 +216,7 @@ static void load_module(struct prov_crash *c, const struct prov_jv *o)
 	m->note = jstr(o, "note");
 	m->origin = load_origin(jobj(o, "package"));
 	m->component = jstr(o, "component");
+	m->in_crash_chain = jbool(o, "in_crash_chain");
 }
 
 static void load_component(struct prov_crash *c, const struct prov_jv *o)
@@ -230,6 +232,7 @@ static void load_component(struct prov_crash *c, const struct prov_jv *o)
 	p->found_by = jstr(o, "found_by");
 	p->commit_is = jstr(o, "commit_is");
 	p->note = jstr(o, "note");
+	p->in_crash_chain = jbool(o, "in_crash_chain");
 }
 
 static void load_source(struct prov_crash *c, const struct prov_jv *o)
@@ -497,6 +500,8 @@ static void load_rest(struct prov_crash *c, const struct prov_jv *root)
 	for (a = jarr(root, "sources", &n), i = 0; i < n; i++)
 		load_source(c, &a->items[i]);
 	for (a = jarr(root, "debuginfod_sources", &n), i = 0; i < n; i++)
+		load_source(c, &a->items[i]);
+	for (a = jarr(root, "local_sources", &n), i = 0; i < n; i++)
 		load_source(c, &a->items[i]);
 	c->determinism = jstr(root, "determinism");
 	for (a = jarr(root, "instructions", &n), i = 0; i < n; i++) {
