@@ -928,11 +928,35 @@ static void label_sources(struct prov_crash *c, const struct comp_state *cs, siz
 }
 
 /* components[].in_crash_chain from their modules' (marked here, prov_crash_mark_chain) */
+/* 1 when a frame of the crash chain is a relative `at FILE:LINE` with no
+ * module: any component's tree may hold it (place_relative), so none is
+ * left out of the chain on a guess. */
+static int chain_has_relative(const struct prov_crash *c)
+{
+	size_t i, j;
+
+	for (i = 0; i < c->nthreads; i++) {
+		if (!prov_crash_thread_in_chain(c, i))
+			continue;
+		for (j = 0; j < c->threads[i].nframes; j++) {
+			const struct prov_frame *f = &c->threads[i].frames[j];
+
+			if (!f->component && !f->module && !f->python && relative_path_ok(f->file))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 static void mark_chain_components(struct prov_crash *c, size_t first)
 {
 	size_t i, k;
+	int all;
 
 	prov_crash_mark_chain(c);	/* as the pipeline did; callers need not */
+	all = chain_has_relative(c);
+	for (i = first; all && i < c->ncomponents; i++)
+		c->components[i].in_crash_chain = 1;
 	for (i = 0; i < c->nmodules; i++) {
 		if (!c->modules[i].in_crash_chain || !c->modules[i].component)
 			continue;
