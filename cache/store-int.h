@@ -102,11 +102,16 @@ void store_triage_add_version(struct prov_triage *t, const char *component, cons
 
 /*
  * store-lifecycle.c, called by the front after a backend's answer, through
- * prov_store_rows only: triage --by's buckets and each marked group's fix
+ * the backend rows only, not store.c (no call back): triage --by's buckets and each marked group's fix
  * (struct prov_triage_fix); and the line resolve --store adds about a
  * marked signature for one crash (*out NULL: not marked, or nothing known).
  */
-struct prov_store;
+/* A store opened by prov_store_open (store.c): its backend and the backend's ops. */
+struct prov_store {
+	const struct store_ops *ops;	/* filled by the backend's open */
+	struct store_backend *backend;
+	char *name;	/* for messages: never a password */
+};
 int store_triage_extras(struct prov_triage *t, struct prov_store *s, const struct prov_triage_opts *o);
 int store_history_fix(char **out, struct prov_store *s, int64_t crash_id);
 

@@ -99,6 +99,15 @@ static int version_key_cmp(const void *pa, const void *pb)
 	return prov_version_cmp(sa + 1, sb + 1);
 }
 
+/* The backend's rows, as prov_store_rows gives them: called here directly,
+ * so that store.c (which calls this file) is not called back. */
+static int life_rows(struct prov_store *s, enum prov_store_rows what, const struct prov_triage_opts *o,
+		     const char *signature, uint64_t max_rows, uint64_t timeout_ms,
+		     prov_store_row_fn row, void *data)
+{
+	return s->ops->rows(s->backend, (int)what, o, signature, max_rows, timeout_ms, row, data);
+}
+
 static int fill_buckets(struct prov_triage *t, struct prov_store *s, const struct prov_triage_opts *o)
 {
 	struct bucket_rows b = { t, NULL, 0, -1 };
@@ -120,7 +129,7 @@ static int fill_buckets(struct prov_triage *t, struct prov_store *s, const struc
 	if (!t->ngroups)
 		return 0;
 	b.index = store_triage_index(t);
-	err = prov_store_rows(s, what, o, NULL, LIFE_MAX_ROWS, LIFE_QUERY_MS, bucket_row, &b);
+	err = life_rows(s, what, o, NULL, LIFE_MAX_ROWS, LIFE_QUERY_MS, bucket_row, &b);
 	free((void *)b.index);
 	if (err == 1)
 		err = prov_error_set(PROV_ELIMIT, "triage --by: more than %llu rows; narrow it (--since)",
@@ -244,9 +253,9 @@ static int fill_fixes(struct prov_triage *t, struct prov_store *s, const struct 
 	if (!t->ngroups)
 		return 0;
 	m.index = store_triage_index(t);
-	err = prov_store_rows(s, PROV_STORE_MARKS, &none, NULL, LIFE_MAX_ROWS, LIFE_QUERY_MS, mark_row, &m);
+	err = life_rows(s, PROV_STORE_MARKS, &none, NULL, LIFE_MAX_ROWS, LIFE_QUERY_MS, mark_row, &m);
 	if (err >= 0)
-		err = prov_store_rows(s, PROV_STORE_FIX_BUILDS, o, NULL, LIFE_MAX_ROWS, LIFE_QUERY_MS,
+		err = life_rows(s, PROV_STORE_FIX_BUILDS, o, NULL, LIFE_MAX_ROWS, LIFE_QUERY_MS,
 				      build_row, &m);
 	free((void *)m.index);
 	if (err == 1)
@@ -311,10 +320,10 @@ int store_history_fix(char **out, struct prov_store *s, int64_t crash_id)
 
 	*out = NULL;
 	snprintf(id, sizeof(id), "%lld", (long long)crash_id);
-	if ((err = prov_store_rows(s, PROV_STORE_FIX_BUILDS, &none, id, 2, LIFE_QUERY_MS, one_build, &c)) < 0 ||
+	if ((err = life_rows(s, PROV_STORE_FIX_BUILDS, &none, id, 2, LIFE_QUERY_MS, one_build, &c)) < 0 ||
 	    !c.found)
 		goto cleanup;
-	if ((err = prov_store_rows(s, PROV_STORE_MARKS, &none, c.signature, 2, LIFE_QUERY_MS, one_mark, &c)) < 0 ||
+	if ((err = life_rows(s, PROV_STORE_MARKS, &none, c.signature, 2, LIFE_QUERY_MS, one_mark, &c)) < 0 ||
 	    !c.fix.fixed_in)
 		goto cleanup;
 	has = build_has_fix(c.fix.fixed_in, c.version, c.commit);

@@ -21,12 +21,6 @@
  * store-report.c: the backends call those, never this file.
  */
 
-struct prov_store {
-	const struct store_ops *ops;	/* filled by the backend's open */
-	struct store_backend *backend;
-	char *name;	/* for messages: never a password */
-};
-
 /* The data directory: $XDG_DATA_HOME/provenance, else ~/.local/share/provenance; NULL: neither is set. */
 static char *data_dir(void)
 {
