@@ -29,7 +29,10 @@ Source packages are read from --src DIR (flat: SRC_VER.dsc and its files;
 fetched there with `apt-get source --download-only SRC=VER` when missing,
 which needs deb-src lines: --add-deb-src writes them when run as root) and
 served to provenance by a local HTTP server as sources.debianBaseUrl, so the
-binary's own archive layout logic is not what is measured.
+binary's own archive layout logic is not what is measured. With
+--real-archives provenance fetches from Debian's own archives instead (its
+defaults), so their real layout is what is measured: a +debNuM version from
+security.debian.org, whose pool may lack the orig signature the .dsc lists.
 
 Usage:
     bench/fixcheck-real.py --provenance ./provenance [--work DIR] [--json OUT]
@@ -186,7 +189,10 @@ def dsc_files(path):
 def ensure_source(srcdir, source, version, add_deb_src):
     v = version.split(":", 1)[-1]
     dsc = os.path.join(srcdir, "%s_%s.dsc" % (source, v))
-    if os.path.exists(dsc) and all(os.path.exists(os.path.join(srcdir, n)) for n in dsc_files(dsc)):
+    # a signature (.asc) is not needed to read the patches: the security
+    # archive's pool lacks the orig's, which apt-get source then refuses
+    if os.path.exists(dsc) and all(os.path.exists(os.path.join(srcdir, n))
+                                   for n in dsc_files(dsc) if not n.endswith(".asc")):
         return dsc
     if add_deb_src and os.geteuid() == 0:
         path = "/etc/apt/sources.list.d/fixcheck-real-debsrc.sources"
@@ -233,8 +239,10 @@ def serve(srcdir):
 
 
 def fixcheck(args, base, repo, tag, source, version, shas):
-    cmd = [args.provenance, "--cache", args.cache, "-c", "sources.debianBaseUrl=" + base,
-           "fixcheck"] + shas + ["--repo", repo, "--at", tag,
+    cmd = [args.provenance, "--cache", args.cache]
+    if not args.real_archives:
+        cmd += ["-c", "sources.debianBaseUrl=" + base]
+    cmd += ["fixcheck"] + shas + ["--repo", repo, "--at", tag,
                                  "--debian-source", "%s=%s" % (source, version), "--format", "json"]
     if args.include_prereleases:
         cmd.append("--include-prereleases")
@@ -343,6 +351,9 @@ def main():
     ap.add_argument("--json", default=None, help="write every check here")
     ap.add_argument("--add-deb-src", action="store_true", help="as root: add bookworm deb-src lines")
     ap.add_argument("--include-prereleases", action="store_true")
+    ap.add_argument("--real-archives", action="store_true",
+                    help="provenance fetches from Debian's own archives (its defaults: deb.debian.org and "
+                         "security.debian.org) instead of the local server, so their real layout is measured")
     ap.add_argument("--only", default=None, help="only this source package")
     ap.add_argument("--rescore", default=None, metavar="JSON", help="score the checks a --json run saved")
     args = ap.parse_args()
