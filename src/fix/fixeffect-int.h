@@ -10,6 +10,8 @@ struct prov_buf;
 struct prov_dist_patches;
 struct prov_effect;
 struct prov_effect_tree;
+struct prov_defs;
+struct effect_text_index;
 
 /*
  * Private to the fix-effect files (libdwfl's libdwflP.h): fixeffect.c walks
@@ -33,6 +35,15 @@ struct located {
 	struct prov_buf pre_text, post_text;
 	int texts_read;	/* 0: not yet, 1: both read, -1: not readable */
 	struct prov_renames *ren;	/* NULL until learned */
+	/* indexed once per file and text, not per hunk (fixlocate.c) */
+	struct effect_text_index *ix[4];	/* deployed, pre, post, renamed pre */
+	struct prov_hunk_file pre_f, post_f;	/* pre_text, post_text as lines */
+	int texts_filed;
+	char *rpre, *rpost;	/* pre_text, post_text with ren applied */
+	size_t lrpre, lrpost;
+	struct prov_hunk_file rpre_f, rpost_f;
+	int renamed_done;
+	struct prov_defs *defs;	/* the deployed file's definitions; NULL until scanned */
 };
 
 /* fixlocate.c: the deployed file of a hunk, and the hunk judged in it */
@@ -49,7 +60,7 @@ enum prov_hunk_state effect_renamed_or_in_function(const struct prov_hunk *h, st
 						   const struct prov_effect_tree *t, unsigned *how, int *renamed);
 int effect_locate(struct located *loc, const struct prov_hunk *h, const char *fix_parent,
 		  const struct prov_effect_tree *t);
-int effect_in_own_function(const struct prov_hunk *h, const struct located *loc);
+int effect_in_own_function(const struct prov_hunk *h, struct located *loc);
 int effect_read_tree_file(struct prov_buf *b, const struct prov_effect_tree *t, const char *path);
 
 /* distpatches.c: the distribution patches that carry, name, touch or undo a hunk */

@@ -22,9 +22,10 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 #define MAX_BLAME_LINES 200
 #define MAX_HISTORY_DEPTH 3	/* commits followed back from the fix, hunk by hunk */
 
+struct blame_memo;
 static char *lines_from_absent_commit(const struct prov_hunk *h, const char *parent, const char *fix_hex,
 				      const struct prov_dist_patches *dp, const struct prov_effect_tree *t,
-				      int depth);
+				      int depth, const struct blame_memo *memo);
 
 /* 1 when a and b are the same line, blanks aside. */
 static int same_text(const char *a, const char *b)
@@ -104,7 +105,7 @@ static int hunks_gone(const struct prov_effect *sub, const struct prov_hunks *xs
 					break;
 				}
 			}
-			if ((y = lines_from_absent_commit(&xs->v[i], xparent, x, dp, t, depth + 1))) {
+			if ((y = lines_from_absent_commit(&xs->v[i], xparent, x, dp, t, depth + 1, NULL))) {
 				free(y);
 				ok = 1;
 			}
@@ -223,11 +224,18 @@ static int decided(const struct prov_effect *out)
  * effect is absent too. Followed back from the fix (depth > 0), an
  * addition's context lines stand for its - lines: the place it adds at
  * came with such commits. The first such commit (hex, caller frees), or
- * NULL.
+ * NULL. memo, when not NULL, is the blame of h's file at parent back to
+ * the merge base, made once for all of its hunks (absent_by_history).
  */
+struct blame_memo {
+	const char *path;	/* the fix's parent's path (a hunk's old path) */
+	char *mb;	/* the merge base of the parent and the deployed commit */
+	struct prov_blame *b;	/* NULL: blame each hunk by itself */
+};
+
 static char *lines_from_absent_commit(const struct prov_hunk *h, const char *parent, const char *fix_hex,
 				      const struct prov_dist_patches *dp, const struct prov_effect_tree *t,
-				      int depth)
+				      int depth, const struct blame_memo *memo)
 {
 	char (*who)[41] = NULL, *mb = NULL, *found = NULL;
 	char seen[3][41];
@@ -242,11 +250,13 @@ static char *lines_from_absent_commit(const struct prov_hunk *h, const char *par
 	o = nminus ? '-' : ' ';
 	if (!parent || !nold || nold > MAX_BLAME_LINES || h->old_start <= 0 || (!nminus && !depth))
 		return NULL;
-	if (prov_repo_merge_base(&mb, t->r, parent, t->deployed_hex) < 0)
-		goto cleanup;
 	who = prov_xcalloc(nold, sizeof(*who));
-	if (prov_repo_blame_lines(who, t->r, parent, h->old_path ? h->old_path : h->path, (size_t)h->old_start, nold,
-				  mb) < 0)
+	if (memo && memo->b && !strcmp(memo->path, h->old_path ? h->old_path : h->path) &&
+	    prov_blame_get(memo->b, who, (size_t)h->old_start, nold) == 0)
+		;	/* answered from the file's one blame */
+	else if (prov_repo_merge_base(&mb, t->r, parent, t->deployed_hex) < 0 ||
+		 prov_repo_blame_lines(who, t->r, parent, h->old_path ? h->old_path : h->path, (size_t)h->old_start,
+				       nold, mb) < 0)
 		goto cleanup;
 	v = prov_xcalloc(nold, sizeof(*v));
 	for (i = 0, j = 0; i < h->n; i++) {
@@ -289,29 +299,81 @@ cleanup:
 	return found;
 }
 
+/* Hunk i is one absent_by_history asks lines_from_absent_commit about. */
+static int history_candidate(const struct prov_effect *out, const struct prov_hunks *hs, size_t i)
+{
+	const struct prov_fix_evidence *e = &out->ev[i];
+
+	return !strcmp(e->state, prov_hunk_state_name(PROV_HUNK_UNKNOWN)) &&
+	       !(e->note && strcmp(e->note, PROV_EFFECT_NOTE_NOT_HERE)) && !prov_hunk_is_test_path(hs->v[i].path) &&
+	       !prov_hunk_is_doc_path(hs->v[i].path) && !hs->v[i].new_file;
+}
+
+/*
+ * The blame of the old file of hunk i at parent (back to m->mb), over the
+ * lines of every candidate hunk of that file from i on, into m: one blame
+ * per file, not per hunk. m->b stays NULL when it cannot be made (each
+ * hunk is then blamed by itself, as before).
+ */
+static void blame_file_once(struct blame_memo *m, const struct prov_effect *out, const struct prov_hunks *hs,
+			    size_t i, const char *parent, const struct prov_effect_tree *t)
+{
+	const char *path = hs->v[i].old_path ? hs->v[i].old_path : hs->v[i].path;
+	size_t lo = 0, hi = 0, k, j;
+
+	prov_blame_free(m->b);
+	m->b = NULL;
+	m->path = path;
+	for (k = i; k < hs->n && k < out->n; k++) {
+		const struct prov_hunk *h = &hs->v[k];
+		size_t nold = 0;
+
+		if (strcmp(h->old_path ? h->old_path : h->path, path) || !history_candidate(out, hs, k) ||
+		    h->old_start <= 0)
+			continue;
+		for (j = 0; j < h->n; j++)
+			nold += h->origin[j] != '+';
+		if (!nold || nold > MAX_BLAME_LINES)
+			continue;
+		if (!lo || (size_t)h->old_start < lo)
+			lo = (size_t)h->old_start;
+		if ((size_t)h->old_start + nold - 1 > hi)
+			hi = (size_t)h->old_start + nold - 1;
+	}
+	if (lo && m->mb && prov_repo_blame_open(&m->b, t->r, parent, path, lo, hi - lo + 1, m->mb) < 0)
+		m->b = NULL;
+	prov_error_clear();
+}
+
 /*
  * When no hunk is shown present or absent (the answer would be exit 3), the
  * unknown hunks (not test files, not "not applicable") whose - lines came
  * with commits demonstrably not in the deployed tree are absent, via the
  * first such commit. Not when a patch names the fix. Run only then: the
- * blame walks the history from the fix back to the deployed commit.
+ * blame walks the history from the fix back to the deployed commit, once
+ * per file (blame_file_once).
  */
 static void absent_by_history(struct prov_effect *out, const struct prov_hunks *hs, const char *parent,
 			      const char *fix_hex, const struct prov_dist_patches *dp,
 			      const struct prov_effect_tree *t)
 {
+	struct blame_memo m = { NULL, NULL, NULL };
 	size_t i;
 
 	if (out->named_by || decided(out))
 		return;
+	if (parent && prov_repo_merge_base(&m.mb, t->r, parent, t->deployed_hex) < 0)
+		m.mb = NULL;
+	prov_error_clear();
 	for (i = 0; i < hs->n && i < out->n; i++) {
 		struct prov_fix_evidence *e = &out->ev[i];
 		char *x;
 
-		if (strcmp(e->state, prov_hunk_state_name(PROV_HUNK_UNKNOWN)) ||
-		    (e->note && strcmp(e->note, PROV_EFFECT_NOTE_NOT_HERE)) ||
-		    prov_hunk_is_test_path(hs->v[i].path) || prov_hunk_is_doc_path(hs->v[i].path) ||
-		    hs->v[i].new_file || !(x = lines_from_absent_commit(&hs->v[i], parent, fix_hex, dp, t, 0)))
+		if (!history_candidate(out, hs, i))
+			continue;
+		if (parent && (!m.path || strcmp(m.path, hs->v[i].old_path ? hs->v[i].old_path : hs->v[i].path)))
+			blame_file_once(&m, out, hs, i, parent, t);
+		if (!(x = lines_from_absent_commit(&hs->v[i], parent, fix_hex, dp, t, 0, &m)))
 			continue;
 		if (e->note)
 			out->nna--;	/* not there because it came with a commit the tree lacks */
@@ -322,6 +384,8 @@ static void absent_by_history(struct prov_effect *out, const struct prov_hunks *
 		out->nunknown--;
 		out->nabsent++;
 	}
+	prov_blame_free(m.b);
+	free(m.mb);
 }
 
 #define MAX_SUFFIX_FILES 5000	/* files of the same extension searched for a gone file's hunk */

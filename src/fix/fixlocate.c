@@ -1,5 +1,6 @@
 /* Where a fix's file and function are in the deployed tree, and what a hunk is there. */
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,8 +115,8 @@ static int same_unblanked(const char *s, size_t n, const char *z)
 	for (i = 0; i < n; i++) {
 		if (isspace((unsigned char)s[i]))
 			continue;
-		if (*z != s[i])
-			return 0;
+		if (!*z || *z != s[i])
+			return 0;	/* longer than z, or not z (a NUL in s is not z's end) */
 		z++;
 	}
 	return *z == '\0';
@@ -159,13 +160,116 @@ static char *unblanked_function(const struct prov_hunk *h)
 	return z;
 }
 
+/* FNV-1a of s[0..n) with every blank left out: equal for lines that same_unblanked calls equal. */
+static uint64_t unblanked_hash(const char *s, size_t n)
+{
+	uint64_t x = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!isspace((unsigned char)s[i]))
+			x = (x ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+	return x;
+}
+
 /*
- * The lines of the function whose line (blanks removed) is z, once in text:
- * from that line to the next line git's default function-line rule would
- * take (one that starts with a letter, '_' or '$'), or the end. 1 and
- * [*off, *off + *n) when z is there exactly once.
+ * One text's lines as function_slice asks about them, found by binary
+ * search instead of a walk over the text per hunk (that walk, once per
+ * undecided hunk, made fixcheck quadratic in hunks x file size): the lines
+ * with 8 letters or digits or more (a shorter one is never a function line
+ * that unblanked_function gives), by the hash of their unblanked bytes, and
+ * where each line that starts with a letter, '_' or '$' starts.
  */
-static int function_slice(const char *text, size_t len, const char *z, size_t *off, size_t *n)
+struct ix_key {
+	uint64_t hash;
+	uint32_t off;
+};
+
+struct effect_text_index {
+	const char *text;
+	size_t len;
+	struct ix_key *keys;	/* sorted by hash, then offset */
+	size_t nkeys;
+	uint32_t *heads;	/* ascending */
+	size_t nheads;
+	int usable;	/* 0: too large to index (offsets are 32 bits): walk the text */
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct ix_key *x = a, *y = b;
+
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static struct effect_text_index *text_index(const char *text, size_t len)
+{
+	struct effect_text_index *ix = prov_xcalloc(1, sizeof(*ix));
+	const char *p = text, *end = text + len;
+	size_t akeys = 0, aheads = 0;
+
+	ix->text = text;
+	ix->len = len;
+	if (!text || len > UINT32_MAX)
+		return ix;
+	ix->usable = 1;
+	while (p && p < end) {
+		const char *e = memchr(p, '\n', (size_t)(end - p));
+		size_t n = e ? (size_t)(e - p) : (size_t)(end - p), i, alnum = 0;
+
+		if (isalpha((unsigned char)*p) || *p == '_' || *p == '$') {
+			if (ix->nheads == aheads) {
+				aheads = aheads ? 2 * aheads : 64;
+				ix->heads = prov_xrealloc(ix->heads, aheads * sizeof(*ix->heads));
+			}
+			ix->heads[ix->nheads++] = (uint32_t)(p - text);
+		}
+		for (i = 0; i < n && alnum < 8; i++)
+			alnum += isalnum((unsigned char)p[i]) != 0;
+		if (alnum >= 8) {
+			if (ix->nkeys == akeys) {
+				akeys = akeys ? 2 * akeys : 64;
+				ix->keys = prov_xrealloc(ix->keys, akeys * sizeof(*ix->keys));
+			}
+			ix->keys[ix->nkeys].hash = unblanked_hash(p, n);
+			ix->keys[ix->nkeys++].off = (uint32_t)(p - text);
+		}
+		p = e ? e + 1 : NULL;
+	}
+	if (ix->nkeys)
+		qsort(ix->keys, ix->nkeys, sizeof(*ix->keys), cmp_key);
+	return ix;
+}
+
+static void text_index_free(struct effect_text_index *ix)
+{
+	if (!ix)
+		return;
+	free(ix->keys);
+	free(ix->heads);
+	free(ix);
+}
+
+/* *slot indexing text, made on the first call. */
+static struct effect_text_index *indexed(struct effect_text_index **slot, const char *text, size_t len)
+{
+	if (!*slot)
+		*slot = text_index(text, len);
+	return *slot;
+}
+
+/* The length of the line at p, up to its newline or the end. */
+static size_t line_len(const char *p, const char *end)
+{
+	const char *e = memchr(p, '\n', (size_t)(end - p));
+
+	return e ? (size_t)(e - p) : (size_t)(end - p);
+}
+
+/* function_slice by walking the text: for a text too large to index. */
+static int function_slice_walk(const char *text, size_t len, const char *z, size_t *off, size_t *n)
 {
 	const char *p = text, *end = text + len, *at = NULL, *stop = end;
 
@@ -186,6 +290,58 @@ static int function_slice(const char *text, size_t len, const char *z, size_t *o
 		return 0;
 	*off = (size_t)(at - text);
 	*n = (size_t)(stop - at);
+	return 1;
+}
+
+/*
+ * The lines of the function whose line (blanks removed) is z, once in the
+ * indexed text: from that line to the next line git's default function-line
+ * rule would take (one that starts with a letter, '_' or '$'), or the end.
+ * 1 and [*off, *off + *n) when z is there exactly once.
+ */
+static int function_slice(const struct effect_text_index *ix, const char *z, size_t *off, size_t *n)
+{
+	const char *end = ix->text + ix->len;
+	uint64_t hz = unblanked_hash(z, strlen(z));
+	size_t lo = 0, hi = ix->nkeys, i, at = 0, stop = ix->len;
+	int found = 0;
+
+	if (!ix->usable)
+		return ix->text ? function_slice_walk(ix->text, ix->len, z, off, n) : 0;
+	while (lo < hi) {	/* the first key of hash hz */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ix->keys[mid].hash < hz)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < ix->nkeys && ix->keys[i].hash == hz; i++) {
+		const char *p = ix->text + ix->keys[i].off;
+
+		if (!same_unblanked(p, line_len(p, end), z))
+			continue;	/* another line of the same hash */
+		if (found)
+			return 0;	/* twice: which one? */
+		found = 1;
+		at = ix->keys[i].off;
+	}
+	if (!found)
+		return 0;
+	lo = 0;
+	hi = ix->nheads;
+	while (lo < hi) {	/* the first head after the line */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ix->heads[mid] <= at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < ix->nheads)
+		stop = ix->heads[lo];
+	*off = at;
+	*n = stop - at;
 	return 1;
 }
 
@@ -222,6 +378,24 @@ static int fix_texts(struct located *loc, const struct prov_hunk *h, const char 
 
 void effect_located_release(struct located *loc)
 {
+	size_t i;
+
+	for (i = 0; i < sizeof(loc->ix) / sizeof(loc->ix[0]); i++)
+		text_index_free(loc->ix[i]);
+	if (loc->texts_filed) {
+		prov_hunk_file_release(&loc->pre_f);
+		prov_hunk_file_release(&loc->post_f);
+	}
+	if (loc->renamed_done) {
+		prov_hunk_file_release(&loc->rpre_f);
+		prov_hunk_file_release(&loc->rpost_f);
+	}
+	free(loc->rpre);
+	free(loc->rpost);
+	if (loc->defs) {
+		prov_defs_release(loc->defs);
+		free(loc->defs);
+	}
 	prov_buf_release(&loc->pre_text);
 	prov_buf_release(&loc->post_text);
 	if (loc->ren) {
@@ -243,8 +417,9 @@ enum prov_hunk_state effect_in_function_only(const struct prov_hunk *h, struct l
 	*how = 0;
 	if (!z || !loc->found || !loc->text || h->new_file || h->deleted_file || !parent ||
 	    fix_texts(loc, h, parent, fix_hex, t) < 0 || !pre->buf || !post->buf ||
-	    !function_slice(loc->text, loc->len, z, &o[0], &n[0]) || !function_slice(pre->buf, pre->len, z, &o[1], &n[1]) ||
-	    !function_slice(post->buf, post->len, z, &o[2], &n[2]))
+	    !function_slice(indexed(&loc->ix[0], loc->text, loc->len), z, &o[0], &n[0]) ||
+	    !function_slice(indexed(&loc->ix[1], pre->buf, pre->len), z, &o[1], &n[1]) ||
+	    !function_slice(indexed(&loc->ix[2], post->buf, post->len), z, &o[2], &n[2]))
 		goto cleanup;
 	prov_hunk_file_init(&fd, loc->text + o[0], n[0]);
 	prov_hunk_file_init(&fpre, pre->buf + o[1], n[1]);
@@ -292,32 +467,30 @@ static int hunk_touched(const struct prov_hunk *h, const struct prov_renames *r)
 }
 
 /*
- * Addition h (its file's texts: the deployed one, the fix's before and
- * after it) not made in the function its header names, by the code around
- * it there (prov_hunk_addition_absent_in): that function of the deployed
- * file and of the fix's file before it, each having its line once.
+ * Addition h (its file's texts: the deployed one, indexed in dix; the fix's
+ * before it, indexed in pix and as lines in pre; after it, as lines in post)
+ * not made in the function its header names, by the code around it there
+ * (prov_hunk_addition_absent_in): that function of the deployed file and of
+ * the fix's file before it, each having its line once.
  */
-static int addition_absent_in_function(const struct prov_hunk *h, const char *dt, size_t dlen, const char *pt,
-				       size_t plen, const char *qt, size_t qlen)
+static int addition_absent_in_function(const struct prov_hunk *h, const struct effect_text_index *dix,
+				       const struct effect_text_index *pix, const struct prov_hunk_file *pre,
+				       const struct prov_hunk_file *post)
 {
 	char *z = unblanked_function(h);
 	size_t o[2], n[2];
-	struct prov_hunk_file fd, fp, pre, post;
+	struct prov_hunk_file fd, fp;
 	int ok = 0;
 
-	if (!z || !function_slice(dt, dlen, z, &o[0], &n[0]) || !function_slice(pt, plen, z, &o[1], &n[1])) {
+	if (!z || !function_slice(dix, z, &o[0], &n[0]) || !function_slice(pix, z, &o[1], &n[1])) {
 		free(z);
 		return 0;
 	}
-	prov_hunk_file_init(&fd, dt + o[0], n[0]);
-	prov_hunk_file_init(&fp, pt + o[1], n[1]);
-	prov_hunk_file_init(&pre, pt, plen);
-	prov_hunk_file_init(&post, qt, qlen);
-	ok = prov_hunk_addition_absent_in(h, &fd, &fp, &pre, &post);
+	prov_hunk_file_init(&fd, dix->text + o[0], n[0]);
+	prov_hunk_file_init(&fp, pix->text + o[1], n[1]);
+	ok = prov_hunk_addition_absent_in(h, &fd, &fp, pre, post);
 	prov_hunk_file_release(&fd);
 	prov_hunk_file_release(&fp);
-	prov_hunk_file_release(&pre);
-	prov_hunk_file_release(&post);
 	free(z);
 	return ok;
 }
@@ -340,8 +513,6 @@ enum prov_hunk_state effect_renamed_or_in_function(const struct prov_hunk *h, st
 	const struct prov_renames *rp;
 	struct prov_hunk hr;
 	enum prov_hunk_state st = PROV_HUNK_UNKNOWN;
-	char *rpre = NULL, *rpost = NULL;
-	size_t lpre = 0, lpost = 0;
 	int use = 0;
 
 	*how = 0;
@@ -355,26 +526,31 @@ enum prov_hunk_state effect_renamed_or_in_function(const struct prov_hunk *h, st
 	}
 	rp = loc->ren;
 	if (rp->n && hunk_touched(h, rp)) {
-		struct prov_hunk_file fpre, fpost;
-
 		use = 1;
+		if (!loc->renamed_done) {	/* the renamed texts, once per file */
+			loc->rpre = prov_renames_apply(rp, pre->buf, pre->len, &loc->lrpre);
+			loc->rpost = prov_renames_apply(rp, post->buf, post->len, &loc->lrpost);
+			prov_hunk_file_init(&loc->rpre_f, loc->rpre, loc->lrpre);
+			prov_hunk_file_init(&loc->rpost_f, loc->rpost, loc->lrpost);
+			loc->renamed_done = 1;
+		}
 		renamed_hunk(&hr, h, rp);
-		rpre = prov_renames_apply(rp, pre->buf, pre->len, &lpre);
-		rpost = prov_renames_apply(rp, post->buf, post->len, &lpost);
-		prov_hunk_file_init(&fpre, rpre, lpre);
-		prov_hunk_file_init(&fpost, rpost, lpost);
-		st = prov_hunk_match_fix_ex(&hr, &loc->f, &fpre, &fpost, how);
-		prov_hunk_file_release(&fpre);
-		prov_hunk_file_release(&fpost);
+		st = prov_hunk_match_fix_ex(&hr, &loc->f, &loc->rpre_f, &loc->rpost_f, how);
 		if (st == PROV_HUNK_PRESENT_CHANGED && *how == PROV_HUNK_BY_TOKENS)
 			st = PROV_HUNK_UNKNOWN;
 		else if (st == PROV_HUNK_PRESENT_EXACT)
 			st = PROV_HUNK_PRESENT_CHANGED;	/* not byte-identical: other names */
 		*renamed = st != PROV_HUNK_UNKNOWN;
+	} else if (!loc->texts_filed) {	/* the fix's texts as lines, once per file */
+		prov_hunk_file_init(&loc->pre_f, pre->buf, pre->len);
+		prov_hunk_file_init(&loc->post_f, post->buf, post->len);
+		loc->texts_filed = 1;
 	}
 	if (st == PROV_HUNK_UNKNOWN &&
-	    addition_absent_in_function(use ? &hr : h, loc->text, loc->len, use ? rpre : pre->buf, use ? lpre : pre->len,
-					use ? rpost : post->buf, use ? lpost : post->len)) {
+	    addition_absent_in_function(use ? &hr : h, indexed(&loc->ix[0], loc->text, loc->len),
+					use ? indexed(&loc->ix[3], loc->rpre, loc->lrpre)
+					    : indexed(&loc->ix[1], pre->buf, pre->len),
+					use ? &loc->rpre_f : &loc->pre_f, use ? &loc->rpost_f : &loc->post_f)) {
 		st = PROV_HUNK_ABSENT;
 		*how = PROV_HUNK_BY_CODE_AROUND;
 		*renamed = use;
@@ -385,8 +561,6 @@ enum prov_hunk_state effect_renamed_or_in_function(const struct prov_hunk *h, st
 		renamed_release(&hr);
 cleanup:
 	prov_error_clear();
-	free(rpre);
-	free(rpost);
 	return st;
 }
 
@@ -521,9 +695,9 @@ cleanup:
  * before its definition to the next definition (srcdefs), when the file
  * defines that function once; 1 too when it does not (renamed: no check).
  */
-int effect_in_own_function(const struct prov_hunk *h, const struct located *loc)
+int effect_in_own_function(const struct prov_hunk *h, struct located *loc)
 {
-	struct prov_defs d = { 0 };
+	const struct prov_defs *d;
 	struct prov_hunk_file rf;
 	char *word = function_word(h->function);
 	int start = 0, end = 0, line = 1, ok = 1, n = 0;
@@ -532,17 +706,21 @@ int effect_in_own_function(const struct prov_hunk *h, const struct located *loc)
 
 	if (!word || !loc->text || !prov_defs_wants_path(loc->deployed ? loc->deployed : loc->path))
 		goto cleanup;
-	prov_defs_scan_text(&d, loc->deployed ? loc->deployed : loc->path, loc->text, loc->len);
-	for (i = 0; i < d.n; i++)
-		if (!strcmp(d.items[i].name, word)) {
-			start = d.items[i].line;
+	if (!loc->defs) {	/* scanned once per file, not per hunk */
+		loc->defs = prov_xcalloc(1, sizeof(*loc->defs));
+		prov_defs_scan_text(loc->defs, loc->deployed ? loc->deployed : loc->path, loc->text, loc->len);
+	}
+	d = loc->defs;
+	for (i = 0; i < d->n; i++)
+		if (!strcmp(d->items[i].name, word)) {
+			start = d->items[i].line;
 			n++;
 		}
 	if (n != 1)
 		goto cleanup;
-	for (i = 0; i < d.n; i++)
-		if (d.items[i].line > start && (!end || d.items[i].line < end))
-			end = d.items[i].line;
+	for (i = 0; i < d->n; i++)
+		if (d->items[i].line > start && (!end || d->items[i].line < end))
+			end = d->items[i].line;
 	start = start > 3 ? start - 3 : 1;	/* a return type on the lines before the name */
 	for (p = loc->text; p < loc->text + loc->len; line++) {
 		const char *nl = memchr(p, '\n', (size_t)(loc->text + loc->len - p));
@@ -568,7 +746,6 @@ int effect_in_own_function(const struct prov_hunk *h, const struct located *loc)
 	}
 	prov_hunk_file_release(&rf);
 cleanup:
-	prov_defs_release(&d);
 	free(word);
 	return ok;
 }

@@ -315,18 +315,19 @@ cleanup:
 	return 0;
 }
 
-int prov_repo_blame_lines(char (*out)[41], struct prov_repo *r, const char *commit_hex, const char *path,
-			  size_t start, size_t n, const char *oldest_hex)
+struct prov_blame {
+	git_blame *blame;
+	size_t start, n;
+};
+
+int prov_repo_blame_open(struct prov_blame **out, struct prov_repo *r, const char *commit_hex, const char *path,
+			 size_t start, size_t n, const char *oldest_hex)
 {
 	git_blame_options o = GIT_BLAME_OPTIONS_INIT;
 	git_blame *blame = NULL;
-	size_t i;
 	int error;
 
-	for (i = 0; i < n; i++)
-		out[i][0] = '\0';
-	if (!n || !start)
-		return 0;
+	*out = NULL;
 	if ((error = parse_oid(&o.newest_commit, commit_hex)) < 0 ||
 	    (oldest_hex && (error = parse_oid(&o.oldest_commit, oldest_hex)) < 0))
 		return error;
@@ -334,12 +335,51 @@ int prov_repo_blame_lines(char (*out)[41], struct prov_repo *r, const char *comm
 	o.max_line = start + n - 1;
 	if (git_blame_file(&blame, r->repo, path, &o) < 0)
 		return prov_error_from_git(PROV_ENOTFOUND, "cannot blame '%s' at '%s'", path, commit_hex);
-	for (i = 0; i < n; i++) {
-		const git_blame_hunk *h = git_blame_get_hunk_byline(blame, start + i);
+	*out = prov_xcalloc(1, sizeof(**out));
+	(*out)->blame = blame;
+	(*out)->start = start;
+	(*out)->n = n;
+	return 0;
+}
 
+int prov_blame_get(const struct prov_blame *b, char (*out)[41], size_t start, size_t n)
+{
+	size_t i;
+
+	if (!b || start < b->start || n > b->n || start - b->start > b->n - n)
+		return -1;
+	for (i = 0; i < n; i++) {
+		const git_blame_hunk *h = git_blame_get_hunk_byline(b->blame, start + i);
+
+		out[i][0] = '\0';
 		if (h && !h->boundary)
 			git_oid_tostr(out[i], 41, &h->final_commit_id);
 	}
-	git_blame_free(blame);
+	return 0;
+}
+
+void prov_blame_free(struct prov_blame *b)
+{
+	if (!b)
+		return;
+	git_blame_free(b->blame);
+	free(b);
+}
+
+int prov_repo_blame_lines(char (*out)[41], struct prov_repo *r, const char *commit_hex, const char *path,
+			  size_t start, size_t n, const char *oldest_hex)
+{
+	struct prov_blame *b = NULL;
+	size_t i;
+	int error;
+
+	for (i = 0; i < n; i++)
+		out[i][0] = '\0';
+	if (!n || !start)
+		return 0;
+	if ((error = prov_repo_blame_open(&b, r, commit_hex, path, start, n, oldest_hex)) < 0)
+		return error;
+	prov_blame_get(b, out, start, n);
+	prov_blame_free(b);
 	return 0;
 }

@@ -252,6 +252,19 @@ int prov_repo_list_dir(char ***out, size_t *nout, struct prov_repo *r, const cha
 int prov_repo_blame_lines(char (*out)[41], struct prov_repo *r, const char *commit_hex, const char *path,
 			  size_t start, size_t n, const char *oldest_hex);
 
+/*
+ * The same blame kept for many questions: lines [start, start + n) blamed
+ * once (prov_repo_blame_open), then any lines of that range answered by
+ * prov_blame_get as prov_repo_blame_lines would (one blame per hunk of a
+ * fix re-read the whole file per hunk: quadratic). Free with prov_blame_free.
+ */
+struct prov_blame;
+int prov_repo_blame_open(struct prov_blame **out, struct prov_repo *r, const char *commit_hex, const char *path,
+			 size_t start, size_t n, const char *oldest_hex);
+/* 0 and out[0..n) when [start, start + n) is inside the blamed range; -1 otherwise (out untouched). */
+int prov_blame_get(const struct prov_blame *b, char (*out)[41], size_t start, size_t n);
+void prov_blame_free(struct prov_blame *b);
+
 /* 1 when url is acceptable as a repository URL by scheme (https, http,
  * ssh, git, file) or is a local path; 0 otherwise. Does not touch disk. */
 int prov_url_scheme_ok(const char *url);
