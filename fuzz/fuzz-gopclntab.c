@@ -19,12 +19,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t base = 0, entry, k;
 	const char *func, *file;
 	int line, inlined;
+	int32_t delta;
 
 	/* 1.18+: the table's textStart word (pointer size 8); 1.16: 0 reaches the entries too */
 	if (size >= 32)
 		memcpy(&base, data + 24, sizeof(base));
 	if (prov_gopcln_open(&t, data, size, 0) == 0) {
 		for (k = 0; k < 512; k++) {
+			if (prov_gopcln_spdelta(t, base + k * 37, &delta) == 0 && delta < 0)
+				__builtin_trap();	/* a negative sp delta is never an answer */
 			if (prov_gopcln_lookup(t, base + k * 37, &func, &entry, &file, &line,
 					       &inlined) == 0) {
 				/* the answers are NUL-terminated strings inside the input */

@@ -315,6 +315,43 @@ static const struct prov_gopcln *go_table(struct core_ctx *x, Dwfl_Module *m, Dw
 	return t;
 }
 
+int core_go_caller(struct core_ctx *x, Dwarf_Addr pc, Dwarf_Addr adj, uint64_t sp, uint64_t bp,
+		   struct core_go_caller *out)
+{
+	static const char *const stops[] = { "runtime.goexit", "runtime.mstart", "runtime.systemstack",
+		"runtime.mcall", "runtime.morestack", "runtime.asmcgocall", "runtime.cgocallback",
+		"runtime.rt0_go", "runtime.sigreturn" };
+	const struct prov_gopcln *t;
+	Dwfl_Module *m = core_addrmodule(x->dwfl, adj);
+	const char *func, *file, *rfunc;
+	Dwarf_Addr bias;
+	uint64_t entry, ret, obp = 0;
+	unsigned char raw[8];
+	int32_t delta;
+	int line, inlined;
+	size_t i;
+
+	(void)pc;
+	if (x->machine != EM_X86_64 || !sp || !m || !(t = go_table(x, m, &bias)) ||
+	    prov_gopcln_lookup(t, adj - bias, &func, &entry, &file, &line, &inlined) < 0 ||
+	    prov_gopcln_spdelta(t, adj - bias, &delta) < 0 || delta > (1 << 24))
+		return 0;
+	for (i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
+		if (prov_starts_with(func, stops[i]))
+			return 0;
+	if (core_read(x, sp + (uint64_t)delta, raw, 8) < 0 || !(ret = core_rd64(x, raw)) ||
+	    core_addrmodule(x->dwfl, ret) != m ||
+	    prov_gopcln_lookup(t, ret - 1 - bias, &rfunc, &entry, &file, &line, &inlined) < 0)
+		return 0;
+	if (delta >= 8 && core_read(x, sp + (uint64_t)delta - 8, raw, 8) == 0)
+		obp = core_rd64(x, raw);
+	out->ret = ret;
+	out->ret_at = sp + (uint64_t)delta;
+	out->bp = delta == 0 ? bp : obp;
+	out->fault = !strcmp(func, "runtime.sigpanic");
+	return 1;
+}
+
 /* A frame no symbol names, named from its Go module's pclntab (file and line too, if DWARF had none). */
 static void go_name(struct core_ctx *x, struct prov_frame *f, Dwfl_Module *m, Dwarf_Addr pc,
 		    Dwarf_Addr adj)

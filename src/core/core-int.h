@@ -172,6 +172,14 @@ struct core_mods {
 	size_t nextras, extras_alloc;
 };
 
+/* Where Go's own traceback finds a Go frame's caller (core_go_caller). */
+struct core_go_caller {
+	uint64_t ret;	/* the return address */
+	uint64_t ret_at;	/* where it lies: the caller's sp is ret_at + 8 */
+	uint64_t bp;	/* the caller's rbp, 0 when not known */
+	int fault;	/* the frame is runtime.sigpanic: ret is the faulting pc */
+};
+
 /* The thread being unwound, and the whole core's unwinding caps (core-unwind.c). */
 struct core_unwind {
 	size_t cur;
@@ -188,6 +196,11 @@ struct core_unwind {
 	size_t nresumes;	/* resumed unwindings in the whole core (capped) */
 	int chain_hit;	/* frame_cb copied the rest of the thread's chain */
 	int leaf_derived;	/* wild_ret came from a leaf without CFI (core-leaf.c) */
+	uint64_t wild_bp;	/* the caller's rbp for resume_unwind; 0: the thread's */
+	int wild_fault;	/* wild_ret is a faulting pc (after runtime.sigpanic), not a return */
+	/* a Go frame's caller by its pcsp (core_go_caller), checked at the next frame */
+	int go_have;
+	struct core_go_caller go_next;
 	size_t total_frames;	/* frames in every thread so far */
 	int total_cut;	/* PROV_MAX_TOTAL_FRAMES was reached */
 	struct prov_vars_pending *vars_pending;	/* entry values waiting for the caller */
@@ -336,6 +349,18 @@ void core_chain_remember(struct core_ctx *x, uint64_t pc, uint64_t sp, uint64_t 
 int core_chain_copy(struct core_ctx *x, struct prov_thread *t, const struct chain_memo *e);
 int core_add_pc_frames(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc, Dwarf_Addr adj);
 Dwfl_Module *core_addrmodule(Dwfl *dwfl, Dwarf_Addr addr);
+/*
+ * x86-64: the frame at pc (adj: pc, or pc - 1 for a return address) with
+ * stack pointer sp and rbp bp (0: not known) is in a Go function of a
+ * module with a .gopclntab: its caller as Go's traceback finds it, by the
+ * function's pcsp (the return address at sp + delta; a function with a
+ * frame saved the caller's rbp just below it). 1 with *out when the return
+ * address lies in a Go function of the same module; 0 when not a Go frame,
+ * or one Go's traceback stops at or switches stacks in (runtime.goexit,
+ * mstart, systemstack, mcall, morestack, asmcgocall, cgocallback, rt0_go).
+ */
+int core_go_caller(struct core_ctx *x, Dwarf_Addr pc, Dwarf_Addr adj, uint64_t sp, uint64_t bp,
+		   struct core_go_caller *out);
 
 /* core-sigframe.c */
 int core_is_sigtramp_memo(struct core_ctx *x, Dwarf_Addr pc, bool isact);

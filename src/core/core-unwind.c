@@ -68,6 +68,16 @@ static unsigned int dwarf_sp_reg(int machine)
 	}
 }
 
+/* Unwind again from the Go caller frame_cb found (core_go_caller). */
+static void go_resume(struct core_ctx *x)
+{
+	x->unwind.wild_ret = x->unwind.go_next.ret;
+	x->unwind.wild_sp = x->unwind.go_next.ret_at;
+	x->unwind.wild_bp = x->unwind.go_next.bp;
+	x->unwind.wild_fault = x->unwind.go_next.fault;
+	x->unwind.go_have = 0;
+}
+
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct core_ctx *x = arg;
@@ -92,6 +102,19 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		sp = 0;
 	if (t->nframes && x->machine == EM_AARCH64 && pac_signed(x, state, pc, sp))
 		return DWARF_CB_ABORT;	/* core_thread_cb resumes from the stripped pc */
+	/*
+	 * The frame before was a Go function, whose caller Go's pcsp table
+	 * names (core_go_caller). libdwfl unwinds Go code without CFI by the
+	 * frame pointer, which a frameless Go function did not set: it skips
+	 * that function's caller. Another pc than Go's: unwind again from Go's.
+	 */
+	if (x->unwind.go_have) {
+		x->unwind.go_have = 0;
+		if (pc != x->unwind.go_next.ret) {
+			go_resume(x);
+			return DWARF_CB_ABORT;
+		}
+	}
 	if (x->unwind.have_last && pc == x->unwind.last_pc && sp == x->unwind.last_sp) {
 		free(t->unwind_error);
 		t->unwind_error = prov_xasprintf("unwinder loop: frame at pc 0x%" PRIx64
@@ -161,6 +184,13 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 			fp = x->notes.fpregs;
 		prov_core_frame_vars(t, first, first < VARS_FRAMES, &x->unwind.vars_pending, state,
 				     core_addrmodule(x->dwfl, adj), pc, adj, fp, core_read_cb, x);
+	}
+	if (x->machine == EM_X86_64 && sp) {
+		Dwarf_Word bp;
+
+		if (dwfl_frame_reg(state, 6, &bp) != 0)
+			bp = 0;
+		x->unwind.go_have = core_go_caller(x, pc, adj, sp, bp, &x->unwind.go_next);
 	}
 	/*
 	 * The innermost frame in code without CFI (glibc's clone3 ends its CFI
@@ -379,7 +409,7 @@ static int resume_unwind(struct core_ctx *x, struct prov_thread *t, pid_t tid)
 	Dwfl_Module *saved_vdso = x->mods.vdso_mod;
 	unsigned char *saved_image = x->mods.vdso_image;
 	size_t saved_len = x->mods.vdso_len, saved_reported = x->mods.nreported, i, k;
-	int ok = -1;
+	int ok = -1, fault;
 
 	memset(&a, 0, sizeof(a));
 	a.x = x;
@@ -411,10 +441,16 @@ static int resume_unwind(struct core_ctx *x, struct prov_thread *t, pid_t tid)
 			return -1;
 		a.regs[7] = x->unwind.wild_sp + 8;
 		a.regs[16] = x->unwind.wild_ret;
+		if (x->unwind.wild_bp)
+			a.regs[6] = x->unwind.wild_bp;
 	}
 	/* taken: the unwinding below may ask for another resume */
 	x->unwind.wild_ret = 0;
+	x->unwind.wild_bp = 0;
 	x->unwind.pac_resume = 0;
+	x->unwind.go_have = 0;
+	fault = x->unwind.wild_fault;
+	x->unwind.wild_fault = 0;
 	x->unwind.nresumes++;
 
 	x->mods.vdso_image = NULL;
@@ -430,7 +466,7 @@ static int resume_unwind(struct core_ctx *x, struct prov_thread *t, pid_t tid)
 	if (!dwfl_attach_state(x->dwfl, x->elf, tid, &resume_callbacks, &a))
 		goto cleanup;
 	x->unwind.have_last = 0;
-	x->unwind.resume_first = 1;
+	x->unwind.resume_first = !fault;	/* after runtime.sigpanic: the faulting insn itself */
 	if (dwfl_getthread_frames(x->dwfl, tid, frame_cb, x) < 0 && !t->unwind_error &&
 	    dwfl_errno() != 0)
 		t->unwind_error = prov_xstrdup(dwfl_errmsg(-1));
@@ -488,12 +524,17 @@ int core_thread_cb(Dwfl_Thread *thread, void *arg)
 	x->unwind.pac_resume = 0;
 	x->unwind.chain_hit = 0;
 	x->unwind.leaf_derived = 0;
+	x->unwind.wild_bp = 0;
+	x->unwind.wild_fault = 0;
+	x->unwind.go_have = 0;
 	x->sig.seen = x->sig.next = x->sig.valid = 0;
 	rc = dwfl_thread_getframes(thread, frame_cb, x);
 	t = &c->threads[i];
 	x->sig.next = 0;
 	if (x->unwind.chain_hit)
 		return DWARF_CB_OK;
+	if (x->unwind.go_have && !x->unwind.wild_ret)
+		go_resume(x);	/* libdwfl stopped after a Go frame whose caller Go's table names */
 	for (n = 0; x->unwind.wild_ret; n++) {
 		uint64_t ret = x->unwind.wild_ret;
 		size_t mark = t->nframes, k;
@@ -516,6 +557,8 @@ int core_thread_cb(Dwfl_Thread *thread, void *arg)
 		}
 		t = &c->threads[i];
 		x->unwind.leaf_derived = 0;
+		if (x->unwind.go_have && !x->unwind.wild_ret && !x->unwind.chain_hit)
+			go_resume(x);
 		/* the caller and its inlined frames: found by [sp], not by CFI */
 		for (k = mark; derived && k < t->nframes && t->frames[k].pc == ret; k++)
 			t->frames[k].unwind_derived = 1;

@@ -184,20 +184,14 @@ static int32_t pcvalue(const struct prov_gopcln *t, uint32_t off, uint64_t entry
 	return -1;
 }
 
-int prov_gopcln_lookup(const struct prov_gopcln *t, uint64_t pc, const char **func,
-		       uint64_t *entry, const char **file, int *line, int *inlined)
+/* The function holding pc: its entry and the offset of its _func's uint32
+ * fields (after the entry) in the table. 0, or PROV_ENOTFOUND. */
+static int find_func(const struct prov_gopcln *t, uint64_t pc, uint64_t *entry, uint64_t *basep)
 {
-	uint64_t lo = 0, hi, f, base;
+	uint64_t lo = 0, hi, f;
 	unsigned int sz0;
-	uint32_t nameoff, pcfile, pcln, cuoff, npcdata;
-	int32_t fno, ln;
-	uint64_t at;
 
-	*func = NULL;
-	*file = NULL;
-	*line = 0;
 	*entry = 0;
-	*inlined = 0;
 	if (pc < ft_pc(t, 0) || pc >= ft_pc(t, t->nfunc))
 		return PROV_ENOTFOUND;
 	hi = t->nfunc;	/* ft_pc(lo) <= pc < ft_pc(hi) */
@@ -215,7 +209,39 @@ int prov_gopcln_lookup(const struct prov_gopcln *t, uint64_t pc, const char **fu
 	f = ft_off(t, lo);
 	if (f > t->size || !in(t, t->funcdata + f, sz0 + 8 * 4))
 		return PROV_ENOTFOUND;
-	base = t->funcdata + f + sz0;
+	*basep = t->funcdata + f + sz0;
+	return 0;
+}
+
+int prov_gopcln_spdelta(const struct prov_gopcln *t, uint64_t pc, int32_t *delta)
+{
+	uint64_t entry, base;
+	int32_t v;
+
+	*delta = 0;
+	if (find_func(t, pc, &entry, &base) < 0)
+		return PROV_ENOTFOUND;
+	v = pcvalue(t, rd32(t->d + base + 3 * 4), entry, pc);	/* the _func's pcsp */
+	if (v < 0)
+		return PROV_ENOTFOUND;
+	*delta = v;
+	return 0;
+}
+
+int prov_gopcln_lookup(const struct prov_gopcln *t, uint64_t pc, const char **func,
+		       uint64_t *entry, const char **file, int *line, int *inlined)
+{
+	uint64_t base;
+	uint32_t nameoff, pcfile, pcln, cuoff, npcdata;
+	int32_t fno, ln;
+	uint64_t at;
+
+	*func = NULL;
+	*file = NULL;
+	*line = 0;
+	*inlined = 0;
+	if (find_func(t, pc, entry, &base) < 0)
+		return PROV_ENOTFOUND;
 	nameoff = rd32(t->d + base);
 	pcfile = rd32(t->d + base + 4 * 4);
 	pcln = rd32(t->d + base + 5 * 4);

@@ -36,6 +36,15 @@ int prov_gopcln_open(struct prov_gopcln **out, const unsigned char *data, size_t
 int prov_gopcln_lookup(const struct prov_gopcln *t, uint64_t pc, const char **func,
 		       uint64_t *entry, const char **file, int *line, int *inlined);
 
+/*
+ * Go's pcsp at pc (a link-time address): how many bytes the function
+ * holding pc has pushed below its caller's stack pointer (its frame, not
+ * counting the return address on amd64), the table the Go runtime unwinds
+ * by. 0 and *delta, or PROV_ENOTFOUND (no function, no or a malformed
+ * table, a negative value).
+ */
+int prov_gopcln_spdelta(const struct prov_gopcln *t, uint64_t pc, int32_t *delta);
+
 void prov_gopcln_free(struct prov_gopcln *t);
 
 #endif

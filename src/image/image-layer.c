@@ -15,6 +15,7 @@
 #include "alloc.h"
 #include "buf.h"
 #include "error.h"
+#include "sha256.h"
 #include "util.h"
 #include "image.h"
 #include "banned.h"
@@ -296,4 +297,153 @@ int prov_image_apply_layer(int rootfd, const char *layer, const char *what, stru
 int prov_image_unpack_outer(int dirfd, const char *archive, struct prov_image_budget *b)
 {
 	return apply(dirfd, archive, archive, b, PASS_OUTER);
+}
+
+/* How much of a layer's uncompressed stream prov_image_layer_diff_id reads:
+ * the budget's file bytes plus room for a tar header per entry. */
+static unsigned long long stream_cap(const struct prov_image_budget *b)
+{
+	unsigned long long hdr = b->entries_left > (~0ULL >> 11) ? ~0ULL : b->entries_left << 10;
+
+	return b->bytes_left > ~0ULL - hdr ? ~0ULL : b->bytes_left + hdr;
+}
+
+int prov_image_layer_diff_id(char out[2 * PROV_SHA256_LEN + 1], const char *layer, const char *what,
+			     const struct prov_image_budget *b)
+{
+	static const char hexd[] = "0123456789abcdef";
+	unsigned char buf[65536], md[PROV_SHA256_LEN];
+	unsigned long long left = stream_cap(b);
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	struct prov_sha256 s;
+	la_ssize_t got = 0;
+	int err = 0;
+	size_t i;
+
+	if (!a)
+		return prov_error_set(PROV_ERROR, "%s: libarchive is not available", what);
+	prov_sha256_init(&s);
+	archive_read_support_filter_all(a);
+	archive_read_support_format_raw(a);
+	if (archive_read_open_filename(a, layer, 65536) != ARCHIVE_OK ||
+	    archive_read_next_header(a, &e) != ARCHIVE_OK) {
+		err = prov_error_set(PROV_EINPUT, "%s: cannot be read: %s", what, archive_error_string(a));
+		goto cleanup;
+	}
+	while ((got = archive_read_data(a, buf, sizeof(buf))) > 0) {
+		if ((unsigned long long)got > left) {
+			err = prov_error_set(PROV_EINPUT, "%s: the layer is larger than the limit "
+					     "(PROVENANCE_IMAGE_MAX_BYTES)", what);
+			goto cleanup;
+		}
+		left -= (unsigned long long)got;
+		prov_sha256_update(&s, buf, (size_t)got);
+	}
+	if (got < 0) {
+		err = prov_error_set(PROV_EINPUT, "%s: cannot be read: %s", what, archive_error_string(a));
+		goto cleanup;
+	}
+	prov_sha256_final(md, &s);
+	for (i = 0; i < PROV_SHA256_LEN; i++) {
+		out[2 * i] = hexd[md[i] >> 4];
+		out[2 * i + 1] = hexd[md[i] & 15];
+	}
+	out[2 * PROV_SHA256_LEN] = 0;
+cleanup:
+	archive_read_free(a);
+	return err;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Hash the entries of the folder dfd, sorted by name, and of its folders
+ * below; `left` counts the entries still allowed. */
+static int stamp_dir(int dfd, struct prov_sha256 *s, int depth, unsigned long long *left)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	char **names = NULL, line[160];
+	size_t n = 0, cap = 0, i;
+	struct dirent *e;
+	struct stat st;
+	int err = 0, sub;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return PROV_ERROR;
+	}
+	if (depth > MAX_DEPTH) {
+		err = PROV_ERROR;
+		goto cleanup;
+	}
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (*left == 0) {
+			err = PROV_ERROR;
+			goto cleanup;
+		}
+		(*left)--;
+		PROV_ALLOC_GROW(names, n + 1, cap);
+		names[n++] = prov_xstrdup(e->d_name);
+	}
+	qsort(names, n, sizeof(*names), cmp_names);
+	for (i = 0; i < n && err == 0; i++) {
+		if (fstatat(dfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			err = PROV_ERROR;
+			break;
+		}
+		snprintf(line, sizeof(line), "%o %llu %llu %llu %lld.%ld %lld.%ld", (unsigned)st.st_mode,
+			 (unsigned long long)st.st_size, (unsigned long long)st.st_ino,
+			 (unsigned long long)st.st_nlink, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+			 (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+		prov_sha256_update(s, names[i], strlen(names[i]) + 1);
+		prov_sha256_update(s, line, strlen(line) + 1);
+		if (!S_ISDIR(st.st_mode))
+			continue;
+		if ((sub = openat(dfd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+			err = PROV_ERROR;
+			break;
+		}
+		err = stamp_dir(sub, s, depth + 1, left);
+		close(sub);
+		prov_sha256_update(s, "/..", 4);
+	}
+cleanup:
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	closedir(d);
+	return err;
+}
+
+int prov_image_tree_stamp(char out[65], const char *root)
+{
+	static const char hexd[] = "0123456789abcdef";
+	unsigned long long left = env_cap("PROVENANCE_IMAGE_MAX_ENTRIES", PROV_IMAGE_MAX_ENTRIES);
+	unsigned char md[PROV_SHA256_LEN];
+	struct prov_sha256 s;
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), err;
+	size_t i;
+
+	if (fd < 0)
+		return PROV_ERROR;
+	prov_sha256_init(&s);
+	prov_sha256_update(&s, "prov-image-tree 1", 18);
+	err = stamp_dir(fd, &s, 0, &left);
+	close(fd);
+	if (err < 0)
+		return err;
+	prov_sha256_final(md, &s);
+	for (i = 0; i < PROV_SHA256_LEN; i++) {
+		out[2 * i] = hexd[md[i] >> 4];
+		out[2 * i + 1] = hexd[md[i] & 15];
+	}
+	out[2 * PROV_SHA256_LEN] = 0;
+	return 0;
 }

@@ -19,6 +19,8 @@
 #include "banned.h"
 
 #define MAX_JSON ((size_t)4 << 20)
+/* The "complete" record of an unpacked tree: this, its stamp in hex, "\n". */
+#define TREE_RECORD "prov-image-tree 1 sha256:"
 
 void prov_image_release(struct prov_image *img)
 {
@@ -50,16 +52,30 @@ static const char *digest_hex(const char *d)
 	return h;
 }
 
-/* The folder of the image's unpacked root in the cache, and whether it is complete. */
+/* The folder of the image's unpacked root in the cache, and whether it is
+ * complete and as it was made: its "complete" record holds the tree's stamp
+ * (prov_image_tree_stamp) from when it was unpacked. A tree whose stamp
+ * differs, or with no record, is not trusted: 0, and it is made again. */
 static int cached_root(struct prov_image *img, const char *cache_dir, const char *key)
 {
+	struct prov_buf rec = PROV_BUF_INIT;
+	char *done, hex[65];
 	struct stat st;
-	char *done;
-	int ok;
+	int ok = 0;
 
 	img->root = prov_cachedir_pathf(cache_dir, PROV_CACHEDIR_IMAGES, "%s/rootfs", key);
 	done = prov_cachedir_pathf(cache_dir, PROV_CACHEDIR_IMAGES, "%s/complete", key);
-	ok = stat(done, &st) == 0;
+	if (stat(img->root, &st) < 0 && stat(done, &st) < 0)
+		goto cleanup;	/* never unpacked: nothing to say */
+	if (prov_read_file(&rec, done, 256) == 0 && rec.len == sizeof(TREE_RECORD) - 1 + 65 &&
+	    prov_image_tree_stamp(hex, img->root) == 0 && !memcmp(rec.buf, TREE_RECORD, sizeof(TREE_RECORD) - 1) &&
+	    !memcmp(rec.buf + sizeof(TREE_RECORD) - 1, hex, 64))
+		ok = 1;
+	else
+		prov_warn("the image's unpacked copy in the cache (%s) is not as it was made (changed, "
+			  "incomplete or without its record): unpacking the image again", img->root);
+cleanup:
+	prov_buf_release(&rec);
 	free(done);
 	return ok;
 }
@@ -87,6 +103,38 @@ static int fill_tree(int rootfd, const struct fill *f, struct prov_image_budget 
 	return err;
 }
 
+/* Write the "complete" record of the tree at root: its stamp, through a
+ * temporary file renamed over `done`. */
+static int write_record(const char *done, const char *root)
+{
+	char hex[65], *tmp = prov_xasprintf("%s.tmp-%ld", done, (long)getpid()), *line = NULL;
+	int fd = -1, err = 0;
+	size_t len;
+
+	if (prov_image_tree_stamp(hex, root) < 0) {
+		err = prov_error_set(PROV_ERROR, "cannot read back the unpacked image at '%s'", root);
+		goto cleanup;
+	}
+	line = prov_xasprintf("%s%s\n", TREE_RECORD, hex);
+	len = strlen(line);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0 ||
+	    write(fd, line, len) != (ssize_t)len) {
+		err = prov_error_set(PROV_ERROR, "cannot write '%s': %s", tmp, prov_strerror(errno));
+		goto cleanup;
+	}
+	if (close(fd) < 0 || rename(tmp, done) < 0)
+		err = prov_error_set(PROV_ERROR, "cannot write '%s': %s", done, prov_strerror(errno));
+	fd = -1;
+cleanup:
+	if (fd >= 0)
+		close(fd);
+	if (err < 0)
+		unlink(tmp);
+	free(tmp);
+	free(line);
+	return err;
+}
+
 /* Fill a fresh tree (`f`), then move it to <images>/<key>/rootfs and mark
  * it complete. */
 static int unpack_tree(const char *cache_dir, const char *key, const struct fill *f, const char *root)
@@ -95,9 +143,10 @@ static int unpack_tree(const char *cache_dir, const char *key, const struct fill
 	char *dir = prov_cachedir_pathf(cache_dir, PROV_CACHEDIR_IMAGES, "%s", key);
 	char *tmp = prov_xasprintf("%s/rootfs.tmp-%ld", dir, (long)getpid());
 	char *done = prov_xasprintf("%s/complete", dir);
-	int rootfd = -1, err = 0, fd;
+	int rootfd = -1, err = 0;
 
 	prov_image_budget_init(&b);
+	unlink(done);
 	if ((err = prov_mkdir_p(tmp, 0755, 0)) < 0)
 		goto cleanup;
 	if ((rootfd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
@@ -111,8 +160,8 @@ static int unpack_tree(const char *cache_dir, const char *key, const struct fill
 		err = prov_error_set(PROV_ERROR, "cannot rename '%s': %s", tmp, prov_strerror(errno));
 		goto cleanup;
 	}
-	if ((fd = open(done, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) >= 0)
-		close(fd);
+	if ((err = write_record(done, root)) < 0)
+		goto cleanup;
 	if (b.skipped)
 		prov_warn("the image's %lu device nodes, FIFOs and sockets were skipped", b.skipped);
 cleanup:
@@ -267,6 +316,51 @@ cleanup:
 	return err;
 }
 
+/* A docker archive's layers are what its config says: each layer file's
+ * uncompressed stream has the sha256 its rootfs.diff_ids names, in order,
+ * before any is trusted. */
+static int verify_diff_ids(const char *cfg_path, char **layers, size_t n)
+{
+	struct prov_image_budget b;
+	struct prov_jv *cfg = NULL;
+	const struct prov_jv *ids;
+	char hex[65], *what = NULL;
+	const char *want;
+	size_t i;
+	int err;
+
+	if ((err = read_json(&cfg, cfg_path, "the docker archive's config")) < 0)
+		return err;
+	ids = prov_jv_get(prov_jv_get(cfg, "rootfs"), "diff_ids");
+	if (!ids || ids->type != PROV_JV_ARRAY || ids->n != n) {
+		err = prov_error_set(PROV_EINPUT, "the docker archive's config lists %zu layer digests "
+				     "(rootfs.diff_ids) for its %zu layers", ids && ids->type == PROV_JV_ARRAY ? ids->n : 0, n);
+		goto cleanup;
+	}
+	prov_image_budget_init(&b);
+	for (i = 0; i < n; i++) {
+		if (!(want = digest_hex(prov_jv_str(&ids->items[i])))) {
+			err = prov_error_set(PROV_EINPUT, "the docker archive's config: layer %zu's diff_id is "
+					     "not sha256:<hex>", i + 1);
+			goto cleanup;
+		}
+		free(what);
+		what = prov_xasprintf("layer %zu of %zu", i + 1, n);
+		if ((err = prov_image_layer_diff_id(hex, layers[i], what, &b)) < 0)
+			goto cleanup;
+		if (strcmp(hex, want)) {
+			err = prov_error_set(PROV_EINPUT, "layer %zu of %zu does not match the config's diff_id "
+					     "sha256:%.12s... (its content is sha256:%.12s...): the image was changed "
+					     "or damaged", i + 1, n, want, hex);
+			goto cleanup;
+		}
+	}
+cleanup:
+	free(what);
+	prov_jv_free(cfg);
+	return err;
+}
+
 /* docker save / podman save: manifest.json names the config and the layer files. */
 static int open_docker(struct prov_image *img, const char *dir, const char *tag, const char *cache_dir)
 {
@@ -318,7 +412,7 @@ static int open_docker(struct prov_image *img, const char *dir, const char *tag,
 	img->kind = "docker-archive";
 	img->digest = prov_xasprintf("sha256:%s", hex);
 	img->ref = prov_xstrdup_or_null(tag);
-	if (!cached_root(img, cache_dir, hex))
+	if (!cached_root(img, cache_dir, hex) && (err = verify_diff_ids(path, files, n)) == 0)
 		err = unpack_layers(cache_dir, hex, files, n, img->root);
 cleanup:
 	for (i = 0; i < n; i++)

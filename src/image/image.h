@@ -66,6 +66,28 @@ int prov_image_apply_layer(int rootfd, const char *layer, const char *what,
  */
 int prov_image_unpack_outer(int dirfd, const char *archive, struct prov_image_budget *b);
 
+/*
+ * The sha256 (lower-case hex) of the layer file's uncompressed stream (any
+ * compression libarchive reads; a plain tar is hashed as it is): what an
+ * image config's rootfs.diff_ids name. At most the budget's file bytes plus
+ * 1 KiB per entry left are read, else PROV_EINPUT. `what` names the layer
+ * in messages. 0, or PROV_EINPUT / PROV_ERROR with the message set.
+ */
+int prov_image_layer_diff_id(char out[65], const char *layer, const char *what,
+			     const struct prov_image_budget *b);
+
+/*
+ * A digest of the unpacked tree at `root` as it lies on disk: for every
+ * entry below it, sorted by name, its name, mode, size, inode, link count,
+ * mtime and ctime (to the nanosecond). Written when the tree is made and
+ * compared before the tree is reused: a file of it written, replaced,
+ * added, removed or chmod-ed changes its ctime or the listing, so the
+ * digest. The contents are not read again (that would cost as much as
+ * unpacking). 0, or PROV_ERROR (no message) when the tree cannot be walked
+ * or is over the entry budget or 128 folders deep.
+ */
+int prov_image_tree_stamp(char out[65], const char *root);
+
 /* ---- image-squashfs.c ---- */
 
 /*

@@ -75,6 +75,15 @@ check_eq "$(json_get "$T/env2.json" "$Q[0]['commit']")" "$HEAD" "env (modified):
 check_eq "$(json_get "$T/env2.json" "$Q[0]['commit_is']")" approximate "env (modified): commit approximate"
 git -C "$T/src" checkout -q main.go
 
+# the premise of the unwinding check: main.crashHere is frameless (it
+# neither pushes rbp nor moves rsp: go tool objdump), so the frame pointer
+# still holds main.outer's frame when it faults
+go tool objdump -s '^main\.crashHere$' "$T/bin/crasher" >"$T/crashHere.s" || fail "go tool objdump"
+grep -q 'main.go:15' "$T/crashHere.s" || { cat "$T/crashHere.s"; fail "objdump shows no main.crashHere"; }
+grep -Eq 'PUSHQ BP|SUBQ \$0x[0-9a-f]+, SP|ADJSP' "$T/crashHere.s" &&
+	{ cat "$T/crashHere.s"; fail "main.crashHere has a frame in this Go: the test would prove nothing"; }
+echo "ok: main.crashHere is frameless (go tool objdump)"
+
 # the stripped program's core: GOTRACEBACK=crash makes the runtime abort with a core
 can_dump_core
 rm -f "$T/core" "$T"/core.*
@@ -139,10 +148,16 @@ for f in frames:
 src = open(sys.argv[3]).read().splitlines()
 crash_line = [t for t in truth if t[0] == "main.crashHere"][0][2]
 assert "n.next.v" in src[crash_line - 1], src[crash_line - 1]
+# every main.* function of the program's traceback is there, in its order:
+# main.crashHere is frameless (no locals), so only Go's pcsp table names its
+# caller main.outer (frame-pointer unwinding skips it)
 if missing:
-    # known: frame-pointer unwinding skips the caller of a frameless leaf (Go's
-    # own traceback uses the pcsp tables); said here, not hidden
-    print("# not unwound (the caller of a frameless function): " + ", ".join(missing))
+    sys.exit("not unwound: " + ", ".join(missing))
+ours = [f[0] for f in frames if f[0] and f[0].startswith("main.")]
+theirs = [t[0] for t in mains]
+if ours != theirs:
+    sys.exit("main.* frames %r, the program printed %r" % (ours, theirs))
+print("ok: the main.* frames in the program's order: " + " <- ".join(ours))
 print("ok: %d frames match the program's traceback" % seen)
 EOF
 echo "ok: t-go"

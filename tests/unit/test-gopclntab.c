@@ -54,12 +54,14 @@ static size_t pcvals(size_t at, const int *vals, const unsigned char *ends, size
 	return at;
 }
 
-/* main.a at text+0 (lines 10, then 11 from +8), main.b at +0x10 (line 20) up to +0x30 */
+/* main.a at text+0 (lines 10, then 11 from +8; sp delta 0, then 0x18 from +4),
+ * main.b at +0x10 (line 20, no sp table) up to +0x30 */
 static void build(void)
 {
 	static const int la[] = { 10, 11 }, f0[] = { 0 }, lb[] = { 20 };
-	static const unsigned char ea[] = { 8, 0x10 }, ef[] = { 0x20 }, eb[] = { 0x20 };
-	size_t names = 72, cu, file, pct, ln_a, ln_b, fl, fd;
+	static const int spv[] = { 0, 0x18 };	/* main.a's pcsp: 0 up to +4, then 0x18 */
+	static const unsigned char ea[] = { 8, 0x10 }, ef[] = { 0x20 }, eb[] = { 0x20 }, spe[] = { 4, 0x10 };
+	size_t names = 72, cu, file, pct, ln_a, ln_b, fl, fd, sp_a;
 
 	memset(tab, 0, sizeof(tab));
 	put32(0, 0xfffffff0);
@@ -74,7 +76,8 @@ static void build(void)
 	ln_a = 1;	/* offset 0 means "no table" */
 	fl = pcvals(pct + ln_a, la, ea, 2) - pct;
 	ln_b = pcvals(pct + fl, f0, ef, 1) - pct;
-	fd = pcvals(pct + ln_b, lb, eb, 1);
+	sp_a = pcvals(pct + ln_b, lb, eb, 1) - pct;
+	fd = pcvals(pct + sp_a, spv, spe, 2);
 	/* functab: (entryoff, funcoff) x2, end; then the two _func records */
 	put32(fd, 0);
 	put32(fd + 4, 20);
@@ -84,6 +87,7 @@ static void build(void)
 	put32(fd + 20 + 4, 0);	/* main.a: nameoff */
 	put32(fd + 20 + 20, (uint32_t)fl);
 	put32(fd + 20 + 24, (uint32_t)ln_a);
+	put32(fd + 20 + 16, (uint32_t)sp_a);	/* main.b has no pcsp table */
 	put32(fd + 60, 0x10);
 	put32(fd + 60 + 4, 7);
 	put32(fd + 60 + 20, (uint32_t)fl);
@@ -138,12 +142,33 @@ static void test_lookup(void **state)
 	prov_gopcln_free(t);
 }
 
+static void test_spdelta(void **state)
+{
+	struct prov_gopcln *t = NULL;
+	int32_t d = -1;
+
+	build();
+	assert_int_equal(prov_gopcln_open(&t, tab, ntab, 0), 0);
+	assert_int_equal(prov_gopcln_spdelta(t, 0x401000, &d), 0);
+	assert_int_equal(d, 0);	/* at the entry: nothing pushed */
+	assert_int_equal(prov_gopcln_spdelta(t, 0x401003, &d), 0);
+	assert_int_equal(d, 0);
+	assert_int_equal(prov_gopcln_spdelta(t, 0x401004, &d), 0);
+	assert_int_equal(d, 0x18);	/* after the prologue */
+	assert_int_equal(prov_gopcln_spdelta(t, 0x40100f, &d), 0);
+	assert_int_equal(d, 0x18);
+	assert_int_equal(prov_gopcln_spdelta(t, 0x401010, &d), PROV_ENOTFOUND);	/* main.b: none */
+	assert_int_equal(prov_gopcln_spdelta(t, 0x401030, &d), PROV_ENOTFOUND);	/* no function */
+	prov_gopcln_free(t);
+}
+
 static void test_hostile(void **state)
 {
 	struct prov_gopcln *t = NULL;
 	const char *func, *file;
 	uint64_t entry;
 	int line, inl;
+	int32_t d;
 	size_t n;
 
 	build();
@@ -152,6 +177,7 @@ static void test_hostile(void **state)
 		if (prov_gopcln_open(&t, tab, n, 0) == 0) {
 			if (prov_gopcln_lookup(t, 0x401010, &func, &entry, &file, &line, &inl) == 0)
 				assert_true((const unsigned char *)func + strlen(func) < tab + n);
+			(void)prov_gopcln_spdelta(t, 0x401004, &d);	/* no read outside (ASan) */
 			prov_gopcln_free(t);
 		}
 		prov_error_clear();
@@ -175,6 +201,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lookup),
+		cmocka_unit_test(test_spdelta),
 		cmocka_unit_test(test_hostile),
 	};
 
