@@ -82,13 +82,16 @@ try:
     out["insn"] = gdb.execute("x/i $pc", to_string=True).strip()
 except gdb.error as ex:
     out["insn"] = "<error: %s>" % ex
-# every thread's function names (a snapshot's tables), and TRUTH_EXPRS
+# every thread's function names (a snapshot's tables; no tail-call frames), and TRUTH_EXPRS
 # (comma-separated expressions, e.g. a mutex's owner) as gdb prints them
 out["all_threads"] = {}
 for t in inf.threads():
     t.switch()
     names, fr = [], gdb.newest_frame()
     while fr is not None and len(names) < 64:
+        if fr.type() == gdb.TAILCALL_FRAME:  # from DW_TAG_call_site; no unwinder has it
+            fr = fr.older()
+            continue
         names.append("<signal handler called>" if fr.type() == gdb.SIGTRAMP_FRAME else (fr.name() or "??"))
         fr = fr.older()
     out["all_threads"][str(t.ptid[1])] = names
