@@ -105,7 +105,7 @@ def snapshot_checks():
             bad.append("thread %s: %s vs gdb %s" % (tid, names, truth))
     out("chain", "wrong" if bad or not n else "right",
         "%d thread tables vs gdb thread apply all bt (%d threads)%s" % (n, len(g["all_threads"]),
-                                                                       ("; " + "; ".join(bad[:3])) if bad else ""))
+                                                                       ("; " + "; ".join(bad[:8])) if bad else ""))
     out("instruction", "not filled", "snapshot: no faulting instruction")
     # the deadlock cycle and each wait's holder against gdb's mutex owners
     ex = g.get("exprs", {})
@@ -377,7 +377,7 @@ else:
             bad.append("#%d %s=%s vs gdb %s" % (fr, name, val if val is not None else "<optimized out>", t))
     out("evidence", "wrong" if bad else "right",
         "%d values equal gdb's, %d differ, %d gdb does not list, %d 'optimized out' where gdb has a value%s%s"
-        % (agree, len(bad), nogdb, len(omit), ("; " + "; ".join(bad[:3])) if bad else "",
+        % (agree, len(bad), nogdb, len(omit), ("; " + "; ".join(bad[:8])) if bad else "",
            ("; not shown: " + "; ".join(omit[:3])) if omit else ""))
 
 # Upstream fix status, Recommended next steps
