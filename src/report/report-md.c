@@ -668,6 +668,12 @@ static void next_steps(struct prov_buf *b, const struct prov_crash *c, const str
 		prov_buf_printf(b, "%d. Stack overflow: look for unbounded recursion in the repeated frames, or raise the thread's stack size if the depth is legitimate.\n", ++n);
 	if (has_pattern(c, "abort"))
 		prov_buf_printf(b, "%d. The program aborted itself: read the assertion or error message printed just before the abort (stderr, journal).\n", ++n);
+	if (has_pattern(c, "data-race"))
+		prov_buf_printf(b, "%d. Data race suspected: rebuild with ThreadSanitizer (`-fsanitize=thread`) and run the workload to find the other side of the race; check that code holding a shared (read) lock does not write (e.g. `unordered_map::operator[]` inserts).\n", ++n);
+	if (c->hang && c->hang->ncycles)
+		prov_buf_printf(b, "%d. The threads wait on each other in a cycle (deadlock): make every thread take these locks in one order, or use `std::scoped_lock`/a try-lock with back-off; `helgrind` or ThreadSanitizer's lock-order checks find other such pairs.\n", ++n);
+	else if (c->snapshot)
+		prov_buf_printf(b, "%d. No lock cycle was found: take a second snapshot a little later and compare the stacks, to tell a hang from slow progress.\n", ++n);
 	if (has_pattern(c, "non-canonical") || has_pattern(c, "misaligned"))
 		prov_buf_printf(b, "%d. A corrupted pointer was dereferenced: this is often a use after free or a data race; rebuild with AddressSanitizer or ThreadSanitizer.\n", ++n);
 	for (i = 0; i < c->ncomponents; i++)	/* the crash chain's: the others were not looked up */
@@ -680,7 +686,7 @@ static void next_steps(struct prov_buf *b, const struct prov_crash *c, const str
 		}
 	if (t && !c->nsources && c->ncomponents)
 		prov_buf_printf(b, "%d. No source lines were shown: check that the component's debug info is available (debuginfod, -dbg packages) and its mapping's path rules.\n", ++n);
-	if (!c->determinism)
+	if (!c->determinism && !c->snapshot)
 		prov_buf_printf(b, "%d. Reproduce to learn whether the crash is deterministic; give several cores together (`provenance resolve core.1 core.2 …`) to compare them.\n", ++n);
 	if (!n)
 		prov_buf_puts(b, "Nothing specific was found to recommend.\n");
@@ -732,6 +738,10 @@ static int report_markdown_body(struct prov_buf *b, const struct prov_crash *c, 
 		prov_report_hang_markdown(b, c);
 		other_threads(b, c, NULL, flags | PROV_REPORT_ALL_THREADS);	/* a hang needs every stack */
 		environment(b, c, flags);
+		sources(b, c);
+		fix_status(b, c);
+		possible_fixes(b, c);
+		next_steps(b, c, NULL);
 		prov_buf_rtrim(b);
 		return prov_buf_putc(b, '\n');
 	}

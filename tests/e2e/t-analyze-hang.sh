@@ -61,6 +61,9 @@ grep -q "Crashing" "$T/abba.txt" && fail "text report titles a snapshot as a cra
 grep -Eq 'Coredump Analysis|Crashing thread|Crashing instruction' "$T/abba.md" && fail "Markdown titles a snapshot as a crash"
 grep -q '^### Hang analysis' "$T/abba.md" || fail "Markdown has no hang analysis"
 grep -Eq "deadlock: thread ($t1 -> $t2|$t2 -> $t1)" "$T/abba.md" || fail "Markdown names no deadlock"
+# the runbook's template ends every report with the fix status and next steps
+grep -q '^### Upstream fix status' "$T/abba.md" || fail "Markdown snapshot has no upstream fix status"
+sed -n '/^### Recommended next steps/,$p' "$T/abba.md" | grep -q 'lock' || fail "Markdown snapshot recommends nothing for the deadlock"
 echo "ok: text and Markdown show the deadlock"
 
 # --- 8 identical idle workers: one group of 8 (gdb counts the workers)

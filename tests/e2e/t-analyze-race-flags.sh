@@ -17,6 +17,9 @@ check_exit 0 "analyze racy" -- "$PROVENANCE" analyze "$core" --format json
 cp "$T/last.out" "$T/race.json"
 ev=$(json_get "$T/race.json" '[p["evidence"] for p in d["crash"]["patterns"] if p["id"] == "data-race"]')
 [ "$ev" != "[]" ] || fail "no data-race pattern: $(json_get "$T/race.json" 'd["crash"]["patterns"]')"
+# the runbook: on data-race evidence, recommend a ThreadSanitizer build
+"$PROVENANCE" resolve "$core" --offline --format markdown >"$T/race.md" 2>/dev/null
+sed -n '/^### Recommended next steps/,$p' "$T/race.md" | grep -q 'fsanitize=thread' || fail "no ThreadSanitizer build recommended for a data race"
 data=$(gdbp -ex "frame 0" -ex "p/x snap.data" "$T/racy" "$core")
 size=$(gdbp -ex "frame 0" -ex "p snap.size" "$T/racy" "$core")
 cap=$(gdbp -ex "frame 0" -ex "p snap.capacity" "$T/racy" "$core")
