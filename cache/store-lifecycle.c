@@ -249,13 +249,16 @@ static int fill_fixes(struct prov_triage *t, struct prov_store *s, const struct 
 {
 	struct prov_triage_opts none = { 0 };
 	struct mark_rows m = { t, NULL };
+	size_t i = 0;
 	int err;
 
 	if (!t->ngroups)
 		return 0;
 	m.index = store_triage_index(t);
 	err = life_rows(s, PROV_STORE_MARKS, &none, NULL, LIFE_MAX_ROWS, ms, mark_row, &m);
-	if (err >= 0)
+	for (i = 0; err >= 0 && i < t->ngroups && !t->groups[i].fix; i++)
+		;
+	if (err >= 0 && i < t->ngroups)	/* the builds only when a group of the selection is marked */
 		err = life_rows(s, PROV_STORE_FIX_BUILDS, o, NULL, LIFE_MAX_ROWS, ms,
 				      build_row, &m);
 	free((void *)m.index);
