@@ -82,6 +82,8 @@ struct serve_query {
 	char since[21], until[21];
 	int64_t runs;
 	const char *canon;	/* the accepted parameters, to carry to links: "" or "?since=...&..." */
+	const char *component;	/* component= as given (NAME or NAME=VERSION), for the form */
+	char *name_version;	/* NAME=VERSION cut in two, as triage --component does (owned) */
 };
 
 /*
@@ -103,7 +105,18 @@ static int serve_query_opts(struct serve_query *sq, const struct prov_web_reques
 	}
 	sq->opts.host = r->host;
 	sq->opts.signature = r->signature;
-	sq->opts.component = r->component;
+	sq->opts.component = sq->component = r->component;
+	if (r->component && strchr(r->component, '=')) {	/* NAME=VERSION: triage --component's split */
+		char *eq;
+
+		sq->name_version = prov_xstrdup(r->component);
+		eq = strchr(sq->name_version, '=');
+		if (eq == sq->name_version || !eq[1])
+			return prov_error_set(PROV_EINPUT, "component wants NAME or NAME=VERSION");
+		*eq = '\0';
+		sq->opts.component = sq->name_version;
+		sq->opts.component_version = eq + 1;
+	}
 	sq->opts.by = r->by;
 	sq->opts.max_frames = (size_t)r->frames;
 	sq->runs = r->runs;
@@ -306,7 +319,7 @@ static enum MHD_Result page_top(struct MHD_Connection *conn, struct serve *sv, s
 		ret = store_fail(conn, err, 0);
 		goto cleanup;
 	}
-	f.component = sq->opts.component;
+	f.component = sq->component;
 	f.by = sq->opts.by;
 	f.query = sq->canon;
 	f.since = sq->opts.since;
@@ -356,7 +369,7 @@ static enum MHD_Result page_signature(struct MHD_Connection *conn, struct serve 
 	}
 	more = err == 1;
 	f.since = o.since;
-	f.component = o.component;
+	f.component = sq->component;
 	f.by = o.by;
 	f.query = sq->canon;
 	prov_web_page_signature(&b, &t.groups[gi], &series[gi], cr.list, cr.n, more, &f);
@@ -447,6 +460,7 @@ static enum MHD_Result route(struct MHD_Connection *conn, struct serve *sv, cons
 			   "no such page (/, /signature/SIG, /crash/ID, /api/triage.json, /api/crash/ID.json)");
 	}
 cleanup:
+	free(sq.name_version);
 	prov_web_request_release(&r);
 	prov_web_query_release(&q);
 	prov_buf_release(&b);

@@ -10,7 +10,8 @@
 # HTML, compared with the JSON); `/api/triage.json?by=K` equals `triage --by
 # K --format json` byte for byte for every K, and `/?by=day` shows each
 # group's per-day counts as the generator made them; by=bogus answers 400
-# with one line; the hostile note and version appear only escaped.
+# with one line; component=NAME=VERSION is triage --component NAME=VERSION;
+# the hostile note and version appear only escaped.
 . "$(dirname "$0")/lib.sh"
 
 command -v curl >/dev/null || skip "no curl"
@@ -155,6 +156,12 @@ suite() {	# NAME STORE
 	"$PROVENANCE" triage --store "$S" --by day --since 2026-10-05 --host node0 --format json >"$T/by-f.$name.json" || fail "$name: triage --by day --since --host"
 	check_eq "$(get api-f.$name "/api/triage.json?since=2026-10-05&by=day&host=node0")" 200 "$name: by with filters"
 	cmp -s "$T/api-f.$name" "$T/by-f.$name.json" || fail "$name: /api/triage.json?since&by&host differs from triage"
+	# component=NAME=VERSION: only the crashes that ran that version, as triage --component NAME=VERSION
+	"$PROVENANCE" triage --store "$S" --component myapp=1.1-1 --by version --format json >"$T/cv.$name.json" || fail "$name: triage --component myapp=1.1-1"
+	check_eq "$(get api-cv.$name "/api/triage.json?component=myapp%3D1.1-1&by=version")" 200 "$name: component=NAME=VERSION"
+	cmp -s "$T/api-cv.$name" "$T/cv.$name.json" || fail "$name: /api/triage.json?component=myapp=1.1-1 differs from triage --component myapp=1.1-1"
+	check_eq "$(json_get "$T/cv.$name.json" "d['total']")" 4 "$name: 4 crashes ran myapp 1.1-1 (the generator's)"
+	check_eq "$(get cvbad.$name "/?component=%3D1.1-1")" 400 "$name: component==VERSION"
 	check_eq "$(get topd.$name "/?by=day")" 200 "$name: /?by=day"
 	want=$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); print(json.dumps({s: sorted(v.items()) for s, v in sorted(t.items())}))' "$T/truth.json")
 	check_eq "$(python3 - "$T/topd.$name" "$T/by-day.$name.json" <<'PY'
