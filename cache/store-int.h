@@ -112,7 +112,12 @@ struct prov_store {
 	struct store_backend *backend;
 	char *name;	/* for messages: never a password */
 };
-int store_triage_extras(struct prov_triage *t, struct prov_store *s, const struct prov_triage_opts *o);
+/*
+ * Triage's buckets (o->by) and fix lifecycle, after the groups: each of
+ * their queries bounded by timeout_ms (0: an hour, as the CLI's triage).
+ */
+int store_triage_extras(struct prov_triage *t, struct prov_store *s, const struct prov_triage_opts *o,
+			uint64_t timeout_ms);
 int store_history_fix(char **out, struct prov_store *s, int64_t crash_id);
 
 /* What one report adds as a crash row: the same on both stores. */

@@ -108,7 +108,8 @@ static int life_rows(struct prov_store *s, enum prov_store_rows what, const stru
 	return s->ops->rows(s->backend, (int)what, o, signature, max_rows, timeout_ms, row, data);
 }
 
-static int fill_buckets(struct prov_triage *t, struct prov_store *s, const struct prov_triage_opts *o)
+static int fill_buckets(struct prov_triage *t, struct prov_store *s, const struct prov_triage_opts *o,
+			uint64_t ms)
 {
 	struct bucket_rows b = { t, NULL, 0, -1 };
 	enum prov_store_rows what;
@@ -129,7 +130,7 @@ static int fill_buckets(struct prov_triage *t, struct prov_store *s, const struc
 	if (!t->ngroups)
 		return 0;
 	b.index = store_triage_index(t);
-	err = life_rows(s, what, o, NULL, LIFE_MAX_ROWS, LIFE_QUERY_MS, bucket_row, &b);
+	err = life_rows(s, what, o, NULL, LIFE_MAX_ROWS, ms, bucket_row, &b);
 	free((void *)b.index);
 	if (err == 1)
 		err = prov_error_set(PROV_ELIMIT, "triage --by: more than %llu rows; narrow it (--since)",
@@ -244,18 +245,21 @@ static int build_row(size_t ncols, const char *const *names, const char *const *
 	return 0;
 }
 
-static int fill_fixes(struct prov_triage *t, struct prov_store *s, const struct prov_triage_opts *o)
+static int fill_fixes(struct prov_triage *t, struct prov_store *s, const struct prov_triage_opts *o, uint64_t ms)
 {
 	struct prov_triage_opts none = { 0 };
 	struct mark_rows m = { t, NULL };
+	size_t i = 0;
 	int err;
 
 	if (!t->ngroups)
 		return 0;
 	m.index = store_triage_index(t);
-	err = life_rows(s, PROV_STORE_MARKS, &none, NULL, LIFE_MAX_ROWS, LIFE_QUERY_MS, mark_row, &m);
-	if (err >= 0)
-		err = life_rows(s, PROV_STORE_FIX_BUILDS, o, NULL, LIFE_MAX_ROWS, LIFE_QUERY_MS,
+	err = life_rows(s, PROV_STORE_MARKS, &none, NULL, LIFE_MAX_ROWS, ms, mark_row, &m);
+	for (i = 0; err >= 0 && i < t->ngroups && !t->groups[i].fix; i++)
+		;
+	if (err >= 0 && i < t->ngroups)	/* the builds only when a group of the selection is marked */
+		err = life_rows(s, PROV_STORE_FIX_BUILDS, o, NULL, LIFE_MAX_ROWS, ms,
 				      build_row, &m);
 	free((void *)m.index);
 	if (err == 1)
@@ -264,13 +268,15 @@ static int fill_fixes(struct prov_triage *t, struct prov_store *s, const struct 
 	return err < 0 ? err : 0;
 }
 
-int store_triage_extras(struct prov_triage *t, struct prov_store *s, const struct prov_triage_opts *o)
+int store_triage_extras(struct prov_triage *t, struct prov_store *s, const struct prov_triage_opts *o,
+			uint64_t timeout_ms)
 {
+	uint64_t ms = timeout_ms ? timeout_ms : LIFE_QUERY_MS;
 	int err;
 
-	if (o->by && (err = fill_buckets(t, s, o)) < 0)
+	if (o->by && (err = fill_buckets(t, s, o, ms)) < 0)
 		return err;
-	return fill_fixes(t, s, o);
+	return fill_fixes(t, s, o, ms);
 }
 
 /* -------------------------------------------------------- resolve --store */

@@ -229,7 +229,7 @@ int prov_store_triage(struct prov_triage *out, struct prov_store *s,
 
 	if ((err = s->ops->triage(out, s->backend, opts)) < 0)
 		return err;
-	if ((err = store_triage_extras(out, s, opts)) < 0)
+	if ((err = store_triage_extras(out, s, opts, 0)) < 0)
 		prov_triage_release(out);
 	return err;
 }
@@ -259,8 +259,13 @@ int prov_store_triage_bounded(struct prov_triage *out, struct prov_store *s,
 	err = s->ops->triage(out, s->backend, opts);
 	s->ops->deadline(s->backend, 0);
 	if (err < 0 && prov_now_ms() - start >= timeout_ms)
-		err = prov_error_set(PROV_ELIMIT, "store: triage ran past its time limit of %llu ms; narrow the selection",
-				     (unsigned long long)timeout_ms);
+		return prov_error_set(PROV_ELIMIT, "store: triage ran past its time limit of %llu ms; narrow the selection",
+				      (unsigned long long)timeout_ms);
+	if (err < 0)
+		return err;
+	/* the buckets and the fix lifecycle, as prov_store_triage: the web view's JSON is triage's */
+	if ((err = store_triage_extras(out, s, opts, timeout_ms)) < 0)
+		prov_triage_release(out);
 	return err;
 }
 

@@ -151,10 +151,11 @@ struct prov_triage_opts {
 int prov_store_triage(struct prov_triage *out, struct prov_store *s,
 		      const struct prov_triage_opts *opts);
 /*
- * prov_store_triage bounded in run time (timeout_ms; 0: 10 s), as `query`
- * is: SQLite's progress handler and guarded functions, PostgreSQL's
- * statement_timeout. PROV_ELIMIT with one line when it ran past the limit
- * (the web view answers 503).
+ * prov_store_triage (the groups, o->by's buckets and the fix lifecycle: the
+ * same result) with each of its store queries bounded in run time
+ * (timeout_ms; 0: 10 s), as `query` is: SQLite's progress handler and
+ * guarded functions, PostgreSQL's statement_timeout. PROV_ELIMIT with one
+ * line when one ran past the limit (the web view answers 503).
  */
 int prov_store_triage_bounded(struct prov_triage *out, struct prov_store *s,
 			      const struct prov_triage_opts *opts, uint64_t timeout_ms);

@@ -35,15 +35,18 @@ const struct cmd cmd_serve_def = {
 
 static const char help[] =
 	"Serve the crash store as web pages and JSON, read-only, until SIGINT or\n"
-	"SIGTERM (docs/web.md): / (top crashers: one row per signature with a\n"
-	"sparkline of crashes per day; filters since= and component=, as triage's\n"
-	"--since and --component), /signature/SIG (a chart of crashes per day,\n"
-	"versions, the latest crash's call chain, its crashes), /crash/ID (the\n"
-	"stored report as the Markdown report's sections), /api/triage.json (what 'triage --format json'\n"
-	"prints for the same query) and /api/crash/ID.json (the stored JSON, as\n"
-	"'show ID --format json' prints it). GET and HEAD only; no authentication:\n"
-	"put it behind a reverse proxy that authenticates before you bind it to\n"
-	"anything but loopback.\n"
+	"SIGTERM (docs/web.md): / (top crashers: one row per signature with its\n"
+	"fix status from provenance mark and a sparkline of crashes per day),\n"
+	"/signature/SIG (a chart of crashes per day, the fix status, versions, the\n"
+	"latest crash's call chain, its crashes), /crash/ID (the stored report as\n"
+	"the Markdown report's sections), /api/triage.json (what 'triage --format\n"
+	"json' prints for the same query) and /api/crash/ID.json (the stored JSON,\n"
+	"as 'show ID --format json' prints it). The query string means what\n"
+	"triage's options mean: since, until, host, signature, component, frames,\n"
+	"runs, and by=day|week|version|host (each signature's crashes per bucket,\n"
+	"a table on the pages); anything else answers 400. GET and HEAD only; no\n"
+	"authentication: put it behind a reverse proxy that authenticates before\n"
+	"you bind it to anything but loopback.\n"
 	"\n"
 	"options:\n"
 	"   --listen ADDR:PORT  where to listen (default 127.0.0.1:8047; [::1]:PORT for\n"
@@ -79,6 +82,8 @@ struct serve_query {
 	char since[21], until[21];
 	int64_t runs;
 	const char *canon;	/* the accepted parameters, to carry to links: "" or "?since=...&..." */
+	const char *component;	/* component= as given (NAME or NAME=VERSION), for the form */
+	char *name_version;	/* NAME=VERSION cut in two, as triage --component does (owned) */
 };
 
 /*
@@ -100,7 +105,19 @@ static int serve_query_opts(struct serve_query *sq, const struct prov_web_reques
 	}
 	sq->opts.host = r->host;
 	sq->opts.signature = r->signature;
-	sq->opts.component = r->component;
+	sq->opts.component = sq->component = r->component;
+	if (r->component && strchr(r->component, '=')) {	/* NAME=VERSION: triage --component's split */
+		char *eq;
+
+		sq->name_version = prov_xstrdup(r->component);
+		eq = strchr(sq->name_version, '=');
+		if (eq == sq->name_version || !eq[1])
+			return prov_error_set(PROV_EINPUT, "component wants NAME or NAME=VERSION");
+		*eq = '\0';
+		sq->opts.component = sq->name_version;
+		sq->opts.component_version = eq + 1;
+	}
+	sq->opts.by = r->by;
 	sq->opts.max_frames = (size_t)r->frames;
 	sq->runs = r->runs;
 	sq->canon = r->canon.buf ? r->canon.buf : "";
@@ -302,8 +319,8 @@ static enum MHD_Result page_top(struct MHD_Connection *conn, struct serve *sv, s
 		ret = store_fail(conn, err, 0);
 		goto cleanup;
 	}
-	f.since = NULL;
-	f.component = sq->opts.component;
+	f.component = sq->component;
+	f.by = sq->opts.by;
 	f.query = sq->canon;
 	f.since = sq->opts.since;
 	prov_web_page_top(&b, &t, series, &f, cut);
@@ -352,7 +369,8 @@ static enum MHD_Result page_signature(struct MHD_Connection *conn, struct serve 
 	}
 	more = err == 1;
 	f.since = o.since;
-	f.component = o.component;
+	f.component = sq->component;
+	f.by = o.by;
 	f.query = sq->canon;
 	prov_web_page_signature(&b, &t.groups[gi], &series[gi], cr.list, cr.n, more, &f);
 	ret = respond(conn, 200, "text/html; charset=utf-8", &b);
@@ -442,6 +460,7 @@ static enum MHD_Result route(struct MHD_Connection *conn, struct serve *sv, cons
 			   "no such page (/, /signature/SIG, /crash/ID, /api/triage.json, /api/crash/ID.json)");
 	}
 cleanup:
+	free(sq.name_version);
 	prov_web_request_release(&r);
 	prov_web_query_release(&q);
 	prov_buf_release(&b);

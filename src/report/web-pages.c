@@ -24,7 +24,8 @@ const char prov_web_css[] =
 	"form{margin:.5em 0}input{margin-right:1em}a{color:#0645ad}\n"
 	"svg .bar{fill:#4a78c2}svg .axis{stroke:#444;stroke-width:1}svg text{font-size:11px;fill:#333}\n"
 	"svg.spark polyline{fill:none;stroke:#4a78c2;stroke-width:1.5}\n"
-	".note{color:#666}ol.frames{margin:0;padding-left:1.5em}\n";
+	".note{color:#666}ol.frames{margin:0;padding-left:1.5em}\n"
+	".regression{color:#b00;font-weight:bold}.fixed{color:#070}table.buckets td{border:0;padding:0 4px}\n";
 
 int64_t prov_web_day(const char *iso)
 {
@@ -193,6 +194,66 @@ static void versions_list(struct prov_buf *b, const struct prov_triage_group *g)
 	}
 }
 
+/* The lifecycle's status as the page says it; the JSON's word goes in data-status. */
+static const char *fix_word(const struct prov_triage_fix *f)
+{
+	return f->status == PROV_MARK_REGRESSION ? "REGRESSION" :
+		f->status == PROV_MARK_FIXED ? "fixed" : "could not determine";
+}
+
+static const char *fix_json_word(const struct prov_triage_fix *f)
+{
+	return f->status == PROV_MARK_REGRESSION ? "regression" :
+		f->status == PROV_MARK_FIXED ? "fixed" : "undetermined";
+}
+
+/* "fixed in V of C" and the crash counts behind the status. */
+static void fix_summary(struct prov_buf *b, const struct prov_triage_fix *f)
+{
+	prov_buf_puts(b, "fixed in <code class=\"fixed-in\">");
+	prov_web_html(b, f->fixed_in);
+	prov_buf_puts(b, "</code>");
+	if (f->component) {
+		prov_buf_puts(b, " of <code>");
+		prov_web_html(b, f->component);
+		prov_buf_puts(b, "</code>");
+	}
+	prov_buf_printf(b, "<br><span class=\"note\">crashes from builds with the fix: %" PRId64 ", before it: %" PRId64
+			", not placed: %" PRId64 "</span>", f->in_fixed, f->before, f->unknown);
+}
+
+/* `/`'s fix status cell: provenance mark's record, or "not marked". */
+static void fix_cell(struct prov_buf *b, const struct prov_triage_fix *f)
+{
+	if (!f) {
+		prov_buf_puts(b, "<td class=\"fix\" data-status=\"\"><span class=\"note\">not marked</span></td>");
+		return;
+	}
+	prov_buf_printf(b, "<td class=\"fix\" data-status=\"%s\"><span class=\"%s\">%s</span><br>", fix_json_word(f),
+			f->status == PROV_MARK_REGRESSION ? "regression" : f->status == PROV_MARK_FIXED ? "fixed" : "note",
+			fix_word(f));
+	fix_summary(b, f);
+	prov_buf_puts(b, "</td>");
+}
+
+/* A group's buckets (triage --by) as a small key/count table. */
+static void buckets_table(struct prov_buf *b, const struct prov_triage_group *g)
+{
+	size_t i;
+
+	if (!g->nbuckets) {
+		prov_buf_puts(b, "<span class=\"note\">none</span>");
+		return;
+	}
+	prov_buf_puts(b, "<table class=\"buckets\">");
+	for (i = 0; i < g->nbuckets; i++) {
+		prov_buf_puts(b, "<tr class=\"bucket\"><td class=\"mono key\">");
+		prov_web_html(b, g->buckets[i].key);
+		prov_buf_printf(b, "</td><td class=\"n count\">%" PRId64 "</td></tr>", g->buckets[i].count);
+	}
+	prov_buf_puts(b, "</table>");
+}
+
 static void sig_link(struct prov_buf *b, const char *sig, const struct prov_web_filters *f)
 {
 	prov_buf_puts(b, "<a href=\"/signature/");
@@ -206,6 +267,7 @@ static void sig_link(struct prov_buf *b, const char *sig, const struct prov_web_
 void prov_web_page_top(struct prov_buf *b, const struct prov_triage *t, const struct prov_web_series *series,
 		       const struct prov_web_filters *f, int cut)
 {
+	static const char *const kinds[] = { "", "day", "week", "version", "host" };
 	int64_t lo = -1, hi = -1;
 	size_t i, j;
 
@@ -215,7 +277,12 @@ void prov_web_page_top(struct prov_buf *b, const struct prov_triage *t, const st
 	prov_web_html(b, f->since);
 	prov_buf_puts(b, "\"></label><label>component <input name=\"component\" value=\"");
 	prov_web_html(b, f->component);
-	prov_buf_puts(b, "\"></label><button type=\"submit\">filter</button></form>\n");
+	prov_buf_puts(b, "\"></label><label>crashes per <select name=\"by\">");
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		prov_buf_printf(b, "<option value=\"%s\"%s>%s</option>", kinds[i],
+				(f->by ? !strcmp(f->by, kinds[i]) : !*kinds[i]) ? " selected" : "",
+				*kinds[i] ? kinds[i] : "(none)");
+	prov_buf_puts(b, "</select></label><button type=\"submit\">filter</button></form>\n");
 	prov_buf_printf(b, "<p><span id=\"total\">%" PRId64 "</span> crashes on <span id=\"hosts\">%" PRId64
 			"</span> hosts, <span id=\"groups\">%zu</span> signatures. <a href=\"/api/triage.json",
 			t->total, t->hosts, t->ngroups);
@@ -234,7 +301,10 @@ void prov_web_page_top(struct prov_buf *b, const struct prov_triage *t, const st
 		lo = hi - (SPARK_DAYS - 1);
 	prov_buf_puts(b, "<table class=\"crashers\"><thead><tr><th>#</th><th>signature</th><th>crashes</th>"
 		      "<th>share</th><th>hosts</th><th>first seen</th><th>last seen</th><th>versions</th>"
-		      "<th>top frames (latest crash)</th><th>per day</th></tr></thead><tbody>\n");
+		      "<th>fix status</th><th>top frames (latest crash)</th><th>per day</th>");
+	if (f->by)
+		prov_buf_printf(b, "<th>crashes per %s</th>", f->by);
+	prov_buf_puts(b, "</tr></thead><tbody>\n");
 	for (i = 0; i < t->ngroups; i++) {
 		const struct prov_triage_group *g = &t->groups[i];
 
@@ -253,14 +323,95 @@ void prov_web_page_top(struct prov_buf *b, const struct prov_triage *t, const st
 		prov_web_html(b, g->last_seen ? g->last_seen : "unknown");
 		prov_buf_puts(b, "</td><td class=\"mono\">");
 		versions_list(b, g);
-		prov_buf_puts(b, "</td><td>");
+		prov_buf_puts(b, "</td>");
+		fix_cell(b, g->fix);
+		prov_buf_puts(b, "<td>");
 		frames_list(b, g, 5);
 		prov_buf_puts(b, "</td><td>");
 		sparkline(b, series ? &series[i] : NULL, lo, hi);
-		prov_buf_puts(b, "</td></tr>\n");
+		prov_buf_puts(b, "</td>");
+		if (f->by) {
+			prov_buf_puts(b, "<td class=\"per\">");
+			buckets_table(b, g);
+			prov_buf_puts(b, "</td>");
+		}
+		prov_buf_puts(b, "</tr>\n");
 	}
 	prov_buf_puts(b, "</tbody></table>\n");
 	foot(b);
+}
+
+/* A bug reference: a link when it is an http(s) URL, else text. */
+static void bug_ref(struct prov_buf *b, const char *bug)
+{
+	if (!strncmp(bug, "https://", 8) || !strncmp(bug, "http://", 7)) {
+		prov_buf_puts(b, "<a href=\"");
+		prov_web_html(b, bug);
+		prov_buf_puts(b, "\">");
+		prov_web_html(b, bug);
+		prov_buf_puts(b, "</a>");
+	} else {
+		prov_web_html(b, bug);
+	}
+}
+
+/* The signature page's "Fix status": the mark, what the crashes say about it, the fix component's versions. */
+static void fix_section(struct prov_buf *b, const struct prov_triage_group *g)
+{
+	const struct prov_triage_fix *f = g->fix;
+	size_t i, n = 0;
+
+	prov_buf_puts(b, "<h2>Fix status</h2>\n");
+	if (!f) {
+		prov_buf_puts(b, "<p id=\"fix\" data-status=\"\">Not marked: no <code>provenance mark</code> names this "
+			      "signature.</p>\n");
+		return;
+	}
+	prov_buf_printf(b, "<table class=\"kv\" id=\"fix\" data-status=\"%s\"><tr><th>status</th><td><span class=\"%s\">%s"
+			"</span></td></tr><tr><th>fixed in</th><td class=\"mono fixed-in\">", fix_json_word(f),
+			f->status == PROV_MARK_REGRESSION ? "regression" : f->status == PROV_MARK_FIXED ? "fixed" : "note",
+			fix_word(f));
+	prov_web_html(b, f->fixed_in);
+	prov_buf_puts(b, "</td></tr><tr><th>component</th><td class=\"mono\">");
+	prov_web_html(b, f->component ? f->component : "not given (the innermost frame's)");
+	prov_buf_puts(b, "</td></tr>");
+	if (f->bug) {
+		prov_buf_puts(b, "<tr><th>bug</th><td>");
+		bug_ref(b, f->bug);
+		prov_buf_puts(b, "</td></tr>");
+	}
+	if (f->note) {
+		prov_buf_puts(b, "<tr><th>note</th><td class=\"fix-note\">");
+		prov_web_html(b, f->note);
+		prov_buf_puts(b, "</td></tr>");
+	}
+	prov_buf_puts(b, "<tr><th>marked</th><td>");
+	prov_web_html(b, f->marked ? f->marked : "unknown");
+	prov_buf_puts(b, " <span class=\"note\">(who marked it is not stored)</span></td></tr>");
+	prov_buf_printf(b, "<tr><th>crashes from builds with the fix</th><td class=\"n\" id=\"with-fix\">%" PRId64
+			"</td></tr><tr><th>crashes from builds before it</th><td class=\"n\" id=\"before-fix\">%" PRId64
+			"</td></tr><tr><th>crashes not placed</th><td class=\"n\" id=\"not-placed\">%" PRId64 "</td></tr>"
+			"</table>\n", f->in_fixed, f->before, f->unknown);
+	if (f->status == PROV_MARK_REGRESSION)
+		prov_buf_puts(b, "<p class=\"regression\">A crash came from a build that has the fix: a regression.</p>\n");
+	else if (f->status == PROV_MARK_UNDETERMINED)
+		prov_buf_puts(b, "<p class=\"note\">Could not determine whether every crash's build has the fix: some "
+			      "build has no version of the component, or ran a commit the store cannot order.</p>\n");
+	if (!f->component)
+		return;
+	prov_buf_puts(b, "<p>Versions of <code>");
+	prov_web_html(b, f->component);
+	prov_buf_puts(b, "</code> the crashes ran: <span class=\"mono fix-versions\">");
+	for (i = 0; i < g->nversions; i++) {
+		const struct prov_triage_version *v = &g->versions[i];
+
+		if (!v->count || !v->component || strcmp(v->component, f->component))
+			continue;
+		prov_buf_puts(b, n++ ? ", " : "");
+		prov_web_html(b, v->version);
+		prov_buf_printf(b, " (%" PRId64 ")", v->count);
+	}
+	prov_buf_puts(b, n ? "</span></p>\n" : "none</span></p>\n");
 }
 
 void prov_web_page_signature(struct prov_buf *b, const struct prov_triage_group *g,
@@ -288,6 +439,13 @@ void prov_web_page_signature(struct prov_buf *b, const struct prov_triage_group 
 	}
 	prov_buf_puts(b, "</table>\n<h2>Crashes per day</h2>\n");
 	chart(b, s);
+	if (f && f->by) {
+		prov_buf_printf(b, "<h2>Crashes per %s, as <code>triage --by %s</code></h2>\n<div id=\"buckets\">",
+				f->by, f->by);
+		buckets_table(b, g);
+		prov_buf_puts(b, "</div>\n");
+	}
+	fix_section(b, g);
 
 	prov_buf_puts(b, "<h2>Versions</h2>\n<table class=\"versions\"><thead><tr><th>component</th><th>version</th>"
 		      "<th>crashes of this signature</th><th>crashes of the selection</th><th>approximate commit</th>"

@@ -38,13 +38,13 @@ static void route_path(struct prov_web_request *r, const char *path)
 
 /*
  * The query parameters: the one place a parameter gets its meaning (the
- * same as triage's option of that name). A parameter triage cannot honour
- * yet, or one it does not know, is refused (PROV_EINPUT, one line), never
+ * same as triage's option of that name). A parameter it does not know, or
+ * a value triage would refuse, is refused (PROV_EINPUT, one line), never
  * ignored; an empty one (a form's empty field) is no filter.
  */
 static int route_query(struct prov_web_request *r, const struct prov_web_query *q)
 {
-	static const char *const later[] = { "by", NULL };
+	static const char *const kinds[] = { "day", "week", "version", "host", NULL };
 	size_t i, j;
 
 	for (i = 0; i < q->n; i++) {
@@ -68,15 +68,17 @@ static int route_query(struct prov_web_request *r, const struct prov_web_query *
 		} else if (!strcmp(name, "frames")) {
 			if (prov_parse_int(&r->frames, v, strlen(v)) < 0 || r->frames < 1 || r->frames > 100)
 				return prov_error_set(PROV_EINPUT, "frames wants a number from 1 to 100");
+		} else if (!strcmp(name, "by")) {
+			for (j = 0; kinds[j] && strcmp(kinds[j], v); j++)
+				;
+			if (!kinds[j])
+				return prov_error_set(PROV_EINPUT, "by wants day, week, version or host");
+			r->by = kinds[j];
 		} else if (!strcmp(name, "runs")) {
 			if (prov_parse_i64(&r->runs, v, strlen(v)) < 0 || r->runs < 1)
 				return prov_error_set(PROV_EINPUT, "runs wants a positive number");
 		} else {
-			for (j = 0; later[j] && strcmp(later[j], name); j++)
-				;
-			if (later[j])
-				return prov_error_set(PROV_EINPUT, "the filter '%s' is not supported by this store's triage yet", name);
-			return prov_error_set(PROV_EINPUT, "unknown query parameter '%s' (since, until, host, signature, component, frames, runs)", name);
+			return prov_error_set(PROV_EINPUT, "unknown query parameter '%s' (since, until, host, signature, component, by, frames, runs)", name);
 		}
 		prov_buf_putc(&r->canon, r->canon.len ? '&' : '?');
 		prov_web_url(&r->canon, name);

@@ -63,6 +63,7 @@ struct prov_web_request {
 	/* triage's filters as given (pointing into the query; NULL: not given or empty);
 	 * since and until are still text, which the store's time parser reads */
 	const char *since, *until, *host, *signature, *component;
+	const char *by;	/* "day", "week", "version" or "host" (static, as triage --by), NULL: not given */
 	int frames;	/* 1..100, 0: not given */
 	int64_t runs;	/* > 0, 0: not given */
 	struct prov_buf canon;	/* the accepted parameters to carry to links: "" or "?since=...&...", URL-safe */
@@ -70,7 +71,8 @@ struct prov_web_request {
 /*
  * Route a request: path (decoded, NUL-terminated) and q. 0 with r filled,
  * or PROV_EINPUT with one line (answer 400): a parameter twice, one that
- * is unknown or not supported yet, frames or runs out of range. Release r
+ * is unknown, by not one of triage --by's kinds, frames or runs out of
+ * range. Release r
  * either way.
  */
 int prov_web_route(struct prov_web_request *r, const char *path, const struct prov_web_query *q);
@@ -90,6 +92,7 @@ struct prov_web_crash {
 /* What the filters form shows: the values as the user gave them (NULL: none). */
 struct prov_web_filters {
 	const char *since, *component;
+	const char *by;	/* triage --by's kind: the pages show each group's buckets (NULL: none) */
 	const char *query;	/* the query string to carry to links ("" or "?since=..."), already URL-safe */
 };
 /* "YYYY-MM-DD..." to days since 1970-01-01; -1 when it is not a date. */

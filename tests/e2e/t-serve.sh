@@ -104,7 +104,10 @@ suite() {	# NAME STORE
 	"$PROVENANCE" triage --store "$S" --until "$SINCE" --host "$HOST1" --format json >"$T/triage-u.$name.json" || fail "$name: triage --until --host"
 	check_eq "$(get apiu.$name "/api/triage.json?until=$SINCE&host=$HOST1")" 200 "$name: /api/triage.json?until=&host="
 	cmp -s "$T/apiu.$name" "$T/triage-u.$name.json" || fail "$name: /api/triage.json?until=&host= differs from triage"
-	check_eq "$(get bad.$name '/api/triage.json?by=day')" 400 "$name: a filter not supported yet"
+	"$PROVENANCE" triage --store "$S" --by week --format json >"$T/triage-w.$name.json" || fail "$name: triage --by week"
+	check_eq "$(get apiw.$name '/api/triage.json?by=week')" 200 "$name: /api/triage.json?by=week"
+	cmp -s "$T/apiw.$name" "$T/triage-w.$name.json" || fail "$name: /api/triage.json?by=week differs from triage --by week"
+	check_eq "$(get bad.$name '/api/triage.json?by=month')" 400 "$name: by=month (not a kind of triage --by)"
 	check_eq "$(wc -l <"$T/bad.$name")" 1 "$name: 400 says one line"
 	check_eq "$(get bad2.$name '/?colour=red')" 400 "$name: an unknown parameter"
 

@@ -130,6 +130,47 @@ static void test_day(void **state)
 	assert_int_equal(prov_web_day(NULL), -1);
 }
 
+/* by: triage --by's four kinds (static strings), "" no buckets, anything else refused */
+static void test_route_by(void **state)
+{
+	static const char *const kinds[] = { "day", "week", "version", "host" };
+	struct prov_web_query q = { 0 };
+	struct prov_web_request r;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(prov_web_query_add(&q, "by", kinds[i]), 0);
+		assert_int_equal(prov_web_route(&r, "/api/triage.json", &q), 0);
+		assert_int_equal(r.page, PROV_WEB_TRIAGE_JSON);
+		assert_string_equal(r.by, kinds[i]);
+		assert_true(r.by != q.values[0]);	/* static: outlives the query */
+		prov_web_request_release(&r);
+		prov_web_query_release(&q);
+	}
+	assert_int_equal(prov_web_query_add(&q, "by", ""), 0);	/* the form's "(none)" */
+	assert_int_equal(prov_web_route(&r, "/", &q), 0);
+	assert_null(r.by);
+	assert_string_equal(r.canon.buf, "");
+	prov_web_request_release(&r);
+	prov_web_query_release(&q);
+	assert_int_equal(prov_web_query_add(&q, "by", "day"), 0);
+	assert_int_equal(prov_web_query_add(&q, "since", "7d"), 0);
+	assert_int_equal(prov_web_route(&r, "/signature/x", &q), 0);
+	assert_string_equal(r.canon.buf, "?by=day&since=7d");	/* carried to the links */
+	prov_web_request_release(&r);
+	prov_web_query_release(&q);
+	for (i = 0; i < 3; i++) {
+		static const char *const bad[] = { "month", "DAY", "day<script>" };
+
+		assert_int_equal(prov_web_query_add(&q, "by", bad[i]), 0);
+		assert_int_equal(prov_web_route(&r, "/", &q), PROV_EINPUT);
+		assert_null(strchr(prov_error_last(), '<'));	/* the value is not echoed */
+		prov_web_request_release(&r);
+		prov_web_query_release(&q);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -138,6 +179,7 @@ int main(void)
 		cmocka_unit_test(test_decode),
 		cmocka_unit_test(test_query),
 		cmocka_unit_test(test_day),
+		cmocka_unit_test(test_route_by),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
