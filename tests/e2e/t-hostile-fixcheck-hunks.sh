@@ -9,6 +9,7 @@
 # every one of those lines another way (each hunk undecided), must be
 # answered within a generous bound; the answer is git's: not an ancestor and
 # no fixed line in the release.
+# test: slow
 . "$(dirname "$0")/lib.sh"
 # Under ASan+UBSan every step costs several times more, so a bound on
 # seconds would measure the sanitizer: there the fix is a third the size

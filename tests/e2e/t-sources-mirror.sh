@@ -3,6 +3,7 @@
 # backtrace: url.insteadOf, --offline without a mirror, a missing tag, hostile
 # mappings, an interrupted fetch, two concurrent fetches, and nothing written
 # outside the cache. Expected values come from git (rev-parse, git show).
+# test: slow
 . "$(dirname "$0")/lib.sh"
 command -v git >/dev/null || skip "git not installed"
 [ -x "$PROVENANCE" ] || fail "no $PROVENANCE"
