@@ -9,6 +9,11 @@
 # changes machine-wide state (core_pattern) says so with a line
 # "# test: alone"; it runs by itself after all the others, so no other test
 # sees the state it sets.
+# Longest first, so no long test starts last while the other slots sit idle:
+# the order is the seconds each test took on its last run here, kept in
+# tests/.durations (make clean keeps it: CI's sanitizer pass uses the plain
+# pass's figures), then, for a test never timed, a line "# test: slow" (on
+# those measured over about 100 s), then the name.
 set -u
 cd "$(dirname "$0")/.."
 top=$(pwd)
@@ -34,6 +39,15 @@ mkdir -p "$out/unit" "$out/e2e"
 pass=0 fail=0 skip=0
 failed=()
 declare -A running=()
+# seconds each test took on its last run: "NAME SECONDS" lines
+durations="$top/tests/.durations"
+declare -A took=()
+if [ -f "$durations" ]; then
+	while read -r n s; do
+		case "$s" in '' | *[!0-9.]*) continue ;; esac
+		took[$n]=$s
+	done <"$durations"
+fi
 
 # run_one NAME CMD...: run in the background; the result goes to NAME.res
 run_one() {
@@ -42,7 +56,7 @@ run_one() {
 	rm -f "$res"
 	(
 		t0=$(date +%s.%N)
-		"$@" >"$log" 2>&1 </dev/null
+		"$@" >"$log" 2>&1 </dev/null 3<&-
 		rc=$?
 		printf '%d %s\n' "$rc" "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')" >"$res"
 	) &
@@ -53,6 +67,7 @@ run_one() {
 report() {
 	local name=$1 log="$out/$1.log" rc=1 dt=?
 	[ -s "$out/$name.res" ] && read -r rc dt <"$out/$name.res"
+	[ "$dt" != "?" ] && took[$name]=$dt
 	case $rc in
 	0) pass=$((pass+1)); printf 'ok      %-40s %5ss\n' "$name" "$dt" ;;
 	77) skip=$((skip+1)); printf 'skip    %-40s %s\n' "$name" "$(grep -m1 -i 'skip' "$log" | cut -c1-100)" ;;
@@ -76,14 +91,24 @@ start() {
 
 drain() { while [ ${#running[@]} -gt 0 ]; do reap; done; }
 
+# queue NAME FILE: one line "SECONDS NAME FILE" for the sort below
+queue() {
+	local s=${took[$1]:-}
+	if [ -z "$s" ]; then
+		s=0
+		grep -Eq '^(# |/\* )test: slow' "$2" 2>/dev/null && s=100
+	fi
+	printf '%s %s %s\n' "$s" "$1" "$2"
+}
 alone=()
+todo=()
 if [ "$mode" != e2e ]; then
 	for t in tests/unit/test-*; do
 		case "$t" in *.c|*.d|*.o) continue ;; esac
 		[ -x "$t" ] || continue
 		name=unit/$(basename "$t")
 		[ -n "$pattern" ] && [[ "$name" != *$pattern* ]] && continue
-		start "$name" "$t"
+		todo+=("$(queue "$name" "$t.c")")
 	done
 fi
 if [ "$mode" != unit ]; then
@@ -95,14 +120,26 @@ if [ "$mode" != unit ]; then
 			alone+=("$t")
 			continue
 		fi
-		start "$name" bash "$t"
+		todo+=("$(queue "$name" "$t")")
 	done
+fi
+if [ ${#todo[@]} -gt 0 ]; then
+	while read -r -u 3 _ name t; do
+		case "$name" in
+		unit/*) start "$name" "${t%.c}" ;;
+		*) start "$name" bash "$t" ;;
+		esac
+	done 3< <(printf '%s\n' "${todo[@]}" | sort -s -k1,1gr)
 fi
 drain
 for t in "${alone[@]}"; do
 	run_one "e2e/$(basename "$t" .sh)" bash "$t"
 	drain
 done
+if [ ${#took[@]} -gt 0 ]; then
+	for n in "${!took[@]}"; do printf '%s %s\n' "$n" "${took[$n]}"; done | sort >"$durations.tmp.$$" &&
+		mv "$durations.tmp.$$" "$durations"
+fi
 
 echo
 [ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"

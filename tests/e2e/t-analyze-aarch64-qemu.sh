@@ -11,6 +11,7 @@
 # recursion (the same return pc in every level) and a call through a NULL
 # function pointer (pc 0, the caller from lr); and one built with pointer
 # authentication, run on QEMU's `max` CPU: signed return addresses, also with a relative --exe.
+# test: slow
 . "$(dirname "$0")/lib.sh"
 can_dump_core
 for c in aarch64-linux-gnu-gcc qemu-aarch64 gdb-multiarch eu-stack eu-addr2line python3; do

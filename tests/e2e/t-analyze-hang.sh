@@ -4,6 +4,7 @@
 # each mutex's owner as gdb reads it (__data.__owner); 8 identical idle
 # workers form one group of 8; a Python ABBA on threading.Lock waits on lock
 # acquire (CPython records no owner: null) with both workers in one group.
+# test: slow
 . "$(dirname "$0")/lib.sh"
 export LSAN_OPTIONS="suppressions=$TOP/tests/e2e/lsan-libdw.supp:print_suppressions=0:fast_unwind_on_malloc=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 command -v gdb >/dev/null || skip "no gdb"

@@ -69,6 +69,7 @@
 # forward / -R with fuzz (A, C, D), git apply --check for the new file (D);
 # for B, where patch fails both ways, the definition itself: every - line of
 # the hunk in the file (the upstream cnt > 0 undone), no + line in it (grep).
+# test: slow
 . "$(dirname "$0")/lib.sh"
 command -v git >/dev/null || skip "git not installed"
 command -v python3 >/dev/null || skip "no python3"

@@ -2,6 +2,7 @@
 # fixcheck answers agree with git itself (merge-base --is-ancestor and the
 # earliest tag from `git tag --contains`) on random commit pairs, over a
 # local path, a file:// URL (mirror in the cache) and git:// (git daemon).
+# test: slow
 . "$(dirname "$0")/lib.sh"
 command -v git >/dev/null || skip "git not installed"
 [ -x "$PROVENANCE" ] || fail "no $PROVENANCE"

@@ -12,6 +12,7 @@
 # (present by its changed lines: the context ignored), patch --dry-run
 # forward (absent), the rename from git diff -M, and the upstream variable
 # rename (made by this test) undone for the adapted hunk.
+# test: slow
 . "$(dirname "$0")/lib.sh"
 command -v git >/dev/null || skip "git not installed"
 command -v python3 >/dev/null || skip "no python3"

@@ -35,6 +35,7 @@
 #     lines at another place: present, adapted, never "partial".
 # Ground truth per hunk on the trees dpkg-source -x unpacks: patch --dry-run
 # forward / -R (-F2, blanks ignored), grep of the patches' - and + lines.
+# test: slow
 . "$(dirname "$0")/lib.sh"
 command -v git >/dev/null || skip "git not installed"
 command -v python3 >/dev/null || skip "no python3"

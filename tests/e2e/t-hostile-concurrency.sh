@@ -5,6 +5,7 @@
 # cache starts empty) while another runs: the survivor's answer is right, the
 # next run's answer is right, and SQLite's own integrity_check (python3's
 # sqlite3, not provenance) says ok. The solo answer is checked against dpkg.
+# test: slow
 . "$(dirname "$0")/lib.sh"
 
 command -v dpkg-query >/dev/null || skip "dpkg-query is not installed (host packages are the ground truth)"

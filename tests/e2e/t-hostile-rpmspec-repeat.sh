@@ -7,6 +7,7 @@
 # and the peak RSS of the 24-times run (GNU time) stays within 100 MB of the
 # once run's. Past the documented total (256 MiB of distinct patch text) the
 # spec is refused, exit 2, one line.
+# test: slow
 . "$(dirname "$0")/lib.sh"
 command -v git >/dev/null || skip "git not installed"
 [ -x /usr/bin/time ] || skip "no /usr/bin/time (apt-get install time)"

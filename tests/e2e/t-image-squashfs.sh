@@ -10,6 +10,7 @@
 # here. Hostile squashfs images (made with mksquashfs, metadata left
 # uncompressed so that a name can be patched into '..' or 'a/b'), hostile
 # SIF headers: refused (exit 2, one line) or confined.
+# test: slow
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "no python3"
 command -v gensquashfs >/dev/null || skip "no gensquashfs (squashfs-tools-ng)"

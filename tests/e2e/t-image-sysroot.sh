@@ -11,6 +11,7 @@
 # whiteouts remove what they name; the report names the manifest digest
 # computed here. Hostile layers are refused (exit 2) or confined; a layer
 # or manifest whose content no longer matches its digest is refused.
+# test: slow
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "no python3"
 command -v zstd >/dev/null || skip "no zstd"

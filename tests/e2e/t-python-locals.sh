@@ -6,6 +6,7 @@
 # instance and a cell. Ground truth: the script's own dump of its frames
 # (type, repr, len, made by the crashing interpreter before the crash) and,
 # for Debian's python3.11 with python3.11-dbg, gdb's py-locals.
+# test: slow
 . "$(dirname "$0")/lib.sh"
 # a libdw leak on python3.11-dbg's DWARF (see the file) must not fail ASan runs
 export LSAN_OPTIONS="suppressions=$TOP/tests/e2e/lsan-libdw.supp:print_suppressions=0:fast_unwind_on_malloc=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"

@@ -7,6 +7,7 @@
 # refused; the default bind is loopback. Headless Chromium renders / and a
 # signature page (rows, one bar per day) and writes a screenshot into
 # tests/out/. The servers are stopped on every exit path.
+# test: slow
 . "$(dirname "$0")/lib.sh"
 
 command -v curl >/dev/null || skip "no curl"

@@ -3,6 +3,7 @@
 # backtrace: url.insteadOf, --offline without a mirror, a missing tag, hostile
 # mappings, an interrupted fetch, two concurrent fetches, and nothing written
 # outside the cache. Expected values come from git (rev-parse, git show).
+# test: slow
 . "$(dirname "$0")/lib.sh"
 command -v git >/dev/null || skip "git not installed"
 [ -x "$PROVENANCE" ] || fail "no $PROVENANCE"
@@ -100,11 +101,18 @@ outside=$(find "$T" -newer "$T/stamp" -not -path "$PROVENANCE_CACHE" -not -path 
 check_eq "$outside" "" "files written outside the cache"
 
 # 7. an interrupted fetch leaves nothing a later run trusts
-python3 "$TOP/fixtures/upstream/make-big.py" "$T/upstream/big.git" 10000 100 256 || fail "make-big"
-bigwant=$(git --git-dir="$T/upstream/big.git" rev-parse t10000)
+# The size is for the interruption: the fetch (libgit2 packing it from file://,
+# in-process) must still be running when it is killed. Under SANITIZE that
+# fetch runs ~6x slower, and the four fetches of 10,000 commits took most of
+# the sanitizer pass's 670 s: there 2,000 commits, with 5x bigger blobs for
+# the same 25 MB of pack. The tags are t<N/100>, t<2N/100>, ..., t<N>.
+if [ -n "${SANITIZE:-}" ]; then nbig=2000 blob=1280; else nbig=10000 blob=256; fi
+fixture_cached "$T/upstream/big.git" "$TOP/fixtures/upstream/make-big.py" $nbig 100 $blob || fail "make-big"
+top=t$nbig mid=t$((nbig / 2))
+bigwant=$(git --git-dir="$T/upstream/big.git" rev-parse $top)
 bigc=$T/bigcache
 "$PROVENANCE" --cache "$bigc" -c "url.file://$T/upstream/.insteadOf=https://example.invalid/" \
-	fixcheck t100 --repo https://example.invalid/big.git --at t10000 >"$T/o/k.out" 2>&1 &
+	fixcheck t100 --repo https://example.invalid/big.git --at $top >"$T/o/k.out" 2>&1 &
 kpid=$!
 for i in $(seq 1 200); do
 	ls -d "$bigc"/mirrors/*.tmp/objects/pack/* >/dev/null 2>&1 && break
@@ -117,22 +125,22 @@ final=$(ls -d "$bigc"/mirrors/*.git 2>/dev/null | grep -v '\.tmp$' || true)
 check_eq "$final" "" "no mirror after an interrupted fetch"
 # (without the file:// redirect: --offline may still fetch from the disk)
 check_exit 3 "offline after the interrupted fetch does not trust it (no mirror: could not determine)" -- "$PROVENANCE" --cache "$bigc" \
-	fixcheck --offline t100 --repo https://example.invalid/big.git --at t10000
+	fixcheck --offline t100 --repo https://example.invalid/big.git --at $top
 check_exit 0 "a normal run after the interruption" -- "$PROVENANCE" --cache "$bigc" \
-	-c "url.file://$T/upstream/.insteadOf=https://example.invalid/" fixcheck t100 --repo https://example.invalid/big.git --at t10000 --format json
+	-c "url.file://$T/upstream/.insteadOf=https://example.invalid/" fixcheck t100 --repo https://example.invalid/big.git --at $top --format json
 check_eq "$(json_get "$T/last.out" 'd[0]["deployed"]')" "$bigwant" "deployed after re-fetch"
 ls -d "$bigc"/mirrors/*.tmp >/dev/null 2>&1 && fail "temporary directory left behind"
 
 # 7b. --offline forbids the network, not the disk: a file:// upstream is fetched
 check_exit 0 "offline with a file:// upstream" -- "$PROVENANCE" --cache "$T/filecache" \
-	-c "url.file://$T/upstream/.insteadOf=https://example.invalid/" fixcheck --offline t100 --repo https://example.invalid/big.git --at t10000 --format json
+	-c "url.file://$T/upstream/.insteadOf=https://example.invalid/" fixcheck --offline t100 --repo https://example.invalid/big.git --at $top --format json
 check_eq "$(json_get "$T/last.out" 'd[0]["deployed"]')" "$bigwant" "deployed, offline from file://"
 
 # 8. two concurrent fetches of the same mirror both succeed
 cc=$T/conccache
 for k in 1 2; do
 	"$PROVENANCE" --cache "$cc" -c "url.file://$T/upstream/.insteadOf=https://example.invalid/" \
-		fixcheck t5000 --repo https://example.invalid/big.git --at t10000 --format json >"$T/o/c$k.json" 2>"$T/o/c$k.err" &
+		fixcheck $mid --repo https://example.invalid/big.git --at $top --format json >"$T/o/c$k.json" 2>"$T/o/c$k.err" &
 	eval "p$k=\$!"
 done
 wait $p1; r1=$?

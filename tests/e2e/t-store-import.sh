@@ -11,6 +11,7 @@
 # and refuses writes, several statements, ATTACH, writing pragmas, runaway
 # and over-long queries, each with one line and exit 2, leaving the store
 # unchanged.
+# test: slow
 . "$(dirname "$0")/lib.sh"
 
 can_dump_core

@@ -7,6 +7,7 @@
 # once plus one killed with SIGKILL mid-import leave every report once and
 # every crash with all its frames (counted from the stored JSON by the
 # server itself), and a password never shows in an error.
+# test: slow
 . "$(dirname "$0")/lib.sh"
 
 can_dump_core

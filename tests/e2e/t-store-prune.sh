@@ -12,6 +12,7 @@
 # 4, summaries right, one group per crash kind (the generator's truth).
 # Triage's --until, --host and --signature count what python3's sqlite3
 # counts, and PostgreSQL's answers equal SQLite's.
+# test: slow
 . "$(dirname "$0")/lib.sh"
 
 command -v gdb >/dev/null || skip "no gdb"

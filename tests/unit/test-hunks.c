@@ -1,3 +1,4 @@
+/* test: slow (run-tests.sh starts it among the first) */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
