@@ -33,8 +33,9 @@ fi
 out=$(mktemp "$DIR/$schema.XXXXXX") || exec "$REAL" "$@"
 printf '%s\n' "$@" >"$out.argv"
 # tee killed by a closed pipe (| head -1) leaves a partial copy: not checked
-{ "$REAL" "$@"; echo $? >"$out.rc"; } | { tee "$out" || : >"$out.partial"; }
-read -r rc <"$out.rc" 2>/dev/null || rc=1
+{ "$REAL" "$@"; echo $? >"$out.rc"; } | { tee "$out" 2>/dev/null || : >"$out.partial"; }
+rc=1
+[ -s "$out.rc" ] && read -r rc <"$out.rc"
 if [ "$rc" -gt 128 ]; then	# died of a signal: die of it too
 	trap - "$((rc - 128))" 2>/dev/null
 	kill -s "$(kill -l "$rc")" $$ 2>/dev/null
