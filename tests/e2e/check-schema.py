@@ -28,7 +28,7 @@ def printable(s):
 
 
 def wrapped(schema_dir, run_dir):
-    schemas, bad = {}, 0
+    schemas, bad, checked, unchecked = {}, 0, {}, 0
     for rcfile in sorted(glob.glob(os.path.join(run_dir, "*.rc"))):
         out = rcfile[:-3]
         try:
@@ -36,8 +36,10 @@ def wrapped(schema_dir, run_dir):
         except ValueError:
             continue
         if rc not in (0, 1, 3) or os.path.exists(out + ".partial"):
+            unchecked += 1
             continue
         name = os.path.basename(out).split(".")[0]
+        checked[name] = checked.get(name, 0) + 1
         argv = open(out + ".argv", errors="replace").read().split("\n")[:-1]
         what = "provenance " + " ".join(printable(a) for a in argv)
         if name not in schemas:
@@ -57,6 +59,8 @@ def wrapped(schema_dir, run_dir):
                 what, rc, name, "/".join(str(p) for p in e.path) or "(top)", e.message[:300]),
                 file=sys.stderr)
         bad += bool(errors)
+    print("# schema: %s checked, %d bad; %d runs not checked (exit status, or stdout cut short)" % (
+        ", ".join("%d %s" % (n, k) for k, n in sorted(checked.items())) or "none", bad, unchecked))
     return 1 if bad else 0
 
 
