@@ -7,6 +7,54 @@ TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 PROV_INC=$(awk -v top="$TOP" '$1 ~ /\/%\.o:$/ && $2 == "LAYER_INC" { sub(/\/%\.o:$/, "", $1); printf "-I%s/%s ", top, $1 }' "$TOP/Makefile")
 PROVENANCE=${PROVENANCE:-$TOP/provenance}
 T=$(mktemp -d "${TMPDIR:-/tmp}/prov-test.XXXXXX")
+
+# Every JSON document a test has triage, query, env, fixcheck (--format json)
+# or show print is validated against its schema in docs/schema/ when the test
+# exits: $PROVENANCE is tests/e2e/schema-wrap.sh, written into a folder of
+# its own beside $T (find "$T" sees nothing new), which keeps a copy of that
+# stdout; any other run it execs untouched. PROVENANCE_BIN is the binary
+# itself, for what needs the ELF (ldd, strace of its own opens). The exit
+# trap runs check-schema.py once over all copies; a document that does not
+# conform fails the test with the schema's message. Tests set their own EXIT
+# traps: the `trap` function below puts the check in front of theirs (in the
+# test's own shell only, not in subshells). PROVENANCE_SCHEMA_CHECK=0 turns
+# it off.
+PROVENANCE_BIN=$PROVENANCE
+SCHEMA_RUNS=
+__schema_shell=$BASHPID
+__schema_failed=
+if [ "${PROVENANCE_SCHEMA_CHECK:-1}" != 0 ] && [ -f "$TOP/tests/e2e/schema-wrap.sh" ] &&
+	SCHEMA_RUNS=$(mktemp -d "${TMPDIR:-/tmp}/prov-schema.XXXXXX"); then
+	__schema_q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+	mkdir "$SCHEMA_RUNS/runs"
+	sed -e "s|^REAL=@REAL@\$|REAL=$(__schema_q "$PROVENANCE_BIN" | sed 's/[|&\\]/\\&/g')|" \
+		-e "s|^DIR=@DIR@\$|DIR=$(__schema_q "$SCHEMA_RUNS/runs" | sed 's/[|&\\]/\\&/g')|" \
+		"$TOP/tests/e2e/schema-wrap.sh" >"$SCHEMA_RUNS/provenance" &&
+		chmod +x "$SCHEMA_RUNS/provenance" && PROVENANCE=$SCHEMA_RUNS/provenance
+fi
+# schema_check: validate the copies kept so far (lib.sh's exit trap calls it)
+schema_check() {
+	[ -n "$SCHEMA_RUNS" ] && [ -d "$SCHEMA_RUNS/runs" ] || return 0
+	compgen -G "$SCHEMA_RUNS/runs/*.rc" >/dev/null || return 0
+	python3 -c 'import jsonschema' 2>/dev/null || { echo "# schema check skipped: no python3-jsonschema"; return 0; }
+	python3 "$TOP/tests/e2e/check-schema.py" --wrapped "$TOP/docs/schema" "$SCHEMA_RUNS/runs"
+}
+__schema_exit_pre() {
+	[ "$BASHPID" = "$__schema_shell" ] || return 0
+	schema_check >&2 || { __schema_failed=1; echo "FAIL: JSON that does not conform to docs/schema (above)" >&2; }
+	[ -n "$SCHEMA_RUNS" ] && rm -rf "$SCHEMA_RUNS"
+	return 0
+}
+__schema_exit_post() { [ "$BASHPID" = "$__schema_shell" ] && [ -n "$__schema_failed" ] && exit 1; return 0; }
+# trap CMD EXIT: the test's handler, with the schema check before it
+trap() {
+	if [ $# = 2 ] && { [ "$2" = EXIT ] || [ "$2" = 0 ]; } && [ "$BASHPID" = "$__schema_shell" ]; then
+		builtin trap -- "__schema_exit_pre; $1
+__schema_exit_post" EXIT
+	else
+		builtin trap "$@"
+	fi
+}
 trap 'rm -rf "$T"' EXIT
 # Tests never touch the user's cache or config.
 export PROVENANCE_CACHE="$T/cache"
@@ -87,6 +135,7 @@ count_opens() {
 	local re=$1 dir
 	shift
 	dir=$(mktemp -d -p "$T" strace.XXXXXX)
+	[ "$1" = "$PROVENANCE" ] && set -- "$PROVENANCE_BIN" "${@:2}"
 	# -ff: one log per thread, so that no call is split across lines
 	strace -f -ff -qq -z -e trace=open,openat,openat2 -o "$dir/log" "$@" >/dev/null 2>&1
 	cat "$dir"/log.* | python3 -c '
@@ -105,6 +154,7 @@ count_syscalls() {
 	local name=$1 log
 	shift
 	log=$(mktemp -p "$T" strace-c.XXXXXX)
+	[ "$1" = "$PROVENANCE" ] && set -- "$PROVENANCE_BIN" "${@:2}"
 	strace -f -qq -c -e trace="$name" -o "$log" "$@" >/dev/null 2>&1
 	awk -v n="$name" '$NF == n { c = $4 } END { print c + 0 }' "$log"
 }

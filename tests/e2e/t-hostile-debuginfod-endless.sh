@@ -12,27 +12,7 @@ build_fixture "$TOP/fixtures/crashers/badcall.c" "$T/run/prog"
 objcopy --strip-debug "$T/run/prog"
 core=$(make_core "$T/run" ./prog)
 
-python3 -c '
-import http.server, socketserver, sys
-class H(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.0"
-    def do_GET(self):
-        self.send_response(200)
-        self.send_header("Content-Type", "application/octet-stream")
-        self.end_headers()
-        chunk = b"\x7fELF" + b"A" * (1 << 20)
-        try:
-            while True:
-                self.wfile.write(chunk)
-        except Exception:
-            pass
-    def log_message(self, *a): pass
-class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
-    daemon_threads = True
-s = S(("127.0.0.1", 0), H)
-print(s.server_address[1]); sys.stdout.flush()
-s.serve_forever()
-' >"$T/port" &
+python3 "$TOP/tests/e2e/http-server.py" endless-elf >"$T/port" &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$T"' EXIT
 for i in $(seq 1 50); do [ -s "$T/port" ] && break; sleep 0.1; done

@@ -15,33 +15,7 @@ build_fixture "$T/src/prog.c" "$T/run/prog"
 rm -rf "$T/src"
 core=$(make_core "$T/run" ./prog)
 
-python3 -c '
-import http.server, socketserver, sys
-class H(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.0"
-    def do_GET(self):
-        with open(sys.argv[1], "a") as log:
-            log.write(self.path + "\n")
-        if "/source/" not in self.path:
-            self.send_response(404)
-            self.end_headers()
-            return
-        self.send_response(200)
-        self.send_header("Content-Type", "text/plain")
-        self.end_headers()
-        chunk = b"int x;\n" * (1 << 17)
-        try:
-            while True:
-                self.wfile.write(chunk)
-        except Exception:
-            pass
-    def log_message(self, *a): pass
-class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
-    daemon_threads = True
-s = S(("127.0.0.1", 0), H)
-print(s.server_address[1]); sys.stdout.flush()
-s.serve_forever()
-' "$T/requests" >"$T/port" &
+python3 "$TOP/tests/e2e/http-server.py" endless-source "$T/requests" >"$T/port" &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$T"' EXIT
 for i in $(seq 1 50); do [ -s "$T/port" ] && break; sleep 0.1; done

@@ -7,6 +7,8 @@
 # needs (its libraries, locale, certificates, /proc/self, /dev). Ground truth
 # is the kernel's view of every file call (strace -y shows what was opened).
 . "$(dirname "$0")/lib.sh"
+# the trace and ldd are of the ELF's own opens, not lib.sh's schema wrapper
+PROVENANCE=$PROVENANCE_BIN
 
 command -v strace >/dev/null || skip "strace is not installed"
 strace -f -o /dev/null true 2>/dev/null || skip "strace cannot trace here (ptrace not permitted)"

@@ -33,30 +33,7 @@ TID 5:
 #3  0x0000555555555555 main - /usr/bin/app
 BT
 
-python3 -c '
-import http.server, socketserver, sys, time
-class H(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.0"
-    def do_GET(self):
-        with open(sys.argv[1], "a") as log:
-            log.write(self.path + "\n")
-        self.send_response(200)
-        self.send_header("Content-Type", "text/plain")
-        self.end_headers()
-        try:
-            while True:
-                self.wfile.write(b"/*")
-                self.wfile.flush()
-                time.sleep(1)
-        except Exception:
-            pass
-    def log_message(self, *a): pass
-class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
-    daemon_threads = True
-s = S(("127.0.0.1", 0), H)
-print(s.server_address[1]); sys.stdout.flush()
-s.serve_forever()
-' "$T/requests" >"$T/port" &
+python3 "$TOP/tests/e2e/http-server.py" trickle "$T/requests" >"$T/port" &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$T"' EXIT
 wait_file "$T/port" "the trickling forge"
