@@ -196,6 +196,7 @@ static void fix_count(struct prov_triage_fix *f, const char *version, const char
 struct mark_rows {
 	struct prov_triage *t;
 	const size_t *index;
+	size_t marked;	/* groups with a mark: without one, no build is read */
 };
 
 static char *dup_or_null(const char *s)
@@ -224,6 +225,7 @@ static int mark_row(size_t ncols, const char *const *names, const char *const *v
 	f->marked = dup_or_null(v[5]);
 	f->status = PROV_MARK_FIXED;
 	m->t->groups[gi].fix = f;
+	m->marked++;
 	return 0;
 }
 
@@ -247,14 +249,15 @@ static int build_row(size_t ncols, const char *const *names, const char *const *
 static int fill_fixes(struct prov_triage *t, struct prov_store *s, const struct prov_triage_opts *o)
 {
 	struct prov_triage_opts none = { 0 };
-	struct mark_rows m = { t, NULL };
+	struct mark_rows m = { t, NULL, 0 };
 	int err;
 
 	if (!t->ngroups)
 		return 0;
 	m.index = store_triage_index(t);
 	err = life_rows(s, PROV_STORE_MARKS, &none, NULL, LIFE_MAX_ROWS, LIFE_QUERY_MS, mark_row, &m);
-	if (err >= 0)
+	/* no marked group: the builds' query (a join over the selection) would count nothing */
+	if (err >= 0 && m.marked)
 		err = life_rows(s, PROV_STORE_FIX_BUILDS, o, NULL, LIFE_MAX_ROWS, LIFE_QUERY_MS,
 				      build_row, &m);
 	free((void *)m.index);
