@@ -56,6 +56,8 @@ extern const char store_summary_hosts_sql[];
 /* provenance mark's upsert: ?1 signature, ?2 fixed in, ?3 component, ?4 bug, ?5 note, ?6 when. */
 extern const char store_mark_sql[];
 extern const char store_summary_versions_sql[];
+/* The same for the crashes per signature per day (schema 6): ?1, ?3, ?4 as above. */
+extern const char store_summary_days_sql[];
 
 /*
  * Triage's selection, a WHERE clause (malloc'd): ?1 since, ?2 component,
@@ -71,7 +73,14 @@ char *store_triage_selection(const struct prov_triage_opts *o);
  * selection (malloc'd): ?3 the signature (NULL: all for the days), at most
  * `limit` rows. `what` is an enum prov_store_rows.
  */
-char *store_rows_sql(int what, const struct prov_triage_opts *o, uint64_t limit);
+char *store_rows_sql(int what, const struct prov_triage_opts *o, uint64_t limit, int days_table);
+/*
+ * Whether the daily counts of selection `o` can be read from signature_days
+ * (schema 6) with the same result as from the crashes: no host or component
+ * filter, since and until absent or at the start of a UTC day. store_rows_sql
+ * reads them there when `days_table` is set and this holds.
+ */
+int store_days_summary(const struct prov_triage_opts *o);
 
 /* Report reading shared by both implementations. */
 const struct prov_jv *store_jget(const struct prov_jv *v, const char *key);

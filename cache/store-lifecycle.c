@@ -197,6 +197,7 @@ static void fix_count(struct prov_triage_fix *f, const char *version, const char
 struct mark_rows {
 	struct prov_triage *t;
 	const size_t *index;
+	size_t marked;	/* groups with a mark: without one, no build is read */
 };
 
 static char *dup_or_null(const char *s)
@@ -225,6 +226,7 @@ static int mark_row(size_t ncols, const char *const *names, const char *const *v
 	f->marked = dup_or_null(v[5]);
 	f->status = PROV_MARK_FIXED;
 	m->t->groups[gi].fix = f;
+	m->marked++;
 	return 0;
 }
 
@@ -248,17 +250,15 @@ static int build_row(size_t ncols, const char *const *names, const char *const *
 static int fill_fixes(struct prov_triage *t, struct prov_store *s, const struct prov_triage_opts *o, uint64_t ms)
 {
 	struct prov_triage_opts none = { 0 };
-	struct mark_rows m = { t, NULL };
-	size_t i = 0;
+	struct mark_rows m = { t, NULL, 0 };
 	int err;
 
 	if (!t->ngroups)
 		return 0;
 	m.index = store_triage_index(t);
 	err = life_rows(s, PROV_STORE_MARKS, &none, NULL, LIFE_MAX_ROWS, ms, mark_row, &m);
-	for (i = 0; err >= 0 && i < t->ngroups && !t->groups[i].fix; i++)
-		;
-	if (err >= 0 && i < t->ngroups)	/* the builds only when a group of the selection is marked */
+	/* no marked group: the builds' query (a join over the selection) would count nothing */
+	if (err >= 0 && m.marked)
 		err = life_rows(s, PROV_STORE_FIX_BUILDS, o, NULL, LIFE_MAX_ROWS, ms,
 				      build_row, &m);
 	free((void *)m.index);

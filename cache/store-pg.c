@@ -566,13 +566,14 @@ static int prepare_inserts(struct store_pg *s)
 {
 	/* text, text, text, bigint: the summaries' ?1..?4, some unused by a statement */
 	static const Oid summary_types[4] = { 25, 25, 25, 20 };
-	char *hsql = pg_sql(store_summary_hosts_sql), *vsql = pg_sql(store_summary_versions_sql);
-	const char *names[7] = { "c", "f", "m", "k", "r", "h", "v" };
-	const char *sqls[7] = { ins_crash, ins_frames, ins_modules, ins_components, ins_report,
-				hsql, vsql };
+	char *hsql = pg_sql(store_summary_hosts_sql), *vsql = pg_sql(store_summary_versions_sql),
+	     *dsql = pg_sql(store_summary_days_sql);
+	const char *names[8] = { "c", "f", "m", "k", "r", "h", "v", "d" };
+	const char *sqls[8] = { ins_crash, ins_frames, ins_modules, ins_components, ins_report,
+				hsql, vsql, dsql };
 	int i, err = 0;
 
-	for (i = 0; i < 7 && !err; i++) {
+	for (i = 0; i < 8 && !err; i++) {
 		PGresult *r = PQprepare(s->conn, names[i], sqls[i], i >= 5 ? 4 : 0,
 					i >= 5 ? summary_types : NULL);
 
@@ -583,6 +584,7 @@ static int prepare_inserts(struct store_pg *s)
 	}
 	free(hsql);
 	free(vsql);
+	free(dsql);
 	if (!err)
 		s->prepared = 1;
 	return err;
@@ -606,10 +608,7 @@ static const char schema_check[] =
 	" ELSE ('schema changed to ' || coalesce(v, 'none'))::int END"
 	" FROM (SELECT (SELECT value FROM store_meta WHERE key = 'schema') AS v) AS m";
 
-/*
- * Read a pipeline's results (BEGIN, the lock, the schema check, the crash,
- * ...): 0, 1 (the crash was there), 2 (retry) or an error.
- */
+/* A pipeline's results (BEGIN, lock, schema check, crash, ...): 0, 1 (was there), 2 (retry), error. */
 static int pipeline_results(struct store_pg *s, int nsent, int *inserted)
 {
 	int i, err = 0;
@@ -702,6 +701,7 @@ static int pg_add_once(int64_t *out_id, struct store_pg *s, const struct prov_jv
 		    (err = send(s, "r", 3, rv)) < 0 || (nsent++, 0) ||
 		    (err = send(s, "h", 4, sv)) < 0 || (nsent++, 0) ||
 		    (err = send(s, "v", 4, sv)) < 0 || (nsent++, 0) ||
+		    (err = send(s, "d", 4, sv)) < 0 || (nsent++, 0) ||
 		    (err = send(s, "COMMIT", 0, NULL)) < 0 || (nsent++, 0))
 			goto pipeline;
 	}
@@ -1378,7 +1378,7 @@ static int op_rows(struct store_backend *be, int what, const struct prov_triage_
 		   store_row_fn row, void *data)
 {
 	struct store_pg *s = pgs(be);
-	char *raw = store_rows_sql(what, o, max_rows + 1), *sql = pg_sql(raw), *set = NULL;
+	char *raw = store_rows_sql(what, o, max_rows + 1, 1), *sql = pg_sql(raw), *set = NULL;
 	const char *v[7] = { o->since, o->component, signature, o->until, o->host, o->signature,
 			     o->component_version };
 	Oid types[7] = { 25, 25, 25, 25, 25, 25, 25 };

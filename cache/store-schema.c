@@ -152,6 +152,61 @@ static const char schema_5[] =
 	"CREATE TABLE IF NOT EXISTS marks(signature CTEXT PRIMARY KEY, fixed_in CTEXT NOT NULL,"
 	" component CTEXT, bug CTEXT, note CTEXT, marked CTEXT NOT NULL);";
 
+/*
+ * Schema 6: crashes per signature per UTC day (the first 10 bytes of the
+ * time), so that triage --by day and the web view's daily counts read one
+ * row per (signature, day) instead of every crash. Kept in the insert's
+ * transaction (store_summary_days_sql) and by DELETE and TRUNCATE triggers,
+ * as the schema 4 summaries are; a crash with no time has no day.
+ */
+static const char schema_6_table[] =
+	"CREATE TABLE IF NOT EXISTS signature_days(signature CTEXT NOT NULL, day CTEXT NOT NULL,"
+	" count BIGINT NOT NULL, PRIMARY KEY(signature, day));";
+
+static const char schema_6_sqlite[] =
+	"CREATE TRIGGER IF NOT EXISTS crashes_deleted_days AFTER DELETE ON crashes"
+	" WHEN OLD.time IS NOT NULL BEGIN"
+	" UPDATE signature_days SET count = count - 1"
+	" WHERE signature = OLD.signature AND day = substr(OLD.time, 1, 10);"
+	" DELETE FROM signature_days"
+	" WHERE signature = OLD.signature AND day = substr(OLD.time, 1, 10) AND count <= 0;"
+	"END;";
+
+static const char schema_6_pg[] =
+	"CREATE OR REPLACE FUNCTION provenance_crashes_deleted_days() RETURNS trigger LANGUAGE plpgsql AS $body$"
+	"BEGIN"
+	" UPDATE signature_days s SET count = s.count - d.n"
+	" FROM (SELECT signature, substr(time, 1, 10) AS day, count(*) AS n FROM old_days"
+	" WHERE time IS NOT NULL GROUP BY 1, 2) d"
+	" WHERE s.signature = d.signature AND s.day = d.day;"
+	" DELETE FROM signature_days s USING (SELECT DISTINCT signature FROM old_days) d"
+	" WHERE s.signature = d.signature AND s.count <= 0;"
+	" RETURN NULL;"
+	"END"
+	"$body$;"
+	"CREATE OR REPLACE TRIGGER crashes_deleted_days AFTER DELETE ON crashes REFERENCING OLD TABLE AS old_days"
+	" FOR EACH STATEMENT EXECUTE FUNCTION provenance_crashes_deleted_days();"
+	"CREATE OR REPLACE FUNCTION provenance_crashes_truncated_days() RETURNS trigger LANGUAGE plpgsql AS $body$"
+	"BEGIN"
+	" TRUNCATE signature_days;"
+	" RETURN NULL;"
+	"END"
+	"$body$;"
+	"CREATE OR REPLACE TRIGGER crashes_truncated_days AFTER TRUNCATE ON crashes"
+	" FOR EACH STATEMENT EXECUTE FUNCTION provenance_crashes_truncated_days();";
+
+/* Schema 5 -> 6: the days, filled from what is stored. */
+static const char migrate_5_6_fill[] =
+	"DELETE FROM signature_days;"
+	"INSERT INTO signature_days(signature, day, count)"
+	" SELECT signature, substr(time, 1, 10), count(*) FROM crashes WHERE time IS NOT NULL"
+	" GROUP BY 1, 2;";
+
+const char store_summary_days_sql[] =
+	"INSERT INTO signature_days(signature, day, count)"
+	" SELECT ?1, substr(?3, 1, 10), 1 FROM crashes WHERE id = ?4 AND ?3 IS NOT NULL"
+	" ON CONFLICT(signature, day) DO UPDATE SET count = signature_days.count + 1";
+
 const char store_mark_sql[] =
 	"INSERT INTO marks(signature, fixed_in, component, bug, note, marked) VALUES(?1, ?2, ?3, ?4, ?5, ?6)"
 	" ON CONFLICT(signature) DO UPDATE SET fixed_in = excluded.fixed_in,"
@@ -244,6 +299,8 @@ char *store_schema_sql(enum store_dialect dialect)
 	subst(&b, schema_3_columns, dialect);
 	prov_buf_puts(&b, dialect == STORE_SQLITE ? schema_4_sqlite : schema_4_pg);
 	subst(&b, schema_5, dialect);
+	subst(&b, schema_6_table, dialect);
+	prov_buf_puts(&b, dialect == STORE_SQLITE ? schema_6_sqlite : schema_6_pg);
 	if (dialect == STORE_SQLITE)
 		prov_buf_printf(&b, "PRAGMA application_id=1347573331;PRAGMA user_version=%d;",
 				PROV_STORE_SCHEMA);
@@ -268,6 +325,10 @@ char *store_migration_sql(enum store_dialect dialect, int from)
 		prov_buf_puts(&b, store_rebuild_summaries_sql);
 	} else if (from == 4) {
 		subst(&b, schema_5, dialect);
+	} else if (from == 5) {
+		subst(&b, schema_6_table, dialect);
+		prov_buf_puts(&b, dialect == STORE_SQLITE ? schema_6_sqlite : schema_6_pg);
+		prov_buf_puts(&b, migrate_5_6_fill);
 	} else {
 		return NULL;
 	}
@@ -304,11 +365,31 @@ char *store_triage_selection(const struct prov_triage_opts *o)
 #define FRAME_COMPONENT "(SELECT f.component FROM frames f WHERE f.crash_id = c.id AND f.crashed = 1" \
 	" AND f.component IS NOT NULL ORDER BY f.depth LIMIT 1)"
 
-char *store_rows_sql(int what, const struct prov_triage_opts *o, uint64_t limit)
+/* A time that starts a UTC day: a crash is at or after it exactly when its day is. */
+static int day_start(const char *t)
+{
+	return !t || (strlen(t) == 20 && !strcmp(t + 10, "T00:00:00Z"));
+}
+
+int store_days_summary(const struct prov_triage_opts *o)
+{
+	return !o->host && !o->component && day_start(o->since) && day_start(o->until);
+}
+
+char *store_rows_sql(int what, const struct prov_triage_opts *o, uint64_t limit, int days_table)
 {
 	char *sel = store_triage_selection(o), *sql;
 	unsigned long long n = (unsigned long long)limit;
 
+	if (what == PROV_STORE_DAYS && days_table && store_days_summary(o)) {
+		/* the same rows from signature_days: ?1 IS NULL and ?2 IS NULL as the selection reads them */
+		free(sel);
+		return prov_xasprintf("SELECT signature, day, count FROM signature_days WHERE"
+				      " (?1 IS NULL OR day >= substr(?1, 1, 10)) AND ?2 IS NULL%s%s"
+				      " AND (?3 IS NULL OR signature = ?3) ORDER BY 1, 2 LIMIT %llu",
+				      o->until ? " AND day < substr(?4, 1, 10)" : "",
+				      o->signature ? " AND signature = ?6" : "", n);
+	}
 	switch (what) {
 	case PROV_STORE_DAYS:
 		sql = prov_xasprintf("SELECT c.signature, substr(c.time, 1, 10), count(*) FROM crashes c WHERE%s"

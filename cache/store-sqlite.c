@@ -33,7 +33,7 @@ struct store_sqlite {
 	int in_tx;
 	int stale;	/* a write found the schema changed under it: no more writes */
 	int schema;	/* a reader reads an older schema as it is */
-	sqlite3_stmt *find, *crash, *frame, *module, *component, *report, *sum_hosts, *sum_versions;
+	sqlite3_stmt *find, *crash, *frame, *module, *component, *report, *sum_hosts, *sum_versions, *sum_days;
 	struct prov_sql_guard deadline;	/* op_deadline's, while one is set */
 };
 
@@ -262,6 +262,7 @@ static void op_free(struct store_backend *be)
 	sqlite3_finalize(s->report);
 	sqlite3_finalize(s->sum_hosts);
 	sqlite3_finalize(s->sum_versions);
+	sqlite3_finalize(s->sum_days);
 	prov_sql_take_corrupt(s->db);
 	sqlite3_close(s->db);
 	free(s->path);
@@ -484,7 +485,8 @@ static int add_parsed(int64_t *out_id, struct store_sqlite *s, const struct prov
 	if ((err = step_done(s->db, s->report, "insert report")) < 0)
 		goto cleanup;
 	if ((err = run_summary(s, &s->sum_hosts, store_summary_hosts_sql, &rep, *out_id)) < 0 ||
-	    (err = run_summary(s, &s->sum_versions, store_summary_versions_sql, &rep, *out_id)) < 0)
+	    (err = run_summary(s, &s->sum_versions, store_summary_versions_sql, &rep, *out_id)) < 0 ||
+	    (err = run_summary(s, &s->sum_days, store_summary_days_sql, &rep, *out_id)) < 0)
 		goto cleanup;
 cleanup:
 	store_report_release(&rep);
@@ -684,7 +686,8 @@ static int prep_sel(sqlite3_stmt **st, struct store_sqlite *s, const struct prov
  * Every (component, version) of the selection with its crashes per group
  * and in all: one pass over the selection's components (store-int.h).
  */
-static int triage_versions(struct prov_triage *t, struct store_sqlite *s, const struct prov_triage_opts *o)
+static int triage_versions(struct prov_triage *t, struct store_sqlite *s, const struct prov_triage_opts *o,
+			   int summary)
 {
 	sqlite3_stmt *st = NULL;
 	size_t *index = store_triage_index(t);
@@ -695,7 +698,11 @@ static int triage_versions(struct prov_triage *t, struct store_sqlite *s, const 
 	int rc, err;
 
 	/* an older store read as it is recorded no commit_is: none approximate */
-	if ((err = prep_sel(&st, s, o, s->schema >= 3 ?
+	if (summary)
+		err = prov_sql_prepare(&st, s->db, "store", "SELECT component, version, signature, count,"
+				       " approximate FROM signature_versions ORDER BY 1, 2");
+	else
+		err = prep_sel(&st, s, o, s->schema >= 3 ?
 			    "SELECT v.name, ifnull(v.version, '?'), c.signature,"
 			    " count(DISTINCT v.crash_id),"
 			    " count(DISTINCT v.crash_id) FILTER (WHERE v.commit_is = 'approximate')"
@@ -703,7 +710,8 @@ static int triage_versions(struct prov_triage *t, struct store_sqlite *s, const 
 			    "SELECT v.name, ifnull(v.version, '?'), c.signature,"
 			    " count(DISTINCT v.crash_id), 0"
 			    " FROM crashes c JOIN components v ON v.crash_id = c.id WHERE", ""
-			    " GROUP BY 1, 2, 3 ORDER BY 1, 2")) < 0)
+			    " GROUP BY 1, 2, 3 ORDER BY 1, 2");
+	if (err < 0)
 		goto cleanup;
 	for (;;) {
 		const char *rn = NULL, *rv = NULL;
@@ -762,11 +770,18 @@ static int op_triage(struct prov_triage *out, struct store_backend *be,
 	struct prov_triage_opts o = *opts;
 	sqlite3_stmt *st = NULL, *latest = NULL, *fr = NULL;
 	size_t cap = 0, i;
+	/* the whole store from the summaries, kept right by the writers and the delete trigger since schema 4 */
+	int summary = s->schema >= 4 && !o.since && !o.component && !o.until && !o.host && !o.signature;
 	int err = PROV_ERROR, rc;
 
 	if (!o.max_frames)
 		o.max_frames = 5;
-	if ((err = prep_sel(&st, s, &o, "SELECT count(*), count(DISTINCT host) FROM crashes c WHERE", "")) < 0)
+	if (summary)
+		err = prov_sql_prepare(&st, s->db, "store", "SELECT coalesce(sum(count), 0),"
+				       " count(DISTINCT host) FROM signature_hosts");
+	else
+		err = prep_sel(&st, s, &o, "SELECT count(*), count(DISTINCT host) FROM crashes c WHERE", "");
+	if (err < 0)
 		goto cleanup;
 	if (sqlite3_step(st) != SQLITE_ROW)
 		goto sqlfail;
@@ -775,9 +790,14 @@ static int op_triage(struct prov_triage *out, struct store_backend *be,
 	sqlite3_finalize(st);
 	st = NULL;
 
-	if ((err = prep_sel(&st, s, &o, "SELECT signature, count(*), count(DISTINCT host), min(time),"
-			    " max(time) FROM crashes c WHERE", "GROUP BY signature"
-			    " ORDER BY 2 DESC, 1")) < 0)
+	if (summary)
+		err = prov_sql_prepare(&st, s->db, "store", "SELECT signature, sum(count), count(*),"
+				       " min(first_seen), max(last_seen) FROM signature_hosts"
+				       " GROUP BY signature ORDER BY 2 DESC, 1");
+	else
+		err = prep_sel(&st, s, &o, "SELECT signature, count(*), count(DISTINCT host), min(time),"
+			       " max(time) FROM crashes c WHERE", "GROUP BY signature ORDER BY 2 DESC, 1");
+	if (err < 0)
 		goto cleanup;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct prov_triage_group *g;
@@ -802,7 +822,7 @@ static int op_triage(struct prov_triage *out, struct store_backend *be,
 	if ((err = prep_sel(&latest, s, &o, "SELECT id, signal_name, context FROM crashes c"
 			    " WHERE", "AND signature = ?3 ORDER BY time IS NULL, time DESC, id DESC LIMIT 1")) < 0)
 		goto cleanup;
-	if ((err = triage_versions(&t, s, &o)) < 0)
+	if ((err = triage_versions(&t, s, &o, summary)) < 0)
 		goto cleanup;
 	if (sqlite3_prepare_v2(s->db, "SELECT function, file, line, module FROM frames"
 			       " WHERE crash_id = ?1 AND (crashed = 1 OR (?2 AND thread = 0))"
@@ -1042,7 +1062,7 @@ static int op_rows(struct store_backend *be, int what, const struct prov_triage_
 {
 	struct store_sqlite *s = lite(be);
 	struct query_guard g = { 0 };
-	char *sql = store_rows_sql(what, o, max_rows + 1);
+	char *sql = store_rows_sql(what, o, max_rows + 1, s->schema >= 6);
 	sqlite3_stmt *st = NULL;
 	uint64_t n = 0;
 	int rc, i, ncols, err = 0;

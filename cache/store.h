@@ -23,7 +23,7 @@
  */
 struct prov_store;
 
-#define PROV_STORE_SCHEMA 5
+#define PROV_STORE_SCHEMA 6
 
 /*
  * The default store (malloc'd): store.sqlite in the data directory,

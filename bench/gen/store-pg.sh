@@ -12,7 +12,8 @@
 #    ids, identities, hosts h-<copy>, times 12 h earlier per copy, signatures
 #    with a copy suffix: 100 groups) with their frames, modules and components
 #    (not the report JSON, which triage never reads), the summaries rebuilt
-#    from the crashes with the schema-1 -> 2 migration's own SQL.
+#    from the crashes with the schema-1 -> 2 migration's own SQL (and the
+#    schema 5 -> 6 one's for signature_days).
 # 5. triage and triage --since (the last day), best of 5 each.
 set -u
 d=$1 PROV=$2 RESULTS=$3 NIMPORT=$4 NTOTAL=$5; shift 5
@@ -80,6 +81,9 @@ psql -h "$d" -U postgres -d crashes -qAt >/dev/null <<-EOF
 	INSERT INTO signature_versions SELECT c.signature, v.name, coalesce(v.version, '?'),
 	  count(DISTINCT v.crash_id) FROM components v JOIN crashes c ON c.id = v.crash_id
 	  GROUP BY c.signature, v.name, coalesce(v.version, '?');
+	DELETE FROM signature_days;
+	INSERT INTO signature_days SELECT signature, substr(time, 1, 10), count(*) FROM crashes
+	  WHERE time IS NOT NULL GROUP BY 1, 2;
 	COMMIT;
 	VACUUM ANALYZE;
 EOF

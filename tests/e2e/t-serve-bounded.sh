@@ -35,6 +35,8 @@ INSERT INTO frames SELECT m.new, f.thread, f.tid, f.crashed, f.depth, f.function
   f.module, f.component, f.language FROM m JOIN frames f ON f.crash_id = m.old;
 DELETE FROM signature_hosts;
 INSERT INTO signature_hosts SELECT signature, host, count(*), min(time), max(time) FROM crashes GROUP BY signature, host;
+DELETE FROM signature_days;
+INSERT INTO signature_days SELECT signature, substr(time, 1, 10), count(*) FROM crashes WHERE time IS NOT NULL GROUP BY 1, 2;
 COMMIT;
 """)
 PY
