@@ -51,6 +51,7 @@ void core_ctx_release(struct core_ctx *x)
 		free(x->mods.extras[i]->note);
 		free(x->mods.extras[i]->package_note);
 		free(x->mods.extras[i]->origin);
+		free(x->mods.extras[i]->image);	/* after dwfl_end: its Elf read it */
 		free(x->mods.extras[i]);
 	}
 	free(x->mods.extras);

@@ -197,6 +197,115 @@ static int first_page_differs(const struct core_ctx *x, int fd, uint64_t lo)
 	return memcmp(file, mem, (size_t)n) != 0;
 }
 
+#define MAX_MEM_IMAGE ((uint64_t)256 << 20)	/* bytes of a module rebuilt from memory */
+
+/*
+ * A module no file was found for, rebuilt from the core's memory as its
+ * file was laid out (as libdwfl's elf_from_remote_memory does for
+ * eu-stack): each PT_LOAD's bytes at its file offset, no section headers.
+ * libdwfl then reads its dynamic symbols through PT_DYNAMIC. Only when the
+ * core holds every byte its loads map from the file; else NULL.
+ */
+/* [addr, addr+len) across the core's segments (a load may span two): 0, or -1. */
+static int read_span(const struct core_ctx *x, uint64_t addr, unsigned char *buf, uint64_t len)
+{
+	while (len) {
+		uint64_t k = 4096 - (addr & 4095);
+
+		if (k > len)
+			k = len;
+		if (core_read(x, addr, buf, k) < 0)
+			return -1;
+		addr += k;
+		buf += k;
+		len -= k;
+	}
+	return 0;
+}
+
+static unsigned char *image_from_memory(const struct core_ctx *x, uint64_t lo, size_t *lenp)
+{
+	unsigned char eh[64], *ph = NULL, *buf = NULL;
+	size_t esz = x->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr), i;
+	uint64_t phoff, size = 0, bias = 0;
+	unsigned int phnum, type;
+	int first = 1;
+
+	if (core_read(x, lo, eh, x->is64 ? 64 : 52) < 0 || memcmp(eh, ELFMAG, SELFMAG) != 0 ||
+	    eh[EI_CLASS] != (x->is64 ? ELFCLASS64 : ELFCLASS32) ||
+	    core_rd16(x, eh + (x->is64 ? 54 : 42)) != esz)
+		return NULL;
+	type = core_rd16(x, eh + 16);
+	phoff = x->is64 ? core_rd64(x, eh + 32) : core_rd32(x, eh + 28);
+	phnum = core_rd16(x, eh + (x->is64 ? 56 : 44));
+	if (!phnum || phnum > 512 || phoff > 65536)
+		return NULL;
+	ph = prov_xmalloc(phnum * esz);
+	if (core_read(x, lo + phoff, ph, phnum * esz) < 0)
+		goto fail;
+	for (i = 0; i < phnum; i++) {	/* the file's size as the loads map it; the bias */
+		const unsigned char *p = ph + i * esz;
+		uint64_t off = x->is64 ? core_rd64(x, p + 8) : core_rd32(x, p + 4);
+		uint64_t vaddr = x->is64 ? core_rd64(x, p + 16) : core_rd32(x, p + 8);
+		uint64_t filesz = x->is64 ? core_rd64(x, p + 32) : core_rd32(x, p + 16);
+
+		if (core_rd32(x, p) != PT_LOAD)
+			continue;
+		if (first && (off > vaddr || (type == ET_EXEC && vaddr - off != lo)))
+			goto fail;
+		if (first)
+			bias = type == ET_EXEC ? 0 : lo - (vaddr - off);
+		first = 0;
+		if (off > MAX_MEM_IMAGE || filesz > MAX_MEM_IMAGE - off)
+			goto fail;
+		if (off + filesz > size)
+			size = off + filesz;
+	}
+	if (first || size < (x->is64 ? 64u : 52u))
+		goto fail;
+	buf = prov_xcalloc(1, size);
+	for (i = 0; i < phnum; i++) {
+		const unsigned char *p = ph + i * esz;
+		uint64_t off = x->is64 ? core_rd64(x, p + 8) : core_rd32(x, p + 4);
+		uint64_t vaddr = x->is64 ? core_rd64(x, p + 16) : core_rd32(x, p + 8);
+		uint64_t filesz = x->is64 ? core_rd64(x, p + 32) : core_rd32(x, p + 16);
+
+		if (core_rd32(x, p) == PT_LOAD && filesz && read_span(x, bias + vaddr, buf + off, filesz) < 0)
+			goto fail;	/* not all in the core */
+	}
+	/* no section headers: e_shoff, e_shnum, e_shstrndx are zero */
+	if (x->is64) {
+		memset(buf + 40, 0, 8);
+		memset(buf + 60, 0, 4);
+	} else {
+		memset(buf + 32, 0, 4);
+		memset(buf + 48, 0, 4);
+	}
+	free(ph);
+	*lenp = size;
+	return buf;
+fail:
+	free(ph);
+	free(buf);
+	return NULL;
+}
+
+/* The module from the core's memory when no file was found: -1 (no fd), *elfp set or NULL. */
+static int find_elf_in_memory(struct core_ctx *x, Dwfl_Module *mod, void **userdata, Elf **elfp)
+{
+	struct mod_extra *ex = core_mod_extra(x, userdata);
+	Dwarf_Addr lo = 0;
+
+	if (!ex->image) {
+		dwfl_module_info(mod, NULL, &lo, NULL, NULL, NULL, NULL, NULL);
+		ex->image = image_from_memory(x, lo, &ex->image_len);
+	}
+	if (ex->image)
+		*elfp = elf_memory((char *)ex->image, ex->image_len);
+	errno = 0;
+	return -1;
+}
+
 int core_find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 		Dwarf_Addr base, char **file_name, Elf **elfp)
 {
@@ -274,7 +383,10 @@ int core_find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 	}
 	if (!x->sysroot) {
 		/* The host: libdwfl's own search (and debuginfod when configured). */
-		return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
+		r = dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
+		if (r >= 0 || *elfp)
+			return r;
+		return find_elf_in_memory(x, mod, userdata, elfp);
 	}
 	if (len > 0 && (fd = debuginfod_fd(bits, len, 1, &name)) >= 0) {
 		if (!(elf = elf_begin(fd, ELF_C_READ, NULL))) {
@@ -285,8 +397,7 @@ int core_find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 		}
 		goto done;
 	}
-	errno = 0;
-	return -1;
+	return find_elf_in_memory(x, mod, userdata, elfp);
 done:
 	if (fd < 0)
 		return -1;

@@ -75,6 +75,8 @@ struct mod_extra {
 	int id_from_file;	/* the core lost the image: its build ID came from the file */
 	char *origin;	/* where the module came from, when the notes disagree */
 	int path_mismatch;	/* the file at the recorded path is another build */
+	unsigned char *image;	/* no file found: the module rebuilt from the core's memory */
+	size_t image_len;
 };
 
 struct pc_memo {
@@ -273,6 +275,7 @@ struct core_ctx {
 
 struct image_info {
 	uint64_t end;	/* highest address of its PT_LOADs */
+	uint64_t vaddr0;	/* its first PT_LOAD's address, as linked (page-aligned) */
 	uint64_t file_size;	/* up to the end of its section headers */
 	unsigned char id[64];
 	size_t idlen;

@@ -207,6 +207,42 @@ static char *exe_interp_from_file(const struct core_ctx *x, const char *path)
 }
 
 /*
+ * Where an object of the link map begins when l_addr does not say: a
+ * prelinked library (ppc32's, old distributions') has l_addr 0, its
+ * addresses being its own. Like libdwfl, from its dynamic section (l_ld):
+ * the nearest ELF image at or below it, among the core's segments, linked
+ * at the address it is at and whose loads reach past it. 0 and *lo, or -1.
+ */
+#define MAX_LD_PROBES 64	/* segments looked at below l_ld */
+static int image_below_dynamic(const struct core_ctx *x, uint64_t l_ld, uint64_t *lo)
+{
+	size_t a = 0, b = x->map.nsegs, tries;
+	int found = -1;
+
+	while (a < b) {	/* the first segment starting above l_ld */
+		size_t mid = a + (b - a) / 2;
+
+		if (x->map.segs[mid].vaddr <= l_ld)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	for (tries = 0; a > 0 && tries < MAX_LD_PROBES && found < 0; tries++, a--) {
+		uint64_t s = x->map.segs[a - 1].vaddr & ~(uint64_t)4095;
+		struct image_info img = { 0 };
+
+		/* linked where it is (l_addr 0): a data segment that maps the
+		 * file's first page again is not its start */
+		if (core_read_image(x, s, &img) == 0 && img.vaddr0 == s && img.end > l_ld) {
+			*lo = s;
+			found = 0;
+		}
+		free(img.package_note);
+	}
+	return found;
+}
+
+/*
  * Like libdwfl's dwfl_link_map_report: the executable's program headers
  * (AT_PHDR) give its load bias and PT_DYNAMIC; DT_DEBUG points at the
  * dynamic linker's struct r_debug, whose r_map is the link_map chain
@@ -300,7 +336,7 @@ static int link_map_files(struct core_ctx *x, int *exe_unknown, const size_t *id
 		return !dyn;	/* static: the executable is all there is */
 	lm = core_rdword(x, d);
 	for (n = 0; lm && n < MAX_LINK_MAP; n++) {
-		uint64_t l_addr, l_name;
+		uint64_t l_addr, l_name, l_ld, at;
 		char *name;
 		struct image_info img = { 0 };
 
@@ -308,12 +344,16 @@ static int link_map_files(struct core_ctx *x, int *exe_unknown, const size_t *id
 			return 0;
 		l_addr = core_rdword(x, e);
 		l_name = core_rdword(x, e + w);
+		l_ld = core_rdword(x, e + 2 * w);
 		lm = core_rdword(x, e + 3 * w);
 		name = l_name ? core_string(x, l_name, MAX_NAME + 1) : NULL;
 		if (!name && l_name && x->notes.interp_base && l_addr == x->notes.interp_base)
 			name = exe_interp_from_file(x, exe);	/* PT_INTERP's string, not dumped */
 		if (!name)
 			continue;	/* the executable (empty name) */
+		if (!l_addr && l_ld && core_read_image(x, 0, &img) < 0 &&
+		    image_below_dynamic(x, l_ld, &at) == 0)
+			l_addr = at;	/* prelinked: the image holding its l_ld */
 		if (idx) {
 			cross_check_object(x, &alloc, idx, nidx, l_addr, name);
 			continue;

@@ -123,6 +123,7 @@ static int read_image_at(const struct core_ctx *x, uint64_t hdr, uint64_t lo,
 	}
 	if (!have_load)
 		goto cleanup;
+	out->vaddr0 = vaddr0;
 	for (i = 0; i < phnum; i++) {
 		const unsigned char *p = ph + i * entsize;
 		uint64_t pvaddr = x->is64 ? core_rd64(x, p + 16) : core_rd32(x, p + 8);

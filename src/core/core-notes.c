@@ -39,6 +39,14 @@ static int note_prstatus(struct core_ctx *x, const unsigned char *d, size_t n)
 	size_t off_regs = x->is64 ? 112 : 72, i, nregs = 0, wsz = x->is64 ? 8 : 4;
 	const char *const *names = NULL;
 
+	if (x->machine == EM_68K && !x->is64) {
+		/* m68k aligns longs to 2 bytes: pr_sigpend follows the short
+		 * pr_cursig at 14, so pr_pid is at 22 and pr_reg at 70 (the
+		 * kernel's elf_prstatus; eu-readelf reads it so) */
+		off_pid = 22;
+		off_regs = 70;
+	}
+
 	if (n < off_pid + 4)
 		return 0;	/* too short to say anything: skip it */
 	if (c->nthreads >= PROV_MAX_THREADS)
@@ -89,6 +97,14 @@ static void note_prpsinfo(struct core_ctx *x, const unsigned char *d, size_t n)
 	struct prov_crash *c = x->c;
 	size_t off_pid = x->is64 ? 24 : 12, off_fname = x->is64 ? 40 : 28;
 	size_t off_args = x->is64 ? 56 : 44;
+
+	if (!x->is64 && n == 128) {
+		/* 32-bit uid_t and gid_t (ppc32, mips32; i386 and m68k have
+		 * 16-bit ones: 124 bytes): each field after them 4 further */
+		off_pid += 4;
+		off_fname += 4;
+		off_args += 4;
+	}
 
 	if (x->notes.seen_prpsinfo || n < off_args + 80)
 		return;

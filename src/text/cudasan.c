@@ -7,7 +7,9 @@
  * The first error is the crash: its words ("Invalid __global__ write of
  * size 4 bytes"), the address and the device thread and block become the
  * crash's headline, and its device frame (a thread of its own, named
- * "device") crashed; its host frames (thread "host") are the launch's. An
+ * "device") crashed; its host frames (thread "host") are the launch's. The
+ * address line ("Address 0x… is out of bounds", newer "Access to 0x… is
+ * out of bounds") gives the address and its kind. An
  * error with no device frame ("Program hit cudaErrorLaunchFailure") crashed
  * in its host frames. Frames are numbered from 0 as printed.
  */
@@ -196,7 +198,7 @@ static size_t dim3(const char *p)
 }
 
 /* the headline's text again, from its parts */
-static void headline_text(struct prov_headline *h)
+static void headline_text(struct prov_headline *h, const char *kind)
 {
 	struct prov_buf b = PROV_BUF_INIT;
 
@@ -205,7 +207,8 @@ static void headline_text(struct prov_headline *h)
 	if (h->has_size)
 		prov_buf_printf(&b, " of size %" PRIu64, h->size);
 	if (h->has_addr)
-		prov_buf_printf(&b, " at 0x%" PRIx64, h->addr);
+		prov_buf_printf(&b, " at 0x%" PRIx64 "%s%s%s", h->addr, *kind ? " (" : "", kind,
+				*kind ? ")" : "");
 	if (h->device_thread)
 		prov_buf_printf(&b, " by thread %s", h->device_thread);
 	if (h->device_block)
@@ -229,7 +232,7 @@ static void headline_start(struct tp_state *st, const char *p)
 		h->has_size = 1;
 		h->size = size;
 	}
-	headline_text(h);
+	headline_text(h, st->cs_kind);
 }
 
 /* the first error's "by thread (x,y,z) in block (x,y,z)", "Address 0x… is …" */
@@ -249,13 +252,25 @@ static int headline_detail(struct tp_state *st, const char *p)
 		if ((q = prov_skip_prefix(q, " in block ")) != NULL && (n = dim3(q)) != 0 &&
 		    !h->device_block)
 			tp_set(&h->device_block, q, n);
-		headline_text(h);
+		headline_text(h, st->cs_kind);
 		return 1;
 	}
-	if ((q = prov_skip_prefix(p, "Address ")) != NULL && tp_hex(&v, q, &q) == 0 && !h->has_addr) {
+	/* "Address 0x… is out of bounds"; newer ones "Access to 0x… is out of bounds" */
+	if (((q = prov_skip_prefix(p, "Address ")) != NULL || (q = prov_skip_prefix(p, "Access to ")) != NULL) &&
+	    tp_hex(&v, q, &q) == 0 && !h->has_addr) {
+		const char *k = prov_skip_prefix(q, " is ");
+		size_t kl = k ? strlen(k) : 0;
+
 		h->has_addr = 1;
 		h->addr = v;
-		headline_text(h);
+		while (kl && (k[kl - 1] == '.' || k[kl - 1] == ' '))
+			kl--;
+		/* "out of bounds", "misaligned", "not allocated" ... (words only) */
+		if (k && kl < sizeof(st->cs_kind) && strspn(k, "abcdefghijklmnopqrstuvwxyz -") >= kl) {
+			memcpy(st->cs_kind, k, kl);
+			st->cs_kind[kl] = 0;
+		}
+		headline_text(h, st->cs_kind);
 		return 1;
 	}
 	return 0;

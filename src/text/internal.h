@@ -121,6 +121,7 @@ struct tp_state {
 	int cs_seen;	/* its first error's host frames were read */
 	int cs_errors;	/* errors read so far */
 	int cs_crash_set;	/* the first error's crashing thread is chosen */
+	char cs_kind[32];	/* the first error's address is "out of bounds", "misaligned", ... */
 
 	struct tp_modhash mods;	/* module path -> index */
 

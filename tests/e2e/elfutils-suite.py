@@ -24,6 +24,8 @@ themselves (their heredocs and greps) and compared with
   run-addrname-test.sh        the module covering each address (and the
                               function, where the address is a frame's pc)
   run-readelf-mixed-corenote.sh  signal (cursig), thread ids, pid, frame 0 pc
+  (and, as EXTRA_CORES says, a ppc and an m68k core of the two scripts above;
+  the ppc one's frame 0 function against eu-stack's on the same core)
 
 The files are found the way a user would give them: the executable with
 --exe (where the script gives -e), everything else under a --sysroot that
@@ -40,6 +42,35 @@ import subprocess
 import sys
 
 ARCHES = ("x86_64", "i386", "x32")
+# cores of other architectures checked as the x86 ones are (unstrip -n's
+# modules, readelf -n's threads): a big-endian ppc32 core of prelinked
+# libraries without NT_FILE, an m68k core (2-byte aligned elf_prstatus)
+EXTRA_CORES = {"testcore-rtlib-ppc": "ppc", "testfile-m68k-core": "m68k"}
+
+
+def core_arch(s, core):
+    """The architecture a core is checked under, or None to leave it out."""
+    path = s.file(core)
+    if not path:
+        return None
+    arch = elf_arch(path)
+    return arch if arch in ARCHES else EXTRA_CORES.get(core)
+
+
+def page_size(core):
+    """The page size a core's auxv names (eu-readelf -n's PAGESZ), else 4096."""
+    p = subprocess.run(["eu-readelf", "-n", core], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, text=True)
+    m = re.search(r"^\s+PAGESZ: (\d+)$", p.stdout, re.M)
+    return int(m.group(1)) if m else 4096
+
+
+def eu_stack_frame0(core):
+    """The function eu-stack names in the first thread's frame #0, or None."""
+    p = subprocess.run(["eu-stack", "--core=" + core], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, text=True)
+    m = re.search(r"^#0\s+0x[0-9a-f]+ (\S+)", p.stdout, re.M)
+    return m.group(1) if m else None
 
 
 def elf_arch(path):
@@ -252,11 +283,13 @@ def unstrip_n(s):
         args = m.group(1)
         core = arg_of(args, None, "--core")
         exe = arg_of(args, "-e", "--executable")
-        if not core or elf_arch(s.file(core)) not in ARCHES:
+        arch = core_arch(s, core) if core else None
+        if not arch:
             continue
-        arch = elf_arch(s.file(core))
         rep = s.analyze(core, exe)
         mods = rep["modules"] if rep else []
+        page = page_size(s.file(core))
+        rnd = lambda a: (a + page - 1) & ~(page - 1)
         for line in body.splitlines():
             e = UNSTRIP_LINE.match(line)
             if not e:
@@ -265,14 +298,14 @@ def unstrip_n(s):
             bid = e.group(3).split("@")[0]
             name = e.group(6)
             cid = "unstrip-n %s %s %s" % (core, e.group(1), base(name))
-            want = "%#x-%#x %s %s" % (start, (start + size + 4095) & ~4095, bid, base(name))
+            want = "%#x-%#x %s %s" % (start, rnd(start + size), bid, base(name))
             mod = [x for x in mods if hexs(x["start"]) == start]
             if not mod:
                 s.check(cid, arch, False, want, "no module at %#x" % start)
                 continue
             x = mod[0]
-            end = (hexs(x["end"]) + 4095) & ~4095
-            want_end = (start + size + 4095) & ~4095
+            end = rnd(hexs(x["end"]))
+            want_end = rnd(start + size)
             names = {base(x["path"]), base(x.get("file") or "")}
             if name.startswith(("linux-gate", "linux-vdso")):
                 name_ok = x["path"] == "[vdso]"
@@ -285,6 +318,14 @@ def unstrip_n(s):
             ok = end == want_end and name_ok and (bid == "-" or x.get("build_id") == bid)
             s.check(cid, arch, ok, want, got)
         once(s, "unstrip-n %s" % core, arch, mods)
+        if arch not in ARCHES:
+            # the crash's frame 0, named as eu-stack names it (from the
+            # image in the core's memory when no file is there)
+            want = eu_stack_frame0(s.file(core))
+            fr = crashed(rep)["frames"] if rep else []
+            got = norm(fr[0].get("function")) if fr else None
+            s.check("unstrip-n %s frame 0 (eu-stack)" % core, arch, want is not None and
+                    norm(want) == got, want, got)
 
 
 def once(s, cid, arch, mods):
@@ -508,9 +549,9 @@ def readelf_notes(s):
     text = s.script("run-readelf-mixed-corenote.sh")
     for m, body in heredocs(text, r"src/readelf -n (\S+)"):
         core = m.group(1)
-        if not s.file(core) or elf_arch(s.file(core)) not in ARCHES:
+        arch = core_arch(s, core)
+        if not arch:
             continue
-        arch = elf_arch(s.file(core))
         rep = s.analyze(core)
         notes = re.split(r"\n  (?=CORE|LINUX|GNU)", body)
         prs = [n for n in notes if re.match(r"CORE\s+\d+\s+PRSTATUS", n)]
@@ -522,7 +563,7 @@ def readelf_notes(s):
             sig = int(re.search(r"cursig: (\d+)", prs[0]).group(1))
             got = (rep.get("signal") or {}).get("number") if rep else None
             s.check("readelf-mixed-corenote %s signal" % core, arch, sig == got, sig, got)
-            pc = re.search(r"\b[er]ip:\s+(0x[0-9a-f]+|\d+)", prs[0])
+            pc = re.search(r"\b(?:[er]ip|pc):\s+(0x[0-9a-f]+|\d+)", prs[0])
             if pc:
                 want = int(pc.group(1), 0)
                 fr = crashed(rep)["frames"] if rep else []

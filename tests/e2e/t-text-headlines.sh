@@ -20,6 +20,7 @@ schema "$T/cs.json"
 err=$(grep -m1 'Invalid __global__' "$cs" | sed 's/^=* *//; s/ of size.*//')
 size=$(grep -m1 'Invalid __global__' "$cs" | sed 's/.* of size \([0-9]*\).*/\1/')
 addr=$(grep -m1 'Address 0x' "$cs" | sed 's/.*Address \(0x[0-9a-f]*\).*/\1/')
+akind=$(grep -m1 'Address 0x' "$cs" | sed 's/.*Address 0x[0-9a-f]* is \(.*\)$/\1/')
 dthread=$(grep -m1 'by thread' "$cs" | sed 's/.*by thread \(([0-9,]*)\).*/\1/')
 dblock=$(grep -m1 'by thread' "$cs" | sed 's/.*in block \(([0-9,]*)\).*/\1/')
 kline=$(grep -m1 '  at 0x' "$cs" | sed 's/.*:\([0-9]*\):.*/\1/')
@@ -33,7 +34,7 @@ check_eq "$(json_get "$T/cs.json" "$crashed['name']")" device "the device thread
 check_eq "$(json_get "$T/cs.json" "$crashed['frames'][0]['line']")" "$kline" "kernel frame's line"
 check_match "$(json_get "$T/cs.json" "$crashed['frames'][0]['file']")" 'kernels\.cu$' "kernel frame's file"
 "$PROVENANCE" resolve "$cs" --format markdown --offline >"$T/cs.md" 2>/dev/null
-grep -q "^\*\*Crash:\*\* \`$err of size $size at $addr by thread $dthread in block $dblock\`" "$T/cs.md" ||
+grep -q "^\*\*Crash:\*\* \`$err of size $size at $addr ($akind) by thread $dthread in block $dblock\`" "$T/cs.md" ||
 	fail "markdown: no headline: $(head -5 "$T/cs.md")"
 grep -q 'Crash signal:\*\* unknown' "$T/cs.md" && fail "markdown still says 'Crash signal: unknown'"
 
