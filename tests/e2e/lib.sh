@@ -27,6 +27,9 @@ if [ "${PROVENANCE_SCHEMA_CHECK:-1}" != 0 ] && [ -f "$TOP/tests/e2e/schema-wrap.
 	SCHEMA_RUNS=$(mktemp -d "${TMPDIR:-/tmp}/prov-schema.XXXXXX"); then
 	__schema_q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
 	mkdir "$SCHEMA_RUNS/runs"
+	# a test may run $PROVENANCE as another user (setpriv): it may run the
+	# wrapper, which then cannot keep a copy and execs the binary unchecked
+	chmod 755 "$SCHEMA_RUNS"
 	sed -e "s|^REAL=@REAL@\$|REAL=$(__schema_q "$PROVENANCE_BIN" | sed 's/[|&\\]/\\&/g')|" \
 		-e "s|^DIR=@DIR@\$|DIR=$(__schema_q "$SCHEMA_RUNS/runs" | sed 's/[|&\\]/\\&/g')|" \
 		"$TOP/tests/e2e/schema-wrap.sh" >"$SCHEMA_RUNS/provenance" &&

@@ -12,7 +12,7 @@ command -v dpkg-query >/dev/null || skip "no dpkg-query"
 # the image's root: a dpkg status with one package that owns a shared library
 mkdir -p "$T/root/var/lib/dpkg/info" "$T/root/usr/lib" "$T/root/etc"
 printf '/.\n/usr\n/usr/lib\n/usr/lib/libhello.so.1\n' >"$T/root/var/lib/dpkg/info/hello.list"
-lz=$(ldd "$PROVENANCE" | grep -Eo '/[^ ]*libz\.so[^ ]*' | head -1)
+lz=$(ldd "$PROVENANCE_BIN" | grep -Eo '/[^ ]*libz\.so[^ ]*' | head -1)
 [ -f "$lz" ] || skip "no libz to stand in as a package's library"
 cp -L "$lz" "$T/root/usr/lib/libhello.so.1"
 printf 'Package: hello\nStatus: install ok installed\nPriority: optional\nSection: misc\nMaintainer: x <x@example.org>\nArchitecture: amd64\nVersion: 2.10-3\nDescription: hello\n hello\n\n' \

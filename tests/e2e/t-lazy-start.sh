@@ -27,6 +27,8 @@ run
 GDB
 # inits CMD...: how many times CMD calls git_libgit2_init
 inits() {
+	# gdb runs the ELF itself, not lib.sh's schema wrapper
+	[ "$1" = "$PROVENANCE" ] && set -- "$PROVENANCE_BIN" "${@:2}"
 	# LeakSanitizer cannot run under ptrace; the count is what matters here
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
 		gdb -q -batch -nx -x "$T/count.gdb" --args "$@" </dev/null >"$T/gdb.out" 2>&1
