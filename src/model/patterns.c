@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "patterns.h"
+#include "stlrace.h"
 #include "util.h"
 #include "banned.h"
 
@@ -335,6 +336,9 @@ static void detect_race_flags(struct prov_crash *c, const struct prov_thread *t,
 		for (k = 0; k < f->nlocals; k++)
 			race_var(&b, &n, f, "local", &f->locals[k], adraln);
 	}
+	/* another thread inside the same standard container, one of them writing */
+	if (n < RACE_FINDINGS)
+		prov_stl_race(c, t, &b, &n);
 	if (n)
 		add(c, "data-race", "%s", b.buf);
 	prov_buf_release(&b);
