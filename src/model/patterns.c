@@ -339,6 +339,8 @@ static void detect_race_flags(struct prov_crash *c, const struct prov_thread *t,
 	/* another thread inside the same standard container, one of them writing */
 	if (n < RACE_FINDINGS)
 		prov_stl_race(c, t, &b, &n);
+	if (n < RACE_FINDINGS && c->stl_fields)
+		prov_buf_printf(&b, "%s%s", n++ ? "; " : "", c->stl_fields);
 	if (n)
 		add(c, "data-race", "%s", b.buf);
 	prov_buf_release(&b);

@@ -242,3 +242,128 @@ void prov_stl_race(const struct prov_crash *c, const struct prov_thread *t,
 	}
 	prov_buf_release(&others);
 }
+
+/* ---- a hash table's fields from core memory ---- */
+
+#define STL_WALK_MAX 1000000	/* nodes followed at most */
+
+static int canonical(uint64_t a)
+{
+	uint64_t top = a >> 47;
+
+	return top == 0 || top == 0x1ffff;
+}
+
+/* a pointer field's problem ("0x… is not 8-byte aligned"), or 0 when none */
+static int bad_pointer(uint64_t p, prov_stl_read_fn mem, void *arg, int partial, struct prov_buf *why)
+{
+	uint64_t w;
+
+	if (p % 8)
+		prov_buf_printf(why, "0x%" PRIx64 " is not 8-byte aligned", p);
+	else if (!canonical(p))
+		prov_buf_printf(why, "0x%" PRIx64 " is not a canonical address", p);
+	else if (!partial && mem(arg, p, &w, sizeof(w)) != 0)
+		prov_buf_printf(why, "0x%" PRIx64 " is not readable memory in the core", p);
+	else
+		return 0;
+	return 1;
+}
+
+/* a std::_Hashtable frame with the standard hash, equality and allocator */
+static int plain_hashtable(const char *fn)
+{
+	struct prov_buf name = PROV_BUF_INIT;
+	int ok;
+
+	ok = prov_stl_family(fn, &name) == FAM_HASH && name.buf &&
+	     strncmp(name.buf, "std::_Hashtable<", 16) == 0 && strstr(fn, "std::hash<") &&
+	     strstr(fn, "std::equal_to<") && strstr(fn, "std::allocator<") &&
+	     strstr(fn, "std::__detail::_Prime_rehash_policy");
+	prov_buf_release(&name);
+	return ok;
+}
+
+/*
+ * counts: whether the element count may be checked against the list (not
+ * while the crashing thread itself is changing the table: an insert links
+ * the node before it counts it, a rehash relinks every node); partial: a
+ * truncated core, where memory that is not there may have been.
+ */
+static void inspect_hashtable(struct prov_buf *b, const struct prov_frame *f, uint64_t obj,
+			      int counts, int partial, prov_stl_read_fn mem, void *arg)
+{
+	uint64_t h[4], node, next, steps = 0;
+	struct prov_buf why = PROV_BUF_INIT;
+	const char *fields = "_M_buckets";
+
+	if (mem(arg, obj, h, sizeof(h)) != 0)
+		goto cleanup;
+	prov_buf_printf(b, "in frame #%d the hash table at 0x%" PRIx64 " (`this`) has ", f->index, obj);
+	if (bad_pointer(h[0], mem, arg, partial, &why))
+		goto said;
+	fields = "_M_bucket_count";
+	if (h[1] == 0) {
+		prov_buf_puts(&why, "0");
+		goto said;
+	}
+	fields = "_M_before_begin._M_nxt";
+	if (counts && h[2] == 0 && h[3] != 0) {
+		prov_buf_printf(&why, "NULL (an empty list) with _M_element_count %" PRIu64, h[3]);
+		goto said;
+	}
+	for (node = h[2]; node; node = next, steps++) {
+		if (bad_pointer(node, mem, arg, partial, &why)) {
+			if (steps)
+				fields = "a node's _M_nxt";
+			prov_buf_printf(&why, " (node %" PRIu64 " of the list; _M_element_count %" PRIu64 ")",
+					steps + 1, h[3]);
+			goto said;
+		}
+		if (steps >= STL_WALK_MAX)
+			goto none;
+		if (counts && steps >= h[3]) {
+			fields = "_M_before_begin's node list";
+			prov_buf_printf(&why, "more than _M_element_count %" PRIu64 " nodes", h[3]);
+			goto said;
+		}
+		if (mem(arg, node, &next, sizeof(next)) != 0)
+			goto none;
+	}
+	if (counts && steps < h[3]) {
+		fields = "_M_before_begin's node list";
+		prov_buf_printf(&why, "%" PRIu64 " nodes where _M_element_count is %" PRIu64, steps, h[3]);
+		goto said;
+	}
+none:
+	prov_buf_reset(b);
+	goto cleanup;
+said:
+	prov_buf_printf(b, "%s %s (_M_buckets 0x%" PRIx64 ", _M_bucket_count %" PRIu64
+			", _M_element_count %" PRIu64 ")", fields, why.buf, h[0], h[1], h[3]);
+cleanup:
+	prov_buf_release(&why);
+}
+
+void prov_stl_inspect(struct prov_crash *c, prov_stl_read_fn mem, void *arg)
+{
+	const struct prov_thread *t = prov_crash_crashed_thread(c);
+	struct prov_buf b = PROV_BUF_INIT;
+	uint64_t obj;
+	size_t i;
+
+	if (!t || !mem || c->stl_fields)
+		return;
+	for (i = prov_thread_crash_frame(t); i < t->nframes && i < STL_FRAMES; i++) {
+		const struct prov_frame *f = &t->frames[i];
+
+		if (!plain_hashtable(f->function) || !(obj = this_of(f)))
+			continue;
+		inspect_hashtable(&b, f, obj, thread_on(t, FAM_HASH, obj).writer < 0, c->partial,
+				  mem, arg);
+		break;	/* the innermost hash table only */
+	}
+	if (b.len)
+		c->stl_fields = prov_buf_detach(&b);
+	prov_buf_release(&b);
+}
