@@ -346,6 +346,21 @@ static void detect_race_flags(struct prov_crash *c, const struct prov_thread *t,
 	prov_buf_release(&b);
 }
 
+/* An abort (glibc's allocator finding its heap corrupted, an assertion):
+ * only the container evidence, no faulting operand. */
+static void detect_container_race(struct prov_crash *c, const struct prov_thread *t)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	size_t n = 0;
+
+	prov_stl_race(c, t, &b, &n);
+	if (c->stl_fields)
+		prov_buf_printf(&b, "%s%s", n++ ? "; " : "", c->stl_fields);
+	if (n)
+		add(c, "data-race", "%s", b.buf);
+	prov_buf_release(&b);
+}
+
 void prov_patterns_detect(struct prov_crash *c)
 {
 	static const char *const abort_fns[] = { "abort", "__assert_fail",
@@ -429,6 +444,8 @@ void prov_patterns_detect(struct prov_crash *c)
 	    (!signo && c->kind == PROV_INPUT_CORE))
 		detect_race_flags(c, t, signo == SIGBUS && s->has_code && s->code == 1,
 				  s->has_code && s->code <= 0);
+	else if (signo == SIGABRT)
+		detect_container_race(c, t);
 
 	if (c->context == PROV_CONTEXT_EXIT) {
 		static const char *const exit_fns[] = { "__run_exit_handlers", "__cxa_finalize",

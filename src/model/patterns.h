@@ -26,7 +26,8 @@
  *                     crash site), pointers misaligned for their scalar type
  *                     or made of fill bytes, and structs whose size/len field
  *                     is past their capacity/cap field; or another thread
- *                     inside the same libstdc++ container object as the
+ *                     (for a fault or a SIGABRT) inside the same
+ *                     libstdc++ container object as the
  *                     crashing thread (the same `this` in frames of the
  *                     same container family), one of them in a method that
  *                     changes it; or red flags in the fields of the

@@ -4,6 +4,7 @@
 # (read) lock until it crashes. The truth is gdb's `thread apply all bt`: the
 # crashing thread and the other threads in the map's code with the same
 # `this`; the data-race evidence must name those threads and that address.
+# A SIGABRT in the map's code with another thread in it is found too.
 # A crash in _Hashtable code with no other thread in the map gets no
 # data-race pattern; a map whose _M_buckets was overwritten with a misaligned
 # pointer gets it, with the fields gdb prints.
@@ -93,3 +94,21 @@ check_exit 0 "analyze stl-race buckets" -- "$PROVENANCE" analyze "$core" --forma
 ev=$(json_get "$T/last.out" '[p["evidence"] for p in d["crash"]["patterns"] if p["id"] == "data-race"]')
 check_match "$ev" "hash table at $this .* has _M_buckets $bk is not 8-byte aligned \\(_M_buckets $bk, _M_bucket_count $cnt, _M_element_count $el\\)" \
 	"buckets: the misaligned bucket array with gdb's fields"
+
+# 4. SIGABRT in the map's code (its allocator aborts inside operator[]) while
+#    another thread is inside the same map's bucket(): data-race (and abort)
+mkdir -p "$T/abort"
+core=$(make_core "$T/abort" timeout -s KILL 20 "$T/stl-race" abort) || exit 1
+crashed=$(gdb -nx -batch -ex "info threads" "$T/stl-race" "$core" 2>/dev/null |
+	sed -n 's/^\* *[0-9]* *Thread .*(LWP \([0-9]*\)).*/\1/p')
+gdb_map_threads "$core" >"$T/abort-map.txt"
+obj=$(awk -v l="$crashed" '$1 == l { print $2; exit }' "$T/abort-map.txt")
+others=$(awk -v l="$crashed" -v o="$obj" '$1 != l && $2 == o { print $1 }' "$T/abort-map.txt" | sort -u)
+note "gdb: crashing thread $crashed in the map $obj; other threads there: $(echo $others)"
+[ -n "$obj" ] && [ -n "$others" ] || fail "abort: gdb shows no two threads in the map: $(cat "$T/abort-map.txt")"
+check_exit 0 "analyze stl-race abort" -- "$PROVENANCE" analyze "$core" --format json
+ev=$(json_get "$T/last.out" '[p["evidence"] for p in d["crash"]["patterns"] if p["id"] == "data-race"]')
+check_match "$ev" "the crashing thread $crashed in frame #[0-9]* std::.* and thread $others in frame #[0-9]* std::.* object $obj " \
+	"abort: the two threads in the map (gdb: LWP $crashed, $others, this=$obj)"
+ids=$(json_get "$T/last.out" '[p["id"] for p in d["crash"]["patterns"]]')
+check_match "$ids" "abort" "abort: the abort pattern stays"
