@@ -174,6 +174,7 @@ LIB_OBJS += src/model/model.o
 LIB_OBJS += src/model/signature.o
 LIB_OBJS += src/model/fixresult.o
 LIB_OBJS += src/model/patterns.o
+LIB_OBJS += src/model/stlrace.o
 LIB_OBJS += src/model/buildpath.o
 LIB_OBJS += src/model/hang.o
 

@@ -5,6 +5,7 @@
 #include "core-int.h"
 #include "core-python.h"
 #include "hang.h"
+#include "stlrace.h"
 #include "banned.h"
 
 /* After unwinding, for a core and a live process alike: shared chains, Python
@@ -26,4 +27,6 @@ void core_finish_analysis(struct core_ctx *x)
 	/* a snapshot is a hang until shown otherwise: who waits for whom */
 	if (x->c->snapshot)
 		prov_hang_analyze(x->c, core_mem_read, x);
+	else if (x->is64 && (x->machine == EM_X86_64 || x->machine == EM_AARCH64))
+		prov_stl_inspect(x->c, core_mem_read, x);
 }

@@ -8,6 +8,7 @@
 
 #include "core-int.h"
 #include "corevars.h"
+#include "stlrace.h"
 #include "util.h"
 #include "banned.h"
 
@@ -76,6 +77,21 @@ static void go_resume(struct core_ctx *x)
 	x->unwind.wild_bp = x->unwind.go_next.bp;
 	x->unwind.wild_fault = x->unwind.go_next.fault;
 	x->unwind.go_have = 0;
+}
+
+/*
+ * Another thread's frames (from `first`) in a standard container's code:
+ * their variables are read too, for the data-race pattern's `this`
+ * comparison (src/model/stlrace.c).
+ */
+static int core_in_container(const struct prov_thread *t, size_t first)
+{
+	size_t k;
+
+	for (k = first; k < t->nframes; k++)
+		if (prov_stl_family(t->frames[k].function, NULL) >= 0)
+			return 1;
+	return 0;
 }
 
 static int frame_cb(Dwfl_Frame *state, void *arg)
@@ -175,7 +191,8 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		if (x->sig.valid && pc == x->sig.rip && core_sigframe_is_crash(x))
 			core_take_sigframe(x, t, first);
 	}
-	if (t->crashed && first <= VARS_FRAMES) {
+	if ((t->crashed || (first < VARS_FRAMES && core_in_container(t, first))) &&
+	    first <= VARS_FRAMES) {
 		const unsigned char *fp = NULL;
 
 		if (t->has_crash_frame && first == t->crash_frame)
@@ -184,6 +201,8 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 			fp = x->notes.fpregs;
 		prov_core_frame_vars(t, first, first < VARS_FRAMES, &x->unwind.vars_pending, state,
 				     core_addrmodule(x->dwfl, adj), pc, adj, fp, core_read_cb, x);
+	} else {
+		prov_vars_pending_reset(x->unwind.vars_pending);
 	}
 	if (x->machine == EM_X86_64 && sp) {
 		Dwarf_Word bp;

@@ -75,6 +75,12 @@ void prov_vars_pending_free(struct prov_vars_pending *p)
 	free(p);
 }
 
+void prov_vars_pending_reset(struct prov_vars_pending *p)
+{
+	if (p)
+		p->n = 0;
+}
+
 /* ---- memory and registers ---- */
 
 /* Bytes of a module's file mapped at addr (read-only data the core did not dump). */

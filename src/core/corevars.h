@@ -37,5 +37,8 @@ void prov_core_frame_vars(struct prov_thread *t, size_t first, int read_vars,
 			  Dwarf_Addr pc, Dwarf_Addr adj, const unsigned char *fpregs,
 			  prov_mem_read_fn read, void *arg);
 void prov_vars_pending_free(struct prov_vars_pending *p);	/* NULL-safe */
+/* Forget the entry values a frame left for its caller (a frame read without
+ * its callee's variables read first); NULL-safe. */
+void prov_vars_pending_reset(struct prov_vars_pending *p);
 
 #endif

@@ -294,6 +294,7 @@ void prov_crash_free(struct prov_crash *c)
 	free(c->suspects_fixcheck);
 	free(c->threads_note);
 	prov_hang_free(c->hang);
+	free(c->stl_fields);
 	free(c);
 }
 

@@ -448,6 +448,9 @@ struct prov_crash {
 	size_t nunparsed;
 	char *threads_note;	/* why some threads' frames were cut short (the total caps), or NULL */
 	struct prov_hang *hang;	/* snapshots only (hang.h), else NULL */
+	/* red flags in the fields of a libstdc++ container the crashing thread
+	 * was in, read from the core's memory (stlrace.h), or NULL */
+	char *stl_fields;
 };
 
 #define PROV_MAX_UNPARSED 10

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "patterns.h"
+#include "stlrace.h"
 #include "util.h"
 #include "banned.h"
 
@@ -335,6 +336,26 @@ static void detect_race_flags(struct prov_crash *c, const struct prov_thread *t,
 		for (k = 0; k < f->nlocals; k++)
 			race_var(&b, &n, f, "local", &f->locals[k], adraln);
 	}
+	/* another thread inside the same standard container, one of them writing */
+	if (n < RACE_FINDINGS)
+		prov_stl_race(c, t, &b, &n);
+	if (n < RACE_FINDINGS && c->stl_fields)
+		prov_buf_printf(&b, "%s%s", n++ ? "; " : "", c->stl_fields);
+	if (n)
+		add(c, "data-race", "%s", b.buf);
+	prov_buf_release(&b);
+}
+
+/* An abort (glibc's allocator finding its heap corrupted, an assertion):
+ * only the container evidence, no faulting operand. */
+static void detect_container_race(struct prov_crash *c, const struct prov_thread *t)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	size_t n = 0;
+
+	prov_stl_race(c, t, &b, &n);
+	if (c->stl_fields)
+		prov_buf_printf(&b, "%s%s", n++ ? "; " : "", c->stl_fields);
 	if (n)
 		add(c, "data-race", "%s", b.buf);
 	prov_buf_release(&b);
@@ -423,6 +444,8 @@ void prov_patterns_detect(struct prov_crash *c)
 	    (!signo && c->kind == PROV_INPUT_CORE))
 		detect_race_flags(c, t, signo == SIGBUS && s->has_code && s->code == 1,
 				  s->has_code && s->code <= 0);
+	else if (signo == SIGABRT)
+		detect_container_race(c, t);
 
 	if (c->context == PROV_CONTEXT_EXIT) {
 		static const char *const exit_fns[] = { "__run_exit_handlers", "__cxa_finalize",

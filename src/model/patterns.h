@@ -25,7 +25,14 @@
  *                     crash chain's arguments and locals (5 frames from the
  *                     crash site), pointers misaligned for their scalar type
  *                     or made of fill bytes, and structs whose size/len field
- *                     is past their capacity/cap field
+ *                     is past their capacity/cap field; or another thread
+ *                     (for a fault or a SIGABRT) inside the same
+ *                     libstdc++ container object as the
+ *                     crashing thread (the same `this` in frames of the
+ *                     same container family), one of them in a method that
+ *                     changes it; or red flags in the fields of the
+ *                     std::_Hashtable it is in, read from the core
+ *                     (c->stl_fields, src/model/stlrace.h)
  *
  * A signal sent with kill (si_code SI_USER/SI_TKILL/SI_QUEUE) faulted on no
  * address: no fault-address pattern and no faulting-operand flag. The
