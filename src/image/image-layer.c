@@ -392,7 +392,8 @@ static int stamp_dir(int dfd, struct prov_sha256 *s, int depth, unsigned long lo
 		PROV_ALLOC_GROW(names, n + 1, cap);
 		names[n++] = prov_xstrdup(e->d_name);
 	}
-	qsort(names, n, sizeof(*names), cmp_names);
+	if (n > 1)	/* an empty folder: names is NULL, which qsort must not get */
+		qsort(names, n, sizeof(*names), cmp_names);
 	for (i = 0; i < n && err == 0; i++) {
 		if (fstatat(dfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			err = PROV_ERROR;
