@@ -168,6 +168,21 @@ build_fixture() {
 	${CC:-cc} $CFLAGS_FIXTURE -o "$out" "$src" "$@" || fail "cannot build $src"
 }
 
+# two_reports: two real crashes of fixtures/crashers (a SIGSEGV through a
+# library, a SIGABRT) run under gdb, their pasted backtraces resolved offline
+# into $T/a.json and $T/b.json (the store tests' seed reports); programs in $T/bin
+two_reports() {
+	mkdir -p "$T/bin"
+	build_fixture "$TOP/fixtures/crashers/libnull.c" "$T/bin/libnull.so" -fPIC -shared
+	build_fixture "$TOP/fixtures/crashers/nullmain.c" "$T/bin/nullmain" "$T/bin/libnull.so" -Wl,-rpath,"$T/bin"
+	build_fixture "$TOP/fixtures/crashers/abort.c" "$T/bin/abort"
+	(cd "$T/bin" && gdb -nx -batch -ex run -ex bt ./nullmain) >"$T/bt1.txt" 2>&1
+	(cd "$T/bin" && gdb -nx -batch -ex run -ex bt ./abort) >"$T/bt2.txt" 2>&1
+	grep -q SIGSEGV "$T/bt1.txt" && grep -q SIGABRT "$T/bt2.txt" || fail "gdb did not see the crashes"
+	"$PROVENANCE" resolve --offline --format json "$T/bt1.txt" >"$T/a.json" 2>/dev/null
+	"$PROVENANCE" resolve --offline --format json "$T/bt2.txt" >"$T/b.json" 2>/dev/null
+}
+
 # can_dump_core: skip unless a crashing process leaves a core in its cwd
 can_dump_core() {
 	local pat

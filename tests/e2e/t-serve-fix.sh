@@ -20,15 +20,7 @@ SERVER_PIDS=""
 stop_servers() { local p; for p in $SERVER_PIDS; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; SERVER_PIDS=""; }
 trap 'stop_servers; rm -rf "$T"' EXIT
 
-mkdir -p "$T/bin"
-build_fixture "$TOP/fixtures/crashers/libnull.c" "$T/bin/libnull.so" -fPIC -shared
-build_fixture "$TOP/fixtures/crashers/nullmain.c" "$T/bin/nullmain" "$T/bin/libnull.so" -Wl,-rpath,"$T/bin"
-build_fixture "$TOP/fixtures/crashers/abort.c" "$T/bin/abort"
-(cd "$T/bin" && gdb -nx -batch -ex run -ex bt ./nullmain) >"$T/bt1.txt" 2>&1
-(cd "$T/bin" && gdb -nx -batch -ex run -ex bt ./abort) >"$T/bt2.txt" 2>&1
-grep -q SIGSEGV "$T/bt1.txt" && grep -q SIGABRT "$T/bt2.txt" || fail "gdb did not see the crashes"
-"$PROVENANCE" resolve --offline --format json "$T/bt1.txt" >"$T/a.json" 2>/dev/null
-"$PROVENANCE" resolve --offline --format json "$T/bt2.txt" >"$T/b.json" 2>/dev/null
+two_reports
 
 HOSTILE='<img src=x onerror=alert(1)>'
 # gen KIND VERSION DAY N OUT: N reports of crash KIND (a: SIGSEGV, b: SIGABRT) from myapp

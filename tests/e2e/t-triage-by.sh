@@ -15,15 +15,7 @@
 
 command -v gdb >/dev/null || skip "no gdb"
 python3 -c 'import jsonschema' 2>/dev/null || skip "no python3-jsonschema"
-mkdir -p "$T/bin"
-build_fixture "$TOP/fixtures/crashers/libnull.c" "$T/bin/libnull.so" -fPIC -shared
-build_fixture "$TOP/fixtures/crashers/nullmain.c" "$T/bin/nullmain" "$T/bin/libnull.so" -Wl,-rpath,"$T/bin"
-build_fixture "$TOP/fixtures/crashers/abort.c" "$T/bin/abort"
-(cd "$T/bin" && gdb -nx -batch -ex run -ex bt ./nullmain) >"$T/bt1.txt" 2>&1
-(cd "$T/bin" && gdb -nx -batch -ex run -ex bt ./abort) >"$T/bt2.txt" 2>&1
-grep -q SIGSEGV "$T/bt1.txt" && grep -q SIGABRT "$T/bt2.txt" || fail "gdb did not see the crashes"
-"$PROVENANCE" resolve --offline --format json "$T/bt1.txt" >"$T/a.json" 2>/dev/null
-"$PROVENANCE" resolve --offline --format json "$T/bt2.txt" >"$T/b.json" 2>/dev/null
+two_reports
 
 # the generator: times now - [0, 10 days), none within an hour of the 7-day
 # cut or in the last minute (the test's own run time cannot move a crash
