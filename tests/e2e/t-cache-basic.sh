@@ -11,10 +11,12 @@ integrity() {
 	python3 - "$1" <<'PY'
 import sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
+# a run killed before its schema was committed leaves no table at all:
+# consistent, and nothing indexed
+has = {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+count = lambda t: c.execute("SELECT count(*) FROM " + t).fetchone()[0] if t in has else 0
 print(c.execute("PRAGMA integrity_check").fetchone()[0],
-      c.execute("PRAGMA user_version").fetchone()[0],
-      c.execute("SELECT count(*) FROM indexes").fetchone()[0],
-      c.execute("SELECT count(*) FROM files").fetchone()[0])
+      c.execute("PRAGMA user_version").fetchone()[0], count("indexes"), count("files"))
 PY
 }
 
