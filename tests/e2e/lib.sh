@@ -183,6 +183,21 @@ two_reports() {
 	"$PROVENANCE" resolve --offline --format json "$T/bt2.txt" >"$T/b.json" 2>/dev/null
 }
 
+# start_server NAME ARGS...: `provenance serve ARGS` in the background, its pid
+# added to SERVER_PIDS (stop_servers ends them); once it says where it
+# listens, PORT and BASE (http://127.0.0.1:PORT) name it
+SERVER_PIDS=""
+start_server() {
+	local name=$1; shift
+	"$PROVENANCE" serve "$@" >"$T/serve.$name.out" 2>"$T/serve.$name.err" </dev/null &
+	SERVER_PIDS="$SERVER_PIDS $!"
+	for _ in $(seq 100); do grep -q '^listening on' "$T/serve.$name.out" 2>/dev/null && break; sleep 0.1; done
+	grep -q '^listening on' "$T/serve.$name.out" || { cat "$T/serve.$name.err"; fail "$name: serve did not start"; }
+	PORT=$(sed -n 's|^listening on http://[^ ]*:\([0-9]*\)/.*|\1|p' "$T/serve.$name.out")
+	BASE="http://127.0.0.1:$PORT"
+}
+stop_servers() { local p; for p in $SERVER_PIDS; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; SERVER_PIDS=""; }
+
 # can_dump_core: skip unless a crashing process leaves a core in its cwd
 can_dump_core() {
 	local pat

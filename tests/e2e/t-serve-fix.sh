@@ -16,8 +16,6 @@
 
 command -v curl >/dev/null || skip "no curl"
 command -v gdb >/dev/null || skip "no gdb"
-SERVER_PIDS=""
-stop_servers() { local p; for p in $SERVER_PIDS; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; SERVER_PIDS=""; }
 trap 'stop_servers; rm -rf "$T"' EXIT
 
 two_reports
@@ -54,16 +52,6 @@ gen b 1.1-1 6 2 "$T/b-old2.jsonl"
 gen a 1.1-1 7 2 "$T/a-before.jsonl"
 gen a 1.3-1 9 1 "$T/a-regr.jsonl"
 
-# start_server NAME ARGS...: serve in the background; sets BASE
-start_server() {
-	local name=$1 port; shift
-	"$PROVENANCE" serve "$@" >"$T/serve.$name.out" 2>"$T/serve.$name.err" </dev/null &
-	SERVER_PIDS="$SERVER_PIDS $!"
-	for _ in $(seq 100); do grep -q '^listening on' "$T/serve.$name.out" 2>/dev/null && break; sleep 0.1; done
-	grep -q '^listening on' "$T/serve.$name.out" || { cat "$T/serve.$name.err"; fail "$name: serve did not start"; }
-	port=$(sed -n 's|^listening on http://[^ ]*:\([0-9]*\)/.*|\1|p' "$T/serve.$name.out")
-	BASE="http://127.0.0.1:$port"
-}
 get() { curl -s -o "$T/$1" -w '%{http_code}' "$BASE$2"; }
 enc() { python3 -c 'import sys,urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
 

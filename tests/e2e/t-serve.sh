@@ -11,8 +11,6 @@
 . "$(dirname "$0")/lib.sh"
 
 command -v curl >/dev/null || skip "no curl"
-SERVER_PIDS=""
-stop_servers() { local p; for p in $SERVER_PIDS; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; SERVER_PIDS=""; }
 trap 'stop_servers; rm -rf "$T"' EXIT
 
 mkdir -p "$T/bin"
@@ -70,16 +68,6 @@ PY
 SQ="$T/store.sqlite"
 "$PROVENANCE" import --store "$SQ" "$T/reports.jsonl" "$T/hostile.json" >/dev/null 2>&1 || fail "import into SQLite"
 
-# start_server NAME ARGS...: serve in the background; sets PORT and BASE
-start_server() {
-	local name=$1; shift
-	"$PROVENANCE" serve "$@" >"$T/serve.$name.out" 2>"$T/serve.$name.err" </dev/null &
-	SERVER_PIDS="$SERVER_PIDS $!"
-	for _ in $(seq 100); do grep -q '^listening on' "$T/serve.$name.out" 2>/dev/null && break; sleep 0.1; done
-	grep -q '^listening on' "$T/serve.$name.out" || { cat "$T/serve.$name.err"; fail "$name: serve did not start"; }
-	PORT=$(sed -n 's|^listening on http://[^ ]*:\([0-9]*\)/.*|\1|p' "$T/serve.$name.out")
-	BASE="http://127.0.0.1:$PORT"
-}
 # get NAME PATH: fetch into $T/NAME (body) and $T/NAME.h (headers); prints the status
 get() { curl -s -o "$T/$1" -D "$T/$1.h" -w '%{http_code}' "$BASE$2"; }
 # hostile NAME: the page holds none of the hostile strings raw, and every <svg> closes once
