@@ -8,7 +8,10 @@
 # temporary directory, cache and config (tests/e2e/lib.sh). A script that
 # changes machine-wide state (core_pattern) says so with a line
 # "# test: alone"; it runs by itself after all the others, so no other test
-# sees the state it sets.
+# sees the state it sets. Across runners on one machine (two clones, the plain
+# and the sanitizer pass side by side) a lock file says the same: every runner
+# holds it shared while its ordinary tests run and exclusively for its alone
+# tests, so no runner's core-making test runs beside another's core_pattern.
 # Longest first, so no long test starts last while the other slots sit idle:
 # the order is the seconds each test took on its last run here, kept in
 # tests/.durations (make clean keeps it: CI's sanitizer pass uses the plain
@@ -56,7 +59,7 @@ run_one() {
 	rm -f "$res"
 	(
 		t0=$(date +%s.%N)
-		"$@" >"$log" 2>&1 </dev/null 3<&-
+		"$@" >"$log" 2>&1 </dev/null 3<&- 9>&-
 		rc=$?
 		printf '%d %s\n' "$rc" "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')" >"$res"
 	) &
@@ -123,6 +126,13 @@ if [ "$mode" != unit ]; then
 		todo+=("$(queue "$name" "$t")")
 	done
 fi
+# the machine-wide lock (see the top); without flock(1), no lock
+machine_lock=${PROVENANCE_TEST_LOCK:-/tmp/provenance-tests-machine.lock}
+have_flock=false
+if command -v flock >/dev/null 2>&1 && exec 9>>"$machine_lock"; then
+	have_flock=true
+	flock -s 9
+fi
 if [ ${#todo[@]} -gt 0 ]; then
 	while read -r -u 3 _ name t; do
 		case "$name" in
@@ -132,6 +142,10 @@ if [ ${#todo[@]} -gt 0 ]; then
 	done 3< <(printf '%s\n' "${todo[@]}" | sort -s -k1,1gr)
 fi
 drain
+if $have_flock && [ ${#alone[@]} -gt 0 ]; then
+	flock -u 9
+	flock -x 9
+fi
 for t in "${alone[@]}"; do
 	run_one "e2e/$(basename "$t" .sh)" bash "$t"
 	drain
