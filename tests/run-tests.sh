@@ -61,18 +61,23 @@ run_one() {
 		t0=$(date +%s.%N)
 		"$@" >"$log" 2>&1 </dev/null 3<&- 9>&-
 		rc=$?
-		printf '%d %s\n' "$rc" "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')" >"$res"
+		# the CPU seconds (user + system) of the test and all it waited for:
+		# what a loaded CI machine pays for it, whatever the slots
+		times >"$res.cpu"
+		cpu=$(awk 'NR == 2 { n = split($1 " " $2, v, /[ ms]+/); t = 0; for (i = 1; i < n; i += 2) t += v[i] * 60 + v[i + 1]; printf "%.1f", t }' "$res.cpu")
+		rm -f "$res.cpu"
+		printf '%d %s %s\n' "$rc" "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')" "${cpu:-?}" >"$res"
 	) &
 	running[$!]=$name
 }
 
 # report NAME: print the line for a finished test and count it
 report() {
-	local name=$1 log="$out/$1.log" rc=1 dt=?
-	[ -s "$out/$name.res" ] && read -r rc dt <"$out/$name.res"
+	local name=$1 log="$out/$1.log" rc=1 dt=? cpu=?
+	[ -s "$out/$name.res" ] && read -r rc dt cpu <"$out/$name.res"
 	[ "$dt" != "?" ] && took[$name]=$dt
 	case $rc in
-	0) pass=$((pass+1)); printf 'ok      %-40s %5ss\n' "$name" "$dt" ;;
+	0) pass=$((pass+1)); printf 'ok      %-40s %5ss  cpu %ss\n' "$name" "$dt" "$cpu" ;;
 	77) skip=$((skip+1)); printf 'skip    %-40s %s\n' "$name" "$(grep -m1 -i 'skip' "$log" | cut -c1-100)" ;;
 	*) fail=$((fail+1)); failed+=("$name"); printf 'FAIL    %-40s (exit %d)\n' "$name" "$rc"; sed 's/^/    | /' "$log" | tail -40 ;;
 	esac

@@ -30,13 +30,21 @@ done
 pairs+=("${commits[5]} ${commits[5]}")
 pairs+=("$(git -C "$up" rev-parse v1.0.0^{commit}) $(git -C "$up" rev-parse v1.3.0^{commit})")
 
+# git's answers for each pair, once (the three transports are checked against the same)
+wants=() tags=()
+for p in "${pairs[@]}"; do
+	if git -C "$up" merge-base --is-ancestor "${p% *}" "${p#* }"; then wants+=(true); else wants+=(false); fi
+	tags+=("$(first_tag "${p% *}")")
+done
+
 check_pairs() {	# check_pairs REPO-ARG LABEL
-	local repo=$1 label=$2 yes=0 no=0 p fix at want tag got
-	for p in "${pairs[@]}"; do
+	local repo=$1 label=$2 yes=0 no=0 p fix at want tag got k
+	for k in "${!pairs[@]}"; do
+		p=${pairs[k]}
 		fix=${p% *}
 		at=${p#* }
-		if git -C "$up" merge-base --is-ancestor "$fix" "$at"; then want=true; else want=false; fi
-		tag=$(first_tag "$fix")
+		want=${wants[k]}
+		tag=${tags[k]}
 		"$PROVENANCE" fixcheck "$fix" --repo "$repo" --at "$at" --format json >"$T/out.json" 2>"$T/err"
 		rc=$?
 		if [ $want = true ]; then [ $rc = 0 ] || fail "$label: $fix in $at: exit $rc ($(cat "$T/err"))"; yes=$((yes+1))
