@@ -23,7 +23,8 @@ ap.add_argument("--pattern", action="append", default=[], help="expected pattern
 ap.add_argument("--faulthandler", help="the run's stderr: faulthandler's dump of the Python frames")
 ap.add_argument("--step", help="regex a recommended step must match")
 ap.add_argument("--snapshot", action="store_true", help="a gcore snapshot: no signal")
-ap.add_argument("--cycle-funcs", default="", help="snapshot: the functions of the deadlocked threads (source)")
+ap.add_argument("--cycle-funcs", default="", help="the functions of the deadlocked threads (source): a snapshot, or a core a watchdog's signal ended")
+ap.add_argument("--no-pattern", action="append", default=[], help="a pattern id the report must not claim (source)")
 a = ap.parse_args()
 
 md = open(a.md).read()
@@ -107,7 +108,13 @@ def snapshot_checks():
         "%d thread tables vs gdb thread apply all bt (%d threads)%s" % (n, len(g["all_threads"]),
                                                                        ("; " + "; ".join(bad[:8])) if bad else ""))
     out("instruction", "not filled", "snapshot: no faulting instruction")
-    # the deadlock cycle and each wait's holder against gdb's mutex owners
+    bad, det, ok = cycle_check()
+    out("root-cause", "wrong" if bad or not ok else "right", det)
+
+
+def cycle_check():
+    """the deadlock cycle and each wait's holder against gdb's mutex owners:
+    (problems, detail, a cycle was named)"""
     ex = g.get("exprs", {})
     owner = {}
     for k, v in ex.items():
@@ -127,9 +134,8 @@ def snapshot_checks():
     want = set(t for t, fr in g["all_threads"].items() if set(fr) & set(a.cycle_funcs.split(",")))
     if cset != want:
         bad.append("cycle %s vs gdb's threads in %s: %s" % (sorted(cset), a.cycle_funcs, sorted(want)))
-    out("root-cause", "wrong" if bad or not cyc else "right",
-        "deadlock cycle %s (gdb: threads in %s); %d mutex waits, holders vs gdb's m.__data.__owner %s%s"
-        % (sorted(cset), a.cycle_funcs, nw, owner, ("; " + "; ".join(bad)) if bad else ""))
+    return bad, "deadlock cycle %s (gdb: threads in %s); %d mutex waits, holders vs gdb's m.__data.__owner %s%s" \
+        % (sorted(cset), a.cycle_funcs, nw, owner, ("; " + "; ".join(bad)) if bad else ""), cyc is not None
 
 
 if a.snapshot:
@@ -336,7 +342,13 @@ if a.snapshot:
 elif not ids:
     out("root-cause", "not filled", "no pattern; expected (source) %s" % a.pattern)
 else:
-    out("root-cause", "wrong" if miss else "right", "patterns %s; expected from the source %s" % (ids, a.pattern))
+    bad = ["missing %s" % p for p in miss] + ["claims %s" % p for p in a.no_pattern if p in ids]
+    det = "patterns %s; expected from the source %s%s" % (ids, a.pattern, ", not %s" % a.no_pattern if a.no_pattern else "")
+    if a.cycle_funcs:
+        cbad, cdet, cok = cycle_check()
+        bad += cbad + ([] if cok else ["no deadlock cycle named"])
+        det += "; " + cdet
+    out("root-cause", "wrong" if bad else "right", det + ("; " + "; ".join(bad) if bad else ""))
 
 # Evidence: each printed argument/local vs gdb's value in that frame
 sec = section("Evidence")

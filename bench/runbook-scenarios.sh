@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/runbook-scenarios.sh [SCRATCH]: the runbook's report template (seeds/003,
-# "Report findings in this structure") on six crash scenarios (issue 34), field
+# "Report findings in this structure") on eight crash scenarios (issue 34), field
 # by field. Not a test: a measurement a person runs. Every artefact is made
 # here at run time under SCRATCH (default: a new mktemp -d): the programs, their
 # cores, provenance's reports (`resolve CORE --offline --format markdown|json`,
@@ -18,6 +18,12 @@
 #            libtorch_cpu; without python3-torch a stand-in: ctypes.string_at(0)
 #            (a crash in libc under the interpreter; said in the table)
 #   abba     fixtures/hang/abba.c: an ABBA deadlock, gcore'd by gdb (a snapshot)
+#   hsa      Debian's libhsa-runtime64-1 dlopen'd, hsa_status_string given
+#            the wild pointer 0x10 (no hsa_init, no GPU): a SIGSEGV inside
+#            libhsa-runtime64; skipped when it is not installed
+#   deadlock-abrt  fixtures/hang/abba-watchdog.c: an ABBA deadlock whose
+#            watchdog thread raise(SIGABRT)s after 2 s: a core whose cause is
+#            the lock cycle (must not be called an abort)
 #   hip      Debian's libamdhip64-5 (ROCm 5.2.3) dlopen'd, hipRuntimeGetVersion
 #            given the wild pointer 0x10: a SIGSEGV inside libamdhip64 (no GPU
 #            is needed); skipped when libamdhip64-5 is not installed
@@ -30,6 +36,8 @@ PROVENANCE=${PROVENANCE:-$TOP/provenance}
 S=${1:-$(mktemp -d /tmp/runbook-scenarios.XXXXXX)}
 mkdir -p "$S"
 CHK="python3 $TOP/bench/runbook-check.py"
+# SCENARIOS="hsa deadlock-abrt" runs only those (default: every one)
+want() { [ -z "${SCENARIOS:-}" ] || [[ " $SCENARIOS " == *" $1 "* ]]; }
 TABLE=$S/table.txt
 : >"$TABLE"
 case $(cat /proc/sys/kernel/core_pattern) in
@@ -65,6 +73,7 @@ report() {
 	$CHK "$name" --md "$d/report.md" --json "$d/report.json" --truth "$d/gdb.json" "$@" >>"$TABLE"
 }
 
+if want reraise; then
 # 1. a re-raising handler (LLVM's)
 mkdir -p "$S/reraise"
 cc -g -O2 -fno-omit-frame-pointer -o "$S/reraise/sighandler" "$TOP/fixtures/crashers/sighandler.c"
@@ -72,6 +81,9 @@ if c=$(core "$S/reraise" "$S/reraise/sighandler" llvm); then
 	report reraise "$S/reraise/sighandler" "$c" --signal SIGSEGV --context runtime --pattern data-race
 else echo "reraise|all|not run|no core" >>"$TABLE"; fi
 
+fi
+
+if want atexit; then
 # 2. an exit-time crash
 mkdir -p "$S/atexit"
 cc -g -O0 -o "$S/atexit/atexit" "$TOP/fixtures/crashers/atexit.c"
@@ -79,6 +91,9 @@ if c=$(core "$S/atexit" "$S/atexit/atexit"); then
 	report atexit "$S/atexit/atexit" "$c" --signal SIGSEGV --context "exit-time cleanup" --pattern null-deref --pattern exit-time
 else echo "atexit|all|not run|no core" >>"$TABLE"; fi
 
+fi
+
+if want race; then
 # 3. a real data race
 mkdir -p "$S/race"
 cat >"$S/race/race.cpp" <<'CPP'
@@ -120,6 +135,9 @@ if c=$(core "$S/race" "$S/race/race"); then
 	report race "$S/race/race" "$c" --signal SIGSEGV --context runtime --pattern data-race --step 'ThreadSanitizer|TSan'
 else echo "race|all|not run|no crash in 5 tries" >>"$TABLE"; fi
 
+fi
+
+if want torch; then
 # 4. torch with faulthandler (or the stand-in)
 mkdir -p "$S/torch"
 py=$(readlink -f /usr/bin/python3)	# Debian's, where python3-torch lives
@@ -144,6 +162,9 @@ if c=$(core "$S/torch" "$py" -X faulthandler "$S/torch/crash.py"); then
 	report "torch($TORCH)" "$py" "$c" --signal SIGSEGV --context runtime --faulthandler "$S/torch/run.out"
 else echo "torch($TORCH)|all|not run|no core: $(tail -2 "$S/torch/run.out" | tr '\n' ' ')" >>"$TABLE"; fi
 
+fi
+
+if want abba; then
 # 5. an ABBA deadlock, gcore'd
 mkdir -p "$S/abba"
 cc -g -O0 -pthread -o "$S/abba/abba" "$TOP/fixtures/hang/abba.c"
@@ -158,6 +179,9 @@ if [ -s "$S/abba/core" ]; then
 	TRUTH_EXPRS="&m1,&m2,m1.__data.__owner,m2.__data.__owner" report abba "$S/abba/abba" "$S/abba/core" --snapshot --context "" --cycle-funcs t1,t2
 else echo "abba|all|not run|gcore failed: $(tail -1 "$S/abba/gcore.out")" >>"$TABLE"; fi
 
+fi
+
+if want hip; then
 # 6. a crash inside Debian's HIP runtime
 mkdir -p "$S/hip"
 if dpkg-query -W -f '${Status}' libamdhip64-5 2>/dev/null | grep -q 'ok installed'; then
@@ -183,6 +207,47 @@ C
 	else echo "hip|all|not run|no crash: $(tail -1 "$S/hip/run.out")" >>"$TABLE"; fi
 else
 	echo "hip|all|not run|libamdhip64-5 is not installed (apt-get install libamdhip64-5)" >>"$TABLE"
+fi
+
+fi
+
+if want hsa; then
+# 7. a crash inside Debian's HSA runtime (libhsa-runtime64)
+mkdir -p "$S/hsa"
+if dpkg-query -W -f '${Status}' libhsa-runtime64-1 2>/dev/null | grep -q 'ok installed'; then
+	cat >"$S/hsa/hsa.c" <<'C'
+/* Debian's libhsa-runtime64-1, dlopen'd; hsa_status_string (which needs no
+ * hsa_init) stores through the wild pointer 0x10: a SIGSEGV inside libhsa. */
+#include <dlfcn.h>
+#include <stdio.h>
+int main(void)
+{
+	void *h = dlopen("libhsa-runtime64.so.1", RTLD_NOW);
+	int (*str)(int, const char **);
+
+	if (!h) { fprintf(stderr, "%s\n", dlerror()); return 2; }
+	str = (int (*)(int, const char **))dlsym(h, "hsa_status_string");
+	if (!str) { fprintf(stderr, "%s\n", dlerror()); return 2; }
+	return str(0, (const char **)0x10); /* CRASH inside libhsa-runtime64 */
+}
+C
+	cc -g -O0 -o "$S/hsa/hsa" "$S/hsa/hsa.c" -ldl
+	if c=$(core "$S/hsa" "$S/hsa/hsa"); then
+		report hsa "$S/hsa/hsa" "$c" --signal SIGSEGV --context runtime --pattern null-deref
+	else echo "hsa|all|not run|no crash: $(tail -1 "$S/hsa/run.out")" >>"$TABLE"; fi
+else
+	echo "hsa|all|not run|libhsa-runtime64-1 is not installed (apt-get install libhsa-runtime64-1)" >>"$TABLE"
+fi
+fi
+
+if want deadlock-abrt; then
+# 8. an ABBA deadlock ended by a watchdog's SIGABRT (a core, not a snapshot)
+mkdir -p "$S/deadlock-abrt"
+cc -g -O0 -pthread -o "$S/deadlock-abrt/abba-watchdog" "$TOP/fixtures/hang/abba-watchdog.c"
+if c=$(core "$S/deadlock-abrt" "$S/deadlock-abrt/abba-watchdog"); then
+	TRUTH_EXPRS="&m1,&m2,m1.__data.__owner,m2.__data.__owner" report deadlock-abrt "$S/deadlock-abrt/abba-watchdog" "$c" \
+		--signal SIGABRT --context runtime --pattern deadlock --no-pattern abort --cycle-funcs t1,t2 --step 'one order'
+else echo "deadlock-abrt|all|not run|no core" >>"$TABLE"; fi
 fi
 
 echo "scratch: $S"
