@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/runbook-scenarios.sh [SCRATCH]: the runbook's report template (seeds/003,
-# "Report findings in this structure") on eight crash scenarios (issue 34), field
+# "Report findings in this structure") on nine crash scenarios (issue 34), field
 # by field. Not a test: a measurement a person runs. Every artefact is made
 # here at run time under SCRATCH (default: a new mktemp -d): the programs, their
 # cores, provenance's reports (`resolve CORE --offline --format markdown|json`,
@@ -24,6 +24,10 @@
 #   deadlock-abrt  fixtures/hang/abba-watchdog.c: an ABBA deadlock whose
 #            watchdog thread raise(SIGABRT)s after 2 s: a core whose cause is
 #            the lock cycle (must not be called an abort)
+#   gitfix   atexit.c built from a git repository made here, resolved without
+#            --offline with a mapping to it and --fix of a later and an
+#            earlier commit: the Git Hash column against git rev-parse, the
+#            fix status against git merge-base --is-ancestor
 #   hip      Debian's libamdhip64-5 (ROCm 5.2.3) dlopen'd, hipRuntimeGetVersion
 #            given the wild pointer 0x10: a SIGSEGV inside libamdhip64 (no GPU
 #            is needed); skipped when libamdhip64-5 is not installed
@@ -64,9 +68,13 @@ core() {
 report() {
 	local name=$1 exe=$2 c=$3 d; shift 3
 	d=$(dirname "$c")
-	"$PROVENANCE" resolve "$c" --offline --format markdown >"$d/report.md" 2>"$d/resolve.err"
+	# RESOLVE_ARGS: instead of --offline (the gitfix scenario: a mapping, a
+	# cache, --fix); an array so that its words stay words
+	local ra=(--offline)
+	[ -n "${RESOLVE_ARGS+x}" ] && ra=("${RESOLVE_ARGS[@]}")
+	"$PROVENANCE" resolve "$c" "${ra[@]}" --format markdown >"$d/report.md" 2>"$d/resolve.err"
 	echo "$?" >"$d/resolve.rc"
-	"$PROVENANCE" resolve "$c" --offline --format json >"$d/report.json" 2>/dev/null
+	"$PROVENANCE" resolve "$c" "${ra[@]}" --format json >"$d/report.json" 2>/dev/null
 	"$PROVENANCE" analyze "$c" --format json >"$d/analyze.json" 2>"$d/analyze.err"
 	TRUTH_OUT=$d/gdb.json gdb -nx -batch -x "$TOP/bench/runbook-gdb-truth.py" "$exe" "$c" >"$d/gdb.out" 2>&1
 	[ -s "$d/gdb.json" ] || { echo "$name|all|not run|gdb gave no truth: $(tail -1 "$d/gdb.out")" >>"$TABLE"; return; }
@@ -248,6 +256,35 @@ if c=$(core "$S/deadlock-abrt" "$S/deadlock-abrt/abba-watchdog"); then
 	TRUTH_EXPRS="&m1,&m2,m1.__data.__owner,m2.__data.__owner" report deadlock-abrt "$S/deadlock-abrt/abba-watchdog" "$c" \
 		--signal SIGABRT --context runtime --pattern deadlock --no-pattern abort --cycle-funcs t1,t2 --step 'one order'
 else echo "deadlock-abrt|all|not run|no core" >>"$TABLE"; fi
+fi
+
+if want gitfix; then
+# 9. Git Hash and fix status, not offline: atexit.c built from a local git
+# repository made here (v1.0 the deployed build; a later commit changes the
+# crash line; an earlier one is in the build), a mapping naming it, --fix both
+G=$S/gitfix
+rm -rf "$G"; mkdir -p "$G/repo"
+gitc() { git -C "$G/repo" -c user.name=bench -c user.email=bench@invalid "$@"; }
+cp "$TOP/fixtures/crashers/atexit.c" "$G/repo/atexit.c"
+gitc init -q && gitc add atexit.c && gitc commit -qm "the program"
+echo "/* notes */" >"$G/repo/NOTES" && gitc add NOTES && gitc commit -qm "an earlier change"
+EARLIER=$(gitc rev-parse HEAD)
+gitc tag v1.0
+sed -i 's|\*registry = 1; /\* CRASH HERE \*/|if (registry) *registry = 1; /* fixed */|' "$G/repo/atexit.c"
+gitc commit -qam "atexit: do not store through a NULL registry"
+LATER=$(gitc rev-parse HEAD)
+gitc checkout -q v1.0
+cc -g -O0 -o "$G/atexit" "$G/repo/atexit.c"	# the DWARF names the repository's file
+gitc checkout -q -	# the upstream's HEAD is its branch, the fix on it, as a forge's is
+printf '[component "atexit-demo"]\n\tlibrary = atexit\n\trepo = file://%s/repo\n\tref = v1.0\n' "$G" >"$G/demo.map"
+if c=$(core "$G" "$G/atexit"); then
+	# glibc's upstream is redirected to a folder that does not exist: no internet
+	RESOLVE_ARGS=(--cache "$G/cache" --mapping "$G/demo.map" -c "url.file://$G/no-mirror/.insteadOf=https://sourceware.org/git/"
+		--fix "$LATER" --fix "$EARLIER")
+	report gitfix "$G/atexit" "$c" --signal SIGSEGV --context "exit-time cleanup" --pattern null-deref --pattern exit-time \
+		--repo "$G/repo" --ref v1.0 --component atexit-demo --fix "$LATER" --fix "$EARLIER"
+	unset RESOLVE_ARGS
+else echo "gitfix|all|not run|no core" >>"$TABLE"; fi
 fi
 
 echo "scratch: $S"
