@@ -23,7 +23,12 @@ ap.add_argument("--pattern", action="append", default=[], help="expected pattern
 ap.add_argument("--faulthandler", help="the run's stderr: faulthandler's dump of the Python frames")
 ap.add_argument("--step", help="regex a recommended step must match")
 ap.add_argument("--snapshot", action="store_true", help="a gcore snapshot: no signal")
-ap.add_argument("--cycle-funcs", default="", help="snapshot: the functions of the deadlocked threads (source)")
+ap.add_argument("--cycle-funcs", default="", help="the functions of the deadlocked threads (source): a snapshot, or a core a watchdog's signal ended")
+ap.add_argument("--repo", help="a local git repository: the component's upstream (Git Hash, fix status truth)")
+ap.add_argument("--ref", help="the deployed build's ref in --repo (git rev-parse REF^{commit} is the Git Hash)")
+ap.add_argument("--component", help="the component --repo is (the environment table's row)")
+ap.add_argument("--fix", action="append", default=[], help="a --fix commit given to resolve (git merge-base --is-ancestor FIX REF is the truth)")
+ap.add_argument("--no-pattern", action="append", default=[], help="a pattern id the report must not claim (source)")
 a = ap.parse_args()
 
 md = open(a.md).read()
@@ -36,6 +41,10 @@ TAILCALL = 3  # gdb.TAILCALL_FRAME
 
 def out(field, verdict, detail):
     rows.append((field, verdict, detail.replace("|", "/").replace("\n", " ")))
+
+
+def git(*args):
+    return subprocess.run(["git", "-C", a.repo] + list(args), capture_output=True, text=True).stdout.strip()
 
 
 def hdr(name):
@@ -107,7 +116,13 @@ def snapshot_checks():
         "%d thread tables vs gdb thread apply all bt (%d threads)%s" % (n, len(g["all_threads"]),
                                                                        ("; " + "; ".join(bad[:8])) if bad else ""))
     out("instruction", "not filled", "snapshot: no faulting instruction")
-    # the deadlock cycle and each wait's holder against gdb's mutex owners
+    bad, det, ok = cycle_check()
+    out("root-cause", "wrong" if bad or not ok else "right", det)
+
+
+def cycle_check():
+    """the deadlock cycle and each wait's holder against gdb's mutex owners:
+    (problems, detail, a cycle was named)"""
     ex = g.get("exprs", {})
     owner = {}
     for k, v in ex.items():
@@ -127,9 +142,8 @@ def snapshot_checks():
     want = set(t for t, fr in g["all_threads"].items() if set(fr) & set(a.cycle_funcs.split(",")))
     if cset != want:
         bad.append("cycle %s vs gdb's threads in %s: %s" % (sorted(cset), a.cycle_funcs, sorted(want)))
-    out("root-cause", "wrong" if bad or not cyc else "right",
-        "deadlock cycle %s (gdb: threads in %s); %d mutex waits, holders vs gdb's m.__data.__owner %s%s"
-        % (sorted(cset), a.cycle_funcs, nw, owner, ("; " + "; ".join(bad)) if bad else ""))
+    return bad, "deadlock cycle %s (gdb: threads in %s); %d mutex waits, holders vs gdb's m.__data.__owner %s%s" \
+        % (sorted(cset), a.cycle_funcs, nw, owner, ("; " + "; ".join(bad)) if bad else ""), cyc is not None
 
 
 if a.snapshot:
@@ -323,9 +337,16 @@ else:
             bad.append("%s version %s vs dpkg %s" % (comp, tab[comp][0], ver))
     extra = [c for c in tab if c not in need]
     hashes = sum(1 for v in tab.values() if v[1] not in ("—", "-", ""))
+    gitdet = ""
+    if a.repo:
+        want = git("rev-parse", a.ref + "^{commit}")
+        got = re.sub(r"[`\s].*$", "", tab.get(a.component, ("", ""))[1].strip("`")) if a.component in tab else None
+        gitdet = "; %s Git Hash %s vs git rev-parse %s^{commit} %s" % (a.component, got, a.ref, want)
+        if got != want:
+            bad.append("%s Git Hash %s vs git rev-parse %s" % (a.component, got, want))
     out("environment", "wrong" if bad else "right",
-        "%d rows, %d chain modules checked with dpkg -S/dpkg-query, %d git hashes filled (offline)%s%s"
-        % (len(tab), chk, hashes, ("; rows not from a chain module: " + ",".join(extra)) if extra else "",
+        "%d rows, %d chain modules checked with dpkg -S/dpkg-query, %d git hashes filled%s%s%s"
+        % (len(tab), chk, hashes, gitdet, ("; rows not from a chain module: " + ",".join(extra)) if extra else "",
            ("; " + "; ".join(bad[:4])) if bad else ""))
 
 # Root cause (the tool's "Crash pattern" / hang sections)
@@ -336,7 +357,13 @@ if a.snapshot:
 elif not ids:
     out("root-cause", "not filled", "no pattern; expected (source) %s" % a.pattern)
 else:
-    out("root-cause", "wrong" if miss else "right", "patterns %s; expected from the source %s" % (ids, a.pattern))
+    bad = ["missing %s" % p for p in miss] + ["claims %s" % p for p in a.no_pattern if p in ids]
+    det = "patterns %s; expected from the source %s%s" % (ids, a.pattern, ", not %s" % a.no_pattern if a.no_pattern else "")
+    if a.cycle_funcs:
+        cbad, cdet, cok = cycle_check()
+        bad += cbad + ([] if cok else ["no deadlock cycle named"])
+        det += "; " + cdet
+    out("root-cause", "wrong" if bad else "right", det + ("; " + "; ".join(bad) if bad else ""))
 
 # Evidence: each printed argument/local vs gdb's value in that frame
 sec = section("Evidence")
@@ -385,7 +412,32 @@ s = section("Upstream fix status")
 if s is None:
     out("fix-status", "not filled", "no section")
 else:
-    out("fix-status", "right" if "Not checked" in s else "wrong", s.strip().splitlines()[0])
+    if not a.fix:
+        out("fix-status", "right" if "Not checked" in s else "wrong", s.strip().splitlines()[0])
+    else:
+        bad, det = [], []
+        for fx in a.fix:
+            line = [x for x in s.splitlines() if x.startswith("- `%s" % fx[:12])]
+            anc = subprocess.run(["git", "-C", a.repo, "merge-base", "--is-ancestor", fx, a.ref]).returncode == 0
+            said = None
+            if line and "**is included**" in line[0]:
+                said = True
+            elif line and "**NOT included**" in line[0]:
+                said = False
+            det.append("%.12s: says %s, git merge-base --is-ancestor: %s" % (
+                fx, {True: "included", False: "not included", None: "nothing" if not line else "undetermined"}[said],
+                "ancestor" if anc else "not an ancestor"))
+            if said != anc:
+                bad.append(det[-1])
+        # the suspects: commits after the deployed one, on the upstream's HEAD
+        after = git("log", "--format=%H", a.ref + "..HEAD").split()
+        ps = section("Possible upstream fixes") or ""
+        named = re.findall(r"^- `([0-9a-f]{7,40})`", ps, re.M)
+        wrong = [n for n in named if not any(h.startswith(n) for h in after)]
+        det.append("possible fixes %s; git log %s..HEAD: %s" % (named, a.ref, [h[:12] for h in after]))
+        if wrong or (after and not named):
+            bad.append("possible fixes %s not in git log %s..HEAD" % (wrong or "none", a.ref))
+        out("fix-status", "wrong" if bad else "right", "; ".join(det))
 s = section("Recommended next steps")
 if s is None:
     out("next-steps", "not filled", "no section")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/runbook-scenarios.sh [SCRATCH]: the runbook's report template (seeds/003,
-# "Report findings in this structure") on six crash scenarios (issue 34), field
+# "Report findings in this structure") on nine crash scenarios (issue 34), field
 # by field. Not a test: a measurement a person runs. Every artefact is made
 # here at run time under SCRATCH (default: a new mktemp -d): the programs, their
 # cores, provenance's reports (`resolve CORE --offline --format markdown|json`,
@@ -18,6 +18,16 @@
 #            libtorch_cpu; without python3-torch a stand-in: ctypes.string_at(0)
 #            (a crash in libc under the interpreter; said in the table)
 #   abba     fixtures/hang/abba.c: an ABBA deadlock, gcore'd by gdb (a snapshot)
+#   hsa      Debian's libhsa-runtime64-1 dlopen'd, hsa_status_string given
+#            the wild pointer 0x10 (no hsa_init, no GPU): a SIGSEGV inside
+#            libhsa-runtime64; skipped when it is not installed
+#   deadlock-abrt  fixtures/hang/abba-watchdog.c: an ABBA deadlock whose
+#            watchdog thread raise(SIGABRT)s after 2 s: a core whose cause is
+#            the lock cycle (must not be called an abort)
+#   gitfix   atexit.c built from a git repository made here, resolved without
+#            --offline with a mapping to it and --fix of a later and an
+#            earlier commit: the Git Hash column against git rev-parse, the
+#            fix status against git merge-base --is-ancestor
 #   hip      Debian's libamdhip64-5 (ROCm 5.2.3) dlopen'd, hipRuntimeGetVersion
 #            given the wild pointer 0x10: a SIGSEGV inside libamdhip64 (no GPU
 #            is needed); skipped when libamdhip64-5 is not installed
@@ -30,6 +40,8 @@ PROVENANCE=${PROVENANCE:-$TOP/provenance}
 S=${1:-$(mktemp -d /tmp/runbook-scenarios.XXXXXX)}
 mkdir -p "$S"
 CHK="python3 $TOP/bench/runbook-check.py"
+# SCENARIOS="hsa deadlock-abrt" runs only those (default: every one)
+want() { [ -z "${SCENARIOS:-}" ] || [[ " $SCENARIOS " == *" $1 "* ]]; }
 TABLE=$S/table.txt
 : >"$TABLE"
 case $(cat /proc/sys/kernel/core_pattern) in
@@ -56,15 +68,20 @@ core() {
 report() {
 	local name=$1 exe=$2 c=$3 d; shift 3
 	d=$(dirname "$c")
-	"$PROVENANCE" resolve "$c" --offline --format markdown >"$d/report.md" 2>"$d/resolve.err"
+	# RESOLVE_ARGS: instead of --offline (the gitfix scenario: a mapping, a
+	# cache, --fix); an array so that its words stay words
+	local ra=(--offline)
+	[ -n "${RESOLVE_ARGS+x}" ] && ra=("${RESOLVE_ARGS[@]}")
+	"$PROVENANCE" resolve "$c" "${ra[@]}" --format markdown >"$d/report.md" 2>"$d/resolve.err"
 	echo "$?" >"$d/resolve.rc"
-	"$PROVENANCE" resolve "$c" --offline --format json >"$d/report.json" 2>/dev/null
+	"$PROVENANCE" resolve "$c" "${ra[@]}" --format json >"$d/report.json" 2>/dev/null
 	"$PROVENANCE" analyze "$c" --format json >"$d/analyze.json" 2>"$d/analyze.err"
 	TRUTH_OUT=$d/gdb.json gdb -nx -batch -x "$TOP/bench/runbook-gdb-truth.py" "$exe" "$c" >"$d/gdb.out" 2>&1
 	[ -s "$d/gdb.json" ] || { echo "$name|all|not run|gdb gave no truth: $(tail -1 "$d/gdb.out")" >>"$TABLE"; return; }
 	$CHK "$name" --md "$d/report.md" --json "$d/report.json" --truth "$d/gdb.json" "$@" >>"$TABLE"
 }
 
+if want reraise; then
 # 1. a re-raising handler (LLVM's)
 mkdir -p "$S/reraise"
 cc -g -O2 -fno-omit-frame-pointer -o "$S/reraise/sighandler" "$TOP/fixtures/crashers/sighandler.c"
@@ -72,6 +89,9 @@ if c=$(core "$S/reraise" "$S/reraise/sighandler" llvm); then
 	report reraise "$S/reraise/sighandler" "$c" --signal SIGSEGV --context runtime --pattern data-race
 else echo "reraise|all|not run|no core" >>"$TABLE"; fi
 
+fi
+
+if want atexit; then
 # 2. an exit-time crash
 mkdir -p "$S/atexit"
 cc -g -O0 -o "$S/atexit/atexit" "$TOP/fixtures/crashers/atexit.c"
@@ -79,6 +99,9 @@ if c=$(core "$S/atexit" "$S/atexit/atexit"); then
 	report atexit "$S/atexit/atexit" "$c" --signal SIGSEGV --context "exit-time cleanup" --pattern null-deref --pattern exit-time
 else echo "atexit|all|not run|no core" >>"$TABLE"; fi
 
+fi
+
+if want race; then
 # 3. a real data race
 mkdir -p "$S/race"
 cat >"$S/race/race.cpp" <<'CPP'
@@ -120,6 +143,9 @@ if c=$(core "$S/race" "$S/race/race"); then
 	report race "$S/race/race" "$c" --signal SIGSEGV --context runtime --pattern data-race --step 'ThreadSanitizer|TSan'
 else echo "race|all|not run|no crash in 5 tries" >>"$TABLE"; fi
 
+fi
+
+if want torch; then
 # 4. torch with faulthandler (or the stand-in)
 mkdir -p "$S/torch"
 py=$(readlink -f /usr/bin/python3)	# Debian's, where python3-torch lives
@@ -144,6 +170,9 @@ if c=$(core "$S/torch" "$py" -X faulthandler "$S/torch/crash.py"); then
 	report "torch($TORCH)" "$py" "$c" --signal SIGSEGV --context runtime --faulthandler "$S/torch/run.out"
 else echo "torch($TORCH)|all|not run|no core: $(tail -2 "$S/torch/run.out" | tr '\n' ' ')" >>"$TABLE"; fi
 
+fi
+
+if want abba; then
 # 5. an ABBA deadlock, gcore'd
 mkdir -p "$S/abba"
 cc -g -O0 -pthread -o "$S/abba/abba" "$TOP/fixtures/hang/abba.c"
@@ -158,6 +187,9 @@ if [ -s "$S/abba/core" ]; then
 	TRUTH_EXPRS="&m1,&m2,m1.__data.__owner,m2.__data.__owner" report abba "$S/abba/abba" "$S/abba/core" --snapshot --context "" --cycle-funcs t1,t2
 else echo "abba|all|not run|gcore failed: $(tail -1 "$S/abba/gcore.out")" >>"$TABLE"; fi
 
+fi
+
+if want hip; then
 # 6. a crash inside Debian's HIP runtime
 mkdir -p "$S/hip"
 if dpkg-query -W -f '${Status}' libamdhip64-5 2>/dev/null | grep -q 'ok installed'; then
@@ -183,6 +215,76 @@ C
 	else echo "hip|all|not run|no crash: $(tail -1 "$S/hip/run.out")" >>"$TABLE"; fi
 else
 	echo "hip|all|not run|libamdhip64-5 is not installed (apt-get install libamdhip64-5)" >>"$TABLE"
+fi
+
+fi
+
+if want hsa; then
+# 7. a crash inside Debian's HSA runtime (libhsa-runtime64)
+mkdir -p "$S/hsa"
+if dpkg-query -W -f '${Status}' libhsa-runtime64-1 2>/dev/null | grep -q 'ok installed'; then
+	cat >"$S/hsa/hsa.c" <<'C'
+/* Debian's libhsa-runtime64-1, dlopen'd; hsa_status_string (which needs no
+ * hsa_init) stores through the wild pointer 0x10: a SIGSEGV inside libhsa. */
+#include <dlfcn.h>
+#include <stdio.h>
+int main(void)
+{
+	void *h = dlopen("libhsa-runtime64.so.1", RTLD_NOW);
+	int (*str)(int, const char **);
+
+	if (!h) { fprintf(stderr, "%s\n", dlerror()); return 2; }
+	str = (int (*)(int, const char **))dlsym(h, "hsa_status_string");
+	if (!str) { fprintf(stderr, "%s\n", dlerror()); return 2; }
+	return str(0, (const char **)0x10); /* CRASH inside libhsa-runtime64 */
+}
+C
+	cc -g -O0 -o "$S/hsa/hsa" "$S/hsa/hsa.c" -ldl
+	if c=$(core "$S/hsa" "$S/hsa/hsa"); then
+		report hsa "$S/hsa/hsa" "$c" --signal SIGSEGV --context runtime --pattern null-deref
+	else echo "hsa|all|not run|no crash: $(tail -1 "$S/hsa/run.out")" >>"$TABLE"; fi
+else
+	echo "hsa|all|not run|libhsa-runtime64-1 is not installed (apt-get install libhsa-runtime64-1)" >>"$TABLE"
+fi
+fi
+
+if want deadlock-abrt; then
+# 8. an ABBA deadlock ended by a watchdog's SIGABRT (a core, not a snapshot)
+mkdir -p "$S/deadlock-abrt"
+cc -g -O0 -pthread -o "$S/deadlock-abrt/abba-watchdog" "$TOP/fixtures/hang/abba-watchdog.c"
+if c=$(core "$S/deadlock-abrt" "$S/deadlock-abrt/abba-watchdog"); then
+	TRUTH_EXPRS="&m1,&m2,m1.__data.__owner,m2.__data.__owner" report deadlock-abrt "$S/deadlock-abrt/abba-watchdog" "$c" \
+		--signal SIGABRT --context runtime --pattern deadlock --no-pattern abort --cycle-funcs t1,t2 --step 'one order'
+else echo "deadlock-abrt|all|not run|no core" >>"$TABLE"; fi
+fi
+
+if want gitfix; then
+# 9. Git Hash and fix status, not offline: atexit.c built from a local git
+# repository made here (v1.0 the deployed build; a later commit changes the
+# crash line; an earlier one is in the build), a mapping naming it, --fix both
+G=$S/gitfix
+rm -rf "$G"; mkdir -p "$G/repo"
+gitc() { git -C "$G/repo" -c user.name=bench -c user.email=bench@invalid "$@"; }
+cp "$TOP/fixtures/crashers/atexit.c" "$G/repo/atexit.c"
+gitc init -q && gitc add atexit.c && gitc commit -qm "the program"
+echo "/* notes */" >"$G/repo/NOTES" && gitc add NOTES && gitc commit -qm "an earlier change"
+EARLIER=$(gitc rev-parse HEAD)
+gitc tag v1.0
+sed -i 's|\*registry = 1; /\* CRASH HERE \*/|if (registry) *registry = 1; /* fixed */|' "$G/repo/atexit.c"
+gitc commit -qam "atexit: do not store through a NULL registry"
+LATER=$(gitc rev-parse HEAD)
+gitc checkout -q v1.0
+cc -g -O0 -o "$G/atexit" "$G/repo/atexit.c"	# the DWARF names the repository's file
+gitc checkout -q -	# the upstream's HEAD is its branch, the fix on it, as a forge's is
+printf '[component "atexit-demo"]\n\tlibrary = atexit\n\trepo = file://%s/repo\n\tref = v1.0\n' "$G" >"$G/demo.map"
+if c=$(core "$G" "$G/atexit"); then
+	# glibc's upstream is redirected to a folder that does not exist: no internet
+	RESOLVE_ARGS=(--cache "$G/cache" --mapping "$G/demo.map" -c "url.file://$G/no-mirror/.insteadOf=https://sourceware.org/git/"
+		--fix "$LATER" --fix "$EARLIER")
+	report gitfix "$G/atexit" "$c" --signal SIGSEGV --context "exit-time cleanup" --pattern null-deref --pattern exit-time \
+		--repo "$G/repo" --ref v1.0 --component atexit-demo --fix "$LATER" --fix "$EARLIER"
+	unset RESOLVE_ARGS
+else echo "gitfix|all|not run|no core" >>"$TABLE"; fi
 fi
 
 echo "scratch: $S"

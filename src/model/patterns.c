@@ -28,6 +28,7 @@ static const struct {
 	{ "exit-time", "crash during exit-time cleanup" },
 	{ "heap-corruption", "double free / heap corruption" },
 	{ "data-race", "data-race red flags (misaligned, freed or corrupted values)" },
+	{ "deadlock", "deadlock (threads wait on each other's locks)" },
 };
 
 const char *prov_pattern_title(const char *id)
@@ -361,6 +362,35 @@ static void detect_container_race(struct prov_crash *c, const struct prov_thread
 	prov_buf_release(&b);
 }
 
+/* A sent signal (a watchdog's SIGABRT, a user's SIGQUIT) ended a process whose
+ * threads wait on each other in a cycle (src/core/core-finish.c kept the hang
+ * analysis only then): the cycle is the cause, the signal its end. 1: said. */
+static int deadlock(struct prov_crash *c, const struct prov_thread *t)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	const struct prov_hang *h = c->hang;
+	size_t i, k;
+
+	if (!h || !h->ncycles)
+		return 0;
+	for (i = 0; i < h->ncycles; i++) {
+		prov_buf_printf(&b, "%sthreads", i ? "; " : "");
+		for (k = 0; k < h->cycle_len[i]; k++)
+			prov_buf_printf(&b, " %" PRId64 " ->", h->cycles[i][k]);
+		prov_buf_printf(&b, " %" PRId64 " wait on each other's locks", h->cycles[i][0]);
+	}
+	prov_buf_printf(&b, "; %s (%s", c->signal.name ? c->signal.name : "the signal",
+			c->signal.code_name ? c->signal.code_name : "sent");
+	if (c->signal.has_sender)
+		prov_buf_printf(&b, " by pid %" PRId64, c->signal.sender_pid);
+	if (t && t->has_tid)
+		prov_buf_printf(&b, ", in thread %" PRId64, t->tid);
+	prov_buf_puts(&b, ") ended the hang: a watchdog's or a user's kill, not its cause");
+	add(c, "deadlock", "%s", b.buf);
+	prov_buf_release(&b);
+	return 1;
+}
+
 void prov_patterns_detect(struct prov_crash *c)
 {
 	static const char *const abort_fns[] = { "abort", "__assert_fail",
@@ -376,7 +406,7 @@ void prov_patterns_detect(struct prov_crash *c)
 	const struct prov_thread *t = prov_crash_crashed_thread(c);
 	const struct prov_signal *s = &c->signal;
 	const struct prov_frame *f, *f0;
-	int signo = c->has_signal ? s->number : 0, x86_64 = 1;
+	int signo = c->has_signal ? s->number : 0, x86_64 = 1, hang;
 	uint64_t sp, fa;
 
 	if (c->snapshot)
@@ -385,6 +415,7 @@ void prov_patterns_detect(struct prov_crash *c)
 		t = &c->threads[0];
 	/* the crash site: frame #0, or the frame a signal handler interrupted */
 	f0 = t && t->nframes ? &t->frames[prov_thread_crash_frame(t)] : NULL;
+	hang = deadlock(c, t);
 
 	if (c->kind == PROV_INPUT_CORE && f0 && f0->has_pc &&
 	    (signo == SIGSEGV || signo == SIGILL || signo == SIGBUS)) {
@@ -463,7 +494,9 @@ void prov_patterns_detect(struct prov_crash *c)
 	    (signo == SIGABRT && (f = find_fn(t, heap_fns))))
 		add(c, "heap-corruption", "%s in frame #%d: glibc's allocator detected corruption "
 		    "(double free, overflow or use after free)", f->function, f->index);
-	else if (signo == SIGABRT || (!signo && find_fn(t, assert_fns))) {
+	else if ((signo == SIGABRT && (!hang || find_fn(t, assert_fns))) ||
+		 (!signo && find_fn(t, assert_fns))) {
+		/* a lock cycle's kill is no abort of the program's own, unless it asserted */
 		static const char *const abort_only[] = { "abort", NULL };
 
 		f = find_fn(t, assert_fns);

@@ -16,6 +16,10 @@
  *   stack-overflow    fault address within 64 KiB below the crashing thread's
  *                     stack pointer, or one function repeated 200+ times
  *   abort             SIGABRT, or abort/__assert_fail/std::terminate frames
+ *                     (not for a lock cycle's kill without an assertion frame)
+ *   deadlock          a sent signal (si_code <= 0, e.g. a watchdog's SIGABRT)
+ *                     ended threads that wait on each other in a lock cycle
+ *                     (crash->hang, kept by the core reader only with a cycle)
  *   exit-time         crash.context is exit (exit handlers, static destructors)
  *   heap-corruption   malloc_printerr / _int_free / free-checking frames
  *   data-race         red flags of a race or a use after free, for a fault:

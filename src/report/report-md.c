@@ -803,6 +803,7 @@ static int report_markdown_body(struct prov_buf *b, const struct prov_crash *c, 
 					c->patterns[i].evidence);
 		prov_buf_putc(b, '\n');
 	}
+	prov_report_hang_markdown(b, c);	/* a sent signal that ended a lock cycle */
 	call_chain(b, c, t);
 	other_threads(b, c, t, flags);
 	crashing_instruction(b, c, t);
