@@ -359,12 +359,15 @@ static uint64_t element_size(const char *fn)
 		{ "float", 4 }, { "long", 8 }, { "unsigned long", 8 }, { "long long", 8 },
 		{ "unsigned long long", 8 }, { "double", 8 },
 	};
-	const char *t = strchr(fn, '<'), *end;
+	const char *t = strstr(fn, "std::vector<"), *end;
 	size_t i, len;
 
-	if (!t)
+	if (t && (t == fn || t[-1] == ' '))
+		t += 12;
+	else if ((t = strstr(fn, "std::_Vector_base<")) != NULL && (t == fn || t[-1] == ' '))
+		t += 18;
+	else
 		return 0;
-	t++;
 	end = strstr(t, ", std::allocator<");
 	if (!end)
 		return 0;
