@@ -34,15 +34,28 @@ void prov_stl_race(const struct prov_crash *c, const struct prov_thread *t,
 		   struct prov_buf *b, size_t *n);
 
 /*
- * The fields of the std::_Hashtable the crashing thread is in (a frame of
- * std::_Hashtable<…> with a known `this`, with std::hash, std::equal_to and
- * std::allocator, whose empty bases leave libstdc++'s layout: _M_buckets,
- * _M_bucket_count, _M_before_begin._M_nxt, _M_element_count at 0, 8, 16, 24
- * on LP64), read through `mem` (0 on success): a bucket array or node
- * pointer misaligned, non-canonical or unreadable, no buckets, an element
- * count that an empty list contradicts, a node list that does not end
- * within _M_element_count steps. Sets c->stl_fields to the findings, for
- * the data-race pattern. x86-64 and aarch64 cores only.
+ * The fields of the containers the crashing thread is in, read through
+ * `mem` (0 on success), for every distinct `this` of a container frame from
+ * the crash site out (up to 8; the first finding wins). Only libstdc++'s
+ * gcc-12 layouts on LP64 with the standard allocator:
+ * - std::_Hashtable with std::hash and std::equal_to: _M_buckets,
+ *   _M_bucket_count, _M_before_begin._M_nxt, _M_element_count at 0, 8, 16,
+ *   24: a bucket array or node pointer misaligned, non-canonical or
+ *   unreadable, no buckets, a node list that contradicts the count;
+ * - std::vector: _M_start, _M_finish, _M_end_of_storage at 0, 8, 16:
+ *   _M_start wild, begin > end, size > capacity, a size not a whole number
+ *   of (fundamental) elements;
+ * - std::_Rb_tree with std::less (map, set, ...): the header node at 8
+ *   (_M_parent = the root, _M_left, _M_right at 16, 24, 32), _M_node_count
+ *   at 40: wild pointers, the root's _M_parent not the header, a count that
+ *   the root contradicts;
+ * - std::__cxx11::list: _M_next, _M_prev, _M_size at 0, 8, 16: wild node
+ *   pointers, a node's _M_prev not the node before it, a walk that
+ *   contradicts _M_size.
+ * The checks that a single thread's own change passes through (counts,
+ * order, links) are skipped while the crashing thread is changing that
+ * object. Sets c->stl_fields to the finding, for the data-race pattern.
+ * x86-64 and aarch64 cores only.
  */
 typedef int (*prov_stl_read_fn)(void *arg, uint64_t addr, void *buf, size_t len);
 
