@@ -45,6 +45,8 @@ struct vctx {
 	const char *no_reg;	/* why a register has no value in this frame */
 	struct prov_vars_pending *pending;
 	const char *callee;	/* the physical function's linkage name or name */
+	Dwarf_Addr callee_entry;	/* its lowest address (absolute), when have_entry */
+	int have_entry;
 };
 
 /*
@@ -60,6 +62,8 @@ struct pending {
 	unsigned int regno;
 	Dwarf_Die type;
 	const char *callee;	/* the function whose entry it is (linkage name, else name) */
+	Dwarf_Addr callee_entry;	/* its lowest address (absolute), when have_entry */
+	int have_entry;
 };
 
 struct prov_vars_pending {
@@ -1117,6 +1121,8 @@ static void add_var(struct vctx *v, Dwarf_Die *die, struct prov_thread *t, size_
 		pd->var = *n;
 		pd->regno = (unsigned int)regno;
 		pd->callee = v->callee;
+		pd->callee_entry = v->callee_entry;
+		pd->have_entry = v->have_entry;
 		if (!pd->callee || die_type(die, &pd->type) != 0)
 			v->pending->n--;
 	}
@@ -1143,13 +1149,60 @@ static void scope_vars(struct vctx *v, Dwarf_Die *scope, struct prov_thread *t, 
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
+/* The lowest address of a function DIE's own code (low_pc, else its ranges'): 0, or -1 when it has none. */
+static int die_low(Dwarf_Die *die, Dwarf_Addr *out)
+{
+	Dwarf_Addr base, start, end, lo = 0;
+	ptrdiff_t off = 0;
+	int any = 0;
+
+	if (dwarf_lowpc(die, out) == 0)
+		return 0;
+	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0)
+		if (!any || start < lo) {
+			lo = start;
+			any = 1;
+		}
+	if (!any)
+		return -1;
+	*out = lo;
+	return 0;
+}
+
+/*
+ * Does call site cs call pd's function directly? As gdb decides it: the
+ * site must name its target (DW_AT_call_origin); a declaration is matched
+ * by name, a definition by its address. An abstract instance (a function
+ * also inlined elsewhere: DW_AT_inline, no code of its own) names no
+ * address, and gdb shows the parameter as <optimized out>; so do we. Calls
+ * through a pointer (DW_AT_call_target) are declined, and so is a call
+ * whose target is another function: a tail call in between means the
+ * registers at this function's entry are not what this site passed.
+ */
+static int call_site_calls(struct vctx *v, Dwarf_Die *cs, const struct pending *pd)
+{
+	Dwarf_Attribute at;
+	Dwarf_Die origin;
+	Dwarf_Addr lo;
+	const char *key;
+
+	if (dwarf_hasattr(cs, DW_AT_call_target) || dwarf_hasattr(cs, DW_AT_GNU_call_site_target))
+		return 0;
+	if (!(dwarf_attr(cs, DW_AT_call_origin, &at) || dwarf_attr(cs, DW_AT_abstract_origin, &at)) ||
+	    !dwarf_formref_die(&at, &origin))
+		return 0;
+	if (dwarf_hasattr(&origin, DW_AT_declaration) && !dwarf_hasattr(&origin, DW_AT_specification))
+		return (key = func_key(&origin)) && !strcmp(key, pd->callee);
+	return pd->have_entry && die_low(&origin, &lo) == 0 && lo + v->bias == pd->callee_entry;
+}
+
 /*
  * The call site in the calling frame (scopes at its pc) that returns to
  * `ret` (module-relative): what did it pass in register `regno`? 0 and the
  * value, or -1.
  */
 static int call_site_value(struct vctx *v, Dwarf_Die *scopes, int nscopes, Dwarf_Addr ret,
-			   const char *callee, unsigned int regno, uint64_t *out)
+			   const struct pending *pd, uint64_t *out)
 {
 	int i;
 
@@ -1170,22 +1223,8 @@ static int call_site_value(struct vctx *v, Dwarf_Die *scopes, int nscopes, Dwarf
 			      dwarf_attr(&cs, DW_AT_low_pc, &at)) || dwarf_formaddr(&at, &a) != 0 ||
 			    a != ret)
 				continue;
-			/*
-			 * Only a direct call to this very function: through a
-			 * pointer, or when a tail call intervened, the registers
-			 * at its entry are not what this site passed (gdb
-			 * declines these too).
-			 */
-			{
-				Dwarf_Die origin;
-				const char *key;
-
-				if (!(dwarf_attr(&cs, DW_AT_call_origin, &at) ||
-				      dwarf_attr(&cs, DW_AT_abstract_origin, &at)) ||
-				    !dwarf_formref_die(&at, &origin) || !(key = func_key(&origin)) ||
-				    strcmp(key, callee) != 0)
-					return -1;
-			}
+			if (!call_site_calls(v, &cs, pd))
+				return -1;
 			if (dwarf_child(&cs, &par) != 0)
 				return -1;
 			do {
@@ -1199,8 +1238,8 @@ static int call_site_value(struct vctx *v, Dwarf_Die *scopes, int nscopes, Dwarf
 				     ptag != DW_TAG_GNU_call_site_parameter) ||
 				    !dwarf_attr(&par, DW_AT_location, &at) ||
 				    dwarf_getlocation(&at, &ops, &nops) != 0 || nops != 1 ||
-				    !((ops[0].atom == DW_OP_reg0 + regno && regno < 32) ||
-				      (ops[0].atom == DW_OP_regx && ops[0].number == regno)))
+				    !((ops[0].atom == DW_OP_reg0 + pd->regno && pd->regno < 32) ||
+				      (ops[0].atom == DW_OP_regx && ops[0].number == pd->regno)))
 					continue;
 				if (!(dwarf_attr(&par, DW_AT_call_value, &at) ||
 				      dwarf_attr(&par, DW_AT_GNU_call_site_value, &at)) ||
@@ -1245,7 +1284,7 @@ static void resolve_pending(struct vctx *v, struct prov_thread *t, Dwarf_Die *sc
 			continue;
 		var = pd->local ? &f->locals[pd->var] : &f->args[pd->var];
 		if (type_size(&pd->type, &size) != 0 || size == 0 || size > 8 ||
-		    call_site_value(v, scopes, nscopes, pc - v->bias, pd->callee, pd->regno, &x) < 0)
+		    call_site_value(v, scopes, nscopes, pc - v->bias, pd, &x) < 0)
 			continue;
 		for (k = 0; k < 8; k++)
 			bytes[k] = (unsigned char)(x >> (8 * k));
@@ -1356,6 +1395,10 @@ void prov_core_frame_vars(struct prov_thread *t, size_t first, int read_vars,
 		resolve_pending(&v, t, scopes, nscopes, pc);
 	v.pending->n = 0;
 	v.callee = func_key(&v.fb_die);
+	if (die_low(&v.fb_die, &v.callee_entry) == 0) {
+		v.callee_entry += v.bias;
+		v.have_entry = 1;
+	}
 	for (i = 0; read_vars && i < nscopes && k < t->nframes; i++) {
 		int tag = dwarf_tag(&scopes[i]);
 
