@@ -275,13 +275,45 @@ void core_chain_finish(struct core_ctx *x)
  * A Go module's .gopclntab (kept by the Go runtime in stripped binaries),
  * read once per module; NULL when it has none. *bias: the module's load bias.
  */
+/* The bytes of elf from link-time address addr to the end of the section holding it. */
+static const unsigned char *elf_bytes_at(Elf *elf, uint64_t addr, size_t *size)
+{
+	Elf_Scn *scn = NULL;
+	int nsec = 0;
+
+	*size = 0;
+	while ((scn = elf_nextscn(elf, scn)) && nsec++ < 65536) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		uint64_t skip;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || addr < sh.sh_addr ||
+		    addr - sh.sh_addr >= sh.sh_size || sh.sh_size > (1u << 30))
+			continue;
+		skip = addr - sh.sh_addr;
+		d = elf_getdata_rawchunk(elf, (int64_t)(sh.sh_offset + skip), sh.sh_size - skip,
+					 ELF_T_BYTE);
+		if (!d || !d->d_buf)
+			return NULL;
+		*size = d->d_size;
+		return d->d_buf;
+	}
+	return NULL;
+}
+
+/*
+ * A Go module's .gopclntab (kept by the Go runtime in stripped binaries),
+ * read once per module; NULL when it has none. *bias: the module's load bias.
+ * Also go.func.* (the inline trees), found through runtime.moduledata.
+ */
 static const struct prov_gopcln *go_table(struct core_ctx *x, Dwfl_Module *m, Dwarf_Addr *bias)
 {
 	struct prov_gopcln *t = NULL;
 	Elf *elf;
 	Elf_Scn *scn = NULL;
-	Elf_Data *d = NULL;
-	GElf_Addr text = 0;
+	Elf_Data *d = NULL, *nd = NULL;
+	GElf_Addr text = 0, tab_addr = 0;
+	uint64_t gofunc = 0;
 	size_t i, shstrndx;
 	int nsec = 0;
 
@@ -294,6 +326,9 @@ static const struct prov_gopcln *go_table(struct core_ctx *x, Dwfl_Module *m, Dw
 		}
 	if (x->go.n == CORE_GO_MAX)
 		return NULL;
+	i = x->go.n;
+	x->go.gofunc[i] = NULL;
+	x->go.gofunc_size[i] = 0;
 	elf = dwfl_module_getelf(m, bias);
 	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0)
 		while ((scn = elf_nextscn(elf, scn)) && nsec++ < 65536) {
@@ -303,16 +338,40 @@ static const struct prov_gopcln *go_table(struct core_ctx *x, Dwfl_Module *m, Dw
 			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
 				continue;
 			name = elf_strptr(elf, shstrndx, sh.sh_name);
-			if (name && !strcmp(name, ".text"))
+			if (name && !strcmp(name, ".text")) {
 				text = sh.sh_addr;
-			else if (name && !strcmp(name, ".gopclntab") && !d && sh.sh_size <= (1u << 30))
+			} else if (name && !strcmp(name, ".gopclntab") && !d && sh.sh_size <= (1u << 30)) {
 				d = elf_getdata_rawchunk(elf, (int64_t)sh.sh_offset, sh.sh_size, ELF_T_BYTE);
+				tab_addr = sh.sh_addr;
+			} else if (name && !strcmp(name, ".noptrdata") && !nd && sh.sh_size <= (1u << 30)) {
+				nd = elf_getdata_rawchunk(elf, (int64_t)sh.sh_offset, sh.sh_size, ELF_T_BYTE);
+			}
 		}
 	if (d && d->d_buf && prov_gopcln_open(&t, d->d_buf, d->d_size, text) < 0)
 		prov_error_clear();
-	x->go.mod[x->go.n] = m;
-	x->go.tab[x->go.n++] = t;
+	if (t && nd && nd->d_buf) {
+		if (prov_gopcln_gofunc(t, nd->d_buf, nd->d_size, tab_addr, &gofunc) == 0)
+			x->go.gofunc[i] = elf_bytes_at(elf, gofunc, &x->go.gofunc_size[i]);
+		prov_error_clear();
+	}
+	x->go.mod[i] = m;
+	x->go.tab[i] = t;
+	x->go.n++;
 	return t;
+}
+
+/* go.func.* of m's Go module (after go_table), or NULL. */
+static const unsigned char *go_func_data(const struct core_ctx *x, Dwfl_Module *m, size_t *size)
+{
+	size_t i;
+
+	*size = 0;
+	for (i = 0; i < x->go.n; i++)
+		if (x->go.mod[i] == m) {
+			*size = x->go.gofunc_size[i];
+			return x->go.gofunc[i];
+		}
+	return NULL;
 }
 
 int core_go_caller(struct core_ctx *x, Dwarf_Addr pc, Dwarf_Addr adj, uint64_t sp, uint64_t bp,
@@ -352,28 +411,70 @@ int core_go_caller(struct core_ctx *x, Dwarf_Addr pc, Dwarf_Addr adj, uint64_t s
 	return 1;
 }
 
-/* A frame no symbol names, named from its Go module's pclntab (file and line too, if DWARF had none). */
-static void go_name(struct core_ctx *x, struct prov_frame *f, Dwfl_Module *m, Dwarf_Addr pc,
-		    Dwarf_Addr adj)
+/*
+ * The last frame of t, which no symbol names, named from its Go module's
+ * pclntab (file and line too, if DWARF had none); when pc is in inlined
+ * calls, they come first as Go's traceback prints them, the last frame
+ * then being the real one. 0, or -1 at the frames cap.
+ */
+static int go_frames(struct core_ctx *x, struct prov_thread *t, Dwfl_Module *m, Dwarf_Addr pc,
+		     Dwarf_Addr adj)
 {
-	const struct prov_gopcln *t;
+	struct prov_gopcln_frame g[CORE_GO_INLINE_MAX];
+	const struct prov_gopcln *tab;
+	const unsigned char *gf;
 	const char *func, *file;
 	Dwarf_Addr bias;
 	uint64_t entry;
-	int line, inlined;
+	size_t gfsize;
+	int line, inlined, n, k;
 
-	if (!m || !(t = go_table(x, m, &bias)) ||
-	    prov_gopcln_lookup(t, adj - bias, &func, &entry, &file, &line, &inlined) < 0)
-		return;
-	f->function = prov_xstrdup(func);
-	f->has_offset = 1;
-	f->offset = pc - bias - entry;
-	if (!f->line && line > 0) {
-		free(f->file);
-		f->file = prov_xstrdup_or_null(file);
-		f->line = line;
-		f->column = 0;
+	if (!m || !(tab = go_table(x, m, &bias)) ||
+	    prov_gopcln_lookup(tab, adj - bias, &func, &entry, &file, &line, &inlined) < 0)
+		return 0;
+	gf = go_func_data(x, m, &gfsize);
+	n = prov_gopcln_frames(tab, adj - bias, gf, gfsize, g, CORE_GO_INLINE_MAX);
+	if (n < 1) {
+		/* the outer function's name alone, without the callee's line */
+		if (inlined && !x->go.inl_warned && *prov_error_last()) {
+			x->go.inl_warned = 1;
+			prov_warn("'%s': %s", x->path, prov_error_last());
+		}
+		prov_error_clear();
+		g[0].func = func;
+		g[0].file = file;
+		g[0].line = line;
+		n = 1;
 	}
+	for (k = 0; k < n; k++) {
+		struct prov_frame *f = &t->frames[t->nframes - 1];
+
+		if (k > 0) {
+			char *mod = prov_xstrdup_or_null(f->module);
+
+			f = core_new_frame(x, t);
+			if (!f) {
+				free(mod);
+				return -1;
+			}
+			f->has_pc = 1;
+			f->pc = pc;
+			f->module = mod;
+		}
+		f->function = prov_xstrdup(g[k].func);
+		f->inlined = k < n - 1;
+		if (k == n - 1) {
+			f->has_offset = 1;
+			f->offset = pc - bias - entry;
+		}
+		if (!f->line && g[k].line > 0) {
+			free(f->file);
+			f->file = prov_xstrdup_or_null(g[k].file);
+			f->line = g[k].line;
+			f->column = 0;
+		}
+	}
+	return 0;
 }
 
 static int add_pc_frames_uncached(struct core_ctx *x, struct prov_thread *t, Dwarf_Addr pc,
@@ -592,7 +693,7 @@ static int add_pc_frames_uncached(struct core_ctx *x, struct prov_thread *t, Dwa
 	f->line = line;
 	f->column = col;
 	if (!f->function)
-		go_name(x, f, m, pc, adj);
+		error = go_frames(x, t, m, pc, adj);
 cleanup:
 	free(file);
 	free(subprogram);

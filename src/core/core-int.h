@@ -225,10 +225,14 @@ struct core_memo {
 
 /* Go pclntabs read so far, per module (core-frames.c); tab NULL: the module has none. */
 #define CORE_GO_MAX 64
+#define CORE_GO_INLINE_MAX 65	/* a pc's inlined calls (64 deep) and its function */
 struct core_go {
 	Dwfl_Module *mod[CORE_GO_MAX];
 	struct prov_gopcln *tab[CORE_GO_MAX];
+	const unsigned char *gofunc[CORE_GO_MAX];	/* go.func.* (inline trees), or NULL */
+	size_t gofunc_size[CORE_GO_MAX];
 	size_t n;
+	int inl_warned;	/* "inlined calls not expanded" said once */
 };
 
 /* The crashing thread's first signal frame: what the kernel saved in it (core-sigframe.c). */

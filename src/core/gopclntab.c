@@ -14,6 +14,14 @@
 #define MAX_STR 4096
 #define PCDATA_INLTREEINDEX 2
 #define MAX_STEPS (1u << 20)	/* pc-value pairs walked for one lookup */
+#define FUNCDATA_INLTREE 3
+#define INLCALL_SIZE 20	/* Go 1.16-1.19's runtime.inlinedCall */
+#define MAX_INLINE_DEPTH 64
+/* Go 1.18/1.19's runtime.moduledata, in pointer-sized words: pcHeader, six
+ * slices, findfunctab, minpc, maxpc, then text ... rodata, gofunc */
+#define MODDATA_TEXT 22
+#define MODDATA_GOFUNC 38
+#define MODDATA_WORDS 39
 
 struct prov_gopcln {
 	const unsigned char *d;
@@ -228,13 +236,41 @@ int prov_gopcln_spdelta(const struct prov_gopcln *t, uint64_t pc, int32_t *delta
 	return 0;
 }
 
+/* The file and line at pc of the function whose _func fields start at base. */
+static void funcline(const struct prov_gopcln *t, uint64_t base, uint64_t entry, uint64_t pc,
+		     const char **file, int *line)
+{
+	uint32_t pcfile = rd32(t->d + base + 4 * 4), pcln = rd32(t->d + base + 5 * 4);
+	uint32_t cuoff = rd32(t->d + base + 7 * 4);
+	int32_t fno, ln;
+	uint64_t at;
+
+	*file = NULL;
+	ln = pcvalue(t, pcln, entry, pc);
+	*line = ln > 0 ? ln : 0;
+	fno = pcvalue(t, pcfile, entry, pc);
+	if (fno >= 0 && (uint64_t)cuoff + (uint64_t)fno < (1ull << 32)) {
+		at = t->cu + ((uint64_t)cuoff + (uint64_t)fno) * 4;
+		if (in(t, at, 4) && rd32(t->d + at) != 0xffffffffu)
+			*file = str_at(t, t->filetab, rd32(t->d + at));
+	}
+}
+
+/* The inline tree index at pc (-1: not in an inlined body, or no table). */
+static int32_t inl_index(const struct prov_gopcln *t, uint64_t base, uint64_t entry, uint64_t pc)
+{
+	uint32_t npcdata = rd32(t->d + base + 6 * 4);
+	uint64_t at = base + (t->v120 ? 9 : 8) * 4 + 4;	/* the pcdata offsets */
+
+	if (npcdata <= PCDATA_INLTREEINDEX || !in(t, at + PCDATA_INLTREEINDEX * 4, 4))
+		return -1;
+	return pcvalue(t, rd32(t->d + at + PCDATA_INLTREEINDEX * 4), entry, pc);
+}
+
 int prov_gopcln_lookup(const struct prov_gopcln *t, uint64_t pc, const char **func,
 		       uint64_t *entry, const char **file, int *line, int *inlined)
 {
 	uint64_t base;
-	uint32_t nameoff, pcfile, pcln, cuoff, npcdata;
-	int32_t fno, ln;
-	uint64_t at;
 
 	*func = NULL;
 	*file = NULL;
@@ -242,32 +278,105 @@ int prov_gopcln_lookup(const struct prov_gopcln *t, uint64_t pc, const char **fu
 	*inlined = 0;
 	if (find_func(t, pc, entry, &base) < 0)
 		return PROV_ENOTFOUND;
-	nameoff = rd32(t->d + base);
-	pcfile = rd32(t->d + base + 4 * 4);
-	pcln = rd32(t->d + base + 5 * 4);
-	cuoff = rd32(t->d + base + 7 * 4);
-	*func = str_at(t, t->funcname, nameoff);
+	*func = str_at(t, t->funcname, rd32(t->d + base));
 	if (!*func)
 		return PROV_ENOTFOUND;
 	/*
 	 * In an inlined body the line table gives the callee's file:line; the
-	 * callee is named only by the inline tree (not read): no line then
-	 * rather than the callee's line under the caller's name.
+	 * callee is named only by the inline tree (prov_gopcln_frames): no
+	 * line here rather than the callee's line under the caller's name.
 	 */
-	npcdata = rd32(t->d + base + 6 * 4);
-	at = base + (t->v120 ? 9 : 8) * 4 + 4;	/* the pcdata offsets */
-	if (npcdata > PCDATA_INLTREEINDEX && in(t, at + PCDATA_INLTREEINDEX * 4, 4) &&
-	    pcvalue(t, rd32(t->d + at + PCDATA_INLTREEINDEX * 4), *entry, pc) >= 0) {
+	if (inl_index(t, base, *entry, pc) >= 0) {
 		*inlined = 1;
 		return 0;
 	}
-	ln = pcvalue(t, pcln, *entry, pc);
-	*line = ln > 0 ? ln : 0;
-	fno = pcvalue(t, pcfile, *entry, pc);
-	if (fno >= 0 && (uint64_t)cuoff + (uint64_t)fno < (1ull << 32)) {
-		at = t->cu + ((uint64_t)cuoff + (uint64_t)fno) * 4;
-		if (in(t, at, 4) && rd32(t->d + at) != 0xffffffffu)
-			*file = str_at(t, t->filetab, rd32(t->d + at));
-	}
+	funcline(t, base, *entry, pc, file, line);
 	return 0;
+}
+
+int prov_gopcln_gofunc(const struct prov_gopcln *t, const unsigned char *sec, size_t size,
+		       uint64_t pclntab_addr, uint64_t *gofunc)
+{
+	unsigned int p = t->ptr;
+	size_t off;
+
+	*gofunc = 0;
+	if (!t->v118 || t->v120)
+		return prov_error_set(PROV_ENOTFOUND, "inlined calls not expanded: the Go "
+				      "moduledata of this Go version is not known");
+	if (!sec || size < MODDATA_WORDS * p)
+		return PROV_ENOTFOUND;
+	for (off = 0; off + MODDATA_WORDS * p <= size; off += p) {
+		const unsigned char *w = sec + off;
+
+		/* pcHeader, then funcnametab's data pointer and the text start */
+		if (rdptr(w, p) != pclntab_addr ||
+		    rdptr(w + p, p) != pclntab_addr + t->funcname ||
+		    rdptr(w + MODDATA_TEXT * p, p) != t->text_start)
+			continue;
+		*gofunc = rdptr(w + MODDATA_GOFUNC * p, p);
+		return *gofunc ? 0 : PROV_ENOTFOUND;
+	}
+	return PROV_ENOTFOUND;
+}
+
+int prov_gopcln_frames(const struct prov_gopcln *t, uint64_t pc, const unsigned char *gofunc,
+		       size_t gofunc_size, struct prov_gopcln_frame *out, size_t max)
+{
+	uint64_t entry, base, tracepc = pc, tree = 0, toff;
+	uint32_t npcdata, nfuncdata;
+	size_t n = 0;
+	int32_t ix;
+
+	if (max == 0 || find_func(t, pc, &entry, &base) < 0)
+		return PROV_ENOTFOUND;
+	out[0].func = str_at(t, t->funcname, rd32(t->d + base));
+	if (!out[0].func)
+		return PROV_ENOTFOUND;
+	ix = inl_index(t, base, entry, pc);
+	if (ix >= 0) {
+		/* 1.18/1.19 only: the runtime source of other layouts is not at hand */
+		if (!t->v118 || t->v120)
+			return prov_error_set(PROV_ENOTFOUND, "inlined calls not expanded: "
+					      "Go pclntab layout without a known inline tree");
+		npcdata = rd32(t->d + base + 6 * 4);
+		if (!in(t, base + 8 * 4, 4))
+			return prov_error_set(PROV_ENOTFOUND, "inlined calls not expanded: a "
+					      "truncated function record");
+		nfuncdata = t->d[base + 8 * 4 + 3];
+		toff = base + 9 * 4 + (uint64_t)npcdata * 4 + FUNCDATA_INLTREE * 4;
+		if (nfuncdata <= FUNCDATA_INLTREE || npcdata > MAX_FUNCS || !in(t, toff, 4) ||
+		    !gofunc)
+			return prov_error_set(PROV_ENOTFOUND, "inlined calls not expanded: no "
+					      "inline tree for %s", out[0].func);
+		tree = rd32(t->d + toff);
+		if (tree == 0xffffffffu || tree > gofunc_size)
+			return prov_error_set(PROV_ENOTFOUND, "inlined calls not expanded: %s's "
+					      "inline tree is outside go.func", out[0].func);
+	}
+	while (ix >= 0) {
+		const unsigned char *r;
+		uint64_t at = tree + (uint64_t)ix * INLCALL_SIZE;
+
+		if (n + 1 >= max || n >= MAX_INLINE_DEPTH || at > gofunc_size ||
+		    gofunc_size - at < INLCALL_SIZE)
+			return prov_error_set(PROV_ENOTFOUND, "inlined calls not expanded: a "
+					      "malformed inline tree in %s", out[0].func);
+		r = gofunc + at;
+		out[n].func = str_at(t, t->funcname, rd32(r + 12));
+		if (!out[n].func)
+			return prov_error_set(PROV_ENOTFOUND, "inlined calls not expanded: a "
+					      "malformed inline tree in %s", out[0].func);
+		funcline(t, base, entry, tracepc, &out[n].file, &out[n].line);
+		n++;
+		/* back to an instruction of the caller (parentPc: from the entry) */
+		tracepc = entry + rd32(r + 16);
+		if (tracepc >= ft_pc(t, t->nfunc))
+			return prov_error_set(PROV_ENOTFOUND, "inlined calls not expanded: a "
+					      "malformed inline tree in %s", out[0].func);
+		ix = inl_index(t, base, entry, tracepc);
+	}
+	out[n].func = str_at(t, t->funcname, rd32(t->d + base));
+	funcline(t, base, entry, tracepc, &out[n].file, &out[n].line);
+	return (int)(n + 1);
 }

@@ -10,10 +10,11 @@
  * tracebacks. Layouts of Go 1.16/1.17 (magic 0xfffffffa), 1.18/1.19
  * (0xfffffff0) and 1.20+ (0xfffffff1), little-endian, pointer size 4 or 8.
  * Every offset is checked against the table's size; a hostile table gives
- * PROV_EINPUT or no answer, never a read outside it. Inlined calls
- * (FUNCDATA_InlTree, whose offsets point outside the table) are not
- * expanded: a pc is named by its outermost function, and a pc inside an
- * inlined body gets no file and line (the table's would be the callee's).
+ * PROV_EINPUT or no answer, never a read outside it. Inlined calls are
+ * expanded by prov_gopcln_frames from the inline tree (FUNCDATA_InlTree),
+ * which lies outside the table, in go.func.* (found through the module's
+ * runtime.moduledata: prov_gopcln_gofunc); Go 1.18/1.19 layout only (the
+ * runtime source Debian 12 ships), other versions are "not expanded".
  */
 struct prov_gopcln;
 
@@ -44,6 +45,35 @@ int prov_gopcln_lookup(const struct prov_gopcln *t, uint64_t pc, const char **fu
  * table, a negative value).
  */
 int prov_gopcln_spdelta(const struct prov_gopcln *t, uint64_t pc, int32_t *delta);
+
+/*
+ * Go 1.18/1.19: find runtime.moduledata in sec[0, size) (a data section,
+ * e.g. .noptrdata) by its pcHeader (pclntab_addr: the table's link-time
+ * address), funcnametab and text fields, and give its gofunc field (the
+ * link-time address of go.func.*, which holds the inline trees). 0, or
+ * PROV_ENOTFOUND (another version: a message saying "not expanded").
+ */
+int prov_gopcln_gofunc(const struct prov_gopcln *t, const unsigned char *sec, size_t size,
+		       uint64_t pclntab_addr, uint64_t *gofunc);
+
+struct prov_gopcln_frame {
+	const char *func;	/* the table's, valid while it is */
+	const char *file;	/* or NULL */
+	int line;	/* 0 when unknown */
+};
+
+/*
+ * The frames at pc (a link-time address) as Go's own traceback prints them:
+ * the inlined calls innermost first, each with the file:line at the pc,
+ * then the function holding pc at the call site of its outermost inlined
+ * call. gofunc: the bytes from go.func.* to the end of its section (NULL
+ * when not found). Returns the count (1: not in an inlined body), or
+ * PROV_ENOTFOUND: no function holds pc, or pc is in an inlined body whose
+ * tree cannot be read (another layout, offsets outside go.func, deeper than
+ * 64 or than max - 1: a message saying "inlined calls not expanded").
+ */
+int prov_gopcln_frames(const struct prov_gopcln *t, uint64_t pc, const unsigned char *gofunc,
+		       size_t gofunc_size, struct prov_gopcln_frame *out, size_t max);
 
 void prov_gopcln_free(struct prov_gopcln *t);
 

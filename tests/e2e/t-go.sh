@@ -131,7 +131,7 @@ for fn, file, line, pc in truth:
         continue
     if f[0] != fn:
         sys.exit("pc 0x%x: %r, the program says %r" % (pc, f[0], fn))
-    # a pc inside an inlined body has no line (not read); otherwise the line must match
+    # by_pc holds the real frame at a pc (inlined frames at the same pc come first: t-go-inline.sh checks them)
     if f[2] is not None and f[2] != 0 and (f[1] != file or f[2] != line):
         sys.exit("%s: %s:%s, the program says %s:%s" % (fn, f[1], f[2], file, line))
     if fn.startswith("main.") and f[2] != line:

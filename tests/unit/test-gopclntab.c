@@ -67,8 +67,8 @@ static void build(void)
 	put32(0, 0xfffffff0);
 	tab[6] = 1;
 	tab[7] = 8;
-	memcpy(tab + names, "main.a\0main.b\0", 14);
-	cu = names + 14;
+	memcpy(tab + names, "main.a\0main.b\0main.c\0main.d\0", 28);
+	cu = names + 28;
 	put32(cu, 0);
 	file = cu + 4;
 	memcpy(tab + file, "/x/a.go\0", 8);
@@ -197,12 +197,163 @@ static void test_hostile(void **state)
 	prov_error_clear();
 }
 
+/*
+ * main.b gets inlined calls: main.c inlined into it (tree index 0, called
+ * at +0), main.d into main.c (index 1, called at +4). main.b's lines: 20 up
+ * to +4, 30 (main.c) to +8, 40 (main.d) to +0x10, then 21; its inline index:
+ * -1, 0, 1, -1. The tree lies at offset 8 of gofunc[].
+ */
+static unsigned char gofunc[48];
+
+static void build_inline(void)
+{
+	static const int lines[] = { 20, 30, 40, 21 }, inl[] = { -1, 0, 1, -1 };
+	static const unsigned char ends[] = { 4, 8, 0x10, 0x20 };
+	size_t fd = ntab - 100, pct = 56 + 0, at, base = fd + 64;
+	uint64_t pctab = 0;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		pctab |= (uint64_t)tab[56 + i] << (8 * i);
+	pct = (size_t)pctab;
+	at = fd + 128;
+	put32(base + 20, (uint32_t)(at - pct));	/* main.b's pcln */
+	at = pcvals(at, lines, ends, 4);
+	put32(base + 24, 3);	/* npcdata */
+	tab[base + 35] = 4;	/* nfuncdata */
+	put32(base + 36, 0);
+	put32(base + 40, 0);
+	put32(base + 44, (uint32_t)(at - pct));	/* pcdata[2]: the inline index */
+	at = pcvals(at, inl, ends, 4);
+	put32(base + 48, 0xffffffffu);
+	put32(base + 52, 0xffffffffu);
+	put32(base + 56, 0xffffffffu);
+	put32(base + 60, 8);	/* funcdata[3]: the tree, from gofunc */
+	ntab = at;
+	memset(gofunc, 0, sizeof(gofunc));
+	/* inlinedCall (Go 1.16-1.19): parent, funcID, _, file, line, func_, parentPc */
+	gofunc[8] = 0xff;
+	gofunc[9] = 0xff;	/* parent -1 */
+	gofunc[8 + 12] = 14;	/* main.c */
+	gofunc[8 + 16] = 0;	/* called at +0 */
+	gofunc[28 + 12] = 21;	/* main.d */
+	gofunc[28 + 16] = 4;	/* called at +4 */
+}
+
+static void frames(const struct prov_gopcln *t, uint64_t pc, size_t gsize, int n, const char *f0,
+		   int l0, const char *f1, int l1, const char *f2, int l2)
+{
+	struct prov_gopcln_frame g[8];
+	const char *fn[] = { f0, f1, f2 };
+	int ln[] = { l0, l1, l2 }, i;
+
+	assert_int_equal(prov_gopcln_frames(t, pc, gofunc, gsize, g, 8), n);
+	for (i = 0; i < n; i++) {
+		assert_string_equal(g[i].func, fn[i]);
+		assert_int_equal(g[i].line, ln[i]);
+		assert_string_equal(g[i].file, "/x/a.go");
+	}
+}
+
+static void test_inline(void **state)
+{
+	struct prov_gopcln *t = NULL;
+	struct prov_gopcln_frame g[8];
+	const char *func, *file;
+	uint64_t entry;
+	int line, inl;
+	size_t n;
+
+	build();
+	build_inline();
+	assert_int_equal(prov_gopcln_open(&t, tab, ntab, 0), 0);
+	frames(t, 0x401010, sizeof(gofunc), 1, "main.b", 20, NULL, 0, NULL, 0);
+	frames(t, 0x401014, sizeof(gofunc), 2, "main.c", 30, "main.b", 20, NULL, 0);
+	frames(t, 0x401018, sizeof(gofunc), 3, "main.d", 40, "main.c", 30, "main.b", 20);
+	frames(t, 0x401020, sizeof(gofunc), 1, "main.b", 21, NULL, 0, NULL, 0);
+	frames(t, 0x401008, sizeof(gofunc), 1, "main.a", 11, NULL, 0, NULL, 0);
+	/* the plain lookup: the outer name, no line, inside an inlined body */
+	assert_int_equal(prov_gopcln_lookup(t, 0x401018, &func, &entry, &file, &line, &inl), 0);
+	assert_string_equal(func, "main.b");
+	assert_int_equal(inl, 1);
+	assert_int_equal(line, 0);
+	/* go.func cut anywhere: not expanded, or the whole answer; not found without it */
+	for (n = 0; n < sizeof(gofunc); n++) {
+		int r = prov_gopcln_frames(t, 0x401018, gofunc, n, g, 8);
+
+		assert_true(r == PROV_ENOTFOUND || (r == 3 && n >= 48));
+		prov_error_clear();
+	}
+	assert_int_equal(prov_gopcln_frames(t, 0x401018, NULL, 0, g, 8), PROV_ENOTFOUND);
+	assert_non_null(strstr(prov_error_last(), "not expanded"));
+	prov_error_clear();
+	/* too little room, a loop in the tree (main.d called from itself), a name outside */
+	assert_int_equal(prov_gopcln_frames(t, 0x401018, gofunc, sizeof(gofunc), g, 2), PROV_ENOTFOUND);
+	prov_error_clear();
+	gofunc[28 + 16] = 8;
+	assert_int_equal(prov_gopcln_frames(t, 0x401018, gofunc, sizeof(gofunc), g, 8), PROV_ENOTFOUND);
+	prov_error_clear();
+	gofunc[28 + 16] = 4;
+	gofunc[28 + 15] = 0x7f;
+	assert_int_equal(prov_gopcln_frames(t, 0x401018, gofunc, sizeof(gofunc), g, 8), PROV_ENOTFOUND);
+	prov_error_clear();
+	gofunc[28 + 15] = 0;
+	prov_gopcln_free(t);
+	/* every truncation of the table: no read outside it (ASan) */
+	for (n = 0; n < ntab; n++) {
+		if (prov_gopcln_open(&t, tab, n, 0) == 0) {
+			(void)prov_gopcln_frames(t, 0x401018, gofunc, sizeof(gofunc), g, 8);
+			prov_gopcln_free(t);
+		}
+		prov_error_clear();
+	}
+}
+
+/* runtime.moduledata found in a data section by its first fields */
+static void test_gofunc(void **state)
+{
+	static unsigned char sec[64 + 39 * 8];
+	struct prov_gopcln *t = NULL;
+	uint64_t gf = 1, w[39];
+	size_t i, k;
+
+	build();
+	assert_int_equal(prov_gopcln_open(&t, tab, ntab, 0), 0);
+	memset(w, 0, sizeof(w));
+	w[0] = 0x4c0000;	/* pcHeader: the table's address */
+	w[1] = 0x4c0000 + 72;	/* funcnametab */
+	w[22] = 0x401000;	/* text */
+	w[38] = 0x4b1234;	/* gofunc */
+	memset(sec, 0, sizeof(sec));
+	for (i = 0; i < 8; i++)
+		sec[8 + i] = (unsigned char)(0x4c0000 >> (8 * i));	/* a decoy pcHeader alone */
+	for (k = 0; k < 39; k++)
+		for (i = 0; i < 8; i++)
+			sec[64 + k * 8 + i] = (unsigned char)(w[k] >> (8 * i));
+	assert_int_equal(prov_gopcln_gofunc(t, sec, sizeof(sec), 0x4c0000, &gf), 0);
+	assert_int_equal(gf, 0x4b1234);
+	/* cut before its gofunc field: not found */
+	assert_int_equal(prov_gopcln_gofunc(t, sec, sizeof(sec) - 1, 0x4c0000, &gf), PROV_ENOTFOUND);
+	assert_int_equal(prov_gopcln_gofunc(t, sec, sizeof(sec), 0x4d0000, &gf), PROV_ENOTFOUND);
+	prov_error_clear();
+	prov_gopcln_free(t);
+	/* another layout (1.20+): its moduledata is not in the runtime source at hand */
+	put32(0, 0xfffffff1);
+	assert_int_equal(prov_gopcln_open(&t, tab, ntab, 0), 0);
+	assert_int_equal(prov_gopcln_gofunc(t, sec, sizeof(sec), 0x4c0000, &gf), PROV_ENOTFOUND);
+	assert_non_null(strstr(prov_error_last(), "not expanded"));
+	prov_error_clear();
+	prov_gopcln_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lookup),
 		cmocka_unit_test(test_spdelta),
 		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_inline),
+		cmocka_unit_test(test_gofunc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
