@@ -57,7 +57,7 @@ _provenance() {
 	resolve) COMPREPLY=($(compgen -W "--exe --sysroot --host-packages --format --mapping --offline --context --fix --component --include-prereleases --all-threads --all-components --locals --pid --store --host --time --no-suspects --help" -- "$cur")) ;;
 	env) COMPREPLY=($(compgen -W "--sysroot --format --mapping --offline --fetch --help" -- "$cur")) ;;
 	fixcheck) COMPREPLY=($(compgen -W "--repo --at --one-fix --debian-source --rpm-spec --component --sysroot --mapping --offline --include-prereleases --format --help" -- "$cur")) ;;
-	cache) COMPREPLY=($(compgen -W "stats clear --help" -- "$cur")) ;;
+	cache) COMPREPLY=($(compgen -W "stats clear prune --help" -- "$cur")) ;;
 	import) COMPREPLY=($(compgen -W "--store --host --time --journal --since --directory --help" -- "$cur")) ;;
 	show) COMPREPLY=($(compgen -W "--format --store --help" -- "$cur")) ;;
 	prune) COMPREPLY=($(compgen -W "--older-than --keep-per-signature --dry-run --store --help" -- "$cur")) ;;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "config.h"
 #include "error.h"
 #include "util.h"
 #include "image.h"
@@ -189,11 +190,15 @@ int prov_cmd_parse_format(enum prov_format *out, const char *value, const char *
 
 int prov_cmd_open_sysroot(struct prov_image *img, const char **sysroot, const struct prov_ctx *g)
 {
+	const char *v = g ? prov_config_get(g->config, "cache.maxsize") : NULL;
+	uint64_t max = 0;
 	int err;
 
 	if (!*sysroot)
 		return 0;
-	if ((err = prov_image_open(img, *sysroot, g ? g->cache_dir : NULL)) < 0)
+	if (v && (err = prov_image_parse_size(&max, v)) < 0)
+		return err;
+	if ((err = prov_image_open(img, *sysroot, g ? g->cache_dir : NULL, max)) < 0)
 		return err;
 	*sysroot = img->root;
 	return 0;

@@ -79,7 +79,7 @@ static const char *const known_keys[] = {
 	"fetch.retrydelayms", "fetch.maxsize", "fetch.maxpacksize", "fetch.maxrefssize", "fetch.trustsystemurls",
 	"fetch.singlefile", "fetch.sslcainfo", "fetch.lsremote", "suspects.clone",
 	"import.maxbytes", "import.maxentries",
-	"core.maxsize",
+	"core.maxsize", "cache.maxsize",
 	"debuginfod.timeout", "debuginfod.totaltimeout", "debuginfod.maxsize",
 	"sources.debianbaseurl", "sources.debiansecuritybaseurl",
 	"core.plaindebug",

@@ -24,6 +24,10 @@
 
 void prov_image_release(struct prov_image *img)
 {
+	int i;
+
+	for (i = 0; i < img->nlocks && i < 2; i++)
+		close(img->lock_fds[i]);
 	free(img->digest);
 	free(img->ref);
 	free(img->root);
@@ -78,6 +82,23 @@ cleanup:
 	prov_buf_release(&rec);
 	free(done);
 	return ok;
+}
+
+/* Hold the folder <images>/<name> (made first when `make`) with a shared
+ * lock while this run uses it: 0, 1 when absent (!make), PROV_ERROR. */
+static int hold(struct prov_image *img, const char *cache_dir, const char *name, int make)
+{
+	char *dir = prov_cachedir_pathf(cache_dir, PROV_CACHEDIR_IMAGES, "%s", name);
+	int fd, r;
+
+	if (img->nlocks >= 2) {
+		free(dir);
+		return prov_error_set(PROV_ERROR, "an image holds more than two folders of the cache");
+	}
+	if ((r = prov_image_lock_dir(&fd, dir, make)) == 0)
+		img->lock_fds[img->nlocks++] = fd;
+	free(dir);
+	return r;
 }
 
 /* What fills a fresh tree: tar layers in order, or one squashfs. */
@@ -303,8 +324,12 @@ static int open_oci(struct prov_image *img, const char *dir, const char *tag, co
 	img->kind = kind;
 	img->ref = prov_xstrdup_or_null(tag);
 	snprintf(key, sizeof(key), "%s", img->digest + 7);
-	if (!cached_root(img, cache_dir, key) && (err = verify_blobs(img->digest + 7, path, files, n)) == 0)
+	if ((err = hold(img, cache_dir, key, 1)) < 0)
+		goto cleanup;
+	if (!cached_root(img, cache_dir, key) && (err = verify_blobs(img->digest + 7, path, files, n)) == 0) {
+		img->fresh = 1;
 		err = unpack_layers(cache_dir, key, files, n, img->root);
+	}
 cleanup:
 	for (i = 0; i < n; i++)
 		free(files[i]);
@@ -412,8 +437,12 @@ static int open_docker(struct prov_image *img, const char *dir, const char *tag,
 	img->kind = "docker-archive";
 	img->digest = prov_xasprintf("sha256:%s", hex);
 	img->ref = prov_xstrdup_or_null(tag);
-	if (!cached_root(img, cache_dir, hex) && (err = verify_diff_ids(path, files, n)) == 0)
+	if ((err = hold(img, cache_dir, hex, 1)) < 0)
+		goto cleanup;
+	if (!cached_root(img, cache_dir, hex) && (err = verify_diff_ids(path, files, n)) == 0) {
+		img->fresh = 1;
 		err = unpack_layers(cache_dir, hex, files, n, img->root);
+	}
 cleanup:
 	for (i = 0; i < n; i++)
 		free(files[i]);
@@ -432,13 +461,25 @@ static int open_archive(struct prov_image *img, const char *file, const char *ta
 	uint64_t fsize;
 	char hex[65], *dir = NULL, *tmp = NULL, *probe = NULL;
 	struct stat st;
-	int err = 0, fd = -1;
+	int err = 0, fd = -1, tries;
 
 	if (prov_sha256_file(hex, &fsize, file) < 0)
 		return prov_error_set(PROV_EINPUT, "image '%s' cannot be read: %s", file, prov_error_last());
 	dir = prov_cachedir_pathf(cache_dir, PROV_CACHEDIR_IMAGES, "archive-%s", hex);
-	if (stat(dir, &st) < 0) {
-		tmp = prov_xasprintf("%s.tmp-%ld", dir, (long)getpid());
+	probe = prov_xasprintf("archive-%s", hex);
+	tmp = prov_xasprintf("%s.tmp-%ld", dir, (long)getpid());
+	/* the folder appears whole (a rename); it is held, then, against eviction */
+	for (tries = 0; (err = stat(dir, &st) < 0 ? 1 : hold(img, cache_dir, probe, 0)) != 0; tries++) {
+		if (err < 0 || tries > 3) {
+			if (err > 0)
+				err = prov_error_set(PROV_ERROR, "the archive's folder '%s' in the cache was removed "
+						     "while being opened", dir);
+			goto cleanup;
+		}
+		if (stat(dir, &st) == 0)
+			continue;
+		img->fresh = 1;
+		err = 0;
 		prov_image_budget_init(&b);
 		if ((err = prov_mkdir_p(tmp, 0755, 0)) < 0)
 			goto cleanup;
@@ -449,7 +490,10 @@ static int open_archive(struct prov_image *img, const char *file, const char *ta
 			prov_remove_tree_at(AT_FDCWD, tmp);
 			goto cleanup;
 		}
+		close(fd);
+		fd = -1;
 	}
+	free(probe);
 	probe = prov_xasprintf("%s/index.json", dir);
 	if (stat(probe, &st) == 0 && (!want || !strcmp(want, "oci-archive"))) {
 		err = open_oci(img, dir, tag, cache_dir, "oci-archive");
@@ -521,8 +565,12 @@ static int open_squashfs(struct prov_image *img, const char *file, const char *c
 	}
 	img->kind = kind;
 	img->digest = prov_xasprintf("sha256:%s", hex);
-	if (!cached_root(img, cache_dir, hex))
+	if ((err = hold(img, cache_dir, hex, 1)) < 0)
+		return err;
+	if (!cached_root(img, cache_dir, hex)) {
+		img->fresh = 1;
 		err = unpack_tree(cache_dir, hex, &f, img->root);
+	}
 	return err;
 }
 
@@ -562,7 +610,20 @@ static int is_prefixed(const char *spec)
 	return 0;
 }
 
-int prov_image_open(struct prov_image *img, const char *spec, const char *cache_dir)
+/* After a run unpacked something: the cache back within cache.maxSize, or one warning. */
+static void keep_budget(const char *cache_dir, uint64_t max_cache)
+{
+	struct prov_image_prune p;
+
+	if (prov_image_cache_prune(&p, cache_dir, max_cache) < 0)
+		prov_warn("%s", prov_error_last());
+	else if (p.total > max_cache)
+		prov_warn("the cache (%llu bytes) is over cache.maxSize (%llu bytes) after evicting %u unpacked "
+			  "images: %u others are in use, and only images are evicted", (unsigned long long)p.total,
+			  (unsigned long long)max_cache, p.evicted, p.busy);
+}
+
+int prov_image_open(struct prov_image *img, const char *spec, const char *cache_dir, uint64_t max_cache)
 {
 	const char *rest, *kind;
 	char *path = NULL, *tag = NULL;
@@ -611,5 +672,7 @@ int prov_image_open(struct prov_image *img, const char *spec, const char *cache_
 	free(tag);
 	if (err < 0)
 		prov_image_release(img);
+	else if (img->fresh && max_cache)
+		keep_budget(cache_dir, max_cache);
 	return err;
 }

@@ -31,14 +31,22 @@ struct prov_image {
 			 * sif: the file's); NULL for "dir" */
 	char *ref;	/* the tag named after the path, else NULL */
 	char *root;	/* the directory to read as the root */
+	int lock_fds[2];	/* shared locks on its folders in the cache (image-cache.c), nlocks of them */
+	int nlocks;
+	int fresh;	/* 1 when this run unpacked something into the cache */
 };
 
 /*
  * Open `spec` (--sysroot's value) as a root. cache_dir is where images are
- * unpacked (NULL: only a directory is accepted). 0 and *img filled (free
- * with prov_image_release); PROV_EINPUT with one line naming what is wrong.
+ * unpacked (NULL: only a directory is accepted). The image's folders in the
+ * cache are held with a shared lock until prov_image_release, so that no
+ * eviction removes them while in use. max_cache (cache.maxSize; 0: none):
+ * after this run unpacked something, the least recently used images are
+ * evicted until the whole cache is within it (prov_image_cache_prune), with
+ * one warning when it cannot be. 0 and *img filled (free with
+ * prov_image_release); PROV_EINPUT with one line naming what is wrong.
  */
-int prov_image_open(struct prov_image *img, const char *spec, const char *cache_dir);
+int prov_image_open(struct prov_image *img, const char *spec, const char *cache_dir, uint64_t max_cache);
 void prov_image_release(struct prov_image *img);
 
 /* ---- image-layer.c ---- */
@@ -87,6 +95,40 @@ int prov_image_layer_diff_id(char out[65], const char *layer, const char *what,
  * or is over the entry budget or 128 folders deep.
  */
 int prov_image_tree_stamp(char out[65], const char *root);
+
+/* ---- image-cache.c ---- */
+
+/* cache.maxSize's value: N bytes, or N with K, M, G or T (powers of 1024). 0, or PROV_EUSAGE. */
+int prov_image_parse_size(uint64_t *out, const char *v);
+
+/*
+ * Take a shared lock on the image folder `dir` (made first when `make`) and
+ * mark it used now (its mtime: eviction goes least recently used first).
+ * A folder evicted while we waited for the lock is made again (`make`) or
+ * reported absent. 0 and *fd the lock (close it to release), 1 when absent
+ * (!make), PROV_ERROR with the message set.
+ */
+int prov_image_lock_dir(int *fd, const char *dir, int make);
+
+struct prov_image_prune {
+	uint64_t total;	/* the cache's bytes after pruning (apparent sizes, as du -sb) */
+	uint64_t freed;	/* bytes of the evicted images */
+	unsigned evicted, busy;	/* images removed; images over the budget kept as in use */
+};
+
+/*
+ * Bring the cache directory within max_bytes by evicting whole images from
+ * <cache>/images (unpacked roots and archives' files), least recently used
+ * first; one held by a running provenance (a shared lock: the exclusive
+ * non-blocking lock fails) is skipped. An evicted image's "complete" record
+ * is removed first, then its folder is renamed away and removed, so no run
+ * ever takes a half-removed tree for whole. Nothing else in the cache is
+ * evicted. 0 and *out filled, or PROV_ERROR.
+ */
+int prov_image_cache_prune(struct prov_image_prune *out, const char *cache_dir, uint64_t max_bytes);
+
+/* The unpacked images in <cache>/images: how many, and their apparent bytes. */
+void prov_image_cache_size(uint64_t *bytes, unsigned *count, const char *cache_dir);
 
 /* ---- image-squashfs.c ---- */
 
