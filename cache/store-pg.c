@@ -647,7 +647,6 @@ static int pg_add_once(int64_t *out_id, struct store_pg *s, const struct prov_jv
 {
 	const struct prov_jv *crash = store_jget(r, "crash"), *sig = store_jget(r, "signal");
 	char *signo = int_text(store_jget(sig, "number")), id[24];
-	const struct prov_jv *image = store_jget(store_jget(r, "input"), "sysroot");
 	const char *v[16];
 	int64_t newid = 0;
 	int err, nsent = 0, inserted = 0, i;
@@ -673,9 +672,7 @@ static int pg_add_once(int64_t *out_id, struct store_pg *s, const struct prov_jv
 	v[10] = store_jstr(store_jget(r, "process"), "executable");
 	v[11] = store_jstr(store_jget(r, "input"), "kind");
 	v[12] = rep->now;
-	v[13] = store_jstr(image, "kind");
-	v[14] = store_jstr(image, "digest");
-	v[15] = store_jstr(image, "ref");
+	memcpy(&v[13], rep->image, sizeof(rep->image));
 	/*
 	 * The schema checked inside the transaction, after a shared hold of
 	 * the upgrade's advisory lock (its own statement: a new snapshot sees

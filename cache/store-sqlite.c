@@ -437,7 +437,6 @@ static int add_parsed(int64_t *out_id, struct store_sqlite *s, const struct prov
 		      const char *json, size_t len, const struct prov_store_meta *meta)
 {
 	const struct prov_jv *crash = store_jget(r, "crash"), *sig = store_jget(r, "signal");
-	const struct prov_jv *image = store_jget(store_jget(r, "input"), "sysroot");
 	struct store_report rep;
 	int err, rc;
 
@@ -474,9 +473,9 @@ static int add_parsed(int64_t *out_id, struct store_sqlite *s, const struct prov
 	prov_sql_bind_text(s->crash, 10, store_jstr(store_jget(r, "input"), "kind"));
 	prov_sql_bind_text(s->crash, 11, rep.hash);
 	prov_sql_bind_text(s->crash, 12, rep.now);
-	prov_sql_bind_text(s->crash, 13, store_jstr(image, "kind"));
-	prov_sql_bind_text(s->crash, 14, store_jstr(image, "digest"));
-	prov_sql_bind_text(s->crash, 15, store_jstr(image, "ref"));
+	prov_sql_bind_text(s->crash, 13, rep.image[0]);
+	prov_sql_bind_text(s->crash, 14, rep.image[1]);
+	prov_sql_bind_text(s->crash, 15, rep.image[2]);
 	if ((err = step_done(s->db, s->crash, "insert crash")) < 0)
 		goto cleanup;
 	*out_id = sqlite3_last_insert_rowid(s->db);
