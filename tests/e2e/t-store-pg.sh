@@ -164,7 +164,7 @@ pg_sql 'CREATE DATABASE old2' >/dev/null
 OLD2="postgresql:///old2?host=$PGDIR&user=postgres"
 check_exit 0 "a new PostgreSQL store of one report" -- "$PROVENANCE" import --store "$OLD2" "$T/a.json"
 PGDB=old2
-pg_sql "ALTER TABLE components DROP COLUMN commit_is; ALTER TABLE components DROP COLUMN found_by;
+pg_sql "DROP INDEX crashes_image; ALTER TABLE crashes DROP COLUMN image_kind, DROP COLUMN image_digest, DROP COLUMN image_ref; ALTER TABLE components DROP COLUMN commit_is; ALTER TABLE components DROP COLUMN found_by;
 ALTER TABLE signature_versions DROP COLUMN approximate; UPDATE store_meta SET value = '2' WHERE key = 'schema'"
 check_exit 2 "a reader of a schema-2 PostgreSQL store" -- "$PROVENANCE" triage --store "$OLD2"
 check_match "$(cat "$T/last.err")" "has schema 2; .*open it for writing once" "the reader says how to upgrade"
@@ -179,7 +179,7 @@ PGDB=prov
 # ---- SQLite stores of older formats (schema 1: no summaries; 2: no commit_is, found_by) ----
 # made from a current one by taking away what the later schemas added (schema 4's
 # trigger first: SQLite refuses to drop a column a trigger names)
-old_commit_cols="DROP TRIGGER crashes_deleted; DROP INDEX crashes_signature_host; ALTER TABLE components DROP COLUMN commit_is; ALTER TABLE components DROP COLUMN found_by;"
+old_commit_cols="DROP TRIGGER crashes_deleted; DROP INDEX crashes_signature_host; ALTER TABLE components DROP COLUMN commit_is; ALTER TABLE components DROP COLUMN found_by; DROP INDEX crashes_image; ALTER TABLE crashes DROP COLUMN image_kind; ALTER TABLE crashes DROP COLUMN image_digest; ALTER TABLE crashes DROP COLUMN image_ref;"
 check_exit 0 "a new store of one report" -- "$PROVENANCE" import --store "$T/v2.sqlite" "$T/a.json"
 python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1])
 c.executescript(sys.argv[2] + "ALTER TABLE signature_versions DROP COLUMN approximate; PRAGMA user_version=2;"); c.close()' \

@@ -118,7 +118,7 @@ check_exit 0 "prune --help" -- "$PROVENANCE" prune --help
 # ---- a schema-3 store: stale summaries, signatures of an older rule ----
 S3="$T/v3.sqlite"
 check_exit 0 "a store to age" -- "$PROVENANCE" import --store "$S3" "$T/reports.jsonl"
-lite_exec "$S3" "DROP TRIGGER crashes_deleted; DROP INDEX crashes_signature_host;
+lite_exec "$S3" "DROP INDEX crashes_image; ALTER TABLE crashes DROP COLUMN image_kind; ALTER TABLE crashes DROP COLUMN image_digest; ALTER TABLE crashes DROP COLUMN image_ref; DROP TRIGGER crashes_deleted; DROP INDEX crashes_signature_host;
 UPDATE crashes SET signature = signature || '|__GI_old_name' WHERE id % 2 = 0;
 DELETE FROM signature_hosts; DELETE FROM signature_versions;
 INSERT INTO signature_hosts SELECT signature, host, count(*), min(time), max(time) FROM crashes GROUP BY 1, 2;
@@ -173,7 +173,7 @@ pg_sql 'CREATE DATABASE old3' >/dev/null
 OLD3="postgresql:///old3?host=$PGDIR&user=postgres"
 check_exit 0 "PostgreSQL: a store to age" -- "$PROVENANCE" import --store "$OLD3" "$T/reports.jsonl"
 PGDB=old3
-pg_sql "DROP TRIGGER crashes_deleted ON crashes; DROP TRIGGER crashes_truncated ON crashes;
+pg_sql "DROP INDEX crashes_image; ALTER TABLE crashes DROP COLUMN image_kind, DROP COLUMN image_digest, DROP COLUMN image_ref; DROP TRIGGER crashes_deleted ON crashes; DROP TRIGGER crashes_truncated ON crashes;
 UPDATE crashes SET signature = signature || '|__GI_old_name' WHERE id % 2 = 0;
 DELETE FROM signature_hosts; DELETE FROM signature_versions;
 INSERT INTO signature_hosts SELECT signature, host, count(*), min(time), max(time) FROM crashes GROUP BY 1, 2;
