@@ -219,8 +219,10 @@ void prov_triage_release(struct prov_triage *t)
 			free(g->versions[k].version);
 		}
 		free(g->versions);
-		for (k = 0; k < g->nbuckets; k++)
+		for (k = 0; k < g->nbuckets; k++) {
 			free(g->buckets[k].key);
+			free(g->buckets[k].digest);
+		}
 		free(g->buckets);
 		if (g->fix) {
 			free(g->fix->fixed_in);

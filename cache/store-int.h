@@ -135,6 +135,7 @@ struct store_report {
 	const char *time;	/* normalised, or NULL */
 	char *signature;	/* malloc'd */
 	char *patterns;		/* malloc'd "id,id", or NULL */
+	const char *image[3];	/* input.sysroot's kind, digest and ref (schema 7), each or NULL */
 	char hash[2 * PROV_SHA256_LEN + 1];	/* the identity: content, host and time */
 	char now[21];		/* when it is added */
 	char normtime[21];

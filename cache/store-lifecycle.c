@@ -23,8 +23,23 @@ struct bucket_rows {
 	struct prov_triage *t;
 	const size_t *index;
 	int week;
+	int image;	/* rows of (signature, digest, crashes, ref) */
 	long last_group;
 };
+
+/*
+ * An image's label: "REF@" when a crash named one, then the digest cut to
+ * "sha256:" and 12 hex digits (a digest of another form whole);
+ * "(no image)" for none (malloc'd).
+ */
+static char *image_label(const char *digest, const char *ref)
+{
+	int len = !digest ? 0 : !strncmp(digest, "sha256:", 7) && strlen(digest) > 19 ? 19 : (int)strlen(digest);
+
+	if (!digest)
+		return prov_xstrdup("(no image)");
+	return prov_xasprintf("%s%s%.*s", ref ? ref : "", ref ? "@" : "", len, digest);
+}
 
 /* "YYYY-MM-DD" to its ISO week "YYYY-Www" (UTC); 0, or -1 for a bad date. */
 static int iso_week(char out[16], const char *day)
@@ -77,8 +92,10 @@ static int bucket_row(size_t ncols, const char *const *names, const char *const 
 		}
 	}
 	g->buckets = prov_xrealloc(g->buckets, (g->nbuckets + 1) * sizeof(*g->buckets));
-	g->buckets[g->nbuckets].key = prov_xstrdup(key);
+	g->buckets[g->nbuckets].key = b->image ? image_label(v[1], ncols > 3 ? v[3] : NULL) :
+		prov_xstrdup(key);
 	g->buckets[g->nbuckets].count = n;
+	g->buckets[g->nbuckets].digest = b->image && v[1] ? prov_xstrdup(v[1]) : NULL;
 	g->nbuckets++;
 	return 0;
 }
@@ -111,7 +128,7 @@ static int life_rows(struct prov_store *s, enum prov_store_rows what, const stru
 static int fill_buckets(struct prov_triage *t, struct prov_store *s, const struct prov_triage_opts *o,
 			uint64_t ms)
 {
-	struct bucket_rows b = { t, NULL, 0, -1 };
+	struct bucket_rows b = { t, NULL, 0, 0, -1 };
 	enum prov_store_rows what;
 	size_t i;
 	int err;
@@ -123,10 +140,14 @@ static int fill_buckets(struct prov_triage *t, struct prov_store *s, const struc
 		what = PROV_STORE_HOSTS;
 	} else if (!strcmp(o->by, "version")) {
 		what = PROV_STORE_VERSIONS;
+	} else if (!strcmp(o->by, "image")) {
+		what = PROV_STORE_IMAGES;
+		b.image = 1;
 	} else {
-		return prov_error_set(PROV_EINPUT, "--by wants day, week, version or host, not '%s'", o->by);
+		return prov_error_set(PROV_EINPUT, "--by wants day, week, version, host or image, not '%s'", o->by);
 	}
-	t->by = b.week ? "week" : what == PROV_STORE_DAYS ? "day" : what == PROV_STORE_HOSTS ? "host" : "version";
+	t->by = b.week ? "week" : what == PROV_STORE_DAYS ? "day" : what == PROV_STORE_HOSTS ? "host" :
+		b.image ? "image" : "version";
 	if (!t->ngroups)
 		return 0;
 	b.index = store_triage_index(t);

@@ -381,8 +381,8 @@ static void op_rollback(struct store_backend *be)
 
 static const char ins_crash[] =
 	"INSERT INTO crashes(id, hash, signature, signal, signal_name, time, host, input,"
-	" context, patterns, executable, kind, added)"
-	" VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)"
+	" context, patterns, executable, kind, added, image_kind, image_digest, image_ref)"
+	" VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)"
 	" ON CONFLICT (hash) DO NOTHING RETURNING id";
 static const char ins_frames[] =
 	"INSERT INTO frames SELECT $1, * FROM unnest($3::bigint[], $4::bigint[], $5::bigint[],"
@@ -647,7 +647,7 @@ static int pg_add_once(int64_t *out_id, struct store_pg *s, const struct prov_jv
 {
 	const struct prov_jv *crash = store_jget(r, "crash"), *sig = store_jget(r, "signal");
 	char *signo = int_text(store_jget(sig, "number")), id[24];
-	const char *v[13];
+	const char *v[16];
 	int64_t newid = 0;
 	int err, nsent = 0, inserted = 0, i;
 	PGresult *res;
@@ -672,6 +672,7 @@ static int pg_add_once(int64_t *out_id, struct store_pg *s, const struct prov_jv
 	v[10] = store_jstr(store_jget(r, "process"), "executable");
 	v[11] = store_jstr(store_jget(r, "input"), "kind");
 	v[12] = rep->now;
+	memcpy(&v[13], rep->image, sizeof(rep->image));
 	/*
 	 * The schema checked inside the transaction, after a shared hold of
 	 * the upgrade's advisory lock (its own statement: a new snapshot sees
@@ -681,7 +682,7 @@ static int pg_add_once(int64_t *out_id, struct store_pg *s, const struct prov_jv
 	if ((err = send(s, "BEGIN", 0, NULL)) < 0 || (nsent++, 0) ||
 	    (err = send(s, "SELECT pg_advisory_xact_lock_shared(1347573331)", 0, NULL)) < 0 ||
 	    (nsent++, 0) || (err = send(s, schema_check, 0, NULL)) < 0 || (nsent++, 0) ||
-	    (err = send(s, "c", 13, v)) < 0 || (nsent++, 0))
+	    (err = send(s, "c", 16, v)) < 0 || (nsent++, 0))
 		goto pipeline;
 	{
 		const char *fv[12], *mv[8], *cv[8], *rv[3] = { id, rep->hash, json };
@@ -907,11 +908,11 @@ static PGresult *pg_sel(struct store_pg *s, const struct prov_triage_opts *o, co
 			const char *tail, const char *third)
 {
 	char *text = store_triage_selection(o), *sel = pg_sql(text), *sql = prov_xasprintf("%s%s%s", head, sel, tail);
-	const char *v[7] = { o->since, o->component, third, o->until, o->host, o->signature,
-			     o->component_version };
+	const char *v[8] = { o->since, o->component, third, o->until, o->host, o->signature,
+			     o->component_version, o->image };
 	/* text, each declared: the selection's parameters need no casts, unused ones are allowed */
-	Oid types[7] = { 25, 25, 25, 25, 25, 25, 25 };
-	int n = o->component && o->component_version ? 7 : o->signature ? 6 : o->host ? 5 :
+	Oid types[8] = { 25, 25, 25, 25, 25, 25, 25, 25 };
+	int n = o->image ? 8 : o->component && o->component_version ? 7 : o->signature ? 6 : o->host ? 5 :
 		o->until ? 4 : third ? 3 : 2;
 	PGresult *r = PQexecParams(s->conn, sql, n, types, v, NULL, NULL, 0);
 
@@ -1078,7 +1079,7 @@ static int op_triage(struct prov_triage *out, struct store_backend *be,
 	struct store_pg *s = pgs(be);
 	struct prov_triage t = { 0 };
 	struct prov_triage_opts o = *opts;
-	int summary = !o.since && !o.component && !o.until && !o.host && !o.signature, err;
+	int summary = !o.since && !o.component && !o.until && !o.host && !o.signature && !o.image, err;
 	size_t i;
 
 	if (!o.max_frames)
@@ -1379,11 +1380,11 @@ static int op_rows(struct store_backend *be, int what, const struct prov_triage_
 {
 	struct store_pg *s = pgs(be);
 	char *raw = store_rows_sql(what, o, max_rows + 1, 1), *sql = pg_sql(raw), *set = NULL;
-	const char *v[7] = { o->since, o->component, signature, o->until, o->host, o->signature,
-			     o->component_version };
-	Oid types[7] = { 25, 25, 25, 25, 25, 25, 25 };
-	int nparams = o->component && o->component_version ? 7 : o->signature ? 6 : o->host ? 5 :
-		o->until ? 4 : 3;
+	const char *v[8] = { o->since, o->component, signature, o->until, o->host, o->signature,
+			     o->component_version, o->image };
+	Oid types[8] = { 25, 25, 25, 25, 25, 25, 25, 25 };
+	int nparams = o->image ? 8 : o->component && o->component_version ? 7 : o->signature ? 6 :
+		o->host ? 5 : o->until ? 4 : 3;
 	PGresult *r = NULL;
 	int err, n, i, j, ncols;
 

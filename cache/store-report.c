@@ -186,6 +186,7 @@ void store_report_read(struct store_report *out, const struct prov_jv *r,
 {
 	const struct prov_jv *crash = store_jget(r, "crash");
 	const struct prov_jv *pats = store_jarray(crash, "patterns");
+	const struct prov_jv *image = store_jget(store_jget(r, "input"), "sysroot");
 	const char *time_s = store_jstr(crash, "time");
 	unsigned char digest[PROV_SHA256_LEN];
 	struct prov_buf patterns = PROV_BUF_INIT;
@@ -202,6 +203,9 @@ void store_report_read(struct store_report *out, const struct prov_jv *r,
 		out->time = meta ? meta->time : NULL;
 	out->signature = meta && meta->signature ? prov_xstrdup(meta->signature) :
 			 store_signature(r);
+	out->image[0] = store_jstr(image, "kind");
+	out->image[1] = store_jstr(image, "digest");
+	out->image[2] = store_jstr(image, "ref");
 
 	prov_sha256_init(&h);
 	store_hash_value(&h, r, 1);

@@ -202,6 +202,50 @@ static const char migrate_5_6_fill[] =
 	" SELECT signature, substr(time, 1, 10), count(*) FROM crashes WHERE time IS NOT NULL"
 	" GROUP BY 1, 2;";
 
+/*
+ * Schema 7: the image a crash ran in (the report's input.sysroot: kind,
+ * manifest digest, the ref it was named by), for triage --by image and
+ * --image. NULL: no image (a directory root, none, or not recorded).
+ */
+static const char schema_7_columns[] =
+	"ALTER TABLE crashes ADD COLUMN image_kind CTEXT;"
+	"ALTER TABLE crashes ADD COLUMN image_digest CTEXT;"
+	"ALTER TABLE crashes ADD COLUMN image_ref CTEXT;"
+	"CREATE INDEX IF NOT EXISTS crashes_image ON crashes(image_digest, signature);";
+
+/*
+ * Schema 6 -> 7: the image read back from each stored report that has one
+ * (a report stored under schema 6 may have come from an image): a string
+ * value only; a report that does not parse is left NULL, never a failed
+ * upgrade (PostgreSQL: the cast caught per report in a temporary function).
+ */
+static const char migrate_6_7_sqlite[] =
+	"UPDATE crashes SET (image_kind, image_digest, image_ref) = (SELECT"
+	" CASE WHEN json_type(r.json, '$.input.sysroot.kind') = 'text'"
+	" THEN json_extract(r.json, '$.input.sysroot.kind') END,"
+	" CASE WHEN json_type(r.json, '$.input.sysroot.digest') = 'text'"
+	" THEN json_extract(r.json, '$.input.sysroot.digest') END,"
+	" CASE WHEN json_type(r.json, '$.input.sysroot.ref') = 'text'"
+	" THEN json_extract(r.json, '$.input.sysroot.ref') END"
+	" FROM reports r WHERE r.crash_id = crashes.id AND json_valid(r.json))"
+	" WHERE id IN (SELECT crash_id FROM reports WHERE json LIKE '%\"sysroot\"%');";
+
+static const char migrate_6_7_pg[] =
+	"CREATE FUNCTION pg_temp.provenance_sysroot(t text) RETURNS jsonb LANGUAGE plpgsql AS $body$"
+	"BEGIN"
+	" RETURN t::jsonb -> 'input' -> 'sysroot';"
+	" EXCEPTION WHEN others THEN RETURN NULL;"
+	"END"
+	"$body$;"
+	"UPDATE crashes c SET"
+	" image_kind = CASE WHEN jsonb_typeof(s.j -> 'kind') = 'string' THEN s.j ->> 'kind' END,"
+	" image_digest = CASE WHEN jsonb_typeof(s.j -> 'digest') = 'string' THEN s.j ->> 'digest' END,"
+	" image_ref = CASE WHEN jsonb_typeof(s.j -> 'ref') = 'string' THEN s.j ->> 'ref' END"
+	" FROM (SELECT crash_id, pg_temp.provenance_sysroot(json) AS j FROM reports"
+	" WHERE json LIKE '%\"sysroot\"%') s"
+	" WHERE s.crash_id = c.id AND jsonb_typeof(s.j) = 'object';"
+	"DROP FUNCTION pg_temp.provenance_sysroot(text);";
+
 const char store_summary_days_sql[] =
 	"INSERT INTO signature_days(signature, day, count)"
 	" SELECT ?1, substr(?3, 1, 10), 1 FROM crashes WHERE id = ?4 AND ?3 IS NOT NULL"
@@ -301,6 +345,7 @@ char *store_schema_sql(enum store_dialect dialect)
 	subst(&b, schema_5, dialect);
 	subst(&b, schema_6_table, dialect);
 	prov_buf_puts(&b, dialect == STORE_SQLITE ? schema_6_sqlite : schema_6_pg);
+	subst(&b, schema_7_columns, dialect);
 	if (dialect == STORE_SQLITE)
 		prov_buf_printf(&b, "PRAGMA application_id=1347573331;PRAGMA user_version=%d;",
 				PROV_STORE_SCHEMA);
@@ -329,6 +374,9 @@ char *store_migration_sql(enum store_dialect dialect, int from)
 		subst(&b, schema_6_table, dialect);
 		prov_buf_puts(&b, dialect == STORE_SQLITE ? schema_6_sqlite : schema_6_pg);
 		prov_buf_puts(&b, migrate_5_6_fill);
+	} else if (from == 6) {
+		subst(&b, schema_7_columns, dialect);
+		prov_buf_puts(&b, dialect == STORE_SQLITE ? migrate_6_7_sqlite : migrate_6_7_pg);
 	} else {
 		return NULL;
 	}
@@ -357,8 +405,10 @@ static const char *selection_base(const struct prov_triage_opts *o)
 
 char *store_triage_selection(const struct prov_triage_opts *o)
 {
-	return prov_xasprintf("%s%s%s%s", selection_base(o), o->until ? "AND c.time < ?4 " : "",
-			      o->host ? "AND c.host = ?5 " : "", o->signature ? "AND c.signature = ?6 " : "");
+	return prov_xasprintf("%s%s%s%s%s", selection_base(o), o->until ? "AND c.time < ?4 " : "",
+			      o->host ? "AND c.host = ?5 " : "", o->signature ? "AND c.signature = ?6 " : "",
+			      o->image ? "AND (c.image_digest = ?8 OR c.image_digest = 'sha256:' || ?8"
+			      " OR c.image_ref = ?8) " : "");
 }
 
 /* The component a crash is placed by when none is named: the crashing thread's innermost frame's. */
@@ -373,7 +423,8 @@ static int day_start(const char *t)
 
 int store_days_summary(const struct prov_triage_opts *o)
 {
-	return !o->host && !o->component && day_start(o->since) && day_start(o->until);
+	/* signature_days has no image: an --image selection is counted from the crashes */
+	return !o->host && !o->component && !o->image && day_start(o->since) && day_start(o->until);
 }
 
 char *store_rows_sql(int what, const struct prov_triage_opts *o, uint64_t limit, int days_table)
@@ -407,6 +458,13 @@ char *store_rows_sql(int what, const struct prov_triage_opts *o, uint64_t limit,
 				     " AND k.name = coalesce(?2, " FRAME_COMPONENT ") WHERE%s"
 				     "AND (?3 IS NULL OR c.signature = ?3) GROUP BY 1, 2 ORDER BY 1, 2 LIMIT %llu",
 				     sel, n);
+		break;
+	case PROV_STORE_IMAGES:
+		/* the same order on both stores: no image last */
+		sql = prov_xasprintf("SELECT c.signature, c.image_digest, count(*), max(c.image_ref)"
+				     " FROM crashes c WHERE%s"
+				     "AND (?3 IS NULL OR c.signature = ?3) GROUP BY 1, 2"
+				     " ORDER BY 1, c.image_digest IS NULL, 2 LIMIT %llu", sel, n);
 		break;
 	case PROV_STORE_MARKS:
 		sql = prov_xasprintf("SELECT signature, fixed_in, component, bug, note, marked FROM marks"

@@ -458,8 +458,8 @@ static int add_parsed(int64_t *out_id, struct store_sqlite *s, const struct prov
 	}
 	if ((err = prepare_kept(&s->crash, s->db,
 			   "INSERT INTO crashes(signature, signal, signal_name, time, host, input,"
-			   " context, patterns, executable, kind, hash, added)"
-			   " VALUES(?,?,?,?,?,?,?,?,?,?,?,?)")) < 0)
+			   " context, patterns, executable, kind, hash, added, image_kind, image_digest,"
+			   " image_ref) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) < 0)
 		goto cleanup;
 	prov_sql_bind_text(s->crash, 1, rep.signature);
 	bind_int_or_null(s->crash, 2, store_jget(sig, "number"));
@@ -473,6 +473,9 @@ static int add_parsed(int64_t *out_id, struct store_sqlite *s, const struct prov
 	prov_sql_bind_text(s->crash, 10, store_jstr(store_jget(r, "input"), "kind"));
 	prov_sql_bind_text(s->crash, 11, rep.hash);
 	prov_sql_bind_text(s->crash, 12, rep.now);
+	prov_sql_bind_text(s->crash, 13, rep.image[0]);
+	prov_sql_bind_text(s->crash, 14, rep.image[1]);
+	prov_sql_bind_text(s->crash, 15, rep.image[2]);
 	if ((err = step_done(s->db, s->crash, "insert crash")) < 0)
 		goto cleanup;
 	*out_id = sqlite3_last_insert_rowid(s->db);
@@ -679,6 +682,8 @@ static int prep_sel(sqlite3_stmt **st, struct store_sqlite *s, const struct prov
 		prov_sql_bind_text(*st, 6, o->signature);
 	if (o->component && o->component_version)
 		prov_sql_bind_text(*st, 7, o->component_version);
+	if (o->image)
+		prov_sql_bind_text(*st, 8, o->image);
 	return 0;
 }
 
@@ -762,6 +767,14 @@ cleanup:
 }
 
 
+/* An older store read as it is (schema 1 to 6) did not record the image a crash ran in. */
+static int no_images(const struct store_sqlite *s)
+{
+	return prov_error_set(PROV_EUNKNOWN, "could not determine: crash store '%s' has schema %d, which "
+			      "records no images (a write, resolve --store or import, upgrades it to %d)",
+			      s->path, s->schema, PROV_STORE_SCHEMA);
+}
+
 static int op_triage(struct prov_triage *out, struct store_backend *be,
 		     const struct prov_triage_opts *opts)
 {
@@ -771,9 +784,12 @@ static int op_triage(struct prov_triage *out, struct store_backend *be,
 	sqlite3_stmt *st = NULL, *latest = NULL, *fr = NULL;
 	size_t cap = 0, i;
 	/* the whole store from the summaries, kept right by the writers and the delete trigger since schema 4 */
-	int summary = s->schema >= 4 && !o.since && !o.component && !o.until && !o.host && !o.signature;
+	int summary = s->schema >= 4 && !o.since && !o.component && !o.until && !o.host && !o.signature &&
+		!o.image;
 	int err = PROV_ERROR, rc;
 
+	if ((o.image || (o.by && !strcmp(o.by, "image"))) && s->schema < 7)
+		return no_images(s);
 	if (!o.max_frames)
 		o.max_frames = 5;
 	if (summary)
@@ -1071,6 +1087,10 @@ static int op_rows(struct store_backend *be, int what, const struct prov_triage_
 		free(sql);	/* an older store read as it is: no marks yet */
 		return 0;
 	}
+	if ((what == PROV_STORE_IMAGES || o->image) && s->schema < 7) {
+		free(sql);
+		return no_images(s);
+	}
 
 	g.clock.start_ms = prov_now_ms();
 	g.clock.timeout_ms = timeout_ms;
@@ -1094,6 +1114,8 @@ static int op_rows(struct store_backend *be, int what, const struct prov_triage_
 		prov_sql_bind_text(st, 6, o->signature);
 	if (o->component && o->component_version)
 		prov_sql_bind_text(st, 7, o->component_version);
+	if (o->image)
+		prov_sql_bind_text(st, 8, o->image);
 	ncols = sqlite3_column_count(st);
 	if (ncols > 8)
 		ncols = 8;

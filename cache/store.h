@@ -23,7 +23,7 @@
  */
 struct prov_store;
 
-#define PROV_STORE_SCHEMA 6
+#define PROV_STORE_SCHEMA 7
 
 /*
  * The default store (malloc'd): store.sqlite in the data directory,
@@ -145,7 +145,12 @@ struct prov_triage_opts {
 	const char *host;	/* only crashes of this host; NULL: all */
 	const char *signature;	/* only crashes of this signature; NULL: all */
 	const char *component_version;	/* with component: only crashes that ran this version of it */
-	const char *by;	/* "day", "week", "version" or "host": buckets per group; NULL: none */
+	const char *by;	/* "day", "week", "version", "host" or "image": buckets per group; NULL: none */
+	/*
+	 * only crashes that ran in this image (schema 7): its manifest digest
+	 * ("sha256:HEX", or the HEX alone) or the ref it was named by; NULL: all
+	 */
+	const char *image;
 	size_t max_frames;	/* per group; 0: 5 */
 };
 int prov_store_triage(struct prov_triage *out, struct prov_store *s,
@@ -203,6 +208,8 @@ enum prov_store_rows { PROV_STORE_DAYS, PROV_STORE_CRASHES,
 	PROV_STORE_MARKS,	/* (signature, fixed_in, component, bug, note, marked), of `signature` or all */
 	PROV_STORE_FIX_BUILDS,	/* (signature, version, commit, crashes) of marked signatures' crashes
 				   in the mark's component; `signature`: a crash id, only that crash */
+	PROV_STORE_IMAGES,	/* (signature, image digest or NULL: none, crashes, a ref it was named by
+				   or NULL), NULL digest last; schema 7 */
 };
 int prov_store_rows(struct prov_store *s, enum prov_store_rows what, const struct prov_triage_opts *o,
 		    const char *signature, uint64_t max_rows, uint64_t timeout_ms,

@@ -38,7 +38,7 @@ _provenance() {
 	--cache|--spool-dir) _provenance_files -d; return ;;
 	--sysroot|--mapping|--exe|--rpm-spec) _provenance_files; return ;;
 	--pid) _provenance_pids; return ;;
-	--by) COMPREPLY=($(compgen -W "day week version host" -- "$cur")); return ;;
+	--by) COMPREPLY=($(compgen -W "day week version host image" -- "$cur")); return ;;
 	--format)
 		case $cmd in
 		resolve|env|triage|show) COMPREPLY=($(compgen -W "text markdown json" -- "$cur")) ;;
@@ -61,7 +61,7 @@ _provenance() {
 	import) COMPREPLY=($(compgen -W "--store --host --time --journal --since --directory --help" -- "$cur")) ;;
 	show) COMPREPLY=($(compgen -W "--format --store --help" -- "$cur")) ;;
 	prune) COMPREPLY=($(compgen -W "--older-than --keep-per-signature --dry-run --store --help" -- "$cur")) ;;
-	triage) COMPREPLY=($(compgen -W "--since --until --host --signature --component --by --runs --frames --format --store --help" -- "$cur")) ;;
+	triage) COMPREPLY=($(compgen -W "--since --until --host --signature --component --image --by --runs --frames --format --store --help" -- "$cur")) ;;
 	mark) COMPREPLY=($(compgen -W "--fixed-in --component --bug --note --store --help" -- "$cur")) ;;
 	query) COMPREPLY=($(compgen -W "--format --max-rows --timeout --store --help" -- "$cur")) ;;
 	collect) COMPREPLY=($(compgen -W "--install --persist --uninstall --flush --store --spool-dir --handler --help" -- "$cur")) ;;

@@ -15,7 +15,7 @@
 const struct cmd cmd_triage_def = {
 	"triage", cmd_triage, 0,
 	"triage [--since TIME] [--until TIME] [--host NAME] [--signature SIG] [--component NAME[=VERSION]]\n"
-	"                  [--by day|week|version|host] [--runs N] [--format text|markdown|json] [--frames N] [--store PATH]",
+	"                  [--image DIGEST|REF] [--by day|week|version|host|image] [--runs N] [--format text|markdown|json] [--frames N] [--store PATH]",
 	"the stored crashes grouped by signature: counts, hosts, versions, repro rate"
 };
 
@@ -36,10 +36,16 @@ static const char help[] =
 	"   --signature SIG   only crashes of signature SIG (as triage prints it)\n"
 	"   --component NAME[=VERSION]\n"
 	"                     only crashes that ran component NAME (that version of it)\n"
+	"   --image DIGEST|REF\n"
+	"                     only crashes analysed with --sysroot in that image: its\n"
+	"                     manifest digest (sha256:HEX, or the HEX) or the ref it\n"
+	"                     was named by (oci:DIR:REF)\n"
 	"   --by KIND         crashes per bucket per group: day (YYYY-MM-DD, UTC), week\n"
 	"                     (ISO week YYYY-Www, UTC), version (of --component's\n"
-	"                     component, else of the crashing frame's) or host; a\n"
-	"                     table, and a sparkline in text\n"
+	"                     component, else of the crashing frame's), host, or image\n"
+	"                     (REF@sha256:12 hex digits; \"(no image)\" for crashes\n"
+	"                     with none); a table, and a sparkline in text for days\n"
+	"                     and weeks\n"
 	"   --runs N          how many runs there were: adds the repro rate, the\n"
 	"                     share of runs that hit each crash (one crash counts\n"
 	"                     one run; count one report per failed run)\n"
@@ -53,9 +59,10 @@ static const char help[] =
 	"and its status: REGRESSION when a crash came from a build that has the fix,\n"
 	"fixed when none did, or could not determine.\n"
 	"\n"
-	"exit: 0 done, 2 no store or not a store, 64 usage error.\n";
+	"exit: 0 done, 2 no store or not a store, 3 --image or --by image on a store\n"
+	"older than schema 7 (it recorded no images), 64 usage error.\n";
 
-enum { OPT_SINCE = 256, OPT_UNTIL, OPT_HOST, OPT_SIGNATURE, OPT_COMPONENT, OPT_BY, OPT_RUNS, OPT_FRAMES, OPT_FORMAT, OPT_STORE, OPT_HELP };
+enum { OPT_SINCE = 256, OPT_UNTIL, OPT_HOST, OPT_SIGNATURE, OPT_COMPONENT, OPT_IMAGE, OPT_BY, OPT_RUNS, OPT_FRAMES, OPT_FORMAT, OPT_STORE, OPT_HELP };
 
 static const struct option options[] = {
 	{ "since", required_argument, NULL, OPT_SINCE },
@@ -63,6 +70,7 @@ static const struct option options[] = {
 	{ "host", required_argument, NULL, OPT_HOST },
 	{ "signature", required_argument, NULL, OPT_SIGNATURE },
 	{ "component", required_argument, NULL, OPT_COMPONENT },
+	{ "image", required_argument, NULL, OPT_IMAGE },
 	{ "by", required_argument, NULL, OPT_BY },
 	{ "runs", required_argument, NULL, OPT_RUNS },
 	{ "frames", required_argument, NULL, OPT_FRAMES },
@@ -137,11 +145,18 @@ int cmd_triage(int argc, char **argv, struct prov_ctx *g)
 			to.component = optarg;
 			break;
 		}
+		case OPT_IMAGE:
+			if (!*optarg) {
+				code = prov_cmd_usage_error(&cmd_triage_def, "--image wants a digest or a ref");
+				goto cleanup;
+			}
+			to.image = optarg;
+			break;
 		case OPT_BY:
 			if (strcmp(optarg, "day") && strcmp(optarg, "week") && strcmp(optarg, "version") &&
-			    strcmp(optarg, "host")) {
-				code = prov_cmd_usage_error(&cmd_triage_def, "--by wants day, week, version or host, not '%s'",
-							    optarg);
+			    strcmp(optarg, "host") && strcmp(optarg, "image")) {
+				code = prov_cmd_usage_error(&cmd_triage_def,
+							    "--by wants day, week, version, host or image, not '%s'", optarg);
 				goto cleanup;
 			}
 			to.by = optarg;

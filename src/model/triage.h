@@ -19,10 +19,16 @@ struct prov_triage_version {
 	int64_t total;	/* crashes of the selection with it */
 	int64_t approximate;	/* crashes of the group with it whose commit was approximate */
 };
-/* One bucket of triage --by: a day, an ISO week, a component version or a host. */
+/* One bucket of triage --by: a day, an ISO week, a component version, a host or an image. */
 struct prov_triage_bucket {
-	char *key;	/* YYYY-MM-DD, YYYY-Www (UTC), "NAME VERSION" ("?": none), a host */
+	/*
+	 * YYYY-MM-DD, YYYY-Www (UTC), "NAME VERSION" ("?": none), a host, or an
+	 * image's label: "REF@sha256:" and the digest's first 12 hex digits (no
+	 * "REF@" when no crash named a ref), "(no image)" for crashes with none
+	 */
+	char *key;
 	int64_t count;
+	char *digest;	/* --by image: the image's manifest digest; NULL otherwise or for no image */
 };
 /*
  * A group's lifecycle (provenance mark): the fix recorded for its signature
@@ -59,7 +65,7 @@ struct prov_triage {
 	int64_t hosts;
 	struct prov_triage_group *groups;	/* largest first */
 	size_t ngroups;
-	const char *by;	/* "day", "week", "version", "host" or NULL (static) */
+	const char *by;	/* "day", "week", "version", "host", "image" or NULL (static) */
 };
 
 #endif

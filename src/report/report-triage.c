@@ -486,6 +486,8 @@ static void write_json(struct prov_json *j, const struct prov_triage *t, int64_t
 				prov_json_begin_object(j);
 				prov_json_kv_string(j, "key", g->buckets[k].key);
 				prov_json_kv_int(j, "count", g->buckets[k].count);
+				if (!strcmp(t->by, "image"))	/* null: no image */
+					prov_json_kv_string(j, "digest", g->buckets[k].digest);
 				prov_json_end_object(j);
 			}
 			prov_json_end_array(j);

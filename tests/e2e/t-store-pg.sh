@@ -164,12 +164,12 @@ pg_sql 'CREATE DATABASE old2' >/dev/null
 OLD2="postgresql:///old2?host=$PGDIR&user=postgres"
 check_exit 0 "a new PostgreSQL store of one report" -- "$PROVENANCE" import --store "$OLD2" "$T/a.json"
 PGDB=old2
-pg_sql "ALTER TABLE components DROP COLUMN commit_is; ALTER TABLE components DROP COLUMN found_by;
+pg_sql "DROP INDEX crashes_image; ALTER TABLE crashes DROP COLUMN image_kind, DROP COLUMN image_digest, DROP COLUMN image_ref; ALTER TABLE components DROP COLUMN commit_is; ALTER TABLE components DROP COLUMN found_by;
 ALTER TABLE signature_versions DROP COLUMN approximate; UPDATE store_meta SET value = '2' WHERE key = 'schema'"
 check_exit 2 "a reader of a schema-2 PostgreSQL store" -- "$PROVENANCE" triage --store "$OLD2"
 check_match "$(cat "$T/last.err")" "has schema 2; .*open it for writing once" "the reader says how to upgrade"
 check_exit 0 "import into a schema-2 PostgreSQL store" -- "$PROVENANCE" import --store "$OLD2" "$T/reports.jsonl"
-check_eq "$(pg_sql "SELECT value FROM store_meta WHERE key = 'schema'")" 6 "upgraded to schema 6 (psql)"
+check_eq "$(pg_sql "SELECT value FROM store_meta WHERE key = 'schema'")" 7 "upgraded to schema 7 (psql)"
 check_eq "$(pg_sql "SELECT count(*) FROM components WHERE commit_is = 'approximate' AND found_by = 'branch tip'")" \
 	"$(truth "sum(sum(t['rccl_approximate'].values()) for t in d['templates'])")" "commit_is stored after the upgrade (psql)"
 check_eq "$(pg_sql "SELECT sum(approximate) FROM signature_versions")" \
@@ -179,7 +179,7 @@ PGDB=prov
 # ---- SQLite stores of older formats (schema 1: no summaries; 2: no commit_is, found_by) ----
 # made from a current one by taking away what the later schemas added (schema 4's
 # trigger first: SQLite refuses to drop a column a trigger names)
-old_commit_cols="DROP TRIGGER crashes_deleted; DROP INDEX crashes_signature_host; ALTER TABLE components DROP COLUMN commit_is; ALTER TABLE components DROP COLUMN found_by;"
+old_commit_cols="DROP TRIGGER crashes_deleted; DROP INDEX crashes_signature_host; ALTER TABLE components DROP COLUMN commit_is; ALTER TABLE components DROP COLUMN found_by; DROP INDEX crashes_image; ALTER TABLE crashes DROP COLUMN image_kind; ALTER TABLE crashes DROP COLUMN image_digest; ALTER TABLE crashes DROP COLUMN image_ref;"
 check_exit 0 "a new store of one report" -- "$PROVENANCE" import --store "$T/v2.sqlite" "$T/a.json"
 python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1])
 c.executescript(sys.argv[2] + "ALTER TABLE signature_versions DROP COLUMN approximate; PRAGMA user_version=2;"); c.close()' \
@@ -191,7 +191,7 @@ check_eq "$(json_get "$T/last.out" "sum(c['approximate'] for g in d['groups'] fo
 check_eq "$(json_get "$T/last.out" "d['total']")" "$(lite2 'SELECT count(*) FROM crashes')" "schema-2 triage total (sqlite3)"
 check_eq "$(lite2 'PRAGMA user_version')" 2 "a reader leaves schema 2 as it is (sqlite3)"
 check_exit 0 "import into a schema-2 store" -- "$PROVENANCE" import --store "$T/v2.sqlite" "$T/reports.jsonl"
-check_eq "$(lite2 'PRAGMA user_version')" 6 "a writer upgrades it to schema 6 (sqlite3)"
+check_eq "$(lite2 'PRAGMA user_version')" 7 "a writer upgrades it to schema 7 (sqlite3)"
 check_eq "$(lite2 'SELECT count(*) FROM components WHERE crash_id = 1 AND commit_is IS NOT NULL')" 0 \
 	"the older rows: commit_is not recorded (sqlite3)"
 check_eq "$(lite2 "SELECT count(*) FROM components WHERE commit_is = 'approximate' AND found_by = 'branch tip'")" \
@@ -205,9 +205,9 @@ lite() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).exec
 check_exit 0 "triage of a schema-1 store (read as it is)" -- "$PROVENANCE" triage --store "$T/v1.sqlite" --format json
 check_eq "$(lite 'PRAGMA user_version')" 1 "a reader leaves schema 1 as it is (sqlite3)"
 check_exit 0 "import into a schema-1 store" -- "$PROVENANCE" import --store "$T/v1.sqlite" "$T/a.json"
-check_eq "$(lite 'PRAGMA user_version')" 6 "a writer upgrades it to schema 6 (sqlite3)"
+check_eq "$(lite 'PRAGMA user_version')" 7 "a writer upgrades it to schema 7 (sqlite3)"
 check_eq "$(lite 'SELECT sum(count) FROM signature_hosts')" "$(lite 'SELECT count(*) FROM crashes')" "the upgrade fills the summaries (sqlite3)"
-python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("PRAGMA user_version=7"); c.commit()' "$T/v1.sqlite"
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("PRAGMA user_version=8"); c.commit()' "$T/v1.sqlite"
 check_exit 2 "a SQLite store from a newer provenance" -- "$PROVENANCE" import --store "$T/v1.sqlite" "$T/a.json"
 check_eq "$(wc -l <"$T/last.err")" 1 "newer SQLite store: one line"
-check_match "$(cat "$T/last.err")" "has schema 7; .*newer provenance" "newer SQLite schema refused"
+check_match "$(cat "$T/last.err")" "has schema 8; .*newer provenance" "newer SQLite schema refused"

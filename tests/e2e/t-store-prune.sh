@@ -67,7 +67,7 @@ with open(sys.argv[2], "w") as f:
 # ---- SQLite ----
 S="$T/store.sqlite"
 check_exit 0 "import" -- "$PROVENANCE" import --store "$S" "$T/reports.jsonl"
-check_eq "$(lite "$S" 'PRAGMA user_version')" 6 "a new store is schema 6 (sqlite3)"
+check_eq "$(lite "$S" 'PRAGMA user_version')" 7 "a new store is schema 7 (sqlite3)"
 # triage filters (--until, --host, --signature): counts from python3's sqlite3
 SIG0=$(json_get "$T/truth.json" "d['templates'][0]['signature']")
 filtered() {	# STORE-NAME: triage with each filter, normalised, one line each
@@ -118,7 +118,7 @@ check_exit 0 "prune --help" -- "$PROVENANCE" prune --help
 # ---- a schema-3 store: stale summaries, signatures of an older rule ----
 S3="$T/v3.sqlite"
 check_exit 0 "a store to age" -- "$PROVENANCE" import --store "$S3" "$T/reports.jsonl"
-lite_exec "$S3" "DROP TRIGGER crashes_deleted; DROP INDEX crashes_signature_host;
+lite_exec "$S3" "DROP INDEX crashes_image; ALTER TABLE crashes DROP COLUMN image_kind; ALTER TABLE crashes DROP COLUMN image_digest; ALTER TABLE crashes DROP COLUMN image_ref; DROP TRIGGER crashes_deleted; DROP INDEX crashes_signature_host;
 UPDATE crashes SET signature = signature || '|__GI_old_name' WHERE id % 2 = 0;
 DELETE FROM signature_hosts; DELETE FROM signature_versions;
 INSERT INTO signature_hosts SELECT signature, host, count(*), min(time), max(time) FROM crashes GROUP BY 1, 2;
@@ -127,7 +127,7 @@ check_exit 0 "triage of the schema-3 store (read as it is)" -- "$PROVENANCE" tri
 check_eq "$(json_get "$T/last.out" "len(d['groups'])")" 4 "read as it is: the old signatures split each kind in two"
 check_eq "$(lite "$S3" 'PRAGMA user_version')" 3 "a reader leaves schema 3 (sqlite3)"
 check_exit 0 "a writer opens it (prune of nothing)" -- "$PROVENANCE" prune --store "$S3" --older-than 2000-01-01
-check_eq "$(lite "$S3" 'PRAGMA user_version')" 6 "a writer upgrades it to schema 6 (sqlite3)"
+check_eq "$(lite "$S3" 'PRAGMA user_version')" 7 "a writer upgrades it to schema 7 (sqlite3)"
 check_eq "$(lite "$S3" "$CHECK")" 0 "summaries rebuilt = crashes, orphans gone (sqlite3)"
 check_eq "$(lite "$S3" "SELECT count(DISTINCT signature) FROM crashes")" \
 	"$(json_get "$T/truth.json" "len(set(t['signature'] for t in d['templates'] if t['count']))")" \
@@ -148,7 +148,7 @@ fi
 [ -x "${PG_BIN:-/nonexistent}/initdb" ] || { echo "ok: SQLite part (no PostgreSQL server here: PostgreSQL part skipped)"; exit 0; }
 pg_start
 check_exit 0 "PostgreSQL: import" -- "$PROVENANCE" import --store "$PGURL" "$T/reports.jsonl"
-check_eq "$(pg_sql "SELECT value FROM store_meta WHERE key = 'schema'")" 6 "a new PostgreSQL store is schema 6 (psql)"
+check_eq "$(pg_sql "SELECT value FROM store_meta WHERE key = 'schema'")" 7 "a new PostgreSQL store is schema 7 (psql)"
 filtered "$PGURL" >"$T/filters.pg"
 cmp -s "$T/filters.lite" "$T/filters.pg" || fail "triage with --until/--host/--signature differs between SQLite and PostgreSQL"
 echo "ok: triage --until/--host/--signature: PostgreSQL = SQLite"
@@ -173,13 +173,13 @@ pg_sql 'CREATE DATABASE old3' >/dev/null
 OLD3="postgresql:///old3?host=$PGDIR&user=postgres"
 check_exit 0 "PostgreSQL: a store to age" -- "$PROVENANCE" import --store "$OLD3" "$T/reports.jsonl"
 PGDB=old3
-pg_sql "DROP TRIGGER crashes_deleted ON crashes; DROP TRIGGER crashes_truncated ON crashes;
+pg_sql "DROP INDEX crashes_image; ALTER TABLE crashes DROP COLUMN image_kind, DROP COLUMN image_digest, DROP COLUMN image_ref; DROP TRIGGER crashes_deleted ON crashes; DROP TRIGGER crashes_truncated ON crashes;
 UPDATE crashes SET signature = signature || '|__GI_old_name' WHERE id % 2 = 0;
 DELETE FROM signature_hosts; DELETE FROM signature_versions;
 INSERT INTO signature_hosts SELECT signature, host, count(*), min(time), max(time) FROM crashes GROUP BY 1, 2;
 DELETE FROM crashes WHERE id % 7 = 0; UPDATE store_meta SET value = '3' WHERE key = 'schema'" >/dev/null
 check_exit 0 "PostgreSQL: a writer opens the schema-3 store" -- "$PROVENANCE" prune --store "$OLD3" --older-than 2000-01-01
-check_eq "$(pg_sql "SELECT value FROM store_meta WHERE key = 'schema'")" 6 "PostgreSQL: upgraded to schema 6 (psql)"
+check_eq "$(pg_sql "SELECT value FROM store_meta WHERE key = 'schema'")" 7 "PostgreSQL: upgraded to schema 7 (psql)"
 check_eq "$(pg_sql "$CHECK")" 0 "PostgreSQL: summaries rebuilt = crashes, orphans gone (psql)"
 check_exit 0 "PostgreSQL: triage of the upgraded store" -- "$PROVENANCE" triage --store "$OLD3" --format json
 check_eq "$(norm "$T/last.out")" "$(norm "$T/v3-triage.json")" "PostgreSQL triage of the upgraded store = SQLite's"

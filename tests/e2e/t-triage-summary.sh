@@ -77,7 +77,7 @@ same() {	# STORE LABEL: each pair: a summary's answer = the crashes' answer
 # ---- SQLite ----
 S="$T/store.sqlite"
 check_exit 0 "import" -- "$PROVENANCE" import --store "$S" "$T/reports.jsonl"
-check_eq "$(lite "$S" 'PRAGMA user_version')" 6 "a new store is schema 6 (sqlite3)"
+check_eq "$(lite "$S" 'PRAGMA user_version')" 7 "a new store is schema 7 (sqlite3)"
 check_eq "$(lite "$S" "$DAYS_SQL")" "$(cat "$T/days.want")" "signature_days = the generator's crashes per day (sqlite3)"
 check_eq "$(lite "$S" "$CHECK")" 0 "summaries = crashes (sqlite3)"
 same "$S" "SQLite, imported"
@@ -92,12 +92,12 @@ cp "$T/fast.2.json" "$T/lite.deleted.json"
 # schema 5: no signature_days; a reader reads the crashes, a writer upgrades
 S5="$T/v5.sqlite"
 check_exit 0 "a store to age" -- "$PROVENANCE" import --store "$S5" "$T/reports.jsonl"
-lite_exec "$S5" "DROP TRIGGER crashes_deleted_days; DROP TABLE signature_days; DELETE FROM crashes WHERE id % 3 = 0; PRAGMA user_version=5"
+lite_exec "$S5" "DROP TRIGGER crashes_deleted_days; DROP TABLE signature_days; DROP INDEX crashes_image; ALTER TABLE crashes DROP COLUMN image_kind; ALTER TABLE crashes DROP COLUMN image_digest; ALTER TABLE crashes DROP COLUMN image_ref; DELETE FROM crashes WHERE id % 3 = 0; PRAGMA user_version=5"
 check_exit 0 "triage --by day of a schema-5 store (reader)" -- "$PROVENANCE" triage --store "$S5" --by day --format json
 cp "$T/last.out" "$T/v5.json"
 check_eq "$(lite "$S5" 'PRAGMA user_version')" 5 "a reader leaves schema 5 (sqlite3)"
 check_exit 0 "a writer opens the schema-5 store" -- "$PROVENANCE" prune --store "$S5" --older-than 2000-01-01
-check_eq "$(lite "$S5" 'PRAGMA user_version')" 6 "a writer upgrades it to schema 6 (sqlite3)"
+check_eq "$(lite "$S5" 'PRAGMA user_version')" 7 "a writer upgrades it through schema 6 to 7 (sqlite3)"
 check_eq "$(lite "$S5" "$CHECK")" 0 "the upgrade fills signature_days = crashes (sqlite3)"
 check_exit 0 "triage --by day of the upgraded store" -- "$PROVENANCE" triage --store "$S5" --by day --format json
 check_eq "$(core "$T/last.out")" "$(core "$T/v5.json")" "triage --by day: schema 6 (summaries) = schema 5 (crashes)"
@@ -122,9 +122,9 @@ OLD5="postgresql:///old5?host=$PGDIR&user=postgres"
 check_exit 0 "PostgreSQL: a store to age" -- "$PROVENANCE" import --store "$OLD5" "$T/reports.jsonl"
 PGDB=old5
 pg_sql "DROP TRIGGER crashes_deleted_days ON crashes; DROP TRIGGER crashes_truncated_days ON crashes;
-DROP TABLE signature_days; DELETE FROM crashes WHERE id % 3 = 0; UPDATE store_meta SET value = '5' WHERE key = 'schema'" >/dev/null
+DROP TABLE signature_days; DROP INDEX crashes_image; ALTER TABLE crashes DROP COLUMN image_kind, DROP COLUMN image_digest, DROP COLUMN image_ref; DELETE FROM crashes WHERE id % 3 = 0; UPDATE store_meta SET value = '5' WHERE key = 'schema'" >/dev/null
 check_exit 0 "PostgreSQL: a writer opens the schema-5 store" -- "$PROVENANCE" prune --store "$OLD5" --older-than 2000-01-01
-check_eq "$(pg_sql "SELECT value FROM store_meta WHERE key = 'schema'")" 6 "PostgreSQL: upgraded to schema 6 (psql)"
+check_eq "$(pg_sql "SELECT value FROM store_meta WHERE key = 'schema'")" 7 "PostgreSQL: upgraded through schema 6 to 7 (psql)"
 check_eq "$(pg_sql "$CHECK")" 0 "PostgreSQL: the upgrade fills signature_days = crashes (psql)"
 check_exit 0 "PostgreSQL: triage --by day of the upgraded store" -- "$PROVENANCE" triage --store "$OLD5" --by day --format json
 check_eq "$(core "$T/last.out")" "$(core "$T/v5.json")" "PostgreSQL: triage --by day of the upgraded store = SQLite's schema-5 read"
