@@ -15,7 +15,8 @@
 #include "banned.h"
 
 #define MAX_BASENAME_CANDIDATES 16
-#define MAX_DIR_CANDIDATES 500	/* files of a directory read for a function line */
+#define MAX_DIR_CANDIDATES 500
+#define REWRAP_MAX_REGION ((size_t)256 << 10)	/* bytes of code searched for a re-wrapped hunk */	/* files of a directory read for a function line */
 
 /* The function's identifier in a hunk header's function text: the word before the first '('. */
 static char *function_word(const char *fn)
@@ -775,5 +776,7 @@ int effect_rewrapped(const struct prov_hunk *h, struct located *loc, const char 
 		from = loc->text;	/* no function to say where: the whole file */
 		to = loc->text + loc->len;
 	}
+	if ((size_t)(to - from) > REWRAP_MAX_REGION || loc->pre_text.len > 4 * REWRAP_MAX_REGION)
+		return 0;	/* tokenised per hunk: bounded */
 	return prov_hunk_rewrapped(h, from, (size_t)(to - from), loc->pre_text.buf, loc->pre_text.len);
 }
