@@ -288,6 +288,7 @@ LIB_OBJS += src/fix/fixstatus.o
 LIB_OBJS += src/fix/hunks.o
 LIB_OBJS += src/fix/hunks-match.o
 LIB_OBJS += src/fix/hunks-compare.o
+LIB_OBJS += src/fix/hunks-rewrap.o
 LIB_OBJS += src/fix/dep3.o
 LIB_OBJS += src/fix/fixeffect.o
 LIB_OBJS += src/fix/fixlocate.o

@@ -61,6 +61,14 @@ enum prov_hunk_state effect_renamed_or_in_function(const struct prov_hunk *h, st
 int effect_locate(struct located *loc, const struct prov_hunk *h, const char *fix_parent,
 		  const struct prov_effect_tree *t);
 int effect_in_own_function(const struct prov_hunk *h, struct located *loc);
+/*
+ * 1 when h's change is in the deployed file with its lines re-wrapped
+ * (prov_hunk_rewrapped), in the function its header names when the file
+ * defines it once, else in the whole file; the fix's file before it read
+ * (0 when it cannot be).
+ */
+int effect_rewrapped(const struct prov_hunk *h, struct located *loc, const char *parent, const char *fix_hex,
+		     const struct prov_effect_tree *t);
 int effect_read_tree_file(struct prov_buf *b, const struct prov_effect_tree *t, const char *path);
 
 /* distpatches.c: the distribution patches that carry, name, touch or undo a hunk */

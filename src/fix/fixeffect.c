@@ -558,7 +558,7 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		enum prov_hunk_state st;
 		const char *via = NULL, *undone = NULL;
 		unsigned how = 0;
-		int renamed = 0, revert = 0, moved = 0;
+		int renamed = 0, revert = 0, moved = 0, rewrapped = 0;
 
 		for (k = 0; k < nlocs && !loc; k++)
 			if (!strcmp(locs[k].path, h->path))
@@ -577,6 +577,15 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 			st = effect_in_function_only(h, loc, parent, fix_hex, t, &how);
 		if (st == PROV_HUNK_UNKNOWN && loc->found)
 			st = effect_renamed_or_in_function(h, loc, parent, fix_hex, t, &how, &renamed);
+		/* not found line by line, or absent only by the code around it:
+		 * its lines re-wrapped (joined, split, re-indented), same tokens */
+		if ((st == PROV_HUNK_UNKNOWN || (st == PROV_HUNK_ABSENT && how == PROV_HUNK_BY_CODE_AROUND)) &&
+		    loc->found && !prov_hunk_blanks_only(h) && effect_rewrapped(h, loc, parent, fix_hex, t)) {
+			st = PROV_HUNK_PRESENT_CHANGED;
+			how = 0;
+			renamed = 0;
+			rewrapped = 1;
+		}
 		/* absent only by the code around it, in a file a patch naming
 		 * the fix changes: that patch's lines decide (below), not this */
 		if (how == PROV_HUNK_BY_CODE_AROUND && st == PROV_HUNK_ABSENT &&
@@ -626,6 +635,8 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_RENAMED;
 		if (moved)
 			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_MOVED;
+		if (rewrapped && st == PROV_HUNK_PRESENT_CHANGED && !undone)
+			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_REWRAPPED;
 		if (prov_hunk_blanks_only(h)) {
 			/* whitespace: nothing to tell present from absent; decided apart */
 			out->ev[out->n - 1].note = PROV_EFFECT_NOTE_BLANKS;

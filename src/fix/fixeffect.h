@@ -80,6 +80,8 @@ struct prov_effect {
 #define PROV_EFFECT_NOTE_NO_FILE "the file is not in the deployed tree"
 /* The note of a hunk that removes a function the deployed tree still calls (a backport keeps it). */
 #define PROV_EFFECT_NOTE_STILL_USED "it removes a function the deployed tree still calls"
+/* The note of a hunk present only with its lines re-wrapped (the same C tokens, other line breaks). */
+#define PROV_EFFECT_NOTE_REWRAPPED "matched after re-wrapping"
 /* The note of a hunk that changes blanks only (decided apart, like a comment's). */
 #define PROV_EFFECT_NOTE_BLANKS "it changes blanks only"
 /* The notes of a hunk a patch of the series carries and a later one changes again (present, via the

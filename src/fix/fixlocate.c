@@ -15,7 +15,8 @@
 #include "banned.h"
 
 #define MAX_BASENAME_CANDIDATES 16
-#define MAX_DIR_CANDIDATES 500	/* files of a directory read for a function line */
+#define MAX_DIR_CANDIDATES 500
+#define REWRAP_MAX_REGION ((size_t)256 << 10)	/* bytes of code searched for a re-wrapped hunk */	/* files of a directory read for a function line */
 
 /* The function's identifier in a hunk header's function text: the word before the first '('. */
 static char *function_word(const char *fn)
@@ -690,20 +691,20 @@ cleanup:
 }
 
 /*
- * Hunk h (present by token changes somewhere in the located file) is present
- * by them in the lines of the function its header names, from the line
- * before its definition to the next definition (srcdefs), when the file
- * defines that function once; 1 too when it does not (renamed: no check).
+ * The lines of the function hunk h's header names in the located file, from
+ * the line 3 before its definition to the line before the next definition
+ * (srcdefs): [*from, *to). 0 when the file does not define it exactly once
+ * (or is no source file the scanner reads).
  */
-int effect_in_own_function(const struct prov_hunk *h, struct located *loc)
+static int own_function_span(const struct prov_hunk *h, struct located *loc, const char **from, const char **to)
 {
 	const struct prov_defs *d;
-	struct prov_hunk_file rf;
 	char *word = function_word(h->function);
-	int start = 0, end = 0, line = 1, ok = 1, n = 0;
-	const char *p, *from = NULL, *to = NULL;
+	int start = 0, end = 0, line = 1, n = 0, ok = 0;
+	const char *p;
 	size_t i;
 
+	*from = *to = NULL;
 	if (!word || !loc->text || !prov_defs_wants_path(loc->deployed ? loc->deployed : loc->path))
 		goto cleanup;
 	if (!loc->defs) {	/* scanned once per file, not per hunk */
@@ -726,26 +727,56 @@ int effect_in_own_function(const struct prov_hunk *h, struct located *loc)
 		const char *nl = memchr(p, '\n', (size_t)(loc->text + loc->len - p));
 
 		if (line == start)
-			from = p;
+			*from = p;
 		if (end && line == end - 1) {
-			to = p;	/* up to the line before the next definition's name */
+			*to = p;	/* up to the line before the next definition's name */
 			break;
 		}
 		p = nl ? nl + 1 : loc->text + loc->len;
 	}
-	if (!from)
+	if (!*from)
 		goto cleanup;
-	if (!to || to < from)
-		to = loc->text + loc->len;
-	prov_hunk_file_init(&rf, from, (size_t)(to - from));
-	{
-		enum prov_hunk_state st = prov_hunk_match_fix(h, &rf, loc->have_pre ? &loc->pre : NULL,
-							      loc->have_post ? &loc->post : NULL);
-
-		ok = st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED;
-	}
-	prov_hunk_file_release(&rf);
+	if (!*to || *to < *from)
+		*to = loc->text + loc->len;
+	ok = 1;
 cleanup:
 	free(word);
 	return ok;
+}
+
+/*
+ * Hunk h (present by token changes somewhere in the located file) is present
+ * by them in the lines of the function its header names, from the line
+ * before its definition to the next definition (srcdefs), when the file
+ * defines that function once; 1 too when it does not (renamed: no check).
+ */
+int effect_in_own_function(const struct prov_hunk *h, struct located *loc)
+{
+	struct prov_hunk_file rf;
+	const char *from, *to;
+	enum prov_hunk_state st;
+
+	if (!own_function_span(h, loc, &from, &to))
+		return 1;
+	prov_hunk_file_init(&rf, from, (size_t)(to - from));
+	st = prov_hunk_match_fix(h, &rf, loc->have_pre ? &loc->pre : NULL, loc->have_post ? &loc->post : NULL);
+	prov_hunk_file_release(&rf);
+	return st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED;
+}
+
+int effect_rewrapped(const struct prov_hunk *h, struct located *loc, const char *parent, const char *fix_hex,
+		     const struct prov_effect_tree *t)
+{
+	const char *from = NULL, *to = NULL;
+
+	if (!loc->found || !loc->text || h->new_file || h->deleted_file || !parent ||
+	    fix_texts(loc, h, parent, fix_hex, t) < 0 || !loc->pre_text.buf)
+		return 0;
+	if (!own_function_span(h, loc, &from, &to)) {
+		from = loc->text;	/* no function to say where: the whole file */
+		to = loc->text + loc->len;
+	}
+	if ((size_t)(to - from) > REWRAP_MAX_REGION || loc->pre_text.len > 4 * REWRAP_MAX_REGION)
+		return 0;	/* tokenised per hunk: bounded */
+	return prov_hunk_rewrapped(h, from, (size_t)(to - from), loc->pre_text.buf, loc->pre_text.len);
 }

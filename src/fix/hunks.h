@@ -107,6 +107,20 @@ enum prov_hunk_state prov_hunk_match_fix_ex(const struct prov_hunk *h, const str
 					    unsigned *how);
 
 /*
+ * 1 when hunk h's change is in text[0..len) (the deployed code where it goes:
+ * its function, or the whole file) with its lines re-wrapped (joined, split,
+ * re-indented): each block of + lines, as one stream of C tokens (blanks,
+ * line breaks and comments left out; literals whole), is there, block after
+ * block in order; a block that says something (5 tokens, one word of 4
+ * bytes) is there once and is not in pre[0..pre_len) (the fix's file before
+ * it; NULL: not known), at least one such; and no block of - lines is there
+ * as a stream outside the + blocks found. A token changed is no match.
+ * Linear in len + pre_len per block (at most 16 blocks; hunks over
+ * PROV_HUNK_FUZZY_MAX lines: 0).
+ */
+int prov_hunk_rewrapped(const struct prov_hunk *h, const char *text, size_t len, const char *pre, size_t pre_len);
+
+/*
  * 1 when the code hunk h changes is not in file f at all (a hunk a backport
  * drops because the release does not have that code yet): none of its
  * distinctive context or - lines is there, nor a line like a - line.

@@ -727,6 +727,60 @@ static void test_image_count(void **state)
 	prov_hunks_release(&h);
 }
 
+/* prov_hunk_rewrapped: the same C tokens over other lines; a token changed, a - block left, or a + block the file had: no */
+static void test_rewrapped(void **state)
+{
+	static const char diff[] =
+		"--- a/jp2.c\n+++ b/jp2.c\n@@ -10,6 +10,9 @@ static Image *Read(void)\n"
+		" \tw = get_w(p);\n"
+		" \th = get_h(p);\n"
+		"+\tif ((w > MAX_SIZE) ||\n"
+		"+\t    (h > MAX_SIZE))\n"
+		"+\t  Throw(CorruptImage, \"Improper header\"); /* too large */\n"
+		" \tdepth = get_d(p);\n"
+		"-\tst = SetExtent(img, w, h);\n"
+		"+\tst = SetExtent(img, w, h) && Reset(img);\n"
+		" \treturn st;\n";
+	static const char pre[] = "int x;\nstatic Image *Read(void)\n{\n\tw = get_w(p);\n\th = get_h(p);\n"
+				  "\tdepth = get_d(p);\n\tst = SetExtent(img, w, h);\n\treturn st;\n}\n";
+	static const char rewrapped[] =
+		"\tw = get_w(p);\n\th = get_h(p);\n"
+		"\tif ((w > MAX_SIZE) || (h > MAX_SIZE))\n\t\tThrow(CorruptImage,\n\t\t\t\"Improper header\");\n"
+		"\tdepth = get_d(p);\n\tst = SetExtent(img, w,\n\t\th) &&\n\t    Reset(img);\n\treturn st;\n";
+	static const char changed[] =	/* >= for > */
+		"\tif ((w >= MAX_SIZE) || (h > MAX_SIZE))\n\t\tThrow(CorruptImage,\n\t\t\t\"Improper header\");\n"
+		"\tst = SetExtent(img, w,\n\t\th) &&\n\t    Reset(img);\n";
+	static const char blanks_in_string[] =	/* a literal's blanks are its own */
+		"\tif ((w > MAX_SIZE) || (h > MAX_SIZE))\n\t\tThrow(CorruptImage, \"Improper  header\");\n"
+		"\tst = SetExtent(img, w, h) && Reset(img);\n";
+	static const char minus_left[] =	/* the old call still there */
+		"\tif ((w > MAX_SIZE) || (h > MAX_SIZE)) Throw(CorruptImage, \"Improper header\");\n"
+		"\tst = SetExtent(img, w, h) && Reset(img);\n\tst = SetExtent(img, w, h);\n";
+	static const char twice[] =	/* the check twice: which one? */
+		"\tif ((w > MAX_SIZE) || (h > MAX_SIZE)) Throw(CorruptImage, \"Improper header\");\n"
+		"\tif ((w > MAX_SIZE) || (h > MAX_SIZE)) Throw(CorruptImage, \"Improper header\");\n"
+		"\tst = SetExtent(img, w, h) && Reset(img);\n";
+	static const char out_of_order[] =
+		"\tst = SetExtent(img, w, h) && Reset(img);\n"
+		"\tif ((w > MAX_SIZE) || (h > MAX_SIZE)) Throw(CorruptImage, \"Improper header\");\n";
+	struct prov_hunks h;
+
+	(void)state;
+	prov_hunks_parse(&h, diff, strlen(diff), 1);
+	assert_int_equal(h.n, 1);
+	assert_int_equal(prov_hunk_rewrapped(&h.v[0], rewrapped, strlen(rewrapped), pre, strlen(pre)), 1);
+	assert_int_equal(prov_hunk_rewrapped(&h.v[0], rewrapped, strlen(rewrapped), NULL, 0), 1);
+	assert_int_equal(prov_hunk_rewrapped(&h.v[0], changed, strlen(changed), pre, strlen(pre)), 0);
+	assert_int_equal(prov_hunk_rewrapped(&h.v[0], blanks_in_string, strlen(blanks_in_string), pre, strlen(pre)), 0);
+	assert_int_equal(prov_hunk_rewrapped(&h.v[0], minus_left, strlen(minus_left), pre, strlen(pre)), 0);
+	assert_int_equal(prov_hunk_rewrapped(&h.v[0], twice, strlen(twice), pre, strlen(pre)), 0);
+	assert_int_equal(prov_hunk_rewrapped(&h.v[0], out_of_order, strlen(out_of_order), pre, strlen(pre)), 0);
+	/* the + lines already in the fix's file before it: no evidence */
+	assert_int_equal(prov_hunk_rewrapped(&h.v[0], rewrapped, strlen(rewrapped), rewrapped, strlen(rewrapped)), 0);
+	assert_int_equal(prov_hunk_rewrapped(&h.v[0], "", 0, pre, strlen(pre)), 0);
+	prov_hunks_release(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -743,6 +797,7 @@ int main(void)
 		cmocka_unit_test(test_renames),
 		cmocka_unit_test(test_addition_absent_in),
 		cmocka_unit_test(test_image_count),
+		cmocka_unit_test(test_rewrapped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
