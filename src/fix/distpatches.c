@@ -139,6 +139,44 @@ const char *effect_carried_by(const struct prov_dist_patches *dp, const struct p
 }
 
 /*
+ * The patch (named ones first) whose hunk in h's file (by base name) has h's
+ * change re-wrapped in its post-image, its context and + lines
+ * (prov_hunk_rewrapped, the fix's file before it read from loc), or NULL.
+ */
+const char *effect_rewrapped_carried_by(const struct prov_dist_patches *dp, const struct prov_hunk *h,
+					const char *fix_hex, const struct located *loc)
+{
+	struct prov_buf post = PROV_BUF_INIT;
+	const char *found = NULL;
+	size_t i, k, j;
+	int pass;
+
+	for (pass = 0; pass < 2 && !found; pass++)
+		for (i = 0; i < dp->n && !found; i++) {
+			const struct prov_dist_patch *p = &dp->v[i];
+
+			if (prov_dep3_names(&p->dep3, fix_hex) != (pass == 0))
+				continue;
+			for (k = 0; k < p->hunks.n && !found; k++) {
+				const struct prov_hunk *ph = &p->hunks.v[k];
+
+				if (!same_base(ph->path, h->path, loc->deployed))
+					continue;
+				prov_buf_reset(&post);
+				for (j = 0; j < ph->n; j++)
+					if (ph->origin[j] == ' ' || ph->origin[j] == '+')
+						if (prov_buf_puts(&post, ph->lines[j]) < 0 || prov_buf_putc(&post, '\n') < 0)
+							goto cleanup;
+				if (post.len && prov_hunk_rewrapped(h, post.buf, post.len, loc->pre_text.buf, loc->pre_text.len))
+					found = p->name;
+			}
+		}
+cleanup:
+	prov_buf_release(&post);
+	return found;
+}
+
+/*
  * A patch that names the fix (DEP-3, trailers) and carries hunk h's changed
  * lines in any of its hunks, whatever the file (the code lived elsewhere in
  * the release, a test file under another name), or NULL.

@@ -74,6 +74,8 @@ int effect_read_tree_file(struct prov_buf *b, const struct prov_effect_tree *t, 
 /* distpatches.c: the distribution patches that carry, name, touch or undo a hunk */
 const char *effect_carried_by(const struct prov_dist_patches *dp, const struct prov_hunk *h,
 			      const char *fix_hex, const char *deployed_path);
+const char *effect_rewrapped_carried_by(const struct prov_dist_patches *dp, const struct prov_hunk *h,
+					const char *fix_hex, const struct located *loc);
 const char *effect_carried_by_naming(const struct prov_dist_patches *dp, const struct prov_hunk *h,
 				     const char *fix_hex);
 const char *effect_names_by_naming(const struct prov_dist_patches *dp, const struct prov_hunk *h,

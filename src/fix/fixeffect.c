@@ -623,6 +623,8 @@ static int effect_check(struct prov_effect *out, const char *fix_hex, const stru
 		if (dp && dp->applied && !via && !undone && st == PROV_HUNK_UNKNOWN && loc->have_pre &&
 		    (via = effect_names_by_naming(dp, h, fix_hex, &loc->pre, loc->deployed)))
 			st = PROV_HUNK_PRESENT_CHANGED;	/* its new names added by the patch naming the fix */
+		if (rewrapped && dp && !via)	/* the patch that re-wrapped it */
+			via = effect_rewrapped_carried_by(dp, h, fix_hex, loc);
 		if ((st == PROV_HUNK_PRESENT_EXACT || st == PROV_HUNK_PRESENT_CHANGED) && !via)
 			via = t->deployed_hex;	/* already in the upstream code deployed */
 		/* test-only: a test file the deployed tree does not have (not

@@ -178,6 +178,9 @@ check_eq "$(get 'd[0]["how"]') $(get 'd[0]["included"]')" "adapted true" "re-wra
 check_eq "$(states)" "present-changed-lines present-changed-lines" "re-wrapped: hunk states"
 check_eq "$(get '" | ".join(str(e["note"]) for e in d[0]["evidence"])')" \
 	"matched after re-wrapping | matched after re-wrapping" "re-wrapped: how each hunk was found"
+# the carrier is the quilt patch this test wrote, not the upstream v1.0 (which lacks the fix)
+check_eq "$(get '" | ".join(str(e["via"]) for e in d[0]["evidence"])')" \
+	"debian/patches/10-CVE-2099-0001.patch | debian/patches/10-CVE-2099-0001.patch" "re-wrapped: the patch carrying each hunk"
 check_exit 0 "a fix re-wrapped (text)" -- fc "$fixW"
 check_match "$(cat "$T/last.out")" "^YES $fixW is in v1\.0 .*adapted" "re-wrapped: text"
 
