@@ -9,6 +9,7 @@
 
 #include "cmd.h"
 #include "error.h"
+#include "image.h"
 #include "sources.h"
 #include "util.h"
 #include "version.h"
@@ -115,6 +116,13 @@ static int check_key(const char *key, const char *value, void *data)
 		if (*end || errno || value[0] == '-' || n > 7ULL * 86400)
 			return prov_error_set(PROV_ERROR, "config %s = '%s': not a number of seconds (0 to 604800)",
 					      key, value);
+	}
+	if (!strcmp(key, "cache.maxsize") && value && *value) {	/* every command, not only those that prune */
+		uint64_t bytes;
+		int err = prov_image_parse_size(&bytes, value);
+
+		if (err < 0)
+			return err;
 	}
 	sect = (size_t)(dot - key) + 1;
 	for (i = 0; known_keys[i]; i++) {

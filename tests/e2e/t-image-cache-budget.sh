@@ -89,4 +89,6 @@ echo "ok: an image held by a running process is kept, the next least recently us
 
 check_exit 64 "a cache.maxSize that is not a size" -- "$PROVENANCE" --cache "$C" -c cache.maxSize=lots env --sysroot "squashfs:$T/img1.sqsh"
 [ "$(wc -l <"$T/last.err")" = 1 ] || { cat "$T/last.err"; fail "a bad cache.maxSize: not one line"; }
+check_exit 64 "a cache.maxSize that is not a size, for a command that does not prune" -- "$PROVENANCE" --cache "$C" -c cache.maxSize=lots cache stats
+check_match "$(cat "$T/last.err")" "cache.maxSize: 'lots' is not a size" "the bad size named"
 echo "ok: a bad cache.maxSize is one line, exit 64 (a usage error, as collect.* sizes)"
