@@ -130,6 +130,37 @@ static void set_label_determinism(struct prov_crash **cs, char **sigs, size_t n,
 }
 
 /*
+ * How many different functions the crash sites of the inputs sharing
+ * signature sig are in (the crashing thread's crash frame; unnamed frames
+ * not counted): the same signature reached at different code is what a
+ * race or memory corruption does (the runbook's non-deterministic crash).
+ */
+static size_t crash_site_functions(struct prov_crash **crashes, char **sig, size_t n, const char *same)
+{
+	const char **seen = prov_xcalloc(n ? n : 1, sizeof(*seen));
+	size_t i, k, m = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct prov_thread *t;
+		const char *fn;
+		size_t f;
+
+		if (!crashes[i] || !sig[i] || strcmp(sig[i], same) || !(t = prov_crash_crashed_thread(crashes[i])) ||
+		    !t->nframes)
+			continue;
+		f = t->has_crash_frame ? prov_thread_crash_frame(t) : 0;
+		if (f >= t->nframes || !(fn = t->frames[f].function) || !*fn || !strcmp(fn, "??"))
+			continue;
+		for (k = 0; k < m && strcmp(seen[k], fn); k++)
+			;
+		if (k == m)
+			seen[m++] = fn;
+	}
+	free(seen);
+	return m;
+}
+
+/*
  * With several inputs, say in each how many share its crashing thread's
  * signature. Returns 1 when at least two inputs were read and all of them
  * share one signature (the same crash), else 0.
@@ -137,7 +168,7 @@ static void set_label_determinism(struct prov_crash **cs, char **sigs, size_t n,
 static int set_determinism(struct prov_crash **crashes, size_t n)
 {
 	char **sig;
-	size_t i, k, valid = 0, same_as_first = 0;
+	size_t i, k, valid = 0, same_as_first = 0, sites;
 	const char *first = NULL;
 	int labelled = 0;
 
@@ -167,7 +198,12 @@ static int set_determinism(struct prov_crash **crashes, size_t n)
 			same_as_first = same;
 		}
 		free(crashes[i]->determinism);
-		if (same == valid)
+		sites = same == valid ? crash_site_functions(crashes, sig, n, sig[i]) : 0;
+		if (same == valid && sites > 1)
+			crashes[i]->determinism = prov_xasprintf(
+				"deterministic: all %zu inputs share this crash signature, but their crash sites are in "
+				"%zu different functions: suspect a data race or memory corruption", valid, sites);
+		else if (same == valid)
 			crashes[i]->determinism = prov_xasprintf(
 				"deterministic: all %zu inputs share this crash signature", valid);
 		else
