@@ -326,7 +326,7 @@ static void test_gofunc(void **state)
 	w[38] = 0x4b1234;	/* gofunc */
 	memset(sec, 0, sizeof(sec));
 	for (i = 0; i < 8; i++)
-		sec[8 + i] = (unsigned char)(0x4c0000 >> (8 * i));	/* a decoy pcHeader alone */
+		sec[8 + i] = (unsigned char)((uint64_t)0x4c0000 >> (8 * i));	/* a decoy pcHeader alone */
 	for (k = 0; k < 39; k++)
 		for (i = 0; i < 8; i++)
 			sec[64 + k * 8 + i] = (unsigned char)(w[k] >> (8 * i));
