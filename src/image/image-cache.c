@@ -24,21 +24,11 @@
 
 int prov_image_parse_size(uint64_t *out, const char *v)
 {
-	size_t len = strlen(v);
-	uint64_t mul = 1, n;
+	uint64_t n;
 
-	if (len) {
-		switch (v[len - 1]) {
-		case 'k': case 'K': mul = (uint64_t)1 << 10; len--; break;
-		case 'm': case 'M': mul = (uint64_t)1 << 20; len--; break;
-		case 'g': case 'G': mul = (uint64_t)1 << 30; len--; break;
-		case 't': case 'T': mul = (uint64_t)1 << 40; len--; break;
-		default: break;
-		}
-	}
-	if (!len || prov_parse_u64(&n, v, len, 10) < 0 || !n || n > ((uint64_t)1 << 50) / mul)
+	if (prov_parse_size(&n, v, (size_t)-1) < 0 || !n)
 		return prov_error_set(PROV_EUSAGE, "cache.maxSize: '%s' is not a size (N bytes, NK, NM, NG or NT)", v);
-	*out = n * mul;
+	*out = n;
 	return 0;
 }
 

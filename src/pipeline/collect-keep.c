@@ -22,27 +22,18 @@
 static int parse_size(struct prov_collect_size *out, const char *key, const char *v)
 {
 	size_t len = strlen(v);
-	uint64_t n, mul = 1;
 
 	memset(out, 0, sizeof(*out));
 	if (len && v[len - 1] == '%') {
 		out->pct = 1;
-		len--;
-	} else if (len) {
-		switch (v[len - 1]) {
-		case 'k': case 'K': mul = (uint64_t)1 << 10; len--; break;
-		case 'm': case 'M': mul = (uint64_t)1 << 20; len--; break;
-		case 'g': case 'G': mul = (uint64_t)1 << 30; len--; break;
-		case 't': case 'T': mul = (uint64_t)1 << 40; len--; break;
-		default: break;
-		}
+		if (prov_parse_u64(&out->value, v, len - 1, 10) < 0 || out->value > 100)
+			goto bad;
+	} else if (prov_parse_size(&out->value, v, len) < 0) {
+		goto bad;
 	}
-	if (!len || prov_parse_u64(&n, v, len, 10) < 0 || n > ((uint64_t)1 << 50) ||
-	    (out->pct && n > 100))
-		return prov_error_set(PROV_EUSAGE, "%s: '%s' is not a size (N, NK, NM, NG or N%%)",
-				      key, v);
-	out->value = n * mul;
 	return 0;
+bad:
+	return prov_error_set(PROV_EUSAGE, "%s: '%s' is not a size (N, NK, NM, NG or N%%)", key, v);
 }
 
 /* Seconds as "N" or "N.D…" (milliseconds kept). */

@@ -72,6 +72,27 @@ int prov_parse_u64(uint64_t *out, const char *s, size_t len, int base)
 	return 0;
 }
 
+int prov_parse_size(uint64_t *out, const char *s, size_t len)
+{
+	uint64_t n, mul = 1;
+
+	if (len == (size_t)-1)
+		len = strlen(s);
+	if (len) {
+		switch (s[len - 1]) {
+		case 'k': case 'K': mul = (uint64_t)1 << 10; len--; break;
+		case 'm': case 'M': mul = (uint64_t)1 << 20; len--; break;
+		case 'g': case 'G': mul = (uint64_t)1 << 30; len--; break;
+		case 't': case 'T': mul = (uint64_t)1 << 40; len--; break;
+		default: break;
+		}
+	}
+	if (!len || prov_parse_u64(&n, s, len, 10) < 0 || n > ((uint64_t)1 << 50) / mul)
+		return PROV_ERROR;
+	*out = n * mul;
+	return 0;
+}
+
 int prov_parse_i64(int64_t *out, const char *s, size_t len)
 {
 	uint64_t v;

@@ -22,6 +22,12 @@ const char *prov_skip_prefix(const char *s, const char *prefix);
 int prov_parse_u64(uint64_t *out, const char *s, size_t len, int base);
 int prov_parse_i64(int64_t *out, const char *s, size_t len);
 int prov_parse_int(int *out, const char *s, size_t len);
+/*
+ * A size in bytes: digits with an optional K, M, G or T (powers of 1024), at
+ * most 2^50 in all. 0 on success, PROV_ERROR on empty, junk or too big.
+ * len = (size_t)-1 means strlen(s).
+ */
+int prov_parse_size(uint64_t *out, const char *s, size_t len);
 
 /* Lower-case hex of `len` bytes; caller frees. */
 char *prov_hex(const unsigned char *bytes, size_t len);

@@ -49,6 +49,34 @@ static mode_t mode_of(const char *path)
 	return st.st_mode & 07777;
 }
 
+static void test_parse_size(void **state)
+{
+	uint64_t v = 7;
+
+	(void)state;
+	assert_int_equal(prov_parse_size(&v, "0", (size_t)-1), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(prov_parse_size(&v, "512", (size_t)-1), 0);
+	assert_int_equal(v, 512);
+	assert_int_equal(prov_parse_size(&v, "3k", (size_t)-1), 0);
+	assert_int_equal(v, 3072);
+	assert_int_equal(prov_parse_size(&v, "2M", (size_t)-1), 0);
+	assert_int_equal(v, (uint64_t)2 << 20);
+	assert_int_equal(prov_parse_size(&v, "1024T", (size_t)-1), 0);	/* 2^50: the most */
+	assert_int_equal(v, (uint64_t)1 << 50);
+	assert_int_equal(prov_parse_size(&v, "12Mx", 3), 0);	/* len bounds it */
+	assert_int_equal(v, (uint64_t)12 << 20);
+	v = 7;
+	assert_int_equal(prov_parse_size(&v, "1025T", (size_t)-1), PROV_ERROR);
+	assert_int_equal(prov_parse_size(&v, "18446744073709551615G", (size_t)-1), PROV_ERROR);
+	assert_int_equal(prov_parse_size(&v, "", (size_t)-1), PROV_ERROR);
+	assert_int_equal(prov_parse_size(&v, "K", (size_t)-1), PROV_ERROR);
+	assert_int_equal(prov_parse_size(&v, "-1", (size_t)-1), PROV_ERROR);
+	assert_int_equal(prov_parse_size(&v, "1.5G", (size_t)-1), PROV_ERROR);
+	assert_int_equal(prov_parse_size(&v, "10KB", (size_t)-1), PROV_ERROR);
+	assert_int_equal(v, 7);	/* untouched on failure */
+}
+
 static void test_mkdir_p(void **state)
 {
 	char *deep = prov_xasprintf("%s/a/b/c", tmpdir);
@@ -138,6 +166,7 @@ static void test_cachedir(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_mkdir_p),
 		cmocka_unit_test(test_mkdir_p_fails),
 		cmocka_unit_test(test_cachedir),
