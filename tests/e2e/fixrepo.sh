@@ -74,3 +74,13 @@ sys.stdout.write("".join(out or []))' "$2"
 }
 fwd() { hunk "$2" "$3" | patch -d "$1" -p1 --dry-run -s -f -l -F2 >/dev/null 2>&1; }
 rev() { hunk "$2" "$3" | patch -d "$1" -p1 --dry-run -s -f -l -R -F2 >/dev/null 2>&1; }
+
+# serve_archive: the archive under $w/www over HTTP on a free local port
+# (python3's http.server, ended by the EXIT trap); sets port and http_pid
+serve_archive() {
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	python3 -m http.server --bind 127.0.0.1 "$port" --directory "$w/www" >"$w/http.log" 2>&1 &
+	http_pid=$!
+	trap 'kill $http_pid 2>/dev/null; rm -rf "$T"' EXIT
+	for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/" >/dev/null 2>&1 && break; sleep 0.1; done
+}

@@ -846,11 +846,7 @@ hunk "$fixD" 1 > "$T/d1.patch"; (cd "$x1" && git apply --check "$T/d1.patch") ||
 fwd "$x1" "$fixD" 0 || rev "$x1" "$fixD" 0 && fail "truth D: the Makefile.am hunk applies one way"
 (cd "$x2" && git apply --check --reverse "$T/d1.patch") || fail "truth D: test9 not in 1.0-2"
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-python3 -m http.server --bind 127.0.0.1 "$port" --directory "$w/www" >"$w/http.log" 2>&1 &
-http_pid=$!
-trap 'kill $http_pid 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/" >/dev/null 2>&1 && break; sleep 0.1; done
+serve_archive
 cache=$T/cache
 fc() { local rev=$1; shift; "$PROVENANCE" --cache "$cache" -c "sources.debianBaseUrl=http://127.0.0.1:$port/debian" \
 	fixcheck "$@" --repo "$up" --at v1.0 --debian-source "libbar=1.0-$rev" --format json; }

@@ -315,11 +315,7 @@ truth() { # truth SHA K: the state of hunk K of SHA in the patched tree
 }
 truths() { local s k out=; for s in "$@"; do split_hunks "$s"; k=0; while [ -f "$T/h/$s-$k.patch" ]; do out="$out $(truth "$s" $k)"; k=$((k + 1)); done; done; echo "${out# }"; }
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-python3 -m http.server --bind 127.0.0.1 "$port" --directory "$w/www" >"$w/http.log" 2>&1 &
-http_pid=$!
-trap 'kill $http_pid 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/" >/dev/null 2>&1 && break; sleep 0.1; done
+serve_archive
 cache=$T/cache
 fc() { "$PROVENANCE" --cache "$cache" -c "sources.debianBaseUrl=http://127.0.0.1:$port/debian" \
 	fixcheck "$@" --repo "$up" --at v1.0 --debian-source libfoo=1.0-1; }

@@ -162,11 +162,7 @@ fwd "$x" "$fixT" 0 && fail "truth: the header fix applies forward"
 rev "$x" "$fixT" 0 && fail "truth: the header fix applies in reverse"
 echo "ok: truth: the fix is in 1.0-1 blanks and line breaks aside; patch -l sees it neither way"
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-python3 -m http.server --bind 127.0.0.1 "$port" --directory "$w/www" >"$w/http.log" 2>&1 &
-http_pid=$!
-trap 'kill $http_pid 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/" >/dev/null 2>&1 && break; sleep 0.1; done
+serve_archive
 cache=$T/cache
 fc() { "$PROVENANCE" --cache "$cache" -c "sources.debianBaseUrl=http://127.0.0.1:$port/debian" \
 	fixcheck "$@" --repo "$up" --at v1.0 --debian-source libjp=1.0-1; }

@@ -490,11 +490,7 @@ for k in 0 1 2; do
 	fwd "$x1" "$fixD" $k && ! rev "$x1" "$fixD" $k || fail "truth D: hunk $k not absent from 1.0-1"
 done
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-python3 -m http.server --bind 127.0.0.1 "$port" --directory "$w/www" >"$w/http.log" 2>&1 &
-http_pid=$!
-trap 'kill $http_pid 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/" >/dev/null 2>&1 && break; sleep 0.1; done
+serve_archive
 cache=$T/cache
 fc() { local rev=$1; shift; "$PROVENANCE" --cache "$cache" -c "sources.debianBaseUrl=http://127.0.0.1:$port/debian" \
 	fixcheck "$@" --repo "$up" --at v1.0 --debian-source "libqux=1.0-$rev" --format json; }
