@@ -295,6 +295,7 @@ static int image_match_row(size_t ncols, const char *const *names, const char *c
 			   void *data)
 {
 	struct image_match *m = data;
+
 	if (ncols < 3 || !v[0])
 		return 0;
 	if (v[1] && !strcmp(v[1], "1"))
