@@ -427,6 +427,9 @@ int store_days_summary(const struct prov_triage_opts *o)
 	return !o->host && !o->component && !o->image && day_start(o->since) && day_start(o->until);
 }
 
+/* A crash's image digest starts with ?3, or with "sha256:" and ?3 */
+#define DIGEST_STARTS "(substr(c.image_digest, 1, length(?3)) = ?3 OR substr(c.image_digest, 8, length(?3)) = ?3)"
+
 char *store_rows_sql(int what, const struct prov_triage_opts *o, uint64_t limit, int days_table)
 {
 	char *sel = store_triage_selection(o), *sql;
@@ -465,6 +468,14 @@ char *store_rows_sql(int what, const struct prov_triage_opts *o, uint64_t limit,
 				     " FROM crashes c WHERE%s"
 				     "AND (?3 IS NULL OR c.signature = ?3) GROUP BY 1, 2"
 				     " ORDER BY 1, c.image_digest IS NULL, 2 LIMIT %llu", sel, n);
+		break;
+	case PROV_STORE_IMAGE_MATCH:
+		/* ?3 the argument: a digest's start (with or without "sha256:") or a ref */
+		sql = prov_xasprintf("SELECT c.image_digest, max(CASE WHEN c.image_ref = ?3 THEN '1' ELSE '0' END),"
+				     " max(CASE WHEN " DIGEST_STARTS " THEN '1' ELSE '0' END)"
+				     " FROM crashes c WHERE ?1 IS NULL AND ?2 IS NULL AND c.image_digest IS NOT NULL"
+				     " AND (c.image_ref = ?3 OR " DIGEST_STARTS ")"
+				     " GROUP BY 1 ORDER BY 1 LIMIT %llu", n);
 		break;
 	case PROV_STORE_MARKS:
 		sql = prov_xasprintf("SELECT signature, fixed_in, component, bug, note, marked FROM marks"

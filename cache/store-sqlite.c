@@ -1087,7 +1087,7 @@ static int op_rows(struct store_backend *be, int what, const struct prov_triage_
 		free(sql);	/* an older store read as it is: no marks yet */
 		return 0;
 	}
-	if ((what == PROV_STORE_IMAGES || o->image) && s->schema < 7) {
+	if ((what == PROV_STORE_IMAGES || what == PROV_STORE_IMAGE_MATCH || o->image) && s->schema < 7) {
 		free(sql);
 		return no_images(s);
 	}

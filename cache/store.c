@@ -282,3 +282,107 @@ int prov_store_rows(struct prov_store *s, enum prov_store_rows what, const struc
 	return s->ops->rows(s->backend, (int)what, o, signature, max_rows, timeout_ms ? timeout_ms : 10000,
 			    row, data);
 }
+
+/* The digests an image argument matches (prov_store_image_resolve's rows). */
+struct image_match {
+	char *digest[4];	/* the first four, for the message */
+	size_t n;	/* digests that start with the argument */
+	size_t by_ref;	/* crashes' digests named by the argument as a ref */
+	int prefix;	/* whether the argument is a digest prefix (12+ hex digits) */
+};
+
+static int image_match_row(size_t ncols, const char *const *names, const char *const *v, const char *types,
+			   void *data)
+{
+	struct image_match *m = data;
+
+	if (ncols < 3 || !v[0])
+		return 0;
+	if (v[1] && !strcmp(v[1], "1"))
+		m->by_ref++;
+	if (m->prefix && v[2] && !strcmp(v[2], "1")) {
+		if (m->n < 4)
+			m->digest[m->n] = prov_xstrdup(v[0]);
+		m->n++;
+	}
+	return 0;
+}
+
+/* The length of arg's run of lowercase hex digits from its start. */
+static size_t hex_run(const char *arg)
+{
+	size_t n = 0;
+
+	while ((arg[n] >= '0' && arg[n] <= '9') || (arg[n] >= 'a' && arg[n] <= 'f'))
+		n++;
+	return n;
+}
+
+/* Whether every byte is one an OCI ref.name has: letters, digits and -._:@/+ */
+static int ref_chars(const char *arg)
+{
+	for (; *arg; arg++)
+		if (!((*arg >= 'a' && *arg <= 'z') || (*arg >= 'A' && *arg <= 'Z') || (*arg >= '0' && *arg <= '9') ||
+		      strchr("-._:@/+", *arg)))
+			return 0;
+	return 1;
+}
+
+int prov_store_image_resolve(char **out, struct prov_store *s, const char *arg, uint64_t timeout_ms)
+{
+	struct prov_triage_opts none = { 0 };
+	struct image_match m = { 0 };
+	const char *hex = prov_skip_prefix(arg, "sha256:");
+	char *lower = NULL;
+	size_t i, n, shown;
+	int err, more;
+
+	*out = NULL;
+	if (hex) {	/* a digest: its hex in lowercase, as stores keep it */
+		lower = prov_xstrdup(arg);
+		for (i = 7; lower[i]; i++)
+			if (lower[i] >= 'A' && lower[i] <= 'F')
+				lower[i] = (char)(lower[i] - 'A' + 'a');
+		n = hex_run(lower + 7);
+		if (lower[7 + n] || n < PROV_IMAGE_PREFIX_MIN || n > 64) {
+			err = prov_error_set(PROV_EINPUT, "image: a digest is sha256: and %d to 64 hex digits%s",
+					     PROV_IMAGE_PREFIX_MIN, lower[7 + n] ? " (this one has a character that is not one)" :
+					     n < PROV_IMAGE_PREFIX_MIN ? " (this one is too short)" : " (this one is too long)");
+			goto cleanup;
+		}
+		arg = lower;
+		m.prefix = 1;
+	} else if (!ref_chars(arg)) {
+		err = prov_error_set(PROV_EINPUT, "image: neither a digest (sha256:HEX) nor a ref (letters, digits and -._:@/+)");
+		goto cleanup;
+	} else {
+		n = hex_run(arg);
+		m.prefix = !arg[n] && n >= PROV_IMAGE_PREFIX_MIN && n <= 64;
+	}
+	if ((err = prov_store_rows(s, PROV_STORE_IMAGE_MATCH, &none, arg, 64, timeout_ms, image_match_row, &m)) < 0)
+		goto cleanup;
+	more = err == 1;
+	err = 0;
+	if (!hex && !arg[hex_run(arg)] && !m.prefix && !m.by_ref) {
+		err = prov_error_set(PROV_EINPUT, "image: '%s' is too short for a digest (at least %d hex digits) "
+				     "and no crash was recorded from an image named by it", arg, PROV_IMAGE_PREFIX_MIN);
+	} else if (m.prefix && m.n > 1) {
+		struct prov_buf b = PROV_BUF_INIT;
+
+		/* each candidate as sha256: and 4 hex digits more than were given */
+		shown = 7 + (n + 4 > 64 ? 64 : n + 4);
+		for (i = 0; i < m.n && i < 4; i++)
+			prov_buf_printf(&b, "%s%.*s", i ? ", " : "", (int)shown, m.digest[i]);
+		err = prov_error_set(PROV_EINPUT, "image: '%s' is the start of %s%zu image digests (%s%s); give more digits",
+				     arg, more ? "more than " : "", m.n, b.buf ? b.buf : "", m.n > 4 ? ", ..." : "");
+		prov_buf_release(&b);
+	} else if (m.prefix && m.n == 1) {
+		*out = m.digest[0];
+		m.digest[0] = NULL;
+	}
+cleanup:
+	for (i = 0; i < 4; i++)
+		free(m.digest[i]);
+	free(lower);
+	return err;
+}

@@ -210,10 +210,28 @@ enum prov_store_rows { PROV_STORE_DAYS, PROV_STORE_CRASHES,
 				   in the mark's component; `signature`: a crash id, only that crash */
 	PROV_STORE_IMAGES,	/* (signature, image digest or NULL: none, crashes, a ref it was named by
 				   or NULL), NULL digest last; schema 7 */
+	PROV_STORE_IMAGE_MATCH,	/* (image digest, "1"/"0": a crash named it by the ref `signature`,
+				   "1"/"0": it starts with `signature` or with "sha256:" and it) of
+				   each digest either holds for, in digest order, all crashes; schema 7 */
 };
 int prov_store_rows(struct prov_store *s, enum prov_store_rows what, const struct prov_triage_opts *o,
 		    const char *signature, uint64_t max_rows, uint64_t timeout_ms,
 		    prov_store_row_fn row, void *data);
+
+/* The fewest hex digits a digest prefix has (triage --image, serve's image=). */
+#define PROV_IMAGE_PREFIX_MIN 12
+/*
+ * triage --image's argument (and serve's image=) to what the selection
+ * matches (prov_triage_opts.image), as git and docker read a short digest:
+ * "sha256:HEX" with 12 to 64 hex digits, or the bare HEX, that starts
+ * exactly one stored image's manifest digest gives that digest (*out, owned);
+ * a ref (a tag) is matched as it is (*out NULL: use arg). PROV_EINPUT with
+ * one line for a digest that is not hex or shorter than 12 digits, a bare
+ * hex string shorter than that which no crash was named by, a ref with
+ * characters an OCI ref.name has not, and a prefix of several digests (their
+ * short forms named). A prefix of no stored digest matches no crash.
+ */
+int prov_store_image_resolve(char **out, struct prov_store *s, const char *arg, uint64_t timeout_ms);
 
 /*
  * Parse a crash time: "YYYY-MM-DD", "YYYY-MM-DDTHH:MM[:SS][Z]" (a space for

@@ -42,9 +42,12 @@ static const char help[] =
 	"the Markdown report's sections), /api/triage.json (what 'triage --format\n"
 	"json' prints for the same query) and /api/crash/ID.json (the stored JSON,\n"
 	"as 'show ID --format json' prints it). The query string means what\n"
-	"triage's options mean: since, until, host, signature, component, frames,\n"
-	"runs, and by=day|week|version|host (each signature's crashes per bucket,\n"
-	"a table on the pages); anything else answers 400. GET and HEAD only; no\n"
+	"triage's options mean: since, until, host, signature, component, image\n"
+	"(a digest, its start of 12 or more hex digits, or a ref; several digests\n"
+	"that start so answer 400), frames, runs, and by=day|week|version|host|image\n"
+	"(each signature's crashes per bucket, a table on the pages; an image's\n"
+	"bucket links to that image's crashes); anything else answers 400. The\n"
+	"crash page names the image a crash was analysed in. GET and HEAD only; no\n"
 	"authentication: put it behind a reverse proxy that authenticates before\n"
 	"you bind it to anything but loopback.\n"
 	"\n"
@@ -84,6 +87,8 @@ struct serve_query {
 	const char *canon;	/* the accepted parameters, to carry to links: "" or "?since=...&..." */
 	const char *component;	/* component= as given (NAME or NAME=VERSION), for the form */
 	char *name_version;	/* NAME=VERSION cut in two, as triage --component does (owned) */
+	const char *image;	/* image= as given, for the form and the buckets' links */
+	char *digest;	/* image= resolved to the one digest it starts (owned), else NULL */
 };
 
 /*
@@ -117,6 +122,7 @@ static int serve_query_opts(struct serve_query *sq, const struct prov_web_reques
 		sq->opts.component = sq->name_version;
 		sq->opts.component_version = eq + 1;
 	}
+	sq->opts.image = sq->image = r->image;
 	sq->opts.by = r->by;
 	sq->opts.max_frames = (size_t)r->frames;
 	sq->runs = r->runs;
@@ -320,6 +326,7 @@ static enum MHD_Result page_top(struct MHD_Connection *conn, struct serve *sv, s
 		goto cleanup;
 	}
 	f.component = sq->component;
+	f.image = sq->image;
 	f.by = sq->opts.by;
 	f.query = sq->canon;
 	f.since = sq->opts.since;
@@ -370,6 +377,7 @@ static enum MHD_Result page_signature(struct MHD_Connection *conn, struct serve 
 	more = err == 1;
 	f.since = o.since;
 	f.component = sq->component;
+	f.image = sq->image;
 	f.by = o.by;
 	f.query = sq->canon;
 	prov_web_page_signature(&b, &t.groups[gi], &series[gi], cr.list, cr.n, more, &f);
@@ -439,6 +447,21 @@ static enum MHD_Result route(struct MHD_Connection *conn, struct serve *sv, cons
 		ret = fail(conn, 400, "Bad Request", r.api, prov_error_last());
 		goto cleanup;
 	}
+	/* image=: a digest's start becomes the one stored digest it starts (triage --image) */
+	if (sq.image && r.page != PROV_WEB_CSS) {
+		int err = prov_store_image_resolve(&sq.digest, sv->store, sq.image, sv->timeout_ms);
+
+		if (err == PROV_EINPUT) {
+			ret = fail(conn, 400, "Bad Request", r.api, prov_error_last());
+			goto cleanup;
+		}
+		if (err < 0) {
+			ret = store_fail(conn, err, r.api);
+			goto cleanup;
+		}
+		if (sq.digest)
+			sq.opts.image = sq.digest;
+	}
 	switch (r.page) {
 	case PROV_WEB_CSS:
 		prov_buf_puts(&b, prov_web_css);
@@ -461,6 +484,7 @@ static enum MHD_Result route(struct MHD_Connection *conn, struct serve *sv, cons
 	}
 cleanup:
 	free(sq.name_version);
+	free(sq.digest);
 	prov_web_request_release(&r);
 	prov_web_query_release(&q);
 	prov_buf_release(&b);

@@ -38,8 +38,10 @@ static const char help[] =
 	"                     only crashes that ran component NAME (that version of it)\n"
 	"   --image DIGEST|REF\n"
 	"                     only crashes analysed with --sysroot in that image: its\n"
-	"                     manifest digest (sha256:HEX, or the HEX) or the ref it\n"
-	"                     was named by (oci:DIR:REF)\n"
+	"                     manifest digest (sha256:HEX, or the HEX), or the start of\n"
+	"                     it of at least 12 hex digits that starts one stored\n"
+	"                     image's digest only, or the ref it was named by\n"
+	"                     (oci:DIR:REF)\n"
 	"   --by KIND         crashes per bucket per group: day (YYYY-MM-DD, UTC), week\n"
 	"                     (ISO week YYYY-Www, UTC), version (of --component's\n"
 	"                     component, else of the crashing frame's), host, or image\n"
@@ -59,7 +61,8 @@ static const char help[] =
 	"and its status: REGRESSION when a crash came from a build that has the fix,\n"
 	"fixed when none did, or could not determine.\n"
 	"\n"
-	"exit: 0 done, 2 no store or not a store, 3 --image or --by image on a store\n"
+	"exit: 0 done, 2 no store or not a store, or an --image that is not a digest\n"
+	"or a ref, too short, or the start of several digests, 3 --image or --by image on a store\n"
 	"older than schema 7 (it recorded no images), 64 usage error.\n";
 
 enum { OPT_SINCE = 256, OPT_UNTIL, OPT_HOST, OPT_SIGNATURE, OPT_COMPONENT, OPT_IMAGE, OPT_BY, OPT_RUNS, OPT_FRAMES, OPT_FORMAT, OPT_STORE, OPT_HELP };
@@ -103,7 +106,7 @@ int cmd_triage(int argc, char **argv, struct prov_ctx *g)
 	struct prov_buf out = PROV_BUF_INIT;
 	enum prov_format format = PROV_FORMAT_TEXT;
 	const char *store_opt = NULL;
-	char *store_path = NULL, since[21], until[21];
+	char *store_path = NULL, *image = NULL, since[21], until[21];
 	int64_t runs = 0;
 	int opt, code = 0, err;
 
@@ -203,8 +206,15 @@ int cmd_triage(int argc, char **argv, struct prov_ctx *g)
 	}
 	store_path = store_opt ? prov_xstrdup(store_opt) : prov_store_default_path(g->cache_dir);
 	prov_store_hide_password((char *)store_opt);	/* argv: not on the process list */
+	/* a digest's start becomes the one digest it starts (or one line, exit 2) */
 	if ((err = prov_store_open(&store, store_path, 1)) < 0 ||
-	    (err = prov_store_triage(&t, store, &to)) < 0) {
+	    (to.image && (err = prov_store_image_resolve(&image, store, to.image, 0)) < 0)) {
+		code = prov_cmd_fail(err == PROV_ENOTFOUND ? PROV_EINPUT : err);
+		goto cleanup;
+	}
+	if (image)
+		to.image = image;
+	if ((err = prov_store_triage(&t, store, &to)) < 0) {
 		code = prov_cmd_fail(err == PROV_ENOTFOUND ? PROV_EINPUT : err);
 		goto cleanup;
 	}
@@ -222,5 +232,6 @@ cleanup:
 	prov_store_free(store);
 	prov_buf_release(&out);
 	free(store_path);
+	free(image);
 	return code;
 }

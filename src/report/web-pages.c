@@ -237,7 +237,29 @@ static void fix_cell(struct prov_buf *b, const struct prov_triage_fix *f)
 }
 
 /* A group's buckets (triage --by) as a small key/count table. */
-static void buckets_table(struct prov_buf *b, const struct prov_triage_group *g)
+/*
+ * An image's bucket (triage --by image) links to its crashes of the
+ * signature: the page's query, and image= its digest unless the page is
+ * already of one image.
+ */
+static void bucket_link(struct prov_buf *b, const struct prov_triage_group *g, const struct prov_triage_bucket *k,
+			const struct prov_web_filters *f)
+{
+	const char *q = f && f->query ? f->query : "";
+
+	prov_buf_puts(b, "<a class=\"image\" href=\"/signature/");
+	prov_web_url(b, g->signature);
+	prov_web_html(b, q);
+	if (!f || !f->image) {
+		prov_buf_puts(b, *q ? "&amp;image=" : "?image=");
+		prov_web_url(b, k->digest);
+	}
+	prov_buf_puts(b, "\">");
+	prov_web_html(b, k->key);
+	prov_buf_puts(b, "</a>");
+}
+
+static void buckets_table(struct prov_buf *b, const struct prov_triage_group *g, const struct prov_web_filters *f)
 {
 	size_t i;
 
@@ -248,7 +270,10 @@ static void buckets_table(struct prov_buf *b, const struct prov_triage_group *g)
 	prov_buf_puts(b, "<table class=\"buckets\">");
 	for (i = 0; i < g->nbuckets; i++) {
 		prov_buf_puts(b, "<tr class=\"bucket\"><td class=\"mono key\">");
-		prov_web_html(b, g->buckets[i].key);
+		if (f && f->by && !strcmp(f->by, "image") && g->buckets[i].digest)
+			bucket_link(b, g, &g->buckets[i], f);
+		else
+			prov_web_html(b, g->buckets[i].key);
 		prov_buf_printf(b, "</td><td class=\"n count\">%" PRId64 "</td></tr>", g->buckets[i].count);
 	}
 	prov_buf_puts(b, "</table>");
@@ -267,7 +292,7 @@ static void sig_link(struct prov_buf *b, const char *sig, const struct prov_web_
 void prov_web_page_top(struct prov_buf *b, const struct prov_triage *t, const struct prov_web_series *series,
 		       const struct prov_web_filters *f, int cut)
 {
-	static const char *const kinds[] = { "", "day", "week", "version", "host" };
+	static const char *const kinds[] = { "", "day", "week", "version", "host", "image" };
 	int64_t lo = -1, hi = -1;
 	size_t i, j;
 
@@ -277,6 +302,8 @@ void prov_web_page_top(struct prov_buf *b, const struct prov_triage *t, const st
 	prov_web_html(b, f->since);
 	prov_buf_puts(b, "\"></label><label>component <input name=\"component\" value=\"");
 	prov_web_html(b, f->component);
+	prov_buf_puts(b, "\"></label><label>image <input name=\"image\" placeholder=\"sha256:12+ hex digits or a tag\" value=\"");
+	prov_web_html(b, f->image);
 	prov_buf_puts(b, "\"></label><label>crashes per <select name=\"by\">");
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		prov_buf_printf(b, "<option value=\"%s\"%s>%s</option>", kinds[i],
@@ -332,7 +359,7 @@ void prov_web_page_top(struct prov_buf *b, const struct prov_triage *t, const st
 		prov_buf_puts(b, "</td>");
 		if (f->by) {
 			prov_buf_puts(b, "<td class=\"per\">");
-			buckets_table(b, g);
+			buckets_table(b, g, f);
 			prov_buf_puts(b, "</td>");
 		}
 		prov_buf_puts(b, "</tr>\n");
@@ -442,7 +469,7 @@ void prov_web_page_signature(struct prov_buf *b, const struct prov_triage_group 
 	if (f && f->by) {
 		prov_buf_printf(b, "<h2>Crashes per %s, as <code>triage --by %s</code></h2>\n<div id=\"buckets\">",
 				f->by, f->by);
-		buckets_table(b, g);
+		buckets_table(b, g, f);
 		prov_buf_puts(b, "</div>\n");
 	}
 	fix_section(b, g);
@@ -584,6 +611,38 @@ static void value(struct prov_buf *b, const struct prov_jv *v, int depth)
 	}
 }
 
+/*
+ * The image the crash was analysed in (the report's input.sysroot, when
+ * --sysroot named an image): its kind, manifest digest and the ref it was
+ * named by, each escaped (a ref comes from the image), and a link to the
+ * crashes of that image.
+ */
+static void image_line(struct prov_buf *b, const struct prov_jv *root)
+{
+	const struct prov_jv *sr = prov_jv_get(prov_jv_get(root, "input"), "sysroot");
+	const char *kind = prov_jv_get_str(sr, "kind"), *digest = prov_jv_get_str(sr, "digest");
+	const char *ref = prov_jv_get_str(sr, "ref");
+
+	if (!digest)
+		return;
+	prov_buf_puts(b, "<p id=\"image\">Analysed in the image <code id=\"image-digest\">");
+	prov_web_html(b, digest);
+	prov_buf_puts(b, "</code>");
+	if (ref) {
+		prov_buf_puts(b, ", named <code id=\"image-ref\">");
+		prov_web_html(b, ref);
+		prov_buf_puts(b, "</code>");
+	}
+	if (kind) {
+		prov_buf_puts(b, " (");
+		prov_web_html(b, kind);
+		prov_buf_puts(b, ")");
+	}
+	prov_buf_puts(b, "; <a href=\"/?by=image&amp;image=");
+	prov_web_url(b, digest);
+	prov_buf_puts(b, "\">its crashes</a>.</p>\n");
+}
+
 int prov_web_page_crash(struct prov_buf *b, int64_t id, const char *json, size_t len)
 {
 	struct prov_jv *root = NULL;
@@ -598,6 +657,7 @@ int prov_web_page_crash(struct prov_buf *b, int64_t id, const char *json, size_t
 	snprintf(title, sizeof(title), "crash %" PRId64, id);
 	head(b, title, "");
 	prov_buf_printf(b, "<h1>Crash #%" PRId64 "</h1>\n", id);
+	image_line(b, root);
 	if (prov_report_load(&c, root) == 0 &&
 	    prov_report_markdown(&md, c, PROV_REPORT_RESOLVE | PROV_REPORT_REGISTERS | PROV_REPORT_MODULES) == 0) {
 		prov_buf_printf(b, "<p>The report as <code>show %" PRId64 " --format markdown</code> prints it; "

@@ -44,7 +44,7 @@ static void route_path(struct prov_web_request *r, const char *path)
  */
 static int route_query(struct prov_web_request *r, const struct prov_web_query *q)
 {
-	static const char *const kinds[] = { "day", "week", "version", "host", NULL };
+	static const char *const kinds[] = { "day", "week", "version", "host", "image", NULL };
 	size_t i, j;
 
 	for (i = 0; i < q->n; i++) {
@@ -65,6 +65,8 @@ static int route_query(struct prov_web_request *r, const struct prov_web_query *
 			r->signature = v;
 		} else if (!strcmp(name, "component")) {
 			r->component = v;
+		} else if (!strcmp(name, "image")) {
+			r->image = v;
 		} else if (!strcmp(name, "frames")) {
 			if (prov_parse_int(&r->frames, v, strlen(v)) < 0 || r->frames < 1 || r->frames > 100)
 				return prov_error_set(PROV_EINPUT, "frames wants a number from 1 to 100");
@@ -72,13 +74,13 @@ static int route_query(struct prov_web_request *r, const struct prov_web_query *
 			for (j = 0; kinds[j] && strcmp(kinds[j], v); j++)
 				;
 			if (!kinds[j])
-				return prov_error_set(PROV_EINPUT, "by wants day, week, version or host");
+				return prov_error_set(PROV_EINPUT, "by wants day, week, version, host or image");
 			r->by = kinds[j];
 		} else if (!strcmp(name, "runs")) {
 			if (prov_parse_i64(&r->runs, v, strlen(v)) < 0 || r->runs < 1)
 				return prov_error_set(PROV_EINPUT, "runs wants a positive number");
 		} else {
-			return prov_error_set(PROV_EINPUT, "unknown query parameter '%s' (since, until, host, signature, component, by, frames, runs)", name);
+			return prov_error_set(PROV_EINPUT, "unknown query parameter '%s' (since, until, host, signature, component, image, by, frames, runs)", name);
 		}
 		prov_buf_putc(&r->canon, r->canon.len ? '&' : '?');
 		prov_web_url(&r->canon, name);

@@ -63,7 +63,8 @@ struct prov_web_request {
 	/* triage's filters as given (pointing into the query; NULL: not given or empty);
 	 * since and until are still text, which the store's time parser reads */
 	const char *since, *until, *host, *signature, *component;
-	const char *by;	/* "day", "week", "version" or "host" (static, as triage --by), NULL: not given */
+	const char *image;	/* triage --image's argument, which the store resolves (a digest's start) */
+	const char *by;	/* "day", "week", "version", "host" or "image" (static, as triage --by), NULL: not given */
 	int frames;	/* 1..100, 0: not given */
 	int64_t runs;	/* > 0, 0: not given */
 	struct prov_buf canon;	/* the accepted parameters to carry to links: "" or "?since=...&...", URL-safe */
@@ -92,6 +93,7 @@ struct prov_web_crash {
 /* What the filters form shows: the values as the user gave them (NULL: none). */
 struct prov_web_filters {
 	const char *since, *component;
+	const char *image;	/* image= as given (NULL: none): the form shows it; buckets link within it */
 	const char *by;	/* triage --by's kind: the pages show each group's buckets (NULL: none) */
 	const char *query;	/* the query string to carry to links ("" or "?since=..."), already URL-safe */
 };

@@ -12,32 +12,8 @@
 command -v python3 >/dev/null || skip "no python3"
 command -v sqlite3 >/dev/null || skip "no sqlite3"
 
-# mkoci DIR TAG FILE: an OCI image layout of one layer holding FILE as
-# /etc/image-name; TAG "" names none; prints the manifest's sha256
-mkoci() {
-	local dir=$1 tag=$2 h ch mh
-	rm -rf "$T/l" && mkdir -p "$T/l/etc" "$dir/blobs/sha256"
-	printf '%s\n' "$3" >"$T/l/etc/image-name"
-	tar -C "$T/l" --numeric-owner -cf "$T/layer.tar" .
-	h=$(sha256sum "$T/layer.tar" | cut -d' ' -f1)
-	cp "$T/layer.tar" "$dir/blobs/sha256/$h"
-	printf '{"architecture":"amd64","os":"linux","rootfs":{"type":"layers","diff_ids":["sha256:%s"]},"config":{}}' "$h" >"$T/config.json"
-	ch=$(sha256sum "$T/config.json" | cut -d' ' -f1)
-	cp "$T/config.json" "$dir/blobs/sha256/$ch"
-	printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:%s","size":%s},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar","digest":"sha256:%s","size":%s}]}' \
-		"$ch" "$(stat -c %s "$T/config.json")" "$h" "$(stat -c %s "$T/layer.tar")" >"$T/manifest.json"
-	mh=$(sha256sum "$T/manifest.json" | cut -d' ' -f1)
-	cp "$T/manifest.json" "$dir/blobs/sha256/$mh"
-	printf '{"imageLayoutVersion":"1.0.0"}' >"$dir/oci-layout"
-	if [ -n "$tag" ]; then
-		printf '{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:%s","size":%s,"annotations":{"org.opencontainers.image.ref.name":"%s"}}]}' \
-			"$mh" "$(stat -c %s "$T/manifest.json")" "$tag" >"$dir/index.json"
-	else
-		printf '{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:%s","size":%s}]}' \
-			"$mh" "$(stat -c %s "$T/manifest.json")" >"$dir/index.json"
-	fi
-	echo "$mh"
-}
+. "$(dirname "$0")/lib-oci.sh"
+
 A=$(mkoci "$T/oci-a" v1 alpha)
 B=$(mkoci "$T/oci-b" "" beta)
 [ -n "$A" ] && [ -n "$B" ] && [ "$A" != "$B" ] || fail "cannot make two images"
@@ -88,6 +64,33 @@ check_buckets() {
 	check_eq "$(json_get "$T/last.out" "sum(b['count'] for b in d['groups'][0]['buckets'])")" 2 "$tag: A's crashes per day (not the day summaries)"
 	check_exit 0 "$tag: --image of no crash" -- "$PROVENANCE" triage --store "$s" --image v9 --format json
 	check_eq "$(json_get "$T/last.out" "d['total']")" 0 "$tag: no crash in an image named v9"
+	# a digest's start, as git and docker take one: 12 hex digits or more
+	check_exit 0 "$tag: --image (A's first 12 hex digits)" -- "$PROVENANCE" triage --store "$s" --image "${A:0:12}" --format json
+	check_eq "$(json_get "$T/last.out" "d['total']")" 2 "$tag: A's crashes by a 12-digit prefix"
+	check_exit 0 "$tag: --image sha256:(B's first 20, upper case)" -- "$PROVENANCE" triage --store "$s" --image "sha256:$(printf %s "${B:0:20}" | tr a-f A-F)" --by host --format json
+	check_eq "$(json_get "$T/last.out" "[b['key'] for b in d['groups'][0]['buckets']]")" '["b1"]' "$tag: B's crash by a sha256: prefix"
+	check_exit 0 "$tag: --image of no stored digest's start" -- "$PROVENANCE" triage --store "$s" --image "sha256:000000000000" --format json
+	check_eq "$(json_get "$T/last.out" "d['total']")" 0 "$tag: a prefix of no stored digest matches no crash"
+	check_exit 2 "$tag: --image too short (11 hex digits)" -- "$PROVENANCE" triage --store "$s" --image "${A:0:11}"
+	check_match "$(cat "$T/last.err")" "too short for a digest \\(at least 12 hex digits\\)" "$tag: too short: the one line"
+	check_eq "$(wc -l <"$T/last.err")" 1 "$tag: too short: one line"
+	check_exit 2 "$tag: --image sha256: too short" -- "$PROVENANCE" triage --store "$s" --image "sha256:${A:0:8}"
+	check_exit 2 "$tag: --image sha256: not hex" -- "$PROVENANCE" triage --store "$s" --image "sha256:${A:0:12}zz"
+	check_exit 2 "$tag: --image with markup" -- "$PROVENANCE" triage --store "$s" --image '<b>v1</b>'
+	check_eq "$(wc -l <"$T/last.err")" 1 "$tag: markup: one line"
+}
+
+# ambiguous TAG STORE: triage on a store where a crash of B made to carry a digest that shares A's first 14 hex
+# digits (FAKE; the tr map has no fixed point: it differs from A in every digit after them)
+FAKE=${A:0:14}$(printf '%s' "${A:14}" | tr '0-9a-f' 'f0-9a-e')
+ambiguous() {
+	local tag=$1 s=$2
+	check_exit 2 "$tag: --image of two digests' start" -- "$PROVENANCE" triage --store "$s" --image "${A:0:12}"
+	check_eq "$(wc -l <"$T/last.err")" 1 "$tag: ambiguous: one line"
+	check_match "$(cat "$T/last.err")" "start of 2 image digests \\(sha256:$(printf '%s\n' "$A" "$FAKE" | sort | head -1 | cut -c1-16), sha256:$(printf '%s\n' "$A" "$FAKE" | sort | tail -1 | cut -c1-16)\\)" \
+		"$tag: ambiguous: the candidates' short forms"
+	check_exit 0 "$tag: one digit more than they share" -- "$PROVENANCE" triage --store "$s" --image "sha256:${A:0:15}" --format json
+	check_eq "$(json_get "$T/last.out" "d['total']")" 2 "$tag: 15 digits: A's crashes only"
 }
 
 S=$T/s.sqlite
@@ -98,6 +101,9 @@ check_eq "$(sqlite3 "$S" "SELECT group_concat(coalesce(image_kind, '-') || ' ' |
 	"oci v1,oci v1,oci -,- -" "crashes.image_kind and image_ref as recorded"
 check_exit 64 "--by nonsense" -- "$PROVENANCE" triage --store "$S" --by imag
 check_exit 64 "--image ''" -- "$PROVENANCE" triage --store "$S" --image ''
+cp "$S" "$T/amb.sqlite"
+sqlite3 "$T/amb.sqlite" "UPDATE crashes SET image_digest = 'sha256:$FAKE' WHERE host = 'b1'" || fail "cannot make an ambiguous store"
+ambiguous lite "$T/amb.sqlite"
 
 # ---- upgrade: a schema-6 store (the image columns dropped, user_version 6) ----
 cp "$S" "$T/old.sqlite"
@@ -140,6 +146,8 @@ check_buckets "$PGURL" pg
 norm() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); [g.pop("latest_crash_id", None) for g in d["groups"]]; print(json.dumps(d, sort_keys=True))' "$1"; }
 check_eq "$(norm "$T/pg-by.json")" "$(norm "$T/lite-by.json")" "--by image: PostgreSQL = SQLite"
 check_eq "$(pg_sql "SELECT value FROM store_meta WHERE key = 'schema'")" 7 "pg: a new store is schema 7"
+pg_sql "UPDATE crashes SET image_digest = 'sha256:$FAKE' WHERE host = 'b1'" >/dev/null || fail "pg: cannot make it ambiguous"
+ambiguous pg "$PGURL"
 pg_sql "DROP INDEX crashes_image; ALTER TABLE crashes DROP COLUMN image_kind, DROP COLUMN image_digest,
 	DROP COLUMN image_ref; UPDATE store_meta SET value = '6' WHERE key = 'schema'" >/dev/null ||
 	fail "pg: cannot make a schema-6 store"

@@ -130,16 +130,16 @@ static void test_day(void **state)
 	assert_int_equal(prov_web_day(NULL), -1);
 }
 
-/* by: triage --by's four kinds (static strings), "" no buckets, anything else refused */
+/* by: triage --by's five kinds (static strings), "" no buckets, anything else refused */
 static void test_route_by(void **state)
 {
-	static const char *const kinds[] = { "day", "week", "version", "host" };
+	static const char *const kinds[] = { "day", "week", "version", "host", "image" };
 	struct prov_web_query q = { 0 };
 	struct prov_web_request r;
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		assert_int_equal(prov_web_query_add(&q, "by", kinds[i]), 0);
 		assert_int_equal(prov_web_route(&r, "/api/triage.json", &q), 0);
 		assert_int_equal(r.page, PROV_WEB_TRIAGE_JSON);
@@ -158,6 +158,13 @@ static void test_route_by(void **state)
 	assert_int_equal(prov_web_query_add(&q, "since", "7d"), 0);
 	assert_int_equal(prov_web_route(&r, "/signature/x", &q), 0);
 	assert_string_equal(r.canon.buf, "?by=day&since=7d");	/* carried to the links */
+	prov_web_request_release(&r);
+	prov_web_query_release(&q);
+	/* image=: taken as given (the store resolves a digest's start), carried URL-encoded */
+	assert_int_equal(prov_web_query_add(&q, "image", "sha256:0123456789ab"), 0);
+	assert_int_equal(prov_web_route(&r, "/", &q), 0);
+	assert_string_equal(r.image, "sha256:0123456789ab");
+	assert_string_equal(r.canon.buf, "?image=sha256%3A0123456789ab");
 	prov_web_request_release(&r);
 	prov_web_query_release(&q);
 	for (i = 0; i < 3; i++) {
