@@ -36,6 +36,8 @@ PKGS = libdw libelf libgit2 libarchive sqlite3 libpq libcurl libdebuginfod capst
 # squashfs images as --sysroot (enroot .sqsh, Apptainer .sif: src/image/image-squashfs.c);
 # loaded on first use, like libarchive (LAZY_PKGS)
 PKGS += libsquashfs1
+# cargo-auditable's .dep-v0 is zlib-compressed (resolvers/kit-cargo.c)
+PKGS += zlib
 TEST_PKGS = cmocka
 
 # Debian packages: libraries, the tools the tests compare against, and the
@@ -51,6 +53,9 @@ DEB_PACKAGES = pkg-config libdw-dev libelf-dev libasm-dev libdebuginfod-dev \
 DEB_PACKAGES += libsystemd-dev systemd-journal-remote
 # Go programs built at test time (tests/e2e/t-go.sh: .go.buildinfo, .gopclntab)
 DEB_PACKAGES += golang-go
+# zlib for .dep-v0 (already pulled in by libelf-dev; named for the build);
+# Debian's rustc builds the Rust program of tests/e2e/t-cargo-auditable.sh
+DEB_PACKAGES += zlib1g-dev rustc
 # squashfs images as --sysroot: libsquashfs (squashfs-tools-ng) reads them; its
 # gensquashfs packs the test roots (tests/e2e/t-image-squashfs.sh)
 DEB_PACKAGES += libsquashfs-dev squashfs-tools-ng
@@ -65,6 +70,7 @@ DEB_COMMANDS = pkg-config eu-stack eu-unstrip gdb git rpm rpmbuild zstd lz4 xz \
 	/usr/lib/postgresql/15/bin/initdb /usr/lib/postgresql/15/bin/pg_ctl srun sbatch slurmctld slurmd munged \
 	aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ qemu-aarch64 gdb-multiarch debootstrap openssl chromium
 DEB_COMMANDS += go
+DEB_COMMANDS += /usr/bin/rustc
 DEB_COMMANDS += /lib/systemd/systemd-journal-remote
 DEB_COMMANDS += gensquashfs mksquashfs
 
@@ -204,6 +210,7 @@ LIB_OBJS += resolvers/conda.o
 LIB_OBJS += resolvers/rocm.o
 LIB_OBJS += resolvers/git.o
 LIB_OBJS += resolvers/go-buildinfo.o
+LIB_OBJS += resolvers/cargo-auditable.o
 LIB_OBJS += resolvers/python.o
 LIB_OBJS += resolvers/path.o
 LIB_OBJS += resolvers/kit-origin.o
@@ -213,6 +220,7 @@ LIB_OBJS += resolvers/kit-index.o
 LIB_OBJS += resolvers/kit-elf.o
 LIB_OBJS += resolvers/kit-python.o
 LIB_OBJS += resolvers/kit-rpm-header.o
+LIB_OBJS += resolvers/kit-cargo.o
 LIB_OBJS += resolvers/kit-upstream.o
 
 # core: cores and live processes (libdwfl), Python frames, variables, code.

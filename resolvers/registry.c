@@ -15,6 +15,7 @@ const struct prov_resolver_ops *const prov_resolvers[] = {
 	&prov_resolver_conda,
 	&prov_resolver_rocm,
 	&prov_resolver_go_buildinfo,
+	&prov_resolver_cargo_auditable,
 	&prov_resolver_python,
 	&prov_resolver_git,
 	&prov_resolver_path,

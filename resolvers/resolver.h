@@ -78,6 +78,6 @@ struct prov_resolver_ops {
 extern const struct prov_resolver_ops prov_resolver_elf_note, prov_resolver_dpkg,
 	prov_resolver_rpm, prov_resolver_pip, prov_resolver_conda, prov_resolver_rocm,
 	prov_resolver_git, prov_resolver_path, prov_resolver_go_buildinfo,
-	prov_resolver_python;
+	prov_resolver_python, prov_resolver_cargo_auditable;
 
 #endif

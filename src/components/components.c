@@ -587,6 +587,8 @@ static void resolve_derived(struct prov_component *comp, struct comp_state *cs,
 	char **cands = NULL, *tag = NULL, *commit = NULL, *msg = NULL;
 	size_t ncands = 0;
 
+	if (!comp->repo)
+		return;	/* no repository to look in (cargo-auditable: its note says so) */
 	if (is_full_hex(o->commit)) {
 		/* the system recorded the commit (a git working tree's HEAD, a pip VCS install) */
 		comp->commit = prov_xstrdup(o->commit);
@@ -656,9 +658,13 @@ static void derive_components(struct prov_crash *c, struct comp_state **cs, size
 		const struct prov_origin *o = m->origin;
 		const char *name;
 		struct prov_component *comp;
+		int cargo;
 
-		if (m->component || !o || o->guess || !o->upstream_url || !o->upstream_by ||
-		    m->build_id_mismatch)
+		if (m->component || !o || o->guess || m->build_id_mismatch)
+			continue;
+		/* a Rust binary's .dep-v0 names its crate and version, never a repository */
+		cargo = o->found_by && !strcmp(o->found_by, "cargo-auditable");
+		if (!cargo && (!o->upstream_url || !o->upstream_by))
 			continue;
 		name = o->source ? o->source : o->name;
 		if (!name)
@@ -666,7 +672,7 @@ static void derive_components(struct prov_crash *c, struct comp_state **cs, size
 		k = component_index(c, name);
 		if (k != (size_t)-1) {
 			/* the same derived upstream: one component; anything else keeps its own */
-			if (k >= first && (*cs)[k].owned && c->components[k].repo &&
+			if (k >= first && (*cs)[k].owned && c->components[k].repo && o->upstream_url &&
 			    !strcmp(c->components[k].repo, o->upstream_url)) {
 				free(m->component);
 				m->component = prov_xstrdup(name);
@@ -677,14 +683,22 @@ static void derive_components(struct prov_crash *c, struct comp_state **cs, size
 		comp->name = prov_xstrdup(name);
 		/* Go's "(devel)": a build in the module's tree, not a version */
 		comp->version = o->version && strcmp(o->version, "(devel)") ? prov_xstrdup(o->version) : NULL;
-		comp->repo = prov_xstrdup(o->upstream_url);
-		comp->found_by = prov_xstrdup(o->upstream_by);
+		comp->repo = prov_xstrdup_or_null(o->upstream_url);
+		comp->found_by = prov_xstrdup(cargo ? o->found_by : o->upstream_by);
+		if (cargo) {
+			char *msg = prov_xasprintf("crate and version recorded in '%s' (.dep-v0); "
+						   "cargo-auditable records no repository or commit",
+						   m->path ? m->path : "?");
+
+			set_note(comp, msg);
+			free(msg);
+		}
 		k = c->ncomponents - 1;
 		PROV_ALLOC_GROW(*cs, k + 1, *cs_alloc);
 		memset(&(*cs)[k], 0, sizeof((*cs)[k]));
 		(*cs)[k].owned = prov_xcalloc(1, sizeof(*(*cs)[k].owned));
 		(*cs)[k].owned->name = prov_xstrdup(name);
-		(*cs)[k].owned->repo = prov_xstrdup(o->upstream_url);
+		(*cs)[k].owned->repo = prov_xstrdup_or_null(o->upstream_url);
 		(*cs)[k].mapping = (*cs)[k].owned;
 		(*cs)[k].origin = o;
 		free(m->component);

@@ -103,6 +103,9 @@
 #define LLVMFuzzerTestOneInput fuzz_image_one
 #include "../../fuzz/fuzz-image.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_cargo_one
+#include "../../fuzz/fuzz-cargo.c"
+#undef LLVMFuzzerTestOneInput
 
 #include "unit.h"
 #include "banned.h"
@@ -315,6 +318,11 @@ static void test_labels(void **state)
 static void test_gopclntab(void **state)
 {
 	replay("fuzz-gopclntab", fuzz_gopclntab_one, 1);
+}
+
+static void test_cargo(void **state)
+{
+	replay("fuzz-cargo", fuzz_cargo_one, 1);
 }
 
 /* Feed a seed's fields (0x1e-separated) to an entry. */
@@ -569,6 +577,7 @@ int main(void)
 		cmocka_unit_test(test_web_request),
 		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_gopclntab),
+		cmocka_unit_test(test_cargo),
 		cmocka_unit_test(test_journal),
 		cmocka_unit_test(test_sif),
 		cmocka_unit_test(test_image),
