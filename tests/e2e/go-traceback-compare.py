@@ -1,12 +1,19 @@
 #!/usr/bin/env python3
 # Compare every thread's Go frames in a provenance JSON report with the Go
 # runtime's own GOTRACEBACK=crash output (one "PC=0x... m=N" block per M).
-# Usage: go-traceback-compare.py RUNTIME_STDERR REPORT_JSON [--min-match N]
+# Usage: go-traceback-compare.py RUNTIME_STDERR REPORT_JSON [--min-match N] [--live]
 # Prints one line per M block and a summary; exit 1 when a block's frames
 # differ, no block matched a thread, or a futexsleep/netpoll caller is missing.
+# --live: the report is of a core taken (gcore) before the signal, while the
+# threads slept in system calls: the signal rewinds an interrupted system
+# call's pc by 2 (the syscall instruction, for the restart), so a first frame
+# 2 bytes before ours, in the same function, is compared from its caller on;
+# threads may have moved in between, so a block that differs is reported
+# but fails only through --min-match.
 import json, re, sys
 
 err, rep = sys.argv[1], sys.argv[2]
+live = "--live" in sys.argv
 min_match = int(sys.argv[sys.argv.index("--min-match") + 1]) if "--min-match" in sys.argv else 1
 
 blocks = []  # (m, pc, [(func, file, line, pc or None)])
@@ -28,7 +35,8 @@ while i < len(lines):
                 seen_g = True
                 if "[syscall" in lines[i]:
                     blocks[-1] = cur = cur[:3] + (True,)
-            f = re.match(r"^([\w./*()\-\[\]{},:]+?)\((.*)\)$", lines[i])
+            # "pkg.(*T).Method(0xc0, {0x1, 0x2})": the arguments hold no parentheses
+            f = re.match(r"^(\S+?)\(([^()]*)\)$", lines[i])
             if f and i + 1 < len(lines):
                 n = re.match(r"^\t(\S+):(\d+)(?: \+0x[0-9a-f]+)?(?: .*pc=(0x[0-9a-f]+))?", lines[i + 1])
                 if n:
@@ -59,6 +67,9 @@ def align(truth, ours, syscall):
         for oi, f in enumerate(ours):
             if f[3] == truth[ti][3]:
                 return ti, oi
+        for oi, f in enumerate(ours):
+            if live and ti == 0 and f[3] == truth[0][3] + 2 and f[0] == truth[0][0]:
+                return 1, oi + 1
     return None
 
 def score(truth, ours, ti, oi):
@@ -72,7 +83,7 @@ pairs = []
 for bi, (m, pc, truth, syscall) in enumerate(blocks):
     for tid, fr in threads:
         al = align(truth, fr, syscall)
-        if al and (syscall or fr[0][3] == pc):
+        if al and (syscall or fr[0][3] == pc or (live and fr[0][3] == pc + 2)):
             pairs.append((score(truth, fr, *al), bi, tid, al))
 pairs.sort(key=lambda p: -p[0])
 used, done, result = set(), set(), {}
@@ -90,17 +101,21 @@ for bi, (m, pc, truth, syscall) in enumerate(blocks):
         continue
     if bi not in result:
         print("m=%d pc=0x%x: no thread of the core matches" % (m, pc))
-        bad += 1
+        bad += not live
         continue
     s, tid, (ti, oi) = result[bi]
     ours = tdict[tid]
     ok = s == len(truth) - ti
     matched += ok
-    note = " (in a system call: the runtime printed its entry pc, compared from frame %d)" % ti if ti else ""
+    note = ""
+    if ti and syscall:
+        note = " (in a system call: the runtime printed its entry pc, compared from frame %d)" % ti
+    elif ti:
+        note = " (a system call the signal restarted: its pc is 2 before ours, compared from frame 1)"
     print("m=%d thread %d: %d of %d frames as the runtime printed%s%s" %
           (m, tid, s, len(truth) - ti, note, "" if ok else " (first difference: runtime %r, provenance %r)" %
            (truth[ti + s][:3], ours[oi + s][:3] if oi + s < len(ours) else None)))
-    if not ok:
+    if not ok and not live:
         bad += 1
     # the caller of runtime.futex / runtime.epollwait must not be skipped
     for k, f in enumerate(ours[:-1]):

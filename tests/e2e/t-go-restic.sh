@@ -44,6 +44,14 @@ for _ in $(seq 600); do
 	sleep 0.1
 done
 ls "$T/repo/locks/"* >/dev/null 2>&1 || { kill $pid; cat "$T/restic.err"; fail "restic took no lock"; }
+# a core of the live process too (gdb's gcore), before the signal: its
+# threads sleep in runtime.futex/epollwait with no signal frame above them
+live=
+if command -v gcore >/dev/null && gcore -o "$T/live" $pid >"$T/gcore.out" 2>&1 && [ -s "$T/live.$pid" ]; then
+	live="$T/live.$pid"
+else
+	echo "note: gcore could not attach to restic; the live core is not checked"
+fi
 kill -QUIT $pid
 wait $pid
 rc=$?
@@ -61,3 +69,16 @@ cat "$T/cmp.out"
 grep -q "^callers of runtime.futex/runtime.epollwait checked: [1-9]" "$T/cmp.out" ||
 	fail "no thread in runtime.futex or runtime.epollwait: the caller check proved nothing"
 echo "ok: every M's frames equal restic's own traceback"
+
+if [ -n "$live" ]; then
+	check_exit 0 "analyze the live core (gcore)" -- "$PROVENANCE" analyze "$live" --format json
+	cp "$T/last.out" "$T/live.json"
+	# threads may move between gcore and the signal: --live fails only on a
+	# skipped futex/epollwait caller, or fewer than 2 M's equal
+	python3 "$TOP/tests/e2e/go-traceback-compare.py" "$T/restic.err" "$T/live.json" --live --min-match 2 >"$T/cmp-live.out" ||
+		{ cat "$T/cmp-live.out"; fail "the live core's threads differ from restic's traceback"; }
+	cat "$T/cmp-live.out"
+	grep -q "^callers of runtime.futex/runtime.epollwait checked: [1-9]" "$T/cmp-live.out" ||
+		fail "live core: no thread in runtime.futex or runtime.epollwait"
+	echo "ok: the live core's innermost runtime.futex/epollwait frames have their callers"
+fi
