@@ -56,6 +56,9 @@ DEB_PACKAGES += golang-go
 # zlib for .dep-v0 (already pulled in by libelf-dev; named for the build);
 # Debian's rustc builds the Rust program of tests/e2e/t-cargo-auditable.sh
 DEB_PACKAGES += zlib1g-dev rustc
+# a real Go program's core (tests/e2e/t-go-restic.sh): Debian's restic is
+# stripped and externally linked (cgo), unlike anything go build makes here
+DEB_PACKAGES += restic
 # squashfs images as --sysroot: libsquashfs (squashfs-tools-ng) reads them; its
 # gensquashfs packs the test roots (tests/e2e/t-image-squashfs.sh)
 DEB_PACKAGES += libsquashfs-dev squashfs-tools-ng
@@ -69,7 +72,7 @@ DEB_COMMANDS = pkg-config eu-stack eu-unstrip gdb git rpm rpmbuild zstd lz4 xz \
 	gzip python3 dpkg-source python3.11 python3.11-dbg addr2line valgrind strace /usr/bin/time psql \
 	/usr/lib/postgresql/15/bin/initdb /usr/lib/postgresql/15/bin/pg_ctl srun sbatch slurmctld slurmd munged \
 	aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ qemu-aarch64 gdb-multiarch debootstrap openssl chromium
-DEB_COMMANDS += go
+DEB_COMMANDS += go restic
 DEB_COMMANDS += /usr/bin/rustc
 DEB_COMMANDS += /lib/systemd/systemd-journal-remote
 DEB_COMMANDS += gensquashfs mksquashfs

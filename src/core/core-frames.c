@@ -340,7 +340,9 @@ static const struct prov_gopcln *go_table(struct core_ctx *x, Dwfl_Module *m, Dw
 			name = elf_strptr(elf, shstrndx, sh.sh_name);
 			if (name && !strcmp(name, ".text")) {
 				text = sh.sh_addr;
-			} else if (name && !strcmp(name, ".gopclntab") && !d && sh.sh_size <= (1u << 30)) {
+			} else if (name && (!strcmp(name, ".gopclntab") ||
+					    !strcmp(name, ".data.rel.ro.gopclntab")) &&
+				   !d && sh.sh_size <= (1u << 30)) {
 				d = elf_getdata_rawchunk(elf, (int64_t)sh.sh_offset, sh.sh_size, ELF_T_BYTE);
 				tab_addr = sh.sh_addr;
 			} else if (name && !strcmp(name, ".noptrdata") && !nd && sh.sh_size <= (1u << 30)) {

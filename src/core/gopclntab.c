@@ -82,7 +82,8 @@ int prov_gopcln_open(struct prov_gopcln **out, const unsigned char *data, size_t
 	t->v120 = magic == MAGIC_120;
 	t->nfunc = w[0];
 	if (t->v118) {
-		t->text_start = text_start ? text_start : w[2];
+		/* runtime.text is never below .text (gopclntab.h) */
+		t->text_start = w[2] && w[2] >= text_start ? w[2] : text_start;
 		t->funcname = w[3];
 		t->cu = w[4];
 		t->filetab = w[5];

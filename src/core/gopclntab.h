@@ -20,8 +20,10 @@ struct prov_gopcln;
 
 /*
  * Parse the table at data[0, size) (not copied: it must outlive *out).
- * text_start: the binary's .text address, used by 1.18+ tables (0: the
- * table's own field). 0, PROV_ENOTFOUND (not a pclntab this reader knows),
+ * text_start: the binary's .text address, for 1.18+ tables whose own
+ * field (runtime.text, the base of their entry offsets) is 0 (a PIE fills
+ * it at load time) or below it. An externally linked binary (cgo) has C
+ * code before runtime.text: there the table's field is right, .text not. 0, PROV_ENOTFOUND (not a pclntab this reader knows),
  * PROV_EINPUT (malformed).
  */
 int prov_gopcln_open(struct prov_gopcln **out, const unsigned char *data, size_t size,

@@ -84,10 +84,13 @@ grep -Eq 'PUSHQ BP|SUBQ \$0x[0-9a-f]+, SP|ADJSP' "$T/crashHere.s" &&
 	{ cat "$T/crashHere.s"; fail "main.crashHere has a frame in this Go: the test would prove nothing"; }
 echo "ok: main.crashHere is frameless (go tool objdump)"
 
+# check_go_core BIN: BIN's core (GOTRACEBACK=crash) resolved, its crashing
+# thread's frames against the program's own traceback
+check_go_core() {
 # the stripped program's core: GOTRACEBACK=crash makes the runtime abort with a core
 can_dump_core
 rm -f "$T/core" "$T"/core.*
-(cd "$T" && ulimit -c unlimited && GOTRACEBACK=crash exec "$T/bin/crasher-stripped") >"$T/go.out" 2>"$T/go.err"
+(cd "$T" && ulimit -c unlimited && GOTRACEBACK=crash exec "$1") >"$T/go.out" 2>"$T/go.err"
 rc=$?
 [ $rc -ge 128 ] || fail "the Go program did not crash (exit $rc)"
 core=$(ls -t "$T"/core "$T"/core.* 2>/dev/null | head -1)
@@ -104,7 +107,7 @@ check_eq "$(json_get "$T/r.json" "$C[0]['found_by']")" go-buildinfo "resolve: fo
 
 # the truth: the running goroutine's frames as the Go runtime printed them
 # ("main.crashHere(...)" then "\t/path/main.go:15 +0x3 fp=... sp=... pc=0x...")
-python3 - "$T/go.err" "$T/r.json" "$T/src/main.go" <<'EOF' || fail "Go frames differ from the program's own traceback"
+python3 - "$T/go.err" "$T/r.json" "$T/src/main.go" <<'EOF' || fail "$1: Go frames differ from the program's own traceback"
 import json, re, sys
 err = open(sys.argv[1]).read()
 block = err.split("goroutine 1 [running]:\n", 1)[1].split("\n\n", 1)[0].splitlines()
@@ -160,4 +163,14 @@ if ours != theirs:
 print("ok: the main.* frames in the program's order: " + " <- ".join(ours))
 print("ok: %d frames match the program's traceback" % seen)
 EOF
+}
+check_go_core "$T/bin/crasher-stripped"
+
+# a stripped PIE: Go's linker names the table .data.rel.ro.gopclntab there
+(cd "$T/src" && go build -buildvcs=true -buildmode=pie -ldflags='-s -w' -o "$T/bin/crasher-pie" .) ||
+	fail "go build -buildmode=pie"
+readelf -h "$T/bin/crasher-pie" | grep -q 'DYN' || fail "the PIE build is not ET_DYN"
+readelf -S -W "$T/bin/crasher-pie" | grep -q ' \.data\.rel\.ro\.gopclntab ' ||
+	fail "the PIE has no .data.rel.ro.gopclntab: the PIE check would prove nothing"
+check_go_core "$T/bin/crasher-pie"
 echo "ok: t-go"

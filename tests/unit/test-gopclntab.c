@@ -136,9 +136,14 @@ static void test_lookup(void **state)
 	lookup(t, 0x401030, NULL, 0);
 	lookup(t, 0x400fff, NULL, 0);
 	prov_gopcln_free(t);
-	/* the binary's .text address wins over the table's field */
+	/* the binary's .text address wins over a table's field below it */
 	assert_int_equal(prov_gopcln_open(&t, tab, ntab, 0x500000), 0);
 	lookup(t, 0x500010, "main.b", 20);
+	prov_gopcln_free(t);
+	/* C code before runtime.text (external linking): the table's field wins */
+	assert_int_equal(prov_gopcln_open(&t, tab, ntab, 0x400f00), 0);
+	lookup(t, 0x401010, "main.b", 20);
+	lookup(t, 0x400f10, NULL, 0);
 	prov_gopcln_free(t);
 }
 
