@@ -263,14 +263,13 @@ int prov_root_open(const char *root, const char *path, int flags)
 	int pfd, fd, saved;
 	struct stat st;
 
-	if (flags & O_DIRECTORY)
+	/* O_PATH: a name looked at (realpath, identity), not read: a placeholder stays one */
+	if (flags & (O_DIRECTORY | O_PATH))
 		return root_open_raw(root, path, flags);
 	/* O_PATH first: a FIFO or a device is looked at, never opened */
 	pfd = root_open_raw(root, path, O_PATH | (flags & O_NOFOLLOW));
 	if (pfd < 0 || root_fill_in(&pfd, root, path, flags) < 0)
 		return -1;
-	if (flags & O_PATH)
-		return pfd;
 	fd = prov_open_regular_at(pfd, flags);
 	saved = errno;
 	if (fd < 0 && saved != PROV_ENOTREG && access("/proc/self/fd", X_OK) != 0) {

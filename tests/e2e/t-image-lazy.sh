@@ -160,5 +160,5 @@ mv "$T/oci/blobs/sha256/$lh" "$T/lower.away"
 mv "$T/lower.away" "$T/oci/blobs/sha256/$lh"
 grep -q "could not be extracted from the image" "$T/gone.err" || { cat "$T/gone.err"; fail "no warning for a file whose layer is gone"; }
 file=$(json_get "$T/gone.json" "[m['file'] for m in d['modules'] if m['path']=='$LIBDIR/libnull.so'][0]")
-[ "$file" = None ] || [ -z "$file" ] || fail "libnull.so was read although its layer is gone ($file)"
+case "$file" in None | null | "") ;; *) fail "libnull.so was read although its layer is gone ($file)" ;; esac
 echo "ok: a file whose layer is gone is not read (warning: $(grep -m1 'could not be extracted' "$T/gone.err"))"
