@@ -39,6 +39,7 @@ void prov_image_budget_init(struct prov_image_budget *b)
 	b->entries_left = env_cap("PROVENANCE_IMAGE_MAX_ENTRIES", PROV_IMAGE_MAX_ENTRIES);
 	b->bytes_left = env_cap("PROVENANCE_IMAGE_MAX_BYTES", PROV_IMAGE_MAX_BYTES);
 	b->skipped = 0;
+	b->lazy = NULL;
 }
 
 /* A name of the layer split into components: no "", no ".", and a ".."

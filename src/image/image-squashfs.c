@@ -370,7 +370,7 @@ int prov_image_apply_squashfs(int rootfd, const char *file, uint64_t offset, uin
 int prov_image_squashfs_cat(int fd, const char *file, uint64_t offset, uint64_t size, const char *path,
 			    uint64_t want)
 {
-	struct prov_image_budget b;
+	struct prov_image_budget b = { 0 };
 	struct sq s = { .b = &b, .what = file, .path = PROV_BUF_INIT };
 	struct sq_open o = { 0 };
 	sqfs_inode_generic_t *inode = NULL;
