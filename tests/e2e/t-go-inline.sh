@@ -2,11 +2,14 @@
 # Go inlined calls in a stripped binary: the frames of the crashing
 # goroutine, inlined ones included (from .gopclntab's inline tree), equal the
 # program's own GOTRACEBACK=crash output: names, files, lines and order.
+# It runs with `go` (Debian's golang-go: 1.19 in CI, the only one CI has) and
+# then with every other toolchain installed as /usr/lib/go-1.*/bin/go (e.g.
+# golang-1.21-go from bookworm-backports: the 1.20+ inline tree layout).
 . "$(dirname "$0")/lib.sh"
 for c in go readelf python3; do command -v $c >/dev/null || skip "$c not installed (make deps installs golang-go)"; done
 
 export GOFLAGS=-mod=mod GOPROXY=off GOTOOLCHAIN=local GOCACHE="$T/gocache" GOPATH="$T/gopath" HOME="$T"
-mkdir -p "$T/src" "$T/bin"
+mkdir -p "$T/src"
 cat > "$T/src/main.go" <<'EOF'
 package main
 
@@ -46,34 +49,37 @@ func main() {
 	fmt.Println(outer(len(os.Args)))
 }
 EOF
-(cd "$T/src" && go mod init example.com/inliner >/dev/null 2>&1 &&
-	go build -gcflags=-m -ldflags='-s -w' -o "$T/bin/inliner" . 2>"$T/m.txt") || { cat "$T/m.txt"; fail "go build"; }
+run_one() {
+local GO=$1 V=$2 B="$T/$2"
+mkdir -p "$B/bin"
+echo "== $V ($GO)"
+(cd "$T/src" && { [ -f go.mod ] || "$GO" mod init example.com/inliner >/dev/null 2>&1; } &&
+	"$GO" build -gcflags=-m -ldflags='-s -w' -o "$B/bin/inliner" . 2>"$B/m.txt") || { cat "$B/m.txt"; fail "$V: go build"; }
 # the premises: the compiler inlined both calls, and the binary has no symbols or DWARF
-grep -q 'main.go:18:[0-9]*: inlining call to deref' "$T/m.txt" || { cat "$T/m.txt"; fail "go did not inline deref"; }
-grep -q 'main.go:23:[0-9]*: inlining call to middle' "$T/m.txt" || { cat "$T/m.txt"; fail "go did not inline middle"; }
-if readelf -S -W "$T/bin/inliner" | grep -Eq '\.symtab|\.debug_info'; then
+grep -q 'main.go:18:[0-9]*: inlining call to deref' "$B/m.txt" || { cat "$B/m.txt"; fail "go did not inline deref"; }
+grep -q 'main.go:23:[0-9]*: inlining call to middle' "$B/m.txt" || { cat "$B/m.txt"; fail "go did not inline middle"; }
+if readelf -S -W "$B/bin/inliner" | grep -Eq '\.symtab|\.debug_info'; then
 	fail "the -s -w build still has symbols or DWARF"
 fi
 echo "ok: go -gcflags=-m inlined middle and deref into crashHere; stripped"
 
-can_dump_core
-rm -f "$T/core" "$T"/core.*
-(cd "$T" && ulimit -c unlimited && GOTRACEBACK=crash exec "$T/bin/inliner") >"$T/go.out" 2>"$T/go.err"
+rm -f "$B/core" "$B"/core.*
+(cd "$B" && ulimit -c unlimited && GOTRACEBACK=crash exec "$B/bin/inliner") >"$B/go.out" 2>"$B/go.err"
 rc=$?
 [ $rc -ge 128 ] || fail "the Go program did not crash (exit $rc)"
-core=$(ls -t "$T"/core "$T"/core.* 2>/dev/null | head -1)
+core=$(ls -t "$B"/core "$B"/core.* 2>/dev/null | head -1)
 [ -n "$core" ] || fail "the Go program crashed but left no core"
 
 check_exit 0 "resolve the Go core" -- "$PROVENANCE" resolve --offline "$core" --format json
-cp "$T/last.out" "$T/r.json"
-python3 "$TOP/tests/e2e/check-json-contract.py" "$T/r.json" --kind core || fail "JSON contract"
+cp "$T/last.out" "$B/r.json"
+python3 "$TOP/tests/e2e/check-json-contract.py" "$B/r.json" --kind core || fail "JSON contract"
 
 # the truth: goroutine 1's frames as the Go runtime printed them; an inlined
 # frame is "name(...)" followed by "\tfile:line" without a pc
-python3 - "$T/go.err" "$T/r.json" "$T/src/main.go" <<'EOF' || fail "Go frames differ from the program's own traceback"
+python3 - "$B/go.err" "$B/r.json" "$T/src/main.go" <<'EOF' || fail "Go frames differ from the program's own traceback"
 import json, re, sys
 err = open(sys.argv[1]).read()
-block = err.split("goroutine 1 [running]:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+block = re.split(r"^goroutine 1 (?:gp=\S+ m=\S+ (?:mp=\S+ )?)?\[running\]:\n", err, 1, re.M)[1].split("\n\n", 1)[0].splitlines()
 truth = []  # (function, file, line, inlined)
 for a, b in zip(block, block[1:]):
     m = re.match(r"^([\w./*()]+)\((.*)\)$", a)
@@ -110,4 +116,15 @@ grep -E 'main\.crashHere.*\(inlined\)' "$T/last.out" >/dev/null && fail "text: m
 check_exit 0 "resolve (markdown)" -- "$PROVENANCE" resolve --offline "$core" --format markdown
 grep -E '^\| #[0-9]+ \(inlined\) \| `main\.deref`' "$T/last.out" >/dev/null || { cat "$T/last.out"; fail "markdown: main.deref not shown inlined"; }
 grep -E '^\| #[0-9]+ \| `main\.crashHere`' "$T/last.out" >/dev/null || fail "markdown: main.crashHere not a real frame"
+echo "ok: $V"
+}
+
+can_dump_core
+run_one go "$(go env GOVERSION)"
+for g in /usr/lib/go-1.*/bin/go; do
+	[ -x "$g" ] || continue
+	v=$("$g" env GOVERSION) || continue
+	[ "$v" = "$(go env GOVERSION)" ] && continue
+	run_one "$g" "$v"
+done
 echo "ok: t-go-inline"
