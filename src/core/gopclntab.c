@@ -15,13 +15,23 @@
 #define PCDATA_INLTREEINDEX 2
 #define MAX_STEPS (1u << 20)	/* pc-value pairs walked for one lookup */
 #define FUNCDATA_INLTREE 3
-#define INLCALL_SIZE 20	/* Go 1.16-1.19's runtime.inlinedCall */
+/*
+ * runtime.inlinedCall: Go 1.18/1.19 (20 bytes): parent int16, funcID, pad,
+ * file, line, nameOff, parentPc; Go 1.20+ (16 bytes): funcID, 3 pad bytes,
+ * nameOff, parentPc, startLine.
+ */
+#define INLCALL_SIZE_118 20
+#define INLCALL_SIZE_120 16
 #define MAX_INLINE_DEPTH 64
-/* Go 1.18/1.19's runtime.moduledata, in pointer-sized words: pcHeader, six
- * slices, findfunctab, minpc, maxpc, then text ... rodata, gofunc */
+/*
+ * runtime.moduledata, in pointer-sized words: pcHeader, six slices,
+ * findfunctab, minpc, maxpc, then text, etext, noptrdata, enoptrdata, data,
+ * edata, bss, ebss, noptrbss, enoptrbss, [1.20+: covctrs, ecovctrs,] end,
+ * gcdata, gcbss, types, etypes, rodata, gofunc.
+ */
 #define MODDATA_TEXT 22
-#define MODDATA_GOFUNC 38
-#define MODDATA_WORDS 39
+#define MODDATA_GOFUNC_118 38
+#define MODDATA_GOFUNC_120 40
 
 struct prov_gopcln {
 	const unsigned char *d;
@@ -257,11 +267,18 @@ static void funcline(const struct prov_gopcln *t, uint64_t base, uint64_t entry,
 	}
 }
 
+/* The index of the _func's uint32 word (after the entry) that ends with
+ * nfuncdata: funcID, flag, pad, nfuncdata; 1.20 put startLine before it. */
+static uint64_t flag_word(const struct prov_gopcln *t)
+{
+	return t->v120 ? 9 : 8;
+}
+
 /* The inline tree index at pc (-1: not in an inlined body, or no table). */
 static int32_t inl_index(const struct prov_gopcln *t, uint64_t base, uint64_t entry, uint64_t pc)
 {
 	uint32_t npcdata = rd32(t->d + base + 6 * 4);
-	uint64_t at = base + (t->v120 ? 9 : 8) * 4 + 4;	/* the pcdata offsets */
+	uint64_t at = base + (flag_word(t) + 1) * 4;	/* the pcdata offsets */
 
 	if (npcdata <= PCDATA_INLTREEINDEX || !in(t, at + PCDATA_INLTREEINDEX * 4, 4))
 		return -1;
@@ -299,15 +316,15 @@ int prov_gopcln_gofunc(const struct prov_gopcln *t, const unsigned char *sec, si
 		       uint64_t pclntab_addr, uint64_t *gofunc)
 {
 	unsigned int p = t->ptr;
-	size_t off;
+	size_t off, gf = t->v120 ? MODDATA_GOFUNC_120 : MODDATA_GOFUNC_118;
 
 	*gofunc = 0;
-	if (!t->v118 || t->v120)
+	if (!t->v118)
 		return prov_error_set(PROV_ENOTFOUND, "inlined calls not expanded: the Go "
 				      "moduledata of this Go version is not known");
-	if (!sec || size < MODDATA_WORDS * p)
+	if (!sec || size < (gf + 1) * p)
 		return PROV_ENOTFOUND;
-	for (off = 0; off + MODDATA_WORDS * p <= size; off += p) {
+	for (off = 0; off + (gf + 1) * p <= size; off += p) {
 		const unsigned char *w = sec + off;
 
 		/* pcHeader, then funcnametab's data pointer and the text start */
@@ -315,7 +332,7 @@ int prov_gopcln_gofunc(const struct prov_gopcln *t, const unsigned char *sec, si
 		    rdptr(w + p, p) != pclntab_addr + t->funcname ||
 		    rdptr(w + MODDATA_TEXT * p, p) != t->text_start)
 			continue;
-		*gofunc = rdptr(w + MODDATA_GOFUNC * p, p);
+		*gofunc = rdptr(w + gf * p, p);
 		return *gofunc ? 0 : PROV_ENOTFOUND;
 	}
 	return PROV_ENOTFOUND;
@@ -326,7 +343,10 @@ int prov_gopcln_frames(const struct prov_gopcln *t, uint64_t pc, const unsigned 
 {
 	uint64_t entry, base, tracepc = pc, tree = 0, toff;
 	uint32_t npcdata, nfuncdata;
-	size_t n = 0;
+	/* the _func's word holding nfuncdata (its last byte), after startLine in 1.20+ */
+	uint64_t flagw = flag_word(t);
+	size_t n = 0, isz = t->v120 ? INLCALL_SIZE_120 : INLCALL_SIZE_118;
+	unsigned int name_at = t->v120 ? 4 : 12, ppc_at = t->v120 ? 8 : 16;
 	int32_t ix;
 
 	if (max == 0 || find_func(t, pc, &entry, &base) < 0)
@@ -336,16 +356,16 @@ int prov_gopcln_frames(const struct prov_gopcln *t, uint64_t pc, const unsigned 
 		return PROV_ENOTFOUND;
 	ix = inl_index(t, base, entry, pc);
 	if (ix >= 0) {
-		/* 1.18/1.19 only: the runtime source of other layouts is not at hand */
-		if (!t->v118 || t->v120)
+		/* 1.18+ only: 1.16/1.17 keep absolute funcdata pointers (untested here) */
+		if (!t->v118)
 			return prov_error_set(PROV_ENOTFOUND, "inlined calls not expanded: "
 					      "Go pclntab layout without a known inline tree");
 		npcdata = rd32(t->d + base + 6 * 4);
-		if (!in(t, base + 8 * 4, 4))
+		if (!in(t, base + flagw * 4, 4))
 			return prov_error_set(PROV_ENOTFOUND, "inlined calls not expanded: a "
 					      "truncated function record");
-		nfuncdata = t->d[base + 8 * 4 + 3];
-		toff = base + 9 * 4 + (uint64_t)npcdata * 4 + FUNCDATA_INLTREE * 4;
+		nfuncdata = t->d[base + flagw * 4 + 3];
+		toff = base + (flagw + 1) * 4 + (uint64_t)npcdata * 4 + FUNCDATA_INLTREE * 4;
 		if (nfuncdata <= FUNCDATA_INLTREE || npcdata > MAX_FUNCS || !in(t, toff, 4) ||
 		    !gofunc)
 			return prov_error_set(PROV_ENOTFOUND, "inlined calls not expanded: no "
@@ -357,21 +377,21 @@ int prov_gopcln_frames(const struct prov_gopcln *t, uint64_t pc, const unsigned 
 	}
 	while (ix >= 0) {
 		const unsigned char *r;
-		uint64_t at = tree + (uint64_t)ix * INLCALL_SIZE;
+		uint64_t at = tree + (uint64_t)ix * isz;
 
 		if (n + 1 >= max || n >= MAX_INLINE_DEPTH || at > gofunc_size ||
-		    gofunc_size - at < INLCALL_SIZE)
+		    gofunc_size - at < isz)
 			return prov_error_set(PROV_ENOTFOUND, "inlined calls not expanded: a "
 					      "malformed inline tree in %s", out[0].func);
 		r = gofunc + at;
-		out[n].func = str_at(t, t->funcname, rd32(r + 12));
+		out[n].func = str_at(t, t->funcname, rd32(r + name_at));
 		if (!out[n].func)
 			return prov_error_set(PROV_ENOTFOUND, "inlined calls not expanded: a "
 					      "malformed inline tree in %s", out[0].func);
 		funcline(t, base, entry, tracepc, &out[n].file, &out[n].line);
 		n++;
 		/* back to an instruction of the caller (parentPc: from the entry) */
-		tracepc = entry + rd32(r + 16);
+		tracepc = entry + rd32(r + ppc_at);
 		if (tracepc >= ft_pc(t, t->nfunc))
 			return prov_error_set(PROV_ENOTFOUND, "inlined calls not expanded: a "
 					      "malformed inline tree in %s", out[0].func);

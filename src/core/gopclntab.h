@@ -13,8 +13,10 @@
  * PROV_EINPUT or no answer, never a read outside it. Inlined calls are
  * expanded by prov_gopcln_frames from the inline tree (FUNCDATA_InlTree),
  * which lies outside the table, in go.func.* (found through the module's
- * runtime.moduledata: prov_gopcln_gofunc); Go 1.18/1.19 layout only (the
- * runtime source Debian 12 ships), other versions are "not expanded".
+ * runtime.moduledata: prov_gopcln_gofunc); layouts of Go 1.18/1.19 and of
+ * 1.20+ (checked against 1.21-1.23's runtime source and binaries; 1.20 has
+ * the same magic and structures but was not at hand to test). 1.16/1.17
+ * keep absolute funcdata pointers: "not expanded".
  */
 struct prov_gopcln;
 
@@ -49,11 +51,12 @@ int prov_gopcln_lookup(const struct prov_gopcln *t, uint64_t pc, const char **fu
 int prov_gopcln_spdelta(const struct prov_gopcln *t, uint64_t pc, int32_t *delta);
 
 /*
- * Go 1.18/1.19: find runtime.moduledata in sec[0, size) (a data section,
+ * Go 1.18+: find runtime.moduledata in sec[0, size) (a data section,
  * e.g. .noptrdata) by its pcHeader (pclntab_addr: the table's link-time
  * address), funcnametab and text fields, and give its gofunc field (the
- * link-time address of go.func.*, which holds the inline trees). 0, or
- * PROV_ENOTFOUND (another version: a message saying "not expanded").
+ * link-time address of go.func.*, which holds the inline trees; its word
+ * 38, or 40 in 1.20+, after covctrs/ecovctrs). 0, or PROV_ENOTFOUND
+ * (1.16/1.17: a message saying "not expanded").
  */
 int prov_gopcln_gofunc(const struct prov_gopcln *t, const unsigned char *sec, size_t size,
 		       uint64_t pclntab_addr, uint64_t *gofunc);

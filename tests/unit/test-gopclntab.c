@@ -1,6 +1,7 @@
 /*
  * Go's pclntab reader (src/core/gopclntab.c) on a table built here by hand
- * (the layout of Go 1.18/1.19: two functions, one file), so the expected
+ * (the layout of Go 1.18/1.19: two functions, one file; 1.20+'s inline
+ * tree and moduledata too), so the expected
  * names and lines are the ones written into it; truncations and hostile
  * offsets give no answer, never a read outside the table.
  */
@@ -206,43 +207,56 @@ static void test_hostile(void **state)
  * main.b gets inlined calls: main.c inlined into it (tree index 0, called
  * at +0), main.d into main.c (index 1, called at +4). main.b's lines: 20 up
  * to +4, 30 (main.c) to +8, 40 (main.d) to +0x10, then 21; its inline index:
- * -1, 0, 1, -1. The tree lies at offset 8 of gofunc[].
+ * -1, 0, 1, -1. The tree lies at offset 8 of gofunc[]. v120: the Go 1.20+
+ * layout (magic 0xfffffff1; _func has startLine before funcID, so its pcdata
+ * and funcdata move 4 bytes; inlinedCall is 16 bytes: funcID, pad, nameOff,
+ * parentPc, startLine), else 1.18/1.19's (20 bytes: parent, funcID, pad,
+ * file, line, func_, parentPc).
  */
 static unsigned char gofunc[48];
+static size_t inl_size, inl_name, inl_ppc;	/* the inlinedCall layout in use */
 
-static void build_inline(void)
+static void build_inline(int v120)
 {
 	static const int lines[] = { 20, 30, 40, 21 }, inl[] = { -1, 0, 1, -1 };
 	static const unsigned char ends[] = { 4, 8, 0x10, 0x20 };
-	size_t fd = ntab - 100, pct = 56 + 0, at, base = fd + 64;
+	size_t fd = ntab - 100, pct, at, base = fd + 64, sh = v120 ? 4 : 0;
 	uint64_t pctab = 0;
 	int i;
 
+	if (v120)
+		put32(0, 0xfffffff1);
 	for (i = 0; i < 8; i++)
 		pctab |= (uint64_t)tab[56 + i] << (8 * i);
 	pct = (size_t)pctab;
-	at = fd + 128;
+	at = fd + 136;	/* after main.b's record and its pcdata/funcdata */
 	put32(base + 20, (uint32_t)(at - pct));	/* main.b's pcln */
 	at = pcvals(at, lines, ends, 4);
 	put32(base + 24, 3);	/* npcdata */
-	tab[base + 35] = 4;	/* nfuncdata */
-	put32(base + 36, 0);
-	put32(base + 40, 0);
-	put32(base + 44, (uint32_t)(at - pct));	/* pcdata[2]: the inline index */
+	if (v120)
+		put32(base + 32, 19);	/* startLine */
+	tab[base + 35 + sh] = 4;	/* nfuncdata */
+	put32(base + 36 + sh, 0);
+	put32(base + 40 + sh, 0);
+	put32(base + 44 + sh, (uint32_t)(at - pct));	/* pcdata[2]: the inline index */
 	at = pcvals(at, inl, ends, 4);
-	put32(base + 48, 0xffffffffu);
-	put32(base + 52, 0xffffffffu);
-	put32(base + 56, 0xffffffffu);
-	put32(base + 60, 8);	/* funcdata[3]: the tree, from gofunc */
+	put32(base + 48 + sh, 0xffffffffu);
+	put32(base + 52 + sh, 0xffffffffu);
+	put32(base + 56 + sh, 0xffffffffu);
+	put32(base + 60 + sh, 8);	/* funcdata[3]: the tree, from gofunc */
 	ntab = at;
+	inl_size = v120 ? 16 : 20;
+	inl_name = v120 ? 4 : 12;
+	inl_ppc = v120 ? 8 : 16;
 	memset(gofunc, 0, sizeof(gofunc));
-	/* inlinedCall (Go 1.16-1.19): parent, funcID, _, file, line, func_, parentPc */
-	gofunc[8] = 0xff;
-	gofunc[9] = 0xff;	/* parent -1 */
-	gofunc[8 + 12] = 14;	/* main.c */
-	gofunc[8 + 16] = 0;	/* called at +0 */
-	gofunc[28 + 12] = 21;	/* main.d */
-	gofunc[28 + 16] = 4;	/* called at +4 */
+	if (!v120) {
+		gofunc[8] = 0xff;
+		gofunc[9] = 0xff;	/* parent -1 */
+	}
+	gofunc[8 + inl_name] = 14;	/* main.c */
+	gofunc[8 + inl_ppc] = 0;	/* called at +0 */
+	gofunc[8 + inl_size + inl_name] = 21;	/* main.d */
+	gofunc[8 + inl_size + inl_ppc] = 4;	/* called at +4 */
 }
 
 static void frames(const struct prov_gopcln *t, uint64_t pc, size_t gsize, int n, const char *f0,
@@ -260,17 +274,19 @@ static void frames(const struct prov_gopcln *t, uint64_t pc, size_t gsize, int n
 	}
 }
 
-static void test_inline(void **state)
+static void inline_case(int v120)
 {
 	struct prov_gopcln *t = NULL;
 	struct prov_gopcln_frame g[8];
 	const char *func, *file;
 	uint64_t entry;
 	int line, inl;
-	size_t n;
+	size_t n, rec1, need;
 
 	build();
-	build_inline();
+	build_inline(v120);
+	rec1 = 8 + inl_size;
+	need = 8 + 2 * inl_size;	/* the tree's end in gofunc */
 	assert_int_equal(prov_gopcln_open(&t, tab, ntab, 0), 0);
 	frames(t, 0x401010, sizeof(gofunc), 1, "main.b", 20, NULL, 0, NULL, 0);
 	frames(t, 0x401014, sizeof(gofunc), 2, "main.c", 30, "main.b", 20, NULL, 0);
@@ -286,7 +302,8 @@ static void test_inline(void **state)
 	for (n = 0; n < sizeof(gofunc); n++) {
 		int r = prov_gopcln_frames(t, 0x401018, gofunc, n, g, 8);
 
-		assert_true(r == PROV_ENOTFOUND || (r == 3 && n >= 48));
+		assert_true(r == PROV_ENOTFOUND || (r == 3 && n >= need));
+		assert_true(n < need || r == 3);
 		prov_error_clear();
 	}
 	assert_int_equal(prov_gopcln_frames(t, 0x401018, NULL, 0, g, 8), PROV_ENOTFOUND);
@@ -295,29 +312,62 @@ static void test_inline(void **state)
 	/* too little room, a loop in the tree (main.d called from itself), a name outside */
 	assert_int_equal(prov_gopcln_frames(t, 0x401018, gofunc, sizeof(gofunc), g, 2), PROV_ENOTFOUND);
 	prov_error_clear();
-	gofunc[28 + 16] = 8;
+	gofunc[rec1 + inl_ppc] = 8;
 	assert_int_equal(prov_gopcln_frames(t, 0x401018, gofunc, sizeof(gofunc), g, 8), PROV_ENOTFOUND);
 	prov_error_clear();
-	gofunc[28 + 16] = 4;
-	gofunc[28 + 15] = 0x7f;
+	gofunc[rec1 + inl_ppc] = 4;
+	gofunc[rec1 + inl_name + 3] = 0x7f;
 	assert_int_equal(prov_gopcln_frames(t, 0x401018, gofunc, sizeof(gofunc), g, 8), PROV_ENOTFOUND);
 	prov_error_clear();
-	gofunc[28 + 15] = 0;
+	gofunc[rec1 + inl_name + 3] = 0;
 	prov_gopcln_free(t);
-	/* every truncation of the table: no read outside it (ASan) */
+	/* every truncation of the table: no read outside it (ASan), and no answer
+	 * but the whole one */
 	for (n = 0; n < ntab; n++) {
 		if (prov_gopcln_open(&t, tab, n, 0) == 0) {
-			(void)prov_gopcln_frames(t, 0x401018, gofunc, sizeof(gofunc), g, 8);
+			int r = prov_gopcln_frames(t, 0x401018, gofunc, sizeof(gofunc), g, 8);
+
+			if (r == 3) {
+				assert_string_equal(g[0].func, "main.d");
+				assert_string_equal(g[2].func, "main.b");
+			}
 			prov_gopcln_free(t);
 		}
 		prov_error_clear();
 	}
 }
 
+static void test_inline(void **state)
+{
+	inline_case(0);
+}
+
+/* the Go 1.20+ layout of _func and inlinedCall */
+static void test_inline_120(void **state)
+{
+	inline_case(1);
+}
+
+/* Go 1.16/1.17 keep absolute funcdata pointers: not expanded, the outer name */
+static void test_inline_116(void **state)
+{
+	struct prov_gopcln *t = NULL;
+	struct prov_gopcln_frame g[8];
+
+	build();
+	build_inline(0);
+	put32(0, 0xfffffffa);	/* the header has one word less: reopen it as 1.16 */
+	if (prov_gopcln_open(&t, tab, ntab, 0) == 0) {
+		assert_true(prov_gopcln_frames(t, 0x401018, gofunc, sizeof(gofunc), g, 8) < 3);
+		prov_gopcln_free(t);
+	}
+	prov_error_clear();
+}
+
 /* runtime.moduledata found in a data section by its first fields */
 static void test_gofunc(void **state)
 {
-	static unsigned char sec[64 + 39 * 8];
+	static unsigned char sec[64 + 39 * 8], sec120[64 + 41 * 8];
 	struct prov_gopcln *t = NULL;
 	uint64_t gf = 1, w[39];
 	size_t i, k;
@@ -342,13 +392,33 @@ static void test_gofunc(void **state)
 	assert_int_equal(prov_gopcln_gofunc(t, sec, sizeof(sec), 0x4d0000, &gf), PROV_ENOTFOUND);
 	prov_error_clear();
 	prov_gopcln_free(t);
-	/* another layout (1.20+): its moduledata is not in the runtime source at hand */
+	/* 1.20+: covctrs and ecovctrs come before gofunc, now word 40 */
 	put32(0, 0xfffffff1);
 	assert_int_equal(prov_gopcln_open(&t, tab, ntab, 0), 0);
 	assert_int_equal(prov_gopcln_gofunc(t, sec, sizeof(sec), 0x4c0000, &gf), PROV_ENOTFOUND);
-	assert_non_null(strstr(prov_error_last(), "not expanded"));
 	prov_error_clear();
+	for (i = 0; i < 8; i++) {
+		sec120[64 + 40 * 8 + i] = (unsigned char)((uint64_t)0x4b5678 >> (8 * i));
+		sec120[64 + 38 * 8 + i] = 0x11;	/* where 1.18 kept it: not read */
+	}
+	memcpy(sec120, sec, 64 + 22 * 8 + 8);
+	assert_int_equal(prov_gopcln_gofunc(t, sec120, sizeof(sec120), 0x4c0000, &gf), 0);
+	assert_int_equal(gf, 0x4b5678);
+	for (k = 0; k < sizeof(sec120); k++) {	/* every cut: found only whole */
+		int r = prov_gopcln_gofunc(t, sec120, k, 0x4c0000, &gf);
+
+		assert_int_equal(r, k >= 64 + 41 * 8 ? 0 : PROV_ENOTFOUND);
+		prov_error_clear();
+	}
 	prov_gopcln_free(t);
+	/* 1.16/1.17: no gofunc field, "not expanded" */
+	put32(0, 0xfffffffa);
+	if (prov_gopcln_open(&t, tab, ntab, 0) == 0) {
+		assert_int_equal(prov_gopcln_gofunc(t, sec, sizeof(sec), 0x4c0000, &gf), PROV_ENOTFOUND);
+		assert_non_null(strstr(prov_error_last(), "not expanded"));
+		prov_gopcln_free(t);
+	}
+	prov_error_clear();
 }
 
 int main(void)
@@ -358,6 +428,8 @@ int main(void)
 		cmocka_unit_test(test_spdelta),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_inline),
+		cmocka_unit_test(test_inline_120),
+		cmocka_unit_test(test_inline_116),
 		cmocka_unit_test(test_gofunc),
 	};
 
