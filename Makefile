@@ -178,6 +178,7 @@ LIB_OBJS += src/image/image-layer.o
 LIB_OBJS += src/image/image-squashfs.o
 LIB_OBJS += src/image/image-sif.o
 LIB_OBJS += src/image/image-cache.o
+LIB_OBJS += src/image/image-lazy.o
 
 # model: the crash model, its signature, crash patterns, build paths.
 LIB_OBJS += src/model/model.o

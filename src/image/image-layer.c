@@ -1,5 +1,6 @@
 /* Applies an image layer (a tar) onto a root, confined, with OCI whiteouts and a budget. */
 #include <dirent.h>
+#include <stdio.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -38,6 +39,7 @@ void prov_image_budget_init(struct prov_image_budget *b)
 	b->entries_left = env_cap("PROVENANCE_IMAGE_MAX_ENTRIES", PROV_IMAGE_MAX_ENTRIES);
 	b->bytes_left = env_cap("PROVENANCE_IMAGE_MAX_BYTES", PROV_IMAGE_MAX_BYTES);
 	b->skipped = 0;
+	b->lazy = NULL;
 }
 
 /* A name of the layer split into components: no "", no ".", and a ".."
@@ -161,8 +163,62 @@ static int copy_data(struct archive *a, int fd, const char *what, const char *na
 enum pass { PASS_WHITEOUTS, PASS_FILES, PASS_OUTER };
 
 /* One entry of a layer onto the root, in pass `pass`. */
+/* A hard link to a placeholder is a placeholder of the same file. 1 when
+ * it made one, 0 when the target is not a placeholder, or an error. */
+static int link_placeholder(int tfd, const char *tbase, int dfd, const char *base,
+			    struct prov_image_lazy *lz)
+{
+	struct prov_buf trel = PROV_BUF_INIT, rel = PROV_BUF_INIT;
+	uint64_t ord, size;
+	unsigned layer, mode;
+	struct stat st;
+	int err = 0;
+
+	if (!lz || fstatat(tfd, tbase, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size != 0 || (st.st_mode & 07777) != 0)
+		return 0;
+	fflush(lz->index);
+	if ((err = prov_image_lazy_rel(&trel, tfd, tbase, lz->rootpath)) < 0 ||
+	    (err = prov_image_lazy_rel(&rel, dfd, base, lz->rootpath)) < 0)
+		goto cleanup;
+	if (!prov_image_lazy_find(lz->index_path, trel.buf, &layer, &ord, &size, &mode))
+		goto cleanup;	/* a genuinely empty file: linked as it is */
+	if ((err = prov_image_lazy_placeholder(dfd, base)) == 0 &&
+	    (err = prov_image_lazy_record(lz, layer, rel.buf, ord, size, mode)) == 0)
+		err = 1;
+cleanup:
+	prov_buf_release(&trel);
+	prov_buf_release(&rel);
+	return err;
+}
+
+/* A regular file of `size` bytes left out of the tree (a placeholder and a
+ * record): 1, or 0 when it is written up front, or an error. */
+static int leave_out(int dfd, const char *base, struct archive_entry *e, uint64_t ordinal,
+		     struct prov_image_budget *b)
+{
+	struct prov_buf rel = PROV_BUF_INIT;
+	unsigned long long size = archive_entry_size_is_set(e) ? (unsigned long long)archive_entry_size(e) : 0;
+	int err;
+
+	if (!b->lazy || !archive_entry_size_is_set(e))
+		return 0;
+	if ((err = prov_image_lazy_rel(&rel, dfd, base, b->lazy->rootpath)) < 0)
+		goto cleanup;
+	if (prov_image_lazy_eager(rel.buf, size))
+		goto cleanup;
+	b->bytes_left -= size;
+	if ((err = prov_image_lazy_placeholder(dfd, base)) == 0 &&
+	    (err = prov_image_lazy_record(b->lazy, b->lazy->layer, rel.buf, ordinal, size,
+					  archive_entry_perm(e))) == 0)
+		err = 1;
+cleanup:
+	prov_buf_release(&rel);
+	return err;
+}
+
 static int apply_entry(int rootfd, struct archive *a, struct archive_entry *e, const char *what,
-		       struct prov_image_budget *b, enum pass pass)
+		       struct prov_image_budget *b, enum pass pass, uint64_t ordinal)
 {
 	int outer = pass == PASS_OUTER;
 	const char *name = archive_entry_pathname(e);
@@ -215,8 +271,13 @@ static int apply_entry(int rootfd, struct archive *a, struct archive_entry *e, c
 
 		if ((err = split_name(target, what, &tstore, tcomp, &tn)) < 0)
 			goto cleanup;
-		if (tn == 0 || (tfd = open_parent(rootfd, tcomp, tn, 0, what, target)) < 0 ||
-		    linkat(tfd, tcomp[tn - 1], dfd, base, 0) < 0)
+		if (tn > 0 && (tfd = open_parent(rootfd, tcomp, tn, 0, what, target)) >= 0 &&
+		    (err = link_placeholder(tfd, tcomp[tn - 1], dfd, base, b->lazy)) != 0) {
+			if (err > 0)
+				err = 0;
+			goto cleanup;
+		}
+		if (tn == 0 || tfd < 0 || linkat(tfd, tcomp[tn - 1], dfd, base, 0) < 0)
 			err = prov_error_set(PROV_EINPUT, "%s: hard link '%s' names '%s', which is not "
 					     "a file of the image", what, name, target);
 		goto cleanup;
@@ -235,6 +296,11 @@ static int apply_entry(int rootfd, struct archive *a, struct archive_entry *e, c
 	if (archive_entry_size_is_set(e) && (unsigned long long)archive_entry_size(e) > b->bytes_left) {
 		err = prov_error_set(PROV_EINPUT, "%s: the image holds more file data than the limit "
 				     "(PROVENANCE_IMAGE_MAX_BYTES) at '%s'", what, name);
+		goto cleanup;
+	}
+	if (pass == PASS_FILES && (err = leave_out(dfd, base, e, ordinal, b)) != 0) {
+		if (err > 0)
+			err = 0;
 		goto cleanup;
 	}
 	fd = openat(dfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, (perm & 0755) | 0600);
@@ -259,6 +325,7 @@ static int apply(int rootfd, const char *path, const char *what, struct prov_ima
 {
 	struct archive *a = archive_read_new();
 	struct archive_entry *e;
+	uint64_t ordinal = 0;
 	int r, err = 0;
 
 	if (!a)
@@ -277,7 +344,7 @@ static int apply(int rootfd, const char *path, const char *what, struct prov_ima
 		}
 		if (pass != PASS_FILES)
 			b->entries_left--;
-		if ((err = apply_entry(rootfd, a, e, what, b, pass)) < 0)
+		if ((err = apply_entry(rootfd, a, e, what, b, pass, ordinal++)) < 0)
 			goto cleanup;
 	}
 	if (r != ARCHIVE_EOF)

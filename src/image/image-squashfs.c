@@ -149,6 +149,21 @@ static int write_file(struct sq *s, int dfd, const char *name, const sqfs_inode_
 		return prov_error_set(PROV_EINPUT, "%s: the image holds more file data than the limit "
 				      "(PROVENANCE_IMAGE_MAX_BYTES) at '/%s%s%s'", s->what,
 				      s->path.buf ? s->path.buf : "", s->path.len ? "/" : "", name);
+	if (s->b->lazy) {
+		struct prov_buf rel = PROV_BUF_INIT;
+
+		if (s->path.len)
+			prov_buf_printf(&rel, "%s/", s->path.buf);
+		prov_buf_puts(&rel, name);
+		if (!prov_image_lazy_eager(rel.buf, size)) {
+			s->b->bytes_left -= size;
+			if ((err = prov_image_lazy_placeholder(dfd, name)) == 0)
+				err = prov_image_lazy_record(s->b->lazy, 0, rel.buf, 0, size, inode->base.mode);
+			prov_buf_release(&rel);
+			return err;
+		}
+		prov_buf_release(&rel);
+	}
 	fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		    (inode->base.mode & 0755) | 0600);
 	if (fd < 0)
@@ -281,66 +296,123 @@ static sqfs_file_t *open_slice(const char *file, uint64_t offset, uint64_t size)
 	return &f->base;
 }
 
-int prov_image_apply_squashfs(int rootfd, const char *file, uint64_t offset, uint64_t size,
-			      const char *what, struct prov_image_budget *b)
-{
-	struct sq s = { .b = b, .what = what, .path = PROV_BUF_INIT };
-	sqfs_file_t *sf = open_slice(file, offset, size);
-	sqfs_compressor_config_t cfg;
-	sqfs_compressor_t *cmp = NULL;
-	sqfs_inode_generic_t *root = NULL;
-	sqfs_super_t super;
-	int r, err = 0;
+/* An open squashfs: its file, compressor, readers and root folder. */
+struct sq_open {
+	sqfs_file_t *sf;
+	sqfs_compressor_t *cmp;
+	sqfs_inode_generic_t *root;
+	sqfs_super_t super;	/* the readers keep a pointer to it */
+};
 
-	if (!sf)
+static void sq_close(struct sq *s, struct sq_open *o)
+{
+	sqfs_free(o->root);
+	sqfs_destroy(s->data);
+	sqfs_destroy(s->dr);
+	sqfs_destroy(o->cmp);
+	if (o->sf)
+		sqfs_destroy(o->sf);
+	prov_buf_release(&s->path);
+}
+
+/* Open the squashfs at [offset, offset + size) of `file` into s and o. */
+static int sq_setup(struct sq *s, struct sq_open *o, const char *file, uint64_t offset, uint64_t size)
+{
+	const char *what = s->what;
+	sqfs_compressor_config_t cfg;
+	sqfs_super_t *sup = &o->super;
+	int r;
+
+	if (!(o->sf = open_slice(file, offset, size)))
 		return prov_error_set(PROV_EINPUT, "%s: cannot open: %s", what, prov_strerror(errno));
-	if ((r = sqfs_super_read(&super, sf)) < 0) {
-		err = prov_error_set(PROV_EINPUT, "%s: not a squashfs 4.0 image this version reads "
-				     "(super block: error %d)", what, r);
-		goto cleanup;
-	}
+	if ((r = sqfs_super_read(sup, o->sf)) < 0)
+		return prov_error_set(PROV_EINPUT, "%s: not a squashfs 4.0 image this version reads "
+				      "(super block: error %d)", what, r);
 	/* libsquashfs allocates the fragment table whole, from this count, before
 	 * reading it: a fragment entry names a fragment block of the image, so
 	 * there are at most as many as the image has bytes (fuzz-image: a flipped
 	 * bit asked for 64 GiB) */
-	if (super.fragment_entry_count > size || super.fragment_entry_count > MAX_FRAGMENTS) {
-		err = prov_error_set(PROV_EINPUT, "%s: the super block claims %u fragment blocks, more than "
-				     "the image can hold", what, super.fragment_entry_count);
-		goto cleanup;
-	}
-	if ((r = sqfs_compressor_config_init(&cfg, (SQFS_COMPRESSOR)super.compression_id, super.block_size,
+	if (sup->fragment_entry_count > size || sup->fragment_entry_count > MAX_FRAGMENTS)
+		return prov_error_set(PROV_EINPUT, "%s: the super block claims %u fragment blocks, more than "
+				      "the image can hold", what, sup->fragment_entry_count);
+	if ((r = sqfs_compressor_config_init(&cfg, (SQFS_COMPRESSOR)sup->compression_id, sup->block_size,
 					     SQFS_COMP_FLAG_UNCOMPRESS)) < 0 ||
-	    (r = sqfs_compressor_create(&cfg, &cmp)) < 0) {
-		err = prov_error_set(PROV_EINPUT, "%s: a squashfs image compressed with a method this "
-				     "libsquashfs does not read (id %u)", what, super.compression_id);
+	    (r = sqfs_compressor_create(&cfg, &o->cmp)) < 0)
+		return prov_error_set(PROV_EINPUT, "%s: a squashfs image compressed with a method this "
+				      "libsquashfs does not read (id %u)", what, sup->compression_id);
+	if ((sup->flags & SQFS_FLAG_COMPRESSOR_OPTIONS) && (r = o->cmp->read_options(o->cmp, o->sf)) < 0)
+		return sq_fail(s, r, "reading the compressor's options");
+	s->dr = sqfs_dir_reader_create(sup, o->cmp, o->sf, 0);
+	s->data = sqfs_data_reader_create(o->sf, sup->block_size, o->cmp, 0);
+	if (!s->dr || !s->data)
+		return prov_error_set(PROV_ERROR, "%s: out of memory", what);
+	if ((r = sqfs_data_reader_load_fragment_table(s->data, sup)) < 0)
+		return sq_fail(s, r, "reading the fragment table");
+	if ((r = sqfs_dir_reader_get_root_inode(s->dr, &o->root)) < 0 ||
+	    (o->root->base.type != SQFS_INODE_DIR && o->root->base.type != SQFS_INODE_EXT_DIR))
+		return sq_fail(s, r, "reading the root folder");
+	return 0;
+}
+
+int prov_image_apply_squashfs(int rootfd, const char *file, uint64_t offset, uint64_t size,
+			      const char *what, struct prov_image_budget *b)
+{
+	struct sq s = { .b = b, .what = what, .path = PROV_BUF_INIT };
+	struct sq_open o = { 0 };
+	int err = sq_setup(&s, &o, file, offset, size);
+
+	if (err == 0)
+		err = walk(&s, o.root, rootfd, 0);
+	sq_close(&s, &o);
+	return err;
+}
+
+int prov_image_squashfs_cat(int fd, const char *file, uint64_t offset, uint64_t size, const char *path,
+			    uint64_t want)
+{
+	struct prov_image_budget b = { 0 };
+	struct sq s = { .b = &b, .what = file, .path = PROV_BUF_INIT };
+	struct sq_open o = { 0 };
+	sqfs_inode_generic_t *inode = NULL;
+	sqfs_u64 fsize = 0, off;
+	char *buf = NULL;
+	int err = sq_setup(&s, &o, file, offset, size);
+
+	if (err < 0)
+		goto cleanup;
+	if (sqfs_dir_reader_find_by_path(s.dr, o.root, path, &inode) < 0 || !inode ||
+	    (inode->base.type != SQFS_INODE_FILE && inode->base.type != SQFS_INODE_EXT_FILE) ||
+	    sqfs_inode_get_file_size(inode, &fsize) < 0 || fsize != want) {
+		err = prov_error_set(PROV_ERROR, "%s: the image no longer holds '/%s' as the index says",
+				     file, path);
 		goto cleanup;
 	}
-	if ((super.flags & SQFS_FLAG_COMPRESSOR_OPTIONS) && (r = cmp->read_options(cmp, sf)) < 0) {
-		err = sq_fail(&s, r, "reading the compressor's options");
-		goto cleanup;
+	buf = prov_xmalloc(CHUNK);
+	for (off = 0; off < fsize;) {
+		sqfs_u32 n = fsize - off > CHUNK ? CHUNK : (sqfs_u32)(fsize - off);
+		sqfs_s32 got = sqfs_data_reader_read(s.data, inode, off, buf, n);
+
+		if (got <= 0) {
+			err = sq_fail(&s, got, "reading a file's data");
+			goto cleanup;
+		}
+		off += (sqfs_u64)got;
+		for (char *p = buf; got > 0;) {
+			ssize_t w = write(fd, p, (size_t)got);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				err = prov_error_set(PROV_ERROR, "%s: cannot write '/%s': %s", file, path,
+						     prov_strerror(errno));
+				goto cleanup;
+			}
+			p += w;
+			got -= (sqfs_s32)w;
+		}
 	}
-	s.dr = sqfs_dir_reader_create(&super, cmp, sf, 0);
-	s.data = sqfs_data_reader_create(sf, super.block_size, cmp, 0);
-	if (!s.dr || !s.data) {
-		err = prov_error_set(PROV_ERROR, "%s: out of memory", what);
-		goto cleanup;
-	}
-	if ((r = sqfs_data_reader_load_fragment_table(s.data, &super)) < 0) {
-		err = sq_fail(&s, r, "reading the fragment table");
-		goto cleanup;
-	}
-	if ((r = sqfs_dir_reader_get_root_inode(s.dr, &root)) < 0 ||
-	    (root->base.type != SQFS_INODE_DIR && root->base.type != SQFS_INODE_EXT_DIR)) {
-		err = sq_fail(&s, r, "reading the root folder");
-		goto cleanup;
-	}
-	err = walk(&s, root, rootfd, 0);
 cleanup:
-	sqfs_free(root);
-	sqfs_destroy(s.data);
-	sqfs_destroy(s.dr);
-	sqfs_destroy(cmp);
-	sqfs_destroy(sf);
-	prov_buf_release(&s.path);
+	free(buf);
+	sqfs_free(inode);
+	sq_close(&s, &o);
 	return err;
 }

@@ -22,10 +22,26 @@
 /* The "complete" record of an unpacked tree: this, its stamp in hex, "\n". */
 #define TREE_RECORD "prov-image-tree 1 sha256:"
 
+static int write_record(const char *done, const char *root);
+
 void prov_image_release(struct prov_image *img)
 {
 	int i;
 
+	if (img->src) {
+		prov_image_lazy_attach(NULL);
+		/* files filled in changed the tree: its record follows */
+		if (img->src->filled && img->done && write_record(img->done, img->root) < 0)
+			prov_warn("%s", prov_error_last());
+		for (i = 0; i < (int)img->src->n; i++)
+			free(img->src->layers[i]);
+		free(img->src->layers);
+		free(img->src->root);
+		free(img->src->index);
+		free((char *)img->src->file);
+		free(img->src);
+	}
+	free(img->done);
 	for (i = 0; i < img->nlocks && i < 2; i++)
 		close(img->lock_fds[i]);
 	free(img->digest);
@@ -166,16 +182,29 @@ static int unpack_tree(const char *cache_dir, const char *key, const struct fill
 	char *done = prov_xasprintf("%s/complete", dir);
 	int rootfd = -1, err = 0;
 
+	char *index = prov_xasprintf("%s/lazy", dir), *itmp = prov_xasprintf("%s.tmp-%ld", index, (long)getpid());
+	struct prov_image_lazy lz = { .index_path = itmp };
+	char *real = NULL;
+
 	prov_image_budget_init(&b);
 	unlink(done);
 	if ((err = prov_mkdir_p(tmp, 0755, 0)) < 0)
 		goto cleanup;
-	if ((rootfd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+	if ((rootfd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 || !(real = realpath(tmp, NULL)) ||
+	    !(lz.index = fopen(itmp, "we"))) {
 		err = prov_error_set(PROV_ERROR, "cannot open '%s': %s", tmp, prov_strerror(errno));
 		goto cleanup;
 	}
+	lz.rootpath = real;
+	b.lazy = &lz;
 	if ((err = fill_tree(rootfd, f, &b)) < 0)
 		goto cleanup;
+	if (fclose(lz.index) != 0 || rename(itmp, index) < 0) {
+		lz.index = NULL;
+		err = prov_error_set(PROV_ERROR, "cannot write '%s': %s", index, prov_strerror(errno));
+		goto cleanup;
+	}
+	lz.index = NULL;
 	prov_remove_tree_at(AT_FDCWD, root);
 	if (rename(tmp, root) < 0) {
 		err = prov_error_set(PROV_ERROR, "cannot rename '%s': %s", tmp, prov_strerror(errno));
@@ -186,14 +215,50 @@ static int unpack_tree(const char *cache_dir, const char *key, const struct fill
 	if (b.skipped)
 		prov_warn("the image's %lu device nodes, FIFOs and sockets were skipped", b.skipped);
 cleanup:
+	if (lz.index)
+		fclose(lz.index);
 	if (rootfd >= 0)
 		close(rootfd);
-	if (err < 0)
+	if (err < 0) {
 		prov_remove_tree_at(AT_FDCWD, tmp);
+		unlink(itmp);
+	}
+	free(real);
+	free(index);
+	free(itmp);
 	free(dir);
 	free(tmp);
 	free(done);
 	return err;
+}
+
+/* Read the tree lazily from now on: placeholders are filled in from these
+ * layers (or this squashfs) when opened through prov_root_open. */
+static void attach_source(struct prov_image *img, const char *cache_dir, const char *key, char **layers,
+			  size_t n, const struct fill *sq)
+{
+	struct prov_image_source *src = prov_xcalloc(1, sizeof(*src));
+	size_t i;
+
+	src->root = realpath(img->root, NULL);
+	src->index = prov_cachedir_pathf(cache_dir, PROV_CACHEDIR_IMAGES, "%s/lazy", key);
+	img->done = prov_cachedir_pathf(cache_dir, PROV_CACHEDIR_IMAGES, "%s/complete", key);
+	if (layers) {
+		src->layers = prov_xcalloc(n + 1, sizeof(*src->layers));
+		for (i = 0; i < n; i++)
+			src->layers[i] = prov_xstrdup(layers[i]);
+		src->n = n;
+	} else {
+		src->file = prov_xstrdup(sq->file);
+		src->off = sq->off;
+		src->size = sq->size;
+	}
+	img->src = src;
+	if (!src->root) {
+		prov_warn("the image's tree '%s' cannot be named: its files left out cannot be read", img->root);
+		src->root = prov_xstrdup(img->root);
+	}
+	prov_image_lazy_attach(src);
 }
 
 static int unpack_layers(const char *cache_dir, const char *key, char **layers, size_t n, const char *root)
@@ -330,6 +395,8 @@ static int open_oci(struct prov_image *img, const char *dir, const char *tag, co
 		img->fresh = 1;
 		err = unpack_layers(cache_dir, key, files, n, img->root);
 	}
+	if (err == 0)
+		attach_source(img, cache_dir, key, files, n, NULL);
 cleanup:
 	for (i = 0; i < n; i++)
 		free(files[i]);
@@ -443,6 +510,8 @@ static int open_docker(struct prov_image *img, const char *dir, const char *tag,
 		img->fresh = 1;
 		err = unpack_layers(cache_dir, hex, files, n, img->root);
 	}
+	if (err == 0)
+		attach_source(img, cache_dir, hex, files, n, NULL);
 cleanup:
 	for (i = 0; i < n; i++)
 		free(files[i]);
@@ -571,6 +640,8 @@ static int open_squashfs(struct prov_image *img, const char *file, const char *c
 		img->fresh = 1;
 		err = unpack_tree(cache_dir, hex, &f, img->root);
 	}
+	if (err == 0)
+		attach_source(img, cache_dir, hex, NULL, 0, &f);
 	return err;
 }
 

@@ -11,7 +11,9 @@
  *
  * The image's layers are applied in order, with OCI whiteouts, into
  * <cache>/images/<digest>/rootfs, once: every later run with the same image
- * reads that tree. Entries are confined to the root: one with "..", a hard
+ * reads that tree. Only what a run needs is extracted: large files no
+ * resolver reads by name are placeholders, filled in from their layer when
+ * first opened through prov_root_open (image-lazy.c, below). Entries are confined to the root: one with "..", a hard
  * link that climbs out, is refused (PROV_EINPUT); symlinks are written as
  * they are and read through prov_root_open, which resolves them inside the
  * root; device nodes, FIFOs and sockets are skipped. Work is bounded: at
@@ -21,6 +23,9 @@
  */
 
 #include <stdint.h>
+#include <stdio.h>
+
+struct prov_buf;
 
 #define PROV_IMAGE_MAX_ENTRIES 2000000
 #define PROV_IMAGE_MAX_BYTES ((unsigned long long)16 << 30)
@@ -34,6 +39,8 @@ struct prov_image {
 	int lock_fds[2];	/* shared locks on its folders in the cache (image-cache.c), nlocks of them */
 	int nlocks;
 	int fresh;	/* 1 when this run unpacked something into the cache */
+	struct prov_image_source *src;	/* where the tree's placeholders come from (image-lazy.c) */
+	char *done;	/* the tree's "complete" record, written again when files were filled in */
 };
 
 /*
@@ -51,9 +58,12 @@ void prov_image_release(struct prov_image *img);
 
 /* ---- image-layer.c ---- */
 
+struct prov_image_lazy;
+
 struct prov_image_budget {
 	unsigned long long entries_left, bytes_left;
 	unsigned long skipped;	/* device nodes, FIFOs, sockets */
+	struct prov_image_lazy *lazy;	/* NULL: every file is written (image-lazy.c) */
 };
 
 /* The budget from the defaults and the environment. */
@@ -145,6 +155,74 @@ void prov_image_cache_size(uint64_t *bytes, unsigned *count, const char *cache_d
  */
 int prov_image_apply_squashfs(int rootfd, const char *file, uint64_t offset, uint64_t size,
 			      const char *what, struct prov_image_budget *b);
+
+/*
+ * The regular file at `path` (relative to the squashfs root, no symlink
+ * followed) of the squashfs at [offset, offset + size) of `file` into fd:
+ * it must be `want` bytes long. 0, or PROV_ERROR with the message set.
+ */
+int prov_image_squashfs_cat(int fd, const char *file, uint64_t offset, uint64_t size, const char *path,
+			    uint64_t want);
+
+/* ---- image-lazy.c ---- */
+
+/*
+ * An image's tree is read lazily. While a tree is made, a regular file is
+ * written up front when it is at most PROV_IMAGE_LAZY_MIN bytes or its path
+ * is one that resolvers read by name or libraries open by path (package
+ * databases, os-release and /etc, .dist-info, conda-meta, ROCm's .info,
+ * .git, copyright files, the program folders env scans for Go binaries:
+ * prov_image_lazy_eager). Every other regular file is a placeholder (an
+ * empty file with mode 0000) with a record in <images>/<key>/lazy: its
+ * layer, its entry's number in that layer's tar stream, its size and mode,
+ * its path in the tree as it lies on disk. Directories and symlinks are
+ * all written. When a placeholder is opened through prov_root_open (every
+ * module, debug file and resolver read goes through it), the hook set by
+ * prov_image_lazy_attach extracts the file from its layer (tar: one
+ * streaming pass to the entry; squashfs: by its path) into the tree, once,
+ * through a temporary file renamed over the placeholder. A file that
+ * cannot be extracted fails the open with a warning; it never reads empty.
+ */
+#define PROV_IMAGE_LAZY_MIN 65536
+
+struct prov_image_lazy {
+	FILE *index;	/* the records being written */
+	const char *index_path;	/* its file */
+	const char *rootpath;	/* the tree's folder as /proc names it (realpath) */
+	unsigned layer;	/* the layer being applied */
+	unsigned long count;	/* placeholders written */
+};
+
+/* Where an opened tree's placeholders come from (the hook's argument). */
+struct prov_image_source {
+	char *root;	/* the tree, realpath */
+	char *index;	/* <images>/<key>/lazy */
+	char **layers;	/* tar layers in order (not owned), or NULL for a squashfs: */
+	size_t n;
+	const char *file;	/* the squashfs file and its window */
+	uint64_t off, size;
+	unsigned long filled;	/* placeholders filled in by this run */
+};
+
+/* 1 when the file at `rel` (relative to the root) of `size` bytes is written up front. */
+int prov_image_lazy_eager(const char *rel, unsigned long long size);
+
+/* out = the path relative to rootpath of the entry `base` (NULL: the folder itself) in folder dfd. */
+int prov_image_lazy_rel(struct prov_buf *out, int dfd, const char *base, const char *rootpath);
+
+/* Record a placeholder at `rel`: in layer `layer`, entry `ordinal`. 0 or PROV_ERROR. */
+int prov_image_lazy_record(struct prov_image_lazy *lz, unsigned layer, const char *rel, uint64_t ordinal,
+			   uint64_t size, unsigned mode);
+
+/* The last record of `rel` in the index file: 1 and the fields, 0 when none. */
+int prov_image_lazy_find(const char *index_path, const char *rel, unsigned *layer, uint64_t *ordinal,
+			 uint64_t *size, unsigned *mode);
+
+/* Write the placeholder `base` in folder dfd. 0 or PROV_ERROR. */
+int prov_image_lazy_placeholder(int dfd, const char *base);
+
+/* Set (src) or clear (NULL) prov_root_open's hook that fills placeholders in. */
+void prov_image_lazy_attach(struct prov_image_source *src);
 
 /* ---- image-sif.c ---- */
 

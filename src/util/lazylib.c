@@ -776,6 +776,13 @@ int sqfs_dir_reader_get_inode(sqfs_dir_reader_t *rd, sqfs_inode_generic_t **inod
 	return fn ? fn(rd, inode) : SQFS_ERROR_INTERNAL;
 }
 
+int sqfs_dir_reader_find_by_path(sqfs_dir_reader_t *rd, const sqfs_inode_generic_t *start, const char *path,
+				 sqfs_inode_generic_t **out)
+{
+	LAZY(sqfs_lib, fn, sqfs_dir_reader_find_by_path);
+	return fn ? fn(rd, start, path, out) : SQFS_ERROR_INTERNAL;
+}
+
 int sqfs_dir_reader_get_root_inode(sqfs_dir_reader_t *rd, sqfs_inode_generic_t **inode)
 {
 	LAZY(sqfs_lib, fn, sqfs_dir_reader_get_root_inode);

@@ -227,16 +227,48 @@ int prov_open_regular_at(int pathfd, int flags)
 	return fd;
 }
 
+static prov_root_fill_fn root_fill;
+static void *root_fill_arg;
+
+void prov_root_set_fill(prov_root_fill_fn fn, void *arg)
+{
+	root_fill = fn;
+	root_fill_arg = arg;
+}
+
+/* A placeholder at pfd filled in by the hook: pfd reopened on the real file.
+ * 0, or -1 with errno set (pfd closed). */
+static int root_fill_in(int *pfd, const char *root, const char *path, int flags)
+{
+	struct stat st;
+	int r;
+
+	if (!root_fill || fstat(*pfd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size != 0 ||
+	    (st.st_mode & 07777) != 0)
+		return 0;
+	if ((r = root_fill(*pfd, root_fill_arg)) == 0)
+		return 0;
+	close(*pfd);
+	if (r < 0) {
+		*pfd = -1;
+		errno = EIO;
+		return -1;
+	}
+	*pfd = root_open_raw(root, path, O_PATH | (flags & O_NOFOLLOW));
+	return *pfd < 0 ? -1 : 0;
+}
+
 int prov_root_open(const char *root, const char *path, int flags)
 {
 	int pfd, fd, saved;
 	struct stat st;
 
+	/* O_PATH: a name looked at (realpath, identity), not read: a placeholder stays one */
 	if (flags & (O_DIRECTORY | O_PATH))
 		return root_open_raw(root, path, flags);
 	/* O_PATH first: a FIFO or a device is looked at, never opened */
 	pfd = root_open_raw(root, path, O_PATH | (flags & O_NOFOLLOW));
-	if (pfd < 0)
+	if (pfd < 0 || root_fill_in(&pfd, root, path, flags) < 0)
 		return -1;
 	fd = prov_open_regular_at(pfd, flags);
 	saved = errno;

@@ -55,6 +55,20 @@ int prov_read_fd(struct prov_buf *out, int fd, const char *name, size_t cap);
  */
 int prov_root_open(const char *root, const char *path, int flags);
 
+/*
+ * A root whose tree holds placeholders (an image read lazily, src/image):
+ * a placeholder is an empty regular file with mode 0000, which nothing but
+ * the image layer writes. When a hook is set, prov_root_open calls it with
+ * the O_PATH descriptor of every such file it is about to open for reading
+ * (not for O_PATH: a name looked at, e.g. by a realpath, stays a placeholder); the hook
+ * puts the file's real content in its place (a rename) and returns 1, or
+ * returns 0 when the file is genuinely empty, or -1 (errno set, a warning
+ * said why): prov_root_open then fails rather than show an empty file.
+ * The hook may be NULL (none). Set by the image layer; util never includes it.
+ */
+typedef int (*prov_root_fill_fn)(int pathfd, void *arg);
+void prov_root_set_fill(prov_root_fill_fn fn, void *arg);
+
 /* errno of prov_root_open for what is not a regular file */
 #define PROV_ENOTREG EMEDIUMTYPE
 
