@@ -1,6 +1,7 @@
 /* An image's tree read lazily: which files are written up front, the index of the others, and filling one in when it is opened. */
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
@@ -175,86 +176,114 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-/* Entry number `ordinal` of the tar `layer` into fd: it must be a regular
- * file of `size` bytes (what the index said when the tree was made). */
-static int tar_cat(int fd, const char *layer, const struct lazy_hit *h, const char *rel)
+/* A tar layer read forward across fills: entries are numbered as
+ * prov_image_apply_layer numbers them (every header libarchive returns). */
+struct lazy_reader {
+	struct archive *a;
+	unsigned layer;
+	uint64_t next;	/* the ordinal of the next header */
+};
+
+static void reader_close(struct lazy_reader *rd)
 {
-	struct archive *a = archive_read_new();
+	if (rd->a)
+		archive_read_free(rd->a);
+	rd->a = NULL;
+}
+
+/* Position rd on entry h->ordinal of layer h->layer (*e: its header); the
+ * layer is read again from its start only when the entry lies behind. */
+static int reader_seek(struct lazy_reader *rd, char **layers, const struct lazy_hit *h, const char *rel,
+		       struct archive_entry **e)
+{
+	int r;
+
+	if (rd->a && (rd->layer != h->layer || rd->next > h->ordinal))
+		reader_close(rd);
+	if (!rd->a) {
+		rd->a = archive_read_new();
+		archive_read_support_filter_all(rd->a);
+		archive_read_support_format_tar(rd->a);
+		rd->layer = h->layer;
+		rd->next = 0;
+		if (archive_read_open_filename(rd->a, layers[h->layer], 65536) != ARCHIVE_OK) {
+			int err = prov_error_set(PROV_ERROR, "%s", archive_error_string(rd->a));
+
+			reader_close(rd);
+			return err;
+		}
+	}
+	while ((r = archive_read_next_header(rd->a, e)) == ARCHIVE_OK || r == ARCHIVE_WARN)
+		if (rd->next++ == h->ordinal)
+			return 0;
+	reader_close(rd);
+	return prov_error_set(PROV_ERROR, "the layer no longer holds '%s' where the index says", rel);
+}
+
+/* Entry h->ordinal of its tar layer into fd: it must be a regular file of
+ * h->size bytes (what the index said when the tree was made). */
+static int tar_cat(int fd, struct lazy_reader *rd, char **layers, const struct lazy_hit *h, const char *rel)
+{
 	struct archive_entry *e;
-	unsigned long long n = 0, total = 0;
+	unsigned long long total = 0;
 	char buf[65536];
 	la_ssize_t got;
-	int r, err = 0;
+	int err;
 
-	archive_read_support_filter_all(a);
-	archive_read_support_format_tar(a);
-	if (archive_read_open_filename(a, layer, 65536) != ARCHIVE_OK) {
-		err = prov_error_set(PROV_ERROR, "%s", archive_error_string(a));
-		goto cleanup;
-	}
-	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
-		if (n++ == h->ordinal)
-			break;
-	}
-	if ((r != ARCHIVE_OK && r != ARCHIVE_WARN) || archive_entry_filetype(e) != AE_IFREG ||
-	    archive_entry_hardlink(e) || (unsigned long long)archive_entry_size(e) != h->size) {
-		err = prov_error_set(PROV_ERROR, "the layer no longer holds '%s' where the index says", rel);
-		goto cleanup;
-	}
-	while ((got = archive_read_data(a, buf, sizeof(buf))) > 0) {
+	if ((err = reader_seek(rd, layers, h, rel, &e)) < 0)
+		return err;
+	if (archive_entry_filetype(e) != AE_IFREG || archive_entry_hardlink(e) ||
+	    (unsigned long long)archive_entry_size(e) != h->size)
+		return prov_error_set(PROV_ERROR, "the layer no longer holds '%s' where the index says", rel);
+	while ((got = archive_read_data(rd->a, buf, sizeof(buf))) > 0) {
 		total += (unsigned long long)got;
 		if (total > h->size || write_all(fd, buf, (size_t)got) < 0) {
 			err = prov_error_set(PROV_ERROR, "cannot copy '%s': %s", rel, total > h->size ?
 					     "longer than its header says" : prov_strerror(errno));
-			goto cleanup;
+			break;
 		}
 	}
-	if (got < 0 || total != h->size)
+	if (err == 0 && (got < 0 || total != h->size))
 		err = prov_error_set(PROV_ERROR, "cannot read '%s' from its layer: %s", rel,
-				     got < 0 ? archive_error_string(a) : "short");
-cleanup:
-	archive_read_free(a);
+				     got < 0 ? archive_error_string(rd->a) : "short");
+	if (err < 0)
+		reader_close(rd);
 	return err;
 }
 
-static int lazy_fill(int pathfd, void *arg)
+/* Fill the placeholder at `rel` (relative to src->root, no symlink in its
+ * folders) with the file `h` names, through a temporary file renamed over
+ * it: 1, 0 when it is no placeholder (any more), or an error. */
+static int fill_at(struct prov_image_source *src, const struct lazy_hit *h, const char *rel)
 {
-	struct prov_image_source *src = arg;
-	struct prov_buf rel = PROV_BUF_INIT, tmp = PROV_BUF_INIT;
-	struct lazy_hit h;
-	char proc[64], host[PATH_MAX + 1], *slash;
-	ssize_t n;
-	int fd = -1, dfd = -1, r = 0, err = 0;
+	struct prov_buf dir = PROV_BUF_INIT, tmp = PROV_BUF_INIT;
+	const char *slash = strrchr(rel, '/'), *base = slash ? slash + 1 : rel;
+	struct stat st;
+	int fd = -1, dfd = -1, err = 0;
 
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pathfd);
-	if ((n = readlink(proc, host, sizeof(host) - 1)) < 0)
-		return 0;
-	host[n] = 0;
-	n = (ssize_t)strlen(src->root);
-	if (strncmp(host, src->root, (size_t)n) || host[n] != '/')
-		return 0;	/* not in the image's tree */
-	prov_buf_puts(&rel, host + n + 1);
-	if (!index_find(&h, src->index, rel.buf) || (src->layers && h.layer >= src->n))
-		goto cleanup;	/* a genuinely empty file */
-	slash = strrchr(host, '/');
-	*slash = 0;
-	if ((dfd = open(host, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+	prov_buf_puts(&dir, src->root);
+	if (slash)
+		prov_buf_printf(&dir, "/%.*s", (int)(slash - rel), rel);
+	if ((dfd = open(dir.buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
 		err = prov_error_set(PROV_ERROR, "%s", prov_strerror(errno));
 		goto cleanup;
 	}
-	prov_buf_printf(&tmp, ".prov-fill-%ld-%s", (long)getpid(), slash + 1);
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) || st.st_size != 0 ||
+	    (st.st_mode & 07777) != 0)
+		goto cleanup;	/* filled in already (another run, a hard link) */
+	prov_buf_printf(&tmp, ".prov-fill-%ld-%s", (long)getpid(), base);
 	if (tmp.len > 255)
 		prov_buf_setlen(&tmp, 255);
 	unlinkat(dfd, tmp.buf, 0);
 	if ((fd = openat(dfd, tmp.buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			 (h.mode & 0755) | 0600)) < 0) {
+			 (h->mode & 0755) | 0600)) < 0) {
 		err = prov_error_set(PROV_ERROR, "%s", prov_strerror(errno));
 		goto cleanup;
 	}
-	err = src->layers ? tar_cat(fd, src->layers[h.layer], &h, rel.buf)
-		: prov_image_squashfs_cat(fd, src->file, src->off, src->size, rel.buf, h.size);
-	if (err == 0 && (fchmod(fd, (h.mode & 0755) | 0600) < 0 || close(fd) < 0 ||
-			 renameat(dfd, tmp.buf, dfd, slash + 1) < 0))
+	err = src->layers ? tar_cat(fd, (struct lazy_reader *)src->reader, src->layers, h, rel)
+		: prov_image_squashfs_cat(fd, src->file, src->off, src->size, rel, h->size);
+	if (err == 0 && (fchmod(fd, (h->mode & 0755) | 0600) < 0 || close(fd) < 0 ||
+			 renameat(dfd, tmp.buf, dfd, base) < 0))
 		err = prov_error_set(PROV_ERROR, "%s", prov_strerror(errno));
 	else if (err < 0)
 		close(fd);
@@ -262,17 +291,195 @@ static int lazy_fill(int pathfd, void *arg)
 	if (err < 0)
 		unlinkat(dfd, tmp.buf, 0);
 	else
-		src->filled++;
-	r = err < 0 ? -1 : 1;
+		err = 1;
 cleanup:
-	if (err < 0)
-		prov_warn("the image's file '/%s' could not be extracted from the image: %s", rel.buf,
-			  prov_error_last());
 	if (dfd >= 0)
 		close(dfd);
-	prov_buf_release(&rel);
+	prov_buf_release(&dir);
 	prov_buf_release(&tmp);
-	return err < 0 ? -1 : r;
+	return err;
+}
+
+static void source_reader(struct prov_image_source *src)
+{
+	if (src->layers && !src->reader)
+		src->reader = prov_xcalloc(1, sizeof(struct lazy_reader));
+}
+
+static int lazy_fill(int pathfd, void *arg)
+{
+	struct prov_image_source *src = arg;
+	struct lazy_hit h;
+	char proc[64], host[PATH_MAX + 1];
+	const char *rel;
+	size_t rl = strlen(src->root);
+	ssize_t n;
+	int err;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pathfd);
+	if ((n = readlink(proc, host, sizeof(host) - 1)) < 0)
+		return 0;
+	host[n] = 0;
+	if (strncmp(host, src->root, rl) || host[rl] != '/')
+		return 0;	/* not in the image's tree */
+	rel = host + rl + 1;
+	if (!index_find(&h, src->index, rel) || (src->layers && h.layer >= src->n))
+		return 0;	/* a genuinely empty file */
+	source_reader(src);
+	err = fill_at(src, &h, rel);
+	if (err < 0) {
+		prov_warn("the image's file '/%s' could not be extracted from the image: %s", rel,
+			  prov_error_last());
+		return -1;
+	}
+	if (err > 0)
+		src->filled++;
+	return 1;
+}
+
+/* ---- filling in up front what env reads: the program folders' files ---- */
+
+/* The folders go-buildinfo's env scan lists (resolvers/go-buildinfo.c). */
+static const char *const program_dirs[] = { "/usr/local/bin", "/usr/local/sbin", "/usr/bin", "/usr/sbin",
+					    "/bin", "/sbin", "/opt/bin", "/app", NULL };
+#define PREFETCH_MAX 8192
+
+struct want {
+	char *rel;
+	struct lazy_hit h;
+	int found;
+};
+
+static int cmp_want_rel(const void *a, const void *b)
+{
+	return strcmp(((const struct want *)a)->rel, ((const struct want *)b)->rel);
+}
+
+static int cmp_want_at(const void *pa, const void *pb)
+{
+	const struct want *a = pa, *b = pb;
+
+	if (a->found != b->found)
+		return b->found - a->found;
+	if (a->h.layer != b->h.layer)
+		return a->h.layer < b->h.layer ? -1 : 1;
+	return a->h.ordinal < b->h.ordinal ? -1 : a->h.ordinal > b->h.ordinal;
+}
+
+/* The placeholders the program folders' names lead to (symbolic links
+ * followed inside the root), relative to the root, into *w. */
+static void collect_wanted(struct want **w, size_t *n, size_t *cap, const char *root)
+{
+	size_t rl = strlen(root), d;
+
+	for (d = 0; program_dirs[d]; d++) {
+		int dfd = prov_root_open(root, program_dirs[d], O_RDONLY | O_DIRECTORY);
+		DIR *dir = dfd >= 0 ? fdopendir(dfd) : NULL;
+		struct dirent *de;
+
+		if (!dir) {
+			if (dfd >= 0)
+				close(dfd);
+			continue;
+		}
+		while ((de = readdir(dir)) && *n < PREFETCH_MAX) {
+			char *path, proc[64], host[PATH_MAX + 1];
+			struct stat st;
+			ssize_t len;
+			int pfd;
+
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			path = prov_xasprintf("%s/%s", program_dirs[d], de->d_name);
+			pfd = prov_root_open(root, path, O_PATH);
+			free(path);
+			if (pfd < 0)
+				continue;
+			snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+			if (fstat(pfd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0 &&
+			    (st.st_mode & 07777) == 0 && (len = readlink(proc, host, sizeof(host) - 1)) > 0) {
+				host[len] = 0;
+				if (!strncmp(host, root, rl) && host[rl] == '/') {
+					PROV_ALLOC_GROW(*w, *n + 1, *cap);
+					memset(&(*w)[*n], 0, sizeof(**w));
+					(*w)[(*n)++].rel = prov_xstrdup(host + rl + 1);
+				}
+			}
+			close(pfd);
+		}
+		closedir(dir);
+	}
+}
+
+/* Each wanted path's last record in the index file. */
+static void find_records(struct want *w, size_t n, const char *index)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	size_t at = 0;
+
+	if (prov_read_file(&b, index, (size_t)1 << 30) < 0) {
+		prov_error_clear();
+		return;
+	}
+	while (at < b.len) {
+		char *rec = b.buf + at;
+		size_t len = strnlen(rec, b.len - at);
+		struct want key, *hit;
+		struct lazy_hit h;
+
+		at += len + 1;
+		if (!(key.rel = (char *)parse_record(&h, rec)) ||
+		    !(hit = bsearch(&key, w, n, sizeof(*w), cmp_want_rel)))
+			continue;
+		hit->h = h;
+		hit->found = 1;
+	}
+	prov_buf_release(&b);
+}
+
+void prov_image_lazy_prefetch(struct prov_image_source *src)
+{
+	struct want *w = NULL;
+	size_t n = 0, cap = 0, i, k;
+
+	if (!src->layers)
+		return;	/* a squashfs reads each file where it lies: nothing to batch */
+	collect_wanted(&w, &n, &cap, src->root);
+	if (n > 1)
+		qsort(w, n, sizeof(*w), cmp_want_rel);
+	for (i = k = 0; i < n; i++) {	/* one of each (two names of one program) */
+		if (k > 0 && !strcmp(w[k - 1].rel, w[i].rel)) {
+			free(w[i].rel);
+			continue;
+		}
+		w[k++] = w[i];
+	}
+	n = k;
+	find_records(w, n, src->index);
+	if (n > 1)	/* by layer and entry: one forward pass over each layer */
+		qsort(w, n, sizeof(*w), cmp_want_at);
+	source_reader(src);
+	for (i = 0; i < n && w[i].found; i++) {
+		if (w[i].h.layer >= src->n)
+			continue;
+		if (fill_at(src, &w[i].h, w[i].rel) < 0)
+			prov_error_clear();	/* left a placeholder: its open will say why */
+		else
+			src->filled++;
+	}
+	for (i = 0; i < n; i++)
+		free(w[i].rel);
+	free(w);
+	prov_image_lazy_close(src);
+}
+
+void prov_image_lazy_close(struct prov_image_source *src)
+{
+	if (src && src->reader) {
+		reader_close((struct lazy_reader *)src->reader);
+		free(src->reader);
+		src->reader = NULL;
+	}
 }
 
 void prov_image_lazy_attach(struct prov_image_source *src)

@@ -30,6 +30,7 @@ void prov_image_release(struct prov_image *img)
 
 	if (img->src) {
 		prov_image_lazy_attach(NULL);
+		prov_image_lazy_close(img->src);
 		/* files filled in changed the tree: its record follows */
 		if (img->src->filled && img->done && write_record(img->done, img->root) < 0)
 			prov_warn("%s", prov_error_last());
@@ -134,6 +135,9 @@ static int fill_tree(int rootfd, const struct fill *f, struct prov_image_budget 
 		return prov_image_apply_squashfs(rootfd, f->file, f->off, f->size, f->file, b);
 	for (i = 0; i < f->n && err == 0; i++) {
 		char *what = prov_xasprintf("layer %zu of %zu", i + 1, f->n);
+
+		if (b->lazy)	/* the records say which layer holds each file */
+			b->lazy->layer = (unsigned)i;
 		err = prov_image_apply_layer(rootfd, f->layers[i], what, b);
 		free(what);
 	}
@@ -205,6 +209,11 @@ static int unpack_tree(const char *cache_dir, const char *key, const struct fill
 		goto cleanup;
 	}
 	lz.index = NULL;
+	if (f->layers && lz.count > 0) {	/* what env opens first: one pass over each layer */
+		struct prov_image_source src = { .root = real, .index = index, .layers = f->layers, .n = f->n };
+
+		prov_image_lazy_prefetch(&src);
+	}
 	prov_remove_tree_at(AT_FDCWD, root);
 	if (rename(tmp, root) < 0) {
 		err = prov_error_set(PROV_ERROR, "cannot rename '%s': %s", tmp, prov_strerror(errno));

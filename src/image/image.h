@@ -178,9 +178,12 @@ int prov_image_squashfs_cat(int fd, const char *file, uint64_t offset, uint64_t 
  * its path in the tree as it lies on disk. Directories and symlinks are
  * all written. When a placeholder is opened through prov_root_open (every
  * module, debug file and resolver read goes through it), the hook set by
- * prov_image_lazy_attach extracts the file from its layer (tar: one
- * streaming pass to the entry; squashfs: by its path) into the tree, once,
- * through a temporary file renamed over the placeholder. A file that
+ * prov_image_lazy_attach extracts the file from its layer (tar: read on
+ * forward from the entry the run read last, from the layer's start only
+ * when the entry lies behind; squashfs: by its path) into the tree, once,
+ * through a temporary file renamed over the placeholder. The files that
+ * env's program folders lead to are filled in when the tree is made, one
+ * pass over each layer (prov_image_lazy_prefetch). A file that
  * cannot be extracted fails the open with a warning; it never reads empty.
  */
 #define PROV_IMAGE_LAZY_MIN 65536
@@ -202,6 +205,7 @@ struct prov_image_source {
 	const char *file;	/* the squashfs file and its window */
 	uint64_t off, size;
 	unsigned long filled;	/* placeholders filled in by this run */
+	void *reader;	/* the tar layer being read forward (image-lazy.c), or NULL */
 };
 
 /* 1 when the file at `rel` (relative to the root) of `size` bytes is written up front. */
@@ -220,6 +224,17 @@ int prov_image_lazy_find(const char *index_path, const char *rel, unsigned *laye
 
 /* Write the placeholder `base` in folder dfd. 0 or PROV_ERROR. */
 int prov_image_lazy_placeholder(int dfd, const char *base);
+
+/*
+ * Fill in, in one forward pass over each tar layer, the placeholders that
+ * the names in the program folders env scans lead to (go-buildinfo opens
+ * each of them): called once, when the tree is made. A file that cannot be
+ * filled stays a placeholder (its open says why).
+ */
+void prov_image_lazy_prefetch(struct prov_image_source *src);
+
+/* Close the layer src reads forward (no-op when none). */
+void prov_image_lazy_close(struct prov_image_source *src);
 
 /* Set (src) or clear (NULL) prov_root_open's hook that fills placeholders in. */
 void prov_image_lazy_attach(struct prov_image_source *src);
