@@ -253,8 +253,9 @@ static int tar_cat(int fd, struct lazy_reader *rd, char **layers, const struct l
 
 /* Fill the placeholder at `rel` (relative to src->root, no symlink in its
  * folders) with the file `h` names, through a temporary file renamed over
- * it: 1, 0 when it is no placeholder (any more), or an error. */
-static int fill_at(struct prov_image_source *src, const struct lazy_hit *h, const char *rel)
+ * it: 1, 0 when it is no placeholder (any more), or an error (*from_layer:
+ * 1 when reading the layer failed). */
+static int fill_at(struct prov_image_source *src, const struct lazy_hit *h, const char *rel, int *from_layer)
 {
 	struct prov_buf dir = PROV_BUF_INIT, tmp = PROV_BUF_INIT;
 	const char *slash = strrchr(rel, '/'), *base = slash ? slash + 1 : rel;
@@ -280,8 +281,10 @@ static int fill_at(struct prov_image_source *src, const struct lazy_hit *h, cons
 		err = prov_error_set(PROV_ERROR, "%s", prov_strerror(errno));
 		goto cleanup;
 	}
+	src->touched = 1;
 	err = src->layers ? tar_cat(fd, (struct lazy_reader *)src->reader, src->layers, h, rel)
 		: prov_image_squashfs_cat(fd, src->file, src->off, src->size, rel, h->size);
+	*from_layer = err < 0;	/* the layer's fault, not the tree's */
 	if (err == 0 && (fchmod(fd, (h->mode & 0755) | 0600) < 0 || close(fd) < 0 ||
 			 renameat(dfd, tmp.buf, dfd, base) < 0))
 		err = prov_error_set(PROV_ERROR, "%s", prov_strerror(errno));
@@ -300,6 +303,75 @@ cleanup:
 	return err;
 }
 
+/*
+ * A file that could not be filled in from its layer is remembered in
+ * <index>.failed ("LAYER ID\0PATH\0MESSAGE\0", ID: the layer file's size
+ * and mtime, or "none"): a later run says so again without reading the
+ * layer, until the layer file changes (or comes back).
+ */
+static void layer_id(char out[96], const struct prov_image_source *src, unsigned layer)
+{
+	const char *f = src->layers ? src->layers[layer] : src->file;
+	struct stat st;
+
+	if (stat(f, &st) < 0)
+		snprintf(out, 96, "%u none", layer);
+	else
+		snprintf(out, 96, "%u %llu.%lld.%ld", layer, (unsigned long long)st.st_size,
+			 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+}
+
+/* 1 and *msg when `rel` failed before from the same layer file. */
+static int failed_before(struct prov_buf *msg, const struct prov_image_source *src, unsigned layer,
+			 const char *rel)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	char *path = prov_xasprintf("%s.failed", src->index), id[96];
+	size_t at = 0;
+	int found = 0;
+
+	layer_id(id, src, layer);
+	if (prov_read_file(&b, path, (size_t)16 << 20) < 0)
+		prov_error_clear();
+	while (!found && at < b.len) {
+		const char *f[3];
+		int i;
+
+		for (i = 0; i < 3; i++) {
+			f[i] = at < b.len ? b.buf + at : "";
+			at += strnlen(b.buf + at, b.len - at) + 1;
+		}
+		if (!strcmp(f[0], id) && !strcmp(f[1], rel)) {
+			prov_buf_setlen(msg, 0);
+			prov_buf_puts(msg, f[2]);
+			found = 1;
+		}
+	}
+	prov_buf_release(&b);
+	free(path);
+	return found;
+}
+
+static void remember_failure(const struct prov_image_source *src, unsigned layer, const char *rel,
+			     const char *msg)
+{
+	char *path = prov_xasprintf("%s.failed", src->index), id[96];
+	struct prov_buf rec = PROV_BUF_INIT;
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+
+	layer_id(id, src, layer);
+	prov_buf_add(&rec, id, strlen(id) + 1);
+	prov_buf_add(&rec, rel, strlen(rel) + 1);
+	prov_buf_add(&rec, msg, strlen(msg) + 1);
+	if (fd >= 0) {
+		if (write_all(fd, rec.buf, rec.len) < 0)
+			prov_warn("cannot write '%s': %s", path, prov_strerror(errno));
+		close(fd);
+	}
+	prov_buf_release(&rec);
+	free(path);
+}
+
 static void source_reader(struct prov_image_source *src)
 {
 	if (src->layers && !src->reader)
@@ -313,8 +385,9 @@ static int lazy_fill(int pathfd, void *arg)
 	char proc[64], host[PATH_MAX + 1];
 	const char *rel;
 	size_t rl = strlen(src->root);
+	struct prov_buf msg = PROV_BUF_INIT;
 	ssize_t n;
-	int err;
+	int err, from_layer = 0;
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pathfd);
 	if ((n = readlink(proc, host, sizeof(host) - 1)) < 0)
@@ -325,11 +398,19 @@ static int lazy_fill(int pathfd, void *arg)
 	rel = host + rl + 1;
 	if (!index_find(&h, src->index, rel) || (src->layers && h.layer >= src->n))
 		return 0;	/* a genuinely empty file */
+	if (failed_before(&msg, src, h.layer, rel)) {
+		prov_warn("the image's file '/%s' could not be extracted from the image: %s (as on an "
+			  "earlier run; its layer is unchanged)", rel, msg.buf);
+		prov_buf_release(&msg);
+		return -1;
+	}
 	source_reader(src);
-	err = fill_at(src, &h, rel);
+	err = fill_at(src, &h, rel, &from_layer);
 	if (err < 0) {
 		prov_warn("the image's file '/%s' could not be extracted from the image: %s", rel,
 			  prov_error_last());
+		if (from_layer)
+			remember_failure(src, h.layer, rel, prov_error_last());
 		return -1;
 	}
 	if (err > 0)
@@ -441,6 +522,7 @@ void prov_image_lazy_prefetch(struct prov_image_source *src)
 {
 	struct want *w = NULL;
 	size_t n = 0, cap = 0, i, k;
+	int from_layer;
 
 	if (!src->layers)
 		return;	/* a squashfs reads each file where it lies: nothing to batch */
@@ -462,7 +544,7 @@ void prov_image_lazy_prefetch(struct prov_image_source *src)
 	for (i = 0; i < n && w[i].found; i++) {
 		if (w[i].h.layer >= src->n)
 			continue;
-		if (fill_at(src, &w[i].h, w[i].rel) < 0)
+		if (fill_at(src, &w[i].h, w[i].rel, &from_layer) < 0)
 			prov_error_clear();	/* left a placeholder: its open will say why */
 		else
 			src->filled++;

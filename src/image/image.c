@@ -31,8 +31,8 @@ void prov_image_release(struct prov_image *img)
 	if (img->src) {
 		prov_image_lazy_attach(NULL);
 		prov_image_lazy_close(img->src);
-		/* files filled in changed the tree: its record follows */
-		if (img->src->filled && img->done && write_record(img->done, img->root) < 0)
+		/* fills (even failed ones: a folder's times) changed the tree: its record follows */
+		if (img->src->touched && img->done && write_record(img->done, img->root) < 0)
 			prov_warn("%s", prov_error_last());
 		for (i = 0; i < (int)img->src->n; i++)
 			free(img->src->layers[i]);

@@ -205,6 +205,7 @@ struct prov_image_source {
 	const char *file;	/* the squashfs file and its window */
 	uint64_t off, size;
 	unsigned long filled;	/* placeholders filled in by this run */
+	int touched;	/* a fill wrote in the tree (even one that failed: a folder's times changed) */
 	void *reader;	/* the tar layer being read forward (image-lazy.c), or NULL */
 };
 

@@ -162,7 +162,19 @@ check_exit 0 "env on the layout" -- "$PROVENANCE" env --sysroot "oci:$T/oci" --f
 lh=$(sha256sum "$T/lower.tar.gz" | cut -d' ' -f1)
 mv "$T/oci/blobs/sha256/$lh" "$T/lower.away"
 "$PROVENANCE" resolve "$T/core" --sysroot "oci:$T/oci" --format json --offline >"$T/gone.json" 2>"$T/gone.err"
+# again: the failure is remembered while the layer file is as it was (not retried on every run)
+"$PROVENANCE" resolve "$T/core" --sysroot "oci:$T/oci" --format json --offline >"$T/gone2.json" 2>"$T/gone2.err"
 mv "$T/lower.away" "$T/oci/blobs/sha256/$lh"
+grep -q "could not be extracted from the image: .*as on an earlier run" "$T/gone2.err" ||
+	{ cat "$T/gone2.err"; fail "the second run with the layer gone does not say the file could not be extracted"; }
+file=$(json_get "$T/gone2.json" "[m['file'] for m in d['modules'] if m['path']=='$LIBDIR/libnull.so'][0]")
+case "$file" in None | null | "") ;; *) fail "libnull.so was read on the second run although its layer is gone ($file)" ;; esac
+# the layer back: the files are filled in, as the layer holds them
+"$PROVENANCE" resolve "$T/core" --sysroot "oci:$T/oci" --format json --offline >"$T/back.json" 2>"$T/back.err"
+grep "could not be extracted" "$T/back.err" && fail "the layer is back, but its files are still said not to be extractable"
+file=$(json_get "$T/back.json" "[m['file'] for m in d['modules'] if m['path']=='$LIBDIR/libnull.so'][0]")
+cmp "$R$LIBDIR/libnull.so" "$file" || fail "the layer is back: libnull.so is not the layer's file ($file)"
+echo "ok: with the layer back, its files are filled in"
 grep -q "could not be extracted from the image" "$T/gone.err" || { cat "$T/gone.err"; fail "no warning for a file whose layer is gone"; }
 file=$(json_get "$T/gone.json" "[m['file'] for m in d['modules'] if m['path']=='$LIBDIR/libnull.so'][0]")
 case "$file" in None | null | "") ;; *) fail "libnull.so was read although its layer is gone ($file)" ;; esac
