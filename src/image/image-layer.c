@@ -205,7 +205,7 @@ static int leave_out(int dfd, const char *base, struct archive_entry *e, uint64_
 		return 0;
 	if ((err = prov_image_lazy_rel(&rel, dfd, base, b->lazy->rootpath)) < 0)
 		goto cleanup;
-	if (prov_image_lazy_eager(rel.buf, size))
+	if (prov_image_lazy_eager(rel.buf, size) || prov_image_lazy_wanted(b->lazy, rel.buf))
 		goto cleanup;
 	b->bytes_left -= size;
 	if ((err = prov_image_lazy_placeholder(dfd, base)) == 0 &&
@@ -215,6 +215,23 @@ static int leave_out(int dfd, const char *base, struct archive_entry *e, uint64_
 cleanup:
 	prov_buf_release(&rel);
 	return err;
+}
+
+/* A link made in folder dfd: where it leads is written up front when env
+ * opens it (prov_image_lazy_link; a folder that cannot be named: not, and
+ * the file is filled in when opened). Always 0. */
+static int note_link(int dfd, const char *target, struct prov_image_budget *b)
+{
+	struct prov_buf dir = PROV_BUF_INIT;
+
+	if (!b->lazy)
+		return 0;
+	if (prov_image_lazy_rel(&dir, dfd, NULL, b->lazy->rootpath) == 0)
+		prov_image_lazy_link(b->lazy, dir.buf, target);
+	else
+		prov_error_clear();
+	prov_buf_release(&dir);
+	return 0;
 }
 
 static int apply_entry(int rootfd, struct archive *a, struct archive_entry *e, const char *what,
@@ -287,6 +304,8 @@ static int apply_entry(int rootfd, struct archive *a, struct archive_entry *e, c
 
 		if (!target || strlen(target) > MAX_NAME || symlinkat(target, dfd, base) < 0)
 			err = prov_error_set(PROV_EINPUT, "%s: symbolic link '%s' cannot be made", what, name);
+		else
+			err = note_link(dfd, target, b);
 		goto cleanup;
 	}
 	if (type != AE_IFREG) {

@@ -42,6 +42,98 @@ int prov_image_lazy_eager(const char *rel, unsigned long long size)
 	return 0;
 }
 
+/* The folders go-buildinfo's env scan lists (resolvers/go-buildinfo.c), relative to the root. */
+static const char *const program_dirs[] = { "usr/local/bin", "usr/local/sbin", "usr/bin", "usr/sbin",
+					    "bin", "sbin", "opt/bin", "app", NULL };
+#define WANTED_MAX 16384
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* `target` of the link `dir`/... made lexically relative to the root ("." and ".." folded), or NULL. */
+static char *link_dest(const char *dir, const char *target)
+{
+	struct prov_buf b = PROV_BUF_INIT;
+	const char *p = target;
+
+	if (*target != '/')
+		prov_buf_printf(&b, "%s/", dir);
+	while (*p) {
+		const char *end = strchr(p, '/');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		if ((n == 2 && !strncmp(p, "..", 2))) {
+			char *slash;
+
+			if (b.len == 0)
+				goto out;	/* above the root: not followed here */
+			prov_buf_setlen(&b, b.len - 1);
+			slash = strrchr(b.buf, '/');
+			prov_buf_setlen(&b, slash ? (size_t)(slash - b.buf) + 1 : 0);
+		} else if (n > 0 && !(n == 1 && *p == '.')) {
+			prov_buf_add(&b, p, n);
+			prov_buf_putc(&b, '/');
+		}
+		p += n + (end ? 1 : 0);
+	}
+	if (b.len > 0) {
+		prov_buf_setlen(&b, b.len - 1);
+		return prov_buf_detach(&b);
+	}
+out:
+	prov_buf_release(&b);
+	return NULL;
+}
+
+void prov_image_lazy_link(struct prov_image_lazy *lz, const char *dirrel, const char *target)
+{
+	size_t len = strlen(dirrel), i;
+	char *dest;
+
+	while (len > 0 && dirrel[len - 1] == '/')
+		len--;
+	for (i = 0; program_dirs[i]; i++)
+		if (strlen(program_dirs[i]) == len && !strncmp(program_dirs[i], dirrel, len))
+			break;
+	if (!program_dirs[i] || lz->nwanted >= WANTED_MAX)
+		return;
+	dest = prov_xasprintf("%.*s", (int)len, dirrel);
+	{
+		char *d = link_dest(dest, target);
+
+		free(dest);
+		if (!(dest = d))
+			return;
+	}
+	if (lz->nwanted > 0 && bsearch(&dest, lz->wanted, lz->nwanted, sizeof(char *), cmp_str)) {
+		free(dest);
+		return;
+	}
+	PROV_ALLOC_GROW(lz->wanted, lz->nwanted + 1, lz->wanted_cap);
+	for (i = lz->nwanted; i > 0 && strcmp(lz->wanted[i - 1], dest) > 0; i--)
+		lz->wanted[i] = lz->wanted[i - 1];
+	lz->wanted[i] = dest;
+	lz->nwanted++;
+}
+
+int prov_image_lazy_wanted(const struct prov_image_lazy *lz, const char *rel)
+{
+	return lz->nwanted > 0 && bsearch(&rel, lz->wanted, lz->nwanted, sizeof(char *), cmp_str) != NULL;
+}
+
+void prov_image_lazy_free(struct prov_image_lazy *lz)
+{
+	size_t i;
+
+	for (i = 0; i < lz->nwanted; i++)
+		free(lz->wanted[i]);
+	free(lz->wanted);
+	lz->wanted = NULL;
+	lz->nwanted = lz->wanted_cap = 0;
+}
+
 int prov_image_lazy_rel(struct prov_buf *out, int dfd, const char *base, const char *rootpath)
 {
 	char proc[64], host[PATH_MAX + 1];
@@ -420,9 +512,6 @@ static int lazy_fill(int pathfd, void *arg)
 
 /* ---- filling in up front what env reads: the program folders' files ---- */
 
-/* The folders go-buildinfo's env scan lists (resolvers/go-buildinfo.c). */
-static const char *const program_dirs[] = { "/usr/local/bin", "/usr/local/sbin", "/usr/bin", "/usr/sbin",
-					    "/bin", "/sbin", "/opt/bin", "/app", NULL };
 #define PREFETCH_MAX 8192
 
 struct want {
@@ -454,9 +543,12 @@ static void collect_wanted(struct want **w, size_t *n, size_t *cap, const char *
 	size_t rl = strlen(root), d;
 
 	for (d = 0; program_dirs[d]; d++) {
-		int dfd = prov_root_open(root, program_dirs[d], O_RDONLY | O_DIRECTORY);
+		char *abs = prov_xasprintf("/%s", program_dirs[d]);
+		int dfd = prov_root_open(root, abs, O_RDONLY | O_DIRECTORY);
 		DIR *dir = dfd >= 0 ? fdopendir(dfd) : NULL;
 		struct dirent *de;
+
+		free(abs);
 
 		if (!dir) {
 			if (dfd >= 0)
@@ -471,7 +563,7 @@ static void collect_wanted(struct want **w, size_t *n, size_t *cap, const char *
 
 			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 				continue;
-			path = prov_xasprintf("%s/%s", program_dirs[d], de->d_name);
+			path = prov_xasprintf("/%s/%s", program_dirs[d], de->d_name);
 			pfd = prov_root_open(root, path, O_PATH);
 			free(path);
 			if (pfd < 0)

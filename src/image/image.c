@@ -226,6 +226,7 @@ static int unpack_tree(const char *cache_dir, const char *key, const struct fill
 cleanup:
 	if (lz.index)
 		fclose(lz.index);
+	prov_image_lazy_free(&lz);
 	if (rootfd >= 0)
 		close(rootfd);
 	if (err < 0) {

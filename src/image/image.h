@@ -194,6 +194,8 @@ struct prov_image_lazy {
 	const char *rootpath;	/* the tree's folder as /proc names it (realpath) */
 	unsigned layer;	/* the layer being applied */
 	unsigned long count;	/* placeholders written */
+	char **wanted;	/* sorted: where the program folders' links lead (written up front) */
+	size_t nwanted, wanted_cap;
 };
 
 /* Where an opened tree's placeholders come from (the hook's argument). */
@@ -214,6 +216,17 @@ int prov_image_lazy_eager(const char *rel, unsigned long long size);
 
 /* out = the path relative to rootpath of the entry `base` (NULL: the folder itself) in folder dfd. */
 int prov_image_lazy_rel(struct prov_buf *out, int dfd, const char *base, const char *rootpath);
+
+/* A symbolic link in the folder `dirrel` (relative to the root) to
+ * `target` was made: when the folder is one of those env scans for
+ * programs, where it leads (lexically) is written up front. */
+void prov_image_lazy_link(struct prov_image_lazy *lz, const char *dirrel, const char *target);
+
+/* 1 when `rel` is where such a link leads. */
+int prov_image_lazy_wanted(const struct prov_image_lazy *lz, const char *rel);
+
+/* Free what prov_image_lazy_link kept. */
+void prov_image_lazy_free(struct prov_image_lazy *lz);
 
 /* Record a placeholder at `rel`: in layer `layer`, entry `ordinal`. 0 or PROV_ERROR. */
 int prov_image_lazy_record(struct prov_image_lazy *lz, unsigned layer, const char *rel, uint64_t ordinal,

@@ -208,8 +208,11 @@ with tarfile.open(out, "w:gz", format=tarfile.PAX_FORMAT) as t:
     add("usr"); add("usr/local"); add("usr/local/bin")
     add("usr/local/bin/toptool", tarfile.SYMTYPE, linkname="../../../opt/lazy-top/big.bin")
     add("usr/local/bin/toptool2", tarfile.SYMTYPE, linkname="/opt/lazy-top/big-link.bin")
+    add("usr/local/bin/toptool3", tarfile.SYMTYPE, linkname="../lib/tool3.bin")
+    add("usr/local/lib"); add("usr/local/lib/tool3.bin", tarfile.REGTYPE, open(big, "rb").read()[::-1], mode=0o755)
     add(librel, tarfile.REGTYPE, open(lib, "rb").read(), mode=0o755)
 PY
+python3 -c 'import sys; open(sys.argv[2], "wb").write(open(sys.argv[1], "rb").read()[::-1])' "$T/top/big.bin" "$T/top/tool3.bin"
 mk_layout "$T/oci3" "$T/lower.tar.gz" "$T/upper.tar" "$T/top.tar.gz"
 rm -rf "$PROVENANCE_CACHE"
 check_exit 0 "env on the 3-layer layout" -- "$PROVENANCE" env --sysroot "oci:$T/oci3" --format json
@@ -220,7 +223,8 @@ root3=$(ls -d "$PROVENANCE_CACHE"/images/*/rootfs)
 for f in big.bin big-link.bin; do
 	cmp "$T/top/big.bin" "$root3/opt/lazy-top/$f" || fail "3 layers: $f is not the layer's file"
 done
-echo "ok: 3 layers: env, and layer 3's big.bin (and its hard link) filled in, behind a device, a FIFO, a long name"
+cmp "$T/top/tool3.bin" "$root3/usr/local/lib/tool3.bin" || fail "3 layers: tool3.bin (after its link in the layer) is not the layer's file"
+echo "ok: 3 layers: env, and layer 3's big.bin (and its hard link), tool3.bin filled in, behind a device, a FIFO, a long name"
 "$PROVENANCE" resolve "$T/core" --sysroot "oci:$T/oci3" --format json --offline >"$T/img3.json" 2>"$T/img3.err"
 grep "could not be extracted" "$T/img3.err" && fail "resolve on the 3-layer layout: files could not be extracted"
 resolved "$T/img3.json" "$root3" >"$T/img3.resolve"
