@@ -590,6 +590,8 @@ static void find_records(struct want *w, size_t n, const char *index)
 	struct prov_buf b = PROV_BUF_INIT;
 	size_t at = 0;
 
+	if (n == 0)
+		return;	/* nothing wanted (and w may be NULL: bsearch must not see it) */
 	if (prov_read_file(&b, index, (size_t)1 << 30) < 0) {
 		prov_error_clear();
 		return;
