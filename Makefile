@@ -179,6 +179,7 @@ LIB_OBJS += src/image/image-squashfs.o
 LIB_OBJS += src/image/image-sif.o
 LIB_OBJS += src/image/image-cache.o
 LIB_OBJS += src/image/image-lazy.o
+LIB_OBJS += src/image/image-lazy-index.o
 
 # model: the crash model, its signature, crash patterns, build paths.
 LIB_OBJS += src/model/model.o

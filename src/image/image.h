@@ -211,6 +211,9 @@ struct prov_image_source {
 	void *reader;	/* the tar layer being read forward (image-lazy.c), or NULL */
 };
 
+/* The folders go-buildinfo's env scan lists (resolvers/go-buildinfo.c), relative to the root, NULL-ended. */
+extern const char *const prov_image_lazy_program_dirs[];
+
 /* 1 when the file at `rel` (relative to the root) of `size` bytes is written up front. */
 int prov_image_lazy_eager(const char *rel, unsigned long long size);
 
