@@ -373,8 +373,9 @@ static int go_resolve(struct prov_origin *out, struct prov_resolver *r, const st
 }
 
 /* One binary's main module and dependencies, for env. */
-static void inventory_file(struct prov_origin_list *l, const char *root, const char *path)
+static void inventory_file(void *arg, const char *root, const char *path)
 {
+	struct prov_origin_list *l = arg;
 	struct go_info gi;
 	size_t i;
 
@@ -404,29 +405,9 @@ static void inventory_file(struct prov_origin_list *l, const char *root, const c
 /* Go binaries in the root's program directories (at most INV_MAX_FILES files read). */
 static int go_inventory(struct prov_resolver *r, struct prov_origin_list *l)
 {
-	static const char *const dirs[] = { "/usr/local/bin", "/usr/local/sbin", "/usr/bin", "/usr/sbin",
-					    "/bin", "/sbin", "/opt/bin", "/app", NULL };
-	const char *root = r->ctx->sysroot;
-	size_t d, j, budget = INV_MAX_FILES;
-
-	if (!root)
+	if (!r->ctx->sysroot)
 		return 0;	/* env without --sysroot: this host's binaries are not the question */
-	for (d = 0; dirs[d] && budget; d++) {
-		char **names = NULL;
-		size_t n = 0;
-
-		if (prov_root_listdir(&names, &n, root, dirs[d]) < 0) {
-			prov_error_clear();
-			continue;
-		}
-		for (j = 0; j < n && budget; j++, budget--) {
-			char *p = prov_xasprintf("%s/%s", dirs[d], names[j]);
-
-			inventory_file(l, root, p);
-			free(p);
-		}
-		prov_strv_free(names, n);
-	}
+	prov_root_each_program(r->ctx->sysroot, INV_MAX_FILES, inventory_file, l);
 	return 0;
 }
 

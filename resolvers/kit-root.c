@@ -478,3 +478,27 @@ char *prov_nearest_ancestor(struct prov_dirmemo **memo, const char *root, const 
 	free(anc);
 	return answer;
 }
+
+void prov_root_each_program(const char *root, size_t max_files, prov_root_program_fn fn, void *arg)
+{
+	static const char *const dirs[] = { "/usr/local/bin", "/usr/local/sbin", "/usr/bin", "/usr/sbin",
+					    "/bin", "/sbin", "/opt/bin", "/app", NULL };
+	size_t d, j, budget = max_files;
+
+	for (d = 0; dirs[d] && budget; d++) {
+		char **names = NULL;
+		size_t n = 0;
+
+		if (prov_root_listdir(&names, &n, root, dirs[d]) < 0) {
+			prov_error_clear();
+			continue;
+		}
+		for (j = 0; j < n && budget; j++, budget--) {
+			char *p = prov_xasprintf("%s/%s", dirs[d], names[j]);
+
+			fn(arg, root, p);
+			free(p);
+		}
+		prov_strv_free(names, n);
+	}
+}

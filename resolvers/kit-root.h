@@ -42,6 +42,19 @@ int prov_root_merged_usr(const char *root);
  * *out (free with prov_strv_free), PROV_ENOTFOUND when not a directory.
  */
 int prov_root_listdir(char ***out, size_t *nout, const char *root, const char *path);
+
+/* Called with each file of the program folders (prov_root_each_program). */
+typedef void (*prov_root_program_fn)(void *arg, const char *root, const char *path);
+
+/*
+ * Call fn with the path (from the root) of each entry of the root's program
+ * folders (/usr/local/bin, /usr/local/sbin, /usr/bin, /usr/sbin, /bin, /sbin,
+ * /opt/bin, /app: where env looks for binaries that carry their own
+ * inventory), at most max_files in all; a folder that cannot be listed is
+ * skipped. src/image/image-lazy-index.c keeps the same list (the image layer
+ * cannot include the resolvers' kit).
+ */
+void prov_root_each_program(const char *root, size_t max_files, prov_root_program_fn fn, void *arg);
 void prov_strv_free(char **v, size_t n);
 /* 1 when `path` under root is a directory. */
 int prov_root_isdir(const char *root, const char *path);

@@ -42,7 +42,7 @@ int prov_image_lazy_eager(const char *rel, unsigned long long size)
 	return 0;
 }
 
-/* The folders go-buildinfo's env scan lists (resolvers/go-buildinfo.c), relative to the root. */
+/* The folders env scans for binaries that carry their inventory (resolvers/kit-root.c, prov_root_each_program), relative to the root. */
 const char *const prov_image_lazy_program_dirs[] = { "usr/local/bin", "usr/local/sbin", "usr/bin", "usr/sbin",
 					    "bin", "sbin", "opt/bin", "app", NULL };
 #define WANTED_MAX 16384

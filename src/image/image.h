@@ -211,7 +211,7 @@ struct prov_image_source {
 	void *reader;	/* the tar layer being read forward (image-lazy.c), or NULL */
 };
 
-/* The folders go-buildinfo's env scan lists (resolvers/go-buildinfo.c), relative to the root, NULL-ended. */
+/* The folders env scans for binaries that carry their inventory (resolvers/kit-root.c, prov_root_each_program), relative to the root, NULL-ended. */
 extern const char *const prov_image_lazy_program_dirs[];
 
 /* 1 when the file at `rel` (relative to the root) of `size` bytes is written up front. */
